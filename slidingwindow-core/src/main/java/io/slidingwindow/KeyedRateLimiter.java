@@ -1,0 +1,110 @@
+package io.slidingwindow;
+
+import java.util.List;
+
+/**
+ * Sliding-window rate limiters for many keys, one independent set of windows per key, with the
+ * guarantee of {@link RateLimiter} for each key.
+ *
+ * <p>The in-process implementation from {@link #builder()} tracks a key from its first request and
+ * evicts it once its windows count no permit, which forgets nothing. It never tracks more than
+ * {@link Builder#maxKeys(long)} keys; what happens to new keys beyond that is the {@link
+ * KeyOverflow} policy. Each tracked key costs about 200 bytes, plus 16 bytes per stored run per
+ * limit (a ring that starts at two runs and doubles up to {@link Limit#maxStoredRuns()}), plus the
+ * key itself. It is thread-safe: each key has its own lock, and requests for different keys do not
+ * contend.
+ *
+ * @param <K> the key type; keys need consistent {@code equals} and {@code hashCode}
+ */
+public interface KeyedRateLimiter<K> {
+
+  /** Tries to take one permit for {@code key}; as {@link #tryAcquire(Object, long)}. */
+  default boolean tryAcquire(K key) {
+    return tryAcquire(key, 1);
+  }
+
+  /**
+   * Takes {@code permits} for {@code key} now if every limit allows them.
+   *
+   * @return whether the permits were granted
+   * @throws IllegalArgumentException if {@code key} is null, or {@code permits} is not positive or
+   *     exceeds a limit's {@code N}
+   */
+  boolean tryAcquire(K key, long permits);
+
+  /**
+   * As {@link #tryAcquire(Object, long)}, and says why, how much is left and when to retry.
+   *
+   * @throws IllegalArgumentException if {@code key} is null, or {@code permits} is not positive or
+   *     exceeds a limit's {@code N}
+   */
+  Decision decide(K key, long permits);
+
+  /** The limits every key gets, in the order they were added. */
+  List<Limit> limits();
+
+  /**
+   * Evicts every key whose windows count no permit now. The in-process limiter also does this
+   * incrementally, a few keys each time it starts tracking a new one; call this to reclaim memory
+   * at once. Backends whose state expires by itself do nothing.
+   */
+  default void cleanUp() {}
+
+  /** Returns a builder of in-process keyed limiters. */
+  static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds in-process {@link KeyedRateLimiter}s. Not thread-safe. */
+  final class Builder extends LimiterBuilder<Builder> {
+
+    /** The default bound on tracked keys. */
+    public static final long DEFAULT_MAX_KEYS = 100_000;
+
+    private long maxKeys = DEFAULT_MAX_KEYS;
+    private KeyOverflow overflow = KeyOverflow.REFUSE;
+
+    Builder() {}
+
+    /**
+     * Sets the most keys tracked at once, {@value #DEFAULT_MAX_KEYS} by default.
+     *
+     * @throws IllegalArgumentException if {@code maxKeys} is not positive or exceeds {@link
+     *     Integer#MAX_VALUE}
+     */
+    public Builder maxKeys(long maxKeys) {
+      if (maxKeys <= 0 || maxKeys > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(
+            "maxKeys must be between 1 and " + Integer.MAX_VALUE + ", was " + maxKeys);
+      }
+      this.maxKeys = maxKeys;
+      return this;
+    }
+
+    /**
+     * Sets what happens to new keys while {@link #maxKeys} keys are tracked, {@link
+     * KeyOverflow#REFUSE} by default.
+     *
+     * @throws IllegalArgumentException if {@code overflow} is null
+     */
+    public Builder onKeyOverflow(KeyOverflow overflow) {
+      if (overflow == null) {
+        throw new IllegalArgumentException("overflow must not be null");
+      }
+      this.overflow = overflow;
+      return this;
+    }
+
+    /**
+     * Builds the keyed limiter and reads its clock once, as the origin of every key's buckets.
+     *
+     * @param <K> the key type
+     * @throws IllegalArgumentException if no limit was added, or a limit's stored runs could not
+     *     fit in memory
+     */
+    public <K> KeyedRateLimiter<K> build() {
+      return new LocalKeyedRateLimiter<>(
+          validatedLimits(), countRefusedAttempts, ticker, (int) maxKeys, overflow);
+    }
+  }
+}

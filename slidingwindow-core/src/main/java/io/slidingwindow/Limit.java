@@ -1,0 +1,153 @@
+package io.slidingwindow;
+
+import io.slidingwindow.internal.WindowMath;
+import java.time.Duration;
+
+/**
+ * A limit of {@code permits} per sliding {@code window}, tracked in buckets of width
+ * {@code precision}.
+ *
+ * <p>Every limiter of this library enforces a limit in the same way: for every interval
+ * {@code [t, t + window)} of its clock, the permits it grants with timestamps inside the interval
+ * sum to at most {@link #permits()}. The precision only decides how soon capacity comes back: a
+ * request is refused only if an exact sliding log over {@code window + precision} would refuse it
+ * too, and a precision of one nanosecond ({@link #exact}) makes the limiter an exact sliding log.
+ * Coarser precision means less memory: a limiter stores at most
+ * {@code min(permits, ceil(window / precision) + 1)} (bucket, count) runs per limit.
+ *
+ * <p>The default precision is {@code window / 1000}, but not below one microsecond (and never
+ * above the window).
+ *
+ * <p>Instances are immutable and thread-safe.
+ */
+public final class Limit {
+
+  /** Buckets per window of the default precision. */
+  static final long DEFAULT_BUCKETS_PER_WINDOW = 1_000;
+
+  /** The finest default precision: one microsecond. */
+  static final long MIN_DEFAULT_PRECISION_NANOS = 1_000;
+
+  private final long permits;
+  private final long windowNanos;
+  private final long precisionNanos;
+
+  private Limit(long permits, long windowNanos, long precisionNanos) {
+    this.permits = permits;
+    this.windowNanos = windowNanos;
+    this.precisionNanos = precisionNanos;
+  }
+
+  /**
+   * Returns a limit of {@code permits} per sliding {@code window} with the default precision.
+   *
+   * @throws IllegalArgumentException if {@code permits <= 0}, or {@code window} is null, not
+   *     positive, or longer than {@link Long#MAX_VALUE} nanoseconds
+   */
+  public static Limit of(long permits, Duration window) {
+    if (permits <= 0) {
+      throw new IllegalArgumentException("permits must be positive, was " + permits);
+    }
+    long windowNanos = positiveNanos(window, "window");
+    long precisionNanos =
+        Math.min(windowNanos, Math.max(windowNanos / DEFAULT_BUCKETS_PER_WINDOW, MIN_DEFAULT_PRECISION_NANOS));
+    return new Limit(permits, windowNanos, precisionNanos);
+  }
+
+  /**
+   * Returns a limit of {@code permits} per sliding {@code window} tracked to the nanosecond: an
+   * exact sliding log that stores at most {@code permits} runs.
+   *
+   * @throws IllegalArgumentException as {@link #of(long, Duration)} does
+   */
+  public static Limit exact(long permits, Duration window) {
+    return of(permits, window).withPrecision(Duration.ofNanos(1));
+  }
+
+  /**
+   * Returns a copy of this limit tracked in buckets of width {@code precision}.
+   *
+   * @throws IllegalArgumentException if {@code precision} is null, not positive or longer than the
+   *     window
+   */
+  public Limit withPrecision(Duration precision) {
+    long precisionNanos = positiveNanos(precision, "precision");
+    if (precisionNanos > windowNanos) {
+      throw new IllegalArgumentException(
+          "precision must not exceed the window " + window() + ", was " + precision);
+    }
+    return new Limit(permits, windowNanos, precisionNanos);
+  }
+
+  /** The most permits granted in any interval of length {@link #window()}. */
+  public long permits() {
+    return permits;
+  }
+
+  /** The length of the sliding window. */
+  public Duration window() {
+    return Duration.ofNanos(windowNanos);
+  }
+
+  /** The length of the sliding window in nanoseconds. */
+  public long windowNanos() {
+    return windowNanos;
+  }
+
+  /** The width of one bucket: how late, at most, capacity comes back. */
+  public Duration precision() {
+    return Duration.ofNanos(precisionNanos);
+  }
+
+  /** The width of one bucket in nanoseconds. */
+  public long precisionNanos() {
+    return precisionNanos;
+  }
+
+  /** Whether this limit is tracked to the nanosecond, as an exact sliding log. */
+  public boolean isExact() {
+    return precisionNanos == 1;
+  }
+
+  /**
+   * The most (bucket, count) runs a limiter stores for this limit when only granted permits are
+   * counted: {@code min(permits, ceil(window / precision) + 1)}.
+   */
+  public long maxStoredRuns() {
+    return WindowMath.maxRuns(permits, windowNanos, precisionNanos, false);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Limit
+        && ((Limit) o).permits == permits
+        && ((Limit) o).windowNanos == windowNanos
+        && ((Limit) o).precisionNanos == precisionNanos;
+  }
+
+  @Override
+  public int hashCode() {
+    return Long.hashCode(permits) * 961 + Long.hashCode(windowNanos) * 31 + Long.hashCode(precisionNanos);
+  }
+
+  /** For example {@code "100 per PT1S (precision PT0.001S)"}. */
+  @Override
+  public String toString() {
+    return permits + " per " + window() + " (precision " + precision() + ")";
+  }
+
+  private static long positiveNanos(Duration duration, String name) {
+    if (duration == null) {
+      throw new IllegalArgumentException(name + " must not be null");
+    }
+    if (duration.isNegative() || duration.isZero()) {
+      throw new IllegalArgumentException(name + " must be positive, was " + duration);
+    }
+    try {
+      return duration.toNanos();
+    } catch (ArithmeticException e) {
+      throw new IllegalArgumentException(
+          name + " must fit in " + Long.MAX_VALUE + " nanoseconds, was " + duration, e);
+    }
+  }
+}

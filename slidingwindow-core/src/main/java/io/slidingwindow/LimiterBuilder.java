@@ -1,0 +1,82 @@
+package io.slidingwindow;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * What the in-process limiter builders share: limits, ticker and whether refused attempts count.
+ *
+ * @param <B> the concrete builder, returned by every setter
+ */
+abstract class LimiterBuilder<B extends LimiterBuilder<B>> {
+
+  final List<Limit> limits = new ArrayList<>();
+  Ticker ticker = Ticker.system();
+  boolean countRefusedAttempts;
+
+  LimiterBuilder() {}
+
+  @SuppressWarnings("unchecked")
+  private B self() {
+    return (B) this;
+  }
+
+  /**
+   * Adds a limit. A request is granted only if every limit allows it.
+   *
+   * @throws IllegalArgumentException if {@code limit} is null
+   */
+  public B limit(Limit limit) {
+    if (limit == null) {
+      throw new IllegalArgumentException("limit must not be null");
+    }
+    limits.add(limit);
+    return self();
+  }
+
+  /**
+   * Adds each of {@code limits}.
+   *
+   * @throws IllegalArgumentException if {@code limits} or one of its elements is null
+   */
+  public B limits(Collection<Limit> limits) {
+    if (limits == null) {
+      throw new IllegalArgumentException("limits must not be null");
+    }
+    limits.forEach(this::limit);
+    return self();
+  }
+
+  /**
+   * Sets the clock, {@link Ticker#system()} by default. It is read once when the limiter is built
+   * (its origin) and once per operation.
+   *
+   * @throws IllegalArgumentException if {@code ticker} is null
+   */
+  public B ticker(Ticker ticker) {
+    if (ticker == null) {
+      throw new IllegalArgumentException("ticker must not be null");
+    }
+    this.ticker = ticker;
+    return self();
+  }
+
+  /**
+   * Sets whether refused attempts are counted as if granted (a penalty mode: a client that keeps
+   * calling while refused stays refused); off by default, so that only granted permits count. With
+   * it on, the stored runs per limit are bounded by {@code ceil(window / precision) + 1} only.
+   */
+  public B countRefusedAttempts(boolean countRefusedAttempts) {
+    this.countRefusedAttempts = countRefusedAttempts;
+    return self();
+  }
+
+  /** The validated limits, as an immutable list. */
+  List<Limit> validatedLimits() {
+    if (limits.isEmpty()) {
+      throw new IllegalArgumentException("limits: at least one limit is required");
+    }
+    return List.copyOf(limits);
+  }
+}

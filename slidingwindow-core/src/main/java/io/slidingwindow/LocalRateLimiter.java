@@ -1,0 +1,99 @@
+package io.slidingwindow;
+
+import io.slidingwindow.internal.WindowSet;
+import java.time.Duration;
+import java.util.List;
+
+/** The in-process {@link RateLimiter}: one {@link WindowSet} under one lock. */
+final class LocalRateLimiter implements RateLimiter {
+
+  private final List<Limit> limits;
+  private final long largestGrantable;
+  private final Ticker ticker;
+  private final Sleeper sleeper;
+  private final long origin;
+
+  /** Guarded by itself. */
+  private final WindowSet state;
+
+  LocalRateLimiter(List<Limit> limits, boolean countRefused, Ticker ticker, Sleeper sleeper) {
+    this.limits = limits;
+    this.largestGrantable = Permits.largestGrantable(limits);
+    this.ticker = ticker;
+    this.sleeper = sleeper;
+    this.state = new WindowSet(limits, countRefused, 0);
+    this.origin = ticker.read();
+  }
+
+  @Override
+  public boolean tryAcquire(long permits) {
+    Permits.check(permits, largestGrantable);
+    // Read outside the lock: a thread that reads earlier but locks later is clamped to the latest
+    // time seen, so the timestamps the windows record never decrease.
+    long now = ticker.read() - origin;
+    synchronized (state) {
+      return state.tryAcquire(now, permits);
+    }
+  }
+
+  @Override
+  public Decision decide(long permits) {
+    Permits.check(permits, largestGrantable);
+    long now = ticker.read() - origin;
+    synchronized (state) {
+      return state.decide(now, permits);
+    }
+  }
+
+  @Override
+  public boolean acquire(long permits, Duration timeout) throws InterruptedException {
+    Permits.check(permits, largestGrantable);
+    if (timeout == null) {
+      throw new IllegalArgumentException("timeout must not be null");
+    }
+    long timeoutNanos = saturatedNanos(timeout);
+    long start = ticker.read();
+    for (long read = start; ; read = ticker.read()) {
+      long wait;
+      synchronized (state) {
+        wait = state.tryAcquireOrRetryNanos(read - origin, permits);
+      }
+      if (wait == 0) {
+        return true;
+      }
+      long left = timeoutNanos - (read - start);
+      if (wait > left) {
+        return false;
+      }
+      sleeper.sleep(wait);
+    }
+  }
+
+  @Override
+  public List<Limit> limits() {
+    return limits;
+  }
+
+  /** The runs stored per limit; for tests of the memory bound. */
+  int[] storedRuns() {
+    synchronized (state) {
+      return state.storedRuns();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RateLimiter" + limits;
+  }
+
+  private static long saturatedNanos(Duration d) {
+    if (d.isNegative()) {
+      return 0;
+    }
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException e) {
+      return Long.MAX_VALUE;
+    }
+  }
+}

@@ -1,0 +1,35 @@
+package io.slidingwindow;
+
+import java.util.List;
+
+/** Validation of a request's permits against the limits of a limiter. */
+final class Permits {
+
+  private Permits() {}
+
+  /** The largest request every one of {@code limits} could ever grant. */
+  static long largestGrantable(List<Limit> limits) {
+    long max = Long.MAX_VALUE;
+    for (Limit limit : limits) {
+      max = Math.min(max, limit.permits());
+    }
+    return max;
+  }
+
+  /**
+   * Checks that {@code permits} is positive and no more than {@code largest}.
+   *
+   * @throws IllegalArgumentException naming the parameter and value otherwise
+   */
+  static void check(long permits, long largest) {
+    if (permits <= 0 || permits > largest) {
+      throw new IllegalArgumentException(
+          permits <= 0
+              ? "permits must be positive, was " + permits
+              : "permits must not exceed the smallest limit, "
+                  + largest
+                  + ", since such a request could never be granted; was "
+                  + permits);
+    }
+  }
+}

@@ -1,0 +1,87 @@
+package io.slidingwindow;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A sliding-window rate limiter for one key: for every interval {@code [t, t + W)} of its clock and
+ * every one of its limits, the permits it grants with timestamps in that interval sum to at most
+ * that limit's {@code N}.
+ *
+ * <p>Several limits are checked and recorded atomically: a request is granted only if every limit
+ * allows it, and only granted permits are counted, unless the limiter was built with {@link
+ * Builder#countRefusedAttempts(boolean)}. A request is refused only if an exact sliding log over
+ * {@code W + precision} would refuse it too. Memory is bounded per limit by {@link
+ * Limit#maxStoredRuns()} runs of 16 bytes, whatever the request rate.
+ *
+ * <p>Instances built by {@link #builder()} are thread-safe: every operation runs under one lock
+ * per limiter, and the clock is read once per operation.
+ */
+public interface RateLimiter {
+
+  /** Tries to take one permit; as {@link #tryAcquire(long)}. */
+  default boolean tryAcquire() {
+    return tryAcquire(1);
+  }
+
+  /**
+   * Takes {@code permits} now if every limit allows them. Allocates nothing.
+   *
+   * @return whether the permits were granted
+   * @throws IllegalArgumentException if {@code permits} is not positive or exceeds a limit's
+   *     {@code N}
+   */
+  boolean tryAcquire(long permits);
+
+  /**
+   * As {@link #tryAcquire(long)}, and says why, how much is left and when to retry.
+   *
+   * @throws IllegalArgumentException if {@code permits} is not positive or exceeds a limit's
+   *     {@code N}
+   */
+  Decision decide(long permits);
+
+  /**
+   * Takes {@code permits}, waiting up to {@code timeout} for them. It waits only when the
+   * request's exact {@link Decision#retryAfter()} fits in the time left, so it returns {@code
+   * false} at once when the permits cannot come in time, and waits again if other callers took them
+   * first.
+   *
+   * @return whether the permits were granted
+   * @throws IllegalArgumentException if {@code permits} is invalid or {@code timeout} is null
+   * @throws InterruptedException if the thread is interrupted while waiting; nothing was granted
+   */
+  boolean acquire(long permits, Duration timeout) throws InterruptedException;
+
+  /** The limits, in the order they were added. */
+  List<Limit> limits();
+
+  /** Returns a builder of in-process limiters. */
+  static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds in-process {@link RateLimiter}s. Not thread-safe. */
+  final class Builder extends LimiterBuilder<Builder> {
+
+    private Sleeper sleeper = Sleeper.SYSTEM;
+
+    Builder() {}
+
+    /** Replaces how {@link #acquire} waits; for tests that drive a fake clock. */
+    Builder sleeper(Sleeper sleeper) {
+      this.sleeper = sleeper;
+      return this;
+    }
+
+    /**
+     * Builds the limiter and reads its clock once, as the origin of its buckets.
+     *
+     * @throws IllegalArgumentException if no limit was added, or a limit's stored runs could not
+     *     fit in memory (an exact limit of more than 2<sup>28</sup> permits)
+     */
+    public RateLimiter build() {
+      return new LocalRateLimiter(validatedLimits(), countRefusedAttempts, ticker, sleeper);
+    }
+  }
+}

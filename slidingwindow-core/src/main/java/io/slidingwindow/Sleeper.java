@@ -1,0 +1,12 @@
+package io.slidingwindow;
+
+import java.util.concurrent.TimeUnit;
+
+/** How a blocking acquire waits; replaced in tests so that waiting advances a fake clock. */
+@FunctionalInterface
+interface Sleeper {
+
+  Sleeper SYSTEM = TimeUnit.NANOSECONDS::sleep;
+
+  void sleep(long nanos) throws InterruptedException;
+}

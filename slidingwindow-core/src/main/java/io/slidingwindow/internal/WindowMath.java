@@ -1,0 +1,73 @@
+package io.slidingwindow.internal;
+
+/**
+ * The bucket arithmetic every sliding window of this library shares, as pure functions.
+ *
+ * <p>Time is a non-negative count of nanoseconds since the window's origin (its first clock read),
+ * so that a clock which wraps past {@link Long#MAX_VALUE} cannot disturb the arithmetic. Bucket
+ * {@code b(t) = floor(t / precision)}. At time {@code t} a window of length {@code W} counts the
+ * buckets {@code b(t - W + 1)} through {@code b(t)}: exactly the buckets that hold at least one
+ * instant of {@code (t - W, t]}, so no permit that could share an interval of length {@code W}
+ * with a new one is ever left out. These are at most {@code ceil(W / precision) + 1} buckets.
+ *
+ * <p>A bucket {@code b} stops being counted at {@link #leavesAt}: {@code (b + 1) * precision + W
+ * - 1}. Results that would overflow saturate at {@link Long#MAX_VALUE}: such a time is never
+ * reached.
+ */
+public final class WindowMath {
+
+  /**
+   * The most runs a window may store, so that its ring of {@code (bucket, count)} pairs fits in
+   * one Java array.
+   */
+  public static final long MAX_RUNS = 1L << 28;
+
+  private WindowMath() {}
+
+  /** The bucket that holds time {@code t}. */
+  public static long bucket(long t, long precisionNanos) {
+    return Math.floorDiv(t, precisionNanos);
+  }
+
+  /** The oldest bucket a window of length {@code windowNanos} counts at time {@code t}. */
+  public static long oldestBucket(long t, long windowNanos, long precisionNanos) {
+    return Math.floorDiv(t - windowNanos + 1, precisionNanos);
+  }
+
+  /** The first time at which bucket {@code b} is no longer counted; saturates. */
+  public static long leavesAt(long bucket, long windowNanos, long precisionNanos) {
+    return saturatedAdd(bucketEnd(bucket, precisionNanos), windowNanos - 1);
+  }
+
+  /**
+   * The first time after the non-negative bucket {@code b}: {@code (b + 1) * precision};
+   * saturates.
+   */
+  public static long bucketEnd(long bucket, long precisionNanos) {
+    long next = bucket + 1;
+    long end = next * precisionNanos;
+    // Both factors are positive: the product overflowed iff its high half is non-zero or it
+    // spilled into the sign bit.
+    return Math.multiplyHigh(next, precisionNanos) != 0 || end < 0 ? Long.MAX_VALUE : end;
+  }
+
+  /** {@code ceil(window / precision)}: how many buckets one window spans. */
+  public static long bucketsPerWindow(long windowNanos, long precisionNanos) {
+    return -Math.floorDiv(-windowNanos, precisionNanos);
+  }
+
+  /**
+   * The most runs a window stores: {@code ceil(W / p) + 1} distinct buckets can be counted at
+   * once, and when only granted permits are recorded, each run holds at least one of at most
+   * {@code permits} permits.
+   */
+  public static long maxRuns(long permits, long windowNanos, long precisionNanos, boolean countRefused) {
+    long buckets = saturatedAdd(bucketsPerWindow(windowNanos, precisionNanos), 1);
+    return countRefused ? buckets : Math.min(permits, buckets);
+  }
+
+  static long saturatedAdd(long a, long b) {
+    long sum = a + b;
+    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
+  }
+}

@@ -1,0 +1,173 @@
+package io.slidingwindow.testkit;
+
+import io.slidingwindow.Limit;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * A test scenario for a limiter: its limits, the clock's origin, and a list of requests, each a
+ * gap since the previous one and a number of permits. Every time and duration is a multiple of
+ * {@code tickNanos}, the finest unit the backend under test resolves.
+ *
+ * <p>{@link #random} mixes plain random gaps with adversarial ones: bursts at one instant, requests
+ * one tick before, at and after bucket edges, and gaps of one window give or take a tick.
+ *
+ * @param limits one to three limits
+ * @param originNanos the clock's reading when the limiter is built
+ * @param gapsNanos for each request, the time since the previous request (or since the build)
+ * @param permits for each request, its weight
+ * @param tickNanos the unit every time is a multiple of
+ */
+public record Schedule(
+    List<Limit> limits, long originNanos, long[] gapsNanos, long[] permits, long tickNanos) {
+
+  /** The kinds of clock origin a backend is tested from. */
+  public enum Origin {
+    ZERO,
+    RANDOM,
+    NEAR_MAX,
+    NEGATIVE
+  }
+
+  /** The number of requests. */
+  public int size() {
+    return gapsNanos.length;
+  }
+
+  /** The smallest limit's permits: the largest valid request. */
+  public long largestRequest() {
+    return limits.stream().mapToLong(Limit::permits).min().orElseThrow();
+  }
+
+  /** The longest window in nanoseconds. */
+  public long longestWindowNanos() {
+    return limits.stream().mapToLong(Limit::windowNanos).max().orElseThrow();
+  }
+
+  /**
+   * A random schedule.
+   *
+   * @param exact whether every limit is tracked at the finest precision, one tick
+   */
+  public static Schedule random(Random random, long tickNanos, boolean exact) {
+    int limitCount = 1 + random.nextInt(3);
+    List<Limit> limits = new ArrayList<>();
+    for (int i = 0; i < limitCount; i++) {
+      limits.add(randomLimit(random, tickNanos, exact));
+    }
+    long longest = limits.stream().mapToLong(Limit::windowNanos).max().orElseThrow();
+    long smallestN = limits.stream().mapToLong(Limit::permits).min().orElseThrow();
+    Origin origin = Origin.values()[random.nextInt(Origin.values().length)];
+    long originNanos = origin(origin, random, longest, tickNanos);
+
+    int requests = 30 + random.nextInt(250);
+    long[] gaps = new long[requests];
+    long[] permits = new long[requests];
+    long now = 0;
+    for (int i = 0; i < requests; i++) {
+      Limit pick = limits.get(random.nextInt(limits.size()));
+      long gap = gap(random, pick, now, tickNanos);
+      gaps[i] = gap;
+      now += gap;
+      permits[i] = random.nextInt(4) == 0 ? 1 + (long) (random.nextDouble() * smallestN) : 1;
+      permits[i] = Math.min(permits[i], smallestN);
+    }
+    return new Schedule(List.copyOf(limits), originNanos, gaps, permits, tickNanos);
+  }
+
+  private static Limit randomLimit(Random random, long tick, boolean exact) {
+    long n;
+    switch (random.nextInt(4)) {
+      case 0:
+        n = 1 + random.nextInt(3);
+        break;
+      case 1:
+        n = 1 + random.nextInt(10);
+        break;
+      case 2:
+        n = 1 + random.nextInt(60);
+        break;
+      default:
+        n = 100 + random.nextInt(200);
+        break;
+    }
+    long windowTicks = 1 + random.nextInt(random.nextBoolean() ? 20 : 2_000);
+    Limit limit = Limit.of(n, Duration.ofNanos(windowTicks * tick));
+    long precisionTicks;
+    if (exact) {
+      precisionTicks = 1;
+    } else {
+      switch (random.nextInt(4)) {
+        case 0:
+          precisionTicks = windowTicks; // one bucket per window
+          break;
+        case 1:
+          precisionTicks = Math.max(1, windowTicks / (1 + random.nextInt(10)));
+          break;
+        case 2:
+          precisionTicks = 1 + random.nextInt((int) windowTicks); // need not divide the window
+          break;
+        default:
+          precisionTicks = 1;
+          break;
+      }
+    }
+    return limit.withPrecision(Duration.ofNanos(precisionTicks * tick));
+  }
+
+  private static long origin(Origin origin, Random random, long longestWindow, long tick) {
+    long raw;
+    switch (origin) {
+      case ZERO:
+        raw = 0;
+        break;
+      case RANDOM:
+        raw = random.nextLong();
+        break;
+      case NEAR_MAX:
+        raw = Long.MAX_VALUE - longestWindow - random.nextInt(1_000);
+        break;
+      default:
+        raw = -1 - (random.nextLong() >>> 1);
+        break;
+    }
+    return Math.floorDiv(raw, tick) * tick;
+  }
+
+  private static long gap(Random random, Limit limit, long now, long tick) {
+    long p = limit.precisionNanos();
+    long w = limit.windowNanos();
+    switch (random.nextInt(8)) {
+      case 0:
+      case 1:
+        return 0; // a burst at one instant
+      case 2:
+        { // one tick before, at, or one tick after the next bucket edge
+          long toEdge = p - Math.floorMod(now, p);
+          long offset = (random.nextInt(3) - 1) * tick;
+          return Math.max(0, toEdge + offset);
+        }
+      case 3:
+        return Math.max(0, w + (random.nextInt(3) - 1) * tick);
+      case 4:
+        return tick * (1 + random.nextInt(3));
+      default:
+        return tick * (long) (random.nextDouble() * (2 * w / tick + 1));
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Schedule[limits="
+        + limits
+        + ", origin="
+        + originNanos
+        + ", tick="
+        + tickNanos
+        + ", "
+        + gapsNanos.length
+        + " requests]";
+  }
+}
