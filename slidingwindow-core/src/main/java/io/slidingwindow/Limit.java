@@ -110,11 +110,11 @@ public final class Limit {
   }
 
   /**
-   * The most (bucket, count) runs a limiter stores for this limit when only granted permits are
-   * counted: {@code min(permits, ceil(window / precision) + 1)}.
+   * The most (bucket, count) runs a limiter stores for this limit: {@code min(permits,
+   * ceil(window / precision) + 1)}, 16 bytes each.
    */
   public long maxStoredRuns() {
-    return WindowMath.maxRuns(permits, windowNanos, precisionNanos, false);
+    return WindowMath.maxRuns(permits, windowNanos, precisionNanos);
   }
 
   @Override

@@ -64,8 +64,8 @@ abstract class LimiterBuilder<B extends LimiterBuilder<B>> {
 
   /**
    * Sets whether refused attempts are counted as if granted (a penalty mode: a client that keeps
-   * calling while refused stays refused); off by default, so that only granted permits count. With
-   * it on, the stored runs per limit are bounded by {@code ceil(window / precision) + 1} only.
+   * calling while refused stays refused); off by default, so that only granted permits count. The
+   * memory bound per limit is the same either way.
    */
   public B countRefusedAttempts(boolean countRefusedAttempts) {
     this.countRefusedAttempts = countRefusedAttempts;

@@ -14,9 +14,14 @@ package io.slidingwindow.internal;
  * crosses neither only compares and adds. Every run is pushed once and popped once, so the work
  * per call is amortised O(1).
  *
- * <p>When refused attempts are recorded too, a bucket's count saturates at {@code N}. That changes
- * no decision: while such a bucket is counted, any request is refused anyway, and it leaves the
- * window whole.
+ * <p>When refused attempts are recorded too, two compressions keep the same bound and change no
+ * decision. A bucket's count saturates at {@code N}: while such a bucket is counted, any request is
+ * refused anyway, and it leaves the window whole. And the oldest run is dropped while the runs after
+ * it already hold {@code N} permits: as long as that run would still be counted, all newer runs are
+ * counted too and the window is full whether or not it is there; once it has left, it no longer
+ * counts either way. The figures a decision reports (remaining, retry-after, reset) are the same
+ * with and without the dropped run. So every run but the oldest holds less than {@code N} permits
+ * in all, and again at most {@code min(N, ceil(W / p) + 1)} runs are stored.
  *
  * <p>Not thread-safe: callers hold a lock. Times passed in never decrease (see {@link
  * WindowSet}).
@@ -49,12 +54,13 @@ public final class SlidingWindow {
   /**
    * Creates an empty window.
    *
-   * @param countRefused whether refused attempts are recorded too, which lifts the {@code N}
-   *     bound on stored runs and makes counts saturate at {@code N}
-   * @throws IllegalArgumentException if the runs this window may store do not fit in memory
+   * @param countRefused whether refused attempts are recorded too (see the class comment)
+   * @throws IllegalArgumentException if the runs this window may store do not fit in memory, or
+   *     refused attempts are counted with a limit above {@code Long.MAX_VALUE / 3}, which could
+   *     overflow the sum
    */
   public SlidingWindow(long limit, long windowNanos, long precisionNanos, boolean countRefused) {
-    long bound = WindowMath.maxRuns(limit, windowNanos, precisionNanos, countRefused);
+    long bound = WindowMath.maxRuns(limit, windowNanos, precisionNanos);
     if (bound > WindowMath.MAX_RUNS) {
       throw new IllegalArgumentException(
           "precision: "
@@ -69,9 +75,9 @@ public final class SlidingWindow {
               + WindowMath.MAX_RUNS
               + " supported; choose a coarser precision");
     }
-    if (countRefused && limit > Long.MAX_VALUE / bound) {
+    if (countRefused && limit > Long.MAX_VALUE / 3) {
       throw new IllegalArgumentException(
-          "permits: " + limit + " is too large to count refused attempts over " + bound + " runs");
+          "permits must be at most " + Long.MAX_VALUE / 3 + " to count refused attempts, was " + limit);
     }
     this.limit = limit;
     this.windowNanos = windowNanos;
@@ -129,14 +135,46 @@ public final class SlidingWindow {
       long updated = saturate ? Math.min(limit, count + permits) : count + permits;
       runs[countIndex] = updated;
       sum += updated - count;
+      if (saturate) {
+        dropCovered(0);
+      }
     } else {
       long bucket = WindowMath.bucket(now, precisionNanos);
       long count = saturate ? Math.min(limit, permits) : permits;
+      if (saturate) {
+        dropCovered(count);
+      }
       push(bucket, count);
       sum += count;
       tailEnd = WindowMath.bucketEnd(bucket, precisionNanos);
       if (size == 1) {
         trimAt = WindowMath.leavesAt(bucket, windowNanos, precisionNanos);
+      }
+    }
+  }
+
+  /**
+   * Drops the oldest runs while the newer ones, with {@code pending} permits about to be pushed as
+   * the newest run, alone fill the window (see the class comment). Keeps at least one run.
+   */
+  private void dropCovered(long pending) {
+    long[] r = runs;
+    int capacity = r.length >> 1;
+    int keep = pending > 0 ? 0 : 1;
+    boolean dropped = false;
+    while (size > keep && sum + pending - r[(head << 1) + 1] >= limit) {
+      sum -= r[(head << 1) + 1];
+      head = head + 1 == capacity ? 0 : head + 1;
+      size--;
+      dropped = true;
+    }
+    if (dropped) {
+      if (size == 0) {
+        head = 0;
+        trimAt = Long.MAX_VALUE;
+        tailEnd = Long.MIN_VALUE;
+      } else {
+        trimAt = WindowMath.leavesAt(r[head << 1], windowNanos, precisionNanos);
       }
     }
   }

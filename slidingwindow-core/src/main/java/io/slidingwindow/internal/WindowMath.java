@@ -57,13 +57,12 @@ public final class WindowMath {
   }
 
   /**
-   * The most runs a window stores: {@code ceil(W / p) + 1} distinct buckets can be counted at
-   * once, and when only granted permits are recorded, each run holds at least one of at most
-   * {@code permits} permits.
+   * The most runs a window stores: {@code min(permits, ceil(W / p) + 1)}. At most {@code ceil(W /
+   * p) + 1} distinct buckets can be counted at once, and each run holds at least one of at most
+   * {@code permits} counted permits (see {@link SlidingWindow} for the case of counted refusals).
    */
-  public static long maxRuns(long permits, long windowNanos, long precisionNanos, boolean countRefused) {
-    long buckets = saturatedAdd(bucketsPerWindow(windowNanos, precisionNanos), 1);
-    return countRefused ? buckets : Math.min(permits, buckets);
+  public static long maxRuns(long permits, long windowNanos, long precisionNanos) {
+    return Math.min(permits, saturatedAdd(bucketsPerWindow(windowNanos, precisionNanos), 1));
   }
 
   static long saturatedAdd(long a, long b) {
