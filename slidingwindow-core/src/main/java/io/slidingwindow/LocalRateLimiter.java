@@ -4,7 +4,16 @@ import io.slidingwindow.internal.WindowSet;
 import java.time.Duration;
 import java.util.List;
 
-/** The in-process {@link RateLimiter}: one {@link WindowSet} under one lock. */
+/**
+ * The in-process {@link RateLimiter}: one {@link WindowSet} under one lock.
+ *
+ * <p>Refusals without the lock. Once some limit has no permit left, nothing but time frees one, and
+ * not before that limit's oldest run leaves the window. A refusal under the lock publishes that time
+ * in the volatile {@code refusingUntil}; until then {@link #tryAcquire(long)} refuses after one
+ * volatile read, without taking the lock. Refusing is always safe, and it is what the lock would
+ * decide too: at any time before {@code refusingUntil} the window is still full. Not used when
+ * refused attempts are counted, since those must be recorded.
+ */
 final class LocalRateLimiter implements RateLimiter {
 
   private final List<Limit> limits;
@@ -12,15 +21,20 @@ final class LocalRateLimiter implements RateLimiter {
   private final Ticker ticker;
   private final Sleeper sleeper;
   private final long origin;
+  private final boolean countRefused;
 
   /** Guarded by itself. */
   private final WindowSet state;
+
+  /** Written under the lock, read without it; see the class comment. */
+  private volatile long refusingUntil = Long.MIN_VALUE;
 
   LocalRateLimiter(List<Limit> limits, boolean countRefused, Ticker ticker, Sleeper sleeper) {
     this.limits = limits;
     this.largestGrantable = Permits.largestGrantable(limits);
     this.ticker = ticker;
     this.sleeper = sleeper;
+    this.countRefused = countRefused;
     this.state = new WindowSet(limits, countRefused, 0);
     this.origin = ticker.read();
   }
@@ -31,8 +45,20 @@ final class LocalRateLimiter implements RateLimiter {
     // Read outside the lock: a thread that reads earlier but locks later is clamped to the latest
     // time seen, so the timestamps the windows record never decrease.
     long now = ticker.read() - origin;
+    if (now < refusingUntil) {
+      return false;
+    }
     synchronized (state) {
-      return state.tryAcquire(now, permits);
+      if (state.tryAcquire(now, permits)) {
+        return true;
+      }
+      if (!countRefused) {
+        long until = state.refusingUntil();
+        if (until != refusingUntil) {
+          refusingUntil = until;
+        }
+      }
+      return false;
     }
   }
 

@@ -127,6 +127,11 @@ public final class SlidingWindow {
     return Math.max(0, limit - sum);
   }
 
+  /** The time at which the oldest stored run leaves the window; MAX_VALUE when none is stored. */
+  public long nextExpiry() {
+    return trimAt;
+  }
+
   /** Adds {@code permits} at time {@code now}; call {@link #expire} first. */
   public void record(long now, long permits) {
     if (now < tailEnd) {

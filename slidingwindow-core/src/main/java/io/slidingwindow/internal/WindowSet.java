@@ -140,6 +140,21 @@ public final class WindowSet {
         limits[binding]);
   }
 
+  /**
+   * A time before which every request is refused, or {@link Long#MIN_VALUE} if none is known: when
+   * some limit has no permit left, nothing but time can free one, and not before its oldest run
+   * leaves. Valid after an operation at the latest time; for lock-free refusals by the owner.
+   */
+  public long refusingUntil() {
+    long until = Long.MIN_VALUE;
+    for (SlidingWindow w : windows) {
+      if (w.remaining() == 0) {
+        until = Math.max(until, w.nextExpiry());
+      }
+    }
+    return until;
+  }
+
   /** Whether no limit counts any permit at time {@code now}. */
   public boolean isEmpty(long now) {
     advance(now);
