@@ -14,8 +14,10 @@ import java.util.List;
  * {@code W + precision} would refuse it too. Memory is bounded per limit by {@link
  * Limit#maxStoredRuns()} runs of 16 bytes, whatever the request rate.
  *
- * <p>Instances built by {@link #builder()} are thread-safe: every operation runs under one lock
- * per limiter, and the clock is read once per operation.
+ * <p>Instances built by {@link #builder()} are thread-safe, and every operation is atomic: each
+ * takes one lock per limiter, except that {@link #tryAcquire(long)} refuses without it while a
+ * limit is known to be full. The clock is read once per operation, before the lock; a caller that
+ * reads an earlier time but takes the lock later is counted at the latest time seen.
  */
 public interface RateLimiter {
 
