@@ -34,6 +34,9 @@ public final class RedisServerProcess implements AutoCloseable {
 
   private static final int START_ATTEMPTS = 5;
 
+  /** Bound of one readiness probe: short, as a port squatter may accept and never answer. */
+  private static final Duration PING_BOUND = Duration.ofSeconds(1);
+
   /** What kind of server to run; decides the config file and the command line. */
   enum Kind {
     STANDALONE,
@@ -160,7 +163,7 @@ public final class RedisServerProcess implements AutoCloseable {
     RedisTools.await(
         "redis-server on port " + port + " answering PING",
         START_BOUND,
-        () -> !started.isAlive() || "PONG".equals(cli("PING")),
+        () -> !started.isAlive() || "PONG".equals(cli(PING_BOUND, "PING")),
         () -> "log: " + RedisTools.tail(log, 10));
     if (!started.isAlive()) {
       RedisTools.untrack(started);
@@ -204,9 +207,13 @@ public final class RedisServerProcess implements AutoCloseable {
    *     takes longer than 5 s
    */
   public String cli(String... args) {
+    return cli(RedisTools.CLI_BOUND, args);
+  }
+
+  private String cli(Duration bound, String... args) {
     List<String> all = new ArrayList<>(List.of("-h", RedisTools.HOST, "-p", Integer.toString(port)));
     all.addAll(Arrays.asList(args));
-    return RedisTools.redisCli(RedisTools.CLI_BOUND, all);
+    return RedisTools.redisCli(bound, all);
   }
 
   /**
