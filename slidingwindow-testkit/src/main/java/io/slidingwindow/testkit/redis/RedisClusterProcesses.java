@@ -149,7 +149,8 @@ public final class RedisClusterProcesses implements AutoCloseable {
     Map<Integer, RedisServerProcess> byFirstSlot = new TreeMap<>();
     for (NodeLine line : view()) {
       RedisServerProcess node = byPort(line.port);
-      if (line.master() && !line.failed() && line.firstSlot >= 0 && node != null && node.isAlive()) {
+      boolean servesSlots = line.master() && !line.failed() && line.firstSlot >= 0;
+      if (servesSlots && node != null && node.isAlive()) {
         byFirstSlot.put(line.firstSlot, node);
       }
     }
@@ -290,7 +291,8 @@ public final class RedisClusterProcesses implements AutoCloseable {
     static NodeLine parse(String line) {
       String[] parts = line.trim().split(" ");
       String address = parts[1];
-      int port = Integer.parseInt(address.substring(address.lastIndexOf(':') + 1).split("[@,]")[0]);
+      String portAndBus = address.substring(address.lastIndexOf(':') + 1);
+      int port = Integer.parseInt(portAndBus.split("[@,]")[0]);
       List<int[]> slots = new ArrayList<>();
       for (int i = 8; i < parts.length; i++) {
         if (parts[i].startsWith("[")) {

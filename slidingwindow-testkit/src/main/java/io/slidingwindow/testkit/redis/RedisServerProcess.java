@@ -199,19 +199,21 @@ public final class RedisServerProcess implements AutoCloseable {
   }
 
   /**
-   * Runs {@code redis-cli -h 127.0.0.1 -p <port> args...} and returns what it prints, trimmed,
-   * as {@code redis-cli} prints it when its output is not a terminal (one value per line). Options
-   * may come first, e.g. {@code cli("-c", "SET", "k", "v")} to follow cluster redirects.
+   * Runs {@code redis-cli -e -h 127.0.0.1 -p <port> args...} and returns what it prints, trimmed,
+   * as {@code redis-cli} prints it when its output is not a terminal (one value per line, no
+   * quotes or type prefixes). Options may come first, e.g. {@code cli("-c", "SET", "k", "v")} to
+   * follow cluster redirects.
    *
-   * @throws IllegalStateException if {@code redis-cli} exits non-zero (e.g. cannot connect) or
-   *     takes longer than 5 s
+   * @throws IllegalStateException if Redis answers with an error (the message holds it, e.g.
+   *     {@code WRONGTYPE ...}), cannot be reached, or {@code redis-cli} takes longer than 5 s
    */
   public String cli(String... args) {
     return cli(RedisTools.CLI_BOUND, args);
   }
 
   private String cli(Duration bound, String... args) {
-    List<String> all = new ArrayList<>(List.of("-h", RedisTools.HOST, "-p", Integer.toString(port)));
+    List<String> all = new ArrayList<>();
+    all.addAll(List.of("-e", "-h", RedisTools.HOST, "-p", Integer.toString(port)));
     all.addAll(Arrays.asList(args));
     return RedisTools.redisCli(bound, all);
   }
