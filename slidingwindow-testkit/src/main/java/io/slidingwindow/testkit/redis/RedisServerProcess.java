@@ -49,6 +49,7 @@ public final class RedisServerProcess implements AutoCloseable {
   private final Path dir;
   private final Path log;
   private final Path config;
+  private final Path output;
   private volatile int port;
   private volatile int clusterBusPort;
   private volatile Process process;
@@ -59,6 +60,7 @@ public final class RedisServerProcess implements AutoCloseable {
     this.extraConfig = List.copyOf(extraConfig);
     this.dir = dir;
     this.log = dir.resolve("redis.log");
+    this.output = dir.resolve("output.log");
     this.config = dir.resolve(kind == Kind.SENTINEL ? "sentinel.conf" : "redis.conf");
   }
 
@@ -111,7 +113,7 @@ public final class RedisServerProcess implements AutoCloseable {
       if (launchAndAwaitPing()) {
         return;
       }
-      failures.add("port " + port + ": " + RedisTools.tail(log, 3));
+      failures.add("port " + port + ": " + logs(3));
     }
     throw new IllegalStateException(
         "redis-server did not start after " + START_ATTEMPTS + " attempts: " + failures);
@@ -153,7 +155,7 @@ public final class RedisServerProcess implements AutoCloseable {
           new ProcessBuilder(command)
               .directory(dir.toFile())
               .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("stdout.log").toFile()))
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()))
               .start();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot run " + command, e);
@@ -164,12 +166,17 @@ public final class RedisServerProcess implements AutoCloseable {
         "redis-server on port " + port + " answering PING",
         START_BOUND,
         () -> !started.isAlive() || "PONG".equals(cli(PING_BOUND, "PING")),
-        () -> "log: " + RedisTools.tail(log, 10));
+        () -> logs(10));
     if (!started.isAlive()) {
       RedisTools.untrack(started);
       return false;
     }
     return true;
+  }
+
+  /** The last {@code lines} lines of the log file and of the process output (config errors). */
+  private String logs(int lines) {
+    return "log: " + RedisTools.tail(log, lines) + " output: " + RedisTools.tail(output, lines);
   }
 
   /** The loopback address the server listens on, {@code "127.0.0.1"}. */
@@ -247,7 +254,7 @@ public final class RedisServerProcess implements AutoCloseable {
       }
     }
     throw new IllegalStateException(
-        "redis-server did not restart on port " + port + ": " + RedisTools.tail(log, 10));
+        "redis-server did not restart on port " + port + ": " + logs(10));
   }
 
   /** Kills the process (SIGKILL, waits at most 10 s) and deletes its directory. Idempotent. */

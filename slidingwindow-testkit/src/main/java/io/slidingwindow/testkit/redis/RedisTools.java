@@ -223,6 +223,11 @@ final class RedisTools {
     LIVE.add(process);
   }
 
+  /** How many processes and directories the shutdown hook would clean up now. */
+  static int tracked() {
+    return LIVE.size() + DIRS.size();
+  }
+
   static void untrack(Process process) {
     LIVE.remove(process);
   }

@@ -68,6 +68,20 @@ class RedisServerProcessIT {
   }
 
   @Test
+  void start_serverRefusesConfig_throwsWithItsOutputAndLeavesNothingBehind() {
+    int trackedBefore = RedisTools.tracked();
+
+    assertThatThrownBy(
+            () ->
+                RedisServerProcess.start(
+                    RedisServerProcess.Kind.STANDALONE, List.of("no-such-directive yes")))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("did not start after 5 attempts")
+        .hasMessageContaining("no-such-directive");
+    assertThat(RedisTools.tracked()).isEqualTo(trackedBefore);
+  }
+
+  @Test
   void start_portTakenAfterRelease_retriesOnAnotherPort() throws Exception {
     try (ServerSocket squatter = new ServerSocket()) {
       squatter.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0));
