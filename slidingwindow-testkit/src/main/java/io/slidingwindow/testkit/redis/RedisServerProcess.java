@@ -12,11 +12,12 @@ import java.util.List;
 import java.util.function.IntSupplier;
 
 /**
- * One real {@code redis-server} (or {@code redis-sentinel}) process on a free port of {@code
- * 127.0.0.1}, started for a test and killed by {@link #close()}.
+ * One real {@code redis-server} process (or a sentinel, {@code redis-server --sentinel}) on a free
+ * port of {@code 127.0.0.1}, started for a test and killed by {@link #close()}.
  *
- * <p>The server runs from its own temporary directory (config file, {@code redis.log}, cluster
- * or sentinel state), with {@code --save "" --appendonly no}, so nothing is persisted. The port is
+ * <p>The process runs from its own temporary directory (config file, {@code redis.log}, cluster
+ * or sentinel state); data servers run with {@code --save "" --appendonly no}, so nothing is
+ * persisted. The port is
  * found by binding port 0 on the loopback address and releasing it; if the server then fails to
  * bind, {@link #start()} retries on a new port (at most 5 times). The port stays this process's
  * for its whole life: {@link #kill()} then {@link #restart()} come back on the same port.
