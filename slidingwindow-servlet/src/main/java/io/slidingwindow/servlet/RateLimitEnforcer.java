@@ -27,9 +27,9 @@ import java.util.Set;
  * application/problem+json} body (RFC 9457) that names no rule, key or limit. A dry-run rule that
  * would refuse is reported to the listener and logged, and the request goes on.
  *
- * <p>If a limiter throws (a backend outage), the error is reported to the listener and logged, and
- * the request goes on unlimited by that rule (fail-open); backends with their own failure policy
- * decide before that.
+ * <p>If a key resolver or a limiter throws (a faulty key expression, a backend outage), the error
+ * is reported to the listener and logged, and the request goes on unlimited by that rule
+ * (fail-open); backends with their own failure policy decide before that.
  *
  * <p>With rate-limit headers on, every response of a matched rule carries {@code RateLimit-Policy}
  * (each limit as {@code "name";q=permits;w=seconds}) and {@code RateLimit} (the binding limit of
@@ -107,12 +107,12 @@ public final class RateLimitEnforcer {
       if (!rule.matches(method, path)) {
         continue;
       }
-      String key = rule.keyResolver().resolve(request);
-      if (key == null) {
-        continue;
-      }
       Decision decision;
       try {
+        String key = rule.keyResolver().resolve(request);
+        if (key == null) {
+          continue;
+        }
         decision = entry.limiter().decide(key, 1);
       } catch (RuntimeException e) {
         notifyError(rule, e);
