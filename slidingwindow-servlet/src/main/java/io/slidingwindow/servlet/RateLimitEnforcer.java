@@ -8,8 +8,11 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -20,12 +23,13 @@ import java.util.Set;
  * starter also drives it from {@code @RateLimit} handler methods.
  *
  * <p>For each request, the rules whose paths and methods match are applied in order. A rule whose
- * key resolver returns null is skipped. The first rule that refuses (and is not in dry-run) ends the
- * request: the rules after it are not charged, the rules before it were. A refusal is answered with
- * status 429, {@code Retry-After} in whole seconds rounded up (so never earlier than the time at
- * which the same request would be granted if no other arrived), and an {@code
- * application/problem+json} body (RFC 9457) that names no rule, key or limit. A dry-run rule that
- * would refuse is reported to the listener and logged, and the request goes on.
+ * key resolver returns null is skipped; a key longer than 256 characters is replaced by its SHA-256
+ * digest, so that long header values cannot inflate memory. The first rule that refuses (and is not
+ * in dry-run) ends the request: the rules after it are not charged, the rules before it were. A
+ * refusal is answered with status 429, {@code Retry-After} in whole seconds rounded up (so never
+ * earlier than the time at which the same request would be granted if no other arrived), and an
+ * {@code application/problem+json} body (RFC 9457) that names no rule, key or limit. A dry-run
+ * rule that would refuse is reported to the listener and logged, and the request goes on.
  *
  * <p>If a key resolver or a limiter throws (a faulty key expression, a backend outage), the error
  * is reported to the listener and logged, and the request goes on unlimited by that rule
@@ -54,6 +58,9 @@ public final class RateLimitEnforcer {
 
   /** The media type of the refusal body. */
   public static final String PROBLEM_JSON = "application/problem+json";
+
+  /** Longer keys are replaced by their digest. */
+  static final int MAX_KEY_CHARS = 256;
 
   private static final System.Logger LOG = System.getLogger(RateLimitEnforcer.class.getName());
 
@@ -113,7 +120,7 @@ public final class RateLimitEnforcer {
         if (key == null) {
           continue;
         }
-        decision = entry.limiter().decide(key, 1);
+        decision = entry.limiter().decide(boundedKey(key), 1);
       } catch (RuntimeException e) {
         notifyError(rule, e);
         LOG.log(Level.WARNING, "rate limit rule '" + rule.name() + "' failed; request let through", e);
@@ -146,6 +153,24 @@ public final class RateLimitEnforcer {
     }
     writeHeaders(response, policyHeader, stateHeader);
     return true;
+  }
+
+  /**
+   * {@code key} itself if it has at most {@value #MAX_KEY_CHARS} characters, otherwise a SHA-256
+   * digest of it: a client cannot make each tracked key cost kilobytes by sending long header
+   * values.
+   */
+  static String boundedKey(String key) {
+    if (key.length() <= MAX_KEY_CHARS) {
+      return key;
+    }
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+      return "sha256:" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+    }
   }
 
   /**

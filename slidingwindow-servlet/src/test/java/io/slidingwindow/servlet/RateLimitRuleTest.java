@@ -63,4 +63,17 @@ class RateLimitRuleTest {
             .build();
     assertThat(RateLimitEnforcer.policyNames(rule)).containsExactly("p-500ms", "p-2s", "p-3");
   }
+
+  @Test
+  void boundedKey_longKeys_becomeDistinctShortDigests() {
+    String shortKey = "header:" + "a".repeat(200);
+    assertThat(RateLimitEnforcer.boundedKey(shortKey)).isSameAs(shortKey);
+    String longA = "header:" + "a".repeat(5000) + "x";
+    String longB = "header:" + "a".repeat(5000) + "y";
+    assertThat(RateLimitEnforcer.boundedKey(longA))
+        .startsWith("sha256:")
+        .hasSizeLessThan(60)
+        .isEqualTo(RateLimitEnforcer.boundedKey(new String(longA)))
+        .isNotEqualTo(RateLimitEnforcer.boundedKey(longB));
+  }
 }

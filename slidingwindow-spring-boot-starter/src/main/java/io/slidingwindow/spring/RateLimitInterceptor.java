@@ -7,6 +7,7 @@ import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitListener;
 import io.slidingwindow.servlet.RateLimitRule;
 import io.slidingwindow.servlet.RateLimiterFactory;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.lang.reflect.Method;
@@ -27,7 +28,8 @@ import org.springframework.web.servlet.HandlerInterceptor;
  * Enforces {@link RateLimit} on Spring MVC handler methods: one rule and one keyed limiter per
  * annotated method, created through the same {@link RateLimiterFactory} as the filter's rules.
  *
- * <p>Key expressions run in a {@link SimpleEvaluationContext} (read-only data binding plus instance
+ * <p>Only the request dispatch is counted: async, error and forward dispatches pass. Key
+ * expressions run in a {@link SimpleEvaluationContext} (read-only data binding plus instance
  * methods on the {@link RateLimitKeyContext}): no type references, constructors or bean lookups.
  * Thread-safe.
  */
@@ -47,6 +49,8 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
    * Creates an interceptor.
    *
    * @param defaultDryRun dry-run for every annotation, on top of each one's own flag
+   * @throws IllegalArgumentException if {@code limiterFactory}, {@code listener} or {@code
+   *     clientIp} is null
    */
   public RateLimitInterceptor(
       RateLimiterFactory limiterFactory,
@@ -54,6 +58,11 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
       ClientIpResolver clientIp,
       boolean rateLimitHeaders,
       boolean defaultDryRun) {
+    if (limiterFactory == null || listener == null || clientIp == null) {
+      throw new IllegalArgumentException(
+          "limiterFactory, listener and clientIp must not be null, were "
+              + limiterFactory + ", " + listener + ", " + clientIp);
+    }
     this.limiterFactory = limiterFactory;
     this.listener = listener;
     this.clientIp = clientIp;
@@ -74,8 +83,9 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
   @Override
   public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler)
       throws Exception {
-    if (!(handler instanceof HandlerMethod handlerMethod)) {
-      return true;
+    if (!(handler instanceof HandlerMethod handlerMethod)
+        || request.getDispatcherType() != DispatcherType.REQUEST) {
+      return true; // an async, error or forward dispatch of a request already counted
     }
     RateLimitEnforcer enforcer = enforcerFor(handlerMethod.getMethod());
     return enforcer == null || enforcer.enforce(request, response);

@@ -11,6 +11,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.concurrent.Callable;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -79,6 +80,12 @@ class RateLimitHttpTest {
       @RateLimit(limits = {"2/10s"}, key = "pathVariables['id']", name = "order-reads")
       String order(@PathVariable("id") String id) {
         return "order " + id;
+      }
+
+      @GetMapping("/async")
+      @RateLimit(limits = "2/1m", name = "async")
+      Callable<String> async() {
+        return () -> "later";
       }
 
       @GetMapping("/search")
@@ -191,6 +198,16 @@ class RateLimitHttpTest {
     assertThat(get("/search", "X-Api-Key", "k1").statusCode()).isEqualTo(429);
     assertThat(get("/search").statusCode()).isEqualTo(200);
     assertThat(get("/search").statusCode()).isEqualTo(429);
+  }
+
+  @Test
+  void annotation_asyncHandler_isCountedOncePerRequest() throws Exception {
+    HttpResponse<String> first = get("/async");
+    assertThat(first.statusCode()).isEqualTo(200);
+    assertThat(first.body()).isEqualTo("later");
+    assertThat(get("/async").statusCode()).isEqualTo(200);
+    assertThat(get("/async").statusCode()).isEqualTo(429);
+    assertThat(count("async", "allowed")).isEqualTo(2);
   }
 
   private double count(String rule, String outcome) {
