@@ -21,6 +21,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration;
+import org.springframework.boot.test.context.ConfigDataApplicationContextInitializer;
 import org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -89,6 +90,27 @@ class SlidingWindowAutoConfigurationTest {
               assertThat(rule.matches("GET", "/v2/product")).isFalse();
               assertThat(rule.countRefusedAttempts()).isFalse();
               assertThat(rule.dryRun()).isFalse();
+            });
+  }
+
+  @Test
+  void applicationYml_seed002Example_bindsInOrder() {
+    runner
+        .withInitializer(new ConfigDataApplicationContextInitializer())
+        .withPropertyValues("spring.config.location=classpath:seed002.yml")
+        .run(
+            context -> {
+              List<RateLimitRule> rules = context.getBean(RateLimitEnforcer.class).rules();
+              assertThat(rules).extracting(RateLimitRule::name).containsExactly("v1-product", "login");
+              assertThat(rules.get(0).limits())
+                  .containsExactly(
+                      Limit.of(500, Duration.ofSeconds(2)),
+                      Limit.of(2000, Duration.ofSeconds(10)),
+                      Limit.of(10000, Duration.ofSeconds(60)));
+              assertThat(rules.get(1).limits()).containsExactly(Limit.of(5, Duration.ofMinutes(1)));
+              assertThat(rules.get(1).countRefusedAttempts()).isTrue();
+              assertThat(rules.get(1).matches("POST", "/login")).isTrue();
+              assertThat(rules.get(1).matches("GET", "/login")).isFalse();
             });
   }
 
