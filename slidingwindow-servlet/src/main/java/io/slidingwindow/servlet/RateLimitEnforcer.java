@@ -245,9 +245,14 @@ public final class RateLimitEnforcer {
   private static void writeHeaders(
       HttpServletResponse response, StringBuilder policy, StringBuilder state) {
     if (policy != null && policy.length() > 0) {
-      response.setHeader(RATE_LIMIT_POLICY, policy.toString());
-      response.setHeader(RATE_LIMIT, state.toString());
+      // Another enforcer (the filter before an annotated handler) may have written its own items.
+      response.setHeader(RATE_LIMIT_POLICY, joined(response.getHeader(RATE_LIMIT_POLICY), policy));
+      response.setHeader(RATE_LIMIT, joined(response.getHeader(RATE_LIMIT), state));
     }
+  }
+
+  private static String joined(String existing, StringBuilder items) {
+    return existing == null || existing.isEmpty() ? items.toString() : existing + ", " + items;
   }
 
   private static long wholeSeconds(long nanos) {

@@ -12,7 +12,7 @@ import java.util.Set;
  *
  * <p>A request matches when its path matches one of the patterns (or the rule has none) and its
  * method is one of the methods (or the rule has none). Several limits are checked together: a
- * request is granted only if every limit allows it (seed-style per-URL windows such as 500 per 2 s,
+ * request is granted only if every limit allows it (per-URL windows such as 500 per 2 s,
  * 2000 per 10 s and 10000 per 60 s). With {@code countRefusedAttempts} a refused request is counted
  * too, so a client that keeps calling while refused stays refused. In dry-run the rule counts and
  * reports, but never refuses.

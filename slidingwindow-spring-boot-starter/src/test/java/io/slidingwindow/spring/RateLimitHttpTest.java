@@ -52,6 +52,9 @@ import org.springframework.web.bind.annotation.RestController;
       "slidingwindow.http.rules.keyed.key=header:X-Api-Key",
       "slidingwindow.http.rules.keyed.limits[0].permits=1",
       "slidingwindow.http.rules.keyed.limits[0].window=1m",
+      "slidingwindow.http.rules.orders.paths=/orders/**",
+      "slidingwindow.http.rules.orders.limits[0].permits=100",
+      "slidingwindow.http.rules.orders.limits[0].window=1m",
     })
 class RateLimitHttpTest {
 
@@ -185,7 +188,11 @@ class RateLimitHttpTest {
     HttpResponse<String> refused = get("/orders/1");
     assertThat(refused.statusCode()).isEqualTo(429);
     assertThat(refused.headers().firstValue("Retry-After")).hasValue("11"); // 10 s + 10 ms precision
-    assertThat(refused.headers().firstValue("RateLimit-Policy")).hasValue("\"order-reads\";q=2;w=10");
+    // The filter's rule and the annotation both report, in the order they ran.
+    assertThat(refused.headers().firstValue("RateLimit-Policy"))
+        .hasValue("\"orders\";q=100;w=60, \"order-reads\";q=2;w=10");
+    assertThat(refused.headers().firstValue("RateLimit"))
+        .hasValue("\"orders\";r=97;t=61, \"order-reads\";r=0;t=11");
     assertThat(get("/orders/2").statusCode()).isEqualTo(200);
     assertThat(count("order-reads", "refused")).isEqualTo(1);
     ticker.advance(Duration.ofSeconds(11));
