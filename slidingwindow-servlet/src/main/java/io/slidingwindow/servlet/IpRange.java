@@ -84,13 +84,25 @@ final class IpRange {
     if (address == null || address.isEmpty() || address.length() > 45) {
       return null;
     }
-    boolean v4 = IPV4.matcher(address).matches();
-    if (!v4 && !IPV6.matcher(address).matches()) {
+    if (IPV4.matcher(address).matches()) {
+      String[] octets = address.split("\\.");
+      byte[] bytes = new byte[4];
+      for (int i = 0; i < 4; i++) {
+        int octet = Integer.parseInt(octets[i]);
+        if (octet > 255) {
+          return null;
+        }
+        bytes[i] = (byte) octet;
+      }
+      return bytes;
+    }
+    if (!IPV6.matcher(address).matches()) {
       return null; // not a literal: never hand it to InetAddress, which would look it up
     }
     try {
+      // With a ':' in it, InetAddress parses an IPv6 literal and never looks the text up.
       byte[] bytes = InetAddress.getByName(address).getAddress();
-      if (!v4 && bytes.length == 4) {
+      if (bytes.length == 4) {
         byte[] mapped = new byte[16];
         mapped[10] = (byte) 0xFF;
         mapped[11] = (byte) 0xFF;

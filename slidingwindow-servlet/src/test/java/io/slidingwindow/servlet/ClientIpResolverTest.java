@@ -62,6 +62,18 @@ class ClientIpResolverTest {
   }
 
   @Test
+  void isTrusted_malformedAddresses_areNotTrusted() {
+    ClientIpResolver all = ClientIpResolver.trusting(List.of("0.0.0.0/0", "::/0"));
+    assertThat(all.isTrusted("255.255.255.255")).isTrue();
+    assertThat(all.isTrusted("256.1.1.1")).isFalse();
+    assertThat(all.isTrusted("1.2.3")).isFalse();
+    assertThat(all.isTrusted("1:2:3")).isFalse();
+    assertThat(all.isTrusted("::1")).isTrue();
+    assertThat(all.isTrusted("")).isFalse();
+    assertThat(all.isTrusted("unknown")).isFalse();
+  }
+
+  @Test
   void trusting_invalidCidr_throwsNamingTheValue() {
     assertThatThrownBy(() -> ClientIpResolver.trusting(List.of("10.0.0.0/33")))
         .isInstanceOf(IllegalArgumentException.class)
@@ -69,6 +81,9 @@ class ClientIpResolverTest {
     assertThatThrownBy(() -> ClientIpResolver.trusting(List.of("proxy.example")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("proxy.example");
+    assertThatThrownBy(() -> ClientIpResolver.trusting(List.of("300.0.0.0/8")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("300.0.0.0/8");
     assertThatThrownBy(() -> ClientIpResolver.trusting(List.of("10.0.0.0/x")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("10.0.0.0/x");
