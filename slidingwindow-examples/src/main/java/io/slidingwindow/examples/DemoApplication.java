@@ -1,0 +1,84 @@
+package io.slidingwindow.examples;
+
+import io.slidingwindow.spring.RateLimit;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.web.context.WebServerInitializedEvent;
+import org.springframework.context.event.EventListener;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * A small API behind sliding-window limits, in memory, with no setup. The rules live in {@code
+ * application.yml}; one endpoint uses {@link RateLimit} instead. Start it and call {@code
+ * /api/quotes} more than 5 times within 10 seconds to get a 429.
+ */
+@SpringBootApplication
+public class DemoApplication {
+
+  public static void main(String[] args) {
+    SpringApplication.run(DemoApplication.class, args);
+  }
+
+  /** Prints where the API listens and how to see a limit at work. */
+  @EventListener
+  public void onStarted(WebServerInitializedEvent event) {
+    System.out.println(startupMessage(event.getWebServer().getPort()));
+  }
+
+  /** The line printed on start. */
+  static String startupMessage(int port) {
+    String base = "http://localhost:" + port;
+    return "\nslidingwindow demo API listening on " + base + "\n"
+        + "try: for i in $(seq 7); do curl -s -o /dev/null -w '%{http_code} ' " + base
+        + "/api/quotes; done; echo   # 200 x5, then 429\n"
+        + "     curl -i " + base + "/api/quotes   # RateLimit-Policy, RateLimit, Retry-After\n";
+  }
+
+  /** The endpoints. */
+  @RestController
+  static class Api {
+
+    private static final List<String> QUOTES =
+        List.of(
+            "At most N in any interval of length W.",
+            "A token bucket can let 2N through one window.",
+            "Precision decides how late capacity comes back, never how much.");
+
+    /** Rule {@code quotes}: 5 per 10 s and 20 per minute for each client address. */
+    @GetMapping("/api/quotes")
+    Map<String, String> quote() {
+      return Map.of("quote", QUOTES.get(ThreadLocalRandom.current().nextInt(QUOTES.size())));
+    }
+
+    /** Rule {@code product}: seed 002's per-URL windows, 500 per 2 s, 2000 per 10 s, 10000 per minute. */
+    @GetMapping("/v1/product/{id}")
+    Map<String, String> product(@PathVariable("id") String id) {
+      return Map.of("id", id, "name", "product " + id);
+    }
+
+    /** Rule {@code login}: 3 per minute per address, refused attempts counted (penalty mode). */
+    @PostMapping("/api/login")
+    Map<String, String> login() {
+      return Map.of("result", "checked");
+    }
+
+    /** Rule {@code search}: dry-run, so it only reports (headers, metrics, log) and never refuses. */
+    @GetMapping("/api/search")
+    Map<String, String> search() {
+      return Map.of("results", "none yet");
+    }
+
+    /** Limited by annotation: 2 per 5 s per API key, or per address without one. */
+    @GetMapping("/api/reports/{id}")
+    @RateLimit(limits = "2/5s", key = "header('X-Api-Key') ?: clientIp", name = "reports")
+    Map<String, String> report(@PathVariable("id") String id) {
+      return Map.of("report", id);
+    }
+  }
+}

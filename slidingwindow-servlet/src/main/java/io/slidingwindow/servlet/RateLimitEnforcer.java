@@ -1,0 +1,399 @@
+package io.slidingwindow.servlet;
+
+import io.slidingwindow.Decision;
+import io.slidingwindow.KeyedRateLimiter;
+import io.slidingwindow.Limit;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Applies rules to HTTP requests: takes a permit from each matching rule and answers 429 Too Many
+ * Requests when one refuses. {@link RateLimitFilter} wraps it as a servlet filter; the Spring Boot
+ * starter also drives it from {@code @RateLimit} handler methods.
+ *
+ * <p>For each request, the rules whose paths and methods match are applied in order. A rule whose
+ * key resolver returns null is skipped; a key longer than 256 characters is replaced by its SHA-256
+ * digest, so that long header values cannot inflate memory. The first rule that refuses (and is not
+ * in dry-run) ends the request: the rules after it are not charged, the rules before it were. A
+ * refusal is answered with status 429, {@code Retry-After} in whole seconds rounded up (so never
+ * earlier than the time at which the same request would be granted if no other arrived), and an
+ * {@code application/problem+json} body (RFC 9457) that names no rule, key or limit. A dry-run
+ * rule that would refuse is reported to the listener and logged, and the request goes on.
+ *
+ * <p>If a key resolver or a limiter throws (a faulty key expression, a backend outage), the error
+ * is reported to the listener and logged, and the request goes on unlimited by that rule
+ * (fail-open); backends with their own failure policy decide before that.
+ *
+ * <p>With rate-limit headers on, every response of a matched rule carries {@code RateLimit-Policy}
+ * (each limit as {@code "name";q=permits;w=seconds}) and {@code RateLimit} (the binding limit of
+ * each rule as {@code "name";r=remaining;t=seconds}) as in draft-ietf-httpapi-ratelimit-headers-10.
+ * {@code t} is the time until the binding limit has fully reset when granted, and the {@code
+ * Retry-After} seconds when refused. A rule with one limit names its policy after itself; a rule
+ * with several adds the window ({@code product-2s}, {@code product-10s}).
+ *
+ * <p>Instances are immutable and thread-safe if the rules' key resolvers, the limiters and the
+ * listener are.
+ */
+public final class RateLimitEnforcer {
+
+  /** The response header that tells how many seconds to wait. */
+  public static final String RETRY_AFTER = "Retry-After";
+
+  /** The draft-10 header that describes each quota policy. */
+  public static final String RATE_LIMIT_POLICY = "RateLimit-Policy";
+
+  /** The draft-10 header that reports the state of each policy for this request. */
+  public static final String RATE_LIMIT = "RateLimit";
+
+  /** The media type of the refusal body. */
+  public static final String PROBLEM_JSON = "application/problem+json";
+
+  /** Longer keys are replaced by their digest. */
+  static final int MAX_KEY_CHARS = 256;
+
+  private static final System.Logger LOG = System.getLogger(RateLimitEnforcer.class.getName());
+
+  private final List<Entry> entries;
+  private final RateLimitListener listener;
+  private final boolean rateLimitHeaders;
+
+  private RateLimitEnforcer(List<Entry> entries, RateLimitListener listener, boolean headers) {
+    this.entries = entries;
+    this.listener = listener;
+    this.rateLimitHeaders = headers;
+  }
+
+  /** Returns a builder. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** One rule, its limiter and the policy name of each of its limits. */
+  private record Entry(RateLimitRule rule, KeyedRateLimiter<String> limiter, List<String> policies) {
+
+    String policyOf(Limit limit) {
+      int i = rule.limits().indexOf(limit);
+      return policies.get(Math.max(i, 0));
+    }
+  }
+
+  /** The rules, in the order they are applied. */
+  public List<RateLimitRule> rules() {
+    List<RateLimitRule> rules = new ArrayList<>(entries.size());
+    for (Entry entry : entries) {
+      rules.add(entry.rule());
+    }
+    return List.copyOf(rules);
+  }
+
+  /**
+   * Applies the matching rules to {@code request}.
+   *
+   * @return true if the request may go on; false if it was refused and the 429 response written
+   * @throws IOException if writing the refusal fails
+   */
+  public boolean enforce(HttpServletRequest request, HttpServletResponse response)
+      throws IOException {
+    String method = request.getMethod();
+    String path = pathOf(request);
+    StringBuilder policyHeader = null;
+    StringBuilder stateHeader = null;
+    for (Entry entry : entries) {
+      RateLimitRule rule = entry.rule();
+      if (!rule.matches(method, path)) {
+        continue;
+      }
+      Decision decision;
+      try {
+        String key = rule.keyResolver().resolve(request);
+        if (key == null) {
+          continue;
+        }
+        decision = entry.limiter().decide(boundedKey(key), 1);
+      } catch (RuntimeException e) {
+        notifyError(rule, e);
+        LOG.log(Level.WARNING, "rate limit rule '" + rule.name() + "' failed; request let through", e);
+        continue;
+      }
+      boolean refused = !decision.allowed() && !rule.dryRun();
+      if (rateLimitHeaders) {
+        if (policyHeader == null) {
+          policyHeader = new StringBuilder();
+          stateHeader = new StringBuilder();
+        }
+        appendPolicies(policyHeader, entry);
+        appendState(stateHeader, entry, decision);
+      }
+      if (decision.allowed()) {
+        notifyAllowed(rule, decision);
+        continue;
+      }
+      notifyRefused(rule, decision, rule.dryRun());
+      if (!refused) {
+        LOG.log(
+            Level.INFO,
+            "rate limit rule ''{0}'' (dry-run) would refuse {1} {2}; retry after {3} s",
+            rule.name(), method, path, retryAfterSeconds(decision.retryAfter()));
+        continue;
+      }
+      writeHeaders(response, policyHeader, stateHeader);
+      writeTooManyRequests(response, decision.retryAfter());
+      return false;
+    }
+    writeHeaders(response, policyHeader, stateHeader);
+    return true;
+  }
+
+  /**
+   * {@code key} itself if it has at most {@value #MAX_KEY_CHARS} characters, otherwise a SHA-256
+   * digest of it: a client cannot make each tracked key cost kilobytes by sending long header
+   * values.
+   */
+  static String boundedKey(String key) {
+    if (key.length() <= MAX_KEY_CHARS) {
+      return key;
+    }
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+      return "sha256:" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+    }
+  }
+
+  /**
+   * The whole seconds a client must wait: {@code retryAfter} rounded up, so never earlier than the
+   * true wait, and at least 1 for a positive wait.
+   */
+  public static long retryAfterSeconds(Duration retryAfter) {
+    long nanos = retryAfter.toNanos();
+    return nanos / 1_000_000_000L + (nanos % 1_000_000_000L == 0 ? 0 : 1);
+  }
+
+  /**
+   * Writes a 429 answer: status, {@code Retry-After} and the problem body.
+   *
+   * @throws IOException if the body cannot be written
+   */
+  public static void writeTooManyRequests(HttpServletResponse response, Duration retryAfter)
+      throws IOException {
+    long seconds = retryAfterSeconds(retryAfter);
+    response.setStatus(429);
+    response.setHeader(RETRY_AFTER, Long.toString(seconds));
+    response.setContentType(PROBLEM_JSON);
+    response.setCharacterEncoding("UTF-8");
+    byte[] body = problemBody(seconds).getBytes(StandardCharsets.UTF_8);
+    response.setContentLength(body.length);
+    response.getOutputStream().write(body);
+  }
+
+  /** The RFC 9457 problem document of a refusal. */
+  static String problemBody(long retryAfterSeconds) {
+    return "{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
+        + "\"detail\":\"Request rate limit exceeded; retry after "
+        + retryAfterSeconds
+        + (retryAfterSeconds == 1 ? " second.\"}" : " seconds.\"}");
+  }
+
+  /** The request's path within the application: decoded and normalized by the container. */
+  static String pathOf(HttpServletRequest request) {
+    String servletPath = request.getServletPath();
+    String pathInfo = request.getPathInfo();
+    String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
+    return path.isEmpty() ? "/" : path;
+  }
+
+  private static void appendPolicies(StringBuilder header, Entry entry) {
+    List<Limit> limits = entry.rule().limits();
+    for (int i = 0; i < limits.size(); i++) {
+      if (header.length() > 0) {
+        header.append(", ");
+      }
+      header
+          .append('"').append(entry.policies().get(i)).append('"')
+          .append(";q=").append(limits.get(i).permits())
+          .append(";w=").append(wholeSeconds(limits.get(i).windowNanos()));
+    }
+  }
+
+  private static void appendState(StringBuilder header, Entry entry, Decision decision) {
+    if (header.length() > 0) {
+      header.append(", ");
+    }
+    long t =
+        decision.allowed()
+            ? retryAfterSeconds(decision.resetAfter())
+            : retryAfterSeconds(decision.retryAfter());
+    header
+        .append('"').append(entry.policyOf(decision.limit())).append('"')
+        .append(";r=").append(decision.allowed() ? decision.remaining() : 0)
+        .append(";t=").append(t);
+  }
+
+  private static void writeHeaders(
+      HttpServletResponse response, StringBuilder policy, StringBuilder state) {
+    if (policy != null && policy.length() > 0) {
+      // Another enforcer (the filter before an annotated handler) may have written its own items.
+      response.setHeader(RATE_LIMIT_POLICY, joined(response.getHeader(RATE_LIMIT_POLICY), policy));
+      response.setHeader(RATE_LIMIT, joined(response.getHeader(RATE_LIMIT), state));
+    }
+  }
+
+  private static String joined(String existing, StringBuilder items) {
+    return existing == null || existing.isEmpty() ? items.toString() : existing + ", " + items;
+  }
+
+  private static long wholeSeconds(long nanos) {
+    return Math.max(1, retryAfterSeconds(Duration.ofNanos(nanos)));
+  }
+
+  private void notifyAllowed(RateLimitRule rule, Decision decision) {
+    try {
+      listener.onAllowed(rule, decision);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "rate limit listener failed", e);
+    }
+  }
+
+  private void notifyRefused(RateLimitRule rule, Decision decision, boolean dryRun) {
+    try {
+      listener.onRefused(rule, decision, dryRun);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "rate limit listener failed", e);
+    }
+  }
+
+  private void notifyError(RateLimitRule rule, RuntimeException error) {
+    try {
+      listener.onError(rule, error);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "rate limit listener failed", e);
+    }
+  }
+
+  /** The policy names of a rule's limits, unique within the rule. */
+  static List<String> policyNames(RateLimitRule rule) {
+    List<Limit> limits = rule.limits();
+    if (limits.size() == 1) {
+      return List.of(rule.name());
+    }
+    List<String> names = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < limits.size(); i++) {
+      long nanos = limits.get(i).windowNanos();
+      String window =
+          nanos % 1_000_000_000L == 0
+              ? nanos / 1_000_000_000L + "s"
+              : nanos % 1_000_000L == 0 ? nanos / 1_000_000L + "ms" : nanos + "ns";
+      String name = rule.name() + "-" + window;
+      if (!seen.add(name)) {
+        name = rule.name() + "-" + (i + 1);
+        seen.add(name);
+      }
+      names.add(name);
+    }
+    return List.copyOf(names);
+  }
+
+  /** Builds a {@link RateLimitEnforcer}. Not thread-safe. */
+  public static final class Builder {
+    private final List<RateLimitRule> rules = new ArrayList<>();
+    private RateLimiterFactory limiterFactory = RateLimiterFactory.inMemory();
+    private RateLimitListener listener = RateLimitListener.NONE;
+    private boolean rateLimitHeaders;
+
+    private Builder() {}
+
+    /**
+     * Adds a rule; rules apply in the order added.
+     *
+     * @throws IllegalArgumentException if {@code rule} is null
+     */
+    public Builder rule(RateLimitRule rule) {
+      if (rule == null) {
+        throw new IllegalArgumentException("rule must not be null");
+      }
+      rules.add(rule);
+      return this;
+    }
+
+    /**
+     * Adds each of {@code rules}.
+     *
+     * @throws IllegalArgumentException if {@code rules} or one of them is null
+     */
+    public Builder rules(List<RateLimitRule> rules) {
+      if (rules == null) {
+        throw new IllegalArgumentException("rules must not be null");
+      }
+      rules.forEach(this::rule);
+      return this;
+    }
+
+    /**
+     * Sets the backend, {@link RateLimiterFactory#inMemory()} by default.
+     *
+     * @throws IllegalArgumentException if {@code limiterFactory} is null
+     */
+    public Builder limiterFactory(RateLimiterFactory limiterFactory) {
+      if (limiterFactory == null) {
+        throw new IllegalArgumentException("limiterFactory must not be null");
+      }
+      this.limiterFactory = limiterFactory;
+      return this;
+    }
+
+    /**
+     * Sets the listener, none by default.
+     *
+     * @throws IllegalArgumentException if {@code listener} is null
+     */
+    public Builder listener(RateLimitListener listener) {
+      if (listener == null) {
+        throw new IllegalArgumentException("listener must not be null");
+      }
+      this.listener = listener;
+      return this;
+    }
+
+    /** Sets whether to send the {@code RateLimit-Policy} and {@code RateLimit} headers; off by default. */
+    public Builder rateLimitHeaders(boolean rateLimitHeaders) {
+      this.rateLimitHeaders = rateLimitHeaders;
+      return this;
+    }
+
+    /**
+     * Creates one limiter per rule through the factory and builds the enforcer.
+     *
+     * @throws IllegalArgumentException if two rules share a name, or the factory rejects a rule
+     */
+    public RateLimitEnforcer build() {
+      Set<String> names = new HashSet<>();
+      List<Entry> entries = new ArrayList<>();
+      for (RateLimitRule rule : rules) {
+        if (!names.add(rule.name())) {
+          throw new IllegalArgumentException("rule names must be unique, '" + rule.name() + "' repeats");
+        }
+        KeyedRateLimiter<String> limiter =
+            limiterFactory.create(rule.name(), rule.limits(), rule.countRefusedAttempts());
+        if (limiter == null) {
+          throw new IllegalArgumentException("limiterFactory returned null for rule '" + rule.name() + "'");
+        }
+        entries.add(new Entry(rule, limiter, policyNames(rule)));
+      }
+      return new RateLimitEnforcer(List.copyOf(entries), listener, rateLimitHeaders);
+    }
+  }
+}

@@ -1,0 +1,203 @@
+package io.slidingwindow.servlet;
+
+import io.slidingwindow.Limit;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Which requests a rule limits (path patterns and methods), under which key, and by which limits.
+ *
+ * <p>A request matches when its path matches one of the patterns (or the rule has none) and its
+ * method is one of the methods (or the rule has none). Several limits are checked together: a
+ * request is granted only if every limit allows it (per-URL windows such as 500 per 2 s,
+ * 2000 per 10 s and 10000 per 60 s). With {@code countRefusedAttempts} a refused request is counted
+ * too, so a client that keeps calling while refused stays refused. In dry-run the rule counts and
+ * reports, but never refuses.
+ *
+ * <p>Instances are immutable and thread-safe.
+ */
+public final class RateLimitRule {
+
+  private final String name;
+  private final List<PathPattern> paths;
+  private final Set<String> methods;
+  private final KeyResolver keyResolver;
+  private final List<Limit> limits;
+  private final boolean countRefusedAttempts;
+  private final boolean dryRun;
+
+  private RateLimitRule(Builder b) {
+    this.name = b.name;
+    this.paths = List.copyOf(b.paths);
+    this.methods = Set.copyOf(b.methods);
+    this.keyResolver = b.keyResolver;
+    this.limits = List.copyOf(b.limits);
+    this.countRefusedAttempts = b.countRefusedAttempts;
+    this.dryRun = b.dryRun;
+  }
+
+  /**
+   * Starts a rule named {@code name}; the name appears in metrics, logs and the {@code
+   * RateLimit-Policy} header, never in a response body.
+   *
+   * @throws IllegalArgumentException if {@code name} is null, blank, or holds a character other
+   *     than letters, digits, {@code - _ . :}
+   */
+  public static Builder builder(String name) {
+    if (name == null || !name.matches("[A-Za-z0-9._:-]+")) {
+      throw new IllegalArgumentException(
+          "name must be non-empty letters, digits, '-', '_', '.' or ':', was '" + name + "'");
+    }
+    return new Builder(name);
+  }
+
+  /** Whether this rule applies to a request with this method and path. */
+  public boolean matches(String method, String path) {
+    if (!methods.isEmpty() && (method == null || !methods.contains(method.toUpperCase(Locale.ROOT)))) {
+      return false;
+    }
+    if (paths.isEmpty()) {
+      return true;
+    }
+    for (PathPattern pattern : paths) {
+      if (pattern.matches(path)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The rule's name. */
+  public String name() {
+    return name;
+  }
+
+  /** The path patterns; empty means every path. */
+  public List<PathPattern> paths() {
+    return paths;
+  }
+
+  /** The upper-case methods; empty means every method. */
+  public Set<String> methods() {
+    return methods;
+  }
+
+  /** The key resolver. */
+  public KeyResolver keyResolver() {
+    return keyResolver;
+  }
+
+  /** The limits, all checked for every request. */
+  public List<Limit> limits() {
+    return limits;
+  }
+
+  /** Whether refused requests are counted as if granted (penalty mode). */
+  public boolean countRefusedAttempts() {
+    return countRefusedAttempts;
+  }
+
+  /** Whether this rule only counts and reports, never refusing. */
+  public boolean dryRun() {
+    return dryRun;
+  }
+
+  @Override
+  public String toString() {
+    return "RateLimitRule[" + name + " " + paths + " " + methods + " " + limits
+        + (countRefusedAttempts ? " counting refused" : "") + (dryRun ? " dry-run" : "") + "]";
+  }
+
+  /** Builds a {@link RateLimitRule}. Not thread-safe. */
+  public static final class Builder {
+    private final String name;
+    private final List<PathPattern> paths = new ArrayList<>();
+    private final Set<String> methods = new LinkedHashSet<>();
+    private KeyResolver keyResolver = KeyResolver.clientIp(ClientIpResolver.direct());
+    private final List<Limit> limits = new ArrayList<>();
+    private boolean countRefusedAttempts;
+    private boolean dryRun;
+
+    private Builder(String name) {
+      this.name = name;
+    }
+
+    /**
+     * Adds a path pattern (see {@link PathPattern}).
+     *
+     * @throws IllegalArgumentException if the pattern is invalid
+     */
+    public Builder path(String pattern) {
+      paths.add(PathPattern.of(pattern));
+      return this;
+    }
+
+    /**
+     * Adds HTTP methods, case-insensitive.
+     *
+     * @throws IllegalArgumentException if a method is null or not a token of letters
+     */
+    public Builder methods(String... methods) {
+      for (String method : methods) {
+        if (method == null || !method.matches("[A-Za-z]+")) {
+          throw new IllegalArgumentException("method must be letters, was '" + method + "'");
+        }
+        this.methods.add(method.toUpperCase(Locale.ROOT));
+      }
+      return this;
+    }
+
+    /**
+     * Sets the key resolver; by default the connection's remote address.
+     *
+     * @throws IllegalArgumentException if {@code keyResolver} is null
+     */
+    public Builder key(KeyResolver keyResolver) {
+      if (keyResolver == null) {
+        throw new IllegalArgumentException("keyResolver must not be null");
+      }
+      this.keyResolver = keyResolver;
+      return this;
+    }
+
+    /**
+     * Adds a limit.
+     *
+     * @throws IllegalArgumentException if {@code limit} is null
+     */
+    public Builder limit(Limit limit) {
+      if (limit == null) {
+        throw new IllegalArgumentException("limit must not be null");
+      }
+      limits.add(limit);
+      return this;
+    }
+
+    /** Sets whether refused requests are counted too (penalty mode); off by default. */
+    public Builder countRefusedAttempts(boolean countRefusedAttempts) {
+      this.countRefusedAttempts = countRefusedAttempts;
+      return this;
+    }
+
+    /** Sets dry-run: count and report, never refuse; off by default. */
+    public Builder dryRun(boolean dryRun) {
+      this.dryRun = dryRun;
+      return this;
+    }
+
+    /**
+     * Builds the rule.
+     *
+     * @throws IllegalArgumentException if no limit was added
+     */
+    public RateLimitRule build() {
+      if (limits.isEmpty()) {
+        throw new IllegalArgumentException("limits: rule '" + name + "' needs at least one limit");
+      }
+      return new RateLimitRule(this);
+    }
+  }
+}

@@ -1,0 +1,84 @@
+package io.slidingwindow.servlet;
+
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.apache.catalina.Context;
+import org.apache.catalina.LifecycleException;
+import org.apache.catalina.connector.Connector;
+import org.apache.catalina.startup.Tomcat;
+import org.apache.tomcat.util.descriptor.web.FilterDef;
+import org.apache.tomcat.util.descriptor.web.FilterMap;
+
+/** A real Tomcat on a free loopback port with one filter before a servlet that answers "ok". */
+final class EmbeddedTomcat implements AutoCloseable {
+
+  private final Tomcat tomcat = new Tomcat();
+  private final Connector connector = new Connector();
+  private final HttpClient client =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+  EmbeddedTomcat(Filter filter, Path baseDir) throws LifecycleException {
+    tomcat.setBaseDir(baseDir.toString());
+    connector.setPort(0);
+    connector.setProperty("address", "127.0.0.1");
+    tomcat.setConnector(connector);
+    Context context = tomcat.addContext("", null);
+    Tomcat.addServlet(
+        context,
+        "ok",
+        new HttpServlet() {
+          @Override
+          protected void service(HttpServletRequest req, HttpServletResponse resp)
+              throws IOException {
+            resp.setContentType("text/plain");
+            resp.getWriter().write("ok");
+          }
+        });
+    context.addServletMappingDecoded("/*", "ok");
+    FilterDef def = new FilterDef();
+    def.setFilterName("rateLimit");
+    def.setFilter(filter);
+    context.addFilterDef(def);
+    FilterMap map = new FilterMap();
+    map.setFilterName("rateLimit");
+    map.addURLPattern("/*");
+    context.addFilterMap(map);
+    tomcat.start();
+  }
+
+  HttpResponse<String> get(String path, String... headers) {
+    return send("GET", path, headers);
+  }
+
+  HttpResponse<String> send(String method, String path, String... headers) {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + connector.getLocalPort() + path))
+            .method(method, HttpRequest.BodyPublishers.noBody());
+    if (headers.length > 0) {
+      request.headers(headers);
+    }
+    try {
+      return client.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public void close() throws LifecycleException {
+    tomcat.stop();
+    tomcat.destroy();
+  }
+}

@@ -1,0 +1,63 @@
+package io.slidingwindow.spring;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.slidingwindow.Decision;
+import io.slidingwindow.servlet.RateLimitListener;
+import io.slidingwindow.servlet.RateLimitRule;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Counts decisions per rule in Micrometer: the counter {@value #METRIC} with tags {@code rule},
+ * {@code outcome} ({@code allowed}, {@code refused}, {@code errored}) and {@code mode} ({@code
+ * enforce} or {@code dry-run}). A dry-run rule's would-be refusals are {@code refused} with {@code
+ * mode=dry-run}; the request went on. Thread-safe.
+ */
+public final class MicrometerRateLimitListener implements RateLimitListener {
+
+  /** The counter's name. */
+  public static final String METRIC = "slidingwindow.http.requests";
+
+  private final MeterRegistry registry;
+  private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
+
+  /**
+   * Counts into {@code registry}.
+   *
+   * @throws IllegalArgumentException if {@code registry} is null
+   */
+  public MicrometerRateLimitListener(MeterRegistry registry) {
+    if (registry == null) {
+      throw new IllegalArgumentException("registry must not be null");
+    }
+    this.registry = registry;
+  }
+
+  @Override
+  public void onAllowed(RateLimitRule rule, Decision decision) {
+    counter(rule, "allowed").increment();
+  }
+
+  @Override
+  public void onRefused(RateLimitRule rule, Decision decision, boolean dryRun) {
+    counter(rule, "refused").increment();
+  }
+
+  @Override
+  public void onError(RateLimitRule rule, RuntimeException error) {
+    counter(rule, "errored").increment();
+  }
+
+  private Counter counter(RateLimitRule rule, String outcome) {
+    String mode = rule.dryRun() ? "dry-run" : "enforce";
+    return counters.computeIfAbsent(
+        rule.name() + '\u0000' + outcome + '\u0000' + mode,
+        k ->
+            Counter.builder(METRIC)
+                .description("HTTP requests decided by a sliding-window rate limit rule")
+                .tag("rule", rule.name())
+                .tag("outcome", outcome)
+                .tag("mode", mode)
+                .register(registry));
+  }
+}

@@ -1,0 +1,46 @@
+package io.slidingwindow.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Limits a Spring MVC handler method: at most {@code permits} calls in any interval of length
+ * {@code window}, for each key, for every limit listed.
+ *
+ * <pre>{@code
+ * @GetMapping("/orders/{id}")
+ * @RateLimit(limits = {"5/1s", "100/1m"}, key = "pathVariables['id'] + ':' + clientIp")
+ * Order order(@PathVariable String id) { ... }
+ * }</pre>
+ *
+ * <p>Each limit is {@code PERMITS/WINDOW}, the window in Spring Boot's duration syntax ({@code
+ * 500ms}, {@code 2s}, {@code 1m}, {@code 1h}, {@code PT30S}). The key is a SpEL expression
+ * evaluated against the request before the handler runs; see {@link RateLimitKeyContext} for what
+ * it can read. An empty key means the client address. A key that evaluates to null leaves the
+ * request unlimited by this annotation (write {@code header('X-Api-Key') ?: clientIp} to fall
+ * back). Limits and expressions are checked at start-up. Refusals are answered as the filter's are
+ * (429, {@code Retry-After}, problem body).
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface RateLimit {
+
+  /** The limits, each {@code PERMITS/WINDOW}, such as {@code "500/2s"}; at least one. */
+  String[] limits();
+
+  /** The SpEL key expression; empty for the client address. */
+  String key() default "";
+
+  /** The rule name in metrics and headers; by default {@code ClassName.methodName}. */
+  String name() default "";
+
+  /** Whether refused calls are counted too (penalty mode). */
+  boolean countRefusedAttempts() default false;
+
+  /** Count and report, never refuse. */
+  boolean dryRun() default false;
+}

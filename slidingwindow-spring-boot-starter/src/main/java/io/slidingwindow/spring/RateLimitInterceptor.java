@@ -1,0 +1,186 @@
+package io.slidingwindow.spring;
+
+import io.slidingwindow.Limit;
+import io.slidingwindow.servlet.ClientIpResolver;
+import io.slidingwindow.servlet.KeyResolver;
+import io.slidingwindow.servlet.RateLimitEnforcer;
+import io.slidingwindow.servlet.RateLimitListener;
+import io.slidingwindow.servlet.RateLimitRule;
+import io.slidingwindow.servlet.RateLimiterFactory;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.SimpleEvaluationContext;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.HandlerInterceptor;
+
+/**
+ * Enforces {@link RateLimit} on Spring MVC handler methods: one rule and one keyed limiter per
+ * annotated method, created through the same {@link RateLimiterFactory} as the filter's rules.
+ *
+ * <p>Only the request dispatch is counted: async, error and forward dispatches pass. Key
+ * expressions run in a {@link SimpleEvaluationContext} (read-only data binding plus instance
+ * methods on the {@link RateLimitKeyContext}): no type references, constructors or bean lookups.
+ * Thread-safe.
+ */
+public final class RateLimitInterceptor implements HandlerInterceptor {
+
+  private static final SpelExpressionParser PARSER = new SpelExpressionParser();
+
+  private final RateLimiterFactory limiterFactory;
+  private final RateLimitListener listener;
+  private final ClientIpResolver clientIp;
+  private final boolean rateLimitHeaders;
+  private final boolean defaultDryRun;
+  private final Map<Method, RateLimitEnforcer> enforcers = new ConcurrentHashMap<>();
+  private final Map<Method, Boolean> unannotated = new ConcurrentHashMap<>();
+
+  /**
+   * Creates an interceptor.
+   *
+   * @param defaultDryRun dry-run for every annotation, on top of each one's own flag
+   * @throws IllegalArgumentException if {@code limiterFactory}, {@code listener} or {@code
+   *     clientIp} is null
+   */
+  public RateLimitInterceptor(
+      RateLimiterFactory limiterFactory,
+      RateLimitListener listener,
+      ClientIpResolver clientIp,
+      boolean rateLimitHeaders,
+      boolean defaultDryRun) {
+    if (limiterFactory == null || listener == null || clientIp == null) {
+      throw new IllegalArgumentException(
+          "limiterFactory, listener and clientIp must not be null, were "
+              + limiterFactory + ", " + listener + ", " + clientIp);
+    }
+    this.limiterFactory = limiterFactory;
+    this.listener = listener;
+    this.clientIp = clientIp;
+    this.rateLimitHeaders = rateLimitHeaders;
+    this.defaultDryRun = defaultDryRun;
+  }
+
+  /**
+   * Checks and prepares the annotation of {@code method}, if any, so that a bad one fails at
+   * start-up.
+   *
+   * @throws IllegalArgumentException naming the method if its annotation is invalid
+   */
+  public void register(Method method) {
+    enforcerFor(method);
+  }
+
+  @Override
+  public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler)
+      throws Exception {
+    if (!(handler instanceof HandlerMethod handlerMethod)
+        || request.getDispatcherType() != DispatcherType.REQUEST) {
+      return true; // an async, error or forward dispatch of a request already counted
+    }
+    RateLimitEnforcer enforcer = enforcerFor(handlerMethod.getMethod());
+    return enforcer == null || enforcer.enforce(request, response);
+  }
+
+  private RateLimitEnforcer enforcerFor(Method method) {
+    RateLimitEnforcer enforcer = enforcers.get(method);
+    if (enforcer != null || unannotated.containsKey(method)) {
+      return enforcer;
+    }
+    RateLimit annotation = AnnotatedElementUtils.findMergedAnnotation(method, RateLimit.class);
+    if (annotation == null) {
+      unannotated.put(method, Boolean.TRUE);
+      return null;
+    }
+    return enforcers.computeIfAbsent(method, m -> build(m, annotation));
+  }
+
+  private RateLimitEnforcer build(Method method, RateLimit annotation) {
+    String where = "@RateLimit on " + method.getDeclaringClass().getName() + "." + method.getName();
+    String name =
+        annotation.name().isEmpty()
+            ? method.getDeclaringClass().getSimpleName() + "." + method.getName()
+            : annotation.name();
+    RateLimitRule.Builder rule;
+    try {
+      rule = RateLimitRule.builder(name);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(where + ": name is invalid: " + e.getMessage(), e);
+    }
+    if (annotation.limits().length == 0) {
+      throw new IllegalArgumentException(where + ": limits must hold at least one limit, was empty");
+    }
+    for (String limit : annotation.limits()) {
+      rule.limit(parseLimit(where, limit));
+    }
+    rule.key(keyResolver(where, annotation.key()))
+        .countRefusedAttempts(annotation.countRefusedAttempts())
+        .dryRun(annotation.dryRun() || defaultDryRun);
+    return RateLimitEnforcer.builder()
+        .rule(rule.build())
+        .limiterFactory(limiterFactory)
+        .listener(listener)
+        .rateLimitHeaders(rateLimitHeaders)
+        .build();
+  }
+
+  /** Parses {@code PERMITS/WINDOW}. */
+  static Limit parseLimit(String where, String text) {
+    int slash = text == null ? -1 : text.indexOf('/');
+    if (slash <= 0) {
+      throw new IllegalArgumentException(
+          where + ": limit must be PERMITS/WINDOW such as 500/2s, was '" + text + "'");
+    }
+    long permits;
+    Duration window;
+    try {
+      permits = Long.parseLong(text.substring(0, slash).trim());
+      window = DurationStyle.detectAndParse(text.substring(slash + 1).trim());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          where + ": limit must be PERMITS/WINDOW such as 500/2s, was '" + text + "'", e);
+    }
+    try {
+      return Limit.of(permits, window);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          where + ": limit '" + text + "' is invalid: " + e.getMessage(), e);
+    }
+  }
+
+  private KeyResolver keyResolver(String where, String key) {
+    if (key.isBlank()) {
+      return KeyResolver.clientIp(clientIp);
+    }
+    Expression expression;
+    try {
+      expression = PARSER.parseExpression(key);
+    } catch (ParseException e) {
+      throw new IllegalArgumentException(
+          where + ": key is not a valid SpEL expression, was '" + key + "'", e);
+    }
+    return request -> {
+      RateLimitKeyContext root = new RateLimitKeyContext(request, clientIp);
+      EvaluationContext context =
+          SimpleEvaluationContext.forReadOnlyDataBinding()
+              .withInstanceMethods()
+              .withRootObject(root)
+              .build();
+      context.setVariable("request", request);
+      context.setVariable("clientIp", root.getClientIp());
+      context.setVariable("principal", root.getPrincipal());
+      context.setVariable("pathVariables", root.getPathVariables());
+      Object value = expression.getValue(context);
+      return value == null ? null : value.toString();
+    };
+  }
+}

@@ -1,0 +1,136 @@
+package io.slidingwindow.spring;
+
+import io.slidingwindow.Limit;
+import io.slidingwindow.servlet.ClientIpResolver;
+import io.slidingwindow.servlet.KeyResolver;
+import io.slidingwindow.servlet.RateLimitRule;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Turns bound properties into rules, failing with a message that names the offending property.
+ */
+final class RuleBinder {
+
+  private RuleBinder() {}
+
+  /**
+   * The rules of {@code properties}, in the order written.
+   *
+   * @param keyResolverBeans looks up a {@link KeyResolver} bean by name for {@code bean:NAME} keys;
+   *     returns null if there is none
+   * @throws IllegalArgumentException naming the property and its value if one is invalid
+   */
+  static List<RateLimitRule> rules(
+      SlidingWindowProperties properties,
+      ClientIpResolver clientIp,
+      Function<String, KeyResolver> keyResolverBeans) {
+    List<RateLimitRule> rules = new ArrayList<>();
+    for (Map.Entry<String, SlidingWindowProperties.Rule> e : properties.getRules().entrySet()) {
+      String prefix = SlidingWindowProperties.PREFIX + ".rules." + e.getKey();
+      SlidingWindowProperties.Rule rule = e.getValue();
+      RateLimitRule.Builder builder;
+      try {
+        builder = RateLimitRule.builder(e.getKey());
+      } catch (IllegalArgumentException ex) {
+        throw invalid(prefix, "name", ex);
+      }
+      for (int i = 0; i < rule.getPaths().size(); i++) {
+        try {
+          builder.path(rule.getPaths().get(i));
+        } catch (IllegalArgumentException ex) {
+          throw invalid(prefix, "paths[" + i + "]", ex);
+        }
+      }
+      try {
+        builder.methods(rule.getMethods().toArray(new String[0]));
+      } catch (IllegalArgumentException ex) {
+        throw invalid(prefix, "methods", ex);
+      }
+      builder.key(keyResolver(prefix + ".key", rule.getKey(), clientIp, keyResolverBeans));
+      if (rule.getLimits() == null || rule.getLimits().isEmpty()) {
+        throw new IllegalArgumentException(
+            prefix + ".limits must hold at least one limit (permits and window), was empty");
+      }
+      for (int i = 0; i < rule.getLimits().size(); i++) {
+        builder.limit(limit(prefix + ".limits[" + i + "]", rule.getLimits().get(i)));
+      }
+      builder.countRefusedAttempts(rule.isCountRefusedAttempts());
+      builder.dryRun(rule.getDryRun() != null ? rule.getDryRun() : properties.isDryRun());
+      rules.add(builder.build());
+    }
+    return List.copyOf(rules);
+  }
+
+  /** A limit from its properties. */
+  static Limit limit(String prefix, SlidingWindowProperties.LimitSpec spec) {
+    if (spec == null) {
+      throw new IllegalArgumentException(prefix + " must not be empty");
+    }
+    Long permits = spec.getPermits();
+    if (permits == null || permits <= 0) {
+      throw new IllegalArgumentException(prefix + ".permits must be positive, was " + permits);
+    }
+    Duration window = spec.getWindow();
+    if (window == null || window.isNegative() || window.isZero()) {
+      throw new IllegalArgumentException(prefix + ".window must be positive, was " + window);
+    }
+    Limit limit;
+    try {
+      limit = Limit.of(permits, window);
+    } catch (IllegalArgumentException ex) {
+      throw invalid(prefix, "window", ex);
+    }
+    if (spec.getPrecision() != null) {
+      try {
+        limit = limit.withPrecision(spec.getPrecision());
+      } catch (IllegalArgumentException ex) {
+        throw invalid(prefix, "precision", ex);
+      }
+    }
+    return limit;
+  }
+
+  /** The key resolver a {@code key} property names. */
+  static KeyResolver keyResolver(
+      String property,
+      String key,
+      ClientIpResolver clientIp,
+      Function<String, KeyResolver> keyResolverBeans) {
+    String value = key == null ? "" : key.trim();
+    if (value.equals("ip")) {
+      return KeyResolver.clientIp(clientIp);
+    }
+    if (value.equals("principal")) {
+      return KeyResolver.principal(clientIp);
+    }
+    if (value.equals("global")) {
+      return KeyResolver.global();
+    }
+    if (value.startsWith("header:") && !value.substring(7).isBlank()) {
+      return KeyResolver.header(value.substring(7).trim(), clientIp);
+    }
+    if (value.startsWith("bean:")) {
+      KeyResolver bean = keyResolverBeans.apply(value.substring(5).trim());
+      if (bean == null) {
+        throw new IllegalArgumentException(
+            property + " names no KeyResolver bean, was '" + key + "'");
+      }
+      return bean;
+    }
+    throw new IllegalArgumentException(
+        property
+            + " must be ip, principal, global, header:NAME or bean:NAME, was '"
+            + key
+            + "'");
+  }
+
+  private static IllegalArgumentException invalid(
+      String prefix, String property, IllegalArgumentException cause) {
+    return new IllegalArgumentException(
+        prefix + "." + property + " is invalid: " + cause.getMessage(), cause);
+  }
+}

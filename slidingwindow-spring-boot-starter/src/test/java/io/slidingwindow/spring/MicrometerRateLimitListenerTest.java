@@ -1,0 +1,55 @@
+package io.slidingwindow.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.slidingwindow.Decision;
+import io.slidingwindow.Limit;
+import io.slidingwindow.servlet.RateLimitRule;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class MicrometerRateLimitListenerTest {
+
+  private static final Limit LIMIT = Limit.of(1, Duration.ofSeconds(1));
+  private static final Decision GRANT = new Decision(true, 0, Duration.ZERO, Duration.ofSeconds(1), LIMIT);
+  private static final Decision REFUSAL =
+      new Decision(false, 0, Duration.ofSeconds(1), Duration.ofSeconds(1), LIMIT);
+
+  @Test
+  void events_countedPerRuleOutcomeAndMode() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    MicrometerRateLimitListener listener = new MicrometerRateLimitListener(registry);
+    RateLimitRule enforcing = RateLimitRule.builder("a").limit(LIMIT).build();
+    RateLimitRule trial = RateLimitRule.builder("b").limit(LIMIT).dryRun(true).build();
+
+    listener.onAllowed(enforcing, GRANT);
+    listener.onAllowed(enforcing, GRANT);
+    listener.onRefused(enforcing, REFUSAL, false);
+    listener.onError(enforcing, new IllegalStateException("down"));
+    listener.onRefused(trial, REFUSAL, true);
+
+    assertThat(count(registry, "a", "allowed", "enforce")).isEqualTo(2);
+    assertThat(count(registry, "a", "refused", "enforce")).isEqualTo(1);
+    assertThat(count(registry, "a", "errored", "enforce")).isEqualTo(1);
+    assertThat(count(registry, "b", "refused", "dry-run")).isEqualTo(1);
+    assertThat(registry.find(MicrometerRateLimitListener.METRIC).tags("rule", "b", "outcome", "allowed").counter())
+        .isNull();
+  }
+
+  @Test
+  void constructor_nullRegistry_throws() {
+    assertThatThrownBy(() -> new MicrometerRateLimitListener(null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("registry");
+  }
+
+  private static double count(SimpleMeterRegistry registry, String rule, String outcome, String mode) {
+    return registry
+        .get(MicrometerRateLimitListener.METRIC)
+        .tags("rule", rule, "outcome", outcome, "mode", mode)
+        .counter()
+        .count();
+  }
+}

@@ -1,0 +1,344 @@
+package io.slidingwindow.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.slidingwindow.KeyedRateLimiter;
+import io.slidingwindow.Limit;
+import io.slidingwindow.Ticker;
+import io.slidingwindow.servlet.ClientIpResolver;
+import io.slidingwindow.servlet.KeyResolver;
+import io.slidingwindow.servlet.RateLimitEnforcer;
+import io.slidingwindow.servlet.RateLimitFilter;
+import io.slidingwindow.servlet.RateLimitListener;
+import io.slidingwindow.servlet.RateLimitRule;
+import io.slidingwindow.servlet.RateLimiterFactory;
+import io.slidingwindow.testkit.FakeTicker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration;
+import org.springframework.boot.test.context.ConfigDataApplicationContextInitializer;
+import org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+class SlidingWindowAutoConfigurationTest {
+
+  private final WebApplicationContextRunner runner =
+      new WebApplicationContextRunner()
+          .withConfiguration(AutoConfigurations.of(SlidingWindowAutoConfiguration.class));
+
+  private static final String RULE = "slidingwindow.http.rules.product";
+
+  @Test
+  void autoConfiguration_noUserBeans_usesInMemoryBackendAndSystemClock() {
+    runner
+        .withPropertyValues(
+            RULE + ".paths=/v1/product/**", RULE + ".limits[0].permits=2", RULE + ".limits[0].window=1m")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean(Ticker.class)).isSameAs(Ticker.system());
+              assertThat(context).hasSingleBean(RateLimiterFactory.class);
+              assertThat(context).hasSingleBean(RateLimitEnforcer.class);
+              assertThat(context).hasSingleBean(RateLimitInterceptor.class);
+              assertThat(context).hasBean("slidingWindowRateLimitFilter");
+              assertThat(context.getBean(RateLimitListener.class)).isSameAs(RateLimitListener.NONE);
+              KeyedRateLimiter<String> limiter =
+                  context
+                      .getBean(RateLimiterFactory.class)
+                      .create("x", List.of(Limit.of(2, Duration.ofMinutes(1))), false);
+              assertThat(limiter.tryAcquire("k")).isTrue();
+              assertThat(limiter.tryAcquire("k")).isTrue();
+              assertThat(limiter.tryAcquire("k")).isFalse();
+              assertThat(context.getBean(RateLimitEnforcer.class).rules())
+                  .extracting(RateLimitRule::name)
+                  .containsExactly("product");
+            });
+  }
+
+  @Test
+  void properties_seed002Example_bindsThreeLimitsOnOneUrl() {
+    runner
+        .withPropertyValues(
+            "slidingwindow.http.rules.v1-product.paths[0]=/v1/product",
+            "slidingwindow.http.rules.v1-product.key=global",
+            "slidingwindow.http.rules.v1-product.limits[0].permits=500",
+            "slidingwindow.http.rules.v1-product.limits[0].window=2s",
+            "slidingwindow.http.rules.v1-product.limits[1].permits=2000",
+            "slidingwindow.http.rules.v1-product.limits[1].window=10s",
+            "slidingwindow.http.rules.v1-product.limits[2].permits=10000",
+            "slidingwindow.http.rules.v1-product.limits[2].window=60s")
+        .run(
+            context -> {
+              RateLimitRule rule = context.getBean(RateLimitEnforcer.class).rules().get(0);
+              assertThat(rule.name()).isEqualTo("v1-product");
+              assertThat(rule.limits())
+                  .containsExactly(
+                      Limit.of(500, Duration.ofSeconds(2)),
+                      Limit.of(2000, Duration.ofSeconds(10)),
+                      Limit.of(10000, Duration.ofSeconds(60)));
+              assertThat(rule.matches("GET", "/v1/product")).isTrue();
+              assertThat(rule.matches("GET", "/v2/product")).isFalse();
+              assertThat(rule.countRefusedAttempts()).isFalse();
+              assertThat(rule.dryRun()).isFalse();
+            });
+  }
+
+  @Test
+  void applicationYml_seed002Example_bindsInOrder() {
+    runner
+        .withInitializer(new ConfigDataApplicationContextInitializer())
+        .withPropertyValues("spring.config.location=classpath:seed002.yml")
+        .run(
+            context -> {
+              List<RateLimitRule> rules = context.getBean(RateLimitEnforcer.class).rules();
+              assertThat(rules).extracting(RateLimitRule::name).containsExactly("v1-product", "login");
+              assertThat(rules.get(0).limits())
+                  .containsExactly(
+                      Limit.of(500, Duration.ofSeconds(2)),
+                      Limit.of(2000, Duration.ofSeconds(10)),
+                      Limit.of(10000, Duration.ofSeconds(60)));
+              assertThat(rules.get(1).limits()).containsExactly(Limit.of(5, Duration.ofMinutes(1)));
+              assertThat(rules.get(1).countRefusedAttempts()).isTrue();
+              assertThat(rules.get(1).matches("POST", "/login")).isTrue();
+              assertThat(rules.get(1).matches("GET", "/login")).isFalse();
+            });
+  }
+
+  @Test
+  void properties_precisionMethodsPenaltyAndDryRun_reachTheRule() {
+    runner
+        .withPropertyValues(
+            "slidingwindow.http.dry-run=true",
+            RULE + ".methods=get,POST",
+            RULE + ".count-refused-attempts=true",
+            RULE + ".limits[0].permits=5",
+            RULE + ".limits[0].window=60s",
+            RULE + ".limits[0].precision=1s",
+            "slidingwindow.http.rules.other.dry-run=false",
+            "slidingwindow.http.rules.other.limits[0].permits=1",
+            "slidingwindow.http.rules.other.limits[0].window=1s")
+        .run(
+            context -> {
+              List<RateLimitRule> rules = context.getBean(RateLimitEnforcer.class).rules();
+              RateLimitRule product = rules.get(0);
+              assertThat(product.limits())
+                  .containsExactly(
+                      Limit.of(5, Duration.ofSeconds(60)).withPrecision(Duration.ofSeconds(1)));
+              assertThat(product.methods()).containsExactlyInAnyOrder("GET", "POST");
+              assertThat(product.countRefusedAttempts()).isTrue();
+              assertThat(product.dryRun()).as("inherits the global dry-run").isTrue();
+              assertThat(rules.get(1).dryRun()).as("its own setting wins").isFalse();
+            });
+  }
+
+  @Test
+  void meterRegistryPresent_listenerCountsDecisions() {
+    runner
+        .withBean(SimpleMeterRegistry.class)
+        .run(
+            context -> {
+              assertThat(context.getBean(RateLimitListener.class))
+                  .isInstanceOf(MicrometerRateLimitListener.class);
+            });
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class UserBeans {
+    static final FakeTicker TICKER = new FakeTicker();
+    static final List<String> CREATED = new ArrayList<>();
+
+    @Bean
+    Ticker myTicker() {
+      return TICKER;
+    }
+
+    @Bean
+    RateLimiterFactory myFactory() {
+      return (name, limits, countRefused) -> {
+        CREATED.add(name);
+        return KeyedRateLimiter.builder().limits(limits).ticker(TICKER).build();
+      };
+    }
+
+    @Bean
+    RateLimitListener myListener() {
+      return new RateLimitListener() {};
+    }
+
+    @Bean
+    ClientIpResolver myClientIp() {
+      return ClientIpResolver.trusting(List.of("10.0.0.0/8"));
+    }
+
+    @Bean
+    MeterRegistry registry() {
+      return new SimpleMeterRegistry();
+    }
+  }
+
+  @Test
+  void userBeans_autoConfigurationBacksOff() {
+    runner
+        .withUserConfiguration(UserBeans.class)
+        .withPropertyValues(RULE + ".limits[0].permits=1", RULE + ".limits[0].window=1s")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean(Ticker.class)).isSameAs(UserBeans.TICKER);
+              assertThat(context).hasSingleBean(RateLimiterFactory.class).hasBean("myFactory");
+              assertThat(context).hasSingleBean(RateLimitListener.class).hasBean("myListener");
+              assertThat(context.getBean(RateLimitListener.class))
+                  .isNotInstanceOf(MicrometerRateLimitListener.class);
+              assertThat(context).hasSingleBean(ClientIpResolver.class).hasBean("myClientIp");
+              assertThat(context).doesNotHaveBean("slidingWindowRateLimiterFactory");
+              assertThat(UserBeans.CREATED).contains("product");
+            });
+  }
+
+  @Test
+  void userFilterOrEnforcer_autoConfigurationBacksOff() {
+    RateLimitEnforcer mine =
+        RateLimitEnforcer.builder()
+            .rule(RateLimitRule.builder("mine").limit(Limit.of(1, Duration.ofSeconds(1))).build())
+            .build();
+    runner
+        .withBean("myEnforcer", RateLimitEnforcer.class, () -> mine)
+        .withBean("myFilter", RateLimitFilter.class, () -> new RateLimitFilter(mine))
+        .withPropertyValues(RULE + ".limits[0].permits=1", RULE + ".limits[0].window=1s")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean(RateLimitEnforcer.class)).isSameAs(mine);
+              assertThat(context).doesNotHaveBean("slidingWindowRateLimitFilter");
+              assertThat(context.getBeansOfType(FilterRegistrationBean.class)).isEmpty();
+            });
+  }
+
+  @Test
+  void keyBean_isUsedByTheRule() {
+    KeyResolver tenant = request -> "tenant:" + request.getHeader("X-Tenant");
+    runner
+        .withBean("tenantKey", KeyResolver.class, () -> tenant)
+        .withPropertyValues(
+            RULE + ".key=bean:tenantKey", RULE + ".limits[0].permits=1", RULE + ".limits[0].window=1s")
+        .run(
+            context ->
+                assertThat(context.getBean(RateLimitEnforcer.class).rules().get(0).keyResolver())
+                    .isSameAs(tenant));
+  }
+
+  @Test
+  void disabled_installsNothing() {
+    runner
+        .withPropertyValues("slidingwindow.http.enabled=false")
+        .run(
+            context -> {
+              assertThat(context).doesNotHaveBean(RateLimitEnforcer.class);
+              assertThat(context).doesNotHaveBean("slidingWindowRateLimitFilter");
+            });
+  }
+
+  private void assertStartupFails(String expectedMessage, String... properties) {
+    runner
+        .withPropertyValues(properties)
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              Throwable failure = context.getStartupFailure();
+              StringBuilder messages = new StringBuilder();
+              for (Throwable t = failure; t != null; t = t.getCause()) {
+                messages.append(t.getMessage()).append('\n');
+              }
+              assertThat(messages.toString()).contains(expectedMessage);
+            });
+  }
+
+  @Test
+  void badConfig_ruleWithoutLimits_failsNamingTheProperty() {
+    assertStartupFails(
+        "slidingwindow.http.rules.product.limits must hold at least one limit",
+        RULE + ".paths=/v1/product");
+  }
+
+  @Test
+  void badConfig_unparsableWindow_failsNamingTheProperty() {
+    assertStartupFails(
+        "slidingwindow.http.rules.product.limits[0].window",
+        RULE + ".limits[0].permits=5",
+        RULE + ".limits[0].window=two seconds");
+  }
+
+  @Test
+  void badConfig_negativeCount_failsNamingThePropertyAndValue() {
+    assertStartupFails(
+        "slidingwindow.http.rules.product.limits[0].permits must be positive, was -5",
+        RULE + ".limits[0].permits=-5",
+        RULE + ".limits[0].window=2s");
+  }
+
+  @Test
+  void badConfig_missingWindowOrBadPrecision_failsNamingTheProperty() {
+    assertStartupFails(
+        "slidingwindow.http.rules.product.limits[0].window must be positive, was null",
+        RULE + ".limits[0].permits=5");
+    assertStartupFails(
+        "slidingwindow.http.rules.product.limits[0].precision is invalid",
+        RULE + ".limits[0].permits=5",
+        RULE + ".limits[0].window=2s",
+        RULE + ".limits[0].precision=3s");
+  }
+
+  @Test
+  void badConfig_badKeyPathOrProxy_failsNamingTheProperty() {
+    assertStartupFails(
+        "slidingwindow.http.rules.product.key must be ip, principal, global, header:NAME or bean:NAME, was 'cookie'",
+        RULE + ".key=cookie",
+        RULE + ".limits[0].permits=5",
+        RULE + ".limits[0].window=2s");
+    assertStartupFails(
+        "slidingwindow.http.rules.product.paths[0] is invalid",
+        RULE + ".paths=v1/product",
+        RULE + ".limits[0].permits=5",
+        RULE + ".limits[0].window=2s");
+    assertStartupFails(
+        "slidingwindow.http.trusted-proxies is invalid",
+        "slidingwindow.http.trusted-proxies=10.0.0.0/40");
+  }
+
+  @RestController
+  static class BadController {
+    @GetMapping("/bad")
+    @RateLimit(limits = "5 per second")
+    String bad() {
+      return "bad";
+    }
+  }
+
+  @Test
+  void badAnnotation_failsAtStartupNamingTheMethod() {
+    new WebApplicationContextRunner()
+        .withConfiguration(
+            AutoConfigurations.of(
+                SlidingWindowAutoConfiguration.class,
+                WebMvcAutoConfiguration.class,
+                DispatcherServletAutoConfiguration.class))
+        .withUserConfiguration(BadController.class)
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .hasMessageContaining("@RateLimit on " + BadController.class.getName() + ".bad")
+                  .hasMessageContaining("5 per second");
+            });
+  }
+}
