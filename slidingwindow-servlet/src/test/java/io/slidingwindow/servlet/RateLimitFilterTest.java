@@ -6,11 +6,16 @@ import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
 import io.slidingwindow.testkit.FakeTicker;
 import java.net.http.HttpResponse;
+import java.text.MessageFormat;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -373,13 +378,12 @@ class RateLimitFilterTest {
 
   @Test
   void doFilter_dryRunWouldRefuse_logsAtDebugNotInfo() throws Exception {
-    java.util.logging.Logger logger =
-        java.util.logging.Logger.getLogger(RateLimitEnforcer.class.getName());
-    List<java.util.logging.LogRecord> records = new CopyOnWriteArrayList<>();
-    java.util.logging.Handler handler =
-        new java.util.logging.Handler() {
+    Logger logger = Logger.getLogger(RateLimitEnforcer.class.getName());
+    List<LogRecord> records = new CopyOnWriteArrayList<>();
+    Handler handler =
+        new Handler() {
           @Override
-          public void publish(java.util.logging.LogRecord record) {
+          public void publish(LogRecord record) {
             records.add(record);
           }
 
@@ -389,8 +393,8 @@ class RateLimitFilterTest {
           @Override
           public void close() {}
         };
-    java.util.logging.Level previous = logger.getLevel();
-    logger.setLevel(java.util.logging.Level.ALL);
+    Level previous = logger.getLevel();
+    logger.setLevel(Level.ALL);
     logger.addHandler(handler);
     RateLimitRule rule =
         RateLimitRule.builder("trial")
@@ -405,8 +409,8 @@ class RateLimitFilterTest {
       logger.setLevel(previous);
     }
     assertThat(records).hasSize(1);
-    assertThat(records.get(0).getLevel()).isEqualTo(java.util.logging.Level.FINE);
-    assertThat(java.text.MessageFormat.format(records.get(0).getMessage(), records.get(0).getParameters()))
+    assertThat(records.get(0).getLevel()).isEqualTo(Level.FINE);
+    assertThat(MessageFormat.format(records.get(0).getMessage(), records.get(0).getParameters()))
         .isEqualTo("rate limit rule 'trial' (dry-run) would refuse GET /a; retry after 60 s");
   }
 
