@@ -13,17 +13,25 @@ import java.util.List;
  * Empty segments are ignored on both sides, so {@code //a/} is the path {@code /a}: a trailing or
  * doubled slash cannot slip a request past a rule.
  *
- * <p>Matching runs in {@code O(pattern segments x path segments)} time per {@code **} and
- * allocates the path's segments. Instances are immutable and thread-safe.
+ * <p>Matching runs in {@code O(pattern segments x path segments)} segment comparisons at worst,
+ * however many {@code **} the pattern holds: the segments are matched as a glob is matched against
+ * characters, going back only to the most recent {@code **} (an earlier one never needs to take more,
+ * since the later one can absorb whatever it would). It allocates the path's segments. Instances are
+ * immutable and thread-safe.
  */
 public final class PathPattern {
 
   private final String pattern;
   private final String[] segments;
+  private final boolean[] anySegments;
 
   private PathPattern(String pattern, String[] segments) {
     this.pattern = pattern;
     this.segments = segments;
+    this.anySegments = new boolean[segments.length];
+    for (int i = 0; i < segments.length; i++) {
+      anySegments[i] = segments[i].equals("**");
+    }
   }
 
   /**
@@ -56,34 +64,36 @@ public final class PathPattern {
     if (path == null) {
       return false;
     }
-    return matchSegments(segments, 0, split(path), 0);
+    return matchSegments(split(path));
   }
 
-  private static boolean matchSegments(String[] pattern, int pi, String[] path, int si) {
-    while (pi < pattern.length) {
-      String p = pattern[pi];
-      if (p.equals("**")) {
-        // Collapse consecutive '**', then try every split point of the remaining path.
-        while (pi + 1 < pattern.length && pattern[pi + 1].equals("**")) {
-          pi++;
-        }
-        if (pi + 1 == pattern.length) {
-          return true;
-        }
-        for (int k = si; k <= path.length; k++) {
-          if (matchSegments(pattern, pi + 1, path, k)) {
-            return true;
-          }
-        }
+  /**
+   * Matches the path's segments with one pass and one backtracking point: the last {@code **} seen
+   * and the path segment it was last extended to.
+   */
+  private boolean matchSegments(String[] path) {
+    int p = 0;
+    int s = 0;
+    int anyP = -1;
+    int anyS = 0;
+    while (s < path.length) {
+      if (p < segments.length && anySegments[p]) {
+        anyP = p++;
+        anyS = s;
+      } else if (p < segments.length && matchSegment(segments[p], path[s])) {
+        p++;
+        s++;
+      } else if (anyP >= 0) {
+        p = anyP + 1;
+        s = ++anyS;
+      } else {
         return false;
       }
-      if (si >= path.length || !matchSegment(p, path[si])) {
-        return false;
-      }
-      pi++;
-      si++;
     }
-    return si == path.length;
+    while (p < segments.length && anySegments[p]) {
+      p++;
+    }
+    return p == segments.length;
   }
 
   /** Glob match of one segment: '*' any run, '?' one character, '{name}' the whole segment. */

@@ -22,25 +22,38 @@ import java.util.Set;
  * Requests when one refuses. {@link RateLimitFilter} wraps it as a servlet filter; the Spring Boot
  * starter also drives it from {@code @RateLimit} handler methods.
  *
- * <p>For each request, the rules whose paths and methods match are applied in order. A rule whose
- * key resolver returns null is skipped; a key longer than 256 characters is replaced by its SHA-256
- * digest, so that long header values cannot inflate memory. The first rule that refuses (and is not
- * in dry-run) ends the request: the rules after it are not charged, the rules before it were. A
- * refusal is answered with status 429, {@code Retry-After} in whole seconds rounded up (so never
- * earlier than the time at which the same request would be granted if no other arrived), and an
- * {@code application/problem+json} body (RFC 9457) that names no rule, key or limit. A dry-run
- * rule that would refuse is reported to the listener and logged, and the request goes on.
+ * <p>For each request, the rules whose paths and methods match are applied in order, like a chain
+ * of filters. A rule whose key resolver returns null is skipped; a key longer than 256 characters is
+ * replaced by its SHA-256 digest, so that long header values cannot inflate memory. The first rule
+ * that refuses (and is not in dry-run) ends the request: the rules after it are not charged, and the
+ * rules before it have counted the request although it was refused. A refusal is answered with
+ * status 429, {@code Retry-After} in whole seconds rounded up, and an {@code
+ * application/problem+json} body (RFC 9457) that names no rule, key or limit. A dry-run rule that
+ * would refuse is reported to the listener and logged at DEBUG, and the request goes on.
+ *
+ * <p>{@code Retry-After} is never early for the refusing rule and the enforcing rules before it
+ * (those of an enforcer that ran earlier on the same request included): it is the refusing rule's
+ * exact wait, raised to a bound on when each earlier rule that this request left without a permit
+ * has one again. That bound is the binding limit's {@link Decision#resetAfter()} (when every permit
+ * it counts has left), and for a rule with several limits also each other limit's window plus its
+ * precision, since another limit may have run out with the same request. The answer can therefore
+ * be late, never early. Rules after the refusing one were not consulted and may still refuse the
+ * retry.
  *
  * <p>If a key resolver or a limiter throws (a faulty key expression, a backend outage), the error
  * is reported to the listener and logged, and the request goes on unlimited by that rule
  * (fail-open); backends with their own failure policy decide before that.
  *
- * <p>With rate-limit headers on, every response of a matched rule carries {@code RateLimit-Policy}
- * (each limit as {@code "name";q=permits;w=seconds}) and {@code RateLimit} (the binding limit of
- * each rule as {@code "name";r=remaining;t=seconds}) as in draft-ietf-httpapi-ratelimit-headers-10.
- * {@code t} is the time until the binding limit has fully reset when granted, and the {@code
- * Retry-After} seconds when refused. A rule with one limit names its policy after itself; a rule
- * with several adds the window ({@code product-2s}, {@code product-10s}).
+ * <p>With rate-limit headers on, every response to a request that at least one rule decided (the
+ * rule matched, had a key and its limiter answered) carries {@code RateLimit-Policy} (each limit of
+ * those rules as {@code "name";q=permits;w=seconds}) and {@code RateLimit} (the binding limit of
+ * each such rule as {@code "name";r=remaining;t=seconds}) as in draft-ietf-httpapi-ratelimit-headers-10.
+ * {@code t} is the draft's time until more quota is made available, in whole seconds rounded up:
+ * for a limit that refused, its exact wait for one permit; for a grant, the time until every permit
+ * the limit counts has left, an upper bound. On a refusal an item whose {@code t} would exceed
+ * {@code Retry-After} leaves {@code t} out (the parameter is optional), so that no item points past
+ * {@code Retry-After}. A rule with one limit names its policy after itself; a rule with several
+ * adds the window ({@code product-2s}, {@code product-10s}).
  *
  * <p>Instances are immutable and thread-safe if the rules' key resolvers, the limiters and the
  * listener are.
@@ -107,8 +120,7 @@ public final class RateLimitEnforcer {
       throws IOException {
     String method = request.getMethod();
     String path = pathOf(request);
-    StringBuilder policyHeader = null;
-    StringBuilder stateHeader = null;
+    Report report = null;
     for (Entry entry : entries) {
       RateLimitRule rule = entry.rule();
       if (!rule.matches(method, path)) {
@@ -126,33 +138,108 @@ public final class RateLimitEnforcer {
         LOG.log(Level.WARNING, "rate limit rule '" + rule.name() + "' failed; request let through", e);
         continue;
       }
-      boolean refused = !decision.allowed() && !rule.dryRun();
+      if (report == null) {
+        report = Report.of(request);
+      }
       if (rateLimitHeaders) {
-        if (policyHeader == null) {
-          policyHeader = new StringBuilder();
-          stateHeader = new StringBuilder();
-        }
-        appendPolicies(policyHeader, entry);
-        appendState(stateHeader, entry, decision);
+        report.add(entry, decision);
       }
       if (decision.allowed()) {
         notifyAllowed(rule, decision);
+        if (!rule.dryRun() && decision.remaining() < 1) {
+          report.retryNotBeforeNanos =
+              Math.max(report.retryNotBeforeNanos, nextPermitBoundNanos(rule, decision));
+        }
         continue;
       }
       notifyRefused(rule, decision, rule.dryRun());
-      if (!refused) {
+      if (rule.dryRun()) {
         LOG.log(
-            Level.INFO,
+            Level.DEBUG,
             "rate limit rule ''{0}'' (dry-run) would refuse {1} {2}; retry after {3} s",
             rule.name(), method, path, retryAfterSeconds(decision.retryAfter()));
         continue;
       }
-      writeHeaders(response, policyHeader, stateHeader);
-      writeTooManyRequests(response, decision.retryAfter());
+      Duration wait =
+          Duration.ofNanos(Math.max(decision.retryAfter().toNanos(), report.retryNotBeforeNanos));
+      report.writeHeaders(response, retryAfterSeconds(wait));
+      writeTooManyRequests(response, wait);
       return false;
     }
-    writeHeaders(response, policyHeader, stateHeader);
+    if (report != null) {
+      report.writeHeaders(response, -1);
+    }
     return true;
+  }
+
+  /**
+   * How long until {@code rule}, whose grant left its binding limit without a permit, grants one
+   * again at the latest: the binding limit's reset, and every other limit's window plus precision
+   * (any of them may have run out with the same request, and each forgets what it counts now
+   * within that time).
+   */
+  static long nextPermitBoundNanos(RateLimitRule rule, Decision decision) {
+    long bound = decision.resetAfter().toNanos();
+    for (Limit limit : rule.limits()) {
+      if (!limit.equals(decision.limit())) {
+        bound = Math.max(bound, limit.windowNanos() + limit.precisionNanos() - 1);
+      }
+    }
+    return bound;
+  }
+
+  /**
+   * What the enforcers that ran on one request have found: the header items and the earliest time a
+   * retry can be granted by the rules that charged it. Kept as a request attribute, so that the
+   * filter's rules and an annotated handler's rule report together.
+   */
+  private static final class Report {
+    private static final String ATTRIBUTE = RateLimitEnforcer.class.getName() + ".report";
+
+    private final List<String> policies = new ArrayList<>();
+    private final List<String> items = new ArrayList<>();
+    private final List<Long> itemSeconds = new ArrayList<>();
+    private long retryNotBeforeNanos;
+
+    static Report of(HttpServletRequest request) {
+      if (request.getAttribute(ATTRIBUTE) instanceof Report report) {
+        return report;
+      }
+      Report report = new Report();
+      request.setAttribute(ATTRIBUTE, report);
+      return report;
+    }
+
+    void add(Entry entry, Decision decision) {
+      List<Limit> limits = entry.rule().limits();
+      for (int i = 0; i < limits.size(); i++) {
+        policies.add(
+            '"' + entry.policies().get(i) + "\";q=" + limits.get(i).permits()
+                + ";w=" + wholeSeconds(limits.get(i).windowNanos()));
+      }
+      items.add(
+          '"' + entry.policyOf(decision.limit()) + "\";r="
+              + (decision.allowed() ? decision.remaining() : 0));
+      itemSeconds.add(
+          retryAfterSeconds(decision.allowed() ? decision.resetAfter() : decision.retryAfter()));
+    }
+
+    /** Sets both headers from every item so far; {@code retryAfterSeconds} caps t, -1 for none. */
+    void writeHeaders(HttpServletResponse response, long retryAfterSeconds) {
+      if (items.isEmpty()) {
+        return;
+      }
+      StringBuilder state = new StringBuilder();
+      for (int i = 0; i < items.size(); i++) {
+        state.append(i == 0 ? "" : ", ").append(items.get(i));
+        long t = itemSeconds.get(i);
+        if (retryAfterSeconds < 0 || t <= retryAfterSeconds) {
+          state.append(";t=").append(t);
+        }
+      }
+      response.setHeader(RATE_LIMIT_POLICY, String.join(", ", policies));
+      response.setHeader(RATE_LIMIT, state.toString());
+    }
   }
 
   /**
@@ -213,46 +300,6 @@ public final class RateLimitEnforcer {
     String pathInfo = request.getPathInfo();
     String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
     return path.isEmpty() ? "/" : path;
-  }
-
-  private static void appendPolicies(StringBuilder header, Entry entry) {
-    List<Limit> limits = entry.rule().limits();
-    for (int i = 0; i < limits.size(); i++) {
-      if (header.length() > 0) {
-        header.append(", ");
-      }
-      header
-          .append('"').append(entry.policies().get(i)).append('"')
-          .append(";q=").append(limits.get(i).permits())
-          .append(";w=").append(wholeSeconds(limits.get(i).windowNanos()));
-    }
-  }
-
-  private static void appendState(StringBuilder header, Entry entry, Decision decision) {
-    if (header.length() > 0) {
-      header.append(", ");
-    }
-    long t =
-        decision.allowed()
-            ? retryAfterSeconds(decision.resetAfter())
-            : retryAfterSeconds(decision.retryAfter());
-    header
-        .append('"').append(entry.policyOf(decision.limit())).append('"')
-        .append(";r=").append(decision.allowed() ? decision.remaining() : 0)
-        .append(";t=").append(t);
-  }
-
-  private static void writeHeaders(
-      HttpServletResponse response, StringBuilder policy, StringBuilder state) {
-    if (policy != null && policy.length() > 0) {
-      // Another enforcer (the filter before an annotated handler) may have written its own items.
-      response.setHeader(RATE_LIMIT_POLICY, joined(response.getHeader(RATE_LIMIT_POLICY), policy));
-      response.setHeader(RATE_LIMIT, joined(response.getHeader(RATE_LIMIT), state));
-    }
-  }
-
-  private static String joined(String existing, StringBuilder items) {
-    return existing == null || existing.isEmpty() ? items.toString() : existing + ", " + items;
   }
 
   private static long wholeSeconds(long nanos) {
@@ -392,6 +439,13 @@ public final class RateLimitEnforcer {
           throw new IllegalArgumentException("limiterFactory returned null for rule '" + rule.name() + "'");
         }
         entries.add(new Entry(rule, limiter, policyNames(rule)));
+      }
+      for (RateLimitRule rule : rules) {
+        try {
+          listener.onRule(rule);
+        } catch (RuntimeException e) {
+          LOG.log(Level.WARNING, "rate limit listener failed", e);
+        }
       }
       return new RateLimitEnforcer(List.copyOf(entries), listener, rateLimitHeaders);
     }

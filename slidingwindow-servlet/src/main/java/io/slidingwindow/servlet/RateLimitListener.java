@@ -1,16 +1,25 @@
 package io.slidingwindow.servlet;
 
 import io.slidingwindow.Decision;
+import java.lang.System.Logger.Level;
+import java.util.List;
+import java.util.function.Consumer;
 
 /**
- * Told of every decision the filter makes, for metrics and logs. Methods run on the request thread
- * before the response is written, so they must be quick and thread-safe; an exception they throw is
- * logged and ignored.
+ * Told of every rule an enforcer is built with and of every decision it makes, for metrics and
+ * logs. The decision methods run on the request thread before the response is written, so they must
+ * be quick and thread-safe; an exception they throw is logged and ignored.
  */
 public interface RateLimitListener {
 
   /** A listener that does nothing. */
   RateLimitListener NONE = new RateLimitListener() {};
+
+  /**
+   * {@code rule} is being put in service, once per enforcer that holds it, before any decision;
+   * for example to create its metrics at zero.
+   */
+  default void onRule(RateLimitRule rule) {}
 
   /** {@code rule} granted a request. */
   default void onAllowed(RateLimitRule rule, Decision decision) {}
@@ -21,7 +30,61 @@ public interface RateLimitListener {
   default void onRefused(RateLimitRule rule, Decision decision, boolean dryRun) {}
 
   /**
-   * The limiter of {@code rule} failed (a backend outage); the request went on unlimited by it.
+   * The key resolver or the limiter of {@code rule} failed (a faulty key expression, a backend
+   * outage); the request went on unlimited by it.
    */
   default void onError(RateLimitRule rule, RuntimeException error) {}
+
+  /**
+   * A listener that tells each of {@code listeners} in turn; one that throws is logged and does not
+   * keep the others from being told.
+   *
+   * @throws IllegalArgumentException if {@code listeners} or one of them is null
+   */
+  static RateLimitListener composite(List<? extends RateLimitListener> listeners) {
+    if (listeners == null || listeners.contains(null)) {
+      throw new IllegalArgumentException("listeners must not be or hold null, was " + listeners);
+    }
+    List<RateLimitListener> all = List.copyOf(listeners);
+    if (all.size() == 1) {
+      return all.get(0);
+    }
+    System.Logger log = System.getLogger(RateLimitListener.class.getName());
+    return new RateLimitListener() {
+      private void each(Consumer<RateLimitListener> event) {
+        for (RateLimitListener listener : all) {
+          try {
+            event.accept(listener);
+          } catch (RuntimeException e) {
+            log.log(Level.WARNING, "rate limit listener failed", e);
+          }
+        }
+      }
+
+      @Override
+      public void onRule(RateLimitRule rule) {
+        each(l -> l.onRule(rule));
+      }
+
+      @Override
+      public void onAllowed(RateLimitRule rule, Decision decision) {
+        each(l -> l.onAllowed(rule, decision));
+      }
+
+      @Override
+      public void onRefused(RateLimitRule rule, Decision decision, boolean dryRun) {
+        each(l -> l.onRefused(rule, decision, dryRun));
+      }
+
+      @Override
+      public void onError(RateLimitRule rule, RuntimeException error) {
+        each(l -> l.onError(rule, error));
+      }
+
+      @Override
+      public String toString() {
+        return "RateLimitListener.composite" + all;
+      }
+    };
+  }
 }

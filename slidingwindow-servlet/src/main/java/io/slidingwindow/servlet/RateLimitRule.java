@@ -11,7 +11,9 @@ import java.util.Set;
  * Which requests a rule limits (path patterns and methods), under which key, and by which limits.
  *
  * <p>A request matches when its path matches one of the patterns (or the rule has none) and its
- * method is one of the methods (or the rule has none). Several limits are checked together: a
+ * method is one of the methods (or the rule has none). {@code HEAD} counts as {@code GET}: a rule
+ * that lists {@code GET} limits {@code HEAD} too, since a container answers it with the GET
+ * handler. Several limits are checked together: a
  * request is granted only if every limit allows it (per-URL windows such as 500 per 2 s,
  * 2000 per 10 s and 10000 per 60 s). With {@code countRefusedAttempts} a refused request is counted
  * too, so a client that keeps calling while refused stays refused. In dry-run the rule counts and
@@ -56,7 +58,7 @@ public final class RateLimitRule {
 
   /** Whether this rule applies to a request with this method and path. */
   public boolean matches(String method, String path) {
-    if (!methods.isEmpty() && (method == null || !methods.contains(method.toUpperCase(Locale.ROOT)))) {
+    if (!methods.isEmpty() && !matchesMethod(method)) {
       return false;
     }
     if (paths.isEmpty()) {
@@ -68,6 +70,14 @@ public final class RateLimitRule {
       }
     }
     return false;
+  }
+
+  private boolean matchesMethod(String method) {
+    if (method == null) {
+      return false;
+    }
+    String upper = method.toUpperCase(Locale.ROOT);
+    return methods.contains(upper) || (upper.equals("HEAD") && methods.contains("GET"));
   }
 
   /** The rule's name. */
@@ -136,7 +146,7 @@ public final class RateLimitRule {
     }
 
     /**
-     * Adds HTTP methods, case-insensitive.
+     * Adds HTTP methods, case-insensitive; {@code GET} includes {@code HEAD}.
      *
      * @throws IllegalArgumentException if a method is null or not a token of letters
      */

@@ -3,7 +3,9 @@ package io.slidingwindow.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.InetAddress;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class ClientIpResolverTest {
@@ -71,6 +73,60 @@ class ClientIpResolverTest {
     assertThat(all.isTrusted("::1")).isTrue();
     assertThat(all.isTrusted("")).isFalse();
     assertThat(all.isTrusted("unknown")).isFalse();
+  }
+
+  @Test
+  void isTrusted_textThatIsNoLiteral_isNeverLookedUp() throws Exception {
+    // The test JVM resolves names through src/test/resources/hosts, which maps these texts to
+    // 10.0.0.1: had any reached a resolver, it would come back as a trusted (mapped) address.
+    assertThat(System.getProperty("jdk.net.hosts.file")).as("surefire argLine").isNotNull();
+    assertThat(InetAddress.getByName(".:a").getHostAddress()).isEqualTo("10.0.0.1");
+    ClientIpResolver r = ClientIpResolver.trusting(List.of("10.0.0.0/8", "::ffff:0:0/96"));
+    for (String hop : List.of(".:a", ".::", ".1:2")) {
+      assertThat(IpRange.literal(hop)).as(hop).isNull();
+      assertThat(r.isTrusted(hop)).as(hop).isFalse();
+    }
+    assertThat(r.resolve("10.1.2.3", List.of("198.51.100.1, .:a"))).isEqualTo(".:a");
+  }
+
+  @Test
+  void literal_ipv6Forms_parseAsTheJdkParsesThem() throws Exception {
+    for (String text :
+        List.of("::", "::1", "1::", "2001:db8::1", "fe80::1:2:3:4:5:6", "1:2:3:4:5:6:7:8",
+            "::ffff:192.0.2.1", "64:ff9b::198.51.100.7", "A:b:C:d:E:f:0:1", "1:2:3:4:5:6:1.2.3.4")) {
+      byte[] jdk = InetAddress.getByName(text).getAddress();
+      byte[] expected = jdk.length == 16 ? jdk : mapped(jdk);
+      assertThat(IpRange.literal(text)).as(text).containsExactly(expected);
+    }
+    long seed = new Random().nextLong();
+    Random random = new Random(seed);
+    for (int i = 0; i < 2000; i++) {
+      StringBuilder text = new StringBuilder();
+      for (int g = 0; g < 8; g++) {
+        text.append(g == 0 ? "" : ":").append(Integer.toHexString(random.nextInt(1 << (4 * (1 + random.nextInt(4))))));
+      }
+      assertThat(IpRange.literal(text.toString()))
+          .as("seed %d: %s", seed, text)
+          .containsExactly(InetAddress.getByName(text.toString()).getAddress());
+    }
+  }
+
+  @Test
+  void literal_malformedIpv6_isNull() {
+    for (String text :
+        List.of(":", ":::", "1:::2", "1::2::3", ":1:2:3:4:5:6:7", "1:2:3:4:5:6:7:", "1:2:3:4:5:6:7",
+            "1:2:3:4:5:6:7:8:9", "1::2:3:4:5:6:7:8", "12345::", "g::1", "1.2.3.4::", "::1.2.3",
+            "::256.1.1.1", "::1.2.3.4:5", "1:2:3:4:5:6:7:1.2.3.4", "fe80::1%eth0", "١::1")) {
+      assertThat(IpRange.literal(text)).as(text).isNull();
+    }
+  }
+
+  private static byte[] mapped(byte[] v4) {
+    byte[] bytes = new byte[16];
+    bytes[10] = (byte) 0xFF;
+    bytes[11] = (byte) 0xFF;
+    System.arraycopy(v4, 0, bytes, 12, 4);
+    return bytes;
   }
 
   @Test

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 class PathPatternTest {
 
@@ -63,6 +65,18 @@ class PathPatternTest {
     assertThat(p.matches("/orders/42/items")).isTrue();
     assertThat(p.matches("/orders/items")).isFalse();
     assertThat(p.matches("/orders/4/2/items")).isFalse();
+  }
+
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void matches_manyDoubleStarsOnALongPath_isNotExponential() {
+    // Trying every split point for each '**' would take about 400^4 / 24 steps here.
+    PathPattern p = PathPattern.of("/**/a/**/a/**/a/**/b");
+    String as = "/a".repeat(400);
+    assertThat(p.matches(as)).isFalse();
+    assertThat(p.matches(as + "/b")).isTrue();
+    assertThat(p.matches("/a/a/b")).isFalse();
+    assertThat(p.matches("/x/a/y/a/z/a/b")).isTrue();
   }
 
   @Test

@@ -6,11 +6,16 @@ import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
 import io.slidingwindow.testkit.FakeTicker;
 import java.net.http.HttpResponse;
+import java.text.MessageFormat;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -99,7 +104,13 @@ class RateLimitFilterTest {
           refusals++;
           long seconds = Long.parseLong(response.headers().firstValue("Retry-After").orElseThrow());
           assertThat(seconds).isPositive();
-          ticker.advance(seconds * SECOND);
+          // Rounded up from the true wait, so one second less is short of it: refused (and, in the
+          // default mode, not counted).
+          ticker.advance((seconds - 1) * SECOND);
+          assertThat(server.get("/x").statusCode())
+              .as("retry 1 s before Retry-After (seed %d, request %d)", seed, i)
+              .isEqualTo(429);
+          ticker.advance(SECOND);
           assertThat(server.get("/x").statusCode())
               .as("retry exactly Retry-After later (seed %d, request %d)", seed, i)
               .isEqualTo(200);
@@ -133,8 +144,9 @@ class RateLimitFilterTest {
       ticker.advance(2 * SECOND);
       server.get("/p");
       HttpResponse<String> fifth = server.get("/p");
-      // Now the 10 s window binds: 5 granted, none left; t is when the last of them (just granted)
-      // leaves, while a new request waits only for the first (granted at 0) to leave.
+      // Now the 10 s window binds: 5 granted, none left. On a grant t is an upper bound on when
+      // more quota comes back: when the last permit counted (just granted) leaves; the first ones
+      // (granted at 0) leave sooner, as the refusal below says exactly.
       assertThat(fifth.headers().firstValue("RateLimit")).hasValue("\"product-10s\";r=0;t=10");
       HttpResponse<String> refused10 = server.get("/p");
       assertThat(refused10.statusCode()).isEqualTo(429);
@@ -308,6 +320,112 @@ class RateLimitFilterTest {
       assertThat(server.get("/strict").statusCode()).isEqualTo(429); // global 2, strict refused
       assertThat(server.get("/other").statusCode()).isEqualTo(200); // global 3
       assertThat(server.get("/other").statusCode()).isEqualTo(429); // global refused
+    }
+  }
+
+  @Test
+  void doFilter_laterRuleRefusesAfterEarlierRuleRanOut_retryAfterCoversTheEarlierRule()
+      throws Exception {
+    RateLimitRule site =
+        RateLimitRule.builder("site")
+            .key(KeyResolver.global())
+            .limit(Limit.exact(2, Duration.ofSeconds(10)))
+            .build();
+    RateLimitRule x =
+        RateLimitRule.builder("x").path("/x").limit(Limit.exact(1, Duration.ofSeconds(4))).build();
+    try (EmbeddedTomcat server =
+        serve(RateLimitEnforcer.builder().rule(site).rule(x).rateLimitHeaders(true))) {
+      assertThat(server.get("/x").statusCode()).isEqualTo(200); // site 1 of 2, x 1 of 1
+      HttpResponse<String> refused = server.get("/x"); // site 2 of 2 (counted), x refuses for 4 s
+      assertThat(refused.statusCode()).isEqualTo(429);
+      // x alone would say 4, but at 4 s site still counts both requests until 10 s.
+      assertThat(refused.headers().firstValue("Retry-After")).hasValue("10");
+      assertThat(refused.headers().firstValue("RateLimit"))
+          .hasValue("\"site\";r=0;t=10, \"x\";r=0;t=4");
+      ticker.advance(9 * SECOND);
+      assertThat(server.get("/x").statusCode()).as("1 s before Retry-After").isEqualTo(429);
+      ticker.advance(SECOND);
+      assertThat(server.get("/x").statusCode()).as("at Retry-After").isEqualTo(200);
+    }
+  }
+
+  @Test
+  void doFilter_earlierRuleRanOutOnTwoLimits_retryAfterCoversTheLongerOne() throws Exception {
+    RateLimitRule site =
+        RateLimitRule.builder("site")
+            .key(KeyResolver.global())
+            .limit(Limit.exact(2, Duration.ofSeconds(2)))
+            .limit(Limit.exact(3, Duration.ofSeconds(10)))
+            .build();
+    RateLimitRule x =
+        RateLimitRule.builder("x").path("/x").limit(Limit.exact(1, Duration.ofSeconds(4))).build();
+    try (EmbeddedTomcat server = serve(RateLimitEnforcer.builder().rule(site).rule(x))) {
+      assertThat(server.get("/x").statusCode()).isEqualTo(200); // t = 0
+      ticker.advance(2_500_000_000L);
+      assertThat(server.get("/y").statusCode()).isEqualTo(200); // t = 2.5
+      // site runs out of both limits (2 in 2 s, 3 in 10 s) and reports the 2 s one, which resets
+      // in 2 s; x refuses for 1.5 s. The 10 s limit keeps refusing until t = 10, 7.5 s from now.
+      HttpResponse<String> refused = server.get("/x");
+      assertThat(refused.statusCode()).isEqualTo(429);
+      long seconds = Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow());
+      assertThat(seconds).as("never early").isGreaterThanOrEqualTo(8);
+      ticker.advance(7_500_000_000L - 1);
+      assertThat(server.get("/x").statusCode()).as("1 ns before the true wait").isEqualTo(429);
+      ticker.advance(seconds * SECOND - 7_500_000_000L + 1);
+      assertThat(server.get("/x").statusCode()).as("at Retry-After").isEqualTo(200);
+    }
+  }
+
+  @Test
+  void doFilter_dryRunWouldRefuse_logsAtDebugNotInfo() throws Exception {
+    Logger logger = Logger.getLogger(RateLimitEnforcer.class.getName());
+    List<LogRecord> records = new CopyOnWriteArrayList<>();
+    Handler handler =
+        new Handler() {
+          @Override
+          public void publish(LogRecord record) {
+            records.add(record);
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    Level previous = logger.getLevel();
+    logger.setLevel(Level.ALL);
+    logger.addHandler(handler);
+    RateLimitRule rule =
+        RateLimitRule.builder("trial")
+            .limit(Limit.exact(1, Duration.ofSeconds(60)))
+            .dryRun(true)
+            .build();
+    try (EmbeddedTomcat server = serve(RateLimitEnforcer.builder().rule(rule))) {
+      assertThat(server.get("/a").statusCode()).isEqualTo(200);
+      assertThat(server.get("/a").statusCode()).isEqualTo(200);
+    } finally {
+      logger.removeHandler(handler);
+      logger.setLevel(previous);
+    }
+    assertThat(records).hasSize(1);
+    assertThat(records.get(0).getLevel()).isEqualTo(Level.FINE);
+    assertThat(MessageFormat.format(records.get(0).getMessage(), records.get(0).getParameters()))
+        .isEqualTo("rate limit rule 'trial' (dry-run) would refuse GET /a; retry after 60 s");
+  }
+
+  @Test
+  void doFilter_headOnGetRule_isCountedAsGet() throws Exception {
+    RateLimitRule rule =
+        RateLimitRule.builder("reads")
+            .methods("GET")
+            .limit(Limit.exact(2, Duration.ofSeconds(60)))
+            .build();
+    try (EmbeddedTomcat server = serve(RateLimitEnforcer.builder().rule(rule))) {
+      assertThat(server.send("HEAD", "/a").statusCode()).isEqualTo(200);
+      assertThat(server.get("/a").statusCode()).isEqualTo(200);
+      assertThat(server.send("HEAD", "/a").statusCode()).isEqualTo(429);
+      assertThat(server.send("POST", "/a").statusCode()).isEqualTo(200);
     }
   }
 

@@ -37,6 +37,18 @@ class RateLimitRuleTest {
   }
 
   @Test
+  void matches_headOnGetRule_matchesAsGet() {
+    RateLimitRule reads = RateLimitRule.builder("reads").methods("get").limit(LIMIT).build();
+    assertThat(reads.matches("HEAD", "/a")).isTrue();
+    assertThat(reads.matches("head", "/a")).isTrue();
+    assertThat(reads.matches("GET", "/a")).isTrue();
+    assertThat(reads.matches("POST", "/a")).isFalse();
+    RateLimitRule writes = RateLimitRule.builder("writes").methods("POST").limit(LIMIT).build();
+    assertThat(writes.matches("HEAD", "/a")).isFalse();
+    assertThat(writes.matches(null, "/a")).isFalse();
+  }
+
+  @Test
   void enforcerBuild_duplicateRuleNames_throws() {
     RateLimitRule a = RateLimitRule.builder("same").limit(LIMIT).build();
     assertThatThrownBy(() -> RateLimitEnforcer.builder().rule(a).rule(a).build())

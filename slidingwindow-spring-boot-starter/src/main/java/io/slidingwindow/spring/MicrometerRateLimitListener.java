@@ -5,18 +5,23 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.slidingwindow.Decision;
 import io.slidingwindow.servlet.RateLimitListener;
 import io.slidingwindow.servlet.RateLimitRule;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Counts decisions per rule in Micrometer: the counter {@value #METRIC} with tags {@code rule},
  * {@code outcome} ({@code allowed}, {@code refused}, {@code errored}) and {@code mode} ({@code
  * enforce} or {@code dry-run}). A dry-run rule's would-be refusals are {@code refused} with {@code
- * mode=dry-run}; the request went on. Thread-safe.
+ * mode=dry-run}; the request went on. The three counters of a rule are registered, at zero, when
+ * an enforcer is built with the rule, so that every series exists before the first request.
+ * Thread-safe.
  */
 public final class MicrometerRateLimitListener implements RateLimitListener {
 
   /** The counter's name. */
   public static final String METRIC = "slidingwindow.http.requests";
+
+  private static final List<String> OUTCOMES = List.of("allowed", "refused", "errored");
 
   private final MeterRegistry registry;
   private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
@@ -31,6 +36,13 @@ public final class MicrometerRateLimitListener implements RateLimitListener {
       throw new IllegalArgumentException("registry must not be null");
     }
     this.registry = registry;
+  }
+
+  @Override
+  public void onRule(RateLimitRule rule) {
+    for (String outcome : OUTCOMES) {
+      counter(rule, outcome);
+    }
   }
 
   @Override

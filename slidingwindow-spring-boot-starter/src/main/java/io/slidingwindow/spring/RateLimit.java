@@ -35,7 +35,11 @@ public @interface RateLimit {
   /** The SpEL key expression; empty for the client address. */
   String key() default "";
 
-  /** The rule name in metrics and headers; by default {@code ClassName.methodName}. */
+  /**
+   * The rule name in metrics and headers; by default {@code SimpleClassName.methodName}. Names must
+   * be unique among the filter's rules and every annotation: two that collide (overloads, or
+   * same-named classes in different packages) stop start-up, naming both.
+   */
   String name() default "";
 
   /** Whether refused calls are counted too (penalty mode). */

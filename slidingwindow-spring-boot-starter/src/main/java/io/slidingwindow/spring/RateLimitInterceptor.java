@@ -44,6 +44,7 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
   private final boolean defaultDryRun;
   private final Map<Method, RateLimitEnforcer> enforcers = new ConcurrentHashMap<>();
   private final Map<Method, Boolean> unannotated = new ConcurrentHashMap<>();
+  private final Map<String, String> owners = new ConcurrentHashMap<>();
 
   /**
    * Creates an interceptor.
@@ -74,10 +75,45 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
    * Checks and prepares the annotation of {@code method}, if any, so that a bad one fails at
    * start-up.
    *
-   * @throws IllegalArgumentException naming the method if its annotation is invalid
+   * @throws IllegalArgumentException naming the method if its annotation is invalid, or naming
+   *     both owners if its rule name is already taken by another method or a reserved rule
    */
   public void register(Method method) {
     enforcerFor(method);
+  }
+
+  /**
+   * Takes {@code ruleName} for {@code owner} (a filter rule), so that no annotation can use it:
+   * each rule name stands for one limiter, one metric series and, on a shared backend, one key space.
+   *
+   * @throws IllegalArgumentException naming both owners if an annotation already uses the name
+   */
+  void reserve(String ruleName, String owner) {
+    claim(ruleName, owner);
+  }
+
+  private void claim(String name, String owner) {
+    String previous = owners.putIfAbsent(name, owner);
+    if (previous != null && !previous.equals(owner)) {
+      throw new IllegalArgumentException(
+          "rule names must be unique, '" + name + "' is used by " + previous + " and by " + owner
+              + "; give one of them another name");
+    }
+  }
+
+  /** {@code @RateLimit on com.example.Api.order(String)}: the method, overloads told apart. */
+  static String describe(Method method) {
+    StringBuilder b =
+        new StringBuilder("@RateLimit on ")
+            .append(method.getDeclaringClass().getName())
+            .append('.')
+            .append(method.getName())
+            .append('(');
+    Class<?>[] types = method.getParameterTypes();
+    for (int i = 0; i < types.length; i++) {
+      b.append(i == 0 ? "" : ", ").append(types[i].getSimpleName());
+    }
+    return b.append(')').toString();
   }
 
   @Override
@@ -105,7 +141,7 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
   }
 
   private RateLimitEnforcer build(Method method, RateLimit annotation) {
-    String where = "@RateLimit on " + method.getDeclaringClass().getName() + "." + method.getName();
+    String where = describe(method);
     String name =
         annotation.name().isEmpty()
             ? method.getDeclaringClass().getSimpleName() + "." + method.getName()
@@ -116,6 +152,7 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(where + ": name is invalid: " + e.getMessage(), e);
     }
+    claim(name, where);
     if (annotation.limits().length == 0) {
       throw new IllegalArgumentException(where + ": limits must hold at least one limit, was empty");
     }

@@ -7,8 +7,10 @@ import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitFilter;
 import io.slidingwindow.servlet.RateLimitListener;
+import io.slidingwindow.servlet.RateLimitRule;
 import io.slidingwindow.servlet.RateLimiterFactory;
-import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -32,11 +34,14 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  *
  * <p>Every bean backs off when the application defines one of the same type: the {@link Ticker}
  * (the system clock), the {@link ClientIpResolver} (from {@code trusted-proxies}), the {@link
- * RateLimiterFactory} (the in-memory backend), the {@link RateLimitListener} (Micrometer counters
- * when a {@link MeterRegistry} is present), the {@link RateLimitEnforcer} (the rules of {@code
+ * RateLimiterFactory} (the in-memory backend), the {@link RateLimitEnforcer} (the rules of {@code
  * slidingwindow.http.rules}), the filter (a {@link RateLimitFilter} or its registration) and the
- * {@link RateLimitInterceptor} behind {@link RateLimit}. {@code slidingwindow.http.enabled=false}
- * turns it all off.
+ * {@link RateLimitInterceptor} behind {@link RateLimit}. Listeners add up instead: the enforcer and
+ * the interceptor tell every {@link RateLimitListener} bean, in order, and the Micrometer counters
+ * as well when a {@link MeterRegistry} is present (unless the application defines its own {@link
+ * MicrometerRateLimitListener}). Rule names must be unique across the filter's rules and every
+ * {@link RateLimit}; a collision stops start-up. {@code slidingwindow.http.enabled=false} turns it
+ * all off.
  */
 @AutoConfiguration
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -85,12 +90,18 @@ public class SlidingWindowAutoConfiguration {
     return RateLimiterFactory.inMemory(ticker, maxKeys);
   }
 
-  /** Micrometer counters per rule and outcome, when there is a meter registry. */
-  @Bean
-  @ConditionalOnMissingBean
-  public RateLimitListener slidingWindowRateLimitListener(ObjectProvider<MeterRegistry> registry) {
+  /**
+   * The application's listener beans in order, then Micrometer counters if there is a meter
+   * registry and the application has not defined a {@link MicrometerRateLimitListener} itself.
+   */
+  static RateLimitListener listener(
+      ObjectProvider<RateLimitListener> listeners, ObjectProvider<MeterRegistry> registry) {
+    List<RateLimitListener> all = new ArrayList<>(listeners.orderedStream().toList());
     MeterRegistry meters = registry.getIfUnique();
-    return meters == null ? RateLimitListener.NONE : new MicrometerRateLimitListener(meters);
+    if (meters != null && all.stream().noneMatch(MicrometerRateLimitListener.class::isInstance)) {
+      all.add(new MicrometerRateLimitListener(meters));
+    }
+    return all.isEmpty() ? RateLimitListener.NONE : RateLimitListener.composite(all);
   }
 
   /** The rules of {@code slidingwindow.http.rules}, checked here so that bad ones stop start-up. */
@@ -100,7 +111,8 @@ public class SlidingWindowAutoConfiguration {
       SlidingWindowProperties properties,
       ClientIpResolver clientIp,
       RateLimiterFactory limiterFactory,
-      RateLimitListener listener,
+      ObjectProvider<RateLimitListener> listeners,
+      ObjectProvider<MeterRegistry> registry,
       ListableBeanFactory beans) {
     return RateLimitEnforcer.builder()
         .rules(
@@ -112,7 +124,7 @@ public class SlidingWindowAutoConfiguration {
                         ? beans.getBean(name, KeyResolver.class)
                         : null))
         .limiterFactory(limiterFactory)
-        .listener(listener)
+        .listener(listener(listeners, registry))
         .rateLimitHeaders(properties.isRateLimitHeaders())
         .build();
   }
@@ -139,12 +151,13 @@ public class SlidingWindowAutoConfiguration {
     @ConditionalOnMissingBean
     RateLimitInterceptor slidingWindowRateLimitInterceptor(
         RateLimiterFactory limiterFactory,
-        RateLimitListener listener,
+        ObjectProvider<RateLimitListener> listeners,
+        ObjectProvider<MeterRegistry> registry,
         ClientIpResolver clientIp,
         SlidingWindowProperties properties) {
       return new RateLimitInterceptor(
           limiterFactory,
-          listener,
+          listener(listeners, registry),
           clientIp,
           properties.isRateLimitHeaders(),
           properties.isDryRun());
@@ -160,19 +173,31 @@ public class SlidingWindowAutoConfiguration {
       };
     }
 
-    /** Checks every {@link RateLimit} once the handler mappings exist, so bad ones stop start-up. */
+    /**
+     * Checks every {@link RateLimit} once the handler mappings exist, so bad ones and names taken
+     * twice (by two annotations, or by an annotation and a filter rule) stop start-up.
+     */
     @Bean
     SmartInitializingSingleton slidingWindowRateLimitAnnotationCheck(
-        ObjectProvider<RequestMappingHandlerMapping> mappings, RateLimitInterceptor interceptor) {
-      return () ->
-          mappings.orderedStream()
-              .forEach(
-                  mapping -> {
-                    for (HandlerMethod handler : mapping.getHandlerMethods().values()) {
-                      Method method = handler.getMethod();
-                      interceptor.register(method);
-                    }
-                  });
+        ObjectProvider<RequestMappingHandlerMapping> mappings,
+        ObjectProvider<RateLimitEnforcer> enforcers,
+        RateLimitInterceptor interceptor) {
+      return () -> {
+        enforcers.orderedStream()
+            .forEach(
+                enforcer -> {
+                  for (RateLimitRule rule : enforcer.rules()) {
+                    interceptor.reserve(rule.name(), "the filter's rule '" + rule.name() + "'");
+                  }
+                });
+        mappings.orderedStream()
+            .forEach(
+                mapping -> {
+                  for (HandlerMethod handler : mapping.getHandlerMethods().values()) {
+                    interceptor.register(handler.getMethod());
+                  }
+                });
+      };
     }
   }
 }

@@ -39,6 +39,19 @@ class MicrometerRateLimitListenerTest {
   }
 
   @Test
+  void onRule_registersTheRulesThreeCountersAtZero() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    MicrometerRateLimitListener listener = new MicrometerRateLimitListener(registry);
+    listener.onRule(RateLimitRule.builder("a").limit(LIMIT).build());
+    listener.onRule(RateLimitRule.builder("b").limit(LIMIT).dryRun(true).build());
+    for (String outcome : new String[] {"allowed", "refused", "errored"}) {
+      assertThat(count(registry, "a", outcome, "enforce")).isZero();
+      assertThat(count(registry, "b", outcome, "dry-run")).isZero();
+    }
+    assertThat(registry.getMeters()).hasSize(6);
+  }
+
+  @Test
   void constructor_nullRegistry_throws() {
     assertThatThrownBy(() -> new MicrometerRateLimitListener(null))
         .isInstanceOf(IllegalArgumentException.class)

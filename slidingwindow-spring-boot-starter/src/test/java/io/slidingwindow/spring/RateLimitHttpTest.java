@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.testkit.FakeTicker;
 import java.io.IOException;
 import java.net.URI;
@@ -55,6 +56,13 @@ import org.springframework.web.bind.annotation.RestController;
       "slidingwindow.http.rules.orders.paths=/orders/**",
       "slidingwindow.http.rules.orders.limits[0].permits=100",
       "slidingwindow.http.rules.orders.limits[0].window=1m",
+      "slidingwindow.http.rules.tenant.paths=/v1/tenant",
+      "slidingwindow.http.rules.tenant.key=bean:brokenKey",
+      "slidingwindow.http.rules.tenant.limits[0].permits=1",
+      "slidingwindow.http.rules.tenant.limits[0].window=1m",
+      "slidingwindow.http.rules.idle.paths=/v1/idle",
+      "slidingwindow.http.rules.idle.limits[0].permits=1",
+      "slidingwindow.http.rules.idle.limits[0].window=1m",
     })
 class RateLimitHttpTest {
 
@@ -72,9 +80,16 @@ class RateLimitHttpTest {
       return new SimpleMeterRegistry();
     }
 
+    @Bean
+    KeyResolver brokenKey() {
+      return request -> {
+        throw new IllegalStateException("tenant directory unavailable");
+      };
+    }
+
     @RestController
     static class Api {
-      @GetMapping({"/v1/product/{id}", "/v1/seed", "/v1/trial", "/v1/keyed"})
+      @GetMapping({"/v1/product/{id}", "/v1/seed", "/v1/trial", "/v1/keyed", "/v1/tenant"})
       String ok() {
         return "ok";
       }
@@ -89,6 +104,18 @@ class RateLimitHttpTest {
       @RateLimit(limits = "2/1m", name = "async")
       Callable<String> async() {
         return () -> "later";
+      }
+
+      @GetMapping("/never-called")
+      @RateLimit(limits = "1/1m", name = "never-called")
+      String neverCalled() {
+        return "never";
+      }
+
+      @GetMapping("/fragile")
+      @RateLimit(limits = "1/1m", key = "header('X-Tenant').toUpperCase()", name = "fragile")
+      String fragile() {
+        return "fragile";
       }
 
       @GetMapping("/search")
@@ -188,11 +215,13 @@ class RateLimitHttpTest {
     HttpResponse<String> refused = get("/orders/1");
     assertThat(refused.statusCode()).isEqualTo(429);
     assertThat(refused.headers().firstValue("Retry-After")).hasValue("11"); // 10 s + 10 ms precision
-    // The filter's rule and the annotation both report, in the order they ran.
+    // The filter's rule and the annotation both report, in the order they ran. "orders" gets more
+    // quota only when its first permit leaves, about 60 s from now, later than Retry-After: its t is
+    // left out (draft-10: Retry-After must not be earlier than t).
     assertThat(refused.headers().firstValue("RateLimit-Policy"))
         .hasValue("\"orders\";q=100;w=60, \"order-reads\";q=2;w=10");
     assertThat(refused.headers().firstValue("RateLimit"))
-        .hasValue("\"orders\";r=97;t=61, \"order-reads\";r=0;t=11");
+        .hasValue("\"orders\";r=97, \"order-reads\";r=0;t=11");
     assertThat(get("/orders/2").statusCode()).isEqualTo(200);
     assertThat(count("order-reads", "refused")).isEqualTo(1);
     ticker.advance(Duration.ofSeconds(11));
@@ -215,6 +244,36 @@ class RateLimitHttpTest {
     assertThat(get("/async").statusCode()).isEqualTo(200);
     assertThat(get("/async").statusCode()).isEqualTo(429);
     assertThat(count("async", "allowed")).isEqualTo(2);
+  }
+
+  @Test
+  void failingKeys_requestGoesOnAndIsCountedAsErrored() throws Exception {
+    assertThat(get("/v1/tenant").statusCode()).isEqualTo(200);
+    assertThat(get("/v1/tenant").statusCode()).as("fail-open, not limited").isEqualTo(200);
+    assertThat(count("tenant", "errored")).isEqualTo(2);
+    assertThat(count("tenant", "allowed")).isZero();
+
+    assertThat(get("/fragile").body()).isEqualTo("fragile"); // no X-Tenant: the key expression throws
+    assertThat(count("fragile", "errored")).isEqualTo(1);
+    assertThat(get("/fragile", "X-Tenant", "acme").statusCode()).isEqualTo(200);
+    assertThat(get("/fragile", "X-Tenant", "acme").statusCode()).isEqualTo(429);
+    assertThat(count("fragile", "allowed")).isEqualTo(1);
+    assertThat(count("fragile", "refused")).isEqualTo(1);
+  }
+
+  @Test
+  void counters_ofEveryRule_existAtZeroBeforeAnyRequest() {
+    for (String outcome : new String[] {"allowed", "refused", "errored"}) {
+      assertThat(count("idle", outcome)).as(outcome).isZero();
+    }
+    assertThat(
+            meters.get(MicrometerRateLimitListener.METRIC)
+                .tags("rule", "trial", "outcome", "allowed", "mode", "dry-run")
+                .counter())
+        .isNotNull();
+    for (String outcome : new String[] {"allowed", "refused", "errored"}) {
+      assertThat(count("never-called", outcome)).as("annotation rules too: " + outcome).isZero();
+    }
   }
 
   private double count(String rule, String outcome) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;
@@ -18,6 +19,7 @@ import io.slidingwindow.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration;
@@ -27,6 +29,8 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -51,7 +55,7 @@ class SlidingWindowAutoConfigurationTest {
               assertThat(context).hasSingleBean(RateLimitEnforcer.class);
               assertThat(context).hasSingleBean(RateLimitInterceptor.class);
               assertThat(context).hasBean("slidingWindowRateLimitFilter");
-              assertThat(context.getBean(RateLimitListener.class)).isSameAs(RateLimitListener.NONE);
+              assertThat(context).doesNotHaveBean(RateLimitListener.class);
               KeyedRateLimiter<String> limiter =
                   context
                       .getBean(RateLimiterFactory.class)
@@ -141,14 +145,37 @@ class SlidingWindowAutoConfigurationTest {
             });
   }
 
+  /** Runs one GET through {@code enforcer} and returns the status it set (200 if none). */
+  private static int get(RateLimitEnforcer enforcer, String path) throws Exception {
+    MockHttpServletResponse response = new MockHttpServletResponse();
+    enforcer.enforce(new MockHttpServletRequest("GET", path), response);
+    return response.getStatus();
+  }
+
+  private static double count(MeterRegistry registry, String rule, String outcome) {
+    return registry
+        .get(MicrometerRateLimitListener.METRIC)
+        .tags("rule", rule, "outcome", outcome, "mode", "enforce")
+        .counter()
+        .count();
+  }
+
   @Test
-  void meterRegistryPresent_listenerCountsDecisions() {
+  void meterRegistryPresent_countersCountEachDecision() {
     runner
         .withBean(SimpleMeterRegistry.class)
+        .withPropertyValues(RULE + ".limits[0].permits=2", RULE + ".limits[0].window=1m")
         .run(
             context -> {
-              assertThat(context.getBean(RateLimitListener.class))
-                  .isInstanceOf(MicrometerRateLimitListener.class);
+              MeterRegistry registry = context.getBean(MeterRegistry.class);
+              assertThat(count(registry, "product", "allowed")).as("registered at start-up").isZero();
+              RateLimitEnforcer enforcer = context.getBean(RateLimitEnforcer.class);
+              assertThat(get(enforcer, "/a")).isEqualTo(200);
+              assertThat(get(enforcer, "/a")).isEqualTo(200);
+              assertThat(get(enforcer, "/a")).isEqualTo(429);
+              assertThat(count(registry, "product", "allowed")).isEqualTo(2);
+              assertThat(count(registry, "product", "refused")).isEqualTo(1);
+              assertThat(count(registry, "product", "errored")).isZero();
             });
   }
 
@@ -170,9 +197,21 @@ class SlidingWindowAutoConfigurationTest {
       };
     }
 
+    static final List<String> EVENTS = new CopyOnWriteArrayList<>();
+
     @Bean
     RateLimitListener myListener() {
-      return new RateLimitListener() {};
+      return new RateLimitListener() {
+        @Override
+        public void onAllowed(RateLimitRule rule, Decision decision) {
+          EVENTS.add(rule.name() + " allowed");
+        }
+
+        @Override
+        public void onRefused(RateLimitRule rule, Decision decision, boolean dryRun) {
+          EVENTS.add(rule.name() + " refused");
+        }
+      };
     }
 
     @Bean
@@ -187,7 +226,7 @@ class SlidingWindowAutoConfigurationTest {
   }
 
   @Test
-  void userBeans_autoConfigurationBacksOff() {
+  void userBeans_autoConfigurationBacksOffAndListenersAddUp() {
     runner
         .withUserConfiguration(UserBeans.class)
         .withPropertyValues(RULE + ".limits[0].permits=1", RULE + ".limits[0].window=1s")
@@ -196,32 +235,238 @@ class SlidingWindowAutoConfigurationTest {
               assertThat(context).hasNotFailed();
               assertThat(context.getBean(Ticker.class)).isSameAs(UserBeans.TICKER);
               assertThat(context).hasSingleBean(RateLimiterFactory.class).hasBean("myFactory");
-              assertThat(context).hasSingleBean(RateLimitListener.class).hasBean("myListener");
-              assertThat(context.getBean(RateLimitListener.class))
-                  .isNotInstanceOf(MicrometerRateLimitListener.class);
               assertThat(context).hasSingleBean(ClientIpResolver.class).hasBean("myClientIp");
               assertThat(context).doesNotHaveBean("slidingWindowRateLimiterFactory");
               assertThat(UserBeans.CREATED).contains("product");
+              // The application's listener is told, and the Micrometer counters still count.
+              UserBeans.EVENTS.clear();
+              RateLimitEnforcer enforcer = context.getBean(RateLimitEnforcer.class);
+              assertThat(get(enforcer, "/a")).isEqualTo(200);
+              assertThat(get(enforcer, "/a")).isEqualTo(429);
+              assertThat(UserBeans.EVENTS).containsExactly("product allowed", "product refused");
+              MeterRegistry registry = context.getBean(MeterRegistry.class);
+              assertThat(count(registry, "product", "allowed")).isEqualTo(1);
+              assertThat(count(registry, "product", "refused")).isEqualTo(1);
             });
   }
 
   @Test
-  void userFilterOrEnforcer_autoConfigurationBacksOff() {
-    RateLimitEnforcer mine =
-        RateLimitEnforcer.builder()
-            .rule(RateLimitRule.builder("mine").limit(Limit.of(1, Duration.ofSeconds(1))).build())
-            .build();
+  void userMicrometerListener_isNotDoubled() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    runner
+        .withBean(SimpleMeterRegistry.class, () -> registry)
+        .withBean(MicrometerRateLimitListener.class, () -> new MicrometerRateLimitListener(registry))
+        .withPropertyValues(RULE + ".limits[0].permits=1", RULE + ".limits[0].window=1m")
+        .run(
+            context -> {
+              assertThat(get(context.getBean(RateLimitEnforcer.class), "/a")).isEqualTo(200);
+              assertThat(count(registry, "product", "allowed")).isEqualTo(1);
+            });
+  }
+
+  private static RateLimitEnforcer enforcerWithRule(String name) {
+    return RateLimitEnforcer.builder()
+        .rule(RateLimitRule.builder(name).limit(Limit.of(1, Duration.ofSeconds(1))).build())
+        .build();
+  }
+
+  @Test
+  void userEnforcerAlone_autoEnforcerBacksOffAndTheFilterUsesIt() {
+    RateLimitEnforcer mine = enforcerWithRule("mine");
     runner
         .withBean("myEnforcer", RateLimitEnforcer.class, () -> mine)
-        .withBean("myFilter", RateLimitFilter.class, () -> new RateLimitFilter(mine))
         .withPropertyValues(RULE + ".limits[0].permits=1", RULE + ".limits[0].window=1s")
         .run(
             context -> {
               assertThat(context).hasNotFailed();
+              assertThat(context).hasSingleBean(RateLimitEnforcer.class);
               assertThat(context.getBean(RateLimitEnforcer.class)).isSameAs(mine);
+              assertThat(context).doesNotHaveBean("slidingWindowRateLimitEnforcer");
+              FilterRegistrationBean<?> registration =
+                  context.getBean("slidingWindowRateLimitFilter", FilterRegistrationBean.class);
+              assertThat(((RateLimitFilter) registration.getFilter()).enforcer()).isSameAs(mine);
+            });
+  }
+
+  @Test
+  void userFilterAlone_autoRegistrationBacksOffAndTheEnforcerStays() {
+    RateLimitFilter mine = new RateLimitFilter(enforcerWithRule("mine"));
+    runner
+        .withBean("myFilter", RateLimitFilter.class, () -> mine)
+        .withPropertyValues(RULE + ".limits[0].permits=1", RULE + ".limits[0].window=1s")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
               assertThat(context).doesNotHaveBean("slidingWindowRateLimitFilter");
               assertThat(context.getBeansOfType(FilterRegistrationBean.class)).isEmpty();
+              assertThat(context).hasBean("slidingWindowRateLimitEnforcer");
+              assertThat(context.getBean(RateLimitEnforcer.class).rules())
+                  .extracting(RateLimitRule::name)
+                  .containsExactly("product");
             });
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class UserRegistration {
+    @Bean
+    FilterRegistrationBean<RateLimitFilter> myRegistration() {
+      return new FilterRegistrationBean<>(new RateLimitFilter(enforcerWithRule("mine")));
+    }
+  }
+
+  @Test
+  void userFilterRegistrationAlone_autoRegistrationBacksOff() {
+    runner
+        .withUserConfiguration(UserRegistration.class)
+        .withPropertyValues(RULE + ".limits[0].permits=1", RULE + ".limits[0].window=1s")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context).doesNotHaveBean("slidingWindowRateLimitFilter");
+              assertThat(context.getBeansOfType(FilterRegistrationBean.class))
+                  .containsOnlyKeys("myRegistration");
+            });
+  }
+
+  @Test
+  void userInterceptorAlone_autoInterceptorBacksOff() {
+    RateLimitInterceptor mine =
+        new RateLimitInterceptor(
+            RateLimiterFactory.inMemory(), RateLimitListener.NONE, ClientIpResolver.direct(), false, false);
+    runner
+        .withBean("myInterceptor", RateLimitInterceptor.class, () -> mine)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context).hasSingleBean(RateLimitInterceptor.class);
+              assertThat(context.getBean(RateLimitInterceptor.class)).isSameAs(mine);
+              assertThat(context).hasSingleBean(RateLimitEnforcer.class);
+            });
+  }
+
+  @Test
+  void userTickerAlone_limitersUseIt() {
+    FakeTicker ticker = new FakeTicker();
+    runner
+        .withBean("myTicker", Ticker.class, () -> ticker)
+        .withPropertyValues(RULE + ".limits[0].permits=1", RULE + ".limits[0].window=1s")
+        .run(
+            context -> {
+              assertThat(context).hasSingleBean(Ticker.class);
+              RateLimitEnforcer enforcer = context.getBean(RateLimitEnforcer.class);
+              assertThat(get(enforcer, "/a")).isEqualTo(200);
+              assertThat(get(enforcer, "/a")).isEqualTo(429);
+              ticker.advance(Duration.ofSeconds(2));
+              assertThat(get(enforcer, "/a")).as("time moved by the user's ticker").isEqualTo(200);
+            });
+  }
+
+  @Test
+  void userClientIpResolverAlone_rulesUseIt() {
+    ClientIpResolver mine = ClientIpResolver.trusting(List.of("127.0.0.1"));
+    runner
+        .withBean("myClientIp", ClientIpResolver.class, () -> mine)
+        .withPropertyValues(RULE + ".limits[0].permits=1", RULE + ".limits[0].window=1m")
+        .run(
+            context -> {
+              assertThat(context).hasSingleBean(ClientIpResolver.class);
+              RateLimitEnforcer enforcer = context.getBean(RateLimitEnforcer.class);
+              MockHttpServletRequest fromProxy = new MockHttpServletRequest("GET", "/a");
+              fromProxy.addHeader("X-Forwarded-For", "198.51.100.1");
+              assertThat(enforcer.rules().get(0).keyResolver().resolve(fromProxy))
+                  .as("the MockHttpServletRequest peer is 127.0.0.1, trusted only by the user's bean")
+                  .isEqualTo("ip:198.51.100.1");
+            });
+  }
+
+  @Test
+  void userLimiterFactoryAlone_rulesUseIt() {
+    List<String> created = new CopyOnWriteArrayList<>();
+    RateLimiterFactory mine =
+        (name, limits, countRefused) -> {
+          created.add(name);
+          return KeyedRateLimiter.builder().limits(limits).build();
+        };
+    runner
+        .withBean("myFactory", RateLimiterFactory.class, () -> mine)
+        .withPropertyValues(RULE + ".limits[0].permits=1", RULE + ".limits[0].window=1m")
+        .run(
+            context -> {
+              assertThat(context).hasSingleBean(RateLimiterFactory.class);
+              assertThat(context).doesNotHaveBean("slidingWindowRateLimiterFactory");
+              assertThat(created).containsExactly("product");
+            });
+  }
+
+  @RestController
+  static class OverloadedController {
+    @GetMapping("/one")
+    @RateLimit(limits = "5/1s")
+    String read() {
+      return "one";
+    }
+
+    @GetMapping("/two")
+    @RateLimit(limits = "5/1s")
+    String read(@org.springframework.web.bind.annotation.RequestParam("q") String q) {
+      return q;
+    }
+  }
+
+  @RestController
+  static class ProductController {
+    @GetMapping("/p")
+    @RateLimit(limits = "5/1s", name = "product")
+    String product() {
+      return "p";
+    }
+  }
+
+  private WebApplicationContextRunner mvcRunner() {
+    return new WebApplicationContextRunner()
+        .withConfiguration(
+            AutoConfigurations.of(
+                SlidingWindowAutoConfiguration.class,
+                WebMvcAutoConfiguration.class,
+                DispatcherServletAutoConfiguration.class));
+  }
+
+  @Test
+  void annotations_sameDefaultName_failAtStartupNamingBoth() {
+    mvcRunner()
+        .withUserConfiguration(OverloadedController.class)
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              String where = "@RateLimit on " + OverloadedController.class.getName() + ".read(";
+              assertThat(messages(context.getStartupFailure()))
+                  .contains("'OverloadedController.read'")
+                  .contains(where + ")")
+                  .contains(where + "String)");
+            });
+  }
+
+  @Test
+  void annotationAndFilterRule_sameName_failAtStartupNamingBoth() {
+    mvcRunner()
+        .withUserConfiguration(ProductController.class)
+        .withPropertyValues(RULE + ".limits[0].permits=1", RULE + ".limits[0].window=1m")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(messages(context.getStartupFailure()))
+                  .contains("'product'")
+                  .contains("the filter's rule 'product'")
+                  .contains("@RateLimit on " + ProductController.class.getName() + ".product()");
+            });
+  }
+
+  private static String messages(Throwable failure) {
+    StringBuilder messages = new StringBuilder();
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      messages.append(t.getMessage()).append('\n');
+    }
+    return messages.toString();
   }
 
   @Test
