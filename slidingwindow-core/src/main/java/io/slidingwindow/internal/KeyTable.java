@@ -177,14 +177,14 @@ public final class KeyTable<K, S> {
     }
   }
 
-  /** Examines up to {@code budget} entries, evicting the empty ones. Holds sweepLock. */
+  /**
+   * Examines up to {@code budget} entries, and no more than the table holds, evicting the empty
+   * ones; continues where the previous sweep stopped and wraps around. Holds sweepLock.
+   */
   private void sweepSome(long now, int budget) {
-    for (int examined = 0; examined < budget; examined++) {
+    int limit = Math.min(budget, entries.size());
+    for (int examined = 0; examined < limit; examined++) {
       if (sweep == null || !sweep.hasNext()) {
-        if (examined > 0 && sweep != null) {
-          sweep = null;
-          return; // one full pass per call at most
-        }
         sweep = entries.entrySet().iterator();
         if (!sweep.hasNext()) {
           return;
