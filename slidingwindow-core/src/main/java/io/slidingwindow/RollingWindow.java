@@ -23,10 +23,11 @@ import java.util.Arrays;
  * leaving out the bucket that is still filling.
  *
  * <p><b>Thread-safety.</b> Every method may be called from any thread. {@link #add} allocates
- * nothing once the window has adapted to its callers, and {@link #reduce()} is atomic: it sees
- * every add that completed before it began and none that began after it ended. Under concurrency
- * an add is counted in the bucket of a time between its own clock read and the latest read of the
- * window.
+ * nothing once the window has adapted to its callers. {@link #reduce()} includes every add that
+ * completed before it began, and an add that runs concurrently with it is included or not, whole
+ * (as {@code LongAdder.sum()} treats concurrent updates); with a single caller, or once adds stop,
+ * it is exact. Under concurrency an add is counted in the bucket of a time between its own clock
+ * read and the latest read of the window.
  *
  * <p><b>Memory.</b> {@code 40 * size} bytes per stripe, one stripe to start with and at most one
  * per processor (rounded up to a power of two) when adds contend.
@@ -39,12 +40,13 @@ import java.util.Arrays;
  * java.util.concurrent.atomic.LongAdder} does, contention is met with more state rather than
  * waiting: the window starts with one ring (a stripe) under a one-word spin lock, and when two adds
  * collide it adds stripes, each thread keeping to the stripe that last served it. A reduce locks
- * every stripe, brings each up to its own bucket (so that later adds never land in an older one)
- * and merges the slots the span covers, {@code O(stripes * size)}.
+ * the stripes one after another, brings each up to its own bucket (so that later adds never land
+ * in an older one) and merges the slots the span covers, {@code O(stripes * size)}.
  *
  * <p>Sentinel's {@code LeapArray} resets a stale bucket under a lock but lets an add that read the
  * old bucket land in the reset one, and its per-bucket adders are not read atomically; go-zero takes
- * one read-write lock for every call. Here an add and a reduce never see a half-reset bucket.
+ * one read-write lock for every call. Here an add and a reduce never see a half-reset or
+ * half-updated bucket.
  */
 public final class RollingWindow {
 
@@ -146,7 +148,10 @@ public final class RollingWindow {
         } finally {
           stripe.unlock();
         }
-        probe[0] = h;
+        if (h != probe[0]) {
+          // Written only when it moved: the array may share a cache line with hot shared data.
+          probe[0] = h;
+        }
         return;
       }
       if (s.length < MAX_STRIPES) {
@@ -181,27 +186,32 @@ public final class RollingWindow {
   /**
    * Returns the statistics of the values the window covers now: the buckets {@code b(t) - size +
    * 1} through {@code b(t)}, or through {@code b(t) - 1} when the window ignores the current bucket
-   * (see the class comment for the exact time span). Atomic and thread-safe.
+   * (see the class comment for the exact time span). Thread-safe: it includes every add that
+   * completed before it began; an add that runs concurrently is included or not, whole.
    */
   public RollingSnapshot reduce() {
     long now = ticker.read() - origin;
     Stripe[] s = stripes;
+    long bucket = now < 0 ? 0 : WindowMath.bucket(now, intervalNanos);
     for (Stripe stripe : s) {
-      stripe.lock();
+      // A racy read is enough: it can only be older than the stripe's bucket, and an add that
+      // completed before this reduce began read the clock before it, so its bucket is at most
+      // b(now) anyway. This only keeps a reduce from counting fewer buckets than an add has seen.
+      bucket = Math.max(bucket, stripe.currentBucketRacy());
     }
-    try {
-      long bucket = now < 0 ? 0 : WindowMath.bucket(now, intervalNanos);
-      for (Stripe stripe : s) {
-        bucket = Math.max(bucket, stripe.currentBucket);
-      }
-      long oldest = WindowMath.rollingOldestBucket(bucket, size);
-      long newest = ignoreCurrent ? bucket - 1 : bucket;
-      long count = 0;
-      double sum = 0;
-      double min = Double.POSITIVE_INFINITY;
-      double max = Double.NEGATIVE_INFINITY;
-      for (Stripe stripe : s) {
+    long oldest = WindowMath.rollingOldestBucket(bucket, size);
+    long newest = ignoreCurrent ? bucket - 1 : bucket;
+    long count = 0;
+    double sum = 0;
+    double min = Double.POSITIVE_INFINITY;
+    double max = Double.NEGATIVE_INFINITY;
+    for (Stripe stripe : s) {
+      // One stripe at a time, so that a reduce holds up at most one adder at a time.
+      stripe.lock();
+      try {
         if (stripe.currentBucket < bucket) {
+          // Later adds to this stripe with an older clock reading land in this bucket, not in
+          // one this reduce has already treated as closed.
           stripe.roll(bucket, size, intervalNanos);
         }
         long[] slots = stripe.slots;
@@ -214,13 +224,11 @@ public final class RollingWindow {
             max = Math.max(max, Double.longBitsToDouble(slots[i + 4]));
           }
         }
-      }
-      return new RollingSnapshot(sum, count, min, max, (newest - oldest + 1) * intervalNanos);
-    } finally {
-      for (Stripe stripe : s) {
+      } finally {
         stripe.unlock();
       }
     }
+    return new RollingSnapshot(sum, count, min, max, (newest - oldest + 1) * intervalNanos);
   }
 
   /** The number of buckets. */
@@ -303,9 +311,14 @@ public final class RollingWindow {
     }
   }
 
-  /** Padding before a stripe's fields, so that two stripes never share a cache line. */
+  /**
+   * Padding before a stripe's fields, so that a stripe's lock and state never share a cache line
+   * with another stripe or the shared stripe array. The int fills the gap after the object header,
+   * where the field layout would otherwise put the lock word.
+   */
   @SuppressWarnings("unused")
   private abstract static class Pad {
+    int p00;
     long p01, p02, p03, p04, p05, p06, p07, p08;
   }
 
@@ -335,10 +348,13 @@ public final class RollingWindow {
   @SuppressWarnings("unused")
   private static final class Stripe extends StripeFields {
     private static final VarHandle LOCKED;
+    private static final VarHandle CURRENT_BUCKET;
 
     static {
       try {
         LOCKED = MethodHandles.lookup().findVarHandle(StripeFields.class, "locked", int.class);
+        CURRENT_BUCKET =
+            MethodHandles.lookup().findVarHandle(StripeFields.class, "currentBucket", long.class);
       } catch (ReflectiveOperationException e) {
         throw new ExceptionInInitializerError(e);
       }
@@ -374,6 +390,11 @@ public final class RollingWindow {
       LOCKED.setRelease(this, 0);
     }
 
+    /** The newest bucket, read without the lock: possibly stale, never torn. */
+    long currentBucketRacy() {
+      return (long) CURRENT_BUCKET.getOpaque(this);
+    }
+
     void add(long now, double value, int size, long intervalNanos) {
       if (now >= currentEnd) {
         // Past the newest bucket (so later than any time seen): move to the bucket of now.
@@ -398,7 +419,8 @@ public final class RollingWindow {
         reset(base, bucket);
       }
       current = base;
-      currentBucket = bucket;
+      // Opaque, so that a reader without the lock sees a whole value, never a torn one.
+      CURRENT_BUCKET.setOpaque(this, bucket);
       currentEnd = WindowMath.bucketEnd(bucket, intervalNanos);
     }
 
