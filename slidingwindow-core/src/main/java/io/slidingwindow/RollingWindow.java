@@ -39,9 +39,14 @@ import java.util.Arrays;
  * newest bucket, so an add that stays inside it does no division: it compares, then adds. As {@code
  * java.util.concurrent.atomic.LongAdder} does, contention is met with more state rather than
  * waiting: the window starts with one ring (a stripe) under a one-word spin lock, and when two adds
- * collide it adds stripes, each thread keeping to the stripe that last served it. A reduce locks
- * the stripes one after another, brings each up to its own bucket (so that later adds never land
- * in an older one) and merges the slots the span covers, {@code O(stripes * size)}.
+ * collide it adds stripes, each thread keeping to the stripe that last served it. The lock word of
+ * a stripe is also a sequence lock (as in {@code StampedLock}), and a second sequence word counts
+ * rolls, so a reduce reads each stripe without writing to it and without waiting for adders: adds
+ * write only the current slot between rolls, so a pass reads the other slots as they are and only
+ * the current one under the lock word, and is kept if no roll ran meanwhile; it takes the lock only
+ * after a few failed passes. It merges the slots
+ * the span covers, {@code O(stripes * size)}, and publishes the newest bucket it reported as a
+ * floor below which no later add lands.
  *
  * <p>Sentinel's {@code LeapArray} resets a stale bucket under a lock but lets an add that read the
  * old bucket land in the reset one, and its per-bucket adders are not read atomically; go-zero takes
@@ -66,11 +71,17 @@ public final class RollingWindow {
   private static final ThreadLocal<int[]> PROBE =
       ThreadLocal.withInitial(() -> new int[] {mix(Thread.currentThread().getId())});
 
+  /** Optimistic reads of a stripe before a reduce takes its lock instead. */
+  private static final int OPTIMISTIC_READS = 4;
+
   private static final VarHandle RESIZING;
+  private static final VarHandle FLOOR_BUCKET;
 
   static {
     try {
       RESIZING = MethodHandles.lookup().findVarHandle(RollingWindow.class, "resizing", int.class);
+      FLOOR_BUCKET =
+          MethodHandles.lookup().findVarHandle(RollingWindow.class, "floorBucket", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -84,6 +95,13 @@ public final class RollingWindow {
 
   /** Never shrinks; replaced (grown) under {@code resizing}. */
   private volatile Stripe[] stripes;
+
+  /**
+   * The newest bucket a reduce has reported: later adds land in it or a newer one, whatever their
+   * clock read, so that no add lands in a bucket a reduce has already seen leave. Only grows; it
+   * changes at most once per bucket, so adds read it from a cache line that rarely moves.
+   */
+  private volatile long floorBucket;
 
   /** 1 while a thread grows {@code stripes}. */
   @SuppressWarnings("unused")
@@ -118,7 +136,7 @@ public final class RollingWindow {
       Stripe stripe = s[0];
       if (stripe.tryLock()) {
         try {
-          stripe.add(now, value, size, intervalNanos);
+          stripe.add(now, value, floorBucket, size, intervalNanos);
         } finally {
           stripe.unlock();
         }
@@ -144,7 +162,7 @@ public final class RollingWindow {
       Stripe stripe = s[h & (s.length - 1)];
       if (stripe.tryLock()) {
         try {
-          stripe.add(now, value, size, intervalNanos);
+          stripe.add(now, value, floorBucket, size, intervalNanos);
         } finally {
           stripe.unlock();
         }
@@ -192,43 +210,48 @@ public final class RollingWindow {
   public RollingSnapshot reduce() {
     long now = ticker.read() - origin;
     Stripe[] s = stripes;
-    long bucket = now < 0 ? 0 : WindowMath.bucket(now, intervalNanos);
+    long floor = floorBucket;
+    long bucket = Math.max(floor, now < 0 ? 0 : WindowMath.bucket(now, intervalNanos));
     for (Stripe stripe : s) {
-      // A racy read is enough: it can only be older than the stripe's bucket, and an add that
-      // completed before this reduce began read the clock before it, so its bucket is at most
-      // b(now) anyway. This only keeps a reduce from counting fewer buckets than an add has seen.
+      // A racy read is enough: an add that completed before this reduce began read the clock
+      // before it, so its bucket is at most b(now) anyway; this only keeps a reduce from
+      // reporting an older bucket than an add has already used.
       bucket = Math.max(bucket, stripe.currentBucketRacy());
+    }
+    while (bucket > floor && !FLOOR_BUCKET.compareAndSet(this, floor, bucket)) {
+      floor = floorBucket;
     }
     long oldest = WindowMath.rollingOldestBucket(bucket, size);
     long newest = ignoreCurrent ? bucket - 1 : bucket;
-    long count = 0;
-    double sum = 0;
+    Totals totals = new Totals();
+    Totals pass = new Totals();
+    for (Stripe stripe : s) {
+      stripe.readInto(totals, pass, oldest, newest);
+    }
+    return new RollingSnapshot(
+        totals.sum, totals.count, totals.min, totals.max, (newest - oldest + 1) * intervalNanos);
+  }
+
+  /** What a reduce accumulates: over one stripe, and over all of them. */
+  private static final class Totals {
+    long count;
+    double sum;
     double min = Double.POSITIVE_INFINITY;
     double max = Double.NEGATIVE_INFINITY;
-    for (Stripe stripe : s) {
-      // One stripe at a time, so that a reduce holds up at most one adder at a time.
-      stripe.lock();
-      try {
-        if (stripe.currentBucket < bucket) {
-          // Later adds to this stripe with an older clock reading land in this bucket, not in
-          // one this reduce has already treated as closed.
-          stripe.roll(bucket, size, intervalNanos);
-        }
-        long[] slots = stripe.slots;
-        for (int i = 0; i < slots.length; i += SLOT) {
-          long stamp = slots[i];
-          if (stamp >= oldest && stamp <= newest && slots[i + 1] != 0) {
-            count += slots[i + 1];
-            sum += Double.longBitsToDouble(slots[i + 2]);
-            min = Math.min(min, Double.longBitsToDouble(slots[i + 3]));
-            max = Math.max(max, Double.longBitsToDouble(slots[i + 4]));
-          }
-        }
-      } finally {
-        stripe.unlock();
-      }
+
+    void clear() {
+      count = 0;
+      sum = 0;
+      min = Double.POSITIVE_INFINITY;
+      max = Double.NEGATIVE_INFINITY;
     }
-    return new RollingSnapshot(sum, count, min, max, (newest - oldest + 1) * intervalNanos);
+
+    void merge(Totals other) {
+      count += other.count;
+      sum += other.sum;
+      min = Math.min(min, other.min);
+      max = Math.max(max, other.max);
+    }
   }
 
   /** The number of buckets. */
@@ -322,10 +345,21 @@ public final class RollingWindow {
     long p01, p02, p03, p04, p05, p06, p07, p08;
   }
 
-  /** The fields of a stripe, guarded by {@code locked}. */
+  /** The fields of a stripe, written only by the holder of its lock, {@code seq}. */
   private abstract static class StripeFields extends Pad {
-    /** 1 while a thread holds the stripe. */
-    volatile int locked;
+    /**
+     * The lock and a sequence lock in one word (as {@code StampedLock}): odd while a thread holds
+     * the stripe, and moved on by two at each release, so that a reader without the lock can tell
+     * whether a writer ran while it read.
+     */
+    volatile int seq;
+
+    /**
+     * A second sequence word for rolls only: odd while a roll moves {@code current} and resets a
+     * slot. Between rolls, adds write the current slot and no other, so a reader can take the
+     * other slots without caring how many adds run meanwhile.
+     */
+    volatile int rolls;
 
     /** The newest bucket this stripe has seen; its slot is {@code current}. */
     long currentBucket;
@@ -347,12 +381,14 @@ public final class RollingWindow {
   /** One ring of buckets under a spin lock. Not itself thread-safe: callers hold its lock. */
   @SuppressWarnings("unused")
   private static final class Stripe extends StripeFields {
-    private static final VarHandle LOCKED;
+    private static final VarHandle SEQ;
+    private static final VarHandle ROLLS;
     private static final VarHandle CURRENT_BUCKET;
 
     static {
       try {
-        LOCKED = MethodHandles.lookup().findVarHandle(StripeFields.class, "locked", int.class);
+        SEQ = MethodHandles.lookup().findVarHandle(StripeFields.class, "seq", int.class);
+        ROLLS = MethodHandles.lookup().findVarHandle(StripeFields.class, "rolls", int.class);
         CURRENT_BUCKET =
             MethodHandles.lookup().findVarHandle(StripeFields.class, "currentBucket", long.class);
       } catch (ReflectiveOperationException e) {
@@ -372,8 +408,10 @@ public final class RollingWindow {
     }
 
     boolean tryLock() {
-      // Acquire: the holder sees every write of the previous holder, made before its release.
-      return locked == 0 && LOCKED.compareAndSet(this, 0, 1);
+      // The CAS is a full fence: the holder sees every write of the previous holder, made before
+      // its release, and no write of the holder's becomes visible before the word turns odd.
+      int v = seq;
+      return (v & 1) == 0 && SEQ.compareAndSet(this, v, v + 1);
     }
 
     void lock() {
@@ -387,7 +425,8 @@ public final class RollingWindow {
     }
 
     void unlock() {
-      LOCKED.setRelease(this, 0);
+      // Release: every write made while holding the stripe is visible before the word turns even.
+      SEQ.setRelease(this, seq + 1);
     }
 
     /** The newest bucket, read without the lock: possibly stale, never torn. */
@@ -395,10 +434,13 @@ public final class RollingWindow {
       return (long) CURRENT_BUCKET.getOpaque(this);
     }
 
-    void add(long now, double value, int size, long intervalNanos) {
+    void add(long now, double value, long floorBucket, int size, long intervalNanos) {
       if (now >= currentEnd) {
         // Past the newest bucket (so later than any time seen): move to the bucket of now.
-        roll(WindowMath.bucket(now, intervalNanos), size, intervalNanos);
+        roll(Math.max(floorBucket, WindowMath.bucket(now, intervalNanos)), size, intervalNanos);
+      } else if (currentBucket < floorBucket) {
+        // A reduce has reported a newer bucket: a stale clock read must not land behind it.
+        roll(floorBucket, size, intervalNanos);
       }
       long[] s = slots;
       int i = current;
@@ -412,8 +454,95 @@ public final class RollingWindow {
       }
     }
 
+    /**
+     * Adds the slots stamped {@code oldest} through {@code newest} to {@code totals}, without
+     * blocking adders in the common case. Between two rolls only the current slot changes, so a
+     * pass reads the other slots as they are and the current slot under {@code seq} (a pass over
+     * one slot, retried if an add ran meanwhile), and is kept only if no roll ran meanwhile; every
+     * slot is thus read whole, and the pass equals the stripe at one instant. After a few failed
+     * passes it takes the lock instead.
+     */
+    void readInto(Totals totals, Totals pass, long oldest, long newest) {
+      for (int attempt = 0; attempt < OPTIMISTIC_READS; attempt++) {
+        int r = rolls; // volatile read: the reads below cannot move above it
+        if ((r & 1) == 0) {
+          int cur = current;
+          pass.clear();
+          long[] s = slots;
+          for (int i = 0; i < s.length; i += SLOT) {
+            if (i != cur) {
+              addSlot(pass, s, i, oldest, newest);
+            }
+          }
+          if (readCurrent(pass, cur, oldest, newest)) {
+            // The reads above cannot move below this fence, so an unchanged word proves that no
+            // roll ran while they did (StampedLock#validate does the same).
+            VarHandle.acquireFence();
+            if (rolls == r) {
+              totals.merge(pass);
+              return;
+            }
+          }
+        }
+        Thread.onSpinWait();
+      }
+      lock();
+      try {
+        pass.clear();
+        long[] s = slots;
+        for (int i = 0; i < s.length; i += SLOT) {
+          addSlot(pass, s, i, oldest, newest);
+        }
+        totals.merge(pass);
+      } finally {
+        unlock();
+      }
+    }
+
+    /** Adds the slot at {@code cur} to {@code pass} if no writer ran while it was read. */
+    private boolean readCurrent(Totals pass, int cur, long oldest, long newest) {
+      long[] s = slots;
+      for (int attempt = 0; attempt < OPTIMISTIC_READS; attempt++) {
+        int v = seq;
+        if ((v & 1) == 0) {
+          long stamp = s[cur];
+          long n = s[cur + 1];
+          long sum = s[cur + 2];
+          long min = s[cur + 3];
+          long max = s[cur + 4];
+          VarHandle.acquireFence();
+          if (seq == v) {
+            if (stamp >= oldest && stamp <= newest && n != 0) {
+              pass.count += n;
+              pass.sum += Double.longBitsToDouble(sum);
+              pass.min = Math.min(pass.min, Double.longBitsToDouble(min));
+              pass.max = Math.max(pass.max, Double.longBitsToDouble(max));
+            }
+            return true;
+          }
+        }
+        Thread.onSpinWait();
+      }
+      return false;
+    }
+
+    private static void addSlot(Totals pass, long[] s, int i, long oldest, long newest) {
+      long stamp = s[i];
+      long n = s[i + 1];
+      if (stamp >= oldest && stamp <= newest && n != 0) {
+        pass.count += n;
+        pass.sum += Double.longBitsToDouble(s[i + 2]);
+        pass.min = Math.min(pass.min, Double.longBitsToDouble(s[i + 3]));
+        pass.max = Math.max(pass.max, Double.longBitsToDouble(s[i + 4]));
+      }
+    }
+
     /** Makes {@code bucket}, not older than the current one, this stripe's newest. */
     void roll(long bucket, int size, long intervalNanos) {
+      int r = rolls;
+      ROLLS.setOpaque(this, r + 1);
+      // The odd word is visible before any write below (the seqlock writer's fence).
+      VarHandle.storeStoreFence();
       int base = WindowMath.ringSlot(bucket, size) * SLOT;
       if (slots[base] != bucket) {
         reset(base, bucket);
@@ -422,6 +551,8 @@ public final class RollingWindow {
       // Opaque, so that a reader without the lock sees a whole value, never a torn one.
       CURRENT_BUCKET.setOpaque(this, bucket);
       currentEnd = WindowMath.bucketEnd(bucket, intervalNanos);
+      // Release: every write above is visible before the word turns even again.
+      ROLLS.setRelease(this, r + 2);
     }
 
     private void reset(int base, long bucket) {

@@ -39,6 +39,8 @@ class RollingWindowConcurrencyTest {
     ExecutorService pool = Executors.newFixedThreadPool(ADDERS + REDUCERS);
     try {
       CountDownLatch start = new CountDownLatch(1);
+      // The adders wait for every reducer to be running, so that they really overlap.
+      CountDownLatch reducing = new CountDownLatch(REDUCERS);
       AtomicBoolean adding = new AtomicBoolean(true);
       List<Future<Long>> adders = new ArrayList<>();
       for (int t = 0; t < ADDERS; t++) {
@@ -46,6 +48,7 @@ class RollingWindowConcurrencyTest {
         Callable<Long> adder =
             () -> {
               start.await();
+              reducing.await();
               long total = 0;
               for (int i = 0; i < ADDS_PER_THREAD; i++) {
                 long value = thread * 1_000L + (i % 997);
@@ -65,14 +68,16 @@ class RollingWindowConcurrencyTest {
             () -> {
               start.await();
               long reduces = 0;
-              double lastCount = 0;
-              while (adding.get() && reduces < 1_000_000) {
+              long lastCount = 0;
+              do {
                 RollingSnapshot s = window.reduce();
                 // Nothing leaves the window during the test, so the count only grows.
-                assertThat((double) s.count()).isGreaterThanOrEqualTo(lastCount);
+                assertThat(s.count()).isGreaterThanOrEqualTo(lastCount);
                 lastCount = s.count();
-                reduces++;
-              }
+                if (reduces++ == 0) {
+                  reducing.countDown();
+                }
+              } while (adding.get() && reduces < 10_000_000);
               return reduces;
             };
         reducers.add(pool.submit(reducer));
