@@ -36,22 +36,23 @@ import java.util.Arrays;
  * bucket number: a slot whose stamp is outside the covered range is stale and ignored, and is reset
  * when its turn as newest bucket comes. So an add never walks over expired buckets (go-zero resets
  * each bucket the clock has passed, up to {@code size} of them), and a stripe caches the end of its
- * newest bucket, so an add that stays inside it does no division: it compares, then adds. As {@code
- * java.util.concurrent.atomic.LongAdder} does, contention is met with more state rather than
- * waiting: the window starts with one ring (a stripe) under a one-word spin lock, and when two adds
- * collide it adds stripes, each thread keeping to the stripe that last served it. The lock word of
- * a stripe is also a sequence lock (as in {@code StampedLock}), and a second sequence word counts
- * rolls, so a reduce reads each stripe without writing to it and without waiting for adders: adds
- * write only the current slot between rolls, so a pass reads the other slots as they are and only
- * the current one under the lock word, and is kept if no roll ran meanwhile; it takes the lock only
- * after a few failed passes. It merges the slots
- * the span covers, {@code O(stripes * size)}, and publishes the newest bucket it reported as a
- * floor below which no later add lands.
+ * newest bucket, so an add that stays inside it does no division: it compares, then adds.
  *
- * <p>Sentinel's {@code LeapArray} resets a stale bucket under a lock but lets an add that read the
- * old bucket land in the reset one, and its per-bucket adders are not read atomically; go-zero takes
- * one read-write lock for every call. Here an add and a reduce never see a half-reset or
- * half-updated bucket.
+ * <p>As {@code java.util.concurrent.atomic.LongAdder} does, contention is met with more state
+ * rather than waiting: the window starts with one ring (a stripe) under a one-word spin lock, and
+ * when two adds collide it adds stripes, each thread keeping to the stripe that last served it.
+ * The lock word of a stripe is also a sequence word (as in {@code StampedLock}), and a second
+ * sequence word counts rolls (moves to a new bucket). Between two rolls, adds write the current
+ * slot and no other, so a reduce reads the other slots as they are and the current one under the
+ * lock word, and keeps the pass if no roll ran meanwhile: it neither writes to a stripe nor waits
+ * for its adders, and takes the lock only after a few failed passes. It merges the covered slots of
+ * every stripe, {@code O(stripes * size)}, and publishes the newest bucket it reported as a floor
+ * below which no later add lands.
+ *
+ * <p>Sentinel's {@code LeapArray} resets a bucket object in place, so an add that fetched the
+ * bucket just before the reset can be wiped by it or land in the new period, and its per-bucket
+ * adders are summed without a consistent view; go-zero takes one read-write lock for every call.
+ * Here an add is never lost to a reset, and a reduce never sees a half-made add.
  */
 public final class RollingWindow {
 

@@ -4,8 +4,10 @@ import com.alibaba.csp.sentinel.slots.statistic.metric.ArrayMetric;
 import com.netflix.hystrix.util.HystrixRollingNumber;
 import com.netflix.hystrix.util.HystrixRollingNumberEvent;
 import io.slidingwindow.RollingWindow;
+import io.slidingwindow.Ticker;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -15,6 +17,7 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 
 /**
@@ -25,9 +28,12 @@ import org.openjdk.jmh.annotations.Threads;
  * <p>Each peer makes its cheapest call: Sentinel's {@code addPass(1)} and Hystrix's {@code
  * increment(SUCCESS)} bump one counter, and read back one sum ({@code pass()}, {@code
  * getRollingSum(SUCCESS)}); {@link RollingWindow#add(long)} records count, sum, min and max, and
- * {@link RollingWindow#reduce()} returns all of them in a snapshot. Every implementation reads the
- * system clock once per call ({@code System.nanoTime} here, {@code System.currentTimeMillis} or
- * Sentinel's cached tick there).
+ * {@link RollingWindow#reduce()} returns all of them in a snapshot. Every implementation reads a
+ * clock once per call: {@code System.nanoTime} for {@code slidingwindow} (the default {@link
+ * Ticker}), {@code System.currentTimeMillis} for Hystrix, and for Sentinel its {@code TimeUtil}, a
+ * field that a background thread refreshes every millisecond once traffic is high. {@code
+ * slidingwindow-tick} is {@link RollingWindow} given a ticker built the way Sentinel's clock is,
+ * to show how much of the difference is the clock.
  *
  * <p>Run: {@code java -jar slidingwindow-benchmarks/target/benchmarks.jar RollingWindowBenchmark
  * -prof gc}.
@@ -45,10 +51,40 @@ public class RollingWindowBenchmark {
     long addAndRead(long value);
   }
 
-  @Param({"slidingwindow", "sentinel", "hystrix"})
+  @Param({"slidingwindow", "slidingwindow-tick", "sentinel", "hystrix"})
   public String impl;
 
   private Recorder recorder;
+  private TickingClock tickingClock;
+
+  /** A clock read from a field that a daemon thread refreshes every millisecond. */
+  static final class TickingClock implements Ticker {
+    private volatile long nanos = System.nanoTime();
+    private final Thread thread =
+        new Thread(
+            () -> {
+              while (!Thread.currentThread().isInterrupted()) {
+                nanos = System.nanoTime();
+                LockSupport.parkNanos(1_000_000);
+              }
+            },
+            "ticking-clock");
+
+    TickingClock() {
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    @Override
+    public long read() {
+      return nanos;
+    }
+
+    void stop() throws InterruptedException {
+      thread.interrupt();
+      thread.join(1_000);
+    }
+  }
 
   /** A per-thread value, so that threads do not share a counter of their own. */
   @State(Scope.Thread)
@@ -63,9 +99,14 @@ public class RollingWindowBenchmark {
   @Setup(Level.Trial)
   public void setUp() {
     switch (impl) {
-      case "slidingwindow" -> {
-        RollingWindow window =
-            RollingWindow.builder().size(10).interval(Duration.ofMillis(100)).build();
+      case "slidingwindow", "slidingwindow-tick" -> {
+        RollingWindow.Builder builder =
+            RollingWindow.builder().size(10).interval(Duration.ofMillis(100));
+        if (impl.equals("slidingwindow-tick")) {
+          tickingClock = new TickingClock();
+          builder.ticker(tickingClock);
+        }
+        RollingWindow window = builder.build();
         recorder =
             new Recorder() {
               @Override
@@ -114,6 +155,13 @@ public class RollingWindowBenchmark {
             };
       }
       default -> throw new IllegalArgumentException("impl: unknown " + impl);
+    }
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() throws InterruptedException {
+    if (tickingClock != null) {
+      tickingClock.stop();
     }
   }
 
