@@ -62,8 +62,11 @@ public final class RollingWindow {
   /** Longs per slot: bucket stamp, count, sum, min and max (the last three as double bits). */
   private static final int SLOT = 5;
 
+  /** The processors rounded up to a power of two, at most 64. */
   private static final int MAX_STRIPES =
-      Math.min(64, Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors() * 2 - 1)));
+      Math.min(
+          64,
+          Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors() * 2 - 1)));
 
   /** Failed lock attempts before a waiting thread yields its processor instead of spinning. */
   private static final int SPINS_BEFORE_YIELD = 64;
@@ -225,33 +228,40 @@ public final class RollingWindow {
     long oldest = WindowMath.rollingOldestBucket(bucket, size);
     long newest = ignoreCurrent ? bucket - 1 : bucket;
     Totals totals = new Totals();
-    Totals pass = new Totals();
     for (Stripe stripe : s) {
-      stripe.readInto(totals, pass, oldest, newest);
+      stripe.readInto(totals, oldest, newest);
     }
     return new RollingSnapshot(
         totals.sum, totals.count, totals.min, totals.max, (newest - oldest + 1) * intervalNanos);
   }
 
-  /** What a reduce accumulates: over one stripe, and over all of them. */
+  /**
+   * What a reduce accumulates: the pass over the current stripe, which may be discarded, and the
+   * totals of the stripes done. One object, so that a reduce allocates at most it and the snapshot.
+   */
   private static final class Totals {
     long count;
     double sum;
     double min = Double.POSITIVE_INFINITY;
     double max = Double.NEGATIVE_INFINITY;
 
-    void clear() {
-      count = 0;
-      sum = 0;
-      min = Double.POSITIVE_INFINITY;
-      max = Double.NEGATIVE_INFINITY;
+    long passCount;
+    double passSum;
+    double passMin;
+    double passMax;
+
+    void startPass() {
+      passCount = 0;
+      passSum = 0;
+      passMin = Double.POSITIVE_INFINITY;
+      passMax = Double.NEGATIVE_INFINITY;
     }
 
-    void merge(Totals other) {
-      count += other.count;
-      sum += other.sum;
-      min = Math.min(min, other.min);
-      max = Math.max(max, other.max);
+    void keepPass() {
+      count += passCount;
+      sum += passSum;
+      min = Math.min(min, passMin);
+      max = Math.max(max, passMax);
     }
   }
 
@@ -463,24 +473,24 @@ public final class RollingWindow {
      * slot is thus read whole, and the pass equals the stripe at one instant. After a few failed
      * passes it takes the lock instead.
      */
-    void readInto(Totals totals, Totals pass, long oldest, long newest) {
+    void readInto(Totals totals, long oldest, long newest) {
       for (int attempt = 0; attempt < OPTIMISTIC_READS; attempt++) {
         int r = rolls; // volatile read: the reads below cannot move above it
         if ((r & 1) == 0) {
           int cur = current;
-          pass.clear();
+          totals.startPass();
           long[] s = slots;
           for (int i = 0; i < s.length; i += SLOT) {
             if (i != cur) {
-              addSlot(pass, s, i, oldest, newest);
+              addSlot(totals, s, i, oldest, newest);
             }
           }
-          if (readCurrent(pass, cur, oldest, newest)) {
+          if (readCurrent(totals, cur, oldest, newest)) {
             // The reads above cannot move below this fence, so an unchanged word proves that no
             // roll ran while they did (StampedLock#validate does the same).
             VarHandle.acquireFence();
             if (rolls == r) {
-              totals.merge(pass);
+              totals.keepPass();
               return;
             }
           }
@@ -489,19 +499,19 @@ public final class RollingWindow {
       }
       lock();
       try {
-        pass.clear();
+        totals.startPass();
         long[] s = slots;
         for (int i = 0; i < s.length; i += SLOT) {
-          addSlot(pass, s, i, oldest, newest);
+          addSlot(totals, s, i, oldest, newest);
         }
-        totals.merge(pass);
+        totals.keepPass();
       } finally {
         unlock();
       }
     }
 
-    /** Adds the slot at {@code cur} to {@code pass} if no writer ran while it was read. */
-    private boolean readCurrent(Totals pass, int cur, long oldest, long newest) {
+    /** Adds the slot at {@code cur} to the pass in {@code totals} if no add ran while it was read. */
+    private boolean readCurrent(Totals totals, int cur, long oldest, long newest) {
       long[] s = slots;
       for (int attempt = 0; attempt < OPTIMISTIC_READS; attempt++) {
         int v = seq;
@@ -514,10 +524,10 @@ public final class RollingWindow {
           VarHandle.acquireFence();
           if (seq == v) {
             if (stamp >= oldest && stamp <= newest && n != 0) {
-              pass.count += n;
-              pass.sum += Double.longBitsToDouble(sum);
-              pass.min = Math.min(pass.min, Double.longBitsToDouble(min));
-              pass.max = Math.max(pass.max, Double.longBitsToDouble(max));
+              totals.passCount += n;
+              totals.passSum += Double.longBitsToDouble(sum);
+              totals.passMin = Math.min(totals.passMin, Double.longBitsToDouble(min));
+              totals.passMax = Math.max(totals.passMax, Double.longBitsToDouble(max));
             }
             return true;
           }
@@ -527,14 +537,14 @@ public final class RollingWindow {
       return false;
     }
 
-    private static void addSlot(Totals pass, long[] s, int i, long oldest, long newest) {
+    private static void addSlot(Totals totals, long[] s, int i, long oldest, long newest) {
       long stamp = s[i];
       long n = s[i + 1];
       if (stamp >= oldest && stamp <= newest && n != 0) {
-        pass.count += n;
-        pass.sum += Double.longBitsToDouble(s[i + 2]);
-        pass.min = Math.min(pass.min, Double.longBitsToDouble(s[i + 3]));
-        pass.max = Math.max(pass.max, Double.longBitsToDouble(s[i + 4]));
+        totals.passCount += n;
+        totals.passSum += Double.longBitsToDouble(s[i + 2]);
+        totals.passMin = Math.min(totals.passMin, Double.longBitsToDouble(s[i + 3]));
+        totals.passMax = Math.max(totals.passMax, Double.longBitsToDouble(s[i + 4]));
       }
     }
 
