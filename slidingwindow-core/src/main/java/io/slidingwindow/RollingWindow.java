@@ -346,9 +346,9 @@ public final class RollingWindow {
   }
 
   /**
-   * Padding before a stripe's fields, so that a stripe's lock and state never share a cache line
-   * with another stripe or the shared stripe array. The int fills the gap after the object header,
-   * where the field layout would otherwise put the lock word.
+   * Padding before a stripe's fields, so that they never share a cache line with another stripe or
+   * the shared stripe array. The int fills the gap after the object header, where the field layout
+   * would otherwise put a subclass's int.
    */
   @SuppressWarnings("unused")
   private abstract static class Pad {
@@ -356,15 +356,28 @@ public final class RollingWindow {
     long p01, p02, p03, p04, p05, p06, p07, p08;
   }
 
-  /** The fields of a stripe, written only by the holder of its lock, {@code seq}. */
-  private abstract static class StripeFields extends Pad {
+  /** The lock word, alone on its cache line: every add writes it twice. */
+  private abstract static class SeqField extends Pad {
     /**
      * The lock and a sequence lock in one word (as {@code StampedLock}): odd while a thread holds
      * the stripe, and moved on by two at each release, so that a reader without the lock can tell
      * whether a writer ran while it read.
      */
     volatile int seq;
+  }
 
+  /**
+   * Padding between the lock word and the fields that change only when the stripe moves to a new
+   * bucket, so that a reduce reading those does not pull the adder's hottest line away from it.
+   */
+  @SuppressWarnings("unused")
+  private abstract static class SeqPad extends SeqField {
+    int r00;
+    long r01, r02, r03, r04, r05, r06, r07, r08;
+  }
+
+  /** The fields of a stripe, written only by the holder of its lock, {@code seq}. */
+  private abstract static class StripeFields extends SeqPad {
     /**
      * A second sequence word for rolls only: odd while a roll moves {@code current} and resets a
      * slot. Between rolls, adds write the current slot and no other, so a reader can take the
@@ -372,14 +385,14 @@ public final class RollingWindow {
      */
     volatile int rolls;
 
+    /** The index in {@code slots} of {@code currentBucket}'s slot. */
+    int current;
+
     /** The newest bucket this stripe has seen; its slot is {@code current}. */
     long currentBucket;
 
     /** The first time past {@code currentBucket}: earlier times fall in it. */
     long currentEnd;
-
-    /** The index in {@code slots} of {@code currentBucket}'s slot. */
-    int current;
 
     /** {@code size} slots of {@link #SLOT} longs each. */
     final long[] slots;
@@ -398,7 +411,7 @@ public final class RollingWindow {
 
     static {
       try {
-        SEQ = MethodHandles.lookup().findVarHandle(StripeFields.class, "seq", int.class);
+        SEQ = MethodHandles.lookup().findVarHandle(SeqField.class, "seq", int.class);
         ROLLS = MethodHandles.lookup().findVarHandle(StripeFields.class, "rolls", int.class);
         CURRENT_BUCKET =
             MethodHandles.lookup().findVarHandle(StripeFields.class, "currentBucket", long.class);
