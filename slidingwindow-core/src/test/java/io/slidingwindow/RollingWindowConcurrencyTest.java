@@ -132,4 +132,66 @@ class RollingWindowConcurrencyTest {
       assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
     }
   }
+
+  /**
+   * Every add is of 1, so in any snapshot taken while adds run and buckets roll (and leave), the
+   * sum equals the count: a reduce that saw an add's count without its value, or a bucket half
+   * reset, would break that.
+   */
+  @Test
+  void reduce_whileAddsRollBuckets_neverSeesAHalfMadeAdd() throws Exception {
+    AtomicLong clock = new AtomicLong(-3_000);
+    RollingWindow window =
+        RollingWindow.builder().size(4).interval(Duration.ofNanos(50)).ticker(clock::get).build();
+    ExecutorService pool = Executors.newFixedThreadPool(ADDERS + REDUCERS);
+    try {
+      AtomicBoolean adding = new AtomicBoolean(true);
+      CountDownLatch reducing = new CountDownLatch(REDUCERS);
+      List<Future<?>> adders = new ArrayList<>();
+      for (int t = 0; t < ADDERS; t++) {
+        adders.add(
+            pool.submit(
+                () -> {
+                  reducing.await();
+                  for (int i = 0; i < 20_000; i++) {
+                    window.add(1);
+                    if ((i & 7) == 0) {
+                      clock.incrementAndGet(); // buckets roll and leave all the time
+                    }
+                  }
+                  return null;
+                }));
+      }
+      List<Future<Long>> reducers = new ArrayList<>();
+      for (int t = 0; t < REDUCERS; t++) {
+        reducers.add(
+            pool.submit(
+                () -> {
+                  long reduces = 0;
+                  do {
+                    RollingSnapshot s = window.reduce();
+                    assertThat(s.sum()).isEqualTo((double) s.count());
+                    if (!s.isEmpty()) {
+                      assertThat(s.min()).hasValue(1.0);
+                      assertThat(s.max()).hasValue(1.0);
+                    }
+                    if (reduces++ == 0) {
+                      reducing.countDown();
+                    }
+                  } while (adding.get() && reduces < 10_000_000);
+                  return reduces;
+                }));
+      }
+      for (Future<?> adder : adders) {
+        adder.get(60, TimeUnit.SECONDS);
+      }
+      adding.set(false);
+      for (Future<Long> reducer : reducers) {
+        assertThat(reducer.get(60, TimeUnit.SECONDS)).isPositive();
+      }
+    } finally {
+      pool.shutdownNow();
+      assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+  }
 }
