@@ -94,6 +94,18 @@ class RollingCountersTest {
   }
 
   @Test
+  void addAndGet_clockBeforeOrigin_countsInFirstBucket() {
+    clock.set(1_000);
+    RollingCounters<String> c = counters(2, Duration.ofNanos(100));
+    clock.set(-50_000);
+    assertThat(c.addAndGet("k", 4)).isEqualTo(4);
+    clock.set(1_000 + 199);
+    assertThat(c.sum("k")).isEqualTo(4);
+    clock.set(1_000 + 200);
+    assertThat(c.sum("k")).isZero();
+  }
+
+  @Test
   void addAndGet_tickerNearMaxValue_wrapsHarmlessly() {
     clock.set(Long.MAX_VALUE - 10);
     RollingCounters<String> c = counters(2, Duration.ofNanos(100));
