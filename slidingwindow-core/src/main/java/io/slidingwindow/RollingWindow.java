@@ -29,8 +29,9 @@ import java.util.Arrays;
  * it is exact. Under concurrency an add is counted in the bucket of a time between its own clock
  * read and the latest read of the window.
  *
- * <p><b>Memory.</b> {@code 40 * size} bytes per stripe, one stripe to start with and at most one
- * per processor (rounded up to a power of two) when adds contend.
+ * <p><b>Memory.</b> {@code 40 * size} bytes per stripe plus about 270 bytes of headers and padding;
+ * one stripe to start with, and at most one per processor (rounded up to a power of two, at most
+ * 64) when adds contend.
  *
  * <p><b>Design.</b> Each bucket lives in a slot of a ring of {@code size} slots, stamped with its
  * bucket number: a slot whose stamp is outside the covered range is stale and ignored, and is reset
