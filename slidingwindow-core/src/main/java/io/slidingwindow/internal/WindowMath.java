@@ -65,6 +65,29 @@ public final class WindowMath {
     return Math.min(permits, saturatedAdd(bucketsPerWindow(windowNanos, precisionNanos), 1));
   }
 
+  /**
+   * The oldest of the {@code size} buckets a rolling window counts while {@code currentBucket} is
+   * the newest: {@code currentBucket - size + 1}. Unlike a limit's window, which counts every bucket
+   * holding an instant of {@code (t - W, t]}, a rolling window counts exactly {@code size} buckets,
+   * so at time {@code t} it covers {@code [(b(t) - size + 1) * interval, t]}.
+   */
+  public static long rollingOldestBucket(long currentBucket, long size) {
+    return currentBucket - size + 1;
+  }
+
+  /**
+   * The first time at which a rolling window of {@code size} buckets no longer counts the
+   * non-negative bucket {@code b}: {@code (b + size) * interval}; saturates.
+   */
+  public static long rollingLeavesAt(long bucket, long size, long intervalNanos) {
+    return bucketEnd(saturatedAdd(bucket, size - 1), intervalNanos);
+  }
+
+  /** The index in a ring of {@code slots} slots that holds bucket {@code b}. */
+  public static int ringSlot(long bucket, int slots) {
+    return (int) Math.floorMod(bucket, (long) slots);
+  }
+
   static long saturatedAdd(long a, long b) {
     long sum = a + b;
     return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;

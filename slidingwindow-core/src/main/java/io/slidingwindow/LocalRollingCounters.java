@@ -1,0 +1,134 @@
+package io.slidingwindow;
+
+import io.slidingwindow.internal.KeyTable;
+import io.slidingwindow.internal.RollingSums;
+import java.time.Duration;
+
+/**
+ * The in-process {@link RollingCounters}: a {@link KeyTable} from key to {@link RollingSums}, the
+ * same bounded, evicting table as the in-process keyed limiter's.
+ */
+final class LocalRollingCounters<K> implements RollingCounters<K> {
+
+  private final int size;
+  private final long intervalNanos;
+  private final Ticker ticker;
+  private final long origin;
+  private final KeyOverflow overflow;
+  private final KeyTable<K, RollingSums> table;
+
+  LocalRollingCounters(
+      int size, long intervalNanos, Ticker ticker, int maxKeys, KeyOverflow overflow) {
+    this.size = size;
+    this.intervalNanos = intervalNanos;
+    this.ticker = ticker;
+    this.overflow = overflow;
+    this.table =
+        new KeyTable<>(
+            maxKeys,
+            new KeyTable.States<>() {
+              @Override
+              public RollingSums create(long start) {
+                return new RollingSums(size, intervalNanos, start);
+              }
+
+              @Override
+              public boolean isEmpty(RollingSums state, long now) {
+                return state.isEmpty(now);
+              }
+
+              @Override
+              public long latest(RollingSums state) {
+                return state.latest();
+              }
+            });
+    this.origin = ticker.read();
+  }
+
+  @Override
+  public long addAndGet(K key, long amount) {
+    checkKey(key);
+    if (amount < 0) {
+      throw new IllegalArgumentException("amount must not be negative, was " + amount);
+    }
+    long now = ticker.read() - origin;
+    for (; ; ) {
+      KeyTable.Entry<RollingSums> entry = table.entryFor(key, now);
+      if (entry == null) {
+        return overflow == KeyOverflow.REFUSE ? Long.MAX_VALUE : amount;
+      }
+      synchronized (entry) {
+        if (entry.claim()) {
+          return entry.state().add(now, amount);
+        }
+      }
+    }
+  }
+
+  @Override
+  public long sum(K key) {
+    checkKey(key);
+    long now = ticker.read() - origin;
+    KeyTable.Entry<RollingSums> entry = table.existing(key);
+    if (entry == null) {
+      return 0;
+    }
+    synchronized (entry) {
+      // A retired entry was empty when it left; a newer entry, if any, was not yet there when
+      // this call looked the key up.
+      return entry.isRetired() ? 0 : entry.state().sum(now);
+    }
+  }
+
+  @Override
+  public long count(K key) {
+    checkKey(key);
+    long now = ticker.read() - origin;
+    KeyTable.Entry<RollingSums> entry = table.existing(key);
+    if (entry == null) {
+      return 0;
+    }
+    synchronized (entry) {
+      return entry.isRetired() ? 0 : entry.state().count(now);
+    }
+  }
+
+  @Override
+  public int size() {
+    return size;
+  }
+
+  @Override
+  public Duration interval() {
+    return Duration.ofNanos(intervalNanos);
+  }
+
+  @Override
+  public void cleanUp() {
+    table.cleanUp(ticker.read() - origin);
+  }
+
+  /** The keys tracked now. */
+  int trackedKeys() {
+    return table.size();
+  }
+
+  private static void checkKey(Object key) {
+    if (key == null) {
+      throw new IllegalArgumentException("key must not be null");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RollingCounters["
+        + size
+        + " x "
+        + interval()
+        + "] tracking "
+        + table.size()
+        + " of at most "
+        + table.maxKeys()
+        + " keys";
+  }
+}

@@ -1,0 +1,163 @@
+package io.slidingwindow;
+
+import java.time.Duration;
+
+/**
+ * Rolling sums and counts for many keys, one window per key: "logins from this IP in the last 10
+ * minutes", "amount charged to this card in the last hour".
+ *
+ * <p><b>Which adds a window counts.</b> Each key's window is {@code size} buckets of width {@code
+ * interval}, with the semantics of {@link RollingWindow}: time {@code t} is nanoseconds since the
+ * counters' origin (the ticker's first read, when they are built), a reading smaller than the
+ * latest one a key has seen counts as that latest one, an add goes to bucket {@code b(t) = floor(t
+ * / interval)}, and at time {@code t} a key's sum and count cover buckets {@code b(t) - size + 1}
+ * through {@code b(t)}: every add in the span {@code [(b(t) - size + 1) * interval, t]}, between
+ * {@code (size - 1) * interval} and {@code size * interval} long. The Redis counters of this
+ * library count the same buckets.
+ *
+ * <p><b>Keys and memory.</b> A key is tracked from its first add and evicted once its window counts
+ * nothing, which forgets nothing. At most {@link Builder#maxKeys(long)} keys are tracked; what
+ * happens to adds for new keys beyond that is the {@link KeyOverflow} policy, as for {@link
+ * KeyedRateLimiter}. A tracked key costs about 150 bytes plus 24 bytes per non-empty bucket (a ring
+ * that starts at two and doubles up to {@code size}), plus the key itself.
+ *
+ * <p><b>Thread-safety.</b> The in-process implementation from {@link #builder} is thread-safe: each
+ * key has its own lock, adds for different keys do not contend, and an add of an already tracked
+ * key allocates nothing.
+ *
+ * @param <K> the key type; keys need consistent {@code equals} and {@code hashCode}
+ */
+public interface RollingCounters<K> {
+
+  /**
+   * Adds {@code amount} to {@code key}'s current bucket and returns the key's windowed sum after
+   * the add, so that a threshold check takes one call: {@code if (counters.addAndGet(ip, 1) > 20)
+   * block(ip)}. Sums saturate at {@link Long#MAX_VALUE}.
+   *
+   * <p>When the key is new and {@link Builder#maxKeys(long)} keys with non-empty windows are
+   * tracked, nothing is recorded and the result follows the {@link KeyOverflow} policy: {@link
+   * KeyOverflow#REFUSE} returns {@link Long#MAX_VALUE}, so that every threshold check fails closed;
+   * {@link KeyOverflow#ALLOW_UNTRACKED} returns {@code amount}, the sum of a window holding this add
+   * alone, so that threshold checks fail open.
+   *
+   * @throws IllegalArgumentException if {@code key} is null or {@code amount} is negative
+   */
+  long addAndGet(K key, long amount);
+
+  /** Adds one; as {@link #addAndGet(Object, long)}. */
+  default long incrementAndGet(K key) {
+    return addAndGet(key, 1);
+  }
+
+  /**
+   * The sum of the amounts added to {@code key} in the span its window covers now; {@code 0} for a
+   * key that is not tracked.
+   *
+   * @throws IllegalArgumentException if {@code key} is null
+   */
+  long sum(K key);
+
+  /**
+   * How many adds to {@code key} fall in the span its window covers now; {@code 0} for a key that
+   * is not tracked.
+   *
+   * @throws IllegalArgumentException if {@code key} is null
+   */
+  long count(K key);
+
+  /** The number of buckets of each key's window. */
+  int size();
+
+  /** The width of one bucket. */
+  Duration interval();
+
+  /**
+   * Evicts every key whose window counts nothing now. The in-process counters also do this
+   * incrementally, a few keys each time they start tracking a new one; call this to reclaim memory
+   * at once.
+   */
+  void cleanUp();
+
+  /**
+   * Returns a builder of in-process counters whose windows are {@code size} buckets of width
+   * {@code interval}.
+   *
+   * @throws IllegalArgumentException if {@code size} is not positive or exceeds {@link
+   *     RollingWindow#MAX_SIZE}, or {@code interval} is null, not positive, or {@code size *
+   *     interval} exceeds {@link Long#MAX_VALUE} nanoseconds
+   */
+  static Builder builder(int size, Duration interval) {
+    return new Builder(size, interval);
+  }
+
+  /** Builds in-process {@link RollingCounters}. Not thread-safe. */
+  final class Builder {
+
+    /** The default bound on tracked keys. */
+    public static final long DEFAULT_MAX_KEYS = 100_000;
+
+    private final int size;
+    private final long intervalNanos;
+    private Ticker ticker = Ticker.system();
+    private long maxKeys = DEFAULT_MAX_KEYS;
+    private KeyOverflow overflow = KeyOverflow.REFUSE;
+
+    Builder(int size, Duration interval) {
+      this.size = RollingWindow.checkSize(size);
+      this.intervalNanos = RollingWindow.checkInterval(interval);
+      RollingWindow.checkWindow(this.size, intervalNanos);
+    }
+
+    /**
+     * Sets the clock, {@link Ticker#system()} by default. It is read once when the counters are
+     * built (their origin) and once per operation.
+     *
+     * @throws IllegalArgumentException if {@code ticker} is null
+     */
+    public Builder ticker(Ticker ticker) {
+      if (ticker == null) {
+        throw new IllegalArgumentException("ticker must not be null");
+      }
+      this.ticker = ticker;
+      return this;
+    }
+
+    /**
+     * Sets the most keys tracked at once, {@value #DEFAULT_MAX_KEYS} by default.
+     *
+     * @throws IllegalArgumentException if {@code maxKeys} is not positive or exceeds {@link
+     *     Integer#MAX_VALUE}
+     */
+    public Builder maxKeys(long maxKeys) {
+      if (maxKeys <= 0 || maxKeys > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(
+            "maxKeys must be between 1 and " + Integer.MAX_VALUE + ", was " + maxKeys);
+      }
+      this.maxKeys = maxKeys;
+      return this;
+    }
+
+    /**
+     * Sets what happens to adds for new keys while {@link #maxKeys} keys are tracked, {@link
+     * KeyOverflow#REFUSE} by default.
+     *
+     * @throws IllegalArgumentException if {@code overflow} is null
+     */
+    public Builder onKeyOverflow(KeyOverflow overflow) {
+      if (overflow == null) {
+        throw new IllegalArgumentException("overflow must not be null");
+      }
+      this.overflow = overflow;
+      return this;
+    }
+
+    /**
+     * Builds the counters and reads the clock once, as the origin of every key's buckets.
+     *
+     * @param <K> the key type
+     */
+    public <K> RollingCounters<K> build() {
+      return new LocalRollingCounters<>(size, intervalNanos, ticker, (int) maxKeys, overflow);
+    }
+  }
+}

@@ -1,0 +1,205 @@
+package io.slidingwindow.internal;
+
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A bounded concurrent table of per-key window state that evicts keys whose windows are empty; the
+ * keyed limiters and keyed counters share it.
+ *
+ * <p>Design. A key is removed only under its entry's monitor and only when its state is empty, and
+ * the entry is marked retired before it leaves the map. A caller that fetched the entry before the
+ * removal sees the mark once it holds the monitor ({@link Entry#claim()} fails) and looks the key
+ * up again, so nothing is ever recorded in an entry that has left the map. Evictions run a few
+ * entries at a time whenever a new key is tracked (two per new key, more when the table is full),
+ * so the table cannot fill with dead keys, and in full on {@link #cleanUp}.
+ *
+ * <p>Bound. {@code size} is reserved before an entry is inserted and released after one is
+ * removed, so at most {@code maxKeys} entries are ever in the map.
+ *
+ * <p>Usage: {@code for (;;) { e = table.entryFor(key, now); if (e == null) overflow; synchronized
+ * (e) { if (e.claim()) return use(e.state()); } }}. Thread-safe.
+ *
+ * @param <K> the key type
+ * @param <S> the per-key state, guarded by its entry's monitor
+ */
+public final class KeyTable<K, S> {
+
+  /** How the table creates and inspects states; every call holds the entry's monitor. */
+  public interface States<S> {
+
+    /** A new empty state whose clock starts at {@code start}: earlier times count as it. */
+    S create(long start);
+
+    /** Whether {@code state} holds nothing at time {@code now}. */
+    boolean isEmpty(S state, long now);
+
+    /** The latest time {@code state} has seen. */
+    long latest(S state);
+  }
+
+  /** Entries examined for eviction each time a new key is tracked. */
+  private static final int SWEEP_PER_NEW_KEY = 2;
+
+  /** Entries examined for eviction before a new key is refused for want of room. */
+  private static final int SWEEP_WHEN_FULL = 16;
+
+  private final int maxKeys;
+  private final States<S> states;
+  private final ConcurrentHashMap<K, Entry<S>> entries = new ConcurrentHashMap<>();
+  private final AtomicInteger size = new AtomicInteger();
+  private final ReentrantLock sweepLock = new ReentrantLock();
+
+  /**
+   * The latest time of any evicted entry; a new entry starts its clock there. Without it, a caller
+   * whose clock read went stale (read before an eviction, locked after it) could record at a time
+   * when the evicted entry's contents were still inside the window. Written under sweepLock.
+   */
+  private volatile long evictedUpTo;
+
+  /** Guarded by sweepLock; continues across calls so that every entry is visited in turn. */
+  private Iterator<Map.Entry<K, Entry<S>>> sweep;
+
+  /** A table of at most {@code maxKeys} keys (positive). */
+  public KeyTable(int maxKeys, States<S> states) {
+    this.maxKeys = maxKeys;
+    this.states = states;
+  }
+
+  /** One key's state. Its monitor guards the state and the flags. */
+  public static final class Entry<S> {
+    private final S state;
+
+    /** Left the map; callers holding it must look the key up again. */
+    private boolean retired;
+
+    /**
+     * Not yet used by the caller that created it: empty, yet not to be evicted, or that caller
+     * could be evicted forever.
+     */
+    private boolean unused = true;
+
+    Entry(S state) {
+      this.state = state;
+    }
+
+    /**
+     * Under this entry's monitor: whether it is still in the table, in which case it is marked as
+     * used and its state may be changed until the monitor is released.
+     */
+    public boolean claim() {
+      if (retired) {
+        return false;
+      }
+      unused = false;
+      return true;
+    }
+
+    /** Under this entry's monitor: whether it has left the table. */
+    public boolean isRetired() {
+      return retired;
+    }
+
+    /** The state; read and change it only under this entry's monitor. */
+    public S state() {
+      return state;
+    }
+  }
+
+  /** The entry of {@code key}, tracking it if new; null if the table is full. */
+  public Entry<S> entryFor(K key, long now) {
+    Entry<S> entry = entries.get(key);
+    if (entry != null) {
+      return entry;
+    }
+    if (!reserve()) {
+      trySweep(now, SWEEP_WHEN_FULL);
+      if (!reserve()) {
+        return entries.get(key); // another thread may have tracked it meanwhile
+      }
+    }
+    Entry<S> fresh = new Entry<>(states.create(evictedUpTo));
+    Entry<S> existing = entries.putIfAbsent(key, fresh);
+    if (existing != null) {
+      size.decrementAndGet();
+      return existing;
+    }
+    trySweep(now, SWEEP_PER_NEW_KEY);
+    return fresh;
+  }
+
+  /** The entry of {@code key} if it is tracked, without tracking it; null otherwise. */
+  public Entry<S> existing(K key) {
+    return entries.get(key);
+  }
+
+  /** The keys tracked now. */
+  public int size() {
+    return size.get();
+  }
+
+  /** The most keys tracked at once. */
+  public int maxKeys() {
+    return maxKeys;
+  }
+
+  /** Evicts every entry whose state is empty at {@code now}. */
+  public void cleanUp(long now) {
+    sweepLock.lock();
+    try {
+      sweep = null;
+      sweepSome(now, Integer.MAX_VALUE);
+      sweep = null;
+    } finally {
+      sweepLock.unlock();
+    }
+  }
+
+  private boolean reserve() {
+    for (int n = size.get(); n < maxKeys; n = size.get()) {
+      if (size.compareAndSet(n, n + 1)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void trySweep(long now, int budget) {
+    if (sweepLock.tryLock()) {
+      try {
+        sweepSome(now, budget);
+      } finally {
+        sweepLock.unlock();
+      }
+    }
+  }
+
+  /**
+   * Examines up to {@code budget} entries, and no more than the table holds, evicting the empty
+   * ones; continues where the previous sweep stopped and wraps around. Holds sweepLock.
+   */
+  private void sweepSome(long now, int budget) {
+    int limit = Math.min(budget, entries.size());
+    for (int examined = 0; examined < limit; examined++) {
+      if (sweep == null || !sweep.hasNext()) {
+        sweep = entries.entrySet().iterator();
+        if (!sweep.hasNext()) {
+          return;
+        }
+      }
+      Map.Entry<K, Entry<S>> candidate = sweep.next();
+      Entry<S> entry = candidate.getValue();
+      synchronized (entry) {
+        if (!entry.retired && !entry.unused && states.isEmpty(entry.state, now)) {
+          evictedUpTo = Math.max(evictedUpTo, states.latest(entry.state));
+          entry.retired = true;
+          entries.remove(candidate.getKey(), entry);
+          size.decrementAndGet();
+        }
+      }
+    }
+  }
+}
