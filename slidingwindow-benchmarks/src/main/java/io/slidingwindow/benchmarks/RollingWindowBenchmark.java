@@ -7,7 +7,6 @@ import io.slidingwindow.RollingWindow;
 import io.slidingwindow.Ticker;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -17,7 +16,6 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 
 /**
@@ -32,8 +30,8 @@ import org.openjdk.jmh.annotations.Threads;
  * clock once per call: {@code System.nanoTime} for {@code slidingwindow} (the default {@link
  * Ticker}), {@code System.currentTimeMillis} for Hystrix, and for Sentinel its {@code TimeUtil}, a
  * field that a background thread refreshes every millisecond once traffic is high. {@code
- * slidingwindow-tick} is {@link RollingWindow} given a ticker built the way Sentinel's clock is,
- * to show how much of the difference is the clock.
+ * slidingwindow-coarse} is {@link RollingWindow} on {@link Ticker#coarse()}, a clock kept the way
+ * Sentinel's is, to compare like with like and to show how much of the difference is the clock.
  *
  * <p>Run: {@code java -jar slidingwindow-benchmarks/target/benchmarks.jar RollingWindowBenchmark
  * -prof gc}.
@@ -51,60 +49,19 @@ public class RollingWindowBenchmark {
     long addAndRead(long value);
   }
 
-  @Param({"slidingwindow", "slidingwindow-tick", "sentinel", "hystrix"})
+  @Param({"slidingwindow", "slidingwindow-coarse", "sentinel", "hystrix"})
   public String impl;
 
   private Recorder recorder;
-  private TickingClock tickingClock;
-
-  /** A clock read from a field that a daemon thread refreshes every millisecond. */
-  static final class TickingClock implements Ticker {
-    private volatile long nanos = System.nanoTime();
-    private final Thread thread =
-        new Thread(
-            () -> {
-              while (!Thread.currentThread().isInterrupted()) {
-                nanos = System.nanoTime();
-                LockSupport.parkNanos(1_000_000);
-              }
-            },
-            "ticking-clock");
-
-    TickingClock() {
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    @Override
-    public long read() {
-      return nanos;
-    }
-
-    void stop() throws InterruptedException {
-      thread.interrupt();
-      thread.join(1_000);
-    }
-  }
-
-  /** A per-thread value, so that threads do not share a counter of their own. */
-  @State(Scope.Thread)
-  public static class Value {
-    long next;
-
-    long next() {
-      return ++next & 1023;
-    }
-  }
 
   @Setup(Level.Trial)
   public void setUp() {
     switch (impl) {
-      case "slidingwindow", "slidingwindow-tick" -> {
+      case "slidingwindow", "slidingwindow-coarse" -> {
         RollingWindow.Builder builder =
             RollingWindow.builder().size(10).interval(Duration.ofMillis(100));
-        if (impl.equals("slidingwindow-tick")) {
-          tickingClock = new TickingClock();
-          builder.ticker(tickingClock);
+        if (impl.equals("slidingwindow-coarse")) {
+          builder.ticker(Ticker.coarse());
         }
         RollingWindow window = builder.build();
         recorder =
@@ -155,13 +112,6 @@ public class RollingWindowBenchmark {
             };
       }
       default -> throw new IllegalArgumentException("impl: unknown " + impl);
-    }
-  }
-
-  @TearDown(Level.Trial)
-  public void tearDown() throws InterruptedException {
-    if (tickingClock != null) {
-      tickingClock.stop();
     }
   }
 
