@@ -54,6 +54,16 @@ public class RollingWindowBenchmark {
 
   private Recorder recorder;
 
+  /** A per-thread value, so that threads do not share a counter of their own. */
+  @State(Scope.Thread)
+  public static class Value {
+    long next;
+
+    long next() {
+      return ++next & 1023;
+    }
+  }
+
   @Setup(Level.Trial)
   public void setUp() {
     switch (impl) {
