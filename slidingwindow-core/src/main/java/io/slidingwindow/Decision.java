@@ -13,7 +13,9 @@ import java.time.Duration;
  * @param remaining how many permits the binding limit would still grant now, after this decision;
  *     never negative
  * @param retryAfter zero when allowed; otherwise how long from now until the same request would be
- *     granted if no other request arrives meanwhile. Never early: retrying sooner is refused.
+ *     granted if no other request arrives meanwhile. Never early: retrying sooner is refused. (The
+ *     one exception is a keyed limiter refusing a new key for want of room, see {@link
+ *     KeyOverflow#REFUSE}, whose retryAfter is a hint.)
  * @param resetAfter how long from now until every permit the binding limit counts now has left its
  *     window, so that its full capacity is available again; zero when it counts none
  * @param limit the binding limit

@@ -8,11 +8,15 @@ import java.util.List;
  * The in-process {@link RateLimiter}: one {@link WindowSet} under one lock.
  *
  * <p>Refusals without the lock. Once some limit has no permit left, nothing but time frees one, and
- * not before that limit's oldest run leaves the window. A refusal under the lock publishes that time
- * in the volatile {@code refusingUntil}; until then {@link #tryAcquire(long)} refuses after one
- * volatile read, without taking the lock. Refusing is always safe, and it is what the lock would
- * decide too: at any time before {@code refusingUntil} the window is still full. Not used when
- * refused attempts are counted, since those must be recorded.
+ * not before that limit's oldest run leaves the window. Every operation under the lock publishes
+ * that time, as of the latest time seen, in the volatile {@code refusingUntil} (or MIN_VALUE when
+ * no limit is full); until then {@link #tryAcquire(long)} refuses after one volatile read, without
+ * taking the lock. It is what the lock would decide: only lock-free refusals happen between two
+ * publications and they change nothing, so at any time, including a stale or backward reading
+ * (which the lock would take as the latest time), the window is still full before {@code
+ * refusingUntil}. The volatile is written only when its value changes, so a grant path that leaves
+ * no limit full pays one volatile read. Not used when refused attempts are counted, since those
+ * must be recorded.
  */
 final class LocalRateLimiter implements RateLimiter {
 
@@ -49,16 +53,19 @@ final class LocalRateLimiter implements RateLimiter {
       return false;
     }
     synchronized (state) {
-      if (state.tryAcquire(now, permits)) {
-        return true;
+      boolean granted = state.tryAcquire(now, permits);
+      publishRefusingUntil();
+      return granted;
+    }
+  }
+
+  /** Publishes when the state stops refusing everything; holds the lock. */
+  private void publishRefusingUntil() {
+    if (!countRefused) {
+      long until = state.refusingUntil();
+      if (until != refusingUntil) {
+        refusingUntil = until;
       }
-      if (!countRefused) {
-        long until = state.refusingUntil();
-        if (until != refusingUntil) {
-          refusingUntil = until;
-        }
-      }
-      return false;
     }
   }
 
@@ -67,7 +74,9 @@ final class LocalRateLimiter implements RateLimiter {
     Permits.check(permits, largestGrantable);
     long now = ticker.read() - origin;
     synchronized (state) {
-      return state.decide(now, permits);
+      Decision decision = state.decide(now, permits);
+      publishRefusingUntil();
+      return decision;
     }
   }
 
@@ -83,11 +92,12 @@ final class LocalRateLimiter implements RateLimiter {
       long wait;
       synchronized (state) {
         wait = state.tryAcquireOrRetryNanos(read - origin, permits);
+        publishRefusingUntil();
       }
       if (wait == 0) {
         return true;
       }
-      long left = timeoutNanos - (read - start);
+      long left = timeoutNanos - Math.max(0, read - start);
       if (wait > left) {
         return false;
       }

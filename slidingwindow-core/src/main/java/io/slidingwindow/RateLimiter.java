@@ -17,7 +17,9 @@ import java.util.List;
  * <p>Instances built by {@link #builder()} are thread-safe, and every operation is atomic: each
  * takes one lock per limiter, except that {@link #tryAcquire(long)} refuses without it while a
  * limit is known to be full. The clock is read once per operation, before the lock; a caller that
- * reads an earlier time but takes the lock later is counted at the latest time seen.
+ * reads an earlier time but takes the lock later is counted at the latest time seen. (A refusal
+ * without the lock does not record its reading: if the clock then steps back, later figures are
+ * measured from the latest recorded time, so a {@code retryAfter} may come out late, never early.)
  */
 public interface RateLimiter {
 

