@@ -576,7 +576,7 @@ public final class RollingWindow {
       }
     }
 
-    /** Adds the slot at {@code cur} to the pass in {@code totals} if no add ran while it was read. */
+    /** Reads the slot at {@code cur} into the pass; false if adds kept changing it meanwhile. */
     private boolean readCurrent(Totals totals, int cur, long oldest, long newest) {
       long[] s = slots;
       for (int attempt = 0; attempt < OPTIMISTIC_READS; attempt++) {

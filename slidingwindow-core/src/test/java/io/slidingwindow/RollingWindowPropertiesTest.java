@@ -164,9 +164,8 @@ class RollingWindowPropertiesTest {
         // The documented span: [(b(t) - size + 1) * interval, t], or up to b(t) * interval
         // exclusive when the current bucket is ignored.
         long spanStart = oldest * intervalNanos;
-        boolean inSpan =
-            e.elapsedNanos() >= spanStart
-                && (ignore ? e.elapsedNanos() < bucket * intervalNanos : e.elapsedNanos() <= latest);
+        long t = e.elapsedNanos();
+        boolean inSpan = t >= spanStart && (ignore ? t < bucket * intervalNanos : t <= latest);
         long eventBucket = Math.floorDiv(e.elapsedNanos(), intervalNanos);
         assertThat(inSpan).isEqualTo(eventBucket >= oldest && eventBucket <= newest);
         if (inSpan) {
@@ -181,7 +180,9 @@ class RollingWindowPropertiesTest {
       assertThat(actual.sum()).as("sum at %d", latest).isEqualTo(sum);
       // The length rates divide by: the covered buckets from the origin's bucket 0 on.
       long lengthNanos = Math.max(0, newest - Math.max(oldest, 0) + 1) * intervalNanos;
-      assertThat(actual.length()).as("length at %d", latest).isEqualTo(Duration.ofNanos(lengthNanos));
+      assertThat(actual.length())
+          .as("length at %d", latest)
+          .isEqualTo(Duration.ofNanos(lengthNanos));
       if (count == 0) {
         assertThat(actual.min()).isEmpty();
         assertThat(actual.max()).isEmpty();
