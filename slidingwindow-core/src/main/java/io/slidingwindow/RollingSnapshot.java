@@ -92,8 +92,8 @@ public final class RollingSnapshot {
 
   /**
    * The length the rates divide by: the number of covered buckets at or after the window's origin
-   * (its bucket 0) times the bucket interval. It is {@code size * interval} (or
-   * {@code (size - 1) * interval} when the window ignores the current bucket) once that much time has passed since the
+   * (its bucket 0) times the bucket interval. It is {@code size * interval} (or {@code (size - 1) *
+   * interval} when the window ignores the current bucket) once that much time has passed since the
    * origin, less before, and zero for a window that ignores the current bucket, read in its first.
    */
   public Duration length() {
