@@ -335,7 +335,7 @@ public final class RollingWindow {
    * a collision moves it elsewhere; for tests that need adds on known stripes.
    */
   static void useStripe(int index) {
-    // The high bit keeps the probe non-zero (xorshift maps zero to zero) without changing the
+    // Bit 8 keeps the probe non-zero (xorshift maps zero to zero) without changing the
     // stripe it selects, as there are at most 64 stripes.
     PROBE.get()[0] = (1 << 8) | (index & 63);
   }
