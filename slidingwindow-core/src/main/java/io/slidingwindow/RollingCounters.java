@@ -18,8 +18,11 @@ import java.time.Duration;
  * <p><b>Keys and memory.</b> A key is tracked from its first add and evicted once its window counts
  * nothing, which forgets nothing. At most {@link Builder#maxKeys(long)} keys are tracked; what
  * happens to adds for new keys beyond that is the {@link KeyOverflow} policy, as for {@link
- * KeyedRateLimiter}. A tracked key costs about 150 bytes plus 24 bytes per non-empty bucket (a ring
- * that starts at two and doubles up to {@code size}), plus the key itself.
+ * KeyedRateLimiter}. A tracked key costs about 150 bytes, plus 24 bytes per slot of its ring of
+ * non-empty buckets, plus the key itself. The ring starts at two slots and doubles, up to {@code
+ * size}, whenever the key holds more non-empty buckets than it fits, and never shrinks while the
+ * key is tracked: it has at most twice as many slots as the most non-empty buckets the key has held
+ * at once, and at most {@code size} ({@code 24 * size} bytes). An evicted key frees it all.
  *
  * <p><b>Thread-safety.</b> The in-process implementation from {@link #builder} is thread-safe: each
  * key has its own lock, adds for different keys do not contend, and an add of an already tracked

@@ -8,10 +8,18 @@ import java.util.OptionalDouble;
  * values added in the buckets the snapshot covers (see {@link RollingWindow#reduce()} for exactly
  * which span that is), with the mean and per-second rates derived from them.
  *
- * <p>Rates are per second of the covered buckets' nominal length, {@link #length()}: {@code
- * buckets * interval}, the convention of Sentinel's and Hystrix's rolling metrics. The newest
- * bucket is counted whole even while it is still filling (unless the window ignores it), so a rate
- * read early in a bucket understates a steady rate by up to one bucket's share.
+ * <p>Rates are per second of {@link #length()}, the covered buckets' whole length
+ * ({@code buckets * interval}, as Sentinel's and Hystrix's rolling metrics count it), except that
+ * buckets before the window's origin (its bucket 0) are not counted: a rate read before a whole
+ * window has passed is not diluted by time before the window existed. The newest bucket is counted
+ * whole even while it is still filling (unless the window ignores it), so a rate read early in a
+ * bucket understates a steady rate by up to one bucket's share.
+ *
+ * <p>The sum is a {@code double} sum of finite values and is not guarded against overflow: it is
+ * {@code ±Infinity} once values near {@link Double#MAX_VALUE} add up beyond it, and NaN when some
+ * partial sums overflowed to {@code +Infinity} and others to {@code -Infinity} (in different
+ * buckets, or in one bucket from adds on different stripes); {@link #mean()} and {@link
+ * #sumPerSecond()} follow. Count, minimum and maximum stay exact.
  *
  * <p>Instances are immutable and thread-safe.
  */
@@ -33,7 +41,10 @@ public final class RollingSnapshot {
     this.lengthNanos = lengthNanos;
   }
 
-  /** The sum of the values covered; {@code 0} when none is. */
+  /**
+   * The sum of the values covered; {@code 0} when none is, infinite or NaN if it overflowed (see
+   * the class comment).
+   */
   public double sum() {
     return sum;
   }
@@ -63,17 +74,28 @@ public final class RollingSnapshot {
     return count == 0 ? OptionalDouble.empty() : OptionalDouble.of(sum / count);
   }
 
-  /** Values added per second: {@code count} over {@link #length()} in seconds. */
+  /**
+   * Values added per second: {@code count} over {@link #length()} in seconds; {@code 0} when the
+   * length is zero (then nothing is covered).
+   */
   public double ratePerSecond() {
-    return count * NANOS_PER_SECOND / lengthNanos;
+    return lengthNanos == 0 ? 0 : count * NANOS_PER_SECOND / lengthNanos;
   }
 
-  /** The sum per second: {@code sum} over {@link #length()} in seconds. */
+  /**
+   * The sum per second: {@code sum} over {@link #length()} in seconds; {@code 0} when the length
+   * is zero (then nothing is covered).
+   */
   public double sumPerSecond() {
-    return sum * NANOS_PER_SECOND / lengthNanos;
+    return lengthNanos == 0 ? 0 : sum * NANOS_PER_SECOND / lengthNanos;
   }
 
-  /** The nominal length of the covered buckets: their number times the bucket interval. */
+  /**
+   * The length the rates divide by: the number of covered buckets at or after the window's origin
+   * (its bucket 0) times the bucket interval. It is {@code size * interval} (or {@code (size - 1) *
+   * interval} when the window ignores the current bucket) once that much time has passed since the
+   * origin, less before, and zero for a window that ignores the current bucket, read in its first.
+   */
   public Duration length() {
     return Duration.ofNanos(lengthNanos);
   }

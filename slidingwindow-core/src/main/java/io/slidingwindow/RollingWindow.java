@@ -13,21 +13,28 @@ import java.util.Arrays;
  *
  * <p><b>Which values a snapshot covers.</b> Time {@code t} is nanoseconds since the window's origin
  * (the ticker's first read, when it is built); a reading smaller than the latest one the window has
- * seen counts as that latest one (a clock that goes backwards means no time passed). A value is
- * added to bucket {@code b(t) = floor(t / interval)}. A snapshot taken at time {@code t} covers
- * buckets {@code b(t) - size + 1} through {@code b(t)}: every value added in the time span {@code
- * [(b(t) - size + 1) * interval, t]}, whose length is between {@code (size - 1) * interval} and
- * {@code size * interval}. With {@link Builder#ignoreCurrent(boolean)} (go-zero's {@code
- * IgnoreCurrentBucket}), it covers buckets {@code b(t) - size + 1} through {@code b(t) - 1} only:
- * the span {@code [(b(t) - size + 1) * interval, b(t) * interval)}, {@code size - 1} whole buckets,
- * leaving out the bucket that is still filling.
+ * seen, from any thread, counts as that latest one (a clock that goes backwards means no time
+ * passed). A value is added to bucket {@code b(t) = floor(t / interval)}. A snapshot taken at time
+ * {@code t} covers buckets {@code b(t) - size + 1} through {@code b(t)}: every value added in the
+ * time span {@code [(b(t) - size + 1) * interval, t]}, whose length is between {@code (size - 1) *
+ * interval} and {@code size * interval}. With {@link Builder#ignoreCurrent(boolean)} (go-zero's
+ * {@code IgnoreCurrentBucket}), it covers buckets {@code b(t) - size + 1} through {@code b(t) - 1}
+ * only: the span {@code [(b(t) - size + 1) * interval, b(t) * interval)}, {@code size - 1} whole
+ * buckets, leaving out the bucket that is still filling. A snapshot's rates divide by the covered
+ * buckets at or after the origin only (see {@link RollingSnapshot#length()}).
+ *
+ * <p><b>Values.</b> Any finite value; sums are {@code double} sums, not guarded against overflow:
+ * values near {@link Double#MAX_VALUE} can make a snapshot's sum infinite or NaN (see {@link
+ * RollingSnapshot}).
  *
  * <p><b>Thread-safety.</b> Every method may be called from any thread. {@link #add} allocates
- * nothing once the window has adapted to its callers. {@link #reduce()} includes every add that
- * completed before it began, and an add that runs concurrently with it is included or not, whole
- * (as {@code LongAdder.sum()} treats concurrent updates); with a single caller, or once adds stop,
- * it is exact. Under concurrency an add is counted in the bucket of a time between its own clock
- * read and the latest read of the window.
+ * nothing once the window has adapted to its callers: a thread's first add that finds a window
+ * contended or striped creates the thread's stripe index (once per thread, for all windows), and an
+ * add that collides may grow the stripes (at most six times over a window's life). {@link
+ * #reduce()} includes every add that completed before it began, and an add that runs concurrently
+ * with it is included or not, whole (as {@code LongAdder.sum()} treats concurrent updates); with a
+ * single caller, or once adds stop, it is exact. Under concurrency an add is counted in the bucket
+ * of a time between its own clock read and the latest read of the window.
  *
  * <p><b>Memory.</b> {@code 40 * size} bytes per stripe plus about 270 bytes of headers and padding;
  * one stripe to start with, and at most one per processor (rounded up to a power of two, at most
@@ -47,8 +54,10 @@ import java.util.Arrays;
  * slot and no other, so a reduce reads the other slots as they are and the current one under the
  * lock word, and keeps the pass if no roll ran meanwhile: it neither writes to a stripe nor waits
  * for its adders, and takes the lock only after a few failed passes. It merges the covered slots of
- * every stripe, {@code O(stripes * size)}, and publishes the newest bucket it reported as a floor
- * below which no later add lands.
+ * every stripe, {@code O(stripes * size)}. One shared word holds the newest bucket any stripe has
+ * rolled to or any reduce has reported (raised by CAS, about once per bucket): an add lands in that
+ * bucket or a newer one, so a clock read that is behind counts at the window's latest time whatever
+ * stripe takes it, and no add lands in a bucket a reduce has already seen leave.
  *
  * <p>Sentinel's {@code LeapArray} resets a bucket object in place, so an add that fetched the
  * bucket just before the reset can be wiped by it or land in the new period, and its per-bucket
@@ -64,7 +73,7 @@ public final class RollingWindow {
   private static final int SLOT = 5;
 
   /** The processors rounded up to a power of two, at most 64. */
-  private static final int MAX_STRIPES =
+  static final int MAX_STRIPES =
       Math.min(
           64,
           Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors() * 2 - 1)));
@@ -80,13 +89,13 @@ public final class RollingWindow {
   private static final int OPTIMISTIC_READS = 4;
 
   private static final VarHandle RESIZING;
-  private static final VarHandle FLOOR_BUCKET;
+  private static final VarHandle NEWEST_BUCKET;
 
   static {
     try {
       RESIZING = MethodHandles.lookup().findVarHandle(RollingWindow.class, "resizing", int.class);
-      FLOOR_BUCKET =
-          MethodHandles.lookup().findVarHandle(RollingWindow.class, "floorBucket", long.class);
+      NEWEST_BUCKET =
+          MethodHandles.lookup().findVarHandle(RollingWindow.class, "newestBucket", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -102,11 +111,13 @@ public final class RollingWindow {
   private volatile Stripe[] stripes;
 
   /**
-   * The newest bucket a reduce has reported: later adds land in it or a newer one, whatever their
-   * clock read, so that no add lands in a bucket a reduce has already seen leave. Only grows; it
-   * changes at most once per bucket, so adds read it from a cache line that rarely moves.
+   * The newest bucket any stripe has rolled to or any reduce has reported: later adds land in it or
+   * a newer one, whatever their clock read and whichever stripe they use, so that a clock read
+   * behind the window's latest counts as that latest time, and no add lands in a bucket a reduce
+   * has already seen leave. Only grows, by CAS; it changes about once per bucket, so adds read it
+   * from a cache line that rarely moves.
    */
-  private volatile long floorBucket;
+  private volatile long newestBucket;
 
   /** 1 while a thread grows {@code stripes}. */
   @SuppressWarnings("unused")
@@ -117,7 +128,11 @@ public final class RollingWindow {
     this.intervalNanos = b.intervalNanos;
     this.ignoreCurrent = b.ignoreCurrent;
     this.ticker = b.ticker;
-    this.stripes = new Stripe[] {new Stripe(size, intervalNanos)};
+    Stripe[] initial = new Stripe[b.stripes];
+    for (int i = 0; i < initial.length; i++) {
+      initial[i] = new Stripe(size, intervalNanos);
+    }
+    this.stripes = initial;
     this.origin = ticker.read();
   }
 
@@ -127,7 +142,9 @@ public final class RollingWindow {
   }
 
   /**
-   * Adds {@code value} to the current bucket. Thread-safe; allocates nothing.
+   * Adds {@code value} to the current bucket. Thread-safe; allocates nothing once the window has
+   * adapted to its callers: only a thread's first add that finds a window contended or striped,
+   * and an add that grows the stripes, allocate (see the class comment).
    *
    * @throws IllegalArgumentException if {@code value} is NaN or infinite
    */
@@ -141,7 +158,7 @@ public final class RollingWindow {
       Stripe stripe = s[0];
       if (stripe.tryLock()) {
         try {
-          stripe.add(now, value, floorBucket, size, intervalNanos);
+          addLocked(stripe, now, value);
         } finally {
           stripe.unlock();
         }
@@ -153,7 +170,7 @@ public final class RollingWindow {
 
   /**
    * Adds {@code value}, converted to a {@code double}: exact for magnitudes up to 2<sup>53</sup>,
-   * and so are sums that stay within that bound. Thread-safe; allocates nothing.
+   * and so are sums that stay within that bound. Thread-safe; allocates as {@link #add(double)}.
    */
   public void add(long value) {
     add((double) value);
@@ -167,7 +184,7 @@ public final class RollingWindow {
       Stripe stripe = s[h & (s.length - 1)];
       if (stripe.tryLock()) {
         try {
-          stripe.add(now, value, floorBucket, size, intervalNanos);
+          addLocked(stripe, now, value);
         } finally {
           stripe.unlock();
         }
@@ -185,6 +202,27 @@ public final class RollingWindow {
         Thread.yield();
       }
       h = rehash(h);
+    }
+  }
+
+  /**
+   * Adds to a stripe its caller holds, and raises {@code newestBucket} if the stripe rolled past
+   * it. The raise happens before the add completes, so an add on another stripe that begins after
+   * this one completed lands in this bucket or a newer one even if its clock reads earlier.
+   */
+  private void addLocked(Stripe stripe, long now, double value) {
+    long newest = newestBucket;
+    long bucket = stripe.add(now, value, newest, size, intervalNanos);
+    if (bucket > newest) {
+      raiseNewestBucket(newest, bucket);
+    }
+  }
+
+  /** Raises {@code newestBucket} from {@code seen} to {@code bucket} unless it is already newer. */
+  private void raiseNewestBucket(long seen, long bucket) {
+    long current = seen;
+    while (bucket > current && !NEWEST_BUCKET.compareAndSet(this, current, bucket)) {
+      current = newestBucket;
     }
   }
 
@@ -215,25 +253,25 @@ public final class RollingWindow {
   public RollingSnapshot reduce() {
     long now = ticker.read() - origin;
     Stripe[] s = stripes;
-    long floor = floorBucket;
-    long bucket = Math.max(floor, now < 0 ? 0 : WindowMath.bucket(now, intervalNanos));
+    long seen = newestBucket;
+    long bucket = Math.max(seen, now < 0 ? 0 : WindowMath.bucket(now, intervalNanos));
     for (Stripe stripe : s) {
-      // A racy read is enough: an add that completed before this reduce began read the clock
-      // before it, so its bucket is at most b(now) anyway; this only keeps a reduce from
-      // reporting an older bucket than an add has already used.
+      // A racy read is enough: every completed add has raised newestBucket to its bucket already;
+      // this only keeps a reduce from reporting an older bucket than a running add has used.
       bucket = Math.max(bucket, stripe.currentBucketRacy());
     }
-    while (bucket > floor && !FLOOR_BUCKET.compareAndSet(this, floor, bucket)) {
-      floor = floorBucket;
-    }
+    raiseNewestBucket(seen, bucket);
     long oldest = WindowMath.rollingOldestBucket(bucket, size);
     long newest = ignoreCurrent ? bucket - 1 : bucket;
     Totals totals = new Totals();
     for (Stripe stripe : s) {
       stripe.readInto(totals, oldest, newest);
     }
-    return new RollingSnapshot(
-        totals.sum, totals.count, totals.min, totals.max, (newest - oldest + 1) * intervalNanos);
+    // Buckets before the origin's (bucket 0) held no time of this window: they are not counted in
+    // the length that rates divide by.
+    long first = Math.max(oldest, 0);
+    long lengthNanos = newest < first ? 0 : (newest - first + 1) * intervalNanos;
+    return new RollingSnapshot(totals.sum, totals.count, totals.min, totals.max, lengthNanos);
   }
 
   /**
@@ -290,6 +328,16 @@ public final class RollingWindow {
         + interval()
         + (ignoreCurrent ? ", ignoring the current bucket" : "")
         + "]";
+  }
+
+  /**
+   * Makes the calling thread's adds go to stripe {@code index} (modulo the number of stripes) until
+   * a collision moves it elsewhere; for tests that need adds on known stripes.
+   */
+  static void useStripe(int index) {
+    // Bit 8 keeps the probe non-zero (xorshift maps zero to zero) without changing the
+    // stripe it selects, as there are at most 64 stripes.
+    PROBE.get()[0] = (1 << 8) | (index & 63);
   }
 
   private static int mix(long x) {
@@ -459,24 +507,28 @@ public final class RollingWindow {
       return (long) CURRENT_BUCKET.getOpaque(this);
     }
 
-    void add(long now, double value, long floorBucket, int size, long intervalNanos) {
+    /**
+     * Adds {@code value} at time {@code now}, in the bucket of {@code now} or {@code newestBucket}
+     * (the window's newest), whichever is newer; returns the stripe's newest bucket after the add.
+     */
+    long add(long now, double value, long newestBucket, int size, long intervalNanos) {
       if (now >= currentEnd) {
-        // Past the newest bucket (so later than any time seen): move to the bucket of now.
-        roll(Math.max(floorBucket, WindowMath.bucket(now, intervalNanos)), size, intervalNanos);
-      } else if (currentBucket < floorBucket) {
-        // A reduce has reported a newer bucket: a stale clock read must not land behind it.
-        roll(floorBucket, size, intervalNanos);
+        // Past this stripe's newest bucket: move to the bucket of now, or to the window's newest
+        // if another stripe or a reduce has gone further (this clock read is then behind).
+        roll(Math.max(newestBucket, WindowMath.bucket(now, intervalNanos)), size, intervalNanos);
+      } else if (currentBucket < newestBucket) {
+        // Another stripe or a reduce has moved the window on: a stale clock read must not land
+        // behind it.
+        roll(newestBucket, size, intervalNanos);
       }
       long[] s = slots;
       int i = current;
       s[i + 1]++;
       s[i + 2] = Double.doubleToRawLongBits(Double.longBitsToDouble(s[i + 2]) + value);
-      if (value < Double.longBitsToDouble(s[i + 3])) {
-        s[i + 3] = Double.doubleToRawLongBits(value);
-      }
-      if (value > Double.longBitsToDouble(s[i + 4])) {
-        s[i + 4] = Double.doubleToRawLongBits(value);
-      }
+      // Math.min and Math.max, as a reduce merges slots with: -0.0 is below 0.0.
+      s[i + 3] = Double.doubleToRawLongBits(Math.min(Double.longBitsToDouble(s[i + 3]), value));
+      s[i + 4] = Double.doubleToRawLongBits(Math.max(Double.longBitsToDouble(s[i + 4]), value));
+      return currentBucket;
     }
 
     /**
@@ -524,7 +576,7 @@ public final class RollingWindow {
       }
     }
 
-    /** Adds the slot at {@code cur} to the pass in {@code totals} if no add ran while it was read. */
+    /** Reads the slot at {@code cur} into the pass; false if adds kept changing it meanwhile. */
     private boolean readCurrent(Totals totals, int cur, long oldest, long newest) {
       long[] s = slots;
       for (int attempt = 0; attempt < OPTIMISTIC_READS; attempt++) {
@@ -602,6 +654,7 @@ public final class RollingWindow {
     private long intervalNanos = DEFAULT_INTERVAL.toNanos();
     private boolean ignoreCurrent;
     private Ticker ticker = Ticker.system();
+    private int stripes = 1;
 
     Builder() {}
 
@@ -647,6 +700,21 @@ public final class RollingWindow {
         throw new IllegalArgumentException("ticker must not be null");
       }
       this.ticker = ticker;
+      return this;
+    }
+
+    /**
+     * Starts the window with {@code stripes} stripes instead of one, as if adds had already
+     * collided; for tests that need several stripes whatever the machine.
+     *
+     * @throws IllegalArgumentException if {@code stripes} is not a power of two between 1 and 64
+     */
+    Builder stripes(int stripes) {
+      if (stripes < 1 || stripes > 64 || Integer.bitCount(stripes) != 1) {
+        throw new IllegalArgumentException(
+            "stripes must be a power of two between 1 and 64, was " + stripes);
+      }
+      this.stripes = stripes;
       return this;
     }
 

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Eight threads add while two others reduce; the clock moves across buckets (but never past the
  * window) while they run, and stops when they are done. No add may be lost, counted twice or
- * torn: the final snapshot holds exactly what was added.
+ * torn: every snapshot taken while they run includes every add that completed before it began, and
+ * the final snapshot holds exactly what was added.
  */
 class RollingWindowConcurrencyTest {
 
@@ -42,6 +43,14 @@ class RollingWindowConcurrencyTest {
       // The adders wait for every reducer to be running, so that they really overlap.
       CountDownLatch reducing = new CountDownLatch(REDUCERS);
       AtomicBoolean adding = new AtomicBoolean(true);
+      // What each adder has completed, published after each add (a volatile write, so a reducer
+      // that reads it sees the add as completed before its reduce begins).
+      AtomicLong[] completedCount = new AtomicLong[ADDERS];
+      AtomicLong[] completedSum = new AtomicLong[ADDERS];
+      for (int t = 0; t < ADDERS; t++) {
+        completedCount[t] = new AtomicLong();
+        completedSum[t] = new AtomicLong();
+      }
       List<Future<Long>> adders = new ArrayList<>();
       for (int t = 0; t < ADDERS; t++) {
         int thread = t;
@@ -54,6 +63,8 @@ class RollingWindowConcurrencyTest {
                 long value = thread * 1_000L + (i % 997);
                 window.add(value);
                 total += value;
+                completedSum[thread].set(total);
+                completedCount[thread].set(i + 1);
                 if ((i & 15) == 0) {
                   clock.incrementAndGet();
                 }
@@ -70,8 +81,20 @@ class RollingWindowConcurrencyTest {
               long reduces = 0;
               long lastCount = 0;
               do {
+                long doneCount = 0;
+                long doneSum = 0;
+                for (int a = 0; a < ADDERS; a++) {
+                  doneSum += completedSum[a].get();
+                  doneCount += completedCount[a].get();
+                }
                 RollingSnapshot s = window.reduce();
-                // Nothing leaves the window during the test, so the count only grows.
+                // Nothing leaves the window during the test, so every completed add is covered
+                // (values are non-negative, so the sum bounds the completed sum too), and the
+                // count only grows.
+                assertThat(s.count()).as("count after %d completed adds", doneCount)
+                    .isGreaterThanOrEqualTo(doneCount);
+                assertThat(s.sum()).as("sum after adds summing to %d", doneSum)
+                    .isGreaterThanOrEqualTo((double) doneSum);
                 assertThat(s.count()).isGreaterThanOrEqualTo(lastCount);
                 lastCount = s.count();
                 if (reduces++ == 0) {

@@ -6,10 +6,12 @@ package io.slidingwindow.internal;
  * <p>Design. The window is {@code size} buckets of width {@code interval}; at time {@code t} it
  * counts buckets {@code b(t) - size + 1} through {@code b(t)} (see {@link
  * WindowMath#rollingOldestBucket}). Only non-empty buckets are stored, one run each, so a key that
- * saw one event costs one run, and a busy key at most {@code size}. The ring starts at two runs
- * and doubles up to {@code size}. As in {@link SlidingWindow}, {@code trimAt} caches when the
- * oldest run leaves and {@code tailEnd} when the newest run's bucket ends, so a call that crosses
- * neither does no division; each run is pushed once and popped once, amortised O(1) per call.
+ * saw one event costs one run, and a busy key at most {@code size}. The ring starts at two runs and
+ * doubles up to {@code size}; it never shrinks, so its capacity is at most twice the most runs
+ * stored at once, and at most {@code size}. As in {@link SlidingWindow}, {@code trimAt} caches when
+ * the oldest run leaves and {@code tailEnd} when the newest run's bucket ends, so a call that
+ * crosses neither does no division; each run is pushed once and popped once, amortised O(1) per
+ * call.
  *
  * <p>Amounts are non-negative; a sum that would exceed {@link Long#MAX_VALUE} saturates there, and
  * is recomputed from the runs when runs leave.
@@ -133,6 +135,11 @@ public final class RollingSums {
   /** The runs stored now. */
   public int storedRuns() {
     return stored;
+  }
+
+  /** The runs the ring can hold without growing; it never shrinks. */
+  public int capacity() {
+    return runs.length / RUN;
   }
 
   private int tailIndex() {
