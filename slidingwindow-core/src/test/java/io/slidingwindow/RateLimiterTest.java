@@ -200,6 +200,11 @@ class RateLimiterTest {
     assertThat(sleeps).hasSize(2);
   }
 
+  /**
+   * Five rounds of 200 000 calls after a warm-up: at least one round must allocate nothing at all.
+   * One object per call would show in every round; a round may still see a few hundred bytes of
+   * JVM noise (class loading, compilation), so not every round must be clean.
+   */
   @Test
   void tryAcquire_warmLimiter_allocatesNothing() {
     com.sun.management.ThreadMXBean threads =
@@ -212,7 +217,8 @@ class RateLimiterTest {
             .ticker(ticker)
             .build();
     long granted = 0;
-    for (int round = 0; round < 3; round++) {
+    List<Long> allocatedPerRound = new ArrayList<>();
+    for (int round = 0; round < 6; round++) {
       long before = threads.getCurrentThreadAllocatedBytes();
       for (int i = 0; i < 200_000; i++) {
         if (limiter.tryAcquire()) {
@@ -220,11 +226,12 @@ class RateLimiterTest {
         }
         ticker.advance(1_000);
       }
-      long allocated = threads.getCurrentThreadAllocatedBytes() - before;
       if (round > 0) { // the first round warms up and grows the rings to their steady size
-        assertThat(allocated).as("bytes allocated by 200 000 calls, round %d", round).isZero();
+        allocatedPerRound.add(threads.getCurrentThreadAllocatedBytes() - before);
       }
     }
+    assertThat(allocatedPerRound).as("bytes allocated per round of 200 000 calls").contains(0L);
+    assertThat(allocatedPerRound).allMatch(bytes -> bytes < 200_000, "less than a byte per call");
     assertThat(granted).isPositive();
   }
 
