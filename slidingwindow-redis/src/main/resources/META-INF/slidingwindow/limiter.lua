@@ -1,0 +1,195 @@
+-- slidingwindow limiter: checks and records every limit of one id atomically.
+--
+-- Algorithm (the same as the in-process limiter). Bucket b(t) = floor(t / p). At time t a limit
+-- counts the buckets b(t - W + 1) .. b(t); a request is granted iff count + permits <= N for
+-- every limit, and then its permits are added to bucket b(t) of every limit. Only granted permits
+-- are recorded unless refused attempts count too (a bucket then saturates at N).
+--
+-- Storage. Each limit is one LIST: element 0 is the sum of the permits in its runs, then one
+-- (bucket, count) pair per non-empty bucket, oldest first. Runs leave from the head (LTRIM) and
+-- arrive at the tail (RPUSH, or LSET of the newest count), so every run is pushed once and popped
+-- once: amortised O(1) work per call, never a loop over the window's buckets. At most
+-- min(N, ceil(W / p) + 1) runs are stored (ceil(W / p) + 1 when refused attempts count). An empty
+-- limit has no key. Every key written gets PEXPIRE ARGV[4].
+--
+-- Time only moves forward: a time before the newest run's bucket is recorded into that run, and
+-- counting from an earlier time only keeps more runs, so a clock that steps back (a failover to a
+-- replica whose clock is behind) never lets more through.
+--
+-- Numbers are Lua doubles: every time, bucket and sum must stay below 2^53 (microseconds since
+-- 1970 are about 1.7e15, well inside).
+--
+-- KEYS[i]   (i = 1 .. L) the LIST of limit i; all keys share one hash tag
+-- ARGV[1]   permits requested, an integer in 1 .. min(N)
+-- ARGV[2]   flags, a sum of: 1 = count refused attempts too, 2 = return the decision's figures
+-- ARGV[3]   now in microseconds, or the empty string to read the server's TIME
+-- ARGV[4]   expiry of every key in milliseconds: the longest window plus its bucket, rounded up
+-- ARGV[5 + 3(i-1)], ARGV[6 + 3(i-1)], ARGV[7 + 3(i-1)]   N, W and p of limit i; W, p in microseconds
+--
+-- Returns  {allowed (1 or 0), now (microseconds)}, and with flag 2 also
+--          {remaining, retryAfter (microseconds), resetAfter (microseconds), binding limit (1-based)}
+--          for the binding limit: on a grant the one with the fewest permits left, on a refusal
+--          the one that keeps the request waiting longest (the first such limit on ties).
+
+local permits = tonumber(ARGV[1])
+local flags = tonumber(ARGV[2])
+local count_refused = flags % 2 == 1
+local figures = flags >= 2
+local now
+if ARGV[3] == '' then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+else
+  now = tonumber(ARGV[3])
+end
+local ttl = ARGV[4]
+
+local function str(x)
+  return string.format('%.0f', x)
+end
+
+local n = #KEYS
+local limit, window, precision, sums = {}, {}, {}, {}
+local allowed = true
+for i = 1, n do
+  local key = KEYS[i]
+  local a = 5 + 3 * (i - 1)
+  limit[i], window[i], precision[i] = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  local oldest = math.floor((now - window[i] + 1) / precision[i])
+  local head = redis.call('LRANGE', key, 0, 1)
+  local sum = 0
+  if head[1] then
+    sum = tonumber(head[1])
+    if tonumber(head[2]) < oldest then
+      -- Find the runs that have left: read the head in growing chunks until a bucket still counts.
+      local gone, freed, from, chunk, done, survivor = 0, 0, 1, 8, false, false
+      while not done do
+        local runs = redis.call('LRANGE', key, from, from + 2 * chunk - 1)
+        local j = 1
+        while j < #runs do
+          if tonumber(runs[j]) >= oldest then
+            done, survivor = true, true
+            break
+          end
+          freed = freed + tonumber(runs[j + 1])
+          gone = gone + 1
+          j = j + 2
+        end
+        if #runs < 2 * chunk then
+          done = true
+        end
+        from = from + 2 * chunk
+        chunk = chunk * 2
+      end
+      sum = sum - freed
+      if not survivor then
+        redis.call('DEL', key)
+        sum = 0
+      else
+        redis.call('LSET', key, 2 * gone, str(sum))
+        redis.call('LTRIM', key, 2 * gone, -1)
+      end
+    end
+  end
+  sums[i] = sum
+  if sum + permits > limit[i] then
+    allowed = false
+  end
+end
+
+if allowed or count_refused then
+  for i = 1, n do
+    local key = KEYS[i]
+    local bucket = math.floor(now / precision[i])
+    local add = permits
+    if count_refused and add > limit[i] then
+      add = limit[i]
+    end
+    if sums[i] == 0 then
+      redis.call('RPUSH', key, str(add), str(bucket), str(add))
+      sums[i] = add
+    else
+      local tail = redis.call('LRANGE', key, -2, -1)
+      if tonumber(tail[1]) >= bucket then
+        local old = tonumber(tail[2])
+        local new = old + add
+        if count_refused and new > limit[i] then
+          new = limit[i]
+        end
+        add = new - old
+        if add > 0 then
+          redis.call('LSET', key, -1, str(new))
+        end
+      else
+        redis.call('RPUSH', key, str(bucket), str(add))
+      end
+      if add > 0 then
+        sums[i] = sums[i] + add
+        redis.call('LSET', key, 0, str(sums[i]))
+      end
+    end
+    redis.call('PEXPIRE', key, ttl)
+  end
+end
+
+local result = allowed and 1 or 0
+if not figures then
+  return {result, now}
+end
+
+-- The time at which bucket b of limit i stops being counted: (b + 1) p + W - 1.
+local function leaves_at(i, b)
+  return (b + 1) * precision[i] + window[i] - 1
+end
+
+local binding, retry = 1, 0
+if allowed then
+  local least = limit[1] - sums[1]
+  for i = 2, n do
+    if limit[i] - sums[i] < least then
+      least = limit[i] - sums[i]
+      binding = i
+    end
+  end
+else
+  for i = 1, n do
+    -- Walk the runs oldest first until enough permits have left: at most `permits` runs when
+    -- only grants count, since the sum is then at most N.
+    local excess = sums[i] - (limit[i] - permits)
+    if excess > 0 then
+      local freed, from, chunk, wait = 0, 1, 4, nil
+      while wait == nil do
+        local runs = redis.call('LRANGE', KEYS[i], from, from + 2 * chunk - 1)
+        local j = 1
+        while j < #runs do
+          freed = freed + tonumber(runs[j + 1])
+          if freed >= excess then
+            wait = leaves_at(i, tonumber(runs[j])) - now
+            break
+          end
+          j = j + 2
+        end
+        if #runs < 2 * chunk and wait == nil then
+          return redis.error_reply('slidingwindow: inconsistent runs in ' .. KEYS[i])
+        end
+        from = from + 2 * chunk
+        chunk = chunk * 2
+      end
+      if wait > retry then
+        retry = wait
+        binding = i
+      end
+    end
+  end
+end
+
+local remaining = limit[binding] - sums[binding]
+if remaining < 0 then
+  remaining = 0
+end
+local reset = 0
+if sums[binding] > 0 then
+  local newest = redis.call('LINDEX', KEYS[binding], -2)
+  reset = leaves_at(binding, tonumber(newest)) - now
+end
+return {result, now, remaining, retry, reset, binding}
