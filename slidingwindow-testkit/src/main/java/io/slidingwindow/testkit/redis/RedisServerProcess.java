@@ -12,11 +12,12 @@ import java.util.List;
 import java.util.function.IntSupplier;
 
 /**
- * One real {@code redis-server} (or {@code redis-sentinel}) process on a free port of {@code
- * 127.0.0.1}, started for a test and killed by {@link #close()}.
+ * One real {@code redis-server} process (or a sentinel, {@code redis-server --sentinel}) on a free
+ * port of {@code 127.0.0.1}, started for a test and killed by {@link #close()}.
  *
- * <p>The server runs from its own temporary directory (config file, {@code redis.log}, cluster
- * or sentinel state), with {@code --save "" --appendonly no}, so nothing is persisted. The port is
+ * <p>The process runs from its own temporary directory (config file, {@code redis.log}, cluster
+ * or sentinel state); data servers run with {@code --save "" --appendonly no}, so nothing is
+ * persisted. The port is
  * found by binding port 0 on the loopback address and releasing it; if the server then fails to
  * bind, {@link #start()} retries on a new port (at most 5 times). The port stays this process's
  * for its whole life: {@link #kill()} then {@link #restart()} come back on the same port.
@@ -34,6 +35,9 @@ public final class RedisServerProcess implements AutoCloseable {
 
   private static final int START_ATTEMPTS = 5;
 
+  /** Bound of one readiness probe: short, as a port squatter may accept and never answer. */
+  private static final Duration PING_BOUND = Duration.ofSeconds(1);
+
   /** What kind of server to run; decides the config file and the command line. */
   enum Kind {
     STANDALONE,
@@ -46,6 +50,7 @@ public final class RedisServerProcess implements AutoCloseable {
   private final Path dir;
   private final Path log;
   private final Path config;
+  private final Path output;
   private volatile int port;
   private volatile int clusterBusPort;
   private volatile Process process;
@@ -56,6 +61,7 @@ public final class RedisServerProcess implements AutoCloseable {
     this.extraConfig = List.copyOf(extraConfig);
     this.dir = dir;
     this.log = dir.resolve("redis.log");
+    this.output = dir.resolve("output.log");
     this.config = dir.resolve(kind == Kind.SENTINEL ? "sentinel.conf" : "redis.conf");
   }
 
@@ -108,7 +114,7 @@ public final class RedisServerProcess implements AutoCloseable {
       if (launchAndAwaitPing()) {
         return;
       }
-      failures.add("port " + port + ": " + RedisTools.tail(log, 3));
+      failures.add("port " + port + ": " + logs(3));
     }
     throw new IllegalStateException(
         "redis-server did not start after " + START_ATTEMPTS + " attempts: " + failures);
@@ -150,7 +156,7 @@ public final class RedisServerProcess implements AutoCloseable {
           new ProcessBuilder(command)
               .directory(dir.toFile())
               .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("stdout.log").toFile()))
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()))
               .start();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot run " + command, e);
@@ -160,13 +166,18 @@ public final class RedisServerProcess implements AutoCloseable {
     RedisTools.await(
         "redis-server on port " + port + " answering PING",
         START_BOUND,
-        () -> !started.isAlive() || "PONG".equals(cli("PING")),
-        () -> "log: " + RedisTools.tail(log, 10));
+        () -> !started.isAlive() || "PONG".equals(cli(PING_BOUND, "PING")),
+        () -> logs(10));
     if (!started.isAlive()) {
       RedisTools.untrack(started);
       return false;
     }
     return true;
+  }
+
+  /** The last {@code lines} lines of the log file and of the process output (config errors). */
+  private String logs(int lines) {
+    return "log: " + RedisTools.tail(log, lines) + " output: " + RedisTools.tail(output, lines);
   }
 
   /** The loopback address the server listens on, {@code "127.0.0.1"}. */
@@ -196,17 +207,23 @@ public final class RedisServerProcess implements AutoCloseable {
   }
 
   /**
-   * Runs {@code redis-cli -h 127.0.0.1 -p <port> args...} and returns what it prints, trimmed,
-   * as {@code redis-cli} prints it when its output is not a terminal (one value per line). Options
-   * may come first, e.g. {@code cli("-c", "SET", "k", "v")} to follow cluster redirects.
+   * Runs {@code redis-cli -e -h 127.0.0.1 -p <port> args...} and returns what it prints, trimmed,
+   * as {@code redis-cli} prints it when its output is not a terminal (one value per line, no
+   * quotes or type prefixes). Options may come first, e.g. {@code cli("-c", "SET", "k", "v")} to
+   * follow cluster redirects.
    *
-   * @throws IllegalStateException if {@code redis-cli} exits non-zero (e.g. cannot connect) or
-   *     takes longer than 5 s
+   * @throws IllegalStateException if Redis answers with an error (the message holds it, e.g.
+   *     {@code WRONGTYPE ...}), cannot be reached, or {@code redis-cli} takes longer than 5 s
    */
   public String cli(String... args) {
-    List<String> all = new ArrayList<>(List.of("-h", RedisTools.HOST, "-p", Integer.toString(port)));
+    return cli(RedisTools.CLI_BOUND, args);
+  }
+
+  private String cli(Duration bound, String... args) {
+    List<String> all = new ArrayList<>();
+    all.addAll(List.of("-e", "-h", RedisTools.HOST, "-p", Integer.toString(port)));
     all.addAll(Arrays.asList(args));
-    return RedisTools.redisCli(RedisTools.CLI_BOUND, all);
+    return RedisTools.redisCli(bound, all);
   }
 
   /**
@@ -238,7 +255,7 @@ public final class RedisServerProcess implements AutoCloseable {
       }
     }
     throw new IllegalStateException(
-        "redis-server did not restart on port " + port + ": " + RedisTools.tail(log, 10));
+        "redis-server did not restart on port " + port + ": " + logs(10));
   }
 
   /** Kills the process (SIGKILL, waits at most 10 s) and deletes its directory. Idempotent. */

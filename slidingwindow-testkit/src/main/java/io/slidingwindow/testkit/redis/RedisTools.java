@@ -51,28 +51,37 @@ final class RedisTools {
    */
   static void requireInstalled() {
     if (missing == null) {
-      List<String> absent = new ArrayList<>();
-      for (String tool : List.of("redis-server", "redis-cli")) {
-        if (!onPath(tool)) {
-          absent.add(tool);
-        }
-      }
-      missing = String.join(", ", absent);
+      missing = missingTools(System.getenv("PATH"));
     }
     if (!missing.isEmpty()) {
-      throw new IllegalStateException(
-          missing
-              + " not found on PATH; the Redis tests start real Redis processes."
-              + " Install them with: apt-get install -y redis-server redis-tools");
+      throw notInstalled(missing);
     }
   }
 
-  private static boolean onPath(String tool) {
-    String path = System.getenv("PATH");
-    if (path == null) {
+  /** The names of {@code redis-server} and {@code redis-cli} not found on {@code pathVariable}. */
+  static String missingTools(String pathVariable) {
+    List<String> absent = new ArrayList<>();
+    for (String tool : List.of("redis-server", "redis-cli")) {
+      if (!onPath(pathVariable, tool)) {
+        absent.add(tool);
+      }
+    }
+    return String.join(", ", absent);
+  }
+
+  /** The error for {@code missing} tools, saying how to install them. */
+  static IllegalStateException notInstalled(String missing) {
+    return new IllegalStateException(
+        missing
+            + " not found on PATH; the Redis tests start real Redis processes."
+            + " Install them with: apt-get install -y redis-server redis-tools");
+  }
+
+  private static boolean onPath(String pathVariable, String tool) {
+    if (pathVariable == null) {
       return false;
     }
-    for (String dir : path.split(File.pathSeparator)) {
+    for (String dir : pathVariable.split(File.pathSeparator)) {
       if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
         return true;
       }
@@ -212,6 +221,11 @@ final class RedisTools {
   static void track(Process process) {
     installHook();
     LIVE.add(process);
+  }
+
+  /** How many processes and directories the shutdown hook would clean up now. */
+  static int tracked() {
+    return LIVE.size() + DIRS.size();
   }
 
   static void untrack(Process process) {

@@ -23,6 +23,9 @@ class RedisServerProcessIT {
       assertThat(redis.cli("CONFIG", "GET", "bind")).isEqualTo("bind\n127.0.0.1");
       assertThat(redis.cli("CONFIG", "GET", "save")).isEqualTo("save");
       assertThat(redis.cli("CONFIG", "GET", "appendonly")).isEqualTo("appendonly\nno");
+      assertThatThrownBy(() -> redis.cli("INCR", "greeting"))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("ERR value is not an integer");
     }
   }
 
@@ -31,8 +34,7 @@ class RedisServerProcessIT {
     try (RedisServerProcess redis = RedisServerProcess.start()) {
       int port = redis.port();
       redis.cli("SET", "k", "v");
-      long pidBefore = Long.parseLong(redis.cli("INFO", "server").lines()
-          .filter(l -> l.startsWith("process_id:")).findFirst().orElseThrow().substring(11).trim());
+      long pidBefore = processId(redis);
 
       redis.kill();
 
@@ -44,8 +46,7 @@ class RedisServerProcessIT {
       assertThat(redis.port()).isEqualTo(port);
       assertThat(redis.cli("PING")).isEqualTo("PONG");
       assertThat(redis.cli("EXISTS", "k")).isEqualTo("0");
-      long pidAfter = Long.parseLong(redis.cli("INFO", "server").lines()
-          .filter(l -> l.startsWith("process_id:")).findFirst().orElseThrow().substring(11).trim());
+      long pidAfter = processId(redis);
       assertThat(pidAfter).isNotEqualTo(pidBefore);
     }
   }
@@ -67,6 +68,20 @@ class RedisServerProcessIT {
   }
 
   @Test
+  void start_serverRefusesConfig_throwsWithItsOutputAndLeavesNothingBehind() {
+    int trackedBefore = RedisTools.tracked();
+
+    assertThatThrownBy(
+            () ->
+                RedisServerProcess.start(
+                    RedisServerProcess.Kind.STANDALONE, List.of("no-such-directive yes")))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("did not start after 5 attempts")
+        .hasMessageContaining("no-such-directive");
+    assertThat(RedisTools.tracked()).isEqualTo(trackedBefore);
+  }
+
+  @Test
   void start_portTakenAfterRelease_retriesOnAnotherPort() throws Exception {
     try (ServerSocket squatter = new ServerSocket()) {
       squatter.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0));
@@ -81,5 +96,13 @@ class RedisServerProcessIT {
         assertThat(redis.cli("PING")).isEqualTo("PONG");
       }
     }
+  }
+
+  private static long processId(RedisServerProcess redis) {
+    return redis.cli("INFO", "server").lines()
+        .filter(line -> line.startsWith("process_id:"))
+        .map(line -> Long.parseLong(line.substring("process_id:".length()).trim()))
+        .findFirst()
+        .orElseThrow();
   }
 }
