@@ -5,25 +5,29 @@
 -- every limit, and then its permits are added to bucket b(t) of every limit. Only granted permits
 -- are recorded unless refused attempts count too (a bucket then saturates at N).
 --
--- Storage. Each limit is one LIST: element 0 is the sum of the permits in its runs, then one
--- (bucket, count) pair per non-empty bucket, oldest first. Runs leave from the head (LTRIM) and
--- arrive at the tail (RPUSH, or LSET of the newest count), so every run is pushed once and popped
+-- Storage. Each limit is one LIST: element 0 is a base, then one (bucket, total) pair per
+-- non-empty bucket, oldest first, where total is the running sum of every permit ever recorded up
+-- to and including that bucket, and the base is the total of the runs already removed. So the
+-- window's count is tail total - base, a bucket's count is its total minus the previous one, and a
+-- grant writes one element (RPUSH a run, or LSET the newest total). Runs leave from the head
+-- (LSET of the new base, LTRIM) and arrive at the tail, so every run is pushed once and popped
 -- once: amortised O(1) work per call, never a loop over the window's buckets. At most
 -- min(N, ceil(W / p) + 1) runs are stored (ceil(W / p) + 1 when refused attempts count). An empty
--- limit has no key. Every key written gets PEXPIRE ARGV[4].
---
+-- limit has no key. A key gets PEXPIRE ARGV[4] whenever a run is pushed: a later grant into that
+-- same run cannot need the key for longer, since the run leaves at most W + p after it began.
+
 -- Time only moves forward: a time before the newest run's bucket is recorded into that run, and
 -- counting from an earlier time only keeps more runs, so a clock that steps back (a failover to a
 -- replica whose clock is behind) never lets more through.
 --
--- Numbers are Lua doubles: every time, bucket and sum must stay below 2^53 (microseconds since
--- 1970 are about 1.7e15, well inside).
+-- Numbers are Lua doubles: every time, bucket and total must stay below 2^53 (microseconds since
+-- 1970 are about 1.7e15; totals restart whenever a key expires).
 --
 -- KEYS[i]   (i = 1 .. L) the LIST of limit i; all keys share one hash tag
 -- ARGV[1]   permits requested, an integer in 1 .. min(N)
 -- ARGV[2]   flags, a sum of: 1 = count refused attempts too, 2 = return the decision's figures
 -- ARGV[3]   now in microseconds, or the empty string to read the server's TIME
--- ARGV[4]   expiry of every key in milliseconds: the longest window plus its bucket, rounded up
+-- ARGV[4]   expiry of a key in milliseconds: the longest window plus its bucket, rounded up
 -- ARGV[5 + 3(i-1)], ARGV[6 + 3(i-1)], ARGV[7 + 3(i-1)]   N, W and p of limit i; W, p in microseconds
 --
 -- Returns  {allowed (1 or 0), now (microseconds)}, and with flag 2 also
@@ -49,7 +53,8 @@ local function str(x)
 end
 
 local n = #KEYS
-local limit, window, precision, sums = {}, {}, {}, {}
+local limit, window, precision = {}, {}, {}
+local base, tail_bucket, tail_total, prev_total, sums = {}, {}, {}, {}, {}
 local allowed = true
 for i = 1, n do
   local key = KEYS[i]
@@ -57,12 +62,12 @@ for i = 1, n do
   limit[i], window[i], precision[i] = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
   local oldest = math.floor((now - window[i] + 1) / precision[i])
   local head = redis.call('LRANGE', key, 0, 1)
-  local sum = 0
-  if head[1] then
-    sum = tonumber(head[1])
+  local empty = head[1] == nil
+  if not empty then
+    base[i] = tonumber(head[1])
     if tonumber(head[2]) < oldest then
       -- Find the runs that have left: read the head in growing chunks until a bucket still counts.
-      local gone, freed, from, chunk, done, survivor = 0, 0, 1, 8, false, false
+      local gone, last_total, from, chunk, done, survivor = 0, 0, 1, 8, false, false
       while not done do
         local runs = redis.call('LRANGE', key, from, from + 2 * chunk - 1)
         local j = 1
@@ -71,7 +76,7 @@ for i = 1, n do
             done, survivor = true, true
             break
           end
-          freed = freed + tonumber(runs[j + 1])
+          last_total = runs[j + 1]
           gone = gone + 1
           j = j + 2
         end
@@ -81,18 +86,25 @@ for i = 1, n do
         from = from + 2 * chunk
         chunk = chunk * 2
       end
-      sum = sum - freed
-      if not survivor then
-        redis.call('DEL', key)
-        sum = 0
-      else
-        redis.call('LSET', key, 2 * gone, str(sum))
+      if survivor then
+        redis.call('LSET', key, 2 * gone, last_total)
         redis.call('LTRIM', key, 2 * gone, -1)
+        base[i] = tonumber(last_total)
+      else
+        redis.call('DEL', key)
+        empty = true
       end
     end
   end
-  sums[i] = sum
-  if sum + permits > limit[i] then
+  if empty then
+    base[i], tail_bucket[i], tail_total[i], prev_total[i] = 0, nil, 0, 0
+  else
+    -- With one run, element -3 is the base: the total before the newest run either way.
+    local tail = redis.call('LRANGE', key, -3, -1)
+    prev_total[i], tail_bucket[i], tail_total[i] = tonumber(tail[1]), tonumber(tail[2]), tonumber(tail[3])
+  end
+  sums[i] = tail_total[i] - base[i]
+  if sums[i] + permits > limit[i] then
     allowed = false
   end
 end
@@ -105,30 +117,25 @@ if allowed or count_refused then
     if count_refused and add > limit[i] then
       add = limit[i]
     end
-    if sums[i] == 0 then
-      redis.call('RPUSH', key, str(add), str(bucket), str(add))
-      sums[i] = add
+    if tail_bucket[i] == nil then
+      redis.call('RPUSH', key, '0', str(bucket), str(add))
+      redis.call('PEXPIRE', key, ttl)
+      tail_bucket[i], tail_total[i] = bucket, add
+    elseif tail_bucket[i] >= bucket then
+      local new = tail_total[i] + add
+      if count_refused and new - prev_total[i] > limit[i] then
+        new = prev_total[i] + limit[i]
+      end
+      if new > tail_total[i] then
+        redis.call('LSET', key, -1, str(new))
+        tail_total[i] = new
+      end
     else
-      local tail = redis.call('LRANGE', key, -2, -1)
-      if tonumber(tail[1]) >= bucket then
-        local old = tonumber(tail[2])
-        local new = old + add
-        if count_refused and new > limit[i] then
-          new = limit[i]
-        end
-        add = new - old
-        if add > 0 then
-          redis.call('LSET', key, -1, str(new))
-        end
-      else
-        redis.call('RPUSH', key, str(bucket), str(add))
-      end
-      if add > 0 then
-        sums[i] = sums[i] + add
-        redis.call('LSET', key, 0, str(sums[i]))
-      end
+      redis.call('RPUSH', key, str(bucket), str(tail_total[i] + add))
+      redis.call('PEXPIRE', key, ttl)
+      tail_bucket[i], tail_total[i] = bucket, tail_total[i] + add
     end
-    redis.call('PEXPIRE', key, ttl)
+    sums[i] = tail_total[i] - base[i]
   end
 end
 
@@ -154,16 +161,15 @@ if allowed then
 else
   for i = 1, n do
     -- Walk the runs oldest first until enough permits have left: at most `permits` runs when
-    -- only grants count, since the sum is then at most N.
+    -- only grants count, since the count is then at most N.
     local excess = sums[i] - (limit[i] - permits)
     if excess > 0 then
-      local freed, from, chunk, wait = 0, 1, 4, nil
+      local from, chunk, wait = 1, 4, nil
       while wait == nil do
         local runs = redis.call('LRANGE', KEYS[i], from, from + 2 * chunk - 1)
         local j = 1
         while j < #runs do
-          freed = freed + tonumber(runs[j + 1])
-          if freed >= excess then
+          if tonumber(runs[j + 1]) - base[i] >= excess then
             wait = leaves_at(i, tonumber(runs[j])) - now
             break
           end
@@ -189,7 +195,6 @@ if remaining < 0 then
 end
 local reset = 0
 if sums[binding] > 0 then
-  local newest = redis.call('LINDEX', KEYS[binding], -2)
-  reset = leaves_at(binding, tonumber(newest)) - now
+  reset = leaves_at(binding, tail_bucket[binding]) - now
 end
 return {result, now, remaining, retry, reset, binding}

@@ -36,8 +36,8 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Keys and memory. Each limit of an id is one Redis LIST named {@code
  * <prefix>:{<id tag>}:<N>:<W µs>:<p µs>} ({@code :r} appended when refused attempts count), which
- * holds the window's sum and one (bucket, count) run per non-empty bucket: at most {@code min(N,
- * ceil(W / p) + 1)} runs. The hash tag is an encoding of the id, so all keys of a call share one
+ * holds one (bucket, running total) run per non-empty bucket and the total of the runs already
+ * gone: at most {@code min(N, ceil(W / p) + 1)} runs. The hash tag is an encoding of the id, so all keys of a call share one
  * Cluster slot whatever bytes the id holds; ids are limited to {@link #MAX_ID_BYTES} bytes. Every
  * key expires the longest window plus its precision after its last grant. Server work per call is
  * amortised O(1) per limit; a refusal from {@link #decide} also walks the runs that must leave
