@@ -23,7 +23,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A connection to Redis (standalone, Sentinel or Cluster) that runs this library's scripts.
@@ -188,6 +190,37 @@ public final class RedisBackend implements AutoCloseable {
    */
   CompletableFuture<List<Object>> run(Script script, String[] keys, String[] args) {
     return attempt(script, keys, args, TRYAGAIN_RETRIES);
+  }
+
+  /**
+   * As {@link #run}, blocking for at most {@code timeoutNanos} in all, without the stages {@link
+   * #run} chains: the synchronous limiter calls take this path.
+   *
+   * @throws TimeoutException if Redis did not answer in time; the pending command is cancelled
+   * @throws ExecutionException with the Redis or connection error of the last attempt
+   */
+  List<Object> runSync(Script script, String[] keys, String[] args, long timeoutNanos)
+      throws TimeoutException, ExecutionException, InterruptedException {
+    long deadline = System.nanoTime() + timeoutNanos;
+    CompletableFuture<List<Object>> future =
+        commands.<List<Object>>evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+    for (int tryAgainLeft = TRYAGAIN_RETRIES; ; ) {
+      try {
+        return future.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        future.cancel(false);
+        throw e;
+      } catch (ExecutionException e) {
+        Throwable cause = unwrap(e.getCause());
+        if (cause instanceof RedisNoScriptException || hasPrefix(cause, "NOSCRIPT")) {
+          future = commands.<List<Object>>eval(script.text(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+        } else if (tryAgainLeft-- > 0 && hasPrefix(cause, "TRYAGAIN")) {
+          future = commands.<List<Object>>evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+        } else {
+          throw e;
+        }
+      }
+    }
   }
 
   private CompletableFuture<List<Object>> attempt(

@@ -248,19 +248,11 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     if (!breaker.tryPass()) {
       return null;
     }
-    CompletableFuture<List<Object>> future;
     try {
-      future = backend.run(Script.LIMITER, keys, args);
-    } catch (RuntimeException e) {
-      failed(e);
-      return null;
-    }
-    try {
-      List<Object> reply = future.get(timeoutNanos, TimeUnit.NANOSECONDS);
+      List<Object> reply = backend.runSync(Script.LIMITER, keys, args, timeoutNanos);
       breaker.onSuccess();
       return reply;
-    } catch (TimeoutException e) {
-      future.cancel(false);
+    } catch (TimeoutException | RuntimeException e) {
       failed(e);
     } catch (ExecutionException e) {
       failed(e.getCause());

@@ -40,11 +40,12 @@ import org.redisson.config.Config;
  * BENCHMARK HARNESS, not a test and not JMH: Redis-backed limiters side by side on one
  * redis-server, with a fixed number of client threads and a fixed duration per case.
  *
- * <p>Contenders, each limiting 1000 requests per minute per id: this library's {@link
+ * <p>Contenders, each limiting requests per minute per id: this library's {@link
  * RedisRateLimiter} (one EVALSHA per call, server time), Bucket4j's Lettuce proxy manager
  * (compare-and-swap), Redisson's {@code RRateLimiter}, and seed 002's sorted-set script (a log of
- * every request). Two workloads: distinct ids (each thread walks a pool of 10 000 ids) and one hot
- * id shared by every thread. Then {@code redis-benchmark} running EVALSHA of a one-line script at
+ * every request). Three workloads: distinct ids (each thread walks a pool of 10 000 ids), one hot
+ * id shared by every thread that is soon refused, and one hot id with a limit so high that every
+ * call is granted (so every call writes, and compare-and-swap contends). Then {@code redis-benchmark} running EVALSHA of a one-line script at
  * the same concurrency, the server's cost per call from {@code INFO commandstats}, and {@code
  * MEMORY USAGE} of one key for 1000 per minute and for an exact 10 000 per 10 s, beside the
  * sorted-set log of the same requests.
@@ -60,6 +61,7 @@ public final class RedisComparison {
   private static final long PERMITS = 1000;
   private static final Duration WINDOW = Duration.ofMinutes(1);
   private static final int WARMUP_SECONDS = 3;
+  private static final String OURS = "slidingwindow RedisRateLimiter";
 
   /** Seed 002's sorted-set log, one limit, with PEXPIRE added so idle keys leave. */
   static final String SORTED_SET_SCRIPT =
@@ -94,12 +96,6 @@ public final class RedisComparison {
     RedisCommands<String, String> admin = adminConnection.sync();
 
     RedisBackend backend = RedisBackend.standalone(uri);
-    RedisRateLimiter ours =
-        RedisRateLimiter.builder(backend)
-            .limit(Limit.of(PERMITS, WINDOW))
-            .commandTimeout(Duration.ofSeconds(1))
-            .failurePolicy(FailurePolicy.failClosed())
-            .build();
 
     RedisClient bucket4jClient = RedisClient.create(uri);
     StatefulRedisConnection<String, byte[]> bucket4jConnection =
@@ -108,10 +104,6 @@ public final class RedisComparison {
         Bucket4jLettuce.casBasedBuilder(bucket4jConnection)
             .expirationAfterWrite(
                 ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10)))
-            .build();
-    BucketConfiguration bucketConfiguration =
-        BucketConfiguration.builder()
-            .addLimit(limit -> limit.capacity(PERMITS).refillGreedy(PERMITS, WINDOW))
             .build();
 
     Config redissonConfig = new Config();
@@ -127,52 +119,78 @@ public final class RedisComparison {
     String sortedSetSha = sortedSetConnection.sync().scriptLoad(SORTED_SET_SCRIPT);
     AtomicLong members = new AtomicLong();
 
-    Map<String, Contender> contenders = new LinkedHashMap<>();
-    contenders.put("slidingwindow RedisRateLimiter", id -> ours.tryAcquire(id, 1));
-    contenders.put(
-        "Bucket4j Lettuce proxy manager (CAS)",
-        id -> bucket4j.builder().build(id, () -> bucketConfiguration).tryConsume(1));
-    Map<String, RRateLimiter> redissonLimiters = new java.util.concurrent.ConcurrentHashMap<>();
-    contenders.put(
-        "Redisson RRateLimiter",
-        new Contender() {
-          @Override
-          public boolean tryAcquire(String id) {
-            return redissonLimiters.get(id).tryAcquire();
-          }
+    List<String> names =
+        List.of(
+            OURS,
+            "Bucket4j Lettuce proxy manager (CAS)",
+            "Redisson RRateLimiter",
+            "seed 002 sorted-set script");
+    java.util.function.BiFunction<String, Long, Contender> contenders =
+        (name, permits) -> {
+          switch (name) {
+            case OURS -> {
+              RedisRateLimiter ours =
+                  RedisRateLimiter.builder(backend)
+                      .limit(Limit.of(permits, WINDOW))
+                      .commandTimeout(Duration.ofSeconds(1))
+                      .failurePolicy(FailurePolicy.failClosed())
+                      .build();
+              return id -> ours.tryAcquire(id, 1);
+            }
+            case "Bucket4j Lettuce proxy manager (CAS)" -> {
+              BucketConfiguration configuration =
+                  BucketConfiguration.builder()
+                      .addLimit(limit -> limit.capacity(permits).refillGreedy(permits, WINDOW))
+                      .build();
+              return id -> bucket4j.builder().build(id, () -> configuration).tryConsume(1);
+            }
+            case "Redisson RRateLimiter" -> {
+              Map<String, RRateLimiter> limiters = new java.util.concurrent.ConcurrentHashMap<>();
+              return new Contender() {
+                @Override
+                public boolean tryAcquire(String id) {
+                  return limiters.get(id).tryAcquire();
+                }
 
-          @Override
-          public void prepare(List<String> ids) {
-            redissonLimiters.clear();
-            for (String id : ids) {
-              RRateLimiter limiter = redisson.getRateLimiter("rrl:" + id);
-              limiter.trySetRate(RateType.OVERALL, PERMITS, WINDOW);
-              redissonLimiters.put(id, limiter);
+                @Override
+                public void prepare(List<String> ids) {
+                  for (String id : ids) {
+                    RRateLimiter limiter = redisson.getRateLimiter("rrl:" + id);
+                    limiter.trySetRate(RateType.OVERALL, permits, WINDOW);
+                    limiters.put(id, limiter);
+                  }
+                }
+              };
+            }
+            default -> {
+              return id -> {
+                Long granted =
+                    sortedSetConnection
+                        .sync()
+                        .evalsha(
+                            sortedSetSha,
+                            ScriptOutputType.INTEGER,
+                            new String[] {"zset:{" + id + "}"},
+                            Long.toString(WINDOW.toMillis()),
+                            Long.toString(permits),
+                            Long.toString(System.currentTimeMillis()),
+                            Long.toString(members.incrementAndGet()));
+                return granted == 1L;
+              };
             }
           }
-        });
-    contenders.put(
-        "seed 002 sorted-set script",
-        id -> {
-          Long granted =
-              sortedSetConnection
-                  .sync()
-                  .evalsha(
-                      sortedSetSha,
-                      ScriptOutputType.INTEGER,
-                      new String[] {"zset:{" + id + "}"},
-                      Long.toString(WINDOW.toMillis()),
-                      Long.toString(PERMITS),
-                      Long.toString(System.currentTimeMillis()),
-                      Long.toString(members.incrementAndGet()));
-          return granted == 1L;
-        });
+        };
 
     List<String> distinct = new ArrayList<>();
     for (int i = 0; i < ID_POOL; i++) {
       distinct.add("user-" + i);
     }
-    List<String> hot = List.of("hot");
+    record Workload(String name, List<String> ids, long permits) {}
+    List<Workload> workloads =
+        List.of(
+            new Workload("distinct", distinct, PERMITS),
+            new Workload("hot, refusing", List.of("hot"), PERMITS),
+            new Workload("hot, granting", List.of("hot"), 1_000_000_000L));
 
     System.out.printf(
         Locale.ROOT,
@@ -180,34 +198,35 @@ public final class RedisComparison {
         threads,
         seconds,
         WARMUP_SECONDS);
-    System.out.println("| contender | ids | calls/s | granted | server µs per call | top-level commands per call |");
+    System.out.println("| contender | ids, limit per minute | calls/s | granted | server µs per call | top-level commands per call |");
     System.out.println("|---|---|---:|---:|---:|---|");
     Map<String, Double> throughput = new LinkedHashMap<>();
-    for (Map.Entry<String, List<String>> workload : Map.of("distinct", distinct, "hot", hot).entrySet().stream()
-        .sorted(Map.Entry.comparingByKey()).toList()) {
-      for (Map.Entry<String, Contender> contender : contenders.entrySet()) {
+    for (Workload workload : workloads) {
+      for (String name : names) {
         admin.flushall();
-        contender.getValue().prepare(workload.getValue());
-        run(contender.getValue(), workload.getValue(), threads, WARMUP_SECONDS);
+        Contender contender = contenders.apply(name, workload.permits());
+        contender.prepare(workload.ids());
+        run(contender, workload.ids(), threads, WARMUP_SECONDS);
         admin.configResetstat();
-        long[] result = run(contender.getValue(), workload.getValue(), threads, seconds);
+        long[] result = run(contender, workload.ids(), threads, seconds);
         double perSecond = result[0] / (double) seconds;
         Map<String, long[]> stats = commandStats(admin.info("commandstats"));
         long usec = 0;
         StringBuilder commands = new StringBuilder();
         for (Map.Entry<String, long[]> stat : stats.entrySet()) {
-          String name = stat.getKey();
-          if (name.equals("eval") || name.equals("evalsha") || name.equals("get") || name.equals("set")) {
+          String command = stat.getKey();
+          if (command.equals("eval") || command.equals("evalsha") || command.equals("get") || command.equals("set")) {
             usec += stat.getValue()[1];
-            commands.append(String.format(Locale.ROOT, "%s %.2f ", name, stat.getValue()[0] / (double) result[0]));
+            commands.append(String.format(Locale.ROOT, "%s %.2f ", command, stat.getValue()[0] / (double) result[0]));
           }
         }
-        throughput.put(contender.getKey() + "/" + workload.getKey(), perSecond);
+        throughput.put(name + "/" + workload.name(), perSecond);
         System.out.printf(
             Locale.ROOT,
-            "| %s | %s | %.0f | %.1f%% | %.1f | %s|%n",
-            contender.getKey(),
-            workload.getKey(),
+            "| %s | %s, %d | %.0f | %.1f%% | %.1f | %s|%n",
+            name,
+            workload.name(),
+            workload.permits(),
             perSecond,
             100.0 * result[1] / result[0],
             usec / (double) result[0],
@@ -226,17 +245,16 @@ public final class RedisComparison {
         redisBenchmark);
 
     System.out.printf("%n## Ratios%n%n");
-    String oursName = "slidingwindow RedisRateLimiter";
-    for (String workload : List.of("distinct", "hot")) {
-      double base = throughput.get(oursName + "/" + workload);
-      for (String name : contenders.keySet()) {
-        if (!name.equals(oursName)) {
+    for (Workload workload : workloads) {
+      double base = throughput.get(OURS + "/" + workload.name());
+      for (String name : names) {
+        if (!name.equals(OURS)) {
           System.out.printf(
-              Locale.ROOT, "- %s ids: ours / %s = %.2f%n", workload, name, base / throughput.get(name + "/" + workload));
+              Locale.ROOT, "- %s: ours / %s = %.2f%n", workload.name(), name, base / throughput.get(name + "/" + workload.name()));
         }
       }
       System.out.printf(
-          Locale.ROOT, "- %s ids: ours / redis-benchmark EVALSHA = %.2f%n", workload, base / redisBenchmark);
+          Locale.ROOT, "- %s: ours / redis-benchmark EVALSHA = %.2f%n", workload.name(), base / redisBenchmark);
     }
 
     memory(admin, backend, sortedSetConnection.sync(), sortedSetSha);
