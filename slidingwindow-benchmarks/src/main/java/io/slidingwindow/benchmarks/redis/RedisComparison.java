@@ -53,7 +53,7 @@ import org.redisson.config.Config;
  * <p>It FLUSHES the target Redis: run it only against a scratch redis-server of your own on
  * 127.0.0.1. Usage: {@code java -cp slidingwindow-benchmarks/target/benchmarks.jar
  * io.slidingwindow.benchmarks.redis.RedisComparison redis://127.0.0.1:6399 [secondsPerCase=10]
- * [threads=16]}. Prints Markdown tables.
+ * [threads=16]} ({@code -DmemoryOnly=true} for the memory table alone). Prints Markdown tables.
  */
 public final class RedisComparison {
 
@@ -181,6 +181,12 @@ public final class RedisComparison {
           }
         };
 
+    memory(admin, backend, sortedSetConnection.sync(), sortedSetSha);
+    if (Boolean.getBoolean("memoryOnly")) {
+      redisson.shutdown();
+      System.exit(0);
+    }
+
     List<String> distinct = new ArrayList<>();
     for (int i = 0; i < ID_POOL; i++) {
       distinct.add("user-" + i);
@@ -256,8 +262,6 @@ public final class RedisComparison {
       System.out.printf(
           Locale.ROOT, "- %s: ours / redis-benchmark EVALSHA = %.2f%n", workload.name(), base / redisBenchmark);
     }
-
-    memory(admin, backend, sortedSetConnection.sync(), sortedSetSha);
 
     redisson.shutdown();
     sortedSetConnection.close();
@@ -365,16 +369,19 @@ public final class RedisComparison {
     admin.flushall();
     AtomicLong nanos = new AtomicLong();
     Ticker ticker = nanos::get;
-    System.out.printf("%n## MEMORY USAGE of one id's state, limit full%n%n");
+    System.out.printf("%n## MEMORY USAGE ... SAMPLES 0 of one id's state, limit full%n%n");
     System.out.println("| limit | runs stored | ours (bytes) | sorted-set log (bytes) |");
     System.out.println("|---|---:|---:|---:|");
     for (Limit limit : List.of(Limit.of(1000, Duration.ofMinutes(1)), Limit.exact(10_000, Duration.ofSeconds(10)))) {
+      nanos.set(0);
       RedisRateLimiter limiter = RedisRateLimiter.builder(backend).limit(limit).clientTime(ticker)
           .commandTimeout(Duration.ofSeconds(5)).failurePolicy(FailurePolicy.failClosed()).build();
       String id = "memory-" + limit.permits();
       // One grant per bucket (60 ms apart) or per microsecond: the most runs the limit can hold.
+      // The ticker read 0 when the limiter was built (its origin) and now reads the wall clock in
+      // nanoseconds, so buckets are as large as server time would make them.
       long step = limit.isExact() ? 1_000 : limit.precisionNanos();
-      long t = 0;
+      long t = System.currentTimeMillis() * 1_000_000;
       for (long i = 0; i < limit.permits(); i++, t += step) {
         nanos.set(t);
         if (!limiter.tryAcquire(id, 1)) {
@@ -383,7 +390,9 @@ public final class RedisComparison {
       }
       String key = "sw:{u" + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(id.getBytes(StandardCharsets.UTF_8)) + "}:"
           + limit.permits() + ":" + limit.windowNanos() / 1000 + ":" + (limit.isExact() ? 1 : limit.precisionNanos() / 1000);
-      Long ours = admin.memoryUsage(key);
+      Long ours = (Long) admin.dispatch(io.lettuce.core.protocol.CommandType.MEMORY,
+          new io.lettuce.core.output.IntegerOutput<>(StringCodec.UTF8),
+          new io.lettuce.core.protocol.CommandArgs<>(StringCodec.UTF8).add("USAGE").addKey(key).add("SAMPLES").add(0));
       long runs = (admin.llen(key) - 1) / 2;
       String zkey = "zset:{" + id + "}";
       long now = System.currentTimeMillis();
@@ -392,7 +401,9 @@ public final class RedisComparison {
             Long.toString(limit.windowNanos() / 1_000_000 * 100), Long.toString(limit.permits() + 1),
             Long.toString(now + i), Long.toString(i));
       }
-      Long log = admin.memoryUsage(zkey);
+      Long log = (Long) admin.dispatch(io.lettuce.core.protocol.CommandType.MEMORY,
+          new io.lettuce.core.output.IntegerOutput<>(StringCodec.UTF8),
+          new io.lettuce.core.protocol.CommandArgs<>(StringCodec.UTF8).add("USAGE").addKey(zkey).add("SAMPLES").add(0));
       System.out.printf(Locale.ROOT, "| %s | %d | %d | %d |%n", limit, runs, ours, log);
     }
   }
