@@ -10,7 +10,7 @@
 -- to and including that bucket, and the base is the total of the runs already removed. So the
 -- window's count is tail total - base, a bucket's count is its total minus the previous one, and a
 -- grant writes one element (RPUSH a run, or LSET the newest total). Runs leave from the head
--- (LSET of the new base, LTRIM) and arrive at the tail, so every run is pushed once and popped
+-- (one LTRIM that keeps the last gone run's total as the new base) and arrive at the tail, so every run is pushed once and popped
 -- once: amortised O(1) work per call, never a loop over the window's buckets. At most
 -- min(N, ceil(W / p) + 1) runs are stored (ceil(W / p) + 1 when refused attempts count). An empty
 -- limit has no key. A key gets PEXPIRE ARGV[4] whenever a run is pushed: a later grant into that
@@ -87,7 +87,7 @@ for i = 1, n do
         chunk = chunk * 2
       end
       if survivor then
-        redis.call('LSET', key, 2 * gone, last_total)
+        -- Element 2 * gone is the last gone run's total: it stays, as the new base.
         redis.call('LTRIM', key, 2 * gone, -1)
         base[i] = tonumber(last_total)
       else

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -161,6 +162,45 @@ class RedisFaultsIT {
     assertThat(closedDecision.retryAfter()).isPositive();
     server.cli("CLIENT", "UNPAUSE");
     await().atMost(BOUND).until(() -> closed.tryAcquire("paused", 1));
+  }
+
+  @Test
+  void breakerOpen_callsDoNotReachRedisUntilTheOpenTimeHasPassedOnItsClock() {
+    FakeTicker breakerClock = new FakeTicker();
+    RedisRateLimiter limiter =
+        RedisRateLimiter.builder(backend)
+            .limit(GENEROUS)
+            .commandTimeout(Duration.ofMillis(200))
+            .circuitBreaker(3, Duration.ofSeconds(30))
+            .breakerTicker(breakerClock)
+            .failurePolicy(FailurePolicy.failClosed())
+            .build();
+    assertThat(limiter.tryAcquire("breaker", 1)).isTrue();
+    server.kill();
+    for (int i = 0; i < 3; i++) {
+      assertThat(limiter.tryAcquire("breaker", 1)).as("failure %d, answered by the policy", i).isFalse();
+    }
+    assertThat(limiter.isBreakerOpen()).isTrue();
+    Decision whileOpen = limiter.decide("breaker", 1);
+    assertThat(whileOpen.allowed()).isFalse();
+    assertThat(whileOpen.retryAfter()).isEqualTo(Duration.ofSeconds(30));
+
+    server.restart();
+    // Another limiter on the same connection, with a breaker on the real clock, shows when the
+    // connection is back, so that the probe below cannot fail for want of it.
+    RedisRateLimiter other =
+        RedisRateLimiter.builder(backend).limit(GENEROUS).failurePolicy(FailurePolicy.failClosed()).build();
+    await().atMost(BOUND).until(() -> other.tryAcquire("other", 1));
+    server.cli("CONFIG", "RESETSTAT");
+    breakerClock.advance(Duration.ofSeconds(30).minusNanos(1));
+    for (int i = 0; i < 20; i++) {
+      assertThat(limiter.tryAcquire("breaker", 1)).as("still open, call %d", i).isFalse();
+    }
+    assertThat(server.cli("INFO", "commandstats")).as("no call reached Redis").doesNotContain("cmdstat_eval");
+    breakerClock.advance(1);
+    assertThat(limiter.tryAcquire("breaker", 1)).as("the probe, answered by Redis").isTrue();
+    assertThat(limiter.isBreakerOpen()).isFalse();
+    assertThat(server.cli("INFO", "commandstats")).contains("cmdstat_eval");
   }
 
   @Test
