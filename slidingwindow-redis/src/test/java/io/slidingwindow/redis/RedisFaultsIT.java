@@ -49,7 +49,7 @@ class RedisFaultsIT {
   }
 
   /** Threads that call the limiter until stopped, recording what escapes and how long calls take. */
-  private static final class Load implements AutoCloseable {
+  private static final class Load {
     final AtomicBoolean stop = new AtomicBoolean();
     final AtomicLong allowed = new AtomicLong();
     final AtomicLong refused = new AtomicLong();
@@ -84,8 +84,8 @@ class RedisFaultsIT {
       return allowed.get() + refused.get() + escaped.size();
     }
 
-    @Override
-    public void close() throws Exception {
+    /** Stops the threads and waits for them; idempotent. */
+    void stop() throws Exception {
       stop.set(true);
       for (Future<?> worker : workers) {
         worker.get(10, TimeUnit.SECONDS);
@@ -103,7 +103,8 @@ class RedisFaultsIT {
             .circuitBreaker(3, Duration.ofMillis(200))
             .failurePolicy(FailurePolicy.failClosed())
             .build();
-    try (Load load = new Load(limiter, 4)) {
+    Load load = new Load(limiter, 4);
+    try {
       await().atMost(BOUND).until(() -> load.allowed.get() > 500);
       server.kill();
       long refusedAtKill = load.refused.get();
@@ -112,12 +113,13 @@ class RedisFaultsIT {
       server.restart();
       long allowedAtRestart = load.allowed.get();
       await().atMost(BOUND).until(() -> load.allowed.get() > allowedAtRestart + 500);
-      load.close();
-      assertThat(load.escaped).as("exceptions that escaped the limiter").isEmpty();
-      assertThat(Duration.ofNanos(load.slowestNanos.get()))
-          .as("slowest call; the command timeout is 50 ms")
-          .isLessThan(Duration.ofSeconds(1));
+    } finally {
+      load.stop();
     }
+    assertThat(load.escaped).as("exceptions that escaped the limiter").isEmpty();
+    assertThat(Duration.ofNanos(load.slowestNanos.get()))
+        .as("slowest call; the command timeout is 50 ms")
+        .isLessThan(Duration.ofSeconds(1));
   }
 
   @Test
@@ -129,17 +131,19 @@ class RedisFaultsIT {
             .commandTimeout(Duration.ofSeconds(5))
             .failurePolicy(FailurePolicy.fallbackTo(new FailingLimiter()))
             .build();
-    try (Load load = new Load(limiter, 4)) {
+    Load load = new Load(limiter, 4);
+    try {
       for (int flush = 0; flush < 20; flush++) {
         long before = load.calls();
         await().atMost(BOUND).until(() -> load.calls() > before + 100);
         assertThat(server.cli("SCRIPT", "FLUSH")).isEqualTo("OK");
       }
-      load.close();
-      assertThat(load.escaped).as("exceptions that escaped the limiter").isEmpty();
-      assertThat(load.allowed.get()).isGreaterThan(2_000);
-      assertThat(load.refused.get()).isZero();
+    } finally {
+      load.stop();
     }
+    assertThat(load.escaped).as("exceptions that escaped the limiter").isEmpty();
+    assertThat(load.allowed.get()).isGreaterThan(2_000);
+    assertThat(load.refused.get()).isZero();
   }
 
   @Test
