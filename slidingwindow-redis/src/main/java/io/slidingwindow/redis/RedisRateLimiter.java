@@ -30,17 +30,17 @@ import java.util.concurrent.TimeoutException;
  * script, so the clocks of application servers do not matter. The script works in microseconds:
  * every window and precision must be a whole number of microseconds, and an exact limit ({@link
  * Limit#exact}) is tracked at one microsecond. {@link Builder#clientTime(Ticker)} uses a local
- * ticker instead, measured from its first reading: meant for a single instance and for tests;
- * keys then expire no sooner than a minute after their last grant, since that ticker need not run
- * at the speed of Redis's clock.
+ * ticker instead, measured from its first reading: meant for a single instance and for tests.
  *
  * <p>Keys and memory. Each limit of an id is one Redis LIST named {@code
  * <prefix>:{<id tag>}:<N>:<W µs>:<p µs>} ({@code :r} appended when refused attempts count), which
  * holds one (bucket, running total) run per non-empty bucket and the total of the runs already
- * gone: at most {@code min(N, ceil(W / p) + 1)} runs. The hash tag is an encoding of the id, so all keys of a call share one
- * Cluster slot whatever bytes the id holds; ids are limited to {@link #MAX_ID_BYTES} bytes. Every
- * key expires the longest window plus its precision after its last grant. Server work per call is
- * amortised O(1) per limit; a refusal from {@link #decide} also walks the runs that must leave
+ * gone: at most {@code min(N, ceil(W / p) + 1)} runs, about 14 bytes each. The hash tag is an
+ * encoding of the id, so all keys of a call share one Cluster slot whatever bytes the id holds;
+ * ids are limited to {@link #MAX_ID_BYTES} bytes. A key expires the longest window plus its
+ * precision after its newest run began, by which time that run has left the window (with client
+ * time, no sooner than a minute: that ticker need not run at Redis's speed). Server work per call
+ * is amortised O(1) per limit; a refusal from {@link #decide} also walks the runs that must leave
  * before the request fits (at most {@code permits} runs when only grants count).
  *
  * <p>Failures. No Redis exception escapes a call: when Redis errs, does not answer within the
@@ -65,7 +65,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
 
   /**
    * With client time the ticker need not run at the speed of Redis's clock (a test's fake ticker
-   * does not), so keys live at least this long after their last grant.
+   * does not), so keys live at least this long after their newest run began.
    */
   static final long CLIENT_TIME_MIN_TTL_MILLIS = 60_000;
 
