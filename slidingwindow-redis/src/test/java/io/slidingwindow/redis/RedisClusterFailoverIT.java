@@ -68,9 +68,20 @@ class RedisClusterFailoverIT {
         await().atMost(Duration.ofSeconds(30)).until(() -> refused.get() > refusedAtKill);
         cluster.awaitFailover();
         long answeredAfterFailover = answered.get();
+        java.util.concurrent.atomic.AtomicReference<String> lastError = new java.util.concurrent.atomic.AtomicReference<>("none");
         await()
             .atMost(Duration.ofSeconds(60))
-            .until(() -> answered.get() > answeredAfterFailover + 200);
+            .untilAsserted(
+                () -> {
+                  try {
+                    limiter.tryAcquireWithTime(onKilledMaster, 1);
+                  } catch (Exception e) {
+                    lastError.set(String.valueOf(RedisBackend.unwrap(e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e)));
+                  }
+                  assertThat(answered.get())
+                      .as(() -> "calls answered by Redis after the failover; last error " + lastError.get())
+                      .isGreaterThan(answeredAfterFailover + 200);
+                });
       } finally {
         stop.set(true);
         for (Future<?> worker : workers) {
