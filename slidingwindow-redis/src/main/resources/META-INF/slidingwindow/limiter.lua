@@ -61,19 +61,30 @@ for i = 1, n do
   local a = 5 + 3 * (i - 1)
   limit[i], window[i], precision[i] = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
   local oldest = math.floor((now - window[i] + 1) / precision[i])
-  local head = redis.call('LRANGE', key, 0, 1)
-  local empty = head[1] == nil
-  if not empty then
+  -- The newest run first: if even it has left, the whole list goes at once, without a scan.
+  -- With one run, element -3 is the base: the total before the newest run either way.
+  local tail = redis.call('LRANGE', key, -3, -1)
+  if tail[1] ~= nil and tonumber(tail[2]) < oldest then
+    redis.call('DEL', key)
+    tail = {}
+  end
+  if tail[1] == nil then
+    base[i], tail_bucket[i], tail_total[i], prev_total[i] = 0, nil, 0, 0
+  else
+    prev_total[i], tail_bucket[i], tail_total[i] = tonumber(tail[1]), tonumber(tail[2]), tonumber(tail[3])
+    local head = redis.call('LRANGE', key, 0, 1)
     base[i] = tonumber(head[1])
     if tonumber(head[2]) < oldest then
-      -- Find the runs that have left: read the head in growing chunks until a bucket still counts.
-      local gone, last_total, from, chunk, done, survivor = 0, 0, 1, 8, false, false
+      -- Some runs have left, not the newest: read the head in growing chunks up to the first run
+      -- that still counts, then cut them off, keeping the last gone run's total (element
+      -- 2 * gone) as the new base.
+      local gone, last_total, from, chunk, done = 0, 0, 1, 8, false
       while not done do
         local runs = redis.call('LRANGE', key, from, from + 2 * chunk - 1)
         local j = 1
         while j < #runs do
           if tonumber(runs[j]) >= oldest then
-            done, survivor = true, true
+            done = true
             break
           end
           last_total = runs[j + 1]
@@ -81,27 +92,14 @@ for i = 1, n do
           j = j + 2
         end
         if #runs < 2 * chunk then
-          done = true
+          done = true -- the list ended; cannot happen while the newest run counts, but bounds the loop
         end
         from = from + 2 * chunk
         chunk = chunk * 2
       end
-      if survivor then
-        -- Element 2 * gone is the last gone run's total: it stays, as the new base.
-        redis.call('LTRIM', key, 2 * gone, -1)
-        base[i] = tonumber(last_total)
-      else
-        redis.call('DEL', key)
-        empty = true
-      end
+      redis.call('LTRIM', key, 2 * gone, -1)
+      base[i] = tonumber(last_total)
     end
-  end
-  if empty then
-    base[i], tail_bucket[i], tail_total[i], prev_total[i] = 0, nil, 0, 0
-  else
-    -- With one run, element -3 is the base: the total before the newest run either way.
-    local tail = redis.call('LRANGE', key, -3, -1)
-    prev_total[i], tail_bucket[i], tail_total[i] = tonumber(tail[1]), tonumber(tail[2]), tonumber(tail[3])
   end
   sums[i] = tail_total[i] - base[i]
   if sums[i] + permits > limit[i] then
