@@ -7,6 +7,7 @@ import io.slidingwindow.Ticker;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -14,6 +15,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
 /**
  * A sliding-window rate limiter whose state lives in Redis, shared by every instance that uses the
@@ -107,7 +109,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
       String suffix =
           limit.permits() + ":" + windowMicros + ":" + precisionMicros + (countRefused ? ":r" : "");
       // The same limit added twice keeps two lists, or one list would record every grant twice.
-      suffixes[i] = java.util.Arrays.asList(suffixes).contains(suffix) ? suffix + ":" + i : suffix;
+      suffixes[i] = Arrays.asList(suffixes).contains(suffix) ? suffix + ":" + i : suffix;
       argsTemplate[4 + 3 * i] = Long.toString(limit.permits());
       argsTemplate[5 + 3 * i] = Long.toString(windowMicros);
       argsTemplate[6 + 3 * i] = Long.toString(precisionMicros);
@@ -268,8 +270,8 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
       String[] args,
       String id,
       long permits,
-      java.util.function.Function<List<Object>, T> convert,
-      java.util.function.Function<Decision, T> fromPolicy) {
+      Function<List<Object>, T> convert,
+      Function<Decision, T> fromPolicy) {
     if (!breaker.tryPass()) {
       return CompletableFuture.completedFuture(fromPolicy.apply(onFailure(id, permits)));
     }
