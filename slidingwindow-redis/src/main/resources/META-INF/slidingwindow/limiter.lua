@@ -5,16 +5,19 @@
 -- every limit, and then its permits are added to bucket b(t) of every limit. Only granted permits
 -- are recorded unless refused attempts count too (a bucket then saturates at N).
 --
--- Storage. Each limit is one LIST: element 0 is a base, then one (bucket, total) pair per
--- non-empty bucket, oldest first, where total is the running sum of every permit ever recorded up
--- to and including that bucket, and the base is the total of the runs already removed. So the
--- window's count is tail total - base, a bucket's count is its total minus the previous one, and a
--- grant writes one element (RPUSH a run, or LSET the newest total). Runs leave from the head
--- (one LTRIM that keeps the last gone run's total as the new base) and arrive at the tail, so every run is pushed once and popped
+-- Storage. Each limit is one LIST: element 0 is a reference bucket (the first run's bucket when
+-- the list was created), element 1 a base, then one (bucket - reference, total) pair per non-empty
+-- bucket, oldest first, where total is the running sum of every permit ever recorded up to and
+-- including that bucket, and the base is the total of the runs already removed. Storing buckets as
+-- small offsets keeps a run at about 7 bytes. The window's count is tail total - base, a bucket's
+-- count is its total minus the previous one, and a grant writes one element (RPUSH a run, or LSET
+-- the newest total). Runs leave from the head (LSET and LTRIM that keep the reference and make the
+-- last gone run's total the base) and arrive at the tail, so every run is pushed once and popped
 -- once: amortised O(1) work per call, never a loop over the window's buckets. At most
 -- min(N, ceil(W / p) + 1) runs are stored (ceil(W / p) + 1 when refused attempts count). An empty
--- limit has no key. A key gets PEXPIRE ARGV[4] whenever a run is pushed: a later grant into that
--- same run cannot need the key for longer, since the run leaves at most W + p after it began.
+-- limit has no key; a list whose newest run has left is deleted at once. A key gets PEXPIRE
+-- ARGV[4] whenever a run is pushed: a later grant into that same run cannot need the key for
+-- longer, since the run leaves at most W + p after it began.
 
 -- Time only moves forward: a time before the newest run's bucket is recorded into that run, and
 -- counting from an earlier time only keeps more runs, so a clock that steps back (a failover to a
@@ -54,36 +57,40 @@ end
 
 local n = #KEYS
 local limit, window, precision = {}, {}, {}
-local base, tail_bucket, tail_total, prev_total, sums = {}, {}, {}, {}, {}
+local ref, base, tail_bucket, tail_total, prev_total, sums = {}, {}, {}, {}, {}, {}
 local allowed = true
 for i = 1, n do
   local key = KEYS[i]
   local a = 5 + 3 * (i - 1)
   limit[i], window[i], precision[i] = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
   local oldest = math.floor((now - window[i] + 1) / precision[i])
-  -- The newest run first: if even it has left, the whole list goes at once, without a scan.
-  -- With one run, element -3 is the base: the total before the newest run either way.
-  local tail = redis.call('LRANGE', key, -3, -1)
-  if tail[1] ~= nil and tonumber(tail[2]) < oldest then
-    redis.call('DEL', key)
-    tail = {}
+  local head = redis.call('LRANGE', key, 0, 2)
+  local tail = {}
+  if head[1] ~= nil then
+    ref[i] = tonumber(head[1])
+    -- With one run, element -3 is the base: the total before the newest run either way.
+    tail = redis.call('LRANGE', key, -3, -1)
+    if ref[i] + tonumber(tail[2]) < oldest then
+      -- Even the newest run has left: the whole list goes at once, without a scan.
+      redis.call('DEL', key)
+      tail = {}
+    end
   end
   if tail[1] == nil then
-    base[i], tail_bucket[i], tail_total[i], prev_total[i] = 0, nil, 0, 0
+    ref[i], base[i], tail_bucket[i], tail_total[i], prev_total[i] = nil, 0, nil, 0, 0
   else
-    prev_total[i], tail_bucket[i], tail_total[i] = tonumber(tail[1]), tonumber(tail[2]), tonumber(tail[3])
-    local head = redis.call('LRANGE', key, 0, 1)
-    base[i] = tonumber(head[1])
-    if tonumber(head[2]) < oldest then
+    prev_total[i], tail_bucket[i], tail_total[i] = tonumber(tail[1]), ref[i] + tonumber(tail[2]), tonumber(tail[3])
+    base[i] = tonumber(head[2])
+    if ref[i] + tonumber(head[3]) < oldest then
       -- Some runs have left, not the newest: read the head in growing chunks up to the first run
-      -- that still counts, then cut them off, keeping the last gone run's total (element
-      -- 2 * gone) as the new base.
-      local gone, last_total, from, chunk, done = 0, 0, 1, 8, false
+      -- that still counts, then cut them off, keeping the reference and making the last gone
+      -- run's total (element 2 * gone + 1) the new base.
+      local gone, last_total, from, chunk, done = 0, 0, 2, 8, false
       while not done do
         local runs = redis.call('LRANGE', key, from, from + 2 * chunk - 1)
         local j = 1
         while j < #runs do
-          if tonumber(runs[j]) >= oldest then
+          if ref[i] + tonumber(runs[j]) >= oldest then
             done = true
             break
           end
@@ -97,6 +104,7 @@ for i = 1, n do
         from = from + 2 * chunk
         chunk = chunk * 2
       end
+      redis.call('LSET', key, 2 * gone, str(ref[i]))
       redis.call('LTRIM', key, 2 * gone, -1)
       base[i] = tonumber(last_total)
     end
@@ -116,9 +124,9 @@ if allowed or count_refused then
       add = limit[i]
     end
     if tail_bucket[i] == nil then
-      redis.call('RPUSH', key, '0', str(bucket), str(add))
+      redis.call('RPUSH', key, str(bucket), '0', '0', str(add))
       redis.call('PEXPIRE', key, ttl)
-      tail_bucket[i], tail_total[i] = bucket, add
+      ref[i], tail_bucket[i], tail_total[i] = bucket, bucket, add
     elseif tail_bucket[i] >= bucket then
       local new = tail_total[i] + add
       if count_refused and new - prev_total[i] > limit[i] then
@@ -129,7 +137,7 @@ if allowed or count_refused then
         tail_total[i] = new
       end
     else
-      redis.call('RPUSH', key, str(bucket), str(tail_total[i] + add))
+      redis.call('RPUSH', key, str(bucket - ref[i]), str(tail_total[i] + add))
       redis.call('PEXPIRE', key, ttl)
       tail_bucket[i], tail_total[i] = bucket, tail_total[i] + add
     end
@@ -162,13 +170,13 @@ else
     -- only grants count, since the count is then at most N.
     local excess = sums[i] - (limit[i] - permits)
     if excess > 0 then
-      local from, chunk, wait = 1, 4, nil
+      local from, chunk, wait = 2, 4, nil
       while wait == nil do
         local runs = redis.call('LRANGE', KEYS[i], from, from + 2 * chunk - 1)
         local j = 1
         while j < #runs do
           if tonumber(runs[j + 1]) - base[i] >= excess then
-            wait = leaves_at(i, tonumber(runs[j])) - now
+            wait = leaves_at(i, ref[i] + tonumber(runs[j])) - now
             break
           end
           j = j + 2
