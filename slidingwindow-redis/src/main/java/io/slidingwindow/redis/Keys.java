@@ -1,0 +1,73 @@
+package io.slidingwindow.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+
+/**
+ * Builds the hash-tagged Redis keys of an id.
+ *
+ * <p>Every key of one id is {@code <prefix>:{<tag>}:<suffix>}. The tag is a marker letter and the
+ * URL-safe Base64 (no padding) of the id's bytes: UTF-8 for well-formed strings ({@code u}), and
+ * UTF-16BE for strings holding an unpaired surrogate ({@code w}), so distinct ids always give
+ * distinct tags. Base64 has no braces, and the marker keeps the tag non-empty even for the empty
+ * id, so Redis Cluster hashes exactly the tag: all keys of an id land in one slot, whatever bytes
+ * the id holds (braces, CR LF, NUL, any Unicode). Ids of more than {@link #MAX_ID_BYTES} encoded
+ * bytes are refused. Stateless and thread-safe.
+ */
+final class Keys {
+
+  /** The most bytes an id may take once encoded (UTF-8, or UTF-16 for malformed strings). */
+  static final int MAX_ID_BYTES = 1024;
+
+  private static final Base64.Encoder BASE64 = Base64.getUrlEncoder().withoutPadding();
+
+  private Keys() {}
+
+  /**
+   * Returns {@code prefix + ":{" + tag + "}:"} for {@code id}.
+   *
+   * @throws IllegalArgumentException if {@code id} is null or longer than {@link #MAX_ID_BYTES}
+   *     encoded bytes
+   */
+  static String tagged(String prefix, String id) {
+    if (id == null) {
+      throw new IllegalArgumentException("key must not be null");
+    }
+    boolean wellFormed = isWellFormed(id);
+    byte[] bytes = id.getBytes(wellFormed ? StandardCharsets.UTF_8 : StandardCharsets.UTF_16BE);
+    if (bytes.length > MAX_ID_BYTES) {
+      throw new IllegalArgumentException(
+          "key must take at most " + MAX_ID_BYTES + " bytes, was " + bytes.length + " bytes");
+    }
+    return prefix + ":{" + (wellFormed ? 'u' : 'w') + BASE64.encodeToString(bytes) + "}:";
+  }
+
+  /**
+   * Checks a key prefix: non-empty, without braces (they would change the hash tag).
+   *
+   * @throws IllegalArgumentException otherwise
+   */
+  static String checkPrefix(String prefix) {
+    if (prefix == null || prefix.isEmpty() || prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+      throw new IllegalArgumentException(
+          "keyPrefix must be non-empty and hold no '{' or '}', was " + (prefix == null ? null : '"' + prefix + '"'));
+    }
+    return prefix;
+  }
+
+  private static boolean isWellFormed(String s) {
+    for (int i = 0, n = s.length(); i < n; i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c)) {
+        if (i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+          i++;
+        } else {
+          return false;
+        }
+      } else if (Character.isLowSurrogate(c)) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

@@ -1,0 +1,327 @@
+package io.slidingwindow.redis;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A connection to Redis (standalone, Sentinel or Cluster) that runs this library's scripts.
+ *
+ * <p>Every script is called with EVALSHA; a server that does not know it yet answers NOSCRIPT and
+ * the call is sent again with EVAL, which also loads it there. TRYAGAIN (a multi-key call during a
+ * Cluster slot migration) is retried up to twice, a few milliseconds apart; Cluster redirects
+ * (MOVED, ASK) are followed by Lettuce. Nothing else is retried: a call that may have run is never
+ * sent twice.
+ *
+ * <p>Backends made by {@link #standalone}, {@link #sentinel} and {@link #cluster} own their
+ * Lettuce client: commands are refused at once while disconnected (instead of queued until a
+ * reconnect), reconnects are tried every 10 ms to 1 s, Cluster topology is refreshed every 10 s
+ * and on every adaptive trigger (MOVED, ASK, persistent reconnects), and {@link #close()} shuts the
+ * client down. Backends made by {@link #of(RedisClient)} or {@link #of(RedisClusterClient)} use the
+ * caller's client as configured and close only their connection.
+ *
+ * <p>Thread-safe: one multiplexed connection serves every limiter and counter built on it.
+ */
+public final class RedisBackend implements AutoCloseable {
+
+  /** Lettuce's own timeout for the clients built here: a backstop behind each limiter's. */
+  private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(2);
+
+  private static final int TRYAGAIN_RETRIES = 2;
+
+  private final StatefulConnection<String, String> connection;
+  private final RedisScriptingAsyncCommands<String, String> commands;
+  private final AutoCloseable owned;
+  private final String description;
+
+  private RedisBackend(
+      StatefulConnection<String, String> connection,
+      RedisScriptingAsyncCommands<String, String> commands,
+      AutoCloseable owned,
+      String description) {
+    this.connection = connection;
+    this.commands = commands;
+    this.owned = owned;
+    this.description = description;
+  }
+
+  /**
+   * Connects to a standalone Redis, for example {@code "redis://127.0.0.1:6379"}.
+   *
+   * @throws IllegalArgumentException if {@code uri} is null or not a Redis URI
+   * @throws io.lettuce.core.RedisConnectionException if Redis cannot be reached
+   */
+  public static RedisBackend standalone(String uri) {
+    RedisURI redisUri = parse(uri, "uri");
+    ClientResources resources = resources();
+    RedisClient client = RedisClient.create(resources, redisUri);
+    client.setOptions(clientOptions());
+    return connectOwned(client, resources, "standalone " + uri);
+  }
+
+  /**
+   * Connects to the master named {@code masterName} through the given Sentinels, each a URI such
+   * as {@code "redis://127.0.0.1:26379"}. After a failover the connection follows the new master.
+   *
+   * @throws IllegalArgumentException if a URI is invalid, the list is empty, or {@code masterName}
+   *     is null or empty
+   */
+  public static RedisBackend sentinel(List<String> sentinelUris, String masterName) {
+    if (sentinelUris == null || sentinelUris.isEmpty()) {
+      throw new IllegalArgumentException("sentinelUris must not be empty, was " + sentinelUris);
+    }
+    if (masterName == null || masterName.isEmpty()) {
+      throw new IllegalArgumentException("masterName must not be empty, was " + masterName);
+    }
+    RedisURI.Builder builder = null;
+    for (String uri : sentinelUris) {
+      RedisURI sentinel = parse(uri, "sentinelUris");
+      if (builder == null) {
+        builder = RedisURI.Builder.sentinel(sentinel.getHost(), sentinel.getPort(), masterName);
+      } else {
+        builder.withSentinel(sentinel.getHost(), sentinel.getPort());
+      }
+    }
+    ClientResources resources = resources();
+    RedisClient client = RedisClient.create(resources, builder.build());
+    client.setOptions(clientOptions());
+    return connectOwned(client, resources, "sentinel " + masterName + " via " + sentinelUris);
+  }
+
+  /**
+   * Connects to a Redis Cluster through any of its nodes, with topology refresh on.
+   *
+   * @throws IllegalArgumentException if a URI is invalid or the list is empty
+   */
+  public static RedisBackend cluster(List<String> seedUris) {
+    if (seedUris == null || seedUris.isEmpty()) {
+      throw new IllegalArgumentException("seedUris must not be empty, was " + seedUris);
+    }
+    List<RedisURI> uris = new ArrayList<>();
+    for (String uri : seedUris) {
+      uris.add(parse(uri, "seedUris"));
+    }
+    ClientResources resources = resources();
+    RedisClusterClient client = RedisClusterClient.create(resources, uris);
+    client.setOptions(
+        ClusterClientOptions.builder()
+            .topologyRefreshOptions(
+                ClusterTopologyRefreshOptions.builder()
+                    .enablePeriodicRefresh(Duration.ofSeconds(10))
+                    .enableAllAdaptiveRefreshTriggers()
+                    .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
+                    .refreshTriggersReconnectAttempts(2)
+                    .build())
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .timeoutOptions(TimeoutOptions.enabled(CLIENT_TIMEOUT))
+            .socketOptions(SocketOptions.builder().connectTimeout(CLIENT_TIMEOUT).build())
+            .build());
+    try {
+      StatefulRedisClusterConnection<String, String> connection = client.connect();
+      return new RedisBackend(
+          connection,
+          connection.async(),
+          () -> {
+            client.shutdown();
+            resources.shutdown();
+          },
+          "cluster " + seedUris);
+    } catch (RuntimeException e) {
+      client.shutdown();
+      resources.shutdown();
+      throw e;
+    }
+  }
+
+  /**
+   * Uses a connection of the caller's standalone or Sentinel {@code client}; {@link #close()}
+   * closes that connection only.
+   *
+   * @throws IllegalArgumentException if {@code client} is null
+   */
+  public static RedisBackend of(RedisClient client) {
+    if (client == null) {
+      throw new IllegalArgumentException("client must not be null");
+    }
+    StatefulRedisConnection<String, String> connection = client.connect();
+    return new RedisBackend(connection, connection.async(), () -> {}, "client " + client);
+  }
+
+  /**
+   * Uses a connection of the caller's Cluster {@code client}; {@link #close()} closes that
+   * connection only.
+   *
+   * @throws IllegalArgumentException if {@code client} is null
+   */
+  public static RedisBackend of(RedisClusterClient client) {
+    if (client == null) {
+      throw new IllegalArgumentException("client must not be null");
+    }
+    StatefulRedisClusterConnection<String, String> connection = client.connect();
+    return new RedisBackend(connection, connection.async(), () -> {}, "cluster client " + client);
+  }
+
+  /**
+   * Runs {@code script}: EVALSHA, then EVAL on NOSCRIPT; TRYAGAIN retried. The stage fails with
+   * the Redis or connection error of the last attempt.
+   */
+  CompletableFuture<List<Object>> run(Script script, String[] keys, String[] args) {
+    return attempt(script, keys, args, TRYAGAIN_RETRIES);
+  }
+
+  /**
+   * As {@link #run}, blocking for at most {@code timeoutNanos} in all, without the stages {@link
+   * #run} chains: the synchronous limiter calls take this path.
+   *
+   * @throws TimeoutException if Redis did not answer in time; the pending command is cancelled
+   * @throws ExecutionException with the Redis or connection error of the last attempt
+   */
+  List<Object> runSync(Script script, String[] keys, String[] args, long timeoutNanos)
+      throws TimeoutException, ExecutionException, InterruptedException {
+    long deadline = System.nanoTime() + timeoutNanos;
+    CompletableFuture<List<Object>> future =
+        commands.<List<Object>>evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+    for (int tryAgainLeft = TRYAGAIN_RETRIES; ; ) {
+      try {
+        return future.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        future.cancel(false);
+        throw e;
+      } catch (ExecutionException e) {
+        Throwable cause = unwrap(e.getCause());
+        if (cause instanceof RedisNoScriptException || hasPrefix(cause, "NOSCRIPT")) {
+          future = commands.<List<Object>>eval(script.text(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+        } else if (tryAgainLeft-- > 0 && hasPrefix(cause, "TRYAGAIN")) {
+          future = commands.<List<Object>>evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+        } else {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private CompletableFuture<List<Object>> attempt(
+      Script script, String[] keys, String[] args, int tryAgainLeft) {
+    CompletionStage<List<Object>> first =
+        commands.<List<Object>>evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args);
+    return first
+        .handle(
+            (result, error) -> {
+              if (error == null) {
+                return CompletableFuture.completedFuture(result);
+              }
+              Throwable cause = unwrap(error);
+              if (cause instanceof RedisNoScriptException || hasPrefix(cause, "NOSCRIPT")) {
+                return commands
+                    .<List<Object>>eval(script.text(), ScriptOutputType.MULTI, keys, args)
+                    .toCompletableFuture();
+              }
+              if (tryAgainLeft > 0 && hasPrefix(cause, "TRYAGAIN")) {
+                return CompletableFuture.supplyAsync(
+                        () -> null, CompletableFuture.delayedExecutor(5, TimeUnit.MILLISECONDS))
+                    .thenCompose(ignored -> attempt(script, keys, args, tryAgainLeft - 1));
+              }
+              return CompletableFuture.<List<Object>>failedFuture(cause);
+            })
+        .thenCompose(stage -> stage)
+        .toCompletableFuture();
+  }
+
+  private static boolean hasPrefix(Throwable error, String prefix) {
+    return error instanceof RedisCommandExecutionException
+        && error.getMessage() != null
+        && error.getMessage().startsWith(prefix);
+  }
+
+  static Throwable unwrap(Throwable error) {
+    while (error instanceof CompletionException && error.getCause() != null) {
+      error = error.getCause();
+    }
+    return error;
+  }
+
+  /** Closes the connection, and the client and its threads if this backend made them. */
+  @Override
+  public void close() {
+    try {
+      connection.close();
+    } finally {
+      try {
+        owned.close();
+      } catch (Exception e) {
+        throw new IllegalStateException("closing " + description, e);
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RedisBackend[" + description + "]";
+  }
+
+  private static RedisBackend connectOwned(RedisClient client, ClientResources resources, String description) {
+    try {
+      StatefulRedisConnection<String, String> connection = client.connect();
+      return new RedisBackend(
+          connection,
+          connection.async(),
+          () -> {
+            client.shutdown();
+            resources.shutdown();
+          },
+          description);
+    } catch (RuntimeException e) {
+      client.shutdown();
+      resources.shutdown();
+      throw e;
+    }
+  }
+
+  private static ClientResources resources() {
+    return ClientResources.builder()
+        .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+        .build();
+  }
+
+  private static ClientOptions clientOptions() {
+    return ClientOptions.builder()
+        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+        .timeoutOptions(TimeoutOptions.enabled(CLIENT_TIMEOUT))
+        .socketOptions(SocketOptions.builder().connectTimeout(CLIENT_TIMEOUT).build())
+        .build();
+  }
+
+  private static RedisURI parse(String uri, String name) {
+    if (uri == null) {
+      throw new IllegalArgumentException(name + " must not hold null");
+    }
+    try {
+      return RedisURI.create(uri);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(name + " must hold Redis URIs, was \"" + uri + '"', e);
+    }
+  }
+}

@@ -1,0 +1,227 @@
+package io.slidingwindow.redis;
+
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
+import io.slidingwindow.Ticker;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Windowed counters in Redis for risk-control questions ("logins from this IP in the last ten
+ * minutes", "amount charged to this card in the last hour"), shared by every instance.
+ *
+ * <p>Semantics (those of the in-process rolling counters). Time is cut into buckets of width
+ * {@code interval}; {@code b(t) = floor(t / interval)}. At time {@code t}, {@link #sum} and {@link
+ * #count} cover the buckets {@code b(t) - size + 1} through {@code b(t)}: the span {@code [(b(t) -
+ * size + 1) * interval, t]}, which is between {@code (size - 1) * interval} and {@code size *
+ * interval} long. {@link #addAndGet} adds one event of {@code amount} to bucket {@code b(t)} and
+ * returns the sum after it, in one round trip.
+ *
+ * <p>Storage. One Redis HASH per id ({@code <prefix>:{<id tag>}:c:<size>:<interval µs>}) with a
+ * sum and a count field per non-empty bucket; each call reads the hash and deletes the buckets
+ * that have left, O(size) work, which is why {@code size} is at most {@value #MAX_SIZE}. The key
+ * expires {@code (size + 1) * interval} after the last add. Time is the server's {@code TIME} in
+ * microseconds unless {@link Builder#clientTime(Ticker)} is set; the interval must be whole
+ * microseconds. Sums are exact while below 2<sup>53</sup> in magnitude.
+ *
+ * <p>Failures. Unlike a limiter, a counter has no safe default answer: when Redis fails or does not
+ * answer within the command timeout (50 ms by default), the call throws a Lettuce {@link
+ * RedisException} ({@link RedisCommandTimeoutException} for a timeout). Thread-safe.
+ */
+public final class RedisCounters {
+
+  /** The most buckets a counter may cover. */
+  public static final int MAX_SIZE = 1024;
+
+  private final RedisBackend backend;
+  private final String prefix;
+  private final String suffix;
+  private final String size;
+  private final String intervalMicros;
+  private final String ttlMillis;
+  private final Ticker clientTime;
+  private final long origin;
+  private final long timeoutNanos;
+
+  private RedisCounters(Builder b) {
+    this.backend = b.backend;
+    this.prefix = b.keyPrefix;
+    long interval = b.interval.toNanos() / 1000;
+    this.suffix = "c:" + b.size + ":" + interval;
+    this.size = Integer.toString(b.size);
+    this.intervalMicros = Long.toString(interval);
+    long ttl = ((b.size + 1L) * interval + 999) / 1000;
+    this.ttlMillis =
+        Long.toString(b.clientTime == null ? ttl : Math.max(ttl, RedisRateLimiter.CLIENT_TIME_MIN_TTL_MILLIS));
+    this.clientTime = b.clientTime;
+    this.origin = clientTime == null ? 0 : clientTime.read();
+    this.timeoutNanos = b.commandTimeout.toNanos();
+  }
+
+  /**
+   * Returns a builder of counters on {@code backend}.
+   *
+   * @throws IllegalArgumentException if {@code backend} is null
+   */
+  public static Builder builder(RedisBackend backend) {
+    if (backend == null) {
+      throw new IllegalArgumentException("backend must not be null");
+    }
+    return new Builder(backend);
+  }
+
+  /**
+   * Adds one event of {@code amount} for {@code id} now and returns the sum it covers afterwards.
+   *
+   * @throws IllegalArgumentException if {@code id} is null or longer than {@link
+   *     RedisRateLimiter#MAX_ID_BYTES} bytes
+   * @throws RedisException if Redis fails or does not answer in time
+   */
+  public long addAndGet(String id, long amount) {
+    return call(id, "add", amount)[0];
+  }
+
+  /**
+   * The sum of the amounts added for {@code id} in the covered span.
+   *
+   * @throws IllegalArgumentException as {@link #addAndGet}
+   * @throws RedisException as {@link #addAndGet}
+   */
+  public long sum(String id) {
+    return call(id, "get", 0)[0];
+  }
+
+  /**
+   * The number of events added for {@code id} in the covered span.
+   *
+   * @throws IllegalArgumentException as {@link #addAndGet}
+   * @throws RedisException as {@link #addAndGet}
+   */
+  public long count(String id) {
+    return call(id, "get", 0)[1];
+  }
+
+  private long[] call(String id, String mode, long amount) {
+    String[] keys = {Keys.tagged(prefix, id) + suffix};
+    String now = clientTime == null ? "" : Long.toString(Math.floorDiv(clientTime.read() - origin, 1000L));
+    String[] args = {Long.toString(amount), mode, now, size, intervalMicros, ttlMillis};
+    CompletableFuture<List<Object>> future = backend.run(Script.COUNTER, keys, args);
+    try {
+      List<Object> reply = future.get(timeoutNanos, TimeUnit.NANOSECONDS);
+      return new long[] {(Long) reply.get(0), (Long) reply.get(1)};
+    } catch (TimeoutException e) {
+      future.cancel(false);
+      throw new RedisCommandTimeoutException("no answer from Redis within " + Duration.ofNanos(timeoutNanos));
+    } catch (ExecutionException e) {
+      Throwable cause = RedisBackend.unwrap(e.getCause());
+      throw cause instanceof RedisException ? (RedisException) cause : new RedisException(cause);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      future.cancel(false);
+      throw new RedisException("interrupted while waiting for Redis", e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RedisCounters[" + size + " x " + intervalMicros + " µs on " + backend + "]";
+  }
+
+  /** Builds {@link RedisCounters}. Not thread-safe. */
+  public static final class Builder {
+
+    private final RedisBackend backend;
+    private int size = 60;
+    private Duration interval = Duration.ofSeconds(1);
+    private String keyPrefix = RedisRateLimiter.DEFAULT_KEY_PREFIX;
+    private Ticker clientTime;
+    private Duration commandTimeout = RedisRateLimiter.DEFAULT_COMMAND_TIMEOUT;
+
+    private Builder(RedisBackend backend) {
+      this.backend = backend;
+    }
+
+    /**
+     * Sets how many buckets are covered, 60 by default.
+     *
+     * @throws IllegalArgumentException if {@code size} is not in 1 .. {@value RedisCounters#MAX_SIZE}
+     */
+    public Builder size(int size) {
+      if (size <= 0 || size > MAX_SIZE) {
+        throw new IllegalArgumentException("size must be between 1 and " + MAX_SIZE + ", was " + size);
+      }
+      this.size = size;
+      return this;
+    }
+
+    /**
+     * Sets the width of a bucket, one second by default.
+     *
+     * @throws IllegalArgumentException if {@code interval} is null, not positive, not a whole
+     *     number of microseconds, or longer than a year
+     */
+    public Builder interval(Duration interval) {
+      if (interval == null
+          || interval.isNegative()
+          || interval.isZero()
+          || interval.compareTo(Duration.ofDays(366)) > 0
+          || interval.toNanos() % 1000 != 0) {
+        throw new IllegalArgumentException(
+            "interval must be a positive whole number of microseconds, at most a year, was " + interval);
+      }
+      this.interval = interval;
+      return this;
+    }
+
+    /**
+     * Sets the first part of every key, {@code "sw"} by default.
+     *
+     * @throws IllegalArgumentException if {@code keyPrefix} is null, empty or holds a brace
+     */
+    public Builder keyPrefix(String keyPrefix) {
+      this.keyPrefix = Keys.checkPrefix(keyPrefix);
+      return this;
+    }
+
+    /**
+     * Uses {@code ticker}, truncated to microseconds since its first reading, instead of the
+     * server's {@code TIME}; for a single instance and for tests.
+     *
+     * @throws IllegalArgumentException if {@code ticker} is null
+     */
+    public Builder clientTime(Ticker ticker) {
+      if (ticker == null) {
+        throw new IllegalArgumentException("ticker must not be null");
+      }
+      this.clientTime = ticker;
+      return this;
+    }
+
+    /**
+     * Sets how long a call waits for Redis, 50 ms by default.
+     *
+     * @throws IllegalArgumentException if {@code commandTimeout} is null, not positive or longer
+     *     than one hour
+     */
+    public Builder commandTimeout(Duration commandTimeout) {
+      if (commandTimeout == null
+          || commandTimeout.isNegative()
+          || commandTimeout.isZero()
+          || commandTimeout.compareTo(Duration.ofHours(1)) > 0) {
+        throw new IllegalArgumentException(
+            "commandTimeout must be positive and at most one hour, was " + commandTimeout);
+      }
+      this.commandTimeout = commandTimeout;
+      return this;
+    }
+
+    /** Builds the counters; with client time, reads the ticker once as the origin. */
+    public RedisCounters build() {
+      return new RedisCounters(this);
+    }
+  }
+}

@@ -1,0 +1,523 @@
+package io.slidingwindow.redis;
+
+import io.slidingwindow.Decision;
+import io.slidingwindow.KeyedRateLimiter;
+import io.slidingwindow.Limit;
+import io.slidingwindow.Ticker;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+/**
+ * A sliding-window rate limiter whose state lives in Redis, shared by every instance that uses the
+ * same limits, key prefix and Redis.
+ *
+ * <p>Guarantee. The algorithm is the in-process limiter's (see {@link Limit}), run by one Lua
+ * script per call ({@code META-INF/slidingwindow/limiter.lua}): for every interval {@code [t, t +
+ * W)} of the clock and every limit, the permits granted to an id with timestamps in that interval
+ * sum to at most {@code N}. All limits of an id are checked and recorded atomically in that one
+ * call, and only granted permits count unless {@link Builder#countRefusedAttempts(boolean)} is on.
+ * A refusal happens only where an exact sliding log over {@code W + precision} would refuse too.
+ *
+ * <p>Time and units. By default the clock is the Redis server's {@code TIME}, read inside the
+ * script, so the clocks of application servers do not matter. The script works in microseconds:
+ * every window and precision must be a whole number of microseconds, and an exact limit ({@link
+ * Limit#exact}) is tracked at one microsecond. {@link Builder#clientTime(Ticker)} uses a local
+ * ticker instead, measured from its first reading: meant for a single instance and for tests.
+ *
+ * <p>Keys and memory. Each limit of an id is one Redis LIST named {@code
+ * <prefix>:{<id tag>}:<N>:<W µs>:<p µs>} ({@code :r} appended when refused attempts count), which
+ * holds one (bucket, running total) run per non-empty bucket, buckets stored as offsets from a
+ * reference, and the total of the runs already gone: at most {@code min(N, ceil(W / p) + 1)}
+ * runs, about 7 bytes each. The hash tag is an
+ * encoding of the id, so all keys of a call share one Cluster slot whatever bytes the id holds;
+ * ids are limited to {@link #MAX_ID_BYTES} bytes. A key expires the longest window plus its
+ * precision after its newest run began, by which time that run has left the window (with client
+ * time, no sooner than a minute: that ticker need not run at Redis's speed). Server work per call
+ * is amortised O(1) per limit; a refusal from {@link #decide} also walks the runs that must leave
+ * before the request fits (at most {@code permits} runs when only grants count).
+ *
+ * <p>Failures. No Redis exception escapes a call: when Redis errs, does not answer within the
+ * command timeout, or the circuit breaker is open, the {@link FailurePolicy} decides. A call that
+ * timed out is never retried, since it may have run.
+ *
+ * <p>Thread-safe; the synchronous methods block for at most the command timeout.
+ */
+public final class RedisRateLimiter implements KeyedRateLimiter<String> {
+
+  /** The most bytes an id may take (UTF-8; UTF-16 for strings with unpaired surrogates). */
+  public static final int MAX_ID_BYTES = Keys.MAX_ID_BYTES;
+
+  /** The default command timeout. */
+  public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofMillis(50);
+
+  /** The default key prefix. */
+  public static final String DEFAULT_KEY_PREFIX = "sw";
+
+  /** Windows and precisions must be below 2^50 microseconds (35 years), so sums stay exact. */
+  static final long MAX_WINDOW_MICROS = 1L << 50;
+
+  /**
+   * With client time the ticker need not run at the speed of Redis's clock (a test's fake ticker
+   * does not), so keys live at least this long after their newest run began.
+   */
+  static final long CLIENT_TIME_MIN_TTL_MILLIS = 60_000;
+
+  private static final System.Logger LOG = System.getLogger(RedisRateLimiter.class.getName());
+
+  private static final int FLAG_COUNT_REFUSED = 1;
+  private static final int FLAG_FIGURES = 2;
+
+  private final RedisBackend backend;
+  private final List<Limit> limits;
+  private final String prefix;
+  private final String[] suffixes;
+  private final String[] argsTemplate;
+  private final long largestGrantable;
+  private final boolean countRefused;
+  private final Ticker clientTime;
+  private final long origin;
+  private final long timeoutNanos;
+  private final FailurePolicy policy;
+  private final CircuitBreaker breaker;
+  private final Limit smallest;
+  private final Duration longestWindow;
+
+  private RedisRateLimiter(Builder b) {
+    this.backend = b.backend;
+    this.limits = List.copyOf(b.limits);
+    this.prefix = b.keyPrefix;
+    this.countRefused = b.countRefusedAttempts;
+    this.suffixes = new String[limits.size()];
+    this.argsTemplate = new String[4 + 3 * limits.size()];
+    long largest = Long.MAX_VALUE;
+    long ttlMicros = 0;
+    Limit least = limits.get(0);
+    Limit longest = limits.get(0);
+    for (int i = 0; i < limits.size(); i++) {
+      Limit limit = limits.get(i);
+      long windowMicros = windowMicros(limit);
+      long precisionMicros = precisionMicros(limit);
+      String suffix =
+          limit.permits() + ":" + windowMicros + ":" + precisionMicros + (countRefused ? ":r" : "");
+      // The same limit added twice keeps two lists, or one list would record every grant twice.
+      suffixes[i] = Arrays.asList(suffixes).contains(suffix) ? suffix + ":" + i : suffix;
+      argsTemplate[4 + 3 * i] = Long.toString(limit.permits());
+      argsTemplate[5 + 3 * i] = Long.toString(windowMicros);
+      argsTemplate[6 + 3 * i] = Long.toString(precisionMicros);
+      largest = Math.min(largest, limit.permits());
+      ttlMicros = Math.max(ttlMicros, windowMicros + precisionMicros);
+      if (limit.permits() < least.permits()) {
+        least = limit;
+      }
+      if (limit.windowNanos() > longest.windowNanos()) {
+        longest = limit;
+      }
+    }
+    long ttlMillis = (ttlMicros + 999) / 1000;
+    argsTemplate[3] = Long.toString(b.clientTime == null ? ttlMillis : Math.max(ttlMillis, CLIENT_TIME_MIN_TTL_MILLIS));
+    this.largestGrantable = largest;
+    this.smallest = least;
+    this.longestWindow = longest.window();
+    this.clientTime = b.clientTime;
+    this.origin = clientTime == null ? 0 : clientTime.read();
+    this.timeoutNanos = b.commandTimeout.toNanos();
+    this.policy = b.failurePolicy;
+    this.breaker = new CircuitBreaker(b.breakerFailures, b.breakerOpen.toNanos(), b.breakerTicker);
+  }
+
+  /**
+   * Returns a builder of limiters on {@code backend}.
+   *
+   * @throws IllegalArgumentException if {@code backend} is null
+   */
+  public static Builder builder(RedisBackend backend) {
+    if (backend == null) {
+      throw new IllegalArgumentException("backend must not be null");
+    }
+    return new Builder(backend);
+  }
+
+  /**
+   * Takes {@code permits} for {@code id} if every limit allows them; one script call.
+   *
+   * @return whether the permits were granted, or the failure policy's answer when Redis fails
+   * @throws IllegalArgumentException if {@code id} is null or longer than {@link #MAX_ID_BYTES}
+   *     bytes, or {@code permits} is not positive or exceeds a limit's {@code N}
+   */
+  @Override
+  public boolean tryAcquire(String id, long permits) {
+    String[] keys = keys(id, permits);
+    List<Object> reply = callSync(keys, args(permits, false));
+    return reply == null ? onFailure(id, permits).allowed() : isAllowed(reply);
+  }
+
+  /**
+   * As {@link #tryAcquire(String, long)}, with the figures of the binding limit: remaining permits,
+   * the exact retryAfter, resetAfter. Times are whole microseconds.
+   *
+   * @throws IllegalArgumentException as {@link #tryAcquire(String, long)}
+   */
+  @Override
+  public Decision decide(String id, long permits) {
+    String[] keys = keys(id, permits);
+    List<Object> reply = callSync(keys, args(permits, true));
+    return reply == null ? onFailure(id, permits) : toDecision(reply);
+  }
+
+  /**
+   * As {@link #tryAcquire(String, long)}, without blocking. The stage never completes
+   * exceptionally for a Redis failure: the failure policy answers instead.
+   *
+   * @throws IllegalArgumentException at once, as {@link #tryAcquire(String, long)}
+   */
+  public CompletionStage<Boolean> tryAcquireAsync(String id, long permits) {
+    String[] keys = keys(id, permits);
+    return callAsync(keys, args(permits, false), id, permits, RedisRateLimiter::isAllowed, Decision::allowed);
+  }
+
+  /**
+   * As {@link #decide(String, long)}, without blocking. The stage never completes exceptionally
+   * for a Redis failure: the failure policy answers instead.
+   *
+   * @throws IllegalArgumentException at once, as {@link #tryAcquire(String, long)}
+   */
+  public CompletionStage<Decision> decideAsync(String id, long permits) {
+    String[] keys = keys(id, permits);
+    return callAsync(keys, args(permits, true), id, permits, this::toDecision, d -> d);
+  }
+
+  @Override
+  public List<Limit> limits() {
+    return limits;
+  }
+
+  /**
+   * Runs one call and returns the script's raw reply, {@code [allowed, now µs]}: for tests that
+   * check the server timestamps of grants. Fails when Redis fails (no policy).
+   */
+  long[] tryAcquireWithTime(String id, long permits) throws Exception {
+    List<Object> reply =
+        backend.run(Script.LIMITER, keys(id, permits), args(permits, false)).get(10, TimeUnit.SECONDS);
+    return new long[] {(Long) reply.get(0), (Long) reply.get(1)};
+  }
+
+  /** The Redis keys of {@code id}, one per limit, in the order of {@link #limits()}. */
+  List<String> keysOf(String id) {
+    return List.of(keys(id, 1));
+  }
+
+  boolean isBreakerOpen() {
+    return breaker.isOpen();
+  }
+
+  private String[] keys(String id, long permits) {
+    String tag = Keys.tagged(prefix, id);
+    if (permits <= 0 || permits > largestGrantable) {
+      throw new IllegalArgumentException(
+          permits <= 0
+              ? "permits must be positive, was " + permits
+              : "permits must not exceed the smallest limit, "
+                  + largestGrantable
+                  + ", since such a request could never be granted; was "
+                  + permits);
+    }
+    String[] keys = new String[suffixes.length];
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = tag + suffixes[i];
+    }
+    return keys;
+  }
+
+  private String[] args(long permits, boolean figures) {
+    String[] args = argsTemplate.clone();
+    args[0] = Long.toString(permits);
+    args[1] = Integer.toString((countRefused ? FLAG_COUNT_REFUSED : 0) | (figures ? FLAG_FIGURES : 0));
+    args[2] = clientTime == null ? "" : Long.toString(Math.floorDiv(clientTime.read() - origin, 1000L));
+    return args;
+  }
+
+  /** The script's reply, or null when Redis failed (the breaker has been told). */
+  private List<Object> callSync(String[] keys, String[] args) {
+    if (!breaker.tryPass()) {
+      return null;
+    }
+    try {
+      List<Object> reply = backend.runSync(Script.LIMITER, keys, args, timeoutNanos);
+      breaker.onSuccess();
+      return reply;
+    } catch (TimeoutException | RuntimeException e) {
+      failed(e);
+    } catch (ExecutionException e) {
+      failed(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      failed(e);
+    }
+    return null;
+  }
+
+  private <T> CompletionStage<T> callAsync(
+      String[] keys,
+      String[] args,
+      String id,
+      long permits,
+      Function<List<Object>, T> convert,
+      Function<Decision, T> fromPolicy) {
+    if (!breaker.tryPass()) {
+      return CompletableFuture.completedFuture(fromPolicy.apply(onFailure(id, permits)));
+    }
+    CompletableFuture<List<Object>> future;
+    try {
+      future = backend.run(Script.LIMITER, keys, args);
+    } catch (RuntimeException e) {
+      failed(e);
+      return CompletableFuture.completedFuture(fromPolicy.apply(onFailure(id, permits)));
+    }
+    return future
+        .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+        .handle(
+            (reply, error) -> {
+              if (error == null) {
+                breaker.onSuccess();
+                return convert.apply(reply);
+              }
+              failed(RedisBackend.unwrap(error));
+              return fromPolicy.apply(onFailure(id, permits));
+            });
+  }
+
+  private void failed(Throwable error) {
+    breaker.onFailure();
+    LOG.log(Level.DEBUG, "Redis call failed; the failure policy " + policy + " decides", error);
+  }
+
+  private Decision onFailure(String id, long permits) {
+    switch (policy.kind()) {
+      case OPEN:
+        return new Decision(true, 0, Duration.ZERO, Duration.ZERO, smallest);
+      case CLOSED:
+        long retry = Math.max(TimeUnit.MILLISECONDS.toNanos(1), breaker.nanosUntilProbe());
+        return new Decision(false, 0, Duration.ofNanos(retry), longestWindow, smallest);
+      default:
+        return policy.fallback().decide(id, permits);
+    }
+  }
+
+  private static Boolean isAllowed(List<Object> reply) {
+    return ((Long) reply.get(0)) == 1L;
+  }
+
+  private Decision toDecision(List<Object> reply) {
+    boolean allowed = (Long) reply.get(0) == 1L;
+    long remaining = (Long) reply.get(2);
+    long retryMicros = (Long) reply.get(3);
+    long resetMicros = (Long) reply.get(4);
+    int binding = ((Long) reply.get(5)).intValue() - 1;
+    return new Decision(
+        allowed,
+        remaining,
+        Duration.ofNanos(retryMicros * 1000),
+        Duration.ofNanos(resetMicros * 1000),
+        limits.get(binding));
+  }
+
+  private static long windowMicros(Limit limit) {
+    long nanos = limit.windowNanos();
+    if (nanos % 1000 != 0 || nanos / 1000 >= MAX_WINDOW_MICROS) {
+      throw new IllegalArgumentException(
+          "window must be a whole number of microseconds below 2^50, was " + limit.window() + " in " + limit);
+    }
+    return nanos / 1000;
+  }
+
+  private static long precisionMicros(Limit limit) {
+    if (limit.isExact()) {
+      return 1;
+    }
+    long nanos = limit.precisionNanos();
+    if (nanos % 1000 != 0) {
+      throw new IllegalArgumentException(
+          "precision must be a whole number of microseconds (or exact), was "
+              + limit.precision()
+              + " in "
+              + limit);
+    }
+    return nanos / 1000;
+  }
+
+  @Override
+  public String toString() {
+    return "RedisRateLimiter" + limits + " on " + backend;
+  }
+
+  /** Builds {@link RedisRateLimiter}s. Not thread-safe. */
+  public static final class Builder {
+
+    /** Consecutive failures that open the breaker, by default. */
+    public static final int DEFAULT_BREAKER_FAILURES = 3;
+
+    /** How long an open breaker turns calls away before it probes Redis, by default. */
+    public static final Duration DEFAULT_BREAKER_OPEN = Duration.ofSeconds(1);
+
+    private final RedisBackend backend;
+    private final List<Limit> limits = new ArrayList<>();
+    private String keyPrefix = DEFAULT_KEY_PREFIX;
+    private boolean countRefusedAttempts;
+    private Ticker clientTime;
+    private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+    private FailurePolicy failurePolicy = FailurePolicy.failOpen();
+    private int breakerFailures = DEFAULT_BREAKER_FAILURES;
+    private Duration breakerOpen = DEFAULT_BREAKER_OPEN;
+    private Ticker breakerTicker = Ticker.system();
+
+    private Builder(RedisBackend backend) {
+      this.backend = backend;
+    }
+
+    /**
+     * Adds a limit; a request is granted only if every limit allows it. Its window and precision
+     * must be whole microseconds (an exact limit is tracked at one microsecond).
+     *
+     * @throws IllegalArgumentException if {@code limit} is null, or its window or precision is not
+     *     a whole number of microseconds, or the window is 2^50 µs or longer
+     */
+    public Builder limit(Limit limit) {
+      if (limit == null) {
+        throw new IllegalArgumentException("limit must not be null");
+      }
+      windowMicros(limit);
+      precisionMicros(limit);
+      limits.add(limit);
+      return this;
+    }
+
+    /**
+     * Adds each of {@code limits}.
+     *
+     * @throws IllegalArgumentException if {@code limits} is null or an element is invalid as in
+     *     {@link #limit(Limit)}
+     */
+    public Builder limits(Collection<Limit> limits) {
+      if (limits == null) {
+        throw new IllegalArgumentException("limits must not be null");
+      }
+      limits.forEach(this::limit);
+      return this;
+    }
+
+    /**
+     * Sets the first part of every key, {@value RedisRateLimiter#DEFAULT_KEY_PREFIX} by default.
+     *
+     * @throws IllegalArgumentException if {@code keyPrefix} is null, empty or holds a brace
+     */
+    public Builder keyPrefix(String keyPrefix) {
+      this.keyPrefix = Keys.checkPrefix(keyPrefix);
+      return this;
+    }
+
+    /**
+     * Sets whether refused attempts count as if granted (penalty mode); off by default. Limiters
+     * that differ in this keep separate keys.
+     */
+    public Builder countRefusedAttempts(boolean countRefusedAttempts) {
+      this.countRefusedAttempts = countRefusedAttempts;
+      return this;
+    }
+
+    /**
+     * Uses {@code ticker}, truncated to microseconds since its first reading, instead of the
+     * server's {@code TIME}. Instances with different tickers do not agree on time: use this for
+     * a single instance and for tests only.
+     *
+     * @throws IllegalArgumentException if {@code ticker} is null
+     */
+    public Builder clientTime(Ticker ticker) {
+      if (ticker == null) {
+        throw new IllegalArgumentException("ticker must not be null");
+      }
+      this.clientTime = ticker;
+      return this;
+    }
+
+    /**
+     * Sets how long a call waits for Redis before the failure policy answers, {@code 50 ms} by
+     * default.
+     *
+     * @throws IllegalArgumentException if {@code commandTimeout} is null, not positive, or longer
+     *     than one hour
+     */
+    public Builder commandTimeout(Duration commandTimeout) {
+      if (commandTimeout == null
+          || commandTimeout.isNegative()
+          || commandTimeout.isZero()
+          || commandTimeout.compareTo(Duration.ofHours(1)) > 0) {
+        throw new IllegalArgumentException(
+            "commandTimeout must be positive and at most one hour, was " + commandTimeout);
+      }
+      this.commandTimeout = commandTimeout;
+      return this;
+    }
+
+    /**
+     * Sets what answers while Redis fails, {@link FailurePolicy#failOpen()} by default.
+     *
+     * @throws IllegalArgumentException if {@code failurePolicy} is null
+     */
+    public Builder failurePolicy(FailurePolicy failurePolicy) {
+      if (failurePolicy == null) {
+        throw new IllegalArgumentException("failurePolicy must not be null");
+      }
+      this.failurePolicy = failurePolicy;
+      return this;
+    }
+
+    /**
+     * Sets the circuit breaker: after {@code consecutiveFailures} failed calls in a row, calls go
+     * straight to the failure policy for {@code openFor}; then one call probes Redis. Defaults: 3
+     * failures, 1 s.
+     *
+     * @throws IllegalArgumentException if {@code consecutiveFailures} is not positive or {@code
+     *     openFor} is null or not positive
+     */
+    public Builder circuitBreaker(int consecutiveFailures, Duration openFor) {
+      if (consecutiveFailures <= 0) {
+        throw new IllegalArgumentException(
+            "consecutiveFailures must be positive, was " + consecutiveFailures);
+      }
+      if (openFor == null || openFor.isNegative() || openFor.isZero()) {
+        throw new IllegalArgumentException("openFor must be positive, was " + openFor);
+      }
+      this.breakerFailures = consecutiveFailures;
+      this.breakerOpen = openFor;
+      return this;
+    }
+
+    /** Replaces the breaker's clock; for tests that drive a fake clock. */
+    Builder breakerTicker(Ticker ticker) {
+      this.breakerTicker = ticker;
+      return this;
+    }
+
+    /**
+     * Builds the limiter; with client time, reads the ticker once as the origin.
+     *
+     * @throws IllegalArgumentException if no limit was added
+     */
+    public RedisRateLimiter build() {
+      if (limits.isEmpty()) {
+        throw new IllegalArgumentException("limits: at least one limit is required");
+      }
+      return new RedisRateLimiter(this);
+    }
+  }
+}

@@ -1,0 +1,28 @@
+package io.slidingwindow.redis;
+
+import io.slidingwindow.Decision;
+import io.slidingwindow.KeyedRateLimiter;
+import io.slidingwindow.Limit;
+import java.util.List;
+
+/**
+ * A fallback for tests in which Redis must not fail: any call makes the test fail loudly instead
+ * of being answered by a policy.
+ */
+final class FailingLimiter implements KeyedRateLimiter<String> {
+
+  @Override
+  public boolean tryAcquire(String key, long permits) {
+    throw new AssertionError("Redis failed where it must not; key " + key);
+  }
+
+  @Override
+  public Decision decide(String key, long permits) {
+    throw new AssertionError("Redis failed where it must not; key " + key);
+  }
+
+  @Override
+  public List<Limit> limits() {
+    return List.of();
+  }
+}

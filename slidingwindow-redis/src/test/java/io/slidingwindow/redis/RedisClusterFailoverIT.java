@@ -1,0 +1,95 @@
+package io.slidingwindow.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.lettuce.core.cluster.SlotHash;
+import io.slidingwindow.Limit;
+import io.slidingwindow.testkit.redis.RedisClusterProcesses;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** A Cluster master killed under load: its replica takes over and calls are answered again. */
+class RedisClusterFailoverIT {
+
+  @Test
+  void masterKilledUnderLoad_replicaTakesOverAndCallsSucceedAgain() throws Exception {
+    try (RedisClusterProcesses cluster = RedisClusterProcesses.start(3, 1);
+        RedisBackend backend = RedisBackend.cluster(cluster.seedUris())) {
+      RedisRateLimiter limiter =
+          RedisRateLimiter.builder(backend)
+              .limit(Limit.of(1_000_000_000, Duration.ofSeconds(1)))
+              .commandTimeout(Duration.ofMillis(100))
+              .circuitBreaker(3, Duration.ofMillis(200))
+              .failurePolicy(FailurePolicy.failClosed())
+              .build();
+      // An id whose keys live on the first master (slots from 0), which is the one killed.
+      String id = null;
+      for (int i = 0; id == null && i < 10_000; i++) {
+        if (SlotHash.getSlot(limiter.keysOf("failover-" + i).get(0)) < 5000) {
+          id = "failover-" + i;
+        }
+      }
+      assertThat(id).isNotNull();
+      String onKilledMaster = id;
+      AtomicBoolean stop = new AtomicBoolean();
+      AtomicLong answered = new AtomicLong();
+      AtomicLong refused = new AtomicLong();
+      Queue<Throwable> escaped = new ConcurrentLinkedQueue<>();
+      ExecutorService pool = Executors.newFixedThreadPool(4);
+      List<Future<?>> workers = new ArrayList<>();
+      try {
+        for (int t = 0; t < 4; t++) {
+          workers.add(
+              pool.submit(
+                  () -> {
+                    for (int i = 0; i < 5_000_000 && !stop.get(); i++) {
+                      try {
+                        (limiter.tryAcquire(onKilledMaster, 1) ? answered : refused).incrementAndGet();
+                      } catch (Throwable e) {
+                        escaped.add(e);
+                      }
+                    }
+                  }));
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> answered.get() > 200);
+        cluster.killMaster(0);
+        long refusedAtKill = refused.get();
+        await().atMost(Duration.ofSeconds(30)).until(() -> refused.get() > refusedAtKill);
+        cluster.awaitFailover();
+        long answeredAfterFailover = answered.get();
+        java.util.concurrent.atomic.AtomicReference<String> lastError = new java.util.concurrent.atomic.AtomicReference<>("none");
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .untilAsserted(
+                () -> {
+                  try {
+                    limiter.tryAcquireWithTime(onKilledMaster, 1);
+                  } catch (Exception e) {
+                    lastError.set(String.valueOf(RedisBackend.unwrap(e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e)));
+                  }
+                  assertThat(answered.get())
+                      .as(() -> "calls answered by Redis after the failover; last error " + lastError.get())
+                      .isGreaterThan(answeredAfterFailover + 200);
+                });
+      } finally {
+        stop.set(true);
+        for (Future<?> worker : workers) {
+          worker.get(10, TimeUnit.SECONDS);
+        }
+        pool.shutdownNow();
+      }
+      assertThat(escaped).as("exceptions that escaped the limiter").isEmpty();
+    }
+  }
+}

@@ -1,0 +1,211 @@
+package io.slidingwindow.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.slidingwindow.Decision;
+import io.slidingwindow.Limit;
+import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.testkit.SlidingLogOracle;
+import io.slidingwindow.testkit.redis.RedisServerProcess;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The Redis limiter against a real standalone redis-server, with Redis's own clock. */
+class RedisRateLimiterIT {
+
+  private static final AtomicLong IDS = new AtomicLong();
+
+  private static String freshId() {
+    return "it-" + IDS.incrementAndGet();
+  }
+
+  private static RedisRateLimiter.Builder builder() {
+    return RedisRateLimiter.builder(SharedRedis.backend())
+        .commandTimeout(Duration.ofSeconds(5))
+        .failurePolicy(FailurePolicy.fallbackTo(new FailingLimiter()));
+  }
+
+  /**
+   * Two limiter instances of eight threads each on one id, with server time: the script returns the
+   * server timestamp of every grant, and no window of the exact log of those grants holds more
+   * than N.
+   */
+  @Test
+  void twoInstancesEightThreadsEach_serverTimestampsOfGrants_neverExceedAnyWindow() throws Exception {
+    Limit perTenMillis = Limit.of(20, Duration.ofMillis(10)).withPrecision(Duration.ofMillis(1));
+    Limit exactPerHundredMillis = Limit.exact(60, Duration.ofMillis(100));
+    List<RedisRateLimiter> instances =
+        List.of(builder().limit(perTenMillis).limit(exactPerHundredMillis).build(),
+            builder().limit(perTenMillis).limit(exactPerHundredMillis).build());
+    String id = freshId();
+    int threadsPerInstance = 8;
+    int callsPerThread = 400;
+    List<long[]> grants = java.util.Collections.synchronizedList(new ArrayList<>());
+    AtomicLong refused = new AtomicLong();
+    ExecutorService pool = Executors.newFixedThreadPool(2 * threadsPerInstance);
+    CountDownLatch start = new CountDownLatch(1);
+    try {
+      List<Future<?>> workers = new ArrayList<>();
+      for (RedisRateLimiter limiter : instances) {
+        for (int t = 0; t < threadsPerInstance; t++) {
+          workers.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    for (int i = 0; i < callsPerThread; i++) {
+                      long[] outcome = limiter.tryAcquireWithTime(id, 1);
+                      if (outcome[0] == 1) {
+                        grants.add(outcome);
+                      } else {
+                        refused.incrementAndGet();
+                      }
+                    }
+                    return null;
+                  }));
+        }
+      }
+      start.countDown();
+      for (Future<?> worker : workers) {
+        worker.get(2, TimeUnit.MINUTES);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    SlidingLogOracle tenMillis = SlidingLogOracle.of(perTenMillis);
+    SlidingLogOracle hundredMillis = SlidingLogOracle.of(exactPerHundredMillis);
+    for (long[] grant : grants) {
+      tenMillis.record(grant[1] * 1000, 1);
+      hundredMillis.record(grant[1] * 1000, 1);
+    }
+    assertThat(refused.get()).as("the limits were reached").isPositive();
+    assertThat(grants).as("some calls were granted").isNotEmpty();
+    assertThat(tenMillis.maxInAnyWindow()).isLessThanOrEqualTo(20);
+    assertThat(hundredMillis.maxInAnyWindow()).isLessThanOrEqualTo(60);
+  }
+
+  @Test
+  void decide_serverTime_figuresOfTheBindingLimit() {
+    Limit perMinute = Limit.of(5, Duration.ofMinutes(1));
+    Limit perHour = Limit.of(3, Duration.ofHours(1));
+    RedisRateLimiter limiter = builder().limit(perMinute).limit(perHour).build();
+    String id = freshId();
+    Decision first = limiter.decide(id, 2);
+    assertThat(first.allowed()).isTrue();
+    assertThat(first.limit()).isEqualTo(perHour);
+    assertThat(first.remaining()).isEqualTo(1);
+    assertThat(first.resetAfter()).isPositive().isLessThanOrEqualTo(perHour.window().plus(perHour.precision()));
+    Decision refused = limiter.decide(id, 2);
+    assertThat(refused.allowed()).isFalse();
+    assertThat(refused.limit()).isEqualTo(perHour);
+    assertThat(refused.retryAfter())
+        .isGreaterThan(perHour.window().minus(Duration.ofMinutes(1)))
+        .isLessThanOrEqualTo(perHour.window().plus(perHour.precision()));
+    assertThat(limiter.tryAcquire(id, 1)).isTrue();
+    assertThat(limiter.tryAcquire(id, 1)).isFalse();
+  }
+
+  @Test
+  void asyncForms_answerAsTheSyncOnes() throws Exception {
+    RedisRateLimiter limiter = builder().limit(Limit.of(2, Duration.ofMinutes(1))).build();
+    String id = freshId();
+    assertThat(limiter.tryAcquireAsync(id, 1).toCompletableFuture().get(5, TimeUnit.SECONDS)).isTrue();
+    Decision second = limiter.decideAsync(id, 1).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertThat(second.allowed()).isTrue();
+    assertThat(second.remaining()).isZero();
+    assertThat(limiter.tryAcquireAsync(id, 1).toCompletableFuture().get(5, TimeUnit.SECONDS)).isFalse();
+    assertThat(limiter.decideAsync(id, 1).toCompletableFuture().get(5, TimeUnit.SECONDS).retryAfter()).isPositive();
+    assertThatThrownBy(() -> limiter.tryAcquireAsync(id, 3)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  /**
+   * Many buckets with permits, far more than the bound: the list never holds more than min(N, k +
+   * 1) runs, and its expiry is the window plus one bucket.
+   */
+  @Test
+  void storedRuns_manyBuckets_atMostMinOfNAndKPlusOneAndExpiryIsWindowPlusBucket() {
+    FakeTicker ticker = new FakeTicker(Long.MAX_VALUE - 5_000_000);
+    Limit limit = Limit.of(1000, Duration.ofMillis(100)).withPrecision(Duration.ofMillis(1)); // k = 100
+    Limit exact = Limit.exact(30, Duration.ofMillis(100)); // k = 100 000, N = 30
+    RedisRateLimiter serverTime = builder().limit(limit).build();
+    RedisRateLimiter clientTime = builder().limit(limit).clientTime(ticker).build();
+    String id = freshId();
+    String exactId = freshId();
+    String key = clientTime.keysOf(id).get(0);
+    RedisRateLimiter exactClientTime = builder().limit(exact).clientTime(ticker).build();
+    String exactKey = exactClientTime.keysOf(exactId).get(0);
+    long maxRuns = 0;
+    long maxExactRuns = 0;
+    for (int i = 0; i < 3_000; i++) {
+      clientTime.tryAcquire(id, 1 + i % 3);
+      exactClientTime.tryAcquire(exactId, 1);
+      ticker.advance(Duration.ofMillis(1).toNanos() / 3 + 7_000);
+      if (i % 50 == 0) {
+        maxRuns = Math.max(maxRuns, runs(key));
+        maxExactRuns = Math.max(maxExactRuns, runs(exactKey));
+      }
+    }
+    assertThat(maxRuns).isBetween(2L, limit.maxStoredRuns());
+    assertThat(limit.maxStoredRuns()).isEqualTo(101);
+    assertThat(maxExactRuns).isBetween(2L, 30L);
+    String serverId = freshId();
+    assertThat(serverTime.tryAcquire(serverId, 1)).isTrue();
+    long pttl = Long.parseLong(SharedRedis.server().cli("PTTL", serverTime.keysOf(serverId).get(0)));
+    assertThat(pttl).as("window 100 ms + bucket 1 ms").isPositive().isLessThanOrEqualTo(101);
+  }
+
+  private static long runs(String key) {
+    long length = Long.parseLong(SharedRedis.server().cli("LLEN", key));
+    return length == 0 ? 0 : (length - 2) / 2; // a reference bucket and a base, then pairs
+  }
+
+  @Test
+  void awkwardIds_workAndStayApart() {
+    RedisRateLimiter limiter = builder().limit(Limit.of(1, Duration.ofMinutes(1))).build();
+    List<String> ids = List.of("", "{", "}", "{}", "\r\n", "\0", "\uD800", "?", "x".repeat(RedisRateLimiter.MAX_ID_BYTES));
+    for (String id : ids) {
+      assertThat(limiter.tryAcquire(id, 1)).as("first call of id %s", id.length()).isTrue();
+    }
+    for (String id : ids) {
+      assertThat(limiter.tryAcquire(id, 1)).as("second call of id of length %s", id.length()).isFalse();
+    }
+    assertThatThrownBy(() -> limiter.tryAcquire("x".repeat(RedisRateLimiter.MAX_ID_BYTES + 1), 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("key");
+  }
+
+  @Test
+  void builder_invalidSettings_areRejectedNamingTheParameter() {
+    RedisRateLimiter.Builder builder = RedisRateLimiter.builder(SharedRedis.backend());
+    assertThatThrownBy(() -> builder.limit(Limit.of(5, Duration.ofNanos(1_500))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("window");
+    assertThatThrownBy(() -> builder.limit(Limit.of(5, Duration.ofSeconds(1)).withPrecision(Duration.ofNanos(2_500))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("precision");
+    assertThatThrownBy(() -> builder.limit(null)).hasMessageContaining("limit");
+    assertThatThrownBy(() -> builder.commandTimeout(Duration.ZERO)).hasMessageContaining("commandTimeout");
+    assertThatThrownBy(() -> builder.keyPrefix("a{b")).hasMessageContaining("keyPrefix");
+    assertThatThrownBy(() -> builder.circuitBreaker(0, Duration.ofSeconds(1))).hasMessageContaining("consecutiveFailures");
+    assertThatThrownBy(() -> builder.failurePolicy(null)).hasMessageContaining("failurePolicy");
+    assertThatThrownBy(builder::build).hasMessageContaining("limits");
+    assertThatThrownBy(() -> RedisRateLimiter.builder(null)).hasMessageContaining("backend");
+    assertThat(builder.limit(Limit.exact(5, Duration.ofSeconds(1))).build().limits())
+        .containsExactly(Limit.exact(5, Duration.ofSeconds(1)));
+  }
+
+  @Test
+  void scriptSha1_isWhatRedisComputes() {
+    RedisServerProcess server = SharedRedis.server();
+    assertThat(server.cli("SCRIPT", "LOAD", Script.LIMITER.text())).isEqualTo(Script.LIMITER.sha1());
+    assertThat(server.cli("SCRIPT", "LOAD", Script.COUNTER.text())).isEqualTo(Script.COUNTER.sha1());
+  }
+}
