@@ -1,0 +1,128 @@
+package io.slidingwindow.spring;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Where the rules keep their windows when they are shared through Redis, under {@code
+ * slidingwindow.redis}. Setting {@code uri} (standalone), {@code cluster.nodes} or {@code
+ * sentinel.master} with {@code sentinel.nodes} switches every rule from the in-memory backend to
+ * Redis; set one of them only.
+ */
+@ConfigurationProperties(prefix = SlidingWindowRedisProperties.PREFIX)
+public class SlidingWindowRedisProperties {
+
+  /** The prefix of every property here. */
+  public static final String PREFIX = "slidingwindow.redis";
+
+  /** What a limiter does while Redis does not answer. */
+  public enum OnFailure {
+    /** Limit each instance on its own, in memory, with the rule's limits (the default). */
+    LOCAL,
+    /** Let every request through. */
+    ALLOW,
+    /** Refuse every request. */
+    REFUSE
+  }
+
+  /** A standalone server, e.g. {@code redis://127.0.0.1:6379}. */
+  private String uri;
+
+  /** Redis Cluster. */
+  private final Cluster cluster = new Cluster();
+
+  /** Redis Sentinel. */
+  private final Sentinel sentinel = new Sentinel();
+
+  /** The first part of every key; the rule's name follows it. */
+  private String keyPrefix = "sw";
+
+  /** How long a limiter waits for Redis before its failure policy decides. */
+  private Duration commandTimeout = Duration.ofMillis(50);
+
+  /** What a limiter does while Redis does not answer. */
+  private OnFailure onFailure = OnFailure.LOCAL;
+
+  public String getUri() {
+    return uri;
+  }
+
+  public void setUri(String uri) {
+    this.uri = uri;
+  }
+
+  public Cluster getCluster() {
+    return cluster;
+  }
+
+  public Sentinel getSentinel() {
+    return sentinel;
+  }
+
+  public String getKeyPrefix() {
+    return keyPrefix;
+  }
+
+  public void setKeyPrefix(String keyPrefix) {
+    this.keyPrefix = keyPrefix;
+  }
+
+  public Duration getCommandTimeout() {
+    return commandTimeout;
+  }
+
+  public void setCommandTimeout(Duration commandTimeout) {
+    this.commandTimeout = commandTimeout;
+  }
+
+  public OnFailure getOnFailure() {
+    return onFailure;
+  }
+
+  public void setOnFailure(OnFailure onFailure) {
+    this.onFailure = onFailure;
+  }
+
+  /** Redis Cluster: the seed nodes. */
+  public static class Cluster {
+
+    /** Seed node URIs, e.g. {@code redis://127.0.0.1:7000}; the rest of the cluster is discovered. */
+    private List<String> nodes = new ArrayList<>();
+
+    public List<String> getNodes() {
+      return nodes;
+    }
+
+    public void setNodes(List<String> nodes) {
+      this.nodes = nodes;
+    }
+  }
+
+  /** Redis Sentinel: the master's name and the sentinels. */
+  public static class Sentinel {
+
+    /** The name the sentinels monitor the master under. */
+    private String master;
+
+    /** Sentinel URIs, e.g. {@code redis://127.0.0.1:26379}. */
+    private List<String> nodes = new ArrayList<>();
+
+    public String getMaster() {
+      return master;
+    }
+
+    public void setMaster(String master) {
+      this.master = master;
+    }
+
+    public List<String> getNodes() {
+      return nodes;
+    }
+
+    public void setNodes(List<String> nodes) {
+      this.nodes = nodes;
+    }
+  }
+}
