@@ -14,6 +14,7 @@ import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.StatefulRedisClusterConnectionImpl;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
@@ -26,6 +27,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A connection to Redis (standalone, Sentinel or Cluster) that runs this library's scripts.
@@ -40,7 +42,9 @@ import java.util.concurrent.TimeoutException;
  * Lettuce client: commands are refused at once while disconnected (instead of queued until a
  * reconnect), reconnects are tried every 10 ms to 1 s, Cluster topology is refreshed every 10 s
  * and on every adaptive trigger (MOVED, ASK, persistent reconnects), and {@link #close()} shuts the
- * client down. Backends made by {@link #of(RedisClient)} or {@link #of(RedisClusterClient)} use the
+ * client down. On Cluster, a call that fails for want of a connection also drops Lettuce's cached
+ * slot-to-connection map (at most once a second), so that after a failover calls go to the
+ * promoted replica instead of the dead master's connection. Backends made by {@link #of(RedisClient)} or {@link #of(RedisClusterClient)} use the
  * caller's client as configured and close only their connection.
  *
  * <p>Thread-safe: one multiplexed connection serves every limiter and counter built on it.
@@ -52,10 +56,16 @@ public final class RedisBackend implements AutoCloseable {
 
   private static final int TRYAGAIN_RETRIES = 2;
 
+  /** The least time between two slot-cache resets that failed calls ask for. */
+  private static final long RESET_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
   private final StatefulConnection<String, String> connection;
   private final RedisScriptingAsyncCommands<String, String> commands;
   private final AutoCloseable owned;
   private final String description;
+
+  /** When a failed call last reset the Cluster slot cache (System.nanoTime). */
+  private final AtomicLong lastReset = new AtomicLong(System.nanoTime() - RESET_INTERVAL_NANOS);
 
   private RedisBackend(
       StatefulConnection<String, String> connection,
@@ -217,6 +227,7 @@ public final class RedisBackend implements AutoCloseable {
         } else if (tryAgainLeft-- > 0 && hasPrefix(cause, "TRYAGAIN")) {
           future = commands.<List<Object>>evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
         } else {
+          onConnectionFailure(cause);
           throw e;
         }
       }
@@ -244,6 +255,7 @@ public final class RedisBackend implements AutoCloseable {
                         () -> null, CompletableFuture.delayedExecutor(5, TimeUnit.MILLISECONDS))
                     .thenCompose(ignored -> attempt(script, keys, args, tryAgainLeft - 1));
               }
+              onConnectionFailure(cause);
               return CompletableFuture.<List<Object>>failedFuture(cause);
             })
         .thenCompose(stage -> stage)
@@ -275,6 +287,33 @@ public final class RedisBackend implements AutoCloseable {
         throw new IllegalStateException("closing " + description, e);
       }
     }
+  }
+
+  /**
+   * After a Cluster failover, Lettuce (6.4) updates its view of the slots but may keep sending a
+   * slot's commands to the dead master's connection, which refuses them. A call that failed for
+   * want of a connection therefore hands the connection its own current view again, at most once a
+   * second, which drops the cached slot-to-connection map, so that the next call goes to the
+   * slot's current master.
+   */
+  private void onConnectionFailure(Throwable cause) {
+    if (!(connection instanceof StatefulRedisClusterConnectionImpl)
+        || cause instanceof RedisCommandExecutionException) {
+      return;
+    }
+    long last = lastReset.get();
+    long now = System.nanoTime();
+    if (now - last >= RESET_INTERVAL_NANOS && lastReset.compareAndSet(last, now)) {
+      StatefulRedisClusterConnectionImpl<?, ?> cluster = (StatefulRedisClusterConnectionImpl<?, ?>) connection;
+      cluster.setPartitions(cluster.getPartitions());
+    }
+  }
+
+  /** The client's view of the Cluster's slots and nodes, for diagnostics; empty when not Cluster. */
+  String topology() {
+    return connection instanceof StatefulRedisClusterConnection
+        ? String.valueOf(((StatefulRedisClusterConnection<String, String>) connection).getPartitions())
+        : "";
   }
 
   @Override

@@ -22,6 +22,17 @@ import org.junit.jupiter.api.Test;
 /** A Cluster master killed under load: its replica takes over and calls are answered again. */
 class RedisClusterFailoverIT {
 
+  /** What a call through a new client says: tells a stale client state from a broken cluster. */
+  private static String freshBackendCall(RedisClusterProcesses cluster, String id) {
+    try (RedisBackend fresh = RedisBackend.cluster(cluster.seedUris())) {
+      RedisRateLimiter limiter =
+          RedisRateLimiter.builder(fresh).limit(Limit.of(1_000_000_000, Duration.ofSeconds(1))).build();
+      return "answered " + java.util.Arrays.toString(limiter.tryAcquireWithTime(id, 1));
+    } catch (Exception e) {
+      return "failed: " + e;
+    }
+  }
+
   @Test
   void masterKilledUnderLoad_replicaTakesOverAndCallsSucceedAgain() throws Exception {
     try (RedisClusterProcesses cluster = RedisClusterProcesses.start(3, 1);
@@ -79,7 +90,7 @@ class RedisClusterFailoverIT {
                     lastError.set(String.valueOf(RedisBackend.unwrap(e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e)));
                   }
                   assertThat(answered.get())
-                      .as(() -> "calls answered by Redis after the failover; last error " + lastError.get())
+                      .as(() -> "calls answered by Redis after the failover; last error " + lastError.get() + "; a fresh backend " + freshBackendCall(cluster, onKilledMaster) + "; client topology " + backend.topology() + "; cluster nodes " + cluster.masters().get(0).cli("CLUSTER", "NODES"))
                       .isGreaterThan(answeredAfterFailover + 200);
                 });
       } finally {
