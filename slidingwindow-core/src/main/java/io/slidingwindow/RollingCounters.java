@@ -101,7 +101,7 @@ public interface RollingCounters<K> {
 
     private final int size;
     private final long intervalNanos;
-    private Ticker ticker = Ticker.system();
+    private Ticker ticker = Ticker.coarse();
     private long maxKeys = DEFAULT_MAX_KEYS;
     private KeyOverflow overflow = KeyOverflow.REFUSE;
 
@@ -112,8 +112,9 @@ public interface RollingCounters<K> {
     }
 
     /**
-     * Sets the clock, {@link Ticker#system()} by default. It is read once when the counters are
-     * built (their origin) and once per operation.
+     * Sets the clock, {@link Ticker#coarse()} by default (cheap to read, about a millisecond behind;
+     * see {@link RollingWindow.Builder#ticker}); pass {@link Ticker#system()} for exact bucket edges.
+     * It is read once when the counters are built (their origin) and once per operation.
      *
      * @throws IllegalArgumentException if {@code ticker} is null
      */

@@ -27,11 +27,10 @@ import org.openjdk.jmh.annotations.Threads;
  * increment(SUCCESS)} bump one counter, and read back one sum ({@code pass()}, {@code
  * getRollingSum(SUCCESS)}); {@link RollingWindow#add(long)} records count, sum, min and max, and
  * {@link RollingWindow#reduce()} returns all of them in a snapshot. Every implementation reads a
- * clock once per call: {@code System.nanoTime} for {@code slidingwindow} (the default {@link
- * Ticker}), {@code System.currentTimeMillis} for Hystrix, and for Sentinel its {@code TimeUtil}, a
- * field that a background thread refreshes every millisecond once traffic is high. {@code
- * slidingwindow-coarse} is {@link RollingWindow} on {@link Ticker#coarse()}, a clock kept the way
- * Sentinel's is, to compare like with like and to show how much of the difference is the clock.
+ * clock once per call: {@code slidingwindow} its default {@link Ticker#coarse()}, a field that a
+ * daemon thread refreshes every millisecond, as Sentinel's {@code TimeUtil} does once traffic is
+ * high; Hystrix {@code System.currentTimeMillis}. {@code slidingwindow-nanotime} is the same window
+ * on {@link Ticker#system()}, to show how much of the cost is the clock.
  *
  * <p>Run: {@code java -jar slidingwindow-benchmarks/target/benchmarks.jar RollingWindowBenchmark
  * -prof gc}.
@@ -49,7 +48,7 @@ public class RollingWindowBenchmark {
     long addAndRead(long value);
   }
 
-  @Param({"slidingwindow", "slidingwindow-coarse", "sentinel", "hystrix"})
+  @Param({"slidingwindow", "slidingwindow-nanotime", "sentinel", "hystrix"})
   public String impl;
 
   private Recorder recorder;
@@ -67,11 +66,11 @@ public class RollingWindowBenchmark {
   @Setup(Level.Trial)
   public void setUp() {
     switch (impl) {
-      case "slidingwindow", "slidingwindow-coarse" -> {
+      case "slidingwindow", "slidingwindow-nanotime" -> {
         RollingWindow.Builder builder =
             RollingWindow.builder().size(10).interval(Duration.ofMillis(100));
-        if (impl.equals("slidingwindow-coarse")) {
-          builder.ticker(Ticker.coarse());
+        if (impl.equals("slidingwindow-nanotime")) {
+          builder.ticker(Ticker.system());
         }
         RollingWindow window = builder.build();
         recorder =
