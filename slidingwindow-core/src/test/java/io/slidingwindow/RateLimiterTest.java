@@ -248,7 +248,7 @@ class RateLimiterTest {
   }
 
   /**
-   * Seed 003's ring buffer would hold 10 000 000 longs (80 MB) for this limit; the bucketed ring
+   * A ring buffer of grant timestamps would hold 10 000 000 longs (80 MB) for this limit; the bucketed ring
    * holds at most ceil(1 s / 1 ms) + 1 = 1001 runs of 16 bytes, whatever the rate.
    */
   @Test

@@ -30,7 +30,7 @@ class RollingCountersTest {
     return counters(size, interval, 1_000, KeyOverflow.REFUSE);
   }
 
-  /** Seed 000's question: "logins from this IP in the last 10 minutes", in one-minute buckets. */
+  /** A risk-control question: "logins from this IP in the last 10 minutes", in one-minute buckets. */
   @Test
   void addAndGet_loginsPerIp_returnsTheWindowsSumAfterTheAdd() {
     RollingCounters<String> logins = counters(10, Duration.ofMinutes(1));

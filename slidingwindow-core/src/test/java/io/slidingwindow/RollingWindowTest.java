@@ -34,7 +34,7 @@ class RollingWindowTest {
     clock.addAndGet(duration.toNanos());
   }
 
-  /** go-zero's TestRollingWindowAdd as seed 004 gives it, with the clock moved instead of slept. */
+  /** go-zero's TestRollingWindowAdd, with the clock moved instead of slept. */
   @Test
   void reduce_goZeroAddSchedule_matchesGoZeroSums() {
     RollingWindow r = window(3, HALF_SECOND, false);
@@ -55,7 +55,7 @@ class RollingWindowTest {
     assertThat(r.reduce().sum()).isEqualTo(27);
   }
 
-  /** Seed 004's TestRollingWindowReduce: after four intervals the first bucket has left. */
+  /** go-zero's TestRollingWindowReduce: after four intervals the first bucket has left. */
   @Test
   void reduce_goZeroReduceSchedule_dropsFirstBucket() {
     RollingWindow r = window(4, HALF_SECOND, false);

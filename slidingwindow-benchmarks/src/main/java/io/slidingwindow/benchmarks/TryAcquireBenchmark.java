@@ -22,7 +22,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Non-blocking {@code tryAcquire} of one permit on one in-process limiter, against the peers, on
- * the system clock: {@code limit} permits per second, as in seed 003's measurements. With 100 per
+ * the system clock: {@code limit} permits per second, as in a published comparison of
+ * Bucket4j, Guava and a ring-buffer limiter. With 100 per
  * second nearly every call is refused; with 10 000 000 per second a good share is granted.
  *
  * <p>Each fork runs one limiter, so every call site stays monomorphic. Run with {@code -prof gc}

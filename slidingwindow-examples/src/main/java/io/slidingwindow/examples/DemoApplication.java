@@ -56,7 +56,7 @@ public class DemoApplication {
       return Map.of("quote", QUOTES.get(ThreadLocalRandom.current().nextInt(QUOTES.size())));
     }
 
-    /** Rule {@code product}: seed 002's per-URL windows, 500 per 2 s, 2000 per 10 s, 10000 per minute. */
+    /** Rule {@code product}: the per-URL windows of a classic servlet-filter limiter, 500 per 2 s, 2000 per 10 s, 10000 per minute. */
     @GetMapping("/v1/product/{id}")
     Map<String, String> product(@PathVariable("id") String id) {
       return Map.of("id", id, "name", "product " + id);

@@ -156,14 +156,14 @@ class RateLimitFilterTest {
   }
 
   /**
-   * Seed 002's worked example: threshold 5 per 60 s for one URL, requests at 09:30:20 .. 09:32:46,
+   * A published worked example: threshold 5 per 60 s for one URL, requests at 09:30:20 .. 09:32:46,
    * refused attempts still recorded (its script adds every request to the sorted set).
    */
   private static final long[] SEED_002_TIMES = {
     0, 5, 30, 50, 65, 85, 88, 105, 109, 115, 146 // seconds after 09:30:20
   };
 
-  private List<Integer> replaySeed002(boolean countRefusedAttempts) throws Exception {
+  private List<Integer> replayPublishedExample(boolean countRefusedAttempts) throws Exception {
     RateLimitRule rule =
         RateLimitRule.builder("v1-product")
             .path("/v1/product")
@@ -184,20 +184,20 @@ class RateLimitFilterTest {
   }
 
   @Test
-  void doFilter_seed002WorkedExampleInPenaltyMode_givesTheSeedsStatuses() throws Exception {
-    // The seed lists requests 1-8 as 200, 9 and 10 as 429, 11 as 200. (It prints request 5 once
+  void doFilter_publishedExampleInPenaltyMode_givesItsStatuses() throws Exception {
+    // The example lists requests 1-8 as 200, 9 and 10 as 429, 11 as 200. (It prints request 5 once
     // as 09:31:25 and later as 09:31:22; either time gives the same statuses.)
-    assertThat(replaySeed002(true))
+    assertThat(replayPublishedExample(true))
         .containsExactly(200, 200, 200, 200, 200, 200, 200, 200, 429, 429, 200);
   }
 
   @Test
-  void doFilter_seed002ScheduleInDefaultMode_grantsRequest10() throws Exception {
+  void doFilter_publishedScheduleInDefaultMode_grantsRequest10() throws Exception {
     // Only granted requests count by default. Request 9 (09:32:09) is refused and not recorded, so
     // at request 10 (09:32:15) the window (09:31:15, 09:32:15] holds requests 5, 6, 7 and 8: four
-    // grants, below the threshold, and request 10 is granted. The seed refuses it because its
+    // grants, below the threshold, and request 10 is granted. The example refuses it because its
     // script records refused attempts too, so request 9 fills the window.
-    assertThat(replaySeed002(false))
+    assertThat(replayPublishedExample(false))
         .containsExactly(200, 200, 200, 200, 200, 200, 200, 200, 429, 200, 200);
   }
 

@@ -70,7 +70,7 @@ class SlidingWindowAutoConfigurationTest {
   }
 
   @Test
-  void properties_seed002Example_bindsThreeLimitsOnOneUrl() {
+  void properties_perUrlWindowsExample_bindsThreeLimitsOnOneUrl() {
     runner
         .withPropertyValues(
             "slidingwindow.http.rules.v1-product.paths[0]=/v1/product",
@@ -98,10 +98,10 @@ class SlidingWindowAutoConfigurationTest {
   }
 
   @Test
-  void applicationYml_seed002Example_bindsInOrder() {
+  void applicationYml_perUrlWindowsExample_bindsInOrder() {
     runner
         .withInitializer(new ConfigDataApplicationContextInitializer())
-        .withPropertyValues("spring.config.location=classpath:seed002.yml")
+        .withPropertyValues("spring.config.location=classpath:per-url-windows.yml")
         .run(
             context -> {
               List<RateLimitRule> rules = context.getBean(RateLimitEnforcer.class).rules();

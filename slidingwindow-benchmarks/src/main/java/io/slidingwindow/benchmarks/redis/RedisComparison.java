@@ -42,7 +42,7 @@ import org.redisson.config.Config;
  *
  * <p>Contenders, each limiting requests per minute per id: this library's {@link
  * RedisRateLimiter} (one EVALSHA per call, server time), Bucket4j's Lettuce proxy manager
- * (compare-and-swap), Redisson's {@code RRateLimiter}, and seed 002's sorted-set script (a log of
+ * (compare-and-swap), Redisson's {@code RRateLimiter}, and the common sorted-set script (a log of
  * every request). Three workloads: distinct ids (each thread walks a pool of 10 000 ids), one hot
  * id shared by every thread that is soon refused, and one hot id with a limit so high that every
  * call is granted (so every call writes, and compare-and-swap contends). Then {@code redis-benchmark} running EVALSHA of a one-line script at
@@ -63,7 +63,7 @@ public final class RedisComparison {
   private static final int WARMUP_SECONDS = 3;
   private static final String OURS = "slidingwindow RedisRateLimiter";
 
-  /** Seed 002's sorted-set log, one limit, with PEXPIRE added so idle keys leave. */
+  /** The common sorted-set log, one limit, with PEXPIRE added so idle keys leave. */
   static final String SORTED_SET_SCRIPT =
       """
       -- KEYS[1] the log; ARGV[1] window ms, ARGV[2] threshold, ARGV[3] now ms, ARGV[4] a unique member
@@ -124,7 +124,7 @@ public final class RedisComparison {
             OURS,
             "Bucket4j Lettuce proxy manager (CAS)",
             "Redisson RRateLimiter",
-            "seed 002 sorted-set script");
+            "sorted-set log script");
     java.util.function.BiFunction<String, Long, Contender> contenders =
         (name, permits) -> {
           switch (name) {
