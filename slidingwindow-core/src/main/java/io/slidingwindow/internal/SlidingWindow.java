@@ -96,19 +96,27 @@ public final class SlidingWindow {
 
   private void trim(long now) {
     long oldest = WindowMath.oldestBucket(now, windowNanos, precisionNanos);
-    long[] r = runs;
-    int capacity = r.length >> 1;
-    while (size > 0 && r[head << 1] < oldest) {
-      sum -= r[(head << 1) + 1];
-      head = head + 1 == capacity ? 0 : head + 1;
-      size--;
+    while (size > 0 && runs[head << 1] < oldest) {
+      popHead();
     }
+    headChanged();
+  }
+
+  /** Removes the oldest run. */
+  private void popHead() {
+    sum -= runs[(head << 1) + 1];
+    head = head + 1 == runs.length >> 1 ? 0 : head + 1;
+    size--;
+  }
+
+  /** Recomputes what depends on the oldest run after runs were removed. */
+  private void headChanged() {
     if (size == 0) {
       head = 0;
       trimAt = Long.MAX_VALUE;
       tailEnd = Long.MIN_VALUE;
     } else {
-      trimAt = WindowMath.leavesAt(r[head << 1], windowNanos, precisionNanos);
+      trimAt = WindowMath.leavesAt(runs[head << 1], windowNanos, precisionNanos);
     }
   }
 
@@ -163,24 +171,14 @@ public final class SlidingWindow {
    * the newest run, alone fill the window (see the class comment). Keeps at least one run.
    */
   private void dropCovered(long pending) {
-    long[] r = runs;
-    int capacity = r.length >> 1;
     int keep = pending > 0 ? 0 : 1;
     boolean dropped = false;
-    while (size > keep && sum + pending - r[(head << 1) + 1] >= limit) {
-      sum -= r[(head << 1) + 1];
-      head = head + 1 == capacity ? 0 : head + 1;
-      size--;
+    while (size > keep && sum + pending - runs[(head << 1) + 1] >= limit) {
+      popHead();
       dropped = true;
     }
     if (dropped) {
-      if (size == 0) {
-        head = 0;
-        trimAt = Long.MAX_VALUE;
-        tailEnd = Long.MIN_VALUE;
-      } else {
-        trimAt = WindowMath.leavesAt(r[head << 1], windowNanos, precisionNanos);
-      }
+      headChanged();
     }
   }
 

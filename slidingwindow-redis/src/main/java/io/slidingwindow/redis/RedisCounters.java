@@ -194,10 +194,7 @@ public final class RedisCounters {
      * @throws IllegalArgumentException if {@code ticker} is null
      */
     public Builder clientTime(Ticker ticker) {
-      if (ticker == null) {
-        throw new IllegalArgumentException("ticker must not be null");
-      }
-      this.clientTime = ticker;
+      this.clientTime = Arguments.ticker(ticker);
       return this;
     }
 
@@ -208,14 +205,7 @@ public final class RedisCounters {
      *     than one hour
      */
     public Builder commandTimeout(Duration commandTimeout) {
-      if (commandTimeout == null
-          || commandTimeout.isNegative()
-          || commandTimeout.isZero()
-          || commandTimeout.compareTo(Duration.ofHours(1)) > 0) {
-        throw new IllegalArgumentException(
-            "commandTimeout must be positive and at most one hour, was " + commandTimeout);
-      }
-      this.commandTimeout = commandTimeout;
+      this.commandTimeout = Arguments.commandTimeout(commandTimeout);
       return this;
     }
 

@@ -442,10 +442,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
      * @throws IllegalArgumentException if {@code ticker} is null
      */
     public Builder clientTime(Ticker ticker) {
-      if (ticker == null) {
-        throw new IllegalArgumentException("ticker must not be null");
-      }
-      this.clientTime = ticker;
+      this.clientTime = Arguments.ticker(ticker);
       return this;
     }
 
@@ -457,14 +454,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
      *     than one hour
      */
     public Builder commandTimeout(Duration commandTimeout) {
-      if (commandTimeout == null
-          || commandTimeout.isNegative()
-          || commandTimeout.isZero()
-          || commandTimeout.compareTo(Duration.ofHours(1)) > 0) {
-        throw new IllegalArgumentException(
-            "commandTimeout must be positive and at most one hour, was " + commandTimeout);
-      }
-      this.commandTimeout = commandTimeout;
+      this.commandTimeout = Arguments.commandTimeout(commandTimeout);
       return this;
     }
 
