@@ -2,10 +2,7 @@ package io.slidingwindow.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
-import io.slidingwindow.Ticker;
-import io.slidingwindow.testkit.RateLimiterConformance;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -17,33 +14,11 @@ import org.junit.jupiter.api.Test;
  * The core conformance kit against a 3-master, 3-replica Redis Cluster, in client-time mode, and
  * awkward ids with several limits (several keys per call) that must never cross slots.
  */
-class RedisClusterConformanceIT extends RateLimiterConformance {
+class RedisClusterConformanceIT extends RedisConformance {
 
   @Override
-  protected KeyedRateLimiter<String> newLimiter(
-      List<Limit> limits, boolean countRefusedAttempts, Ticker ticker) {
-    return RedisRateLimiter.builder(SharedCluster.backend())
-        .limits(limits)
-        .countRefusedAttempts(countRefusedAttempts)
-        .clientTime(ticker)
-        .commandTimeout(Duration.ofSeconds(5))
-        .failurePolicy(FailurePolicy.fallbackTo(new FailingLimiter()))
-        .build();
-  }
-
-  @Override
-  protected long tickNanos() {
-    return 1_000;
-  }
-
-  /**
-   * A clock that steps back is recorded into the newest stored run and counted from there, which
-   * never lets more through but need not match a decision at the latest reading (see
-   * docs/redis.md, "Time and units"); the kit's backward-clock test still runs.
-   */
-  @Override
-  protected boolean decidesAtLatestReading() {
-    return false;
+  RedisBackend backend() {
+    return SharedCluster.backend();
   }
 
   @Test

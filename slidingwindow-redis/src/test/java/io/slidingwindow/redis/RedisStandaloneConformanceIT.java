@@ -1,40 +1,10 @@
 package io.slidingwindow.redis;
 
-import io.slidingwindow.KeyedRateLimiter;
-import io.slidingwindow.Limit;
-import io.slidingwindow.Ticker;
-import io.slidingwindow.testkit.RateLimiterConformance;
-import java.time.Duration;
-import java.util.List;
-
 /** The core conformance kit against a standalone redis-server, in client-time mode. */
-class RedisStandaloneConformanceIT extends RateLimiterConformance {
+class RedisStandaloneConformanceIT extends RedisConformance {
 
   @Override
-  protected KeyedRateLimiter<String> newLimiter(
-      List<Limit> limits, boolean countRefusedAttempts, Ticker ticker) {
-    return RedisRateLimiter.builder(SharedRedis.backend())
-        .limits(limits)
-        .countRefusedAttempts(countRefusedAttempts)
-        .clientTime(ticker)
-        .commandTimeout(Duration.ofSeconds(5))
-        .failurePolicy(FailurePolicy.fallbackTo(new FailingLimiter()))
-        .build();
-  }
-
-  /** Redis time is in microseconds. */
-  @Override
-  protected long tickNanos() {
-    return 1_000;
-  }
-
-  /**
-   * A clock that steps back is recorded into the newest stored run and counted from there, which
-   * never lets more through but need not match a decision at the latest reading (see
-   * docs/redis.md, "Time and units"); the kit's backward-clock test still runs.
-   */
-  @Override
-  protected boolean decidesAtLatestReading() {
-    return false;
+  RedisBackend backend() {
+    return SharedRedis.backend();
   }
 }
