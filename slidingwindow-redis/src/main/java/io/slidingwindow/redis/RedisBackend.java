@@ -42,12 +42,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * Lettuce client: commands are refused at once while disconnected (instead of queued until a
  * reconnect), reconnects are tried every 10 ms to 1 s, Cluster topology is refreshed every 10 s
  * and on every adaptive trigger (MOVED, ASK, persistent reconnects), and {@link #close()} shuts the
- * client down. On Cluster, a call that fails for want of a connection also (at most once a second)
- * drops Lettuce's cached slot-to-connection map and opens a new connection that replaces the
- * current one, so that after a failover calls go to the promoted replica instead of the dead
- * master's connection. Backends made by {@link #of(RedisClient)} or {@link
- * #of(RedisClusterClient)} use the caller's client as configured and close only their
- * connection(s).
+ * client down. On Cluster, a call that fails for want of a connection also drops Lettuce's cached
+ * slot-to-connection map (at most once a second), so that after a failover calls go to the
+ * promoted replica instead of the dead master's connection. Backends made by {@link #of(RedisClient)} or {@link #of(RedisClusterClient)} use the
+ * caller's client as configured and close only their connection.
  *
  * <p>Thread-safe: one multiplexed connection serves every limiter and counter built on it.
  */
@@ -61,27 +59,10 @@ public final class RedisBackend implements AutoCloseable {
   /** The least time between two slot-cache resets that failed calls ask for. */
   private static final long RESET_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-  /** Replaced only on Cluster, by {@link #onConnectionFailure}. */
-  private volatile StatefulConnection<String, String> connection;
-
-  private volatile RedisScriptingAsyncCommands<String, String> commands;
-
+  private final StatefulConnection<String, String> connection;
+  private final RedisScriptingAsyncCommands<String, String> commands;
   private final AutoCloseable owned;
   private final String description;
-
-  /** Opens a new Cluster connection; null for standalone and Sentinel. */
-  private final java.util.function.Supplier<StatefulRedisClusterConnection<String, String>> reconnect;
-
-  private volatile boolean closed;
-
-  /** One daemon thread that opens replacement Cluster connections, off the callers' threads. */
-  private static final java.util.concurrent.ExecutorService RECONNECTS =
-      java.util.concurrent.Executors.newSingleThreadExecutor(
-          task -> {
-            Thread thread = new Thread(task, "slidingwindow-redis-reconnect");
-            thread.setDaemon(true);
-            return thread;
-          });
 
   /** When a failed call last reset the Cluster slot cache (System.nanoTime). */
   private final AtomicLong lastReset = new AtomicLong(System.nanoTime() - RESET_INTERVAL_NANOS);
@@ -91,20 +72,10 @@ public final class RedisBackend implements AutoCloseable {
       RedisScriptingAsyncCommands<String, String> commands,
       AutoCloseable owned,
       String description) {
-    this(connection, commands, owned, description, null);
-  }
-
-  private RedisBackend(
-      StatefulConnection<String, String> connection,
-      RedisScriptingAsyncCommands<String, String> commands,
-      AutoCloseable owned,
-      String description,
-      java.util.function.Supplier<StatefulRedisClusterConnection<String, String>> reconnect) {
     this.connection = connection;
     this.commands = commands;
     this.owned = owned;
     this.description = description;
-    this.reconnect = reconnect;
   }
 
   /**
@@ -164,38 +135,30 @@ public final class RedisBackend implements AutoCloseable {
       uris.add(parse(uri, "seedUris"));
     }
     ClientResources resources = resources();
-    java.util.function.Supplier<RedisClusterClient> newClient =
-        () -> {
-          RedisClusterClient created = RedisClusterClient.create(resources, uris);
-          created.setOptions(clusterOptions());
-          return created;
-        };
-    // The backend owns its client: after a failover it may replace it with a new one, whose view
-    // of the cluster starts from a fresh discovery (see onConnectionFailure).
-    java.util.concurrent.atomic.AtomicReference<RedisClusterClient> current =
-        new java.util.concurrent.atomic.AtomicReference<>(newClient.get());
-    RedisClusterClient client = current.get();
+    RedisClusterClient client = RedisClusterClient.create(resources, uris);
+    client.setOptions(
+        ClusterClientOptions.builder()
+            .topologyRefreshOptions(
+                ClusterTopologyRefreshOptions.builder()
+                    .enablePeriodicRefresh(Duration.ofSeconds(10))
+                    .enableAllAdaptiveRefreshTriggers()
+                    .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
+                    .refreshTriggersReconnectAttempts(2)
+                    .build())
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .timeoutOptions(TimeoutOptions.enabled(CLIENT_TIMEOUT))
+            .socketOptions(SocketOptions.builder().connectTimeout(CLIENT_TIMEOUT).build())
+            .build());
     try {
       StatefulRedisClusterConnection<String, String> connection = client.connect();
       return new RedisBackend(
           connection,
           connection.async(),
           () -> {
-            current.get().shutdown();
+            client.shutdown();
             resources.shutdown();
           },
-          "cluster " + seedUris,
-          () -> {
-            RedisClusterClient replacement = newClient.get();
-            try {
-              StatefulRedisClusterConnection<String, String> fresh = replacement.connect();
-              current.getAndSet(replacement).shutdownAsync();
-              return fresh;
-            } catch (RuntimeException e) {
-              replacement.shutdownAsync();
-              throw e;
-            }
-          });
+          "cluster " + seedUris);
     } catch (RuntimeException e) {
       client.shutdown();
       resources.shutdown();
@@ -228,8 +191,7 @@ public final class RedisBackend implements AutoCloseable {
       throw new IllegalArgumentException("client must not be null");
     }
     StatefulRedisClusterConnection<String, String> connection = client.connect();
-    return new RedisBackend(
-        connection, connection.async(), () -> {}, "cluster client " + client, client::connect);
+    return new RedisBackend(connection, connection.async(), () -> {}, "cluster client " + client);
   }
 
   /**
@@ -306,21 +268,6 @@ public final class RedisBackend implements AutoCloseable {
         && error.getMessage().startsWith(prefix);
   }
 
-  private static ClusterClientOptions clusterOptions() {
-    return ClusterClientOptions.builder()
-        .topologyRefreshOptions(
-            ClusterTopologyRefreshOptions.builder()
-                .enablePeriodicRefresh(Duration.ofSeconds(10))
-                .enableAllAdaptiveRefreshTriggers()
-                .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
-                .refreshTriggersReconnectAttempts(2)
-                .build())
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        .timeoutOptions(TimeoutOptions.enabled(CLIENT_TIMEOUT))
-        .socketOptions(SocketOptions.builder().connectTimeout(CLIENT_TIMEOUT).build())
-        .build();
-  }
-
   static Throwable unwrap(Throwable error) {
     while (error instanceof CompletionException && error.getCause() != null) {
       error = error.getCause();
@@ -331,13 +278,8 @@ public final class RedisBackend implements AutoCloseable {
   /** Closes the connection, and the client and its threads if this backend made them. */
   @Override
   public void close() {
-    StatefulConnection<String, String> current;
-    synchronized (this) {
-      closed = true;
-      current = connection;
-    }
     try {
-      current.close();
+      connection.close();
     } finally {
       try {
         owned.close();
@@ -349,47 +291,22 @@ public final class RedisBackend implements AutoCloseable {
 
   /**
    * After a Cluster failover, Lettuce (6.4) updates its view of the slots but may keep sending a
-   * slot's commands to the dead master's connection, which rejects them ("Currently not
-   * connected"), while a new connection to the same cluster routes them to the promoted replica. A
-   * call that failed for want of a connection therefore, at most once a second, hands the
-   * connection its own current view again (which drops the cached slot-to-connection map) and opens
-   * a new connection in the background, which replaces the current one once it is up; the old one
-   * is then closed. Commands already sent on the old connection complete or fail there; none is
-   * sent twice.
+   * slot's commands to the dead master's connection, which refuses them. A call that failed for
+   * want of a connection therefore hands the connection its own current view again, at most once a
+   * second, which drops the cached slot-to-connection map, so that the next call goes to the
+   * slot's current master.
    */
   private void onConnectionFailure(Throwable cause) {
-    if (reconnect == null || closed || cause instanceof RedisCommandExecutionException) {
+    if (!(connection instanceof StatefulRedisClusterConnectionImpl)
+        || cause instanceof RedisCommandExecutionException) {
       return;
     }
     long last = lastReset.get();
     long now = System.nanoTime();
-    if (now - last < RESET_INTERVAL_NANOS || !lastReset.compareAndSet(last, now)) {
-      return;
-    }
-    if (connection instanceof StatefulRedisClusterConnectionImpl) {
+    if (now - last >= RESET_INTERVAL_NANOS && lastReset.compareAndSet(last, now)) {
       StatefulRedisClusterConnectionImpl<?, ?> cluster = (StatefulRedisClusterConnectionImpl<?, ?>) connection;
       cluster.setPartitions(cluster.getPartitions());
     }
-    RECONNECTS.execute(
-        () -> {
-          StatefulRedisClusterConnection<String, String> fresh;
-          try {
-            fresh = reconnect.get();
-          } catch (RuntimeException e) {
-            return; // the cluster is unreachable: keep the current connection, try again later
-          }
-          StatefulConnection<String, String> old;
-          synchronized (this) {
-            if (closed) {
-              fresh.closeAsync();
-              return;
-            }
-            old = connection;
-            connection = fresh;
-            commands = fresh.async();
-          }
-          old.closeAsync();
-        });
   }
 
   /** The client's view of the Cluster's slots and nodes, for diagnostics; empty when not Cluster. */
