@@ -73,11 +73,7 @@ public interface KeyedRateLimiter<K> {
      *     Integer#MAX_VALUE}
      */
     public Builder maxKeys(long maxKeys) {
-      if (maxKeys <= 0 || maxKeys > Integer.MAX_VALUE) {
-        throw new IllegalArgumentException(
-            "maxKeys must be between 1 and " + Integer.MAX_VALUE + ", was " + maxKeys);
-      }
-      this.maxKeys = maxKeys;
+      this.maxKeys = KeyBounds.maxKeys(maxKeys);
       return this;
     }
 
@@ -88,10 +84,7 @@ public interface KeyedRateLimiter<K> {
      * @throws IllegalArgumentException if {@code overflow} is null
      */
     public Builder onKeyOverflow(KeyOverflow overflow) {
-      if (overflow == null) {
-        throw new IllegalArgumentException("overflow must not be null");
-      }
-      this.overflow = overflow;
+      this.overflow = KeyBounds.overflow(overflow);
       return this;
     }
 
