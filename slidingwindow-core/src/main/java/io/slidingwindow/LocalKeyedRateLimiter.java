@@ -37,24 +37,7 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
             ? new Decision(false, 0, longest.window(), longest.window(), longest)
             : new Decision(true, 0, Duration.ZERO, Duration.ZERO, longest);
     this.table =
-        new KeyTable<>(
-            maxKeys,
-            new KeyTable.States<>() {
-              @Override
-              public WindowSet create(long start) {
-                return new WindowSet(limits, countRefused, start);
-              }
-
-              @Override
-              public boolean isEmpty(WindowSet state, long now) {
-                return state.isEmpty(now);
-              }
-
-              @Override
-              public long latest(WindowSet state) {
-                return state.latest();
-              }
-            });
+        new KeyTable<>(maxKeys, start -> new WindowSet(limits, countRefused, start));
     this.origin = ticker.read();
   }
 

@@ -24,24 +24,7 @@ final class LocalRollingCounters<K> implements RollingCounters<K> {
     this.ticker = ticker;
     this.overflow = overflow;
     this.table =
-        new KeyTable<>(
-            maxKeys,
-            new KeyTable.States<>() {
-              @Override
-              public RollingSums create(long start) {
-                return new RollingSums(size, intervalNanos, start);
-              }
-
-              @Override
-              public boolean isEmpty(RollingSums state, long now) {
-                return state.isEmpty(now);
-              }
-
-              @Override
-              public long latest(RollingSums state) {
-                return state.latest();
-              }
-            });
+        new KeyTable<>(maxKeys, start -> new RollingSums(size, intervalNanos, start));
     this.origin = ticker.read();
   }
 
@@ -67,6 +50,16 @@ final class LocalRollingCounters<K> implements RollingCounters<K> {
 
   @Override
   public long sum(K key) {
+    return read(key, true);
+  }
+
+  @Override
+  public long count(K key) {
+    return read(key, false);
+  }
+
+  /** The window's sum or count for {@code key} now, without tracking the key. */
+  private long read(K key, boolean sum) {
     checkKey(key);
     long now = ticker.read() - origin;
     KeyTable.Entry<RollingSums> entry = table.existing(key);
@@ -76,20 +69,10 @@ final class LocalRollingCounters<K> implements RollingCounters<K> {
     synchronized (entry) {
       // A retired entry was empty when it left; a newer entry, if any, was not yet there when
       // this call looked the key up.
-      return entry.isRetired() ? 0 : entry.state().sum(now);
-    }
-  }
-
-  @Override
-  public long count(K key) {
-    checkKey(key);
-    long now = ticker.read() - origin;
-    KeyTable.Entry<RollingSums> entry = table.existing(key);
-    if (entry == null) {
-      return 0;
-    }
-    synchronized (entry) {
-      return entry.isRetired() ? 0 : entry.state().count(now);
+      if (entry.isRetired()) {
+        return 0;
+      }
+      return sum ? entry.state().sum(now) : entry.state().count(now);
     }
   }
 

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongFunction;
 
 /**
  * A bounded concurrent table of per-key window state that evicts keys whose windows are empty; the
@@ -32,19 +33,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * @param <K> the key type
  * @param <S> the per-key state, guarded by its entry's monitor
  */
-public final class KeyTable<K, S> {
+public final class KeyTable<K, S extends KeyTable.State> {
 
-  /** How the table creates and inspects states; every call holds the entry's monitor. */
-  public interface States<S> {
+  /** What the table asks of a per-key state; every call holds the entry's monitor. */
+  public interface State {
 
-    /** A new empty state whose clock starts at {@code start}: earlier times count as it. */
-    S create(long start);
+    /** Whether the state holds nothing at time {@code now}. */
+    boolean isEmpty(long now);
 
-    /** Whether {@code state} holds nothing at time {@code now}. */
-    boolean isEmpty(S state, long now);
-
-    /** The latest time {@code state} has seen. */
-    long latest(S state);
+    /** The latest time the state has seen. */
+    long latest();
   }
 
   /** Entries examined for eviction each time a new key is tracked. */
@@ -54,7 +52,7 @@ public final class KeyTable<K, S> {
   private static final int SWEEP_WHEN_FULL = 16;
 
   private final int maxKeys;
-  private final States<S> states;
+  private final LongFunction<S> newState;
   private final ConcurrentHashMap<K, Entry<S>> entries = new ConcurrentHashMap<>();
   private final AtomicInteger size = new AtomicInteger();
   private final ReentrantLock sweepLock = new ReentrantLock();
@@ -69,10 +67,13 @@ public final class KeyTable<K, S> {
   /** Guarded by sweepLock; continues across calls so that every entry is visited in turn. */
   private Iterator<Map.Entry<K, Entry<S>>> sweep;
 
-  /** A table of at most {@code maxKeys} keys (positive). */
-  public KeyTable(int maxKeys, States<S> states) {
+  /**
+   * A table of at most {@code maxKeys} keys (positive), whose new states come from {@code
+   * newState}, given the time their clock starts at (earlier times count as it).
+   */
+  public KeyTable(int maxKeys, LongFunction<S> newState) {
     this.maxKeys = maxKeys;
-    this.states = states;
+    this.newState = newState;
   }
 
   /** One key's state. Its monitor guards the state and the flags. */
@@ -141,7 +142,7 @@ public final class KeyTable<K, S> {
         entries.computeIfAbsent(
             key,
             k -> {
-              Entry<S> fresh = new Entry<>(states.create(evictedUpTo));
+              Entry<S> fresh = new Entry<>(newState.apply(evictedUpTo));
               created[0] = fresh;
               return fresh;
             });
@@ -215,8 +216,8 @@ public final class KeyTable<K, S> {
       Map.Entry<K, Entry<S>> candidate = sweep.next();
       Entry<S> entry = candidate.getValue();
       synchronized (entry) {
-        if (!entry.retired && !entry.unused && states.isEmpty(entry.state, now)) {
-          evictedUpTo = Math.max(evictedUpTo, states.latest(entry.state));
+        if (!entry.retired && !entry.unused && entry.state.isEmpty(now)) {
+          evictedUpTo = Math.max(evictedUpTo, entry.state.latest());
           entry.retired = true;
           entries.remove(candidate.getKey(), entry);
           size.decrementAndGet();

@@ -19,7 +19,7 @@ package io.slidingwindow.internal;
  * <p>Times are nanoseconds since the owner's origin; a time smaller than the latest one seen counts
  * as that latest one. Not thread-safe: the owner holds a lock around every call.
  */
-public final class RollingSums {
+public final class RollingSums implements KeyTable.State {
 
   private static final int INITIAL_RUNS = 2;
 
@@ -122,12 +122,14 @@ public final class RollingSums {
   }
 
   /** Whether the window counts nothing at time {@code now}. */
+  @Override
   public boolean isEmpty(long now) {
     advance(now);
     return stored == 0;
   }
 
   /** The latest time seen. */
+  @Override
   public long latest() {
     return latest;
   }

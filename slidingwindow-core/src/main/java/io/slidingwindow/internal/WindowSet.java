@@ -16,7 +16,7 @@ import java.util.List;
  *
  * <p>Not thread-safe: the owner holds a lock around every call.
  */
-public final class WindowSet {
+public final class WindowSet implements KeyTable.State {
 
   private final Limit[] limits;
   private final SlidingWindow[] windows;
@@ -42,6 +42,7 @@ public final class WindowSet {
   }
 
   /** The latest time seen. */
+  @Override
   public long latest() {
     return latest;
   }
@@ -156,6 +157,7 @@ public final class WindowSet {
   }
 
   /** Whether no limit counts any permit at time {@code now}. */
+  @Override
   public boolean isEmpty(long now) {
     advance(now);
     for (SlidingWindow w : windows) {
