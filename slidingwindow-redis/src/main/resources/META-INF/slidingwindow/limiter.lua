@@ -33,10 +33,16 @@
 -- ARGV[4]   expiry of a key in milliseconds: the longest window plus its bucket, rounded up
 -- ARGV[5 + 3(i-1)], ARGV[6 + 3(i-1)], ARGV[7 + 3(i-1)]   N, W and p of limit i; W, p in microseconds
 --
--- Returns  {allowed (1 or 0), now (microseconds)}, and with flag 2 also
---          {remaining, retryAfter (microseconds), resetAfter (microseconds), binding limit (1-based)}
---          for the binding limit: on a grant the one with the fewest permits left, on a refusal
---          the one that keeps the request waiting longest (the first such limit on ties).
+-- Returns  without flag 2: {allowed (1 or 0), now (microseconds), hold}, where hold is how long
+--          from now every request for this id stays refused if nothing else is recorded: the
+--          longest time any limit stays full (until its oldest run leaves);
+--          with flag 2: {allowed, now, remaining, retryAfter (microseconds), resetAfter
+--          (microseconds), binding limit (1-based), hold}, the figures of the binding limit: on a
+--          grant the one with the fewest permits left, on a refusal the one that keeps the request
+--          waiting longest (the first such limit on ties); hold is then how long the binding limit
+--          stays full, during which these figures only count down.
+--          hold is 0 on a grant, when no limit (or not the binding one) is full, and when refused
+--          attempts count (a refusal then changes the stored runs).
 
 local permits = tonumber(ARGV[1])
 local flags = tonumber(ARGV[2])
@@ -57,7 +63,7 @@ end
 
 local n = #KEYS
 local limit, window, precision = {}, {}, {}
-local ref, base, tail_bucket, tail_total, prev_total, sums = {}, {}, {}, {}, {}, {}
+local ref, base, tail_bucket, tail_total, prev_total, sums, first = {}, {}, {}, {}, {}, {}, {}
 local allowed = true
 for i = 1, n do
   local key = KEYS[i]
@@ -81,7 +87,8 @@ for i = 1, n do
   else
     prev_total[i], tail_bucket[i], tail_total[i] = tonumber(tail[1]), ref[i] + tonumber(tail[2]), tonumber(tail[3])
     base[i] = tonumber(head[2])
-    if ref[i] + tonumber(head[3]) < oldest then
+    first[i] = ref[i] + tonumber(head[3])
+    if first[i] < oldest then
       -- Some runs have left, not the newest: read the head in growing chunks up to the first run
       -- that still counts, then cut them off, keeping the reference and making the last gone
       -- run's total (element 2 * gone + 1) the new base.
@@ -91,6 +98,7 @@ for i = 1, n do
         local j = 1
         while j < #runs do
           if ref[i] + tonumber(runs[j]) >= oldest then
+            first[i] = ref[i] + tonumber(runs[j])
             done = true
             break
           end
@@ -145,14 +153,32 @@ if allowed or count_refused then
   end
 end
 
-local result = allowed and 1 or 0
-if not figures then
-  return {result, now}
-end
-
 -- The time at which bucket b of limit i stops being counted: (b + 1) p + W - 1.
 local function leaves_at(i, b)
   return (b + 1) * precision[i] + window[i] - 1
+end
+
+-- How long limit i stays full (no permit left) if nothing else is recorded: until its oldest run
+-- leaves; 0 when it is not full.
+local function full_for(i)
+  if sums[i] < limit[i] or first[i] == nil then
+    return 0
+  end
+  return leaves_at(i, first[i]) - now
+end
+
+local result = allowed and 1 or 0
+if not figures then
+  local hold = 0
+  if not allowed and not count_refused then
+    for i = 1, n do
+      local f = full_for(i)
+      if f > hold then
+        hold = f
+      end
+    end
+  end
+  return {result, now, hold}
 end
 
 local binding, retry = 1, 0
@@ -203,4 +229,8 @@ local reset = 0
 if sums[binding] > 0 then
   reset = leaves_at(binding, tail_bucket[binding]) - now
 end
-return {result, now, remaining, retry, reset, binding}
+local hold = 0
+if not allowed and not count_refused then
+  hold = full_for(binding)
+end
+return {result, now, remaining, retry, reset, binding, hold}

@@ -46,6 +46,11 @@ import java.util.function.Function;
  * is amortised O(1) per limit; a refusal from {@link #decide} also walks the runs that must leave
  * before the request fits (at most {@code permits} runs when only grants count).
  *
+ * <p>Refusals without a round trip. When Redis refuses an id because one of its limits has no
+ * permit left, nothing but time can free one, so the limiter remembers the refusal until that
+ * limit's oldest run leaves and meanwhile refuses the id locally, with the answer (and figures)
+ * Redis would give; see {@link Builder#refusalCache(int)}. Not done when refused attempts count.
+ *
  * <p>Failures. No Redis exception escapes a call: when Redis errs, does not answer within the
  * command timeout, or the circuit breaker is open, the {@link FailurePolicy} decides. A call that
  * timed out is never retried, since it may have run.
@@ -85,7 +90,11 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
   private final long largestGrantable;
   private final boolean countRefused;
   private final Ticker clientTime;
+  /** The clock of the refusal cache: the client-time ticker, or System.nanoTime. */
+  private final Ticker localTime;
   private final long origin;
+  /** Null when off, or when refused attempts count. */
+  private final RefusalCache refusals;
   private final long timeoutNanos;
   private final FailurePolicy policy;
   private final CircuitBreaker breaker;
@@ -129,7 +138,9 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     this.smallest = least;
     this.longestWindow = longest.window();
     this.clientTime = b.clientTime;
-    this.origin = clientTime == null ? 0 : clientTime.read();
+    this.localTime = clientTime == null ? Ticker.system() : clientTime;
+    this.origin = localTime.read();
+    this.refusals = countRefused || b.refusalCacheSlots == 0 ? null : new RefusalCache(b.refusalCacheSlots);
     this.timeoutNanos = b.commandTimeout.toNanos();
     this.policy = b.failurePolicy;
     this.breaker = new CircuitBreaker(b.breakerFailures, b.breakerOpen.toNanos(), b.breakerTicker);
@@ -157,8 +168,16 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
   @Override
   public boolean tryAcquire(String id, long permits) {
     String[] keys = keys(id, permits);
-    List<Object> reply = callSync(keys, args(permits, false));
-    return reply == null ? onFailure(id, permits).allowed() : isAllowed(reply);
+    long now = localMicros();
+    if (refusals != null && refusals.find(id, now) != null) {
+      return false;
+    }
+    List<Object> reply = callSync(keys, args(permits, false, now));
+    if (reply == null) {
+      return onFailure(id, permits).allowed();
+    }
+    remember(id, permits, reply, false, now);
+    return isAllowed(reply);
   }
 
   /**
@@ -170,8 +189,17 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
   @Override
   public Decision decide(String id, long permits) {
     String[] keys = keys(id, permits);
-    List<Object> reply = callSync(keys, args(permits, true));
-    return reply == null ? onFailure(id, permits) : toDecision(reply);
+    long now = localMicros();
+    Decision cached = cachedDecision(id, permits, now);
+    if (cached != null) {
+      return cached;
+    }
+    List<Object> reply = callSync(keys, args(permits, true, now));
+    if (reply == null) {
+      return onFailure(id, permits);
+    }
+    remember(id, permits, reply, true, now);
+    return toDecision(reply);
   }
 
   /**
@@ -182,7 +210,12 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    */
   public CompletionStage<Boolean> tryAcquireAsync(String id, long permits) {
     String[] keys = keys(id, permits);
-    return callAsync(keys, args(permits, false), id, permits, RedisRateLimiter::isAllowed, Decision::allowed);
+    long now = localMicros();
+    if (refusals != null && refusals.find(id, now) != null) {
+      return CompletableFuture.completedFuture(false);
+    }
+    return callAsync(
+        keys, args(permits, false, now), id, permits, false, now, RedisRateLimiter::isAllowed, Decision::allowed);
   }
 
   /**
@@ -193,7 +226,12 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    */
   public CompletionStage<Decision> decideAsync(String id, long permits) {
     String[] keys = keys(id, permits);
-    return callAsync(keys, args(permits, true), id, permits, this::toDecision, d -> d);
+    long now = localMicros();
+    Decision cached = cachedDecision(id, permits, now);
+    if (cached != null) {
+      return CompletableFuture.completedFuture(cached);
+    }
+    return callAsync(keys, args(permits, true, now), id, permits, true, now, this::toDecision, d -> d);
   }
 
   @Override
@@ -207,7 +245,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    */
   long[] tryAcquireWithTime(String id, long permits) throws Exception {
     List<Object> reply =
-        backend.run(Script.LIMITER, keys(id, permits), args(permits, false)).get(10, TimeUnit.SECONDS);
+        backend.run(Script.LIMITER, keys(id, permits), args(permits, false, localMicros())).get(10, TimeUnit.SECONDS);
     return new long[] {(Long) reply.get(0), (Long) reply.get(1)};
   }
 
@@ -238,12 +276,70 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     return keys;
   }
 
-  private String[] args(long permits, boolean figures) {
+  private String[] args(long permits, boolean figures, long nowMicros) {
     String[] args = argsTemplate.clone();
     args[0] = Long.toString(permits);
     args[1] = Integer.toString((countRefused ? FLAG_COUNT_REFUSED : 0) | (figures ? FLAG_FIGURES : 0));
-    args[2] = clientTime == null ? "" : Long.toString(Math.floorDiv(clientTime.read() - origin, 1000L));
+    args[2] = clientTime == null ? "" : Long.toString(nowMicros);
     return args;
+  }
+
+  /** The local clock in microseconds since the limiter was built; with client time, the script's. */
+  private long localMicros() {
+    return Math.floorDiv(localTime.read() - origin, 1000L);
+  }
+
+  /**
+   * Remembers a refusal that the script says holds for a while. With client time the script's
+   * clock is the local one. With server time the script ran somewhere between the call's start
+   * ({@code sentMicros}) and now, so the refusal is kept until the start plus its hold, less a
+   * microsecond for rounding (never longer than Redis would refuse), and the figures are taken as of
+   * now plus a microsecond (so served figures are never early).
+   */
+  private void remember(String id, long permits, List<Object> reply, boolean figures, long sentMicros) {
+    if (refusals == null) {
+      return;
+    }
+    long hold = (Long) reply.get(figures ? 6 : 2);
+    if (hold <= 0) {
+      return;
+    }
+    long until;
+    long ref;
+    if (clientTime != null) {
+      ref = (Long) reply.get(1);
+      until = ref + hold;
+    } else {
+      ref = localMicros() + 1;
+      until = sentMicros + hold - 1;
+    }
+    refusals.put(
+        figures
+            ? new RefusalCache.Entry(
+                id, until, true, permits, ref, (Long) reply.get(3), (Long) reply.get(4), ((Long) reply.get(5)).intValue() - 1)
+            : new RefusalCache.Entry(id, until, false, 0, ref, 0, 0, 0));
+  }
+
+  /**
+   * The decision for a refusal remembered with figures for the same permits, counted down to
+   * {@code nowMicros}, or null. The binding limit stays full until the entry's end, so its
+   * remaining stays 0 and both durations only count down.
+   */
+  private Decision cachedDecision(String id, long permits, long nowMicros) {
+    if (refusals == null) {
+      return null;
+    }
+    RefusalCache.Entry e = refusals.find(id, nowMicros);
+    if (e == null || !e.hasFigures() || e.permits() != permits) {
+      return null;
+    }
+    long elapsed = nowMicros - e.refMicros();
+    return new Decision(
+        false,
+        0,
+        Duration.ofNanos(Math.max(1, e.retryMicros() - elapsed) * 1000),
+        Duration.ofNanos(Math.max(0, e.resetMicros() - elapsed) * 1000),
+        limits.get(e.binding()));
   }
 
   /** The script's reply, or null when Redis failed (the breaker has been told). */
@@ -271,6 +367,8 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
       String[] args,
       String id,
       long permits,
+      boolean figures,
+      long sentMicros,
       Function<List<Object>, T> convert,
       Function<Decision, T> fromPolicy) {
     if (!breaker.tryPass()) {
@@ -289,6 +387,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
             (reply, error) -> {
               if (error == null) {
                 breaker.onSuccess();
+                remember(id, permits, reply, figures, sentMicros);
                 return convert.apply(reply);
               }
               failed(RedisBackend.unwrap(error));
@@ -369,6 +468,9 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     /** How long an open breaker turns calls away before it probes Redis, by default. */
     public static final Duration DEFAULT_BREAKER_OPEN = Duration.ofSeconds(1);
 
+    /** How many ids' refusals are remembered locally, by default. */
+    public static final int DEFAULT_REFUSAL_CACHE_SLOTS = 4096;
+
     private final RedisBackend backend;
     private final List<Limit> limits = new ArrayList<>();
     private String keyPrefix = DEFAULT_KEY_PREFIX;
@@ -379,6 +481,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     private int breakerFailures = DEFAULT_BREAKER_FAILURES;
     private Duration breakerOpen = DEFAULT_BREAKER_OPEN;
     private Ticker breakerTicker = Ticker.system();
+    private int refusalCacheSlots = DEFAULT_REFUSAL_CACHE_SLOTS;
 
     private Builder(RedisBackend backend) {
       this.backend = backend;
@@ -493,6 +596,31 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     }
 
     /** Replaces the breaker's clock; for tests that drive a fake clock. */
+    /**
+     * How many ids' refusals to remember locally (rounded up to a power of two; 0 turns it off).
+     * When Redis refuses an id because a limit of it has no permit left, nothing but time can
+     * free one: no instance can be granted anything for that id until the limit's oldest stored
+     * run leaves its window. Until then this limiter refuses the id without a round trip, with
+     * the same answer, and for {@link RedisRateLimiter#decide decide} the same figures counted
+     * down, that Redis would give (with server time, the refusal is kept a round trip shorter and
+     * the figures are never early). A client hammering a full id then costs Redis nothing. The
+     * table is direct-mapped: ids that share a slot replace each other, so memory stays at {@code
+     * slots} references plus one small entry per remembered id. Off when refused attempts count,
+     * since those must be recorded. If the id's keys are deleted in Redis behind the limiter's
+     * back, a remembered refusal lasts at most the longest window plus its precision. Default
+     * {@value #DEFAULT_REFUSAL_CACHE_SLOTS}.
+     *
+     * @throws IllegalArgumentException if {@code slots} is negative or above 2^20
+     */
+    public Builder refusalCache(int slots) {
+      if (slots < 0 || slots > RefusalCache.MAX_SLOTS) {
+        throw new IllegalArgumentException(
+            "slots must be between 0 and " + RefusalCache.MAX_SLOTS + ", was " + slots);
+      }
+      this.refusalCacheSlots = slots;
+      return this;
+    }
+
     Builder breakerTicker(Ticker ticker) {
       this.breakerTicker = ticker;
       return this;

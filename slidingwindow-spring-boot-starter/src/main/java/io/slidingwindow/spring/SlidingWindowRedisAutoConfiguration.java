@@ -69,6 +69,12 @@ public class SlidingWindowRedisAutoConfiguration {
       SlidingWindowRedisProperties redis,
       SlidingWindowProperties http,
       ObjectProvider<Ticker> ticker) {
+    if (redis.getRefusalCache() < 0 || redis.getRefusalCache() > 1 << 20) {
+      throw new IllegalArgumentException(
+          SlidingWindowRedisProperties.PREFIX
+              + ".refusal-cache must be between 0 and 2^20, was "
+              + redis.getRefusalCache());
+    }
     RateLimiterFactory local =
         RateLimiterFactory.inMemory(ticker.getIfAvailable(Ticker::system), http.getMaxKeysPerRule());
     return (ruleName, limits, countRefusedAttempts) -> {
@@ -83,6 +89,7 @@ public class SlidingWindowRedisAutoConfiguration {
           .limits(limits)
           .countRefusedAttempts(countRefusedAttempts)
           .commandTimeout(redis.getCommandTimeout())
+          .refusalCache(redis.getRefusalCache())
           .failurePolicy(policy)
           .build();
     };

@@ -45,6 +45,12 @@ public class SlidingWindowRedisProperties {
   /** What a limiter does while Redis does not answer. */
   private OnFailure onFailure = OnFailure.LOCAL;
 
+  /**
+   * How many ids' refusals each rule's limiter remembers, to refuse a full id without a round trip
+   * until its window can have room; 0 turns it off.
+   */
+  private int refusalCache = 4096;
+
   public String getUri() {
     return uri;
   }
@@ -75,6 +81,14 @@ public class SlidingWindowRedisProperties {
 
   public void setCommandTimeout(Duration commandTimeout) {
     this.commandTimeout = commandTimeout;
+  }
+
+  public int getRefusalCache() {
+    return refusalCache;
+  }
+
+  public void setRefusalCache(int refusalCache) {
+    this.refusalCache = refusalCache;
   }
 
   public OnFailure getOnFailure() {

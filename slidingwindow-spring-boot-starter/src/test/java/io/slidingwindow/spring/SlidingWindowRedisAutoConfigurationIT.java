@@ -130,4 +130,17 @@ class SlidingWindowRedisAutoConfigurationIT {
                     .hasMessageContaining("slidingwindow.redis")
                     .hasMessageContaining("exactly one of uri, cluster.nodes and sentinel.master"));
   }
+
+  @Test
+  void refusalCacheOutOfRange_failsAtStartNamingTheProperty() {
+    runner
+        .withPropertyValues("slidingwindow.redis.uri=" + redis.uri(), "slidingwindow.redis.refusal-cache=-1")
+        .run(
+            context ->
+                assertThat(context)
+                    .hasFailed()
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("slidingwindow.redis.refusal-cache"));
+  }
 }
