@@ -44,127 +44,135 @@
 --          hold is 0 on a grant, when no limit (or not the binding one) is full, and when refused
 --          attempts count (a refusal then changes the stored runs).
 
+local call, tonumber, floor = redis.call, tonumber, math.floor
+
 local permits = tonumber(ARGV[1])
 local flags = tonumber(ARGV[2])
 local count_refused = flags % 2 == 1
 local figures = flags >= 2
 local now
 if ARGV[3] == '' then
-  local time = redis.call('TIME')
+  local time = call('TIME')
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 else
   now = tonumber(ARGV[3])
 end
 local ttl = ARGV[4]
 
-local function str(x)
-  return string.format('%.0f', x)
+-- The state of limit i is the array L[i]; these name its fields. Numbers go to redis.call as
+-- they are: Redis writes them with 17 significant digits, exact below 2^53.
+local LIMIT, WINDOW, PRECISION, REF, BASE, FIRST, TAIL_BUCKET, TAIL_TOTAL, PREV_TOTAL, SUM =
+  1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+
+-- The time at which bucket b of a limit stops being counted: (b + 1) p + W - 1.
+local function leaves_at(l, b)
+  return (b + 1) * l[PRECISION] + l[WINDOW] - 1
 end
 
 local n = #KEYS
-local limit, window, precision = {}, {}, {}
-local ref, base, tail_bucket, tail_total, prev_total, sums, first = {}, {}, {}, {}, {}, {}, {}
+local L = {}
 local allowed = true
 for i = 1, n do
   local key = KEYS[i]
   local a = 5 + 3 * (i - 1)
-  limit[i], window[i], precision[i] = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
-  local oldest = math.floor((now - window[i] + 1) / precision[i])
-  local head = redis.call('LRANGE', key, 0, 2)
-  local tail = {}
+  local l = {tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), nil, 0, nil, nil, 0, 0, 0}
+  L[i] = l
+  local oldest = floor((now - l[WINDOW] + 1) / l[PRECISION])
+  -- The reference, the base and the oldest runs: a list of at most two runs (six elements) is
+  -- read whole, a longer one needs its tail too.
+  local head = call('LRANGE', key, 0, 6)
   if head[1] ~= nil then
-    ref[i] = tonumber(head[1])
-    -- With one run, element -3 is the base: the total before the newest run either way.
-    tail = redis.call('LRANGE', key, -3, -1)
-    if ref[i] + tonumber(tail[2]) < oldest then
+    local ref = tonumber(head[1])
+    local tail = head
+    local t = #head - 2 -- the index of the element before the newest run
+    if #head > 6 then
+      -- With one run, element -3 is the base: the total before the newest run either way.
+      tail = call('LRANGE', key, -3, -1)
+      t = 1
+    end
+    if ref + tonumber(tail[t + 1]) < oldest then
       -- Even the newest run has left: the whole list goes at once, without a scan.
-      redis.call('DEL', key)
-      tail = {}
-    end
-  end
-  if tail[1] == nil then
-    ref[i], base[i], tail_bucket[i], tail_total[i], prev_total[i] = nil, 0, nil, 0, 0
-  else
-    prev_total[i], tail_bucket[i], tail_total[i] = tonumber(tail[1]), ref[i] + tonumber(tail[2]), tonumber(tail[3])
-    base[i] = tonumber(head[2])
-    first[i] = ref[i] + tonumber(head[3])
-    if first[i] < oldest then
-      -- Some runs have left, not the newest: read the head in growing chunks up to the first run
-      -- that still counts, then cut them off, keeping the reference and making the last gone
-      -- run's total (element 2 * gone + 1) the new base.
-      local gone, last_total, from, chunk, done = 0, 0, 2, 8, false
-      while not done do
-        local runs = redis.call('LRANGE', key, from, from + 2 * chunk - 1)
-        local j = 1
-        while j < #runs do
-          if ref[i] + tonumber(runs[j]) >= oldest then
-            first[i] = ref[i] + tonumber(runs[j])
-            done = true
-            break
+      call('DEL', key)
+    else
+      l[REF] = ref
+      l[PREV_TOTAL], l[TAIL_BUCKET], l[TAIL_TOTAL] = tonumber(tail[t]), ref + tonumber(tail[t + 1]), tonumber(tail[t + 2])
+      l[BASE] = tonumber(head[2])
+      l[FIRST] = ref + tonumber(head[3])
+      if l[FIRST] < oldest then
+        -- Some runs have left, not the newest: read the head in growing chunks up to the first
+        -- run that still counts, then cut them off, keeping the reference and making the last
+        -- gone run's total (element 2 * gone + 1) the new base.
+        local gone, last_total, from, chunk, done = 0, 0, 2, 8, false
+        while not done do
+          local runs = call('LRANGE', key, from, from + 2 * chunk - 1)
+          local j = 1
+          while j < #runs do
+            local bucket = ref + tonumber(runs[j])
+            if bucket >= oldest then
+              l[FIRST] = bucket
+              done = true
+              break
+            end
+            last_total = runs[j + 1]
+            gone = gone + 1
+            j = j + 2
           end
-          last_total = runs[j + 1]
-          gone = gone + 1
-          j = j + 2
+          if #runs < 2 * chunk then
+            done = true -- the list ended; cannot happen while the newest run counts, but bounds the loop
+          end
+          from = from + 2 * chunk
+          chunk = chunk * 2
         end
-        if #runs < 2 * chunk then
-          done = true -- the list ended; cannot happen while the newest run counts, but bounds the loop
-        end
-        from = from + 2 * chunk
-        chunk = chunk * 2
+        call('LSET', key, 2 * gone, ref)
+        call('LTRIM', key, 2 * gone, -1)
+        l[BASE] = tonumber(last_total)
       end
-      redis.call('LSET', key, 2 * gone, str(ref[i]))
-      redis.call('LTRIM', key, 2 * gone, -1)
-      base[i] = tonumber(last_total)
     end
   end
-  sums[i] = tail_total[i] - base[i]
-  if sums[i] + permits > limit[i] then
+  l[SUM] = l[TAIL_TOTAL] - l[BASE]
+  if l[SUM] + permits > l[LIMIT] then
     allowed = false
   end
 end
 
 if allowed or count_refused then
   for i = 1, n do
-    local key = KEYS[i]
-    local bucket = math.floor(now / precision[i])
+    local key, l = KEYS[i], L[i]
+    local bucket = floor(now / l[PRECISION])
     local add = permits
-    if count_refused and add > limit[i] then
-      add = limit[i]
+    if count_refused and add > l[LIMIT] then
+      add = l[LIMIT]
     end
-    if tail_bucket[i] == nil then
-      redis.call('RPUSH', key, str(bucket), '0', '0', str(add))
-      redis.call('PEXPIRE', key, ttl)
-      ref[i], tail_bucket[i], tail_total[i] = bucket, bucket, add
-    elseif tail_bucket[i] >= bucket then
-      local new = tail_total[i] + add
-      if count_refused and new - prev_total[i] > limit[i] then
-        new = prev_total[i] + limit[i]
+    local tail_bucket, tail_total = l[TAIL_BUCKET], l[TAIL_TOTAL]
+    if tail_bucket == nil then
+      call('RPUSH', key, bucket, 0, 0, add)
+      call('PEXPIRE', key, ttl)
+      l[REF], l[TAIL_BUCKET], l[TAIL_TOTAL], l[FIRST] = bucket, bucket, add, bucket
+    elseif tail_bucket >= bucket then
+      local new = tail_total + add
+      if count_refused and new - l[PREV_TOTAL] > l[LIMIT] then
+        new = l[PREV_TOTAL] + l[LIMIT]
       end
-      if new > tail_total[i] then
-        redis.call('LSET', key, -1, str(new))
-        tail_total[i] = new
+      if new > tail_total then
+        call('LSET', key, -1, new)
+        l[TAIL_TOTAL] = new
       end
     else
-      redis.call('RPUSH', key, str(bucket - ref[i]), str(tail_total[i] + add))
-      redis.call('PEXPIRE', key, ttl)
-      tail_bucket[i], tail_total[i] = bucket, tail_total[i] + add
+      call('RPUSH', key, bucket - l[REF], tail_total + add)
+      call('PEXPIRE', key, ttl)
+      l[TAIL_BUCKET], l[TAIL_TOTAL] = bucket, tail_total + add
     end
-    sums[i] = tail_total[i] - base[i]
+    l[SUM] = l[TAIL_TOTAL] - l[BASE]
   end
 end
 
--- The time at which bucket b of limit i stops being counted: (b + 1) p + W - 1.
-local function leaves_at(i, b)
-  return (b + 1) * precision[i] + window[i] - 1
-end
-
--- How long limit i stays full (no permit left) if nothing else is recorded: until its oldest run
+-- How long limit l stays full (no permit left) if nothing else is recorded: until its oldest run
 -- leaves; 0 when it is not full.
-local function full_for(i)
-  if sums[i] < limit[i] or first[i] == nil then
+local function full_for(l)
+  if l[SUM] < l[LIMIT] or l[FIRST] == nil then
     return 0
   end
-  return leaves_at(i, first[i]) - now
+  return leaves_at(l, l[FIRST]) - now
 end
 
 local result = allowed and 1 or 0
@@ -172,7 +180,7 @@ if not figures then
   local hold = 0
   if not allowed and not count_refused then
     for i = 1, n do
-      local f = full_for(i)
+      local f = full_for(L[i])
       if f > hold then
         hold = f
       end
@@ -183,10 +191,10 @@ end
 
 local binding, retry = 1, 0
 if allowed then
-  local least = limit[1] - sums[1]
+  local least = L[1][LIMIT] - L[1][SUM]
   for i = 2, n do
-    if limit[i] - sums[i] < least then
-      least = limit[i] - sums[i]
+    if L[i][LIMIT] - L[i][SUM] < least then
+      least = L[i][LIMIT] - L[i][SUM]
       binding = i
     end
   end
@@ -194,15 +202,16 @@ else
   for i = 1, n do
     -- Walk the runs oldest first until enough permits have left: at most `permits` runs when
     -- only grants count, since the count is then at most N.
-    local excess = sums[i] - (limit[i] - permits)
+    local l = L[i]
+    local excess = l[SUM] - (l[LIMIT] - permits)
     if excess > 0 then
       local from, chunk, wait = 2, 4, nil
       while wait == nil do
-        local runs = redis.call('LRANGE', KEYS[i], from, from + 2 * chunk - 1)
+        local runs = call('LRANGE', KEYS[i], from, from + 2 * chunk - 1)
         local j = 1
         while j < #runs do
-          if tonumber(runs[j + 1]) - base[i] >= excess then
-            wait = leaves_at(i, ref[i] + tonumber(runs[j])) - now
+          if tonumber(runs[j + 1]) - l[BASE] >= excess then
+            wait = leaves_at(l, l[REF] + tonumber(runs[j])) - now
             break
           end
           j = j + 2
@@ -221,16 +230,17 @@ else
   end
 end
 
-local remaining = limit[binding] - sums[binding]
+local b = L[binding]
+local remaining = b[LIMIT] - b[SUM]
 if remaining < 0 then
   remaining = 0
 end
 local reset = 0
-if sums[binding] > 0 then
-  reset = leaves_at(binding, tail_bucket[binding]) - now
+if b[SUM] > 0 then
+  reset = leaves_at(b, b[TAIL_BUCKET]) - now
 end
 local hold = 0
 if not allowed and not count_refused then
-  hold = full_for(binding)
+  hold = full_for(b)
 end
 return {result, now, remaining, retry, reset, binding, hold}
