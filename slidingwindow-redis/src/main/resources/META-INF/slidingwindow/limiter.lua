@@ -10,8 +10,9 @@
 -- bucket, oldest first, where total is the running sum of every permit ever recorded up to and
 -- including that bucket, and the base is the total of the runs already removed. Storing buckets as
 -- small offsets keeps a run at about 7 bytes. The window's count is tail total - base, a bucket's
--- count is its total minus the previous one, and a grant writes one element (RPUSH a run, or LSET
--- the newest total). Runs leave from the head (LSET and LTRIM that keep the reference and make the
+-- count is its total minus the previous one. A call reads the head (one LRANGE, which holds the
+-- whole list when it has at most two runs) and else the tail (a second LRANGE), and a grant writes
+-- one element (RPUSH a run, or LSET the newest total). Runs leave from the head (LSET and LTRIM that keep the reference and make the
 -- last gone run's total the base) and arrive at the tail, so every run is pushed once and popped
 -- once: amortised O(1) work per call, never a loop over the window's buckets. At most
 -- min(N, ceil(W / p) + 1) runs are stored (ceil(W / p) + 1 when refused attempts count). An empty

@@ -53,7 +53,9 @@ import org.redisson.config.Config;
  * <p>It FLUSHES the target Redis: run it only against a scratch redis-server of your own on
  * 127.0.0.1. Usage: {@code java -cp slidingwindow-benchmarks/target/benchmarks.jar
  * io.slidingwindow.benchmarks.redis.RedisComparison redis://127.0.0.1:6399 [secondsPerCase=10]
- * [threads=16]} ({@code -DmemoryOnly=true} for the memory table alone). Prints Markdown tables.
+ * [threads=16]} ({@code -DmemoryOnly=true} for the memory table alone; {@code
+ * -Dcontenders=slidingwindow,Bucket4j} and {@code -Dworkloads=distinct} run only the contenders
+ * whose names start so and the workloads so named). Prints Markdown tables.
  */
 public final class RedisComparison {
 
@@ -62,6 +64,7 @@ public final class RedisComparison {
   private static final Duration WINDOW = Duration.ofMinutes(1);
   private static final int WARMUP_SECONDS = 3;
   private static final String OURS = "slidingwindow RedisRateLimiter";
+  private static final String OURS_NO_CACHE = "slidingwindow, refusal cache off";
 
   /** The common sorted-set log, one limit, with PEXPIRE added so idle keys leave. */
   static final String SORTED_SET_SCRIPT =
@@ -122,6 +125,7 @@ public final class RedisComparison {
     List<String> names =
         List.of(
             OURS,
+            OURS_NO_CACHE,
             "Bucket4j Lettuce proxy manager (CAS)",
             "Redisson RRateLimiter",
             "sorted-set log script");
@@ -134,6 +138,16 @@ public final class RedisComparison {
                       .limit(Limit.of(permits, WINDOW))
                       .commandTimeout(Duration.ofSeconds(1))
                       .failurePolicy(FailurePolicy.failClosed())
+                      .build();
+              return id -> ours.tryAcquire(id, 1);
+            }
+            case OURS_NO_CACHE -> {
+              RedisRateLimiter ours =
+                  RedisRateLimiter.builder(backend)
+                      .limit(Limit.of(permits, WINDOW))
+                      .commandTimeout(Duration.ofSeconds(1))
+                      .failurePolicy(FailurePolicy.failClosed())
+                      .refusalCache(0)
                       .build();
               return id -> ours.tryAcquire(id, 1);
             }
@@ -181,7 +195,9 @@ public final class RedisComparison {
           }
         };
 
-    memory(admin, backend, sortedSetConnection.sync(), sortedSetSha);
+    if (System.getProperty("contenders") == null && System.getProperty("workloads") == null) {
+      memory(admin, backend, sortedSetConnection.sync(), sortedSetSha);
+    }
     if (Boolean.getBoolean("memoryOnly")) {
       redisson.shutdown();
       System.exit(0);
@@ -207,8 +223,16 @@ public final class RedisComparison {
     System.out.println("| contender | ids, limit per minute | calls/s | granted | server µs per call | top-level commands per call |");
     System.out.println("|---|---|---:|---:|---:|---|");
     Map<String, Double> throughput = new LinkedHashMap<>();
+    String onlyContenders = System.getProperty("contenders", "");
+    String onlyWorkloads = System.getProperty("workloads", "");
     for (Workload workload : workloads) {
+      if (!onlyWorkloads.isEmpty() && !List.of(onlyWorkloads.split(",")).contains(workload.name())) {
+        continue;
+      }
       for (String name : names) {
+        if (!onlyContenders.isEmpty() && List.of(onlyContenders.split(",")).stream().noneMatch(name::startsWith)) {
+          continue;
+        }
         admin.flushall();
         Contender contender = contenders.apply(name, workload.permits());
         contender.prepare(workload.ids());
@@ -252,9 +276,12 @@ public final class RedisComparison {
 
     System.out.printf("%n## Ratios%n%n");
     for (Workload workload : workloads) {
-      double base = throughput.get(OURS + "/" + workload.name());
+      Double base = throughput.get(OURS + "/" + workload.name());
+      if (base == null) {
+        continue;
+      }
       for (String name : names) {
-        if (!name.equals(OURS)) {
+        if (!name.equals(OURS) && throughput.containsKey(name + "/" + workload.name())) {
           System.out.printf(
               Locale.ROOT, "- %s: ours / %s = %.2f%n", workload.name(), name, base / throughput.get(name + "/" + workload.name()));
         }
