@@ -14,7 +14,6 @@ import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.StatefulRedisClusterConnectionImpl;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
@@ -45,10 +44,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * Lettuce client: commands are refused at once while disconnected (instead of queued until a
  * reconnect), reconnects are tried every 10 ms to 1 s, Cluster topology is refreshed every 10 s
  * and on every adaptive trigger (MOVED, ASK, persistent reconnects), and {@link #close()} shuts the
- * client down. On Cluster, a call that fails for want of a connection also drops Lettuce's cached
- * slot-to-connection map (at most once a second), so that after a failover calls go to the
- * promoted replica instead of the dead master's connection. Backends made by {@link #of(RedisClient)} or {@link #of(RedisClusterClient)} use the
- * caller's client as configured and close only their connection.
+ * client down. Backends made by {@link #of(RedisClient)} or {@link #of(RedisClusterClient)} use the
+ * caller's client as configured (apart from the topology refreshes below) and close only their
+ * connection.
+ *
+ * <p>On Cluster (from {@link #cluster} or {@link #of(RedisClusterClient)}), a call that fails
+ * without an answer from Redis (no connection, refused while disconnected, timed out) also starts
+ * a topology refresh in the background, at most one a second; the call itself is not retried and
+ * does not wait for it. So while calls keep failing, the client reads the topology again at least
+ * once a second: after a master fails over, calls for its slots reach the promoted replica again
+ * soon after the nodes agree on it (within about a second in the failover test), even if Lettuce's
+ * own triggers do not fire. Until then they fail, and the limiters' failure policy answers.
  *
  * <p>Thread-safe: one multiplexed connection serves every limiter and counter built on it.
  */
@@ -59,26 +65,41 @@ public final class RedisBackend implements AutoCloseable {
 
   private static final int TRYAGAIN_RETRIES = 2;
 
-  /** The least time between two slot-cache resets that failed calls ask for. */
-  private static final long RESET_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+  /** The least time between two topology refreshes that failed calls ask for. */
+  private static final long REFRESH_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   private final StatefulConnection<String, String> connection;
   private final RedisScriptingAsyncCommands<String, String> commands;
   private final AutoCloseable owned;
   private final String description;
 
-  /** When a failed call last reset the Cluster slot cache (System.nanoTime). */
-  private final AtomicLong lastReset = new AtomicLong(System.nanoTime() - RESET_INTERVAL_NANOS);
+  /**
+   * Starts a refresh of the Cluster client's topology in the background; null when not Cluster.
+   */
+  private final Runnable topologyRefresh;
+
+  /** When a failed call last asked for a topology refresh (System.nanoTime). */
+  private final AtomicLong lastRefresh = new AtomicLong(System.nanoTime() - REFRESH_INTERVAL_NANOS);
 
   private RedisBackend(
       StatefulConnection<String, String> connection,
       RedisScriptingAsyncCommands<String, String> commands,
       AutoCloseable owned,
       String description) {
+    this(connection, commands, owned, description, null);
+  }
+
+  private RedisBackend(
+      StatefulConnection<String, String> connection,
+      RedisScriptingAsyncCommands<String, String> commands,
+      AutoCloseable owned,
+      String description,
+      Runnable topologyRefresh) {
     this.connection = connection;
     this.commands = commands;
     this.owned = owned;
     this.description = description;
+    this.topologyRefresh = topologyRefresh;
   }
 
   /**
@@ -161,7 +182,9 @@ public final class RedisBackend implements AutoCloseable {
             client.shutdown();
             resources.shutdown();
           },
-          "cluster " + seedUris);
+          "cluster " + seedUris,
+          // Off the caller's thread: starting a refresh resolves every node's address.
+          () -> resources.eventExecutorGroup().execute(client::refreshPartitionsAsync));
     } catch (RuntimeException e) {
       client.shutdown();
       resources.shutdown();
@@ -194,7 +217,12 @@ public final class RedisBackend implements AutoCloseable {
       throw new IllegalArgumentException("client must not be null");
     }
     StatefulRedisClusterConnection<String, String> connection = client.connect();
-    return new RedisBackend(connection, connection.async(), () -> {}, "cluster client " + client);
+    return new RedisBackend(
+        connection,
+        connection.async(),
+        () -> {},
+        "cluster client " + client,
+        () -> client.getResources().eventExecutorGroup().execute(client::refreshPartitionsAsync));
   }
 
   /**
@@ -222,6 +250,7 @@ public final class RedisBackend implements AutoCloseable {
         return future.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
       } catch (TimeoutException e) {
         future.cancel(false);
+        onConnectionFailure(e);
         throw e;
       } catch (ExecutionException e) {
         Throwable cause = unwrap(e.getCause());
@@ -293,22 +322,30 @@ public final class RedisBackend implements AutoCloseable {
   }
 
   /**
-   * After a Cluster failover, Lettuce (6.4) updates its view of the slots but may keep sending a
-   * slot's commands to the dead master's connection, which refuses them. A call that failed for
-   * want of a connection therefore hands the connection its own current view again, at most once a
-   * second, which drops the cached slot-to-connection map, so that the next call goes to the
-   * slot's current master.
+   * Starts a refresh of the Cluster client's topology, at most one a second, when a call failed
+   * without an answer from Redis (no connection, refused while disconnected, or timed out). The
+   * refresh runs in the background: the caller does not wait for it, and a refresh that fails is
+   * left to the next failed call.
+   *
+   * <p>Lettuce routes a slot by its current view of the topology, reads the view again only on its
+   * own triggers (periodically, MOVED or ASK replies, reconnect attempts), and keeps a view read
+   * while a failover was under way, which still names the dead master, until the next one. Each
+   * refresh started here reads the nodes' views, installs one in the connection and clears its
+   * slot-to-connection cache, so once the nodes agree on the promoted replica the next failed call
+   * brings the slot's calls there.
    */
   private void onConnectionFailure(Throwable cause) {
-    if (!(connection instanceof StatefulRedisClusterConnectionImpl)
-        || cause instanceof RedisCommandExecutionException) {
+    if (topologyRefresh == null || cause instanceof RedisCommandExecutionException) {
       return;
     }
-    long last = lastReset.get();
+    long last = lastRefresh.get();
     long now = System.nanoTime();
-    if (now - last >= RESET_INTERVAL_NANOS && lastReset.compareAndSet(last, now)) {
-      StatefulRedisClusterConnectionImpl<?, ?> cluster = (StatefulRedisClusterConnectionImpl<?, ?>) connection;
-      cluster.setPartitions(cluster.getPartitions());
+    if (now - last >= REFRESH_INTERVAL_NANOS && lastRefresh.compareAndSet(last, now)) {
+      try {
+        topologyRefresh.run();
+      } catch (RuntimeException e) {
+        // The backend is closing (the executor refuses work); nothing is left to refresh.
+      }
     }
   }
 

@@ -3,7 +3,14 @@ package io.slidingwindow.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.resource.ClientResources;
 import io.slidingwindow.Limit;
 import io.slidingwindow.testkit.redis.RedisClusterProcesses;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
@@ -12,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -22,9 +30,29 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A Cluster master killed under load: the failure policy answers every call within the timeout,
- * nothing escapes, and the promoted replica serves the id's keys.
+ * nothing escapes, the promoted replica serves the id's keys, and the backend that was connected
+ * through the failover is answered by Redis again.
  */
 class RedisClusterFailoverIT {
+
+  /** What a call through {@code limiter}'s backend says, for failure messages. */
+  private static String call(RedisRateLimiter limiter, String id) {
+    try {
+      return "answered " + java.util.Arrays.toString(limiter.tryAcquireWithTime(id, 1));
+    } catch (Exception e) {
+      return "failed: " + RedisBackend.unwrap(e instanceof ExecutionException ? e.getCause() : e);
+    }
+  }
+
+  /** An id whose keys live on the first master (slots from 0), which is the one killed. */
+  private static String idOnFirstMaster(RedisRateLimiter limiter) {
+    for (int i = 0; i < 10_000; i++) {
+      if (SlotHash.getSlot(limiter.keysOf("failover-" + i).get(0)) < 5000) {
+        return "failover-" + i;
+      }
+    }
+    throw new AssertionError("no id with a slot below 5000");
+  }
 
   /** What a call through a new client says: tells a stale client state from a broken cluster. */
   private static String freshBackendCall(RedisClusterProcesses cluster, String id) {
@@ -38,7 +66,7 @@ class RedisClusterFailoverIT {
   }
 
   @Test
-  void masterKilledUnderLoad_policyAnswersNothingEscapesAndTheReplicaServesTheId() throws Exception {
+  void masterKilledUnderLoad_policyAnswersNothingEscapesAndTheSameBackendRecovers() throws Exception {
     try (RedisClusterProcesses cluster = RedisClusterProcesses.start(3, 1);
         RedisBackend backend = RedisBackend.cluster(cluster.seedUris())) {
       RedisRateLimiter limiter =
@@ -50,15 +78,7 @@ class RedisClusterFailoverIT {
               .circuitBreaker(3, Duration.ofMillis(200))
               .failurePolicy(FailurePolicy.failClosed())
               .build();
-      // An id whose keys live on the first master (slots from 0), which is the one killed.
-      String id = null;
-      for (int i = 0; id == null && i < 10_000; i++) {
-        if (SlotHash.getSlot(limiter.keysOf("failover-" + i).get(0)) < 5000) {
-          id = "failover-" + i;
-        }
-      }
-      assertThat(id).isNotNull();
-      String onKilledMaster = id;
+      String onKilledMaster = idOnFirstMaster(limiter);
       AtomicBoolean stop = new AtomicBoolean();
       AtomicLong answered = new AtomicLong();
       AtomicLong refused = new AtomicLong();
@@ -85,14 +105,27 @@ class RedisClusterFailoverIT {
         await().atMost(Duration.ofSeconds(30)).until(() -> refused.get() > refusedAtKill);
         RedisServerProcess promoted = cluster.awaitFailover();
         // The promoted replica serves the id: a backend connected now is answered by Redis, with a
-        // server timestamp. Whether the backend that was connected through the failover follows it
-        // on its own is not asserted here: with Lettuce 6.4.1 it does in some runs but not in all
-        // (a known gap, see docs/redis.md, "Failures").
+        // server timestamp.
         await()
             .atMost(Duration.ofSeconds(30))
             .untilAsserted(
                 () -> assertThat(freshBackendCall(cluster, onKilledMaster)).startsWith("answered [1, "));
         assertThat(promoted.isAlive()).isTrue();
+        // And so does the backend that was connected through the failover, while the workers keep
+        // calling: a grant (the failure policy only refuses) comes from Redis.
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(100))
+            .untilAsserted(
+                () ->
+                    assertThat(limiter.decide(onKilledMaster, 1).allowed())
+                        .as(
+                            () ->
+                                "the same backend granted again; a direct call "
+                                    + call(limiter, onKilledMaster)
+                                    + "; client topology "
+                                    + backend.topology())
+                        .isTrue());
       } finally {
         stop.set(true);
         for (Future<?> worker : workers) {
@@ -101,6 +134,59 @@ class RedisClusterFailoverIT {
         pool.shutdownNow();
       }
       assertThat(escaped).as("exceptions that escaped the limiter").isEmpty();
+    }
+  }
+
+  /**
+   * A caller's client with no topology refresh of its own (no period, no adaptive trigger): the
+   * refresh that the backend starts after failed calls is all that moves the id's slot to the
+   * promoted replica.
+   */
+  @Test
+  void masterKilled_backendOverAClientWithoutRefreshFollowsTheFailover() throws Exception {
+    try (RedisClusterProcesses cluster = RedisClusterProcesses.start(3, 1)) {
+      ClientResources resources = ClientResources.create();
+      RedisClusterClient client =
+          RedisClusterClient.create(
+              resources, cluster.seedUris().stream().map(RedisURI::create).toList());
+      client.setOptions(
+          ClusterClientOptions.builder()
+              .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder().build())
+              .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+              .timeoutOptions(TimeoutOptions.enabled(Duration.ofSeconds(2)))
+              .build());
+      try (RedisBackend backend = RedisBackend.of(client)) {
+        RedisRateLimiter limiter =
+            RedisRateLimiter.builder(backend)
+                .limit(Limit.of(1_000_000_000, Duration.ofSeconds(1)))
+                .commandTimeout(Duration.ofSeconds(1))
+                .circuitBreaker(3, Duration.ofMillis(200))
+                .failurePolicy(FailurePolicy.failClosed())
+                .build();
+        String onKilledMaster = idOnFirstMaster(limiter);
+        assertThat(limiter.decide(onKilledMaster, 1).allowed()).isTrue();
+        cluster.killMaster(0);
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> !limiter.decide(onKilledMaster, 1).allowed());
+        cluster.awaitFailover();
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(100))
+            .untilAsserted(
+                () ->
+                    assertThat(limiter.decide(onKilledMaster, 1).allowed())
+                        .as(
+                            () ->
+                                "granted after the failover; a direct call "
+                                    + call(limiter, onKilledMaster)
+                                    + "; client topology "
+                                    + backend.topology())
+                        .isTrue());
+      } finally {
+        client.shutdown();
+        resources.shutdown();
+      }
     }
   }
 }
