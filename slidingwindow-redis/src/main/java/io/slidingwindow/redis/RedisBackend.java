@@ -334,7 +334,7 @@ public final class RedisBackend implements AutoCloseable {
    * slot-to-connection cache, so once the nodes agree on the promoted replica the next failed call
    * brings the slot's calls there.
    */
-  private void onConnectionFailure(Throwable cause) {
+  void onConnectionFailure(Throwable cause) {
     if (topologyRefresh == null || cause instanceof RedisCommandExecutionException) {
       return;
     }

@@ -390,7 +390,11 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
                 remember(id, permits, reply, figures, sentMicros);
                 return convert.apply(reply);
               }
-              failed(RedisBackend.unwrap(error));
+              Throwable cause = RedisBackend.unwrap(error);
+              if (cause instanceof TimeoutException) {
+                backend.onConnectionFailure(cause); // the backend saw no failure, only silence
+              }
+              failed(cause);
               return fromPolicy.apply(onFailure(id, permits));
             });
   }
