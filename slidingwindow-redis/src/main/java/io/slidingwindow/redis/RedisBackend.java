@@ -17,9 +17,6 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
-import io.lettuce.core.resource.NettyCustomizer;
-import io.netty.channel.Channel;
-import io.netty.handler.flush.FlushConsolidationHandler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -379,23 +376,9 @@ public final class RedisBackend implements AutoCloseable {
     }
   }
 
-  /**
-   * Reconnects every 10 ms to 1 s, and flushes writes together: Lettuce flushes every command on
-   * its own, one system call each, and many threads sharing the connection make that the larger
-   * part of a call's cost. Netty's {@link FlushConsolidationHandler} defers a flush asked for by a
-   * thread outside the event loop to a task that runs after the writes already queued, so one
-   * system call carries every command written meanwhile (and at most 256).
-   */
   private static ClientResources resources() {
     return ClientResources.builder()
         .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
-        .nettyCustomizer(
-            new NettyCustomizer() {
-              @Override
-              public void afterChannelInitialized(Channel channel) {
-                channel.pipeline().addFirst(new FlushConsolidationHandler(256, true));
-              }
-            })
         .build();
   }
 
