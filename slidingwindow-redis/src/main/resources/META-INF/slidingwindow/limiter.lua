@@ -5,21 +5,28 @@
 -- every limit, and then its permits are added to bucket b(t) of every limit. Only granted permits
 -- are recorded unless refused attempts count too (a bucket then saturates at N).
 --
--- Storage. Each limit is one LIST: element 0 is a reference bucket (the first run's bucket when
--- the list was created), element 1 a base, then one (bucket - reference, total) pair per non-empty
--- bucket, oldest first, where total is the running sum of every permit ever recorded up to and
--- including that bucket, and the base is the total of the runs already removed. Storing buckets as
--- small offsets keeps a run at about 7 bytes. The window's count is tail total - base, a bucket's
--- count is its total minus the previous one. A call reads the head (one LRANGE, which holds the
--- whole list when it has at most two runs) and else the tail (a second LRANGE), and a grant writes
--- one element (RPUSH a run, or LSET the newest total). Runs leave from the head (LSET and LTRIM that keep the reference and make the
--- last gone run's total the base) and arrive at the tail, so every run is pushed once and popped
--- once: amortised O(1) work per call, never a loop over the window's buckets. At most
--- min(N, ceil(W / p) + 1) runs are stored (ceil(W / p) + 1 when refused attempts count). An empty
--- limit has no key; a list whose newest run has left is deleted at once. A key gets PEXPIRE
--- ARGV[4] whenever a run is pushed: a later grant into that same run cannot need the key for
--- longer, since the run leaves at most W + p after it began.
-
+-- Storage. Each limit is one LIST. Element 0 is a header of six doubles (struct '<dddddd'):
+--   ref    the bucket that the offsets of the closed runs below count from
+--   base   the running total of every run already removed
+--   first  the bucket of the oldest stored run
+--   tail   the bucket of the newest run
+--   total  the running total up to and including the newest run
+--   prev   the running total before the newest run
+-- then one (bucket - ref, running total) pair per closed run, that is per non-empty bucket before
+-- the newest, oldest first. The newest run lives in the header only. The window's count is total -
+-- base, and a bucket's count is its total minus the one before. Storing buckets as small offsets
+-- keeps a closed run at about 7 bytes.
+--
+-- Work per call. A call reads the header (LINDEX 0). A grant into the newest bucket rewrites the
+-- header (LSET 0); a grant into a later bucket closes the newest run (RPUSH), rewrites the header
+-- and sets the key's expiry. Runs leave from the head: the gone runs are read in growing chunks,
+-- then cut off by writing the new header over the last gone run's place and trimming before it
+-- (LSET, LTRIM). Every run is pushed once and removed once: amortised O(1) work per call, never a
+-- loop over the window's buckets. At most min(N, ceil(W / p) + 1) runs are stored (ceil(W / p) + 1
+-- when refused attempts count). An empty limit has no key; a list whose newest run has left is
+-- deleted at once. A key gets PEXPIRE ARGV[4] whenever a run begins: a later grant into that same
+-- run cannot need the key for longer, since the run leaves at most W + p after it began.
+--
 -- Time only moves forward: a time before the newest run's bucket is recorded into that run, and
 -- counting from an earlier time only keeps more runs, so a clock that steps back (a failover to a
 -- replica whose clock is behind) never lets more through.
@@ -45,7 +52,8 @@
 --          hold is 0 on a grant, when no limit (or not the binding one) is full, and when refused
 --          attempts count (a refusal then changes the stored runs).
 
-local call, tonumber, floor = redis.call, tonumber, math.floor
+local call, tonumber, floor, pack, unpack = redis.call, tonumber, math.floor, struct.pack, struct.unpack
+local HEADER = '<dddddd'
 
 local permits = tonumber(ARGV[1])
 local flags = tonumber(ARGV[2])
@@ -54,16 +62,18 @@ local figures = flags >= 2
 local now
 if ARGV[3] == '' then
   local time = call('TIME')
-  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+  now = time[1] * 1000000 + time[2]
 else
   now = tonumber(ARGV[3])
 end
 local ttl = ARGV[4]
 
--- The state of limit i is the array L[i]; these name its fields. Numbers go to redis.call as
--- they are: Redis writes them with 17 significant digits, exact below 2^53.
-local LIMIT, WINDOW, PRECISION, REF, BASE, FIRST, TAIL_BUCKET, TAIL_TOTAL, PREV_TOTAL, SUM =
-  1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+-- The state of limit i is the array L[i]; these name its fields. REF .. PREV are the header's.
+local REF, BASE, FIRST, TAIL, TOTAL, PREV, LIMIT, WINDOW, PRECISION, SUM = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+
+local function header(l)
+  return pack(HEADER, l[REF], l[BASE], l[FIRST], l[TAIL], l[TOTAL], l[PREV])
+end
 
 -- The time at which bucket b of a limit stops being counted: (b + 1) p + W - 1.
 local function leaves_at(l, b)
@@ -76,62 +86,57 @@ local allowed = true
 for i = 1, n do
   local key = KEYS[i]
   local a = 5 + 3 * (i - 1)
-  local l = {tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), nil, 0, nil, nil, 0, 0, 0}
-  L[i] = l
-  local oldest = floor((now - l[WINDOW] + 1) / l[PRECISION])
-  -- The reference, the base and the oldest runs: a list of at most two runs (six elements) is
-  -- read whole, a longer one needs its tail too.
-  local head = call('LRANGE', key, 0, 6)
-  if head[1] ~= nil then
-    local ref = tonumber(head[1])
-    local tail = head
-    local t = #head - 2 -- the index of the element before the newest run
-    if #head > 6 then
-      -- With one run, element -3 is the base: the total before the newest run either way.
-      tail = call('LRANGE', key, -3, -1)
-      t = 1
+  local limit, window, precision = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  local oldest = floor((now - window + 1) / precision)
+  local h = call('LINDEX', key, 0)
+  local l
+  if h then
+    if #h ~= 48 then
+      return redis.error_reply('slidingwindow: ' .. key .. ' does not hold a limiter state')
     end
-    if ref + tonumber(tail[t + 1]) < oldest then
+    l = {unpack(HEADER, h)}
+    if l[TAIL] < oldest then
       -- Even the newest run has left: the whole list goes at once, without a scan.
       call('DEL', key)
-    else
-      l[REF] = ref
-      l[PREV_TOTAL], l[TAIL_BUCKET], l[TAIL_TOTAL] = tonumber(tail[t]), ref + tonumber(tail[t + 1]), tonumber(tail[t + 2])
-      l[BASE] = tonumber(head[2])
-      l[FIRST] = ref + tonumber(head[3])
-      if l[FIRST] < oldest then
-        -- Some runs have left, not the newest: read the head in growing chunks up to the first
-        -- run that still counts, then cut them off, keeping the reference and making the last
-        -- gone run's total (element 2 * gone + 1) the new base.
-        local gone, last_total, from, chunk, done = 0, 0, 2, 8, false
-        while not done do
-          local runs = call('LRANGE', key, from, from + 2 * chunk - 1)
-          local j = 1
-          while j < #runs do
-            local bucket = ref + tonumber(runs[j])
-            if bucket >= oldest then
-              l[FIRST] = bucket
-              done = true
-              break
-            end
-            last_total = runs[j + 1]
-            gone = gone + 1
-            j = j + 2
-          end
-          if #runs < 2 * chunk then
-            done = true -- the list ended; cannot happen while the newest run counts, but bounds the loop
-          end
-          from = from + 2 * chunk
-          chunk = chunk * 2
-        end
-        call('LSET', key, 2 * gone, ref)
-        call('LTRIM', key, 2 * gone, -1)
-        l[BASE] = tonumber(last_total)
-      end
+      l = nil
     end
   end
-  l[SUM] = l[TAIL_TOTAL] - l[BASE]
-  if l[SUM] + permits > l[LIMIT] then
+  if l == nil then
+    l = {nil, 0, nil, nil, 0, 0}
+  elseif l[FIRST] < oldest then
+    -- Some closed runs have left (not the newest, which still counts): read them in growing
+    -- chunks up to the first closed run that still counts, or to the end of the list. The last
+    -- gone run's total becomes the base, and the header is written over its place (element 2 *
+    -- gone), before which the list is cut.
+    local ref, gone, base, first, from, chunk, done = l[REF], 0, l[PREV], l[TAIL], 1, 8, false
+    while not done do
+      local runs = call('LRANGE', key, from, from + 2 * chunk - 1)
+      local j = 1
+      while j < #runs do
+        local bucket = ref + tonumber(runs[j])
+        if bucket >= oldest then
+          first = bucket
+          done = true
+          break
+        end
+        base = tonumber(runs[j + 1])
+        gone = gone + 1
+        j = j + 2
+      end
+      if #runs < 2 * chunk then
+        done = true -- the list ended: every closed run has left, and base is prev
+      end
+      from = from + 2 * chunk
+      chunk = chunk * 2
+    end
+    l[BASE], l[FIRST] = base, first
+    call('LSET', key, 2 * gone, header(l))
+    call('LTRIM', key, 2 * gone, -1)
+  end
+  l[LIMIT], l[WINDOW], l[PRECISION] = limit, window, precision
+  l[SUM] = l[TOTAL] - l[BASE]
+  L[i] = l
+  if l[SUM] + permits > limit then
     allowed = false
   end
 end
@@ -144,26 +149,29 @@ if allowed or count_refused then
     if count_refused and add > l[LIMIT] then
       add = l[LIMIT]
     end
-    local tail_bucket, tail_total = l[TAIL_BUCKET], l[TAIL_TOTAL]
-    if tail_bucket == nil then
-      call('RPUSH', key, bucket, 0, 0, add)
+    if l[TAIL] == nil then
+      l[REF], l[FIRST], l[TAIL], l[TOTAL], l[PREV] = bucket, bucket, bucket, add, 0
+      call('RPUSH', key, header(l))
       call('PEXPIRE', key, ttl)
-      l[REF], l[TAIL_BUCKET], l[TAIL_TOTAL], l[FIRST] = bucket, bucket, add, bucket
-    elseif tail_bucket >= bucket then
-      local new = tail_total + add
-      if count_refused and new - l[PREV_TOTAL] > l[LIMIT] then
-        new = l[PREV_TOTAL] + l[LIMIT]
+    elseif bucket <= l[TAIL] then
+      local new = l[TOTAL] + add
+      if count_refused and new - l[PREV] > l[LIMIT] then
+        new = l[PREV] + l[LIMIT]
       end
-      if new > tail_total then
-        call('LSET', key, -1, new)
-        l[TAIL_TOTAL] = new
+      if new > l[TOTAL] then
+        l[TOTAL] = new
+        call('LSET', key, 0, header(l))
       end
     else
-      call('RPUSH', key, bucket - l[REF], tail_total + add)
+      if l[FIRST] == l[TAIL] then
+        l[REF] = l[TAIL] -- no closed run yet: offsets start from this one
+      end
+      call('RPUSH', key, l[TAIL] - l[REF], l[TOTAL])
+      l[TAIL], l[PREV], l[TOTAL] = bucket, l[TOTAL], l[TOTAL] + add
+      call('LSET', key, 0, header(l))
       call('PEXPIRE', key, ttl)
-      l[TAIL_BUCKET], l[TAIL_TOTAL] = bucket, tail_total + add
     end
-    l[SUM] = l[TAIL_TOTAL] - l[BASE]
+    l[SUM] = l[TOTAL] - l[BASE]
   end
 end
 
@@ -202,11 +210,12 @@ if allowed then
 else
   for i = 1, n do
     -- Walk the runs oldest first until enough permits have left: at most `permits` runs when
-    -- only grants count, since the count is then at most N.
+    -- only grants count, since the count is then at most N. The newest run, in the header, ends
+    -- the walk: by then the whole count has left.
     local l = L[i]
     local excess = l[SUM] - (l[LIMIT] - permits)
     if excess > 0 then
-      local from, chunk, wait = 2, 4, nil
+      local from, chunk, wait = 1, 4, nil
       while wait == nil do
         local runs = call('LRANGE', KEYS[i], from, from + 2 * chunk - 1)
         local j = 1
@@ -217,8 +226,8 @@ else
           end
           j = j + 2
         end
-        if #runs < 2 * chunk and wait == nil then
-          return redis.error_reply('slidingwindow: inconsistent runs in ' .. KEYS[i])
+        if wait == nil and #runs < 2 * chunk then
+          wait = leaves_at(l, l[TAIL]) - now
         end
         from = from + 2 * chunk
         chunk = chunk * 2
@@ -238,7 +247,7 @@ if remaining < 0 then
 end
 local reset = 0
 if b[SUM] > 0 then
-  reset = leaves_at(b, b[TAIL_BUCKET]) - now
+  reset = leaves_at(b, b[TAIL]) - now
 end
 local hold = 0
 if not allowed and not count_refused then

@@ -162,9 +162,35 @@ class RedisRateLimiterIT {
     assertThat(pttl).as("window 100 ms + bucket 1 ms").isPositive().isLessThanOrEqualTo(101);
   }
 
+  /**
+   * The expiry is set again whenever a run begins (a grant into a later bucket), and left alone by
+   * a grant into the newest run, which that expiry already covers.
+   */
+  @Test
+  void expiry_setAgainWhenARunBegins_notForTheSameRun() {
+    FakeTicker ticker = new FakeTicker();
+    RedisRateLimiter limiter = builder().limit(Limit.of(100, Duration.ofSeconds(1))).clientTime(ticker).build();
+    String id = freshId();
+    String key = limiter.keysOf(id).get(0);
+    assertThat(limiter.tryAcquire(id, 1)).isTrue();
+    long minTtl = RedisRateLimiter.CLIENT_TIME_MIN_TTL_MILLIS;
+    assertThat(pttl(key)).isBetween(minTtl - 5_000, minTtl);
+    SharedRedis.server().cli("PEXPIRE", key, "5000");
+    assertThat(limiter.tryAcquire(id, 1)).as("same bucket").isTrue();
+    assertThat(pttl(key)).isBetween(1L, 5_000L);
+    ticker.advance(Duration.ofMillis(5)); // buckets of 1 ms
+    assertThat(limiter.tryAcquire(id, 1)).as("a later bucket").isTrue();
+    assertThat(pttl(key)).isBetween(minTtl - 5_000, minTtl);
+    assertThat(runs(key)).isEqualTo(2);
+  }
+
+  private static long pttl(String key) {
+    return Long.parseLong(SharedRedis.server().cli("PTTL", key));
+  }
+
   private static long runs(String key) {
     long length = Long.parseLong(SharedRedis.server().cli("LLEN", key));
-    return length == 0 ? 0 : (length - 2) / 2; // a reference bucket and a base, then pairs
+    return length == 0 ? 0 : (length + 1) / 2; // a header holding the newest run, then closed-run pairs
   }
 
   @Test

@@ -420,7 +420,7 @@ public final class RedisComparison {
       Long ours = (Long) admin.dispatch(io.lettuce.core.protocol.CommandType.MEMORY,
           new io.lettuce.core.output.IntegerOutput<>(StringCodec.UTF8),
           new io.lettuce.core.protocol.CommandArgs<>(StringCodec.UTF8).add("USAGE").addKey(key).add("SAMPLES").add(0));
-      long runs = (admin.llen(key) - 2) / 2;
+      long runs = (admin.llen(key) + 1) / 2; // a header holding the newest run, then closed-run pairs
       String zkey = "zset:{" + id + "}";
       long now = System.currentTimeMillis();
       for (long i = 0; i < limit.permits(); i++) {
