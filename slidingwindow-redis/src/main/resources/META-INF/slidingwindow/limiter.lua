@@ -94,15 +94,16 @@ for i = 1, n do
     if #h ~= 48 then
       return redis.error_reply('slidingwindow: ' .. key .. ' does not hold a limiter state')
     end
-    l = {unpack(HEADER, h)}
-    if l[TAIL] < oldest then
+    local ref, base, first, tail, total, prev = unpack(HEADER, h)
+    if tail < oldest then
       -- Even the newest run has left: the whole list goes at once, without a scan.
       call('DEL', key)
-      l = nil
+    else
+      l = {ref, base, first, tail, total, prev, limit, window, precision, total - base}
     end
   end
   if l == nil then
-    l = {nil, 0, nil, nil, 0, 0}
+    l = {false, 0, false, false, 0, 0, limit, window, precision, 0}
   elseif l[FIRST] < oldest then
     -- Some closed runs have left (not the newest, which still counts): read them in growing
     -- chunks up to the first closed run that still counts, or to the end of the list. The last
@@ -129,12 +130,10 @@ for i = 1, n do
       from = from + 2 * chunk
       chunk = chunk * 2
     end
-    l[BASE], l[FIRST] = base, first
+    l[BASE], l[FIRST], l[SUM] = base, first, l[TOTAL] - base
     call('LSET', key, 2 * gone, header(l))
     call('LTRIM', key, 2 * gone, -1)
   end
-  l[LIMIT], l[WINDOW], l[PRECISION] = limit, window, precision
-  l[SUM] = l[TOTAL] - l[BASE]
   L[i] = l
   if l[SUM] + permits > limit then
     allowed = false
@@ -149,7 +148,7 @@ if allowed or count_refused then
     if count_refused and add > l[LIMIT] then
       add = l[LIMIT]
     end
-    if l[TAIL] == nil then
+    if not l[TAIL] then
       l[REF], l[FIRST], l[TAIL], l[TOTAL], l[PREV] = bucket, bucket, bucket, add, 0
       call('RPUSH', key, header(l))
       call('PEXPIRE', key, ttl)
@@ -178,7 +177,7 @@ end
 -- How long limit l stays full (no permit left) if nothing else is recorded: until its oldest run
 -- leaves; 0 when it is not full.
 local function full_for(l)
-  if l[SUM] < l[LIMIT] or l[FIRST] == nil then
+  if l[SUM] < l[LIMIT] or not l[FIRST] then
     return 0
   end
   return leaves_at(l, l[FIRST]) - now
