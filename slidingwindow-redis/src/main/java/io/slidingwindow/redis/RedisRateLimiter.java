@@ -35,10 +35,10 @@ import java.util.function.Function;
  * ticker instead, measured from its first reading: meant for a single instance and for tests.
  *
  * <p>Keys and memory. Each limit of an id is one Redis LIST named {@code
- * <prefix>:{<id tag>}:<N>:<W µs>:<p µs>} ({@code :r} appended when refused attempts count), which
- * holds one (bucket, running total) run per non-empty bucket, buckets stored as offsets from a
- * reference, and the total of the runs already gone: at most {@code min(N, ceil(W / p) + 1)}
- * runs, about 7 bytes each. The hash tag is an
+ * <prefix>:{<id tag>}:<N>:<W µs>:<p µs>} ({@code :r} appended when refused attempts count): a
+ * 48-byte header that holds the newest (bucket, running total) run, then one run per older
+ * non-empty bucket, stored as an offset from a reference bucket and a running total: at most
+ * {@code min(N, ceil(W / p) + 1)} runs, about 7 bytes each. The hash tag is an
  * encoding of the id, so all keys of a call share one Cluster slot whatever bytes the id holds;
  * ids are limited to {@link #MAX_ID_BYTES} bytes. A key expires the longest window plus its
  * precision after its newest run began, by which time that run has left the window (with client
