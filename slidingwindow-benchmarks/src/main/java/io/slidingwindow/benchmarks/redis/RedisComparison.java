@@ -66,6 +66,13 @@ public final class RedisComparison {
   private static final String OURS = "slidingwindow RedisRateLimiter";
   private static final String OURS_NO_CACHE = "slidingwindow, refusal cache off";
 
+  /**
+   * Not a limiter: one Lettuce EVALSHA of {@code return 1} per call, with the id's key, on one
+   * connection. The most calls per second that any design making one script call per request
+   * through Lettuce can reach on this machine.
+   */
+  private static final String LETTUCE_FLOOR = "Lettuce EVALSHA `return 1`";
+
   /** The common sorted-set log, one limit, with PEXPIRE added so idle keys leave. */
   static final String SORTED_SET_SCRIPT =
       """
@@ -120,6 +127,7 @@ public final class RedisComparison {
     RedisClient sortedSetClient = RedisClient.create(uri);
     StatefulRedisConnection<String, String> sortedSetConnection = sortedSetClient.connect();
     String sortedSetSha = sortedSetConnection.sync().scriptLoad(SORTED_SET_SCRIPT);
+    String returnOneSha = sortedSetConnection.sync().scriptLoad("return 1");
     AtomicLong members = new AtomicLong();
 
     List<String> names =
@@ -128,7 +136,8 @@ public final class RedisComparison {
             OURS_NO_CACHE,
             "Bucket4j Lettuce proxy manager (CAS)",
             "Redisson RRateLimiter",
-            "sorted-set log script");
+            "sorted-set log script",
+            LETTUCE_FLOOR);
     java.util.function.BiFunction<String, Long, Contender> contenders =
         (name, permits) -> {
           switch (name) {
@@ -174,6 +183,12 @@ public final class RedisComparison {
                     limiters.put(id, limiter);
                   }
                 }
+              };
+            }
+            case LETTUCE_FLOOR -> {
+              return id -> {
+                sortedSetConnection.sync().evalsha(returnOneSha, ScriptOutputType.INTEGER, new String[] {"floor:{" + id + "}"});
+                return true;
               };
             }
             default -> {
