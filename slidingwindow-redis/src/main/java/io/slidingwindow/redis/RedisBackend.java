@@ -222,6 +222,11 @@ public final class RedisBackend implements AutoCloseable {
         () -> client.getResources().eventExecutorGroup().execute(client::refreshPartitionsAsync));
   }
 
+  /** Whether this is a Cluster connection, where one call may only hold keys of one slot. */
+  boolean isCluster() {
+    return topologyRefresh != null;
+  }
+
   /**
    * Runs {@code script}: EVALSHA, then EVAL on NOSCRIPT; TRYAGAIN retried. The stage fails with
    * the Redis or connection error of the last attempt.

@@ -79,8 +79,6 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
 
   private static final System.Logger LOG = System.getLogger(RedisRateLimiter.class.getName());
 
-  private static final int FLAG_COUNT_REFUSED = 1;
-  private static final int FLAG_FIGURES = 2;
 
   private final RedisBackend backend;
   private final List<Limit> limits;
@@ -95,6 +93,8 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
   private final long origin;
   /** Null when off, or when refused attempts count. */
   private final RefusalCache refusals;
+  /** Null on Cluster, or when turned off. */
+  private final Batcher batcher;
   private final long timeoutNanos;
   private final FailurePolicy policy;
   private final CircuitBreaker breaker;
@@ -107,7 +107,9 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     this.prefix = b.keyPrefix;
     this.countRefused = b.countRefusedAttempts;
     this.suffixes = new String[limits.size()];
-    this.argsTemplate = new String[4 + 3 * limits.size()];
+    this.argsTemplate = new String[3 + 3 * limits.size()];
+    argsTemplate[0] = countRefused ? "1" : "0";
+    argsTemplate[2] = Integer.toString(limits.size());
     long largest = Long.MAX_VALUE;
     long ttlMicros = 0;
     Limit least = limits.get(0);
@@ -120,9 +122,9 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
           limit.permits() + ":" + windowMicros + ":" + precisionMicros + (countRefused ? ":r" : "");
       // The same limit added twice keeps two lists, or one list would record every grant twice.
       suffixes[i] = Arrays.asList(suffixes).contains(suffix) ? suffix + ":" + i : suffix;
-      argsTemplate[4 + 3 * i] = Long.toString(limit.permits());
-      argsTemplate[5 + 3 * i] = Long.toString(windowMicros);
-      argsTemplate[6 + 3 * i] = Long.toString(precisionMicros);
+      argsTemplate[3 + 3 * i] = Long.toString(limit.permits());
+      argsTemplate[4 + 3 * i] = Long.toString(windowMicros);
+      argsTemplate[5 + 3 * i] = Long.toString(precisionMicros);
       largest = Math.min(largest, limit.permits());
       ttlMicros = Math.max(ttlMicros, windowMicros + precisionMicros);
       if (limit.permits() < least.permits()) {
@@ -133,7 +135,8 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
       }
     }
     long ttlMillis = (ttlMicros + 999) / 1000;
-    argsTemplate[3] = Long.toString(b.clientTime == null ? ttlMillis : Math.max(ttlMillis, CLIENT_TIME_MIN_TTL_MILLIS));
+    argsTemplate[1] = Long.toString(b.clientTime == null ? ttlMillis : Math.max(ttlMillis, CLIENT_TIME_MIN_TTL_MILLIS));
+    this.batcher = b.batching && !backend.isCluster() ? new Batcher(backend, argsTemplate) : null;
     this.largestGrantable = largest;
     this.smallest = least;
     this.longestWindow = longest.window();
@@ -172,7 +175,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     if (refusals != null && refusals.find(id, now) != null) {
       return false;
     }
-    List<Object> reply = callSync(keys, args(permits, false, now));
+    List<Object> reply = callSync(keys, permits, false, now);
     if (reply == null) {
       return onFailure(id, permits).allowed();
     }
@@ -194,7 +197,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     if (cached != null) {
       return cached;
     }
-    List<Object> reply = callSync(keys, args(permits, true, now));
+    List<Object> reply = callSync(keys, permits, true, now);
     if (reply == null) {
       return onFailure(id, permits);
     }
@@ -214,8 +217,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     if (refusals != null && refusals.find(id, now) != null) {
       return CompletableFuture.completedFuture(false);
     }
-    return callAsync(
-        keys, args(permits, false, now), id, permits, false, now, RedisRateLimiter::isAllowed, Decision::allowed);
+    return callAsync(keys, id, permits, false, now, RedisRateLimiter::isAllowed, Decision::allowed);
   }
 
   /**
@@ -231,7 +233,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     if (cached != null) {
       return CompletableFuture.completedFuture(cached);
     }
-    return callAsync(keys, args(permits, true, now), id, permits, true, now, this::toDecision, d -> d);
+    return callAsync(keys, id, permits, true, now, this::toDecision, d -> d);
   }
 
   @Override
@@ -276,12 +278,29 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     return keys;
   }
 
+  /** The script's arguments for one request. */
   private String[] args(long permits, boolean figures, long nowMicros) {
-    String[] args = argsTemplate.clone();
-    args[0] = Long.toString(permits);
-    args[1] = Integer.toString((countRefused ? FLAG_COUNT_REFUSED : 0) | (figures ? FLAG_FIGURES : 0));
-    args[2] = clientTime == null ? "" : Long.toString(nowMicros);
+    String[] args = Arrays.copyOf(argsTemplate, argsTemplate.length + 2);
+    args[argsTemplate.length] = permitsAndFigures(permits, figures);
+    args[argsTemplate.length + 1] = scriptNow(nowMicros);
     return args;
+  }
+
+  private static String permitsAndFigures(long permits, boolean figures) {
+    return Long.toString(2 * permits + (figures ? 1 : 0));
+  }
+
+  private String scriptNow(long nowMicros) {
+    return clientTime == null ? "" : Long.toString(nowMicros);
+  }
+
+  /** Sends one request, in a call of its own or with others waiting at the same moment. */
+  private CompletableFuture<List<Object>> send(String[] keys, long permits, boolean figures, long nowMicros) {
+    if (batcher == null) {
+      return backend.run(Script.LIMITER, keys, args(permits, figures, nowMicros));
+    }
+    return batcher.submit(
+        new Batcher.Request(keys, permitsAndFigures(permits, figures), scriptNow(nowMicros), figures ? 7 : 3));
   }
 
   /** The local clock in microseconds since the limiter was built; with client time, the script's. */
@@ -343,18 +362,30 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
   }
 
   /** The script's reply, or null when Redis failed (the breaker has been told). */
-  private List<Object> callSync(String[] keys, String[] args) {
+  private List<Object> callSync(String[] keys, long permits, boolean figures, long nowMicros) {
     if (!breaker.tryPass()) {
       return null;
     }
     try {
-      List<Object> reply = backend.runSync(Script.LIMITER, keys, args, timeoutNanos);
+      List<Object> reply;
+      if (batcher == null) {
+        reply = backend.runSync(Script.LIMITER, keys, args(permits, figures, nowMicros), timeoutNanos);
+      } else {
+        CompletableFuture<List<Object>> pending = send(keys, permits, figures, nowMicros);
+        try {
+          reply = pending.get(timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+          pending.cancel(false); // dropped if it was not sent yet
+          backend.onConnectionFailure(e);
+          throw e;
+        }
+      }
       breaker.onSuccess();
       return reply;
     } catch (TimeoutException | RuntimeException e) {
       failed(e);
     } catch (ExecutionException e) {
-      failed(e.getCause());
+      failed(RedisBackend.unwrap(e.getCause()));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       failed(e);
@@ -364,7 +395,6 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
 
   private <T> CompletionStage<T> callAsync(
       String[] keys,
-      String[] args,
       String id,
       long permits,
       boolean figures,
@@ -376,7 +406,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     }
     CompletableFuture<List<Object>> future;
     try {
-      future = backend.run(Script.LIMITER, keys, args);
+      future = send(keys, permits, figures, sentMicros);
     } catch (RuntimeException e) {
       failed(e);
       return CompletableFuture.completedFuture(fromPolicy.apply(onFailure(id, permits)));
@@ -486,6 +516,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     private Duration breakerOpen = DEFAULT_BREAKER_OPEN;
     private Ticker breakerTicker = Ticker.system();
     private int refusalCacheSlots = DEFAULT_REFUSAL_CACHE_SLOTS;
+    private boolean batching = true;
 
     private Builder(RedisBackend backend) {
       this.backend = backend;
@@ -622,6 +653,18 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
             "slots must be between 0 and " + RefusalCache.MAX_SLOTS + ", was " + slots);
       }
       this.refusalCacheSlots = slots;
+      return this;
+    }
+
+    /**
+     * Whether requests that wait at the same moment share one script call (default on). Under
+     * load, many threads calling one limiter then cost one round trip per call instead of one per
+     * request; a lone request is sent at once, alone. Each request is still decided on its own,
+     * atomically, as if sent alone in the order the script takes them. Not done on Cluster, where a
+     * call holds the keys of one slot only.
+     */
+    public Builder batching(boolean batching) {
+      this.batching = batching;
       return this;
     }
 

@@ -1,0 +1,123 @@
+package io.slidingwindow.redis;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Sends the limiter requests that wait at the same moment in one script call.
+ *
+ * <p>A request joins a queue. While fewer than {@link #MAX_IN_FLIGHT} calls are on their way, the
+ * thread that queued a request takes everything queued (at most {@link #MAX_REQUESTS}) and sends
+ * it as one call; when a call's reply arrives, the Lettuce thread that receives it sends what
+ * queued meanwhile, then hands each request its part of the reply. A lone request is sent at once,
+ * alone; under load, requests share calls, which saves a round trip's work per request on the
+ * client and on Redis. The script decides the requests of one call one after the other, each on
+ * the state the ones before left, exactly as if they had been sent one by one in that order.
+ *
+ * <p>A request whose caller stopped waiting (its future is done) before it was sent is dropped; one
+ * already sent may still run, as any timed-out call may. Only for deployments where one call may
+ * hold keys of any slot: standalone and Sentinel, not Cluster.
+ */
+final class Batcher {
+
+  /** The most requests one call carries. */
+  static final int MAX_REQUESTS = 64;
+
+  /** The most calls on their way at once. */
+  static final int MAX_IN_FLIGHT = 2;
+
+  /** One request: its keys, its two script arguments, and its part of the reply once known. */
+  static final class Request extends CompletableFuture<List<Object>> {
+    final String[] keys;
+    final String permitsAndFigures;
+    final String now;
+    final int replySize;
+
+    Request(String[] keys, String permitsAndFigures, String now, int replySize) {
+      this.keys = keys;
+      this.permitsAndFigures = permitsAndFigures;
+      this.now = now;
+      this.replySize = replySize;
+    }
+  }
+
+  private final RedisBackend backend;
+  private final String[] template;
+  private final ConcurrentLinkedQueue<Request> queue = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger inFlight = new AtomicInteger();
+
+  /** {@code template}: the script's arguments before the per-request ones. */
+  Batcher(RedisBackend backend, String[] template) {
+    this.backend = backend;
+    this.template = template;
+  }
+
+  /** Queues {@code request} and sends it, with whatever else waits, as soon as a call may go. */
+  CompletableFuture<List<Object>> submit(Request request) {
+    queue.add(request);
+    drain();
+    return request;
+  }
+
+  private void drain() {
+    while (!queue.isEmpty()) {
+      int calls = inFlight.get();
+      if (calls >= MAX_IN_FLIGHT) {
+        return; // the call that returns next sends what is queued
+      }
+      if (!inFlight.compareAndSet(calls, calls + 1)) {
+        continue;
+      }
+      List<Request> batch = new ArrayList<>();
+      for (Request r; batch.size() < MAX_REQUESTS && (r = queue.poll()) != null; ) {
+        if (!r.isDone()) {
+          batch.add(r);
+        }
+      }
+      if (batch.isEmpty()) {
+        inFlight.decrementAndGet();
+      } else {
+        send(batch);
+      }
+    }
+  }
+
+  private void send(List<Request> batch) {
+    int keysPerRequest = batch.get(0).keys.length;
+    String[] keys = new String[batch.size() * keysPerRequest];
+    String[] args = Arrays.copyOf(template, template.length + 2 * batch.size());
+    for (int r = 0; r < batch.size(); r++) {
+      Request request = batch.get(r);
+      System.arraycopy(request.keys, 0, keys, r * keysPerRequest, keysPerRequest);
+      args[template.length + 2 * r] = request.permitsAndFigures;
+      args[template.length + 2 * r + 1] = request.now;
+    }
+    CompletableFuture<List<Object>> call;
+    try {
+      call = backend.run(Script.LIMITER, keys, args);
+    } catch (RuntimeException e) {
+      call = CompletableFuture.failedFuture(e);
+    }
+    call.whenComplete(
+        (reply, error) -> {
+          inFlight.decrementAndGet();
+          drain();
+          int offset = 0;
+          for (Request request : batch) {
+            if (error != null) {
+              request.completeExceptionally(error);
+            } else if (reply.size() < offset + request.replySize) {
+              request.completeExceptionally(
+                  new IllegalStateException("the script answered " + reply.size() + " values for " + batch.size() + " requests"));
+            } else {
+              request.complete(reply.subList(offset, offset + request.replySize));
+            }
+            offset += request.replySize;
+          }
+        });
+  }
+}
