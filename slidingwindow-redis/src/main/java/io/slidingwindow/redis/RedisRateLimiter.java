@@ -51,6 +51,11 @@ import java.util.function.Function;
  * limit's oldest run leaves and meanwhile refuses the id locally, with the answer (and figures)
  * Redis would give; see {@link Builder#refusalCache(int)}. Not done when refused attempts count.
  *
+ * <p>Requests sharing a call. On standalone Redis and Sentinel, requests to one limiter that wait
+ * at the same moment go to Redis together, in one script call that decides them one after the
+ * other (see {@link Builder#batching(boolean)}): under load a call then costs one round trip per
+ * batch instead of one per request. On Cluster every request is a call of its own.
+ *
  * <p>Failures. No Redis exception escapes a call: when Redis errs, does not answer within the
  * command timeout, or the circuit breaker is open, the {@link FailurePolicy} decides. A call that
  * timed out is never retried, since it may have run.
@@ -162,7 +167,8 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
   }
 
   /**
-   * Takes {@code permits} for {@code id} if every limit allows them; one script call.
+   * Takes {@code permits} for {@code id} if every limit allows them; one script call, possibly
+   * shared with other requests (see {@link Builder#batching(boolean)}).
    *
    * @return whether the permits were granted, or the failure policy's answer when Redis fails
    * @throws IllegalArgumentException if {@code id} is null or longer than {@link #MAX_ID_BYTES}

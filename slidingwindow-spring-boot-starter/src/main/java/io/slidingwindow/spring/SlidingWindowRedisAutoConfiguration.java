@@ -90,6 +90,7 @@ public class SlidingWindowRedisAutoConfiguration {
           .countRefusedAttempts(countRefusedAttempts)
           .commandTimeout(redis.getCommandTimeout())
           .refusalCache(redis.getRefusalCache())
+          .batching(redis.isBatching())
           .failurePolicy(policy)
           .build();
     };

@@ -51,6 +51,12 @@ public class SlidingWindowRedisProperties {
    */
   private int refusalCache = 4096;
 
+  /**
+   * Whether requests to one rule's limiter that wait at the same moment share one script call
+   * (standalone and Sentinel; on Cluster each request is a call of its own).
+   */
+  private boolean batching = true;
+
   public String getUri() {
     return uri;
   }
@@ -89,6 +95,14 @@ public class SlidingWindowRedisProperties {
 
   public void setRefusalCache(int refusalCache) {
     this.refusalCache = refusalCache;
+  }
+
+  public boolean isBatching() {
+    return batching;
+  }
+
+  public void setBatching(boolean batching) {
+    this.batching = batching;
   }
 
   public OnFailure getOnFailure() {
