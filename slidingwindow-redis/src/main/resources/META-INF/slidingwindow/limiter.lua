@@ -26,7 +26,7 @@
 -- (LSET, LTRIM). Every run is pushed once and removed once: amortised O(1) work per call, never a
 -- loop over the window's buckets. At most min(N, ceil(W / p) + 1) runs are stored (ceil(W / p) + 1
 -- when refused attempts count). An empty limit has no key; a list whose newest run has left is
--- deleted at once. A key gets PEXPIRE ARGV[4] whenever a run begins: a later grant into that same
+-- deleted at once. A key gets PEXPIRE ARGV[2] whenever a run begins: a later grant into that same
 -- run cannot need the key for longer, since the run leaves at most W + p after it began.
 --
 -- Time only moves forward: a time before the newest run's bucket is recorded into that run, and
@@ -48,7 +48,8 @@
 -- ARGV[a]      2 * permits + (1 to return the decision's figures, else 0); permits in 1 .. min(N)
 -- ARGV[a + 1]  now in microseconds, or the empty string for the server's TIME (read once a call)
 --
--- Returns  per request, one after the other:
+-- Returns  per request, one after the other (a request whose key holds something else gets
+--          {-1, now, message}, padded with zeros to the length below):
 --          without figures: {allowed (1 or 0), now (microseconds), hold}, where hold is how long
 --          from now every request for this id stays refused if nothing else is recorded: the
 --          longest time any limit stays full (until its oldest run leaves);
@@ -96,8 +97,18 @@ end
 local server_now
 local out = {}
 
--- Decides one request on keys KEYS[k + 1 .. k + n] and appends its reply to out; an error reply
--- (a key that holds something else) is returned instead.
+-- Appends the reply of a request that could not be decided: {-1, now, message}, padded to the
+-- length of its reply.
+local function failed(figures, now, message)
+  local o = #out
+  out[o + 1], out[o + 2], out[o + 3] = -1, now, message
+  if figures then
+    out[o + 4], out[o + 5], out[o + 6], out[o + 7] = 0, 0, 0, 0
+  end
+end
+
+-- Decides one request on keys KEYS[k + 1 .. k + n] and appends its reply to out. A key that holds
+-- something else fails this request alone, before anything of it is written.
 local function decide(k, permits, figures, now)
   local L = {}
   local allowed = true
@@ -105,11 +116,11 @@ local function decide(k, permits, figures, now)
     local key = KEYS[k + i]
     local limit, window, precision = LIMITS[i][1], LIMITS[i][2], LIMITS[i][3]
     local oldest = floor((now - window + 1) / precision)
-    local h = call('LINDEX', key, 0)
+    local h = redis.pcall('LINDEX', key, 0)
     local l
     if h then
-      if #h ~= 48 then
-        return redis.error_reply('slidingwindow: ' .. key .. ' does not hold a limiter state')
+      if type(h) ~= 'string' or #h ~= 48 then
+        return failed(figures, now, 'slidingwindow: ' .. key .. ' does not hold a limiter state')
       end
       local ref, base, first, tail, total, prev = unpack(HEADER, h)
       if tail < oldest then
@@ -281,9 +292,6 @@ for r = 1, #KEYS / n do
   else
     now = tonumber(ARGV[a + 1])
   end
-  local err = decide((r - 1) * n, floor(q / 2), q % 2 == 1, now)
-  if err then
-    return err
-  end
+  decide((r - 1) * n, floor(q / 2), q % 2 == 1, now)
 end
 return out

@@ -19,8 +19,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the state the ones before left, exactly as if they had been sent one by one in that order.
  *
  * <p>A request whose caller stopped waiting (its future is done) before it was sent is dropped; one
- * already sent may still run, as any timed-out call may. Only for deployments where one call may
- * hold keys of any slot: standalone and Sentinel, not Cluster.
+ * already sent may still run, as any timed-out call may. Requests of different calls in flight at
+ * once may reach Redis in either order, so the order of concurrent requests is not kept (a thread
+ * that waits for each answer before its next request is served in order). Only for deployments
+ * where one call may hold keys of any slot: standalone and Sentinel, not Cluster.
  */
 final class Batcher {
 
@@ -73,20 +75,46 @@ final class Batcher {
         continue;
       }
       List<Request> batch = new ArrayList<>();
-      for (Request r; batch.size() < MAX_REQUESTS && (r = queue.poll()) != null; ) {
-        if (!r.isDone()) {
-          batch.add(r);
+      CompletableFuture<List<Object>> sent = null;
+      boolean doneAtOnce = true;
+      try {
+        for (Request r; batch.size() < MAX_REQUESTS && (r = queue.poll()) != null; ) {
+          if (!r.isDone()) {
+            batch.add(r);
+          }
+        }
+        if (!batch.isEmpty()) {
+          sent = send(batch);
+          doneAtOnce = sent.isDone();
+        }
+      } finally {
+        if (doneAtOnce) {
+          // Nothing sent, or the call failed (or was answered) at once: it is finished here, and
+          // the loop goes on, rather than a callback that would drain again from inside this one.
+          inFlight.decrementAndGet();
         }
       }
-      if (batch.isEmpty()) {
-        inFlight.decrementAndGet();
-      } else {
-        send(batch);
+      if (sent == null) {
+        continue;
       }
+      CompletableFuture<List<Object>> call = sent;
+      if (doneAtOnce) {
+        finish(batch, call);
+        continue;
+      }
+      call.whenComplete(
+          (reply, error) -> {
+            inFlight.decrementAndGet();
+            try {
+              drain(); // send what queued meanwhile before waking this batch's callers
+            } finally {
+              finish(batch, call);
+            }
+          });
     }
   }
 
-  private void send(List<Request> batch) {
+  private CompletableFuture<List<Object>> send(List<Request> batch) {
     int keysPerRequest = batch.get(0).keys.length;
     String[] keys = new String[batch.size() * keysPerRequest];
     String[] args = Arrays.copyOf(template, template.length + 2 * batch.size());
@@ -96,28 +124,34 @@ final class Batcher {
       args[template.length + 2 * r] = request.permitsAndFigures;
       args[template.length + 2 * r + 1] = request.now;
     }
-    CompletableFuture<List<Object>> call;
     try {
-      call = backend.run(Script.LIMITER, keys, args);
+      return backend.run(Script.LIMITER, keys, args);
     } catch (RuntimeException e) {
-      call = CompletableFuture.failedFuture(e);
+      return CompletableFuture.failedFuture(e);
     }
-    call.whenComplete(
-        (reply, error) -> {
-          inFlight.decrementAndGet();
-          drain();
-          int offset = 0;
-          for (Request request : batch) {
-            if (error != null) {
-              request.completeExceptionally(error);
-            } else if (reply.size() < offset + request.replySize) {
-              request.completeExceptionally(
-                  new IllegalStateException("the script answered " + reply.size() + " values for " + batch.size() + " requests"));
-            } else {
-              request.complete(reply.subList(offset, offset + request.replySize));
-            }
-            offset += request.replySize;
-          }
-        });
+  }
+
+  /** Hands each request of {@code batch} its part of the call's reply, or the call's failure. */
+  private static void finish(List<Request> batch, CompletableFuture<List<Object>> call) {
+    List<Object> reply;
+    try {
+      reply = call.join();
+    } catch (RuntimeException e) {
+      Throwable error = RedisBackend.unwrap(e);
+      for (Request request : batch) {
+        request.completeExceptionally(error);
+      }
+      return;
+    }
+    int offset = 0;
+    for (Request request : batch) {
+      if (reply.size() < offset + request.replySize) {
+        request.completeExceptionally(
+            new IllegalStateException("the script answered " + reply.size() + " values for " + batch.size() + " requests"));
+      } else {
+        request.complete(reply.subList(offset, offset + request.replySize));
+      }
+      offset += request.replySize;
+    }
   }
 }

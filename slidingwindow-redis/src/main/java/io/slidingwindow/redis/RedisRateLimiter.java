@@ -377,14 +377,11 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
       if (batcher == null) {
         reply = backend.runSync(Script.LIMITER, keys, args(permits, figures, nowMicros), timeoutNanos);
       } else {
-        CompletableFuture<List<Object>> pending = send(keys, permits, figures, nowMicros);
-        try {
-          reply = pending.get(timeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-          pending.cancel(false); // dropped if it was not sent yet
-          backend.onConnectionFailure(e);
-          throw e;
-        }
+        reply = awaitBatched(send(keys, permits, figures, nowMicros));
+      }
+      if (isUndecided(reply)) {
+        failed(new IllegalStateException(String.valueOf(reply.get(2))));
+        return null;
       }
       breaker.onSuccess();
       return reply;
@@ -397,6 +394,34 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
       failed(e);
     }
     return null;
+  }
+
+  /**
+   * Waits for a queued request's reply. A caller that stops waiting (timeout, interrupt) cancels
+   * the request, which drops it if it was not sent yet; if the reply came in the meantime, it is
+   * used rather than thrown away, since Redis has recorded what it says.
+   */
+  private List<Object> awaitBatched(CompletableFuture<List<Object>> pending)
+      throws TimeoutException, ExecutionException, InterruptedException {
+    try {
+      return pending.get(timeoutNanos, TimeUnit.NANOSECONDS);
+    } catch (TimeoutException | InterruptedException e) {
+      if (pending.cancel(false)) {
+        if (e instanceof TimeoutException) {
+          backend.onConnectionFailure(e);
+        }
+        throw e;
+      }
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      return pending.get(); // done: the reply or its failure
+    }
+  }
+
+  /** Whether the script could not decide the request (a key holds something else). */
+  private static boolean isUndecided(List<Object> reply) {
+    return ((Long) reply.get(0)) < 0;
   }
 
   private <T> CompletionStage<T> callAsync(
@@ -421,12 +446,13 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
         .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
         .handle(
             (reply, error) -> {
-              if (error == null) {
+              if (error == null && !isUndecided(reply)) {
                 breaker.onSuccess();
                 remember(id, permits, reply, figures, sentMicros);
                 return convert.apply(reply);
               }
-              Throwable cause = RedisBackend.unwrap(error);
+              Throwable cause =
+                  error == null ? new IllegalStateException(String.valueOf(reply.get(2))) : RedisBackend.unwrap(error);
               if (cause instanceof TimeoutException) {
                 backend.onConnectionFailure(cause); // the backend saw no failure, only silence
               }
@@ -636,7 +662,6 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
       return this;
     }
 
-    /** Replaces the breaker's clock; for tests that drive a fake clock. */
     /**
      * How many ids' refusals to remember locally (rounded up to a power of two; 0 turns it off).
      * When Redis refuses an id because a limit of it has no permit left, nothing but time can
@@ -644,7 +669,9 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
      * run leaves its window. Until then this limiter refuses the id without a round trip, with
      * the same answer, and for {@link RedisRateLimiter#decide decide} the same figures counted
      * down, that Redis would give (with server time, the refusal is kept a round trip shorter and
-     * the figures are never early). A client hammering a full id then costs Redis nothing. The
+     * the figures are never early, as long as the Redis server's clock runs at the local clock's
+     * rate without steps; the figures also assume that every limiter sharing these keys has the
+     * same limits). A client hammering a full id then costs Redis nothing. The
      * table is direct-mapped: ids that share a slot replace each other, so memory stays at {@code
      * slots} references plus one small entry per remembered id. Off when refused attempts count,
      * since those must be recorded. If the id's keys are deleted in Redis behind the limiter's
@@ -667,13 +694,15 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
      * load, many threads calling one limiter then cost one round trip per call instead of one per
      * request; a lone request is sent at once, alone. Each request is still decided on its own,
      * atomically, as if sent alone in the order the script takes them. Not done on Cluster, where a
-     * call holds the keys of one slot only.
+     * call holds the keys of one slot only. Turn it off behind a proxy that requires the keys of
+     * a script call to share one slot (some Redis proxies do, even in front of a single server).
      */
     public Builder batching(boolean batching) {
       this.batching = batching;
       return this;
     }
 
+    /** Replaces the breaker's clock; for tests that drive a fake clock. */
     Builder breakerTicker(Ticker ticker) {
       this.breakerTicker = ticker;
       return this;

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * immutable entry; an id whose slot is taken by another id simply replaces it. Lookups take one
  * volatile read and no lock. An entry outlives a state that disappears in Redis (a key deleted by
  * hand, a failover that lost writes) by at most its hold, which is at most the longest window
- * plus its precision.
+ * plus its precision while the Redis server's clock does not step back.
  */
 final class RefusalCache {
 

@@ -164,4 +164,37 @@ class RedisBatchingIT {
     assertThat(all.remaining()).as("the calls sent and the fourth, not the dropped one")
         .isEqualTo(10 - Batcher.MAX_IN_FLIGHT - 1);
   }
+
+  /**
+   * A key that holds something else (a string, a list in another layout) fails its own request
+   * only: the other requests of the same call are decided, and that request gets the failure
+   * policy's answer. Redis is paused so that the last three requests queue and share one call.
+   */
+  @Test
+  void keyHoldingSomethingElse_failsItsRequestOnly() throws Exception {
+    FakeTicker ticker = new FakeTicker();
+    RedisRateLimiter limiter =
+        RedisRateLimiter.builder(backend)
+            .limit(Limit.of(10, Duration.ofMinutes(1)))
+            .clientTime(ticker)
+            .commandTimeout(Duration.ofSeconds(5))
+            .failurePolicy(FailurePolicy.failClosed())
+            .build();
+    server.cli("SET", limiter.keysOf("string").get(0), "x");
+    server.cli("RPUSH", limiter.keysOf("old-layout").get(0), "17", "0", "0", "1");
+    long before = scriptCalls();
+    server.cli("CLIENT", "PAUSE", "300", "ALL");
+    List<String> ids = List.of("first", "second", "string", "good", "old-layout", "also-good");
+    List<CompletableFuture<Decision>> answers = new ArrayList<>();
+    for (String id : ids) {
+      answers.add(limiter.decideAsync(id, 1).toCompletableFuture());
+    }
+    List<Boolean> allowed = new ArrayList<>();
+    for (CompletableFuture<Decision> answer : answers) {
+      allowed.add(answer.get(10, TimeUnit.SECONDS).allowed());
+    }
+    assertThat(allowed).containsExactly(true, true, false, true, false, true);
+    assertThat(scriptCalls() - before).as("two calls alone, then one for the four queued").isEqualTo(3);
+    assertThat(server.cli("GET", limiter.keysOf("string").get(0))).isEqualTo("x");
+  }
 }
