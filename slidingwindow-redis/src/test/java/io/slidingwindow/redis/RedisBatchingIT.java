@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
 import io.slidingwindow.testkit.FakeTicker;
-import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,8 +16,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,34 +26,22 @@ import org.junit.jupiter.api.Test;
  */
 class RedisBatchingIT {
 
-  private static final Pattern CALLS = Pattern.compile("cmdstat_eval(?:sha)?:calls=(\\d+)");
-
-  private static RedisServerProcess server;
-  private static RedisBackend backend;
+  private static OwnRedis redis;
 
   @BeforeAll
   static void start() {
-    server = RedisServerProcess.start();
-    backend = RedisBackend.standalone(server.uri());
+    redis = new OwnRedis();
   }
 
   @AfterAll
   static void stop() {
-    if (backend != null) {
-      backend.close();
-    }
-    if (server != null) {
-      server.close();
+    if (redis != null) {
+      redis.close();
     }
   }
 
   private static long scriptCalls() {
-    Matcher m = CALLS.matcher(server.cli("INFO", "commandstats"));
-    long calls = 0;
-    while (m.find()) {
-      calls += Long.parseLong(m.group(1));
-    }
-    return calls;
+    return redis.scriptCalls();
   }
 
   /**
@@ -69,7 +54,7 @@ class RedisBatchingIT {
     FakeTicker ticker = new FakeTicker();
     Limit limit = Limit.of(200, Duration.ofSeconds(1));
     RedisRateLimiter limiter =
-        RedisRateLimiter.builder(backend)
+        RedisRateLimiter.builder(redis.backend)
             .limit(limit)
             .clientTime(ticker)
             .refusalCache(0)
@@ -128,7 +113,7 @@ class RedisBatchingIT {
     FakeTicker ticker = new FakeTicker();
     Limit limit = Limit.of(10, Duration.ofMinutes(1));
     RedisRateLimiter limiter =
-        RedisRateLimiter.builder(backend)
+        RedisRateLimiter.builder(redis.backend)
             .limit(limit)
             .clientTime(ticker)
             .commandTimeout(Duration.ofMillis(100))
@@ -136,7 +121,7 @@ class RedisBatchingIT {
             .failurePolicy(FailurePolicy.failClosed())
             .build();
     RedisRateLimiter probe =
-        RedisRateLimiter.builder(backend)
+        RedisRateLimiter.builder(redis.backend)
             .limit(limit)
             .clientTime(ticker)
             .batching(false)
@@ -146,7 +131,7 @@ class RedisBatchingIT {
             .build();
     String id = "paused";
     long before = scriptCalls();
-    server.cli("CLIENT", "PAUSE", "1000", "ALL");
+    redis.server.cli("CLIENT", "PAUSE", "1000", "ALL");
     List<CompletableFuture<Boolean>> answers = new ArrayList<>();
     for (int i = 0; i < Batcher.MAX_IN_FLIGHT + 1; i++) {
       answers.add(limiter.tryAcquireAsync(id, 1).toCompletableFuture());
@@ -174,16 +159,16 @@ class RedisBatchingIT {
   void keyHoldingSomethingElse_failsItsRequestOnly() throws Exception {
     FakeTicker ticker = new FakeTicker();
     RedisRateLimiter limiter =
-        RedisRateLimiter.builder(backend)
+        RedisRateLimiter.builder(redis.backend)
             .limit(Limit.of(10, Duration.ofMinutes(1)))
             .clientTime(ticker)
             .commandTimeout(Duration.ofSeconds(5))
             .failurePolicy(FailurePolicy.failClosed())
             .build();
-    server.cli("SET", limiter.keysOf("string").get(0), "x");
-    server.cli("RPUSH", limiter.keysOf("old-layout").get(0), "17", "0", "0", "1");
+    redis.server.cli("SET", limiter.keysOf("string").get(0), "x");
+    redis.server.cli("RPUSH", limiter.keysOf("old-layout").get(0), "17", "0", "0", "1");
     long before = scriptCalls();
-    server.cli("CLIENT", "PAUSE", "300", "ALL");
+    redis.server.cli("CLIENT", "PAUSE", "300", "ALL");
     List<String> ids = List.of("first", "second", "string", "good", "old-layout", "also-good");
     List<CompletableFuture<Decision>> answers = new ArrayList<>();
     for (String id : ids) {
@@ -195,6 +180,6 @@ class RedisBatchingIT {
     }
     assertThat(allowed).containsExactly(true, true, false, true, false, true);
     assertThat(scriptCalls() - before).as("two calls alone, then one for the four queued").isEqualTo(3);
-    assertThat(server.cli("GET", limiter.keysOf("string").get(0))).isEqualTo("x");
+    assertThat(redis.server.cli("GET", limiter.keysOf("string").get(0))).isEqualTo("x");
   }
 }

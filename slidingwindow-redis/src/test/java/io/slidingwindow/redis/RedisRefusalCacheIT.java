@@ -7,11 +7,8 @@ import static org.awaitility.Awaitility.await;
 import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
 import io.slidingwindow.testkit.FakeTicker;
-import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -22,41 +19,28 @@ import org.junit.jupiter.api.Test;
  */
 class RedisRefusalCacheIT {
 
-  private static final Pattern CALLS = Pattern.compile("cmdstat_eval(?:sha)?:calls=(\\d+)");
-
-  private static RedisServerProcess server;
-  private static RedisBackend backend;
+  private static OwnRedis redis;
   private static int ids;
 
   @BeforeAll
   static void start() {
-    server = RedisServerProcess.start();
-    backend = RedisBackend.standalone(server.uri());
+    redis = new OwnRedis();
   }
 
   @AfterAll
   static void stop() {
-    if (backend != null) {
-      backend.close();
-    }
-    if (server != null) {
-      server.close();
+    if (redis != null) {
+      redis.close();
     }
   }
 
-  /** How many times Redis has run a script (EVALSHA and EVAL) so far. */
   private static long scriptCalls() {
-    Matcher m = CALLS.matcher(server.cli("INFO", "commandstats"));
-    long calls = 0;
-    while (m.find()) {
-      calls += Long.parseLong(m.group(1));
-    }
-    return calls;
+    return redis.scriptCalls();
   }
 
   private static RedisRateLimiter.Builder builder(Limit... limits) {
     RedisRateLimiter.Builder b =
-        RedisRateLimiter.builder(backend)
+        RedisRateLimiter.builder(redis.backend)
             .commandTimeout(Duration.ofSeconds(5))
             .failurePolicy(FailurePolicy.fallbackTo(new FailingLimiter()));
     for (Limit limit : limits) {
