@@ -1,6 +1,7 @@
 package io.slidingwindow;
 
 import io.slidingwindow.internal.KeyTable;
+import io.slidingwindow.internal.Permits;
 import io.slidingwindow.internal.WindowSet;
 import java.time.Duration;
 import java.util.List;

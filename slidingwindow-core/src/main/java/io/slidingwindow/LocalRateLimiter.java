@@ -1,5 +1,6 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Permits;
 import io.slidingwindow.internal.WindowSet;
 import java.time.Duration;
 import java.util.List;

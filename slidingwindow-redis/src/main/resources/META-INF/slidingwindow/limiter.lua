@@ -19,11 +19,11 @@
 -- base, and a bucket's count is its total minus the one before. Storing buckets as small offsets
 -- keeps a closed run at about 7 bytes.
 --
--- Work per call. A call reads the header (LINDEX 0). A grant into the newest bucket rewrites the
+-- Work per request. A request reads the header (LINDEX 0). A grant into the newest bucket rewrites the
 -- header (LSET 0); a grant into a later bucket closes the newest run (RPUSH), rewrites the header
 -- and sets the key's expiry. Runs leave from the head: the gone runs are read in growing chunks,
 -- then cut off by writing the new header over the last gone run's place and trimming before it
--- (LSET, LTRIM). Every run is pushed once and removed once: amortised O(1) work per call, never a
+-- (LSET, LTRIM). Every run is pushed once and removed once: amortised O(1) work per request, never a
 -- loop over the window's buckets. At most min(N, ceil(W / p) + 1) runs are stored (ceil(W / p) + 1
 -- when refused attempts count). An empty limit has no key; a list whose newest run has left is
 -- deleted at once. A key gets PEXPIRE ARGV[2] whenever a run begins: a later grant into that same

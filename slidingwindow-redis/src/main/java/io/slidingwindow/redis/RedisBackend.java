@@ -158,7 +158,7 @@ public final class RedisBackend implements AutoCloseable {
     ClientResources resources = resources();
     RedisClusterClient client = RedisClusterClient.create(resources, uris);
     client.setOptions(
-        ClusterClientOptions.builder()
+        ClusterClientOptions.builder(clientOptions())
             .topologyRefreshOptions(
                 ClusterTopologyRefreshOptions.builder()
                     .enablePeriodicRefresh(Duration.ofSeconds(10))
@@ -166,9 +166,6 @@ public final class RedisBackend implements AutoCloseable {
                     .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
                     .refreshTriggersReconnectAttempts(2)
                     .build())
-            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-            .timeoutOptions(TimeoutOptions.enabled(CLIENT_TIMEOUT))
-            .socketOptions(SocketOptions.builder().connectTimeout(CLIENT_TIMEOUT).build())
             .build());
     try {
       StatefulRedisClusterConnection<String, String> connection = client.connect();
@@ -266,6 +263,46 @@ public final class RedisBackend implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * Waits at most {@code timeoutNanos} for {@code call}. On a timeout or an interrupt the call is
+   * cancelled (a call not sent yet is then dropped) and the exception thrown; a timeout also counts
+   * as a failure without an answer (see {@link #onConnectionFailure}). A reply that arrived as the
+   * wait ended is returned instead, since Redis has acted on it.
+   *
+   * @throws ExecutionException with the call's failure
+   */
+  <T> T await(CompletableFuture<T> call, long timeoutNanos)
+      throws TimeoutException, ExecutionException, InterruptedException {
+    try {
+      return call.get(timeoutNanos, TimeUnit.NANOSECONDS);
+    } catch (TimeoutException | InterruptedException e) {
+      if (call.cancel(false)) {
+        if (e instanceof TimeoutException) {
+          onConnectionFailure(e);
+        }
+        throw e;
+      }
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      return call.get(); // done meanwhile: the reply or its failure
+    }
+  }
+
+  /**
+   * {@code call}, failed with a {@link TimeoutException} unless it completes within {@code
+   * timeoutNanos}; a timeout counts as a failure without an answer, as in {@link #await}.
+   */
+  <T> CompletableFuture<T> within(CompletableFuture<T> call, long timeoutNanos) {
+    return call.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+        .whenComplete(
+            (reply, error) -> {
+              if (unwrap(error) instanceof TimeoutException) {
+                onConnectionFailure(error);
+              }
+            });
   }
 
   private CompletableFuture<List<Object>> attempt(

@@ -5,9 +5,7 @@ import io.lettuce.core.RedisException;
 import io.slidingwindow.Ticker;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -109,19 +107,16 @@ public final class RedisCounters {
     String[] keys = {Keys.tagged(prefix, id) + suffix};
     String now = clientTime == null ? "" : Long.toString(Math.floorDiv(clientTime.read() - origin, 1000L));
     String[] args = {Long.toString(amount), mode, now, size, intervalMicros, ttlMillis};
-    CompletableFuture<List<Object>> future = backend.run(Script.COUNTER, keys, args);
     try {
-      List<Object> reply = future.get(timeoutNanos, TimeUnit.NANOSECONDS);
+      List<Object> reply = backend.await(backend.run(Script.COUNTER, keys, args), timeoutNanos);
       return new long[] {(Long) reply.get(0), (Long) reply.get(1)};
     } catch (TimeoutException e) {
-      future.cancel(false);
       throw new RedisCommandTimeoutException("no answer from Redis within " + Duration.ofNanos(timeoutNanos));
     } catch (ExecutionException e) {
       Throwable cause = RedisBackend.unwrap(e.getCause());
       throw cause instanceof RedisException ? (RedisException) cause : new RedisException(cause);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      future.cancel(false);
       throw new RedisException("interrupted while waiting for Redis", e);
     }
   }

@@ -4,6 +4,7 @@ import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;
+import io.slidingwindow.internal.Permits;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,11 +22,11 @@ import java.util.function.Function;
  * A sliding-window rate limiter whose state lives in Redis, shared by every instance that uses the
  * same limits, key prefix and Redis.
  *
- * <p>Guarantee. The algorithm is the in-process limiter's (see {@link Limit}), run by one Lua
- * script per call ({@code META-INF/slidingwindow/limiter.lua}): for every interval {@code [t, t +
- * W)} of the clock and every limit, the permits granted to an id with timestamps in that interval
- * sum to at most {@code N}. All limits of an id are checked and recorded atomically in that one
- * call, and only granted permits count unless {@link Builder#countRefusedAttempts(boolean)} is on.
+ * <p>Guarantee. The algorithm is the in-process limiter's (see {@link Limit}), run by a Lua script
+ * ({@code META-INF/slidingwindow/limiter.lua}) that decides each request atomically: for every
+ * interval {@code [t, t + W)} of the clock and every limit, the permits granted to an id with
+ * timestamps in that interval sum to at most {@code N}. All limits of an id are checked and
+ * recorded together for each request, and only granted permits count unless {@link Builder#countRefusedAttempts(boolean)} is on.
  * A refusal happens only where an exact sliding log over {@code W + precision} would refuse too.
  *
  * <p>Time and units. By default the clock is the Redis server's {@code TIME}, read inside the
@@ -42,7 +43,7 @@ import java.util.function.Function;
  * encoding of the id, so all keys of a call share one Cluster slot whatever bytes the id holds;
  * ids are limited to {@link #MAX_ID_BYTES} bytes. A key expires the longest window plus its
  * precision after its newest run began, by which time that run has left the window (with client
- * time, no sooner than a minute: that ticker need not run at Redis's speed). Server work per call
+ * time, no sooner than a minute: that ticker need not run at Redis's speed). Server work per request
  * is amortised O(1) per limit; a refusal from {@link #decide} also walks the runs that must leave
  * before the request fits (at most {@code permits} runs when only grants count).
  *
@@ -115,7 +116,6 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     this.argsTemplate = new String[3 + 3 * limits.size()];
     argsTemplate[0] = countRefused ? "1" : "0";
     argsTemplate[2] = Integer.toString(limits.size());
-    long largest = Long.MAX_VALUE;
     long ttlMicros = 0;
     Limit least = limits.get(0);
     Limit longest = limits.get(0);
@@ -130,7 +130,6 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
       argsTemplate[3 + 3 * i] = Long.toString(limit.permits());
       argsTemplate[4 + 3 * i] = Long.toString(windowMicros);
       argsTemplate[5 + 3 * i] = Long.toString(precisionMicros);
-      largest = Math.min(largest, limit.permits());
       ttlMicros = Math.max(ttlMicros, windowMicros + precisionMicros);
       if (limit.permits() < least.permits()) {
         least = limit;
@@ -142,7 +141,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     long ttlMillis = (ttlMicros + 999) / 1000;
     argsTemplate[1] = Long.toString(b.clientTime == null ? ttlMillis : Math.max(ttlMillis, CLIENT_TIME_MIN_TTL_MILLIS));
     this.batcher = b.batching && !backend.isCluster() ? new Batcher(backend, argsTemplate) : null;
-    this.largestGrantable = largest;
+    this.largestGrantable = Permits.largestGrantable(limits);
     this.smallest = least;
     this.longestWindow = longest.window();
     this.clientTime = b.clientTime;
@@ -176,12 +175,12 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    */
   @Override
   public boolean tryAcquire(String id, long permits) {
-    String[] keys = keys(id, permits);
+    check(id, permits);
     long now = localMicros();
     if (refusals != null && refusals.find(id, now) != null) {
       return false;
     }
-    List<Object> reply = callSync(keys, permits, false, now);
+    List<Object> reply = callSync(keys(id), permits, false, now);
     if (reply == null) {
       return onFailure(id, permits).allowed();
     }
@@ -197,13 +196,13 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    */
   @Override
   public Decision decide(String id, long permits) {
-    String[] keys = keys(id, permits);
+    check(id, permits);
     long now = localMicros();
     Decision cached = cachedDecision(id, permits, now);
     if (cached != null) {
       return cached;
     }
-    List<Object> reply = callSync(keys, permits, true, now);
+    List<Object> reply = callSync(keys(id), permits, true, now);
     if (reply == null) {
       return onFailure(id, permits);
     }
@@ -218,12 +217,12 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    * @throws IllegalArgumentException at once, as {@link #tryAcquire(String, long)}
    */
   public CompletionStage<Boolean> tryAcquireAsync(String id, long permits) {
-    String[] keys = keys(id, permits);
+    check(id, permits);
     long now = localMicros();
     if (refusals != null && refusals.find(id, now) != null) {
       return CompletableFuture.completedFuture(false);
     }
-    return callAsync(keys, id, permits, false, now, RedisRateLimiter::isAllowed, Decision::allowed);
+    return callAsync(keys(id), id, permits, false, now, RedisRateLimiter::isAllowed, Decision::allowed);
   }
 
   /**
@@ -233,13 +232,13 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    * @throws IllegalArgumentException at once, as {@link #tryAcquire(String, long)}
    */
   public CompletionStage<Decision> decideAsync(String id, long permits) {
-    String[] keys = keys(id, permits);
+    check(id, permits);
     long now = localMicros();
     Decision cached = cachedDecision(id, permits, now);
     if (cached != null) {
       return CompletableFuture.completedFuture(cached);
     }
-    return callAsync(keys, id, permits, true, now, this::toDecision, d -> d);
+    return callAsync(keys(id), id, permits, true, now, this::toDecision, d -> d);
   }
 
   @Override
@@ -253,30 +252,38 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    */
   long[] tryAcquireWithTime(String id, long permits) throws Exception {
     List<Object> reply =
-        backend.run(Script.LIMITER, keys(id, permits), args(permits, false, localMicros())).get(10, TimeUnit.SECONDS);
+        backend.run(Script.LIMITER, checkedKeys(id, permits), args(permits, false, localMicros())).get(10, TimeUnit.SECONDS);
     return new long[] {(Long) reply.get(0), (Long) reply.get(1)};
   }
 
   /** The Redis keys of {@code id}, one per limit, in the order of {@link #limits()}. */
   List<String> keysOf(String id) {
-    return List.of(keys(id, 1));
+    return List.of(keys(id));
   }
 
   boolean isBreakerOpen() {
     return breaker.isOpen();
   }
 
-  private String[] keys(String id, long permits) {
-    String tag = Keys.tagged(prefix, id);
-    if (permits <= 0 || permits > largestGrantable) {
-      throw new IllegalArgumentException(
-          permits <= 0
-              ? "permits must be positive, was " + permits
-              : "permits must not exceed the smallest limit, "
-                  + largestGrantable
-                  + ", since such a request could never be granted; was "
-                  + permits);
+  /**
+   * Checks a request before anything else, so that a refusal answered from the cache builds no
+   * keys; an id too long to be keyed is refused when its keys are built, and never cached.
+   */
+  private void check(String id, long permits) {
+    if (id == null) {
+      throw new IllegalArgumentException("key must not be null");
     }
+    Permits.check(permits, largestGrantable);
+  }
+
+  private String[] checkedKeys(String id, long permits) {
+    check(id, permits);
+    return keys(id);
+  }
+
+  /** The Redis keys of {@code id}, one per limit. */
+  private String[] keys(String id) {
+    String tag = Keys.tagged(prefix, id);
     String[] keys = new String[suffixes.length];
     for (int i = 0; i < keys.length; i++) {
       keys[i] = tag + suffixes[i];
@@ -341,8 +348,8 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     refusals.put(
         figures
             ? new RefusalCache.Entry(
-                id, until, true, permits, ref, (Long) reply.get(3), (Long) reply.get(4), ((Long) reply.get(5)).intValue() - 1)
-            : new RefusalCache.Entry(id, until, false, 0, ref, 0, 0, 0));
+                id, until, permits, ref, (Long) reply.get(3), (Long) reply.get(4), ((Long) reply.get(5)).intValue() - 1)
+            : new RefusalCache.Entry(id, until, 0, ref, 0, 0, 0));
   }
 
   /**
@@ -355,7 +362,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
       return null;
     }
     RefusalCache.Entry e = refusals.find(id, nowMicros);
-    if (e == null || !e.hasFigures() || e.permits() != permits) {
+    if (e == null || e.permits() != permits) { // permits are positive: 0 marks no figures
       return null;
     }
     long elapsed = nowMicros - e.refMicros();
@@ -377,7 +384,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
       if (batcher == null) {
         reply = backend.runSync(Script.LIMITER, keys, args(permits, figures, nowMicros), timeoutNanos);
       } else {
-        reply = awaitBatched(send(keys, permits, figures, nowMicros));
+        reply = backend.await(send(keys, permits, figures, nowMicros), timeoutNanos);
       }
       if (isUndecided(reply)) {
         failed(new IllegalStateException(String.valueOf(reply.get(2))));
@@ -394,29 +401,6 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
       failed(e);
     }
     return null;
-  }
-
-  /**
-   * Waits for a queued request's reply. A caller that stops waiting (timeout, interrupt) cancels
-   * the request, which drops it if it was not sent yet; if the reply came in the meantime, it is
-   * used rather than thrown away, since Redis has recorded what it says.
-   */
-  private List<Object> awaitBatched(CompletableFuture<List<Object>> pending)
-      throws TimeoutException, ExecutionException, InterruptedException {
-    try {
-      return pending.get(timeoutNanos, TimeUnit.NANOSECONDS);
-    } catch (TimeoutException | InterruptedException e) {
-      if (pending.cancel(false)) {
-        if (e instanceof TimeoutException) {
-          backend.onConnectionFailure(e);
-        }
-        throw e;
-      }
-      if (e instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
-      }
-      return pending.get(); // done: the reply or its failure
-    }
   }
 
   /** Whether the script could not decide the request (a key holds something else). */
@@ -442,8 +426,8 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
       failed(e);
       return CompletableFuture.completedFuture(fromPolicy.apply(onFailure(id, permits)));
     }
-    return future
-        .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+    return backend
+        .within(future, timeoutNanos)
         .handle(
             (reply, error) -> {
               if (error == null && !isUndecided(reply)) {
@@ -451,12 +435,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
                 remember(id, permits, reply, figures, sentMicros);
                 return convert.apply(reply);
               }
-              Throwable cause =
-                  error == null ? new IllegalStateException(String.valueOf(reply.get(2))) : RedisBackend.unwrap(error);
-              if (cause instanceof TimeoutException) {
-                backend.onConnectionFailure(cause); // the backend saw no failure, only silence
-              }
-              failed(cause);
+              failed(error == null ? new IllegalStateException(String.valueOf(reply.get(2))) : RedisBackend.unwrap(error));
               return fromPolicy.apply(onFailure(id, permits));
             });
   }

@@ -26,8 +26,8 @@ final class RefusalCache {
    *
    * @param id the id refused
    * @param untilMicros every request for {@code id} is refused while the local clock is below this
-   * @param hasFigures whether the figures below were returned (by a decide) for {@code permits}
-   * @param permits the permits of the refused decide
+   * @param permits the permits of the refused decide whose figures follow, or 0 when the refusal
+   *     came from a tryAcquire and holds no figures
    * @param refMicros the local time the figures below are as of
    * @param retryMicros the retry-after at {@code refMicros}
    * @param resetMicros the reset-after at {@code refMicros}
@@ -36,7 +36,6 @@ final class RefusalCache {
   record Entry(
       String id,
       long untilMicros,
-      boolean hasFigures,
       long permits,
       long refMicros,
       long retryMicros,

@@ -130,6 +130,7 @@ class RedisBatchingIT {
             .failurePolicy(FailurePolicy.fallbackTo(new FailingLimiter()))
             .build();
     String id = "paused";
+    assertThat(probe.tryAcquire("paused-warm-up", 1)).isTrue(); // the script is loaded from here on
     long before = scriptCalls();
     redis.server.cli("CLIENT", "PAUSE", "1000", "ALL");
     List<CompletableFuture<Boolean>> answers = new ArrayList<>();
@@ -167,6 +168,7 @@ class RedisBatchingIT {
             .build();
     redis.server.cli("SET", limiter.keysOf("string").get(0), "x");
     redis.server.cli("RPUSH", limiter.keysOf("old-layout").get(0), "17", "0", "0", "1");
+    assertThat(limiter.tryAcquire("warm-up", 1)).isTrue(); // the script is loaded from here on
     long before = scriptCalls();
     redis.server.cli("CLIENT", "PAUSE", "300", "ALL");
     List<String> ids = List.of("first", "second", "string", "good", "old-layout", "also-good");
@@ -181,5 +183,33 @@ class RedisBatchingIT {
     assertThat(allowed).containsExactly(true, true, false, true, false, true);
     assertThat(scriptCalls() - before).as("two calls alone, then one for the four queued").isEqualTo(3);
     assertThat(redis.server.cli("GET", limiter.keysOf("string").get(0))).isEqualTo("x");
+  }
+
+  /**
+   * A call carries at most {@link Batcher#MAX_REQUESTS} requests: with Redis paused, the first
+   * requests go alone and the next 70 queue; they then leave in two calls, 64 and 6.
+   */
+  @Test
+  void queuedRequests_leaveInCallsOfAtMostMaxRequests() throws Exception {
+    FakeTicker ticker = new FakeTicker();
+    RedisRateLimiter limiter =
+        RedisRateLimiter.builder(redis.backend)
+            .limit(Limit.of(10, Duration.ofMinutes(1)))
+            .clientTime(ticker)
+            .commandTimeout(Duration.ofSeconds(5))
+            .failurePolicy(FailurePolicy.failClosed())
+            .build();
+    int queued = Batcher.MAX_REQUESTS + 6;
+    assertThat(limiter.tryAcquire("max-warm-up", 1)).isTrue(); // the script is loaded from here on
+    long before = scriptCalls();
+    redis.server.cli("CLIENT", "PAUSE", "300", "ALL");
+    List<CompletableFuture<Boolean>> answers = new ArrayList<>();
+    for (int i = 0; i < Batcher.MAX_IN_FLIGHT + queued; i++) {
+      answers.add(limiter.tryAcquireAsync("max-" + i, 1).toCompletableFuture());
+    }
+    for (CompletableFuture<Boolean> answer : answers) {
+      assertThat(answer.get(10, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(scriptCalls() - before).isEqualTo(Batcher.MAX_IN_FLIGHT + 2);
   }
 }

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 class RefusalCacheTest {
 
   private static RefusalCache.Entry refusal(String id, long untilMicros) {
-    return new RefusalCache.Entry(id, untilMicros, false, 0, 0, 0, 0, 0);
+    return new RefusalCache.Entry(id, untilMicros, 0, 0, 0, 0, 0);
   }
 
   @Test

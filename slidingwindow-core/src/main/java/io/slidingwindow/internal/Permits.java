@@ -1,14 +1,15 @@
-package io.slidingwindow;
+package io.slidingwindow.internal;
 
+import io.slidingwindow.Limit;
 import java.util.List;
 
-/** Validation of a request's permits against the limits of a limiter. */
-final class Permits {
+/** Validation of a request's permits against the limits of a limiter; shared by every backend. */
+public final class Permits {
 
   private Permits() {}
 
   /** The largest request every one of {@code limits} could ever grant. */
-  static long largestGrantable(List<Limit> limits) {
+  public static long largestGrantable(List<Limit> limits) {
     long max = Long.MAX_VALUE;
     for (Limit limit : limits) {
       max = Math.min(max, limit.permits());
@@ -21,7 +22,7 @@ final class Permits {
    *
    * @throws IllegalArgumentException naming the parameter and value otherwise
    */
-  static void check(long permits, long largest) {
+  public static void check(long permits, long largest) {
     if (permits <= 0 || permits > largest) {
       throw new IllegalArgumentException(
           permits <= 0
