@@ -142,7 +142,7 @@ public abstract class RateLimiterConformance {
    * allowance: once the clock has stepped back, a refusal's {@code retryAfter} and {@code
    * resetAfter} may both be late by the same amount (never early), since a backend may measure them
    * from the latest time it recorded rather than the latest reading (a refusal that changes nothing
-   * need not record its time).
+   * need not record its time); its {@code remaining} must then be the log's at that earlier time.
    */
   private void runExact(Schedule schedule, boolean countRefused) {
     FakeTicker ticker = new FakeTicker(schedule.originNanos());
@@ -201,10 +201,13 @@ public abstract class RateLimiterConformance {
         } else {
           assertThat(late).as("retryAfter, " + where).isZero();
         }
+        // A backend that measured from an earlier time (retryAfter late by `late`) counts as of
+        // that time: the remaining permits are the log's then, exactly.
         SlidingLogOracle bound = oracles.get(binding);
+        long measuredAt = now - late;
         assertThat(decision.remaining())
             .as("remaining, " + where)
-            .isEqualTo(Math.max(0, bound.permits() - bound.countAt(now, bound.windowNanos())));
+            .isEqualTo(Math.max(0, bound.permits() - bound.countAt(measuredAt, bound.windowNanos())));
       }
       assertThat(decision.limit()).as("binding limit, " + where).isEqualTo(schedule.limits().get(binding));
       assertThat(decision.resetAfter().toNanos())
