@@ -143,7 +143,7 @@ public final class RedisServerProcess implements AutoCloseable {
   /** Starts the process; true once it answers PING, false (and dead) if it exited first. */
   private boolean launchAndAwaitPing() {
     List<String> command = new ArrayList<>();
-    command.add("redis-server");
+    command.add(RedisTools.FLAVOR.serverBinary());
     command.add(config.toString());
     if (kind == Kind.SENTINEL) {
       command.add("--sentinel");

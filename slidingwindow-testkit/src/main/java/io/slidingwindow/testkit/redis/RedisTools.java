@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
@@ -45,23 +46,26 @@ final class RedisTools {
 
   private RedisTools() {}
 
+  /** The server this JVM's tests start, from {@link ServerFlavor#current()}. */
+  static final ServerFlavor FLAVOR = ServerFlavor.current();
+
   /**
-   * Throws {@link IllegalStateException} with the install command when {@code redis-server} or
-   * {@code redis-cli} is not on the {@code PATH}.
+   * Throws {@link IllegalStateException} with the install command when the flavor's server or
+   * client binary is not on the {@code PATH}.
    */
   static void requireInstalled() {
     if (missing == null) {
-      missing = missingTools(System.getenv("PATH"));
+      missing = missingTools(FLAVOR, System.getenv("PATH"));
     }
     if (!missing.isEmpty()) {
-      throw notInstalled(missing);
+      throw notInstalled(FLAVOR, missing);
     }
   }
 
-  /** The names of {@code redis-server} and {@code redis-cli} not found on {@code pathVariable}. */
-  static String missingTools(String pathVariable) {
+  /** The names of {@code flavor}'s server and client binaries not found on {@code pathVariable}. */
+  static String missingTools(ServerFlavor flavor, String pathVariable) {
     List<String> absent = new ArrayList<>();
-    for (String tool : List.of("redis-server", "redis-cli")) {
+    for (String tool : List.of(flavor.serverBinary(), flavor.cliBinary())) {
       if (!onPath(pathVariable, tool)) {
         absent.add(tool);
       }
@@ -69,12 +73,17 @@ final class RedisTools {
     return String.join(", ", absent);
   }
 
-  /** The error for {@code missing} tools, saying how to install them. */
-  static IllegalStateException notInstalled(String missing) {
+  /** The error for {@code missing} tools of {@code flavor}, saying how to install them. */
+  static IllegalStateException notInstalled(ServerFlavor flavor, String missing) {
     return new IllegalStateException(
         missing
-            + " not found on PATH; the Redis tests start real Redis processes."
-            + " Install them with: apt-get install -y redis-server redis-tools");
+            + " not found on PATH; the Redis tests start real server processes ("
+            + ServerFlavor.PROPERTY
+            + "="
+            + flavor.name().toLowerCase(Locale.ROOT)
+            + "). Install them with: "
+            + flavor.installCommand()
+            + " (or run scripts/test.sh, which installs them)");
   }
 
   private static boolean onPath(String pathVariable, String tool) {
@@ -144,7 +153,7 @@ final class RedisTools {
    */
   static String redisCli(Duration bound, List<String> args) {
     List<String> command = new ArrayList<>();
-    command.add("redis-cli");
+    command.add(FLAVOR.cliBinary());
     command.addAll(args);
     Path out = null;
     Process process = null;

@@ -30,6 +30,18 @@ class RedisServerProcessIT {
   }
 
   @Test
+  void start_flavorProperty_runsThatServer() {
+    try (RedisServerProcess redis = RedisServerProcess.start()) {
+      String info = redis.cli("INFO", "server");
+      if (ServerFlavor.current() == ServerFlavor.VALKEY) {
+        assertThat(info).contains("server_name:valkey").containsPattern("valkey_version:[89]\\.");
+      } else {
+        assertThat(info).doesNotContain("valkey").containsPattern("redis_version:[7-9]\\.");
+      }
+    }
+  }
+
+  @Test
   void kill_running_stopsAnsweringAndRestartComesBackOnSamePortEmpty() {
     try (RedisServerProcess redis = RedisServerProcess.start()) {
       int port = redis.port();

@@ -1,6 +1,7 @@
 package io.slidingwindow.testkit.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,8 +13,12 @@ class RedisToolsTest {
 
   @Test
   void missingTools_pathWithoutRedis_namesBothTools(@TempDir Path empty) {
-    assertThat(RedisTools.missingTools(empty.toString())).isEqualTo("redis-server, redis-cli");
-    assertThat(RedisTools.missingTools(null)).isEqualTo("redis-server, redis-cli");
+    assertThat(RedisTools.missingTools(ServerFlavor.REDIS, empty.toString()))
+        .isEqualTo("redis-server, redis-cli");
+    assertThat(RedisTools.missingTools(ServerFlavor.REDIS, null))
+        .isEqualTo("redis-server, redis-cli");
+    assertThat(RedisTools.missingTools(ServerFlavor.VALKEY, empty.toString()))
+        .isEqualTo("valkey-server, valkey-cli");
   }
 
   @Test
@@ -22,14 +27,33 @@ class RedisToolsTest {
         dir.resolve("redis-server"),
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
 
-    assertThat(RedisTools.missingTools("/nonexistent:" + dir)).isEqualTo("redis-cli");
+    assertThat(RedisTools.missingTools(ServerFlavor.REDIS, "/nonexistent:" + dir))
+        .isEqualTo("redis-cli");
+    assertThat(RedisTools.missingTools(ServerFlavor.VALKEY, "/nonexistent:" + dir))
+        .isEqualTo("valkey-server, valkey-cli");
   }
 
   @Test
   void notInstalled_anyTool_saysHowToInstall() {
-    assertThat(RedisTools.notInstalled("redis-server").getMessage())
+    assertThat(RedisTools.notInstalled(ServerFlavor.REDIS, "redis-server").getMessage())
         .startsWith("redis-server not found on PATH")
-        .contains("apt-get install -y redis-server redis-tools");
+        .contains("apt-get install -y redis-server redis-tools")
+        .contains("scripts/test.sh");
+    assertThat(RedisTools.notInstalled(ServerFlavor.VALKEY, "valkey-cli").getMessage())
+        .startsWith("valkey-cli not found on PATH")
+        .contains("slidingwindow.test.server=valkey")
+        .contains("valkey-server valkey-tools");
+  }
+
+  @Test
+  void parse_flavorNames_caseInsensitiveWithRedisDefault() {
+    assertThat(ServerFlavor.parse(null)).isEqualTo(ServerFlavor.REDIS);
+    assertThat(ServerFlavor.parse(" ")).isEqualTo(ServerFlavor.REDIS);
+    assertThat(ServerFlavor.parse("Valkey")).isEqualTo(ServerFlavor.VALKEY);
+    assertThat(ServerFlavor.parse("redis")).isEqualTo(ServerFlavor.REDIS);
+    assertThatThrownBy(() -> ServerFlavor.parse("keydb"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("'keydb'");
   }
 
   @Test

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Runs every test of the project: installs what the tests start (redis-server, redis-cli,
+# valkey-server, valkey-cli) from Debian's packages when they are missing, then runs the Maven build.
+# Tests start their own servers on free loopback ports; nothing is started here.
+# Extra arguments go to Maven, e.g. scripts/test.sh -Dvalkey.skip=true
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+have() { command -v "$1" >/dev/null 2>&1; }
+
+fail() {
+  echo "scripts/test.sh: $*" >&2
+  exit 1
+}
+
+SUDO=""
+as_root() {
+  if [ "$(id -u)" -ne 0 ]; then
+    have sudo || fail "need root (or sudo) to install: $*"
+    SUDO="sudo"
+  fi
+  DEBIAN_FRONTEND=noninteractive $SUDO "$@"
+}
+
+# Debian 12 has Valkey only in bookworm-backports; add that suite beside the existing one, on the
+# same mirror, when no Valkey package is known.
+add_backports() {
+  local codename mirror
+  codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-}")"
+  [ -n "$codename" ] || fail "cannot tell the Debian release from /etc/os-release"
+  mirror="$(grep -rhE '^(URIs:|deb )' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null \
+    | grep -oE 'https?://[^ ]+' | grep -E '/debian/?$' | head -1 || true)"
+  [ -n "$mirror" ] || mirror="http://deb.debian.org/debian"
+  echo "adding ${codename}-backports from ${mirror} to apt's sources"
+  as_root sh -c "printf 'Types: deb\nURIs: %s\nSuites: %s-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+    '$mirror' '$codename' > /etc/apt/sources.list.d/slidingwindow-backports.sources"
+}
+
+# A package's service may start on install: stop it, the tests use their own ports.
+stop_service() {
+  as_root sh -c "service $1 stop >/dev/null 2>&1 || true"
+  pkill -x "$1" >/dev/null 2>&1 || true
+}
+
+install_servers() {
+  have apt-get || fail "redis-server/valkey-server are missing and this is not a Debian-like system; install Redis 7 and Valkey 8 (server and cli) and run again"
+  as_root apt-get update -qq
+  if ! have redis-server || ! have redis-cli; then
+    as_root apt-get install -y -qq redis-server redis-tools >/dev/null
+    stop_service redis-server
+  fi
+  if ! have valkey-server || ! have valkey-cli; then
+    if ! apt-cache policy valkey-server 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+      add_backports
+      as_root apt-get update -qq
+    fi
+    local suite=()
+    if apt-cache policy valkey-server | grep -q backports; then suite=(-t "$(. /etc/os-release && echo "$VERSION_CODENAME")-backports"); fi
+    as_root apt-get install -y -qq "${suite[@]}" valkey-server valkey-tools >/dev/null
+    stop_service valkey-server
+  fi
+}
+
+if ! have redis-server || ! have redis-cli || ! have valkey-server || ! have valkey-cli; then
+  install_servers
+fi
+for tool in redis-server redis-cli valkey-server valkey-cli; do
+  have "$tool" || fail "$tool is still missing after the install"
+done
+redis-server --version
+valkey-server --version
+java -version 2>&1 | head -1
+
+exec ./mvnw -B -ntp verify "$@"
