@@ -13,11 +13,13 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A flood of client-chosen keys driven through the enforcer (fake requests, no container): the
  * in-memory table never tracks more than its bound, new keys are refused while it is full, emptied
- * keys make room again, and rotating IPv6 addresses inside one /64 buys nothing.
+ * keys make room again, and rotating IPv6 addresses inside one /64 buys nothing (were each address a
+ * key, the table would fill and 10 000 of them would be granted).
  */
 class KeyCardinalityTest {
 
   private static final int SPOOFED = 1_000_000;
+  private static final int ROTATED = 200_000;
   private static final int MAX_KEYS = 10_000;
   private static final Limit LIMIT = Limit.of(5, Duration.ofSeconds(10));
 
@@ -74,11 +76,11 @@ class KeyCardinalityTest {
 
   @Test
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
-  void enforce_aMillionIpv6AddressesOfOnePrefix_shareOneQuota() throws Exception {
+  void enforce_manyIpv6AddressesOfOnePrefix_shareOneQuota() throws Exception {
     RateLimitEnforcer enforcer =
         enforcer(KeyResolver.clientIp(ClientIpResolver.trusting(List.of("10.0.0.0/8"))));
     int granted = 0;
-    for (int i = 0; i < SPOOFED; i++) {
+    for (int i = 0; i < ROTATED; i++) {
       String hop =
           "2001:db8:7:8:" + Integer.toHexString(i >>> 16) + ":" + Integer.toHexString(i & 0xFFFF)
               + "::1";

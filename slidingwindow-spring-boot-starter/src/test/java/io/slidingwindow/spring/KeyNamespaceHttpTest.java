@@ -33,6 +33,7 @@ import org.springframework.web.bind.annotation.RestController;
     properties = {
       "server.address=127.0.0.1",
       "slidingwindow.http.trusted-proxies=127.0.0.1",
+      "slidingwindow.http.rate-limit-headers=true",
       "slidingwindow.http.ipv6-prefix-length=56",
       "slidingwindow.http.rules.by-ip.paths=/v1/by-ip",
       "slidingwindow.http.rules.by-ip.key=ip",
@@ -185,6 +186,26 @@ class KeyNamespaceHttpTest {
     assertThat(get("/v1/by-ip", "X-Forwarded-For", "::ffff:203.0.113.5")).isEqualTo(200);
     assertThat(get("/v1/by-ip", "X-Forwarded-For", "203.0.113.5")).isEqualTo(200);
     assertThat(get("/v1/by-ip", "X-Forwarded-For", "::ffff:cb00:7105")).as("mapped = IPv4").isEqualTo(429);
+  }
+
+  @Test
+  void refusal_revealsNeitherTheKeyNorItsSource() throws Exception {
+    HttpResponse<String> last = null;
+    for (int i = 0; i < 3; i++) {
+      last =
+          client.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/reports/9"))
+                  .header("X-Api-Key", "secret-key-123")
+                  .header("X-Forwarded-For", "198.51.100.77")
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+    }
+    assertThat(last.statusCode()).isEqualTo(429);
+    assertThat(last.headers().firstValue("RateLimit-Policy")).hasValue("\"reports\";q=2;w=60");
+    StringBuilder seen = new StringBuilder(last.body());
+    last.headers().map().forEach((name, values) -> seen.append(name).append(values));
+    assertThat(seen.toString())
+        .doesNotContain("secret-key-123", "198.51.100.77", "127.0.0.1", "header:", "ip:", "x-api-key");
   }
 
   @Test
