@@ -23,8 +23,10 @@ import java.util.Set;
  * starter also drives it from {@code @RateLimit} handler methods.
  *
  * <p>For each request, the rules whose paths and methods match are applied in order, like a chain
- * of filters. A rule whose key resolver returns null is skipped; a key longer than 256 characters is
- * replaced by its SHA-256 digest, so that long header values cannot inflate memory. The first rule
+ * of filters. A rule whose key resolver returns null is skipped. The limiter keys on {@link
+ * KeyResolver#key}'s {@link RequestKey#value()}, which names its source, so that one source's
+ * values never meet another's; a key longer than 256 characters is replaced by its SHA-256 digest
+ * (which no {@link RequestKey} value can spell), so that long header values cannot inflate memory. The first rule
  * that refuses (and is not in dry-run) ends the request: the rules after it are not charged, and the
  * rules before it have counted the request although it was refused. A refusal is answered with
  * status 429, {@code Retry-After} in whole seconds rounded up, and an {@code
@@ -128,11 +130,11 @@ public final class RateLimitEnforcer {
       }
       Decision decision;
       try {
-        String key = rule.keyResolver().resolve(request);
+        RequestKey key = rule.keyResolver().key(request);
         if (key == null) {
           continue;
         }
-        decision = entry.limiter().decide(boundedKey(key), 1);
+        decision = entry.limiter().decide(boundedKey(key.value()), 1);
       } catch (RuntimeException e) {
         notifyError(rule, e);
         LOG.log(Level.WARNING, "rate limit rule '" + rule.name() + "' failed; request let through", e);

@@ -94,38 +94,13 @@ final class RuleBinder {
     return limit;
   }
 
-  /** The key resolver a {@code key} property names. */
+  /** The key resolver a {@code key} property names (see {@link KeyExpressions}). */
   static KeyResolver keyResolver(
       String property,
       String key,
       ClientIpResolver clientIp,
       Function<String, KeyResolver> keyResolverBeans) {
-    String value = key == null ? "" : key.trim();
-    if (value.equals("ip")) {
-      return KeyResolver.clientIp(clientIp);
-    }
-    if (value.equals("principal")) {
-      return KeyResolver.principal(clientIp);
-    }
-    if (value.equals("global")) {
-      return KeyResolver.global();
-    }
-    if (value.startsWith("header:") && !value.substring(7).isBlank()) {
-      return KeyResolver.header(value.substring(7).trim(), clientIp);
-    }
-    if (value.startsWith("bean:")) {
-      KeyResolver bean = keyResolverBeans.apply(value.substring(5).trim());
-      if (bean == null) {
-        throw new IllegalArgumentException(
-            property + " names no KeyResolver bean, was '" + key + "'");
-      }
-      return bean;
-    }
-    throw new IllegalArgumentException(
-        property
-            + " must be ip, principal, global, header:NAME or bean:NAME, was '"
-            + key
-            + "'");
+    return KeyExpressions.resolver(property, key, clientIp, keyResolverBeans);
   }
 
   private static IllegalArgumentException invalid(

@@ -11,6 +11,7 @@ import io.slidingwindow.servlet.RateLimitRule;
 import io.slidingwindow.servlet.RateLimiterFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -65,12 +66,27 @@ public class SlidingWindowAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public ClientIpResolver slidingWindowClientIpResolver(SlidingWindowProperties properties) {
+    ClientIpResolver resolver;
     try {
-      return ClientIpResolver.trusting(properties.getTrustedProxies());
+      resolver = ClientIpResolver.trusting(properties.getTrustedProxies());
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
           SlidingWindowProperties.PREFIX + ".trusted-proxies is invalid: " + e.getMessage(), e);
     }
+    int bits = properties.getIpv6PrefixLength();
+    if (bits < 1 || bits > 128) {
+      throw new IllegalArgumentException(
+          SlidingWindowProperties.PREFIX + ".ipv6-prefix-length must be 1..128, was " + bits);
+    }
+    return resolver.withIpv6PrefixLength(bits);
+  }
+
+  /** Looks up a {@link KeyResolver} bean by name for {@code bean:NAME} keys; null if none. */
+  static Function<String, KeyResolver> keyResolverBeans(ListableBeanFactory beans) {
+    return name ->
+        beans.containsBean(name) && beans.isTypeMatch(name, KeyResolver.class)
+            ? beans.getBean(name, KeyResolver.class)
+            : null;
   }
 
   /** The in-memory backend: one keyed limiter per rule on the ticker. */
@@ -116,13 +132,7 @@ public class SlidingWindowAutoConfiguration {
       ListableBeanFactory beans) {
     return RateLimitEnforcer.builder()
         .rules(
-            RuleBinder.rules(
-                properties,
-                clientIp,
-                name ->
-                    beans.containsBean(name) && beans.isTypeMatch(name, KeyResolver.class)
-                        ? beans.getBean(name, KeyResolver.class)
-                        : null))
+            RuleBinder.rules(properties, clientIp, keyResolverBeans(beans)))
         .limiterFactory(limiterFactory)
         .listener(listener(listeners, registry))
         .rateLimitHeaders(properties.isRateLimitHeaders())
@@ -154,13 +164,15 @@ public class SlidingWindowAutoConfiguration {
         ObjectProvider<RateLimitListener> listeners,
         ObjectProvider<MeterRegistry> registry,
         ClientIpResolver clientIp,
-        SlidingWindowProperties properties) {
+        SlidingWindowProperties properties,
+        ListableBeanFactory beans) {
       return new RateLimitInterceptor(
           limiterFactory,
           listener(listeners, registry),
           clientIp,
           properties.isRateLimitHeaders(),
-          properties.isDryRun());
+          properties.isDryRun(),
+          keyResolverBeans(beans));
     }
 
     @Bean

@@ -49,6 +49,13 @@ public class SlidingWindowProperties {
    */
   private List<String> trustedProxies = new ArrayList<>();
 
+  /**
+   * How many leading bits of an IPv6 client address make its key, 1..128: one host usually holds a
+   * whole /64 and may pick any address in it. IPv4 clients (and IPv4-mapped IPv6) are keyed by the
+   * whole address.
+   */
+  private int ipv6PrefixLength = 64;
+
   /** The most keys each rule tracks in memory; new keys beyond it are refused until old ones expire. */
   private long maxKeysPerRule = 100_000;
 
@@ -90,6 +97,14 @@ public class SlidingWindowProperties {
     this.trustedProxies = trustedProxies;
   }
 
+  public int getIpv6PrefixLength() {
+    return ipv6PrefixLength;
+  }
+
+  public void setIpv6PrefixLength(int ipv6PrefixLength) {
+    this.ipv6PrefixLength = ipv6PrefixLength;
+  }
+
   public long getMaxKeysPerRule() {
     return maxKeysPerRule;
   }
@@ -125,8 +140,9 @@ public class SlidingWindowProperties {
 
     /**
      * The key: {@code ip} (the client address), {@code header:NAME} (falls back to the address),
-     * {@code principal} (falls back to the address), {@code global} (one key for all), or {@code
-     * bean:NAME} (a KeyResolver bean).
+     * {@code principal} (falls back to the address), {@code global} (one key for all), {@code
+     * bean:NAME} (a KeyResolver bean), or a key expression as in {@code @RateLimit}, such as {@code
+     * header('X-Tenant') ?: clientIp}. Keys from different sources never share a bucket.
      */
     private String key = "ip";
 

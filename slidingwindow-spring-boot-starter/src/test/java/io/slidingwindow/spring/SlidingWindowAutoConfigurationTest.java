@@ -546,7 +546,8 @@ class SlidingWindowAutoConfigurationTest {
   @Test
   void badConfig_badKeyPathOrProxy_failsNamingTheProperty() {
     assertStartupFails(
-        "slidingwindow.http.rules.product.key must be ip, principal, global, header:NAME or bean:NAME, was 'cookie'",
+        "slidingwindow.http.rules.product.key must be ip, principal, global, header:NAME, bean:NAME"
+            + " or a key expression, was 'cookie': 'cookie' is not one of",
         RULE + ".key=cookie",
         RULE + ".limits[0].permits=5",
         RULE + ".limits[0].window=2s");
@@ -558,6 +559,59 @@ class SlidingWindowAutoConfigurationTest {
     assertStartupFails(
         "slidingwindow.http.trusted-proxies is invalid",
         "slidingwindow.http.trusted-proxies=10.0.0.0/40");
+  }
+
+  @Test
+  void badConfig_ipv6PrefixLengthOutside1To128_failsNamingThePropertyAndValue() {
+    assertStartupFails(
+        "slidingwindow.http.ipv6-prefix-length must be 1..128, was 0",
+        "slidingwindow.http.ipv6-prefix-length=0");
+    assertStartupFails(
+        "slidingwindow.http.ipv6-prefix-length must be 1..128, was 129",
+        "slidingwindow.http.ipv6-prefix-length=129");
+  }
+
+  @Test
+  void ipv6PrefixLength_defaultsTo64AndIsBound() {
+    runner.run(
+        context ->
+            assertThat(context.getBean(ClientIpResolver.class).ipv6PrefixLength()).isEqualTo(64));
+    runner
+        .withPropertyValues("slidingwindow.http.ipv6-prefix-length=48")
+        .run(
+            context -> {
+              MockHttpServletRequest request = new MockHttpServletRequest("GET", "/a");
+              request.setRemoteAddr("2001:db8:1:ffff::1");
+              assertThat(context.getBean(ClientIpResolver.class).key(request).value())
+                  .isEqualTo("ip:2001:db8:1:0:0:0:0:0/48");
+            });
+  }
+
+  @RestController
+  static class BadKeyController {
+    @GetMapping("/bad-key")
+    @RateLimit(limits = "5/1s", key = "header('X-Api-Key') ?: clientAddress")
+    String bad() {
+      return "bad";
+    }
+  }
+
+  @Test
+  void badAnnotationKey_failsAtStartupNamingTheMethodAndTheName() {
+    new WebApplicationContextRunner()
+        .withConfiguration(
+            AutoConfigurations.of(
+                SlidingWindowAutoConfiguration.class,
+                WebMvcAutoConfiguration.class,
+                DispatcherServletAutoConfiguration.class))
+        .withUserConfiguration(BadKeyController.class)
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .hasMessageContaining("@RateLimit on " + BadKeyController.class.getName() + ".bad")
+                  .hasMessageContaining("'clientAddress' is not one of");
+            });
   }
 
   @RestController
