@@ -18,12 +18,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * BENCHMARK HARNESS, not a test and not JMH: heap bytes per live key of the in-process {@link
  * KeyedRateLimiter}, by the difference of the used heap after garbage collection.
  *
- * <p>Builds a keyed limiter of one limit (1000 per minute, precision 60 ms) on a fake clock,
- * then gives every one of {@code keys} keys three grants at three distinct bucket times (0, 60 and
- * 120 ms), so each key holds three runs and none can be evicted. The key strings exist before the
- * first reading, so the figure is the limiter's own cost per key: its table entry, the key's window
- * state and ring, without the key object. Repeated with a fresh limiter; prints each figure and
- * the median.
+ * <p>Builds a keyed limiter of one limit (1000 per minute, precision 60 ms) on a fake clock, then
+ * gives every one of {@code keys} keys three grants at three distinct bucket times (0, 60 and 120
+ * ms), so each key holds three runs and none can be evicted. The key strings exist before the first
+ * reading, so the figure is the limiter's own cost per key: its table entry, the key's window state
+ * and ring, without the key object. Repeated with a fresh limiter; prints each figure and the
+ * median.
  *
  * <p>Usage: {@code java -XX:+UseSerialGC -Xmx1g -cp slidingwindow-benchmarks/target/benchmarks.jar
  * io.slidingwindow.benchmarks.KeyedMemory [keys=200000] [repeats=3]} (the serial collector's full
@@ -49,7 +49,8 @@ public final class KeyedMemory {
     }
     System.out.printf(
         Locale.ROOT,
-        "Keyed limiter of %s, %d keys of %d runs each; Java %s (%s), collectors %s, max heap %d MB%n",
+        "Keyed limiter of %s, %d keys of %d runs each; Java %s (%s), collectors %s, max heap %d"
+            + " MB%n",
         LIMIT,
         keys,
         RUNS_PER_KEY,
@@ -79,11 +80,7 @@ public final class KeyedMemory {
     AtomicLong nanos = new AtomicLong();
     long before = usedHeapAfterGc();
     KeyedRateLimiter<String> limiter =
-        KeyedRateLimiter.builder()
-            .limit(LIMIT)
-            .ticker(nanos::get)
-            .maxKeys(ids.size())
-            .build();
+        KeyedRateLimiter.builder().limit(LIMIT).ticker(nanos::get).maxKeys(ids.size()).build();
     for (int run = 0; run < RUNS_PER_KEY; run++) {
       nanos.set(run * LIMIT.precisionNanos());
       for (String id : ids) {

@@ -26,8 +26,8 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * BENCHMARK HARNESS support: the Redis-backed contenders, each limiting requests per minute per
- * id, built fresh for every case on clients shared by all cases. Not thread-safe to build; a built
+ * BENCHMARK HARNESS support: the Redis-backed contenders, each limiting requests per minute per id,
+ * built fresh for every case on clients shared by all cases. Not thread-safe to build; a built
  * contender is called from many threads.
  */
 final class Contenders implements AutoCloseable {
@@ -53,7 +53,13 @@ final class Contenders implements AutoCloseable {
   /** Every contender, in the order of the tables. */
   static final List<String> NAMES =
       List.of(
-          OURS, OURS_ASYNC, OURS_NO_CACHE, BUCKET4J, REDISSON, SORTED_SET, LETTUCE_FLOOR,
+          OURS,
+          OURS_ASYNC,
+          OURS_NO_CACHE,
+          BUCKET4J,
+          REDISSON,
+          SORTED_SET,
+          LETTUCE_FLOOR,
           REDIS_BENCHMARK);
 
   static final int ASYNC_THREADS = 4;
@@ -62,14 +68,14 @@ final class Contenders implements AutoCloseable {
   /** The common sorted-set log, one limit, with PEXPIRE added so idle keys leave. */
   static final String SORTED_SET_SCRIPT =
       """
-      -- KEYS[1] the log; ARGV[1] window ms, ARGV[2] threshold, ARGV[3] now ms, ARGV[4] a unique member
-      redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[3]) - tonumber(ARGV[1]))
-      local count = redis.call('ZCARD', KEYS[1])
-      redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
-      redis.call('PEXPIRE', KEYS[1], ARGV[1])
-      if count < tonumber(ARGV[2]) then return 1 end
-      return 0
-      """;
+-- KEYS[1] the log; ARGV[1] window ms, ARGV[2] threshold, ARGV[3] now ms, ARGV[4] a unique member
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[3]) - tonumber(ARGV[1]))
+local count = redis.call('ZCARD', KEYS[1])
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+if count < tonumber(ARGV[2]) then return 1 end
+return 0
+""";
 
   /** One contender in one case: what it sets up in Redis, and its load. */
   interface Contender {
@@ -202,7 +208,7 @@ final class Contenders implements AutoCloseable {
     }
   }
 
-/** A short axis label for {@code contender}. */
+  /** A short axis label for {@code contender}. */
   static String shortName(String contender) {
     return switch (contender) {
       case Contenders.OURS -> "ours (blocking)";

@@ -117,7 +117,8 @@ final class Load {
                             });
                   }
                   if (!pending.tryAcquire(inFlight, 30, TimeUnit.SECONDS)) {
-                    failure.compareAndSet(null, new IllegalStateException("requests still pending"));
+                    failure.compareAndSet(
+                        null, new IllegalStateException("requests still pending"));
                   }
                 } catch (Throwable e) {
                   failure.compareAndSet(null, e);
@@ -142,22 +143,32 @@ final class Load {
 
   /**
    * Runs {@code redis-benchmark -c connections} on EVALSHA of {@code sha} with no keys, about
-   * {@code seconds} long at 40 000 requests per second; the count is the requests it sent and
-   * their time is the rate it reported.
+   * {@code seconds} long at 40 000 requests per second; the count is the requests it sent and their
+   * time is the rate it reported.
    */
-  static Count redisBenchmark(int port, int connections, String sha, int seconds)
-      throws Exception {
+  static Count redisBenchmark(int port, int connections, String sha, int seconds) throws Exception {
     int requests = 40_000 * seconds;
     Process process =
         new ProcessBuilder(
-                "redis-benchmark", "-h", "127.0.0.1", "-p", Integer.toString(port),
-                "-c", Integer.toString(connections), "-n", Integer.toString(requests),
-                "-q", "EVALSHA", sha, "0")
+                "redis-benchmark",
+                "-h",
+                "127.0.0.1",
+                "-p",
+                Integer.toString(port),
+                "-c",
+                Integer.toString(connections),
+                "-n",
+                Integer.toString(requests),
+                "-q",
+                "EVALSHA",
+                sha,
+                "0")
             .redirectErrorStream(true)
             .start();
     StringBuilder output = new StringBuilder();
     try (BufferedReader reader =
-        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = reader.readLine()) != null) {
         output.append(line).append('\n');

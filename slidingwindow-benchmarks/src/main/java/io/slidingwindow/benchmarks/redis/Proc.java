@@ -9,9 +9,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * BENCHMARK HARNESS support: readings of {@code /proc} (Linux) that tell whether a case was
- * measured on a quiet machine and what each process spent on it. A reading that cannot be made
- * (no {@code /proc}, a process in another namespace) is {@code -1}, and figures built from it are
- * NaN.
+ * measured on a quiet machine and what each process spent on it. A reading that cannot be made (no
+ * {@code /proc}, a process in another namespace) is {@code -1}, and figures built from it are NaN.
  */
 final class Proc {
 
@@ -22,7 +21,9 @@ final class Proc {
 
   /** Machine-wide CPU time in clock ticks from the {@code cpu} line of {@code /proc/stat}. */
   record CpuTimes(long total, long steal) {
-    /** Percent of the machine's CPU time stolen by the hypervisor between {@code before} and this. */
+    /**
+     * Percent of the machine's CPU time stolen by the hypervisor between {@code before} and this.
+     */
     double stealPercentSince(CpuTimes before) {
       if (total < 0 || before.total < 0 || total == before.total) {
         return Double.NaN;

@@ -22,25 +22,25 @@ import java.util.regex.Pattern;
  * BENCHMARK HARNESS, not a test and not JMH: Redis-backed limiters side by side on one
  * redis-server, with a fixed number of client threads and a fixed duration per case.
  *
- * <p>Contenders, each limiting requests per minute per id: this library's {@code
- * RedisRateLimiter} blocking ({@code tryAcquire} from every client thread), the same with its
- * refusal cache off, and asynchronous ({@code decideAsync}, 4 threads keeping 64 requests each in
- * flight); Bucket4j's Lettuce proxy manager (compare-and-swap); Redisson's {@code RRateLimiter};
- * the common sorted-set script (a log of every request); and two floors that limit nothing: one
- * Lettuce EVALSHA of {@code return 1} per call, and {@code redis-benchmark} running the same
- * EVALSHA (distinct workload only). Three workloads: distinct ids (each thread walks a pool of 10
- * 000 ids), one hot id shared by every thread that is soon refused, and one hot id with a limit so
- * high that every call is granted (so every call writes, and compare-and-swap contends).
+ * <p>Contenders, each limiting requests per minute per id: this library's {@code RedisRateLimiter}
+ * blocking ({@code tryAcquire} from every client thread), the same with its refusal cache off, and
+ * asynchronous ({@code decideAsync}, 4 threads keeping 64 requests each in flight); Bucket4j's
+ * Lettuce proxy manager (compare-and-swap); Redisson's {@code RRateLimiter}; the common sorted-set
+ * script (a log of every request); and two floors that limit nothing: one Lettuce EVALSHA of {@code
+ * return 1} per call, and {@code redis-benchmark} running the same EVALSHA (distinct workload
+ * only). Three workloads: distinct ids (each thread walks a pool of 10 000 ids), one hot id shared
+ * by every thread that is soon refused, and one hot id with a limit so high that every call is
+ * granted (so every call writes, and compare-and-swap contends).
  *
  * <p>Contenders run in rounds, per workload: every contender once per round, the order rotated by
- * one each round, so that a burst of noise from elsewhere on the machine lands on one round of
- * each contender rather than on all of one. Each case is FLUSHALL, a warm-up, CONFIG RESETSTAT,
- * then the measured run, around which the harness reads {@code /proc}: the machine's CPU steal,
- * the load average, this JVM's CPU time and redis-server's (its pid from {@code INFO server}).
- * Figures are the median (min, max) over rounds; a ratio is the median (min, max) of the ratios of
- * the same round. Rounds with more than 5 % steal are flagged. Before the rounds, {@code MEMORY
- * USAGE} of one key for 1000 per minute and for an exact 10 000 per 10 s, beside the sorted-set
- * log of the same requests.
+ * one each round, so that a burst of noise from elsewhere on the machine lands on one round of each
+ * contender rather than on all of one. Each case is FLUSHALL, a warm-up, CONFIG RESETSTAT, then the
+ * measured run, around which the harness reads {@code /proc}: the machine's CPU steal, the load
+ * average, this JVM's CPU time and redis-server's (its pid from {@code INFO server}). Figures are
+ * the median (min, max) over rounds; a ratio is the median (min, max) of the ratios of the same
+ * round. Rounds with more than 5 % steal are flagged. Before the rounds, {@code MEMORY USAGE} of
+ * one key for 1000 per minute and for an exact 10 000 per 10 s, beside the sorted-set log of the
+ * same requests.
  *
  * <p>It FLUSHES the target Redis: run it only against a scratch redis-server of your own on
  * 127.0.0.1 ({@code scripts/bench-redis.sh} starts one and runs this). Usage: {@code java
@@ -48,10 +48,10 @@ import java.util.regex.Pattern;
  * io.slidingwindow.benchmarks.redis.RedisComparison redis://127.0.0.1:PORT [secondsPerCase=10]
  * [rounds=3] [threads=16] [imageDir=docs/images]
  * [markdown=slidingwindow-benchmarks/target/redis-comparison.md]}. Options: {@code
- * -Dwarmup=SECONDS} (3), {@code -DmemoryOnly=true}, {@code -Dcontenders=slidingwindow,Bucket4j}
- * and {@code -Dworkloads=distinct} (only the contenders whose names start so, and the workloads
- * so named). Writes the Markdown to the file and stdout, and {@code redis-comparison.png} into
- * the image directory.
+ * -Dwarmup=SECONDS} (3), {@code -DmemoryOnly=true}, {@code -Dcontenders=slidingwindow,Bucket4j} and
+ * {@code -Dworkloads=distinct} (only the contenders whose names start so, and the workloads so
+ * named). Writes the Markdown to the file and stdout, and {@code redis-comparison.png} into the
+ * image directory.
  */
 public final class RedisComparison {
 
@@ -104,9 +104,7 @@ public final class RedisComparison {
       String onlyWorkloads = System.getProperty("workloads", "");
       String memory = "";
       if (onlyContenders.isEmpty() && onlyWorkloads.isEmpty()) {
-        memory =
-            RedisMemory.table(
-                admin, contenders.backend(), admin, contenders.sortedSetSha());
+        memory = RedisMemory.table(admin, contenders.backend(), admin, contenders.sortedSetSha());
       }
       if (Boolean.getBoolean("memoryOnly")) {
         System.out.print(memory);
@@ -164,8 +162,7 @@ public final class RedisComparison {
       List<String> workloadNames = workloads.stream().map(Workload::name).toList();
       String header =
           header(uri, seconds, rounds, threads, warmup, redisVersion, redisPid, workloads);
-      String text =
-          new Report(workloadNames, names, cases, roundList).render(header, memory);
+      String text = new Report(workloadNames, names, cases, roundList).render(header, memory);
       Files.createDirectories(markdown.toAbsolutePath().getParent());
       Files.writeString(markdown, text, StandardCharsets.UTF_8);
       Path png = imageDir.resolve("redis-comparison.png");
@@ -338,7 +335,9 @@ public final class RedisComparison {
             Results.decimals(Proc.loadAverage(), 2),
             String.join(
                 ", ",
-                workloads.stream().map(w -> w.name() + " " + Results.whole(w.permits())).toList())));
+                workloads.stream()
+                    .map(w -> w.name() + " " + Results.whole(w.permits()))
+                    .toList())));
     return h.toString();
   }
 }

@@ -40,7 +40,8 @@ final class RedisMemory {
     out.append("| limit | runs stored | ours (bytes) | sorted-set log (bytes) |\n");
     out.append("|---|---:|---:|---:|\n");
     for (Limit limit :
-        List.of(Limit.of(1000, Duration.ofMinutes(1)), Limit.exact(10_000, Duration.ofSeconds(10)))) {
+        List.of(
+            Limit.of(1000, Duration.ofMinutes(1)), Limit.exact(10_000, Duration.ofSeconds(10)))) {
       nanos.set(0);
       RedisRateLimiter limiter =
           RedisRateLimiter.builder(backend)
@@ -73,7 +74,8 @@ final class RedisMemory {
               + ":"
               + (limit.isExact() ? 1 : limit.precisionNanos() / 1000);
       long ours = memoryUsage(admin, key);
-      long runs = (admin.llen(key) + 1) / 2; // a header holding the newest run, then closed-run pairs
+      long runs =
+          (admin.llen(key) + 1) / 2; // a header holding the newest run, then closed-run pairs
       String zkey = "zset:{" + id + "}";
       long now = System.currentTimeMillis();
       for (long i = 0; i < limit.permits(); i++) {

@@ -47,7 +47,9 @@ final class Report {
   private void throughput() {
     out.append("\n### Throughput: requests per second, median (min, max) over rounds\n\n");
     perWorkloadTable(
-        "contender", c -> Results.spread(cases, c.workload, c.contender, Case::perSecond), Results::whole);
+        "contender",
+        c -> Results.spread(cases, c.workload, c.contender, Case::perSecond),
+        Results::whole);
   }
 
   private void decisionsPerCoreSecond() {
@@ -67,7 +69,9 @@ final class Report {
   private record Cell(String workload, String contender) {}
 
   private void perWorkloadTable(
-      String first, java.util.function.Function<Cell, Optional<Spread>> cell, DoubleFunction<String> f) {
+      String first,
+      java.util.function.Function<Cell, Optional<Spread>> cell,
+      DoubleFunction<String> f) {
     header(first);
     for (String contender : contenders) {
       StringBuilder row = new StringBuilder("| " + contender + " |");
@@ -178,7 +182,10 @@ final class Report {
     out.append(
         flagged == 0
             ? "\nNo round had more than " + (int) Results.STEAL_FLAG_PERCENT + " % steal.\n"
-            : "\n**" + flagged + " round(s) had more than " + (int) Results.STEAL_FLAG_PERCENT
+            : "\n**"
+                + flagged
+                + " round(s) had more than "
+                + (int) Results.STEAL_FLAG_PERCENT
                 + " % steal: rerun on a quieter machine before quoting these figures.**\n");
   }
 

@@ -23,9 +23,9 @@ import org.jfree.data.xy.YIntervalSeries;
 import org.jfree.data.xy.YIntervalSeriesCollection;
 
 /**
- * BENCHMARK HARNESS support: a PNG of throughput per contender and workload, the median over
- * rounds as a point and the smallest and largest round as a bar, on a logarithmic axis (a refused
- * hot id answered by the client runs hundreds of times faster than any round trip).
+ * BENCHMARK HARNESS support: a PNG of throughput per contender and workload, the median over rounds
+ * as a point and the smallest and largest round as a bar, on a logarithmic axis (a refused hot id
+ * answered by the client runs hundreds of times faster than any round trip).
  */
 final class ThroughputChart {
 
