@@ -1,5 +1,6 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Checks;
 import java.time.Duration;
 
 /**
@@ -30,20 +31,19 @@ public record Decision(
    *     negative, {@code limit} is null, or an allowed decision has a non-zero {@code retryAfter}
    */
   public Decision {
-    if (remaining < 0) {
-      throw new IllegalArgumentException("remaining must not be negative, was " + remaining);
-    }
-    if (retryAfter == null || retryAfter.isNegative()) {
-      throw new IllegalArgumentException("retryAfter must be zero or positive, was " + retryAfter);
-    }
-    if (resetAfter == null || resetAfter.isNegative()) {
-      throw new IllegalArgumentException("resetAfter must be zero or positive, was " + resetAfter);
-    }
-    if (limit == null) {
-      throw new IllegalArgumentException("limit must not be null");
-    }
-    if (allowed && !retryAfter.isZero()) {
-      throw new IllegalArgumentException("an allowed decision has no retryAfter, was " + retryAfter);
-    }
+    Checks.requireNonNegative(remaining, "remaining");
+    Checks.requireArgument(
+        retryAfter != null && !retryAfter.isNegative(),
+        "retryAfter",
+        "be zero or positive",
+        retryAfter);
+    Checks.requireArgument(
+        resetAfter != null && !resetAfter.isNegative(),
+        "resetAfter",
+        "be zero or positive",
+        resetAfter);
+    Checks.requireNonNull(limit, "limit");
+    Checks.requireArgument(
+        !allowed || retryAfter.isZero(), "retryAfter", "be zero when allowed", retryAfter);
   }
 }

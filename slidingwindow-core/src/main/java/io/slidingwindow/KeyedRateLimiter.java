@@ -1,5 +1,6 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Checks;
 import java.util.List;
 
 /**
@@ -73,7 +74,7 @@ public interface KeyedRateLimiter<K> {
      *     Integer#MAX_VALUE}
      */
     public Builder maxKeys(long maxKeys) {
-      this.maxKeys = KeyBounds.maxKeys(maxKeys);
+      this.maxKeys = Checks.requireBetween(maxKeys, 1, Integer.MAX_VALUE, "maxKeys");
       return this;
     }
 
@@ -84,7 +85,7 @@ public interface KeyedRateLimiter<K> {
      * @throws IllegalArgumentException if {@code overflow} is null
      */
     public Builder onKeyOverflow(KeyOverflow overflow) {
-      this.overflow = KeyBounds.overflow(overflow);
+      this.overflow = Checks.requireNonNull(overflow, "overflow");
       return this;
     }
 

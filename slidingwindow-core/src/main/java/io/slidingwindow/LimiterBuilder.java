@@ -1,5 +1,6 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Checks;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -28,10 +29,7 @@ abstract class LimiterBuilder<B extends LimiterBuilder<B>> {
    * @throws IllegalArgumentException if {@code limit} is null
    */
   public B limit(Limit limit) {
-    if (limit == null) {
-      throw new IllegalArgumentException("limit must not be null");
-    }
-    limits.add(limit);
+    limits.add(Checks.requireNonNull(limit, "limit"));
     return self();
   }
 
@@ -41,10 +39,7 @@ abstract class LimiterBuilder<B extends LimiterBuilder<B>> {
    * @throws IllegalArgumentException if {@code limits} or one of its elements is null
    */
   public B limits(Collection<Limit> limits) {
-    if (limits == null) {
-      throw new IllegalArgumentException("limits must not be null");
-    }
-    limits.forEach(this::limit);
+    Checks.requireNonNull(limits, "limits").forEach(this::limit);
     return self();
   }
 
@@ -55,10 +50,7 @@ abstract class LimiterBuilder<B extends LimiterBuilder<B>> {
    * @throws IllegalArgumentException if {@code ticker} is null
    */
   public B ticker(Ticker ticker) {
-    if (ticker == null) {
-      throw new IllegalArgumentException("ticker must not be null");
-    }
-    this.ticker = ticker;
+    this.ticker = Checks.requireNonNull(ticker, "ticker");
     return self();
   }
 

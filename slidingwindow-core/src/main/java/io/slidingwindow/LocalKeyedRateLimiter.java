@@ -1,5 +1,6 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Checks;
 import io.slidingwindow.internal.KeyTable;
 import io.slidingwindow.internal.Permits;
 import io.slidingwindow.internal.WindowSet;
@@ -44,7 +45,7 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
 
   @Override
   public boolean tryAcquire(K key, long permits) {
-    checkKey(key);
+    Checks.requireNonNull(key, "key");
     Permits.check(permits, largestGrantable);
     long now = ticker.read() - origin;
     for (; ; ) {
@@ -62,7 +63,7 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
 
   @Override
   public Decision decide(K key, long permits) {
-    checkKey(key);
+    Checks.requireNonNull(key, "key");
     Permits.check(permits, largestGrantable);
     long now = ticker.read() - origin;
     for (; ; ) {
@@ -91,12 +92,6 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
   /** The keys tracked now. */
   int trackedKeys() {
     return table.size();
-  }
-
-  private static void checkKey(Object key) {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Checks;
 import io.slidingwindow.internal.Permits;
 import io.slidingwindow.internal.WindowSet;
 import java.time.Duration;
@@ -84,9 +85,7 @@ final class LocalRateLimiter implements RateLimiter {
   @Override
   public boolean acquire(long permits, Duration timeout) throws InterruptedException {
     Permits.check(permits, largestGrantable);
-    if (timeout == null) {
-      throw new IllegalArgumentException("timeout must not be null");
-    }
+    Checks.requireNonNull(timeout, "timeout");
     long timeoutNanos = saturatedNanos(timeout);
     long start = ticker.read();
     for (long read = start; ; read = ticker.read()) {

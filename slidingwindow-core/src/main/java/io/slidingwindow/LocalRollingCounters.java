@@ -1,5 +1,6 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Checks;
 import io.slidingwindow.internal.KeyTable;
 import io.slidingwindow.internal.RollingSums;
 import java.time.Duration;
@@ -30,10 +31,8 @@ final class LocalRollingCounters<K> implements RollingCounters<K> {
 
   @Override
   public long addAndGet(K key, long amount) {
-    checkKey(key);
-    if (amount < 0) {
-      throw new IllegalArgumentException("amount must not be negative, was " + amount);
-    }
+    Checks.requireNonNull(key, "key");
+    Checks.requireNonNegative(amount, "amount");
     long now = ticker.read() - origin;
     for (; ; ) {
       KeyTable.Entry<RollingSums> entry = table.entryFor(key, now);
@@ -60,7 +59,7 @@ final class LocalRollingCounters<K> implements RollingCounters<K> {
 
   /** The window's sum or count for {@code key} now, without tracking the key. */
   private long read(K key, boolean sum) {
-    checkKey(key);
+    Checks.requireNonNull(key, "key");
     long now = ticker.read() - origin;
     KeyTable.Entry<RollingSums> entry = table.existing(key);
     if (entry == null) {
@@ -94,12 +93,6 @@ final class LocalRollingCounters<K> implements RollingCounters<K> {
   /** The keys tracked now. */
   int trackedKeys() {
     return table.size();
-  }
-
-  private static void checkKey(Object key) {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
   }
 
   @Override

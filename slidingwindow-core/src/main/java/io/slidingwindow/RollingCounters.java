@@ -1,5 +1,6 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Checks;
 import java.time.Duration;
 
 /**
@@ -107,8 +108,8 @@ public interface RollingCounters<K> {
 
     Builder(int size, Duration interval) {
       this.size = RollingWindow.checkSize(size);
-      this.intervalNanos = RollingWindow.checkInterval(interval);
-      RollingWindow.checkWindow(this.size, intervalNanos);
+      this.intervalNanos = Checks.requirePositiveNanos(interval, "interval");
+      RollingWindow.checkSpan(this.size, intervalNanos);
     }
 
     /**
@@ -119,10 +120,7 @@ public interface RollingCounters<K> {
      * @throws IllegalArgumentException if {@code ticker} is null
      */
     public Builder ticker(Ticker ticker) {
-      if (ticker == null) {
-        throw new IllegalArgumentException("ticker must not be null");
-      }
-      this.ticker = ticker;
+      this.ticker = Checks.requireNonNull(ticker, "ticker");
       return this;
     }
 
@@ -133,7 +131,7 @@ public interface RollingCounters<K> {
      *     Integer#MAX_VALUE}
      */
     public Builder maxKeys(long maxKeys) {
-      this.maxKeys = KeyBounds.maxKeys(maxKeys);
+      this.maxKeys = Checks.requireBetween(maxKeys, 1, Integer.MAX_VALUE, "maxKeys");
       return this;
     }
 
@@ -144,7 +142,7 @@ public interface RollingCounters<K> {
      * @throws IllegalArgumentException if {@code overflow} is null
      */
     public Builder onKeyOverflow(KeyOverflow overflow) {
-      this.overflow = KeyBounds.overflow(overflow);
+      this.overflow = Checks.requireNonNull(overflow, "overflow");
       return this;
     }
 

@@ -1,5 +1,6 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Checks;
 import io.slidingwindow.internal.WindowMath;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -149,9 +150,7 @@ public final class RollingWindow {
    * @throws IllegalArgumentException if {@code value} is NaN or infinite
    */
   public void add(double value) {
-    if (!Double.isFinite(value)) {
-      throw new IllegalArgumentException("value must be finite, was " + value);
-    }
+    Checks.requireArgument(Double.isFinite(value), "value", "be finite", value);
     long now = ticker.read() - origin;
     Stripe[] s = stripes;
     if (s.length == 1) {
@@ -355,43 +354,18 @@ public final class RollingWindow {
     return h;
   }
 
-  /** Checks a bucket count; the message names the parameter. */
-  static int checkSize(long size) {
-    if (size <= 0 || size > MAX_SIZE) {
-      throw new IllegalArgumentException(
-          "size must be between 1 and " + MAX_SIZE + ", was " + size);
-    }
-    return (int) size;
+  /** Checks a bucket count: between 1 and {@link #MAX_SIZE}. */
+  static int checkSize(int size) {
+    return (int) Checks.requireBetween(size, 1, MAX_SIZE, "size");
   }
 
-  /** Converts a bucket width to nanoseconds; the message names the parameter. */
-  static long checkInterval(Duration interval) {
-    if (interval == null) {
-      throw new IllegalArgumentException("interval must not be null");
-    }
-    if (interval.isNegative() || interval.isZero()) {
-      throw new IllegalArgumentException("interval must be positive, was " + interval);
-    }
-    try {
-      return interval.toNanos();
-    } catch (ArithmeticException e) {
-      throw new IllegalArgumentException(
-          "interval must fit in " + Long.MAX_VALUE + " nanoseconds, was " + interval, e);
-    }
-  }
-
-  /** Checks that {@code size * interval} fits in nanoseconds; the message names the parameter. */
-  static void checkWindow(int size, long intervalNanos) {
-    if (Math.multiplyHigh(size, intervalNanos) != 0 || size * intervalNanos < 0) {
-      throw new IllegalArgumentException(
-          "interval: "
-              + size
-              + " buckets of "
-              + Duration.ofNanos(intervalNanos)
-              + " exceed "
-              + Long.MAX_VALUE
-              + " nanoseconds");
-    }
+  /** Checks that {@code size} buckets of {@code intervalNanos} (positive) fit in a long. */
+  static void checkSpan(int size, long intervalNanos) {
+    Checks.requireArgument(
+        Math.multiplyHigh(size, intervalNanos) == 0 && size * intervalNanos >= 0,
+        "interval",
+        "fit " + size + " times in " + Long.MAX_VALUE + " nanoseconds",
+        Duration.ofNanos(intervalNanos));
   }
 
   /**
@@ -676,7 +650,7 @@ public final class RollingWindow {
      *     {@link Long#MAX_VALUE} nanoseconds
      */
     public Builder interval(Duration interval) {
-      this.intervalNanos = checkInterval(interval);
+      this.intervalNanos = Checks.requirePositiveNanos(interval, "interval");
       return this;
     }
 
@@ -699,10 +673,7 @@ public final class RollingWindow {
      * @throws IllegalArgumentException if {@code ticker} is null
      */
     public Builder ticker(Ticker ticker) {
-      if (ticker == null) {
-        throw new IllegalArgumentException("ticker must not be null");
-      }
-      this.ticker = ticker;
+      this.ticker = Checks.requireNonNull(ticker, "ticker");
       return this;
     }
 
@@ -713,10 +684,11 @@ public final class RollingWindow {
      * @throws IllegalArgumentException if {@code stripes} is not a power of two between 1 and 64
      */
     Builder stripes(int stripes) {
-      if (stripes < 1 || stripes > 64 || Integer.bitCount(stripes) != 1) {
-        throw new IllegalArgumentException(
-            "stripes must be a power of two between 1 and 64, was " + stripes);
-      }
+      Checks.requireArgument(
+          stripes >= 1 && stripes <= 64 && Integer.bitCount(stripes) == 1,
+          "stripes",
+          "be a power of two between 1 and 64",
+          stripes);
       this.stripes = stripes;
       return this;
     }
@@ -728,11 +700,9 @@ public final class RollingWindow {
      *     nanoseconds, or the window ignores the current bucket and has fewer than two
      */
     public RollingWindow build() {
-      checkWindow(size, intervalNanos);
-      if (ignoreCurrent && size < 2) {
-        throw new IllegalArgumentException(
-            "size must be at least 2 to ignore the current bucket, was " + size);
-      }
+      checkSpan(size, intervalNanos);
+      Checks.requireArgument(
+          !ignoreCurrent || size >= 2, "size", "be at least 2 to ignore the current bucket", size);
       return new RollingWindow(this);
     }
   }
