@@ -36,8 +36,8 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
     }
     this.overflowDecision =
         overflow == KeyOverflow.REFUSE
-            ? new Decision(false, 0, longest.window(), longest.window(), longest)
-            : new Decision(true, 0, Duration.ZERO, Duration.ZERO, longest);
+            ? Decision.refused(0, longest.window(), longest.window(), longest)
+            : Decision.granted(0, Duration.ZERO, longest);
     this.table =
         new KeyTable<>(maxKeys, start -> new WindowSet(limits, countRefused, start));
     this.origin = ticker.read();

@@ -133,12 +133,11 @@ public final class WindowSet implements KeyTable.State {
       }
     }
     SlidingWindow w = windows[binding];
-    return new Decision(
-        granted,
-        w.remaining(),
-        Duration.ofNanos(retryAfter),
-        Duration.ofNanos(w.resetAfterNanos(t)),
-        limits[binding]);
+    Limit limit = limits[binding];
+    Duration resetAfter = Duration.ofNanos(w.resetAfterNanos(t));
+    return granted
+        ? Decision.granted(w.remaining(), resetAfter, limit)
+        : Decision.refused(w.remaining(), Duration.ofNanos(retryAfter), resetAfter, limit);
   }
 
   /**
