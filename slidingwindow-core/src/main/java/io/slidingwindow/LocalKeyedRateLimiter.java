@@ -17,16 +17,19 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
   private final long largestGrantable;
   private final Ticker ticker;
   private final long origin;
-  private final int maxKeys;
-  private final Decision overflowDecision;
   private final KeyTable<K, WindowSet> table;
+
+  /** What {@link #tryAcquire} does per key; built once, so a call allocates nothing. */
+  private final KeyTable.Action<WindowSet, Boolean> tryAcquire;
+
+  /** What {@link #decide} does per key. */
+  private final KeyTable.Action<WindowSet, Decision> decide;
 
   LocalKeyedRateLimiter(
       List<Limit> limits, boolean countRefused, Ticker ticker, int maxKeys, KeyOverflow overflow) {
     this.limits = limits;
     this.largestGrantable = Permits.largestGrantable(limits);
     this.ticker = ticker;
-    this.maxKeys = maxKeys;
     new WindowSet(limits, countRefused, 0); // fail at build time if a limit cannot fit in memory
     Limit longest = limits.get(0);
     for (Limit limit : limits) {
@@ -34,12 +37,35 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
         longest = limit;
       }
     }
-    this.overflowDecision =
+    Decision whenFull =
         overflow == KeyOverflow.REFUSE
             ? Decision.refused(0, longest.window(), longest.window(), longest)
             : Decision.granted(0, Duration.ZERO, longest);
-    this.table =
-        new KeyTable<>(maxKeys, start -> new WindowSet(limits, countRefused, start));
+    this.tryAcquire =
+        new KeyTable.Action<>() {
+          @Override
+          public Boolean apply(WindowSet state, long now, long permits) {
+            return state.tryAcquire(now, permits); // boxes to a cached Boolean
+          }
+
+          @Override
+          public Boolean whenFull(long permits) {
+            return whenFull.allowed();
+          }
+        };
+    this.decide =
+        new KeyTable.Action<>() {
+          @Override
+          public Decision apply(WindowSet state, long now, long permits) {
+            return state.decide(now, permits);
+          }
+
+          @Override
+          public Decision whenFull(long permits) {
+            return whenFull;
+          }
+        };
+    this.table = new KeyTable<>(maxKeys, start -> new WindowSet(limits, countRefused, start));
     this.origin = ticker.read();
   }
 
@@ -47,36 +73,14 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
   public boolean tryAcquire(K key, long permits) {
     Checks.requireNonNull(key, "key");
     Permits.check(permits, largestGrantable);
-    long now = ticker.read() - origin;
-    for (; ; ) {
-      KeyTable.Entry<WindowSet> entry = table.entryFor(key, now);
-      if (entry == null) {
-        return overflowDecision.allowed();
-      }
-      synchronized (entry) {
-        if (entry.claim()) {
-          return entry.state().tryAcquire(now, permits);
-        }
-      }
-    }
+    return table.apply(key, ticker.read() - origin, permits, tryAcquire);
   }
 
   @Override
   public Decision decide(K key, long permits) {
     Checks.requireNonNull(key, "key");
     Permits.check(permits, largestGrantable);
-    long now = ticker.read() - origin;
-    for (; ; ) {
-      KeyTable.Entry<WindowSet> entry = table.entryFor(key, now);
-      if (entry == null) {
-        return overflowDecision;
-      }
-      synchronized (entry) {
-        if (entry.claim()) {
-          return entry.state().decide(now, permits);
-        }
-      }
-    }
+    return table.apply(key, ticker.read() - origin, permits, decide);
   }
 
   @Override
@@ -96,6 +100,6 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
 
   @Override
   public String toString() {
-    return "KeyedRateLimiter" + limits + " tracking " + table.size() + " of at most " + maxKeys + " keys";
+    return "KeyedRateLimiter" + limits + " " + table;
   }
 }

@@ -39,16 +39,23 @@ public interface RollingCounters<K> {
    * block(ip)}. Sums saturate at {@link Long#MAX_VALUE}.
    *
    * <p>When the key is new and {@link Builder#maxKeys(long)} keys with non-empty windows are
-   * tracked, nothing is recorded and the result follows the {@link KeyOverflow} policy: {@link
-   * KeyOverflow#REFUSE} returns {@link Long#MAX_VALUE}, so that every threshold check fails closed;
-   * {@link KeyOverflow#ALLOW_UNTRACKED} returns {@code amount}, the sum of a window holding this add
-   * alone, so that threshold checks fail open.
+   * tracked, nothing is recorded and the outcome follows the {@link KeyOverflow} policy: {@link
+   * KeyOverflow#REFUSE} throws {@link KeyOverflowException}, which a threshold check should take as
+   * over every threshold (fail closed); {@link KeyOverflow#ALLOW_UNTRACKED} returns {@code amount},
+   * the sum of a window holding this add alone, so that threshold checks fail open.
    *
    * @throws IllegalArgumentException if {@code key} is null or {@code amount} is negative
+   * @throws KeyOverflowException if the key is new, the counters track their most keys, none can be
+   *     evicted, and the policy is {@link KeyOverflow#REFUSE}
    */
   long addAndGet(K key, long amount);
 
-  /** Adds one; as {@link #addAndGet(Object, long)}. */
+  /**
+   * Adds one; as {@link #addAndGet(Object, long)}.
+   *
+   * @throws IllegalArgumentException if {@code key} is null
+   * @throws KeyOverflowException as {@link #addAndGet(Object, long)}
+   */
   default long incrementAndGet(K key) {
     return addAndGet(key, 1);
   }

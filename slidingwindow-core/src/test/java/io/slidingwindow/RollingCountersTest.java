@@ -133,11 +133,15 @@ class RollingCountersTest {
   }
 
   @Test
-  void addAndGet_fullTableRefusing_returnsMaxValueAndRecordsNothing() {
+  void addAndGet_fullTableRefusing_throwsKeyOverflowAndRecordsNothing() {
     LocalRollingCounters<String> c = counters(3, Duration.ofSeconds(1), 2, KeyOverflow.REFUSE);
     c.incrementAndGet("a");
     c.incrementAndGet("b");
-    assertThat(c.addAndGet("c", 5)).isEqualTo(Long.MAX_VALUE);
+    assertThatThrownBy(() -> c.addAndGet("c", 5))
+        .isInstanceOf(KeyOverflowException.class)
+        .hasMessageContaining("maxKeys (2)")
+        .satisfies(e -> assertThat(((KeyOverflowException) e).maxKeys()).isEqualTo(2))
+        .satisfies(e -> assertThat(e.getStackTrace()).isEmpty());
     assertThat(c.sum("c")).isZero();
     assertThat(c.trackedKeys()).isEqualTo(2);
     assertThat(c.incrementAndGet("a")).isEqualTo(2); // tracked keys keep counting
