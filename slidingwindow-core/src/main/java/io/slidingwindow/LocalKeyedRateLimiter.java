@@ -3,12 +3,12 @@ package io.slidingwindow;
 import io.slidingwindow.internal.Checks;
 import io.slidingwindow.internal.KeyTable;
 import io.slidingwindow.internal.Permits;
-import io.slidingwindow.internal.WindowSet;
+import io.slidingwindow.internal.KeyLimits;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * The in-process {@link KeyedRateLimiter}: a {@link KeyTable} from key to {@link WindowSet}, which
+ * The in-process {@link KeyedRateLimiter}: a {@link KeyTable} from key to {@link KeyLimits}, which
  * bounds the tracked keys and evicts a key only once its windows are empty (see its design note).
  */
 final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
@@ -17,20 +17,20 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
   private final long largestGrantable;
   private final Ticker ticker;
   private final long origin;
-  private final KeyTable<K, WindowSet> table;
+  private final KeyTable<K, KeyLimits> table;
 
   /** What {@link #tryAcquire} does per key; built once, so a call allocates nothing. */
-  private final KeyTable.Action<WindowSet, Boolean> tryAcquire;
+  private final KeyTable.Action<KeyLimits, Boolean> tryAcquire;
 
   /** What {@link #decide} does per key. */
-  private final KeyTable.Action<WindowSet, Decision> decide;
+  private final KeyTable.Action<KeyLimits, Decision> decide;
 
   LocalKeyedRateLimiter(
       List<Limit> limits, boolean countRefused, Ticker ticker, int maxKeys, KeyOverflow overflow) {
     this.limits = limits;
     this.largestGrantable = Permits.largestGrantable(limits);
     this.ticker = ticker;
-    new WindowSet(limits, countRefused, 0); // fail at build time if a limit cannot fit in memory
+    new KeyLimits(limits, countRefused, 0); // fail at build time if a limit cannot fit in memory
     Limit longest = limits.get(0);
     for (Limit limit : limits) {
       if (limit.windowNanos() > longest.windowNanos()) {
@@ -44,7 +44,7 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
     this.tryAcquire =
         new KeyTable.Action<>() {
           @Override
-          public Boolean apply(WindowSet state, long now, long permits) {
+          public Boolean apply(KeyLimits state, long now, long permits) {
             return state.tryAcquire(now, permits); // boxes to a cached Boolean
           }
 
@@ -56,7 +56,7 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
     this.decide =
         new KeyTable.Action<>() {
           @Override
-          public Decision apply(WindowSet state, long now, long permits) {
+          public Decision apply(KeyLimits state, long now, long permits) {
             return state.decide(now, permits);
           }
 
@@ -65,7 +65,7 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
             return whenFull;
           }
         };
-    this.table = new KeyTable<>(maxKeys, start -> new WindowSet(limits, countRefused, start));
+    this.table = new KeyTable<>(maxKeys, start -> new KeyLimits(limits, countRefused, start));
     this.origin = ticker.read();
   }
 

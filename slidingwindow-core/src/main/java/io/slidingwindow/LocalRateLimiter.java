@@ -2,12 +2,12 @@ package io.slidingwindow;
 
 import io.slidingwindow.internal.Checks;
 import io.slidingwindow.internal.Permits;
-import io.slidingwindow.internal.WindowSet;
+import io.slidingwindow.internal.KeyLimits;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * The in-process {@link RateLimiter}: one {@link WindowSet} under one lock.
+ * The in-process {@link RateLimiter}: one {@link KeyLimits} under one lock.
  *
  * <p>Refusals without the lock. Once some limit has no permit left, nothing but time frees one, and
  * not before that limit's oldest run leaves the window. Every operation under the lock publishes
@@ -30,7 +30,7 @@ final class LocalRateLimiter implements RateLimiter {
   private final boolean countRefused;
 
   /** Guarded by itself. */
-  private final WindowSet state;
+  private final KeyLimits state;
 
   /** Written under the lock, read without it; see the class comment. */
   private volatile long refusingUntil = Long.MIN_VALUE;
@@ -41,7 +41,7 @@ final class LocalRateLimiter implements RateLimiter {
     this.ticker = ticker;
     this.sleeper = sleeper;
     this.countRefused = countRefused;
-    this.state = new WindowSet(limits, countRefused, 0);
+    this.state = new KeyLimits(limits, countRefused, 0);
     this.origin = ticker.read();
   }
 

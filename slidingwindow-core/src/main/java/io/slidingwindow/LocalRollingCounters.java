@@ -2,11 +2,11 @@ package io.slidingwindow;
 
 import io.slidingwindow.internal.Checks;
 import io.slidingwindow.internal.KeyTable;
-import io.slidingwindow.internal.RollingSums;
+import io.slidingwindow.internal.CounterRuns;
 import java.time.Duration;
 
 /**
- * The in-process {@link RollingCounters}: a {@link KeyTable} from key to {@link RollingSums}, the
+ * The in-process {@link RollingCounters}: a {@link KeyTable} from key to {@link CounterRuns}, the
  * same bounded, evicting table as the in-process keyed limiter's.
  */
 final class LocalRollingCounters<K> implements RollingCounters<K> {
@@ -15,10 +15,10 @@ final class LocalRollingCounters<K> implements RollingCounters<K> {
   private final long intervalNanos;
   private final Ticker ticker;
   private final long origin;
-  private final KeyTable<K, RollingSums> table;
+  private final KeyTable<K, CounterRuns> table;
 
   /** What {@link #addAndGet} does per key; built once, so a call allocates nothing. */
-  private final KeyTable.LongAction<RollingSums> add;
+  private final KeyTable.LongAction<CounterRuns> add;
 
   LocalRollingCounters(
       int size, long intervalNanos, Ticker ticker, int maxKeys, KeyOverflow overflow) {
@@ -28,7 +28,7 @@ final class LocalRollingCounters<K> implements RollingCounters<K> {
     this.add =
         new KeyTable.LongAction<>() {
           @Override
-          public long apply(RollingSums state, long now, long amount) {
+          public long apply(CounterRuns state, long now, long amount) {
             return state.add(now, amount);
           }
 
@@ -40,7 +40,7 @@ final class LocalRollingCounters<K> implements RollingCounters<K> {
             return amount; // the sum of a window holding this add alone
           }
         };
-    this.table = new KeyTable<>(maxKeys, start -> new RollingSums(size, intervalNanos, start));
+    this.table = new KeyTable<>(maxKeys, start -> new CounterRuns(size, intervalNanos, start));
     this.origin = ticker.read();
   }
 
@@ -54,13 +54,13 @@ final class LocalRollingCounters<K> implements RollingCounters<K> {
   @Override
   public long sum(K key) {
     Checks.requireNonNull(key, "key");
-    return table.readIfTracked(key, ticker.read() - origin, RollingSums::sum, 0);
+    return table.readIfTracked(key, ticker.read() - origin, CounterRuns::sum, 0);
   }
 
   @Override
   public long count(K key) {
     Checks.requireNonNull(key, "key");
-    return table.readIfTracked(key, ticker.read() - origin, RollingSums::count, 0);
+    return table.readIfTracked(key, ticker.read() - origin, CounterRuns::count, 0);
   }
 
   @Override
