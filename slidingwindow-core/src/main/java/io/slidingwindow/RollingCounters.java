@@ -101,7 +101,10 @@ public interface RollingCounters<K> {
     return new Builder(size, interval);
   }
 
-  /** Builds in-process {@link RollingCounters}. Not thread-safe. */
+  /**
+   * Builds in-process {@link RollingCounters}. Each setting may be set once: setting it again to a
+   * different value throws {@link IllegalStateException}. Not thread-safe.
+   */
   final class Builder {
 
     /** The default bound on tracked keys. */
@@ -109,9 +112,11 @@ public interface RollingCounters<K> {
 
     private final int size;
     private final long intervalNanos;
-    private Ticker ticker = Ticker.coarse();
-    private long maxKeys = DEFAULT_MAX_KEYS;
-    private KeyOverflow overflow = KeyOverflow.REFUSE;
+    /** Null until set, as the settings below. */
+    private Ticker ticker;
+
+    private Long maxKeys;
+    private KeyOverflow overflow;
 
     Builder(int size, Duration interval) {
       this.size = RollingWindow.checkSize(size);
@@ -125,9 +130,11 @@ public interface RollingCounters<K> {
      * It is read once when the counters are built (their origin) and once per operation.
      *
      * @throws IllegalArgumentException if {@code ticker} is null
+     * @throws IllegalStateException if another ticker was set
      */
     public Builder ticker(Ticker ticker) {
-      this.ticker = Checks.requireNonNull(ticker, "ticker");
+      Checks.requireNonNull(ticker, "ticker");
+      this.ticker = Checks.setOnce(this.ticker, ticker, "ticker");
       return this;
     }
 
@@ -136,9 +143,11 @@ public interface RollingCounters<K> {
      *
      * @throws IllegalArgumentException if {@code maxKeys} is not positive or exceeds {@link
      *     Integer#MAX_VALUE}
+     * @throws IllegalStateException if a different bound was set
      */
     public Builder maxKeys(long maxKeys) {
-      this.maxKeys = Checks.requireBetween(maxKeys, 1, Integer.MAX_VALUE, "maxKeys");
+      Checks.requireBetween(maxKeys, 1, Integer.MAX_VALUE, "maxKeys");
+      this.maxKeys = Checks.setOnce(this.maxKeys, maxKeys, "maxKeys");
       return this;
     }
 
@@ -147,9 +156,11 @@ public interface RollingCounters<K> {
      * KeyOverflow#REFUSE} by default.
      *
      * @throws IllegalArgumentException if {@code overflow} is null
+     * @throws IllegalStateException if a different policy was set
      */
     public Builder onKeyOverflow(KeyOverflow overflow) {
-      this.overflow = Checks.requireNonNull(overflow, "overflow");
+      Checks.requireNonNull(overflow, "overflow");
+      this.overflow = Checks.setOnce(this.overflow, overflow, "onKeyOverflow");
       return this;
     }
 
@@ -159,7 +170,12 @@ public interface RollingCounters<K> {
      * @param <K> the key type
      */
     public <K> RollingCounters<K> build() {
-      return new LocalRollingCounters<>(size, intervalNanos, ticker, (int) maxKeys, overflow);
+      return new LocalRollingCounters<>(
+          size,
+          intervalNanos,
+          ticker == null ? Ticker.coarse() : ticker,
+          (int) (maxKeys == null ? DEFAULT_MAX_KEYS : maxKeys),
+          overflow == null ? KeyOverflow.REFUSE : overflow);
     }
   }
 }

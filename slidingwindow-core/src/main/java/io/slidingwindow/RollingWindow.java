@@ -63,12 +63,13 @@ public final class RollingWindow {
   private final long origin;
   private final StripedBuckets buckets;
 
-  private RollingWindow(Builder b) {
-    this.size = b.size;
-    this.intervalNanos = b.intervalNanos;
-    this.ignoreCurrent = b.ignoreCurrent;
-    this.ticker = b.ticker;
-    this.buckets = new StripedBuckets(size, intervalNanos, b.stripes);
+  private RollingWindow(
+      int size, long intervalNanos, boolean ignoreCurrent, Ticker ticker, int stripes) {
+    this.size = size;
+    this.intervalNanos = intervalNanos;
+    this.ignoreCurrent = ignoreCurrent;
+    this.ticker = ticker;
+    this.buckets = new StripedBuckets(size, intervalNanos, stripes);
     this.origin = ticker.read();
   }
 
@@ -156,7 +157,10 @@ public final class RollingWindow {
         Duration.ofNanos(intervalNanos));
   }
 
-  /** Builds {@link RollingWindow}s. Not thread-safe. */
+  /**
+   * Builds {@link RollingWindow}s. Each setting may be set once: setting it again to a different
+   * value throws {@link IllegalStateException}. Not thread-safe.
+   */
   public static final class Builder {
 
     /** go-zero's default bucket count. */
@@ -165,11 +169,13 @@ public final class RollingWindow {
     /** go-zero's default bucket width. */
     public static final Duration DEFAULT_INTERVAL = Duration.ofMillis(100);
 
-    private int size = DEFAULT_SIZE;
-    private long intervalNanos = DEFAULT_INTERVAL.toNanos();
-    private boolean ignoreCurrent;
-    private Ticker ticker = Ticker.coarse();
-    private int stripes = 1;
+    /** Null until set, as the settings below. */
+    private Integer size;
+
+    private Duration interval;
+    private Boolean ignoreCurrent;
+    private Ticker ticker;
+    private Integer stripes;
 
     Builder() {}
 
@@ -178,9 +184,11 @@ public final class RollingWindow {
      *
      * @throws IllegalArgumentException if {@code size} is not positive or exceeds {@link
      *     RollingWindow#MAX_SIZE}
+     * @throws IllegalStateException if a different size was set
      */
     public Builder size(int size) {
-      this.size = checkSize(size);
+      checkSize(size);
+      this.size = Checks.setOnce(this.size, size, "size");
       return this;
     }
 
@@ -189,18 +197,22 @@ public final class RollingWindow {
      *
      * @throws IllegalArgumentException if {@code interval} is null, not positive, or longer than
      *     {@link Long#MAX_VALUE} nanoseconds
+     * @throws IllegalStateException if a different width was set
      */
     public Builder interval(Duration interval) {
-      this.intervalNanos = Checks.requirePositiveNanos(interval, "interval");
+      Checks.requirePositiveNanos(interval, "interval");
+      this.interval = Checks.setOnce(this.interval, interval, "interval");
       return this;
     }
 
     /**
      * Sets whether snapshots leave out the bucket that is still filling (go-zero's {@code
      * IgnoreCurrentBucket}), off by default. Requires at least two buckets.
+     *
+     * @throws IllegalStateException if it was set to the other value
      */
     public Builder ignoreCurrent(boolean ignoreCurrent) {
-      this.ignoreCurrent = ignoreCurrent;
+      this.ignoreCurrent = Checks.setOnce(this.ignoreCurrent, ignoreCurrent, "ignoreCurrent");
       return this;
     }
 
@@ -212,9 +224,11 @@ public final class RollingWindow {
      * read once when the window is built (its origin) and once per operation.
      *
      * @throws IllegalArgumentException if {@code ticker} is null
+     * @throws IllegalStateException if another ticker was set
      */
     public Builder ticker(Ticker ticker) {
-      this.ticker = Checks.requireNonNull(ticker, "ticker");
+      Checks.requireNonNull(ticker, "ticker");
+      this.ticker = Checks.setOnce(this.ticker, ticker, "ticker");
       return this;
     }
 
@@ -230,7 +244,7 @@ public final class RollingWindow {
           "stripes",
           "be a power of two between 1 and 64",
           stripes);
-      this.stripes = stripes;
+      this.stripes = Checks.setOnce(this.stripes, stripes, "stripes");
       return this;
     }
 
@@ -241,10 +255,18 @@ public final class RollingWindow {
      *     nanoseconds, or the window ignores the current bucket and has fewer than two
      */
     public RollingWindow build() {
-      checkSpan(size, intervalNanos);
+      int n = size == null ? DEFAULT_SIZE : size;
+      long intervalNanos = (interval == null ? DEFAULT_INTERVAL : interval).toNanos();
+      boolean ignoring = ignoreCurrent != null && ignoreCurrent;
+      checkSpan(n, intervalNanos);
       Checks.requireArgument(
-          !ignoreCurrent || size >= 2, "size", "be at least 2 to ignore the current bucket", size);
-      return new RollingWindow(this);
+          !ignoring || n >= 2, "size", "be at least 2 to ignore the current bucket", n);
+      return new RollingWindow(
+          n,
+          intervalNanos,
+          ignoring,
+          ticker == null ? Ticker.coarse() : ticker,
+          stripes == null ? 1 : stripes);
     }
   }
 }
