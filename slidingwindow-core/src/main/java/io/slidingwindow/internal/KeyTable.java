@@ -172,7 +172,10 @@ public final class KeyTable<K, S extends KeyTable.State> {
     }
   }
 
-  /** As {@link #apply}, with a {@code long} result. */
+  /**
+   * As {@link #apply}, with a {@code long} result: the same loop, written out again so that the
+   * result is never boxed.
+   */
   public long applyAsLong(K key, long now, long argument, LongAction<? super S> action) {
     for (; ; ) {
       Entry<S> entry = entryFor(key, now);
