@@ -1,5 +1,6 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Checks;
 import java.util.List;
 
 /**
@@ -55,14 +56,20 @@ public interface KeyedRateLimiter<K> {
     return new Builder();
   }
 
-  /** Builds in-process {@link KeyedRateLimiter}s. Not thread-safe. */
+  /**
+   * Builds in-process {@link KeyedRateLimiter}s. Each setting may be set once: setting it again to
+   * a different value throws {@link IllegalStateException}. Not thread-safe.
+   */
   final class Builder extends LimiterBuilder<Builder> {
 
     /** The default bound on tracked keys. */
     public static final long DEFAULT_MAX_KEYS = 100_000;
 
-    private long maxKeys = DEFAULT_MAX_KEYS;
-    private KeyOverflow overflow = KeyOverflow.REFUSE;
+    /** Null until set. */
+    private Long maxKeys;
+
+    /** Null until set. */
+    private KeyOverflow overflow;
 
     Builder() {}
 
@@ -71,9 +78,11 @@ public interface KeyedRateLimiter<K> {
      *
      * @throws IllegalArgumentException if {@code maxKeys} is not positive or exceeds {@link
      *     Integer#MAX_VALUE}
+     * @throws IllegalStateException if a different bound was set
      */
     public Builder maxKeys(long maxKeys) {
-      this.maxKeys = KeyBounds.maxKeys(maxKeys);
+      Checks.requireBetween(maxKeys, 1, Integer.MAX_VALUE, "maxKeys");
+      this.maxKeys = Checks.setOnce(this.maxKeys, maxKeys, "maxKeys");
       return this;
     }
 
@@ -82,9 +91,11 @@ public interface KeyedRateLimiter<K> {
      * KeyOverflow#REFUSE} by default.
      *
      * @throws IllegalArgumentException if {@code overflow} is null
+     * @throws IllegalStateException if a different policy was set
      */
     public Builder onKeyOverflow(KeyOverflow overflow) {
-      this.overflow = KeyBounds.overflow(overflow);
+      Checks.requireNonNull(overflow, "overflow");
+      this.overflow = Checks.setOnce(this.overflow, overflow, "onKeyOverflow");
       return this;
     }
 
@@ -97,7 +108,11 @@ public interface KeyedRateLimiter<K> {
      */
     public <K> KeyedRateLimiter<K> build() {
       return new LocalKeyedRateLimiter<>(
-          validatedLimits(), countRefusedAttempts, ticker, (int) maxKeys, overflow);
+          validatedLimits(),
+          countsRefusedAttempts(),
+          ticker(),
+          (int) (maxKeys == null ? DEFAULT_MAX_KEYS : maxKeys),
+          overflow == null ? KeyOverflow.REFUSE : overflow);
     }
   }
 }

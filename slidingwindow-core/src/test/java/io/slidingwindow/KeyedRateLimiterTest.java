@@ -30,6 +30,33 @@ class KeyedRateLimiterTest {
             .<String>build();
   }
 
+  /**
+   * Rounds of 200 000 calls on tracked keys after a warm-up: at least one round must allocate
+   * nothing (one object per call would show in every round; JVM noise may touch a round or two).
+   */
+  @Test
+  void tryAcquire_trackedKeys_allocatesNothing() {
+    ManualTicker ticker = new ManualTicker(0);
+    LocalKeyedRateLimiter<String> limiter =
+        limiter(ticker, Limit.of(1_000, Duration.ofMillis(10)), 10, KeyOverflow.REFUSE);
+    String[] keys = {"a", "b", "c"};
+    long[] granted = new long[1];
+    List<Long> allocated =
+        Allocations.perRound(
+            5,
+            () -> {
+              for (int i = 0; i < 200_000; i++) {
+                if (limiter.tryAcquire(keys[i % keys.length], 1)) {
+                  granted[0]++;
+                }
+                ticker.advance(1_000);
+              }
+            });
+    assertThat(allocated).as("bytes allocated per round of 200 000 calls").contains(0L);
+    assertThat(allocated).allMatch(bytes -> bytes < 200_000, "less than a byte per call");
+    assertThat(granted[0]).isPositive();
+  }
+
   @Test
   void keys_areLimitedIndependently() {
     ManualTicker ticker = new ManualTicker(0);

@@ -13,7 +13,7 @@ import java.util.function.LongFunction;
  *
  * <p>Design. A key is removed only under its entry's monitor and only when its state is empty, and
  * the entry is marked retired before it leaves the map. A caller that fetched the entry before the
- * removal sees the mark once it holds the monitor ({@link Entry#claim()} fails) and looks the key
+ * removal sees the mark once it holds the monitor (its claim fails) and looks the key
  * up again, so nothing is ever recorded in an entry that has left the map. Evictions run a few
  * entries at a time whenever a new key is tracked (two per new key), so the table cannot fill with
  * dead keys, and in full on {@link #cleanUp}.
@@ -27,8 +27,12 @@ import java.util.function.LongFunction;
  * <p>Bound. {@code size} is reserved before an entry is inserted and released after one is
  * removed, so at most {@code maxKeys} entries are ever in the map.
  *
- * <p>Usage: {@code for (;;) { e = table.entryFor(key, now); if (e == null) overflow; synchronized
- * (e) { if (e.claim()) return use(e.state()); } }}. Thread-safe.
+ * <p>Use. An owner states what it does with one key's state as an {@link Action} (or {@link
+ * LongAction}) built once, and passes it with the key, the time and one primitive argument to
+ * {@link #apply} (or {@link #applyAsLong}); the table finds or tracks the key, claims its entry
+ * under the entry's monitor (looking the key up again if the entry has just left the map) and runs
+ * the action there. {@link #readIfTracked} reads a key without tracking it. A call on a tracked key
+ * allocates nothing. Thread-safe.
  *
  * @param <K> the key type
  * @param <S> the per-key state, guarded by its entry's monitor
@@ -43,6 +47,49 @@ public final class KeyTable<K, S extends KeyTable.State> {
 
     /** The latest time the state has seen. */
     long latest();
+  }
+
+  /**
+   * What an owner does with one key's state. One instance serves every call, with the call's
+   * figures passed as primitives, so that no call allocates an action.
+   *
+   * @param <S> the per-key state
+   * @param <R> the result
+   */
+  public interface Action<S, R> {
+
+    /** Runs on the state of a claimed key at time {@code now}, under the entry's monitor. */
+    R apply(S state, long now, long argument);
+
+    /** The result when the key is new and the table has no room for it; nothing was tracked. */
+    R whenFull(long argument);
+  }
+
+  /**
+   * An {@link Action} whose result is a {@code long}, so that it is never boxed.
+   *
+   * @param <S> the per-key state
+   */
+  public interface LongAction<S> {
+
+    /** Runs on the state of a claimed key at time {@code now}, under the entry's monitor. */
+    long apply(S state, long now, long argument);
+
+    /** The result when the key is new and the table has no room for it; nothing was tracked. */
+    long whenFull(long argument);
+  }
+
+  /**
+   * What an owner reads of one key's state without tracking the key. A non-capturing lambda or
+   * method reference is one shared instance, so a read allocates nothing.
+   *
+   * @param <S> the per-key state
+   */
+  @FunctionalInterface
+  public interface Reader<S> {
+
+    /** Reads the state of a tracked key at time {@code now}, under the entry's monitor. */
+    long read(S state, long now);
   }
 
   /** Entries examined for eviction each time a new key is tracked. */
@@ -77,7 +124,7 @@ public final class KeyTable<K, S extends KeyTable.State> {
   }
 
   /** One key's state. Its monitor guards the state and the flags. */
-  public static final class Entry<S> {
+  private static final class Entry<S> {
     private final S state;
 
     /** Left the map; callers holding it must look the key up again. */
@@ -97,27 +144,73 @@ public final class KeyTable<K, S extends KeyTable.State> {
      * Under this entry's monitor: whether it is still in the table, in which case it is marked as
      * used and its state may be changed until the monitor is released.
      */
-    public boolean claim() {
+    boolean claim() {
       if (retired) {
         return false;
       }
       unused = false;
       return true;
     }
+  }
 
-    /** Under this entry's monitor: whether it has left the table. */
-    public boolean isRetired() {
-      return retired;
+  /**
+   * Runs {@code action} on the state of {@code key} at time {@code now}, tracking the key if new;
+   * {@link Action#whenFull} if the key is new and there is no room for it.
+   */
+  public <R> R apply(K key, long now, long argument, Action<? super S, R> action) {
+    for (; ; ) {
+      Entry<S> entry = entryFor(key, now);
+      if (entry == null) {
+        return action.whenFull(argument);
+      }
+      synchronized (entry) {
+        if (entry.claim()) {
+          return action.apply(entry.state, now, argument);
+        }
+      }
+      // The entry was evicted between the lookup and the monitor: look the key up again.
     }
+  }
 
-    /** The state; read and change it only under this entry's monitor. */
-    public S state() {
-      return state;
+  /**
+   * As {@link #apply}, with a {@code long} result: the same loop, written out again so that the
+   * result is never boxed.
+   */
+  public long applyAsLong(K key, long now, long argument, LongAction<? super S> action) {
+    for (; ; ) {
+      Entry<S> entry = entryFor(key, now);
+      if (entry == null) {
+        return action.whenFull(argument);
+      }
+      synchronized (entry) {
+        if (entry.claim()) {
+          return action.apply(entry.state, now, argument);
+        }
+      }
+    }
+  }
+
+  /**
+   * Reads the state of {@code key} at time {@code now} if the key is tracked, without tracking it;
+   * {@code untracked} otherwise.
+   */
+  public long readIfTracked(K key, long now, Reader<? super S> reader, long untracked) {
+    Entry<S> entry = entries.get(key);
+    if (entry == null) {
+      return untracked;
+    }
+    synchronized (entry) {
+      // A retired entry was empty when it left; a newer entry, if any, was not yet there when
+      // this call looked the key up.
+      if (entry.retired) {
+        return untracked;
+      }
+      return reader.read(entry.state, now);
     }
   }
 
   /** The entry of {@code key}, tracking it if new; null if the table is full. */
-  public Entry<S> entryFor(K key, long now) {
+  private Entry<S> entryFor(K key, long now) {
     Entry<S> entry = entries.get(key);
     if (entry != null) {
       return entry;
@@ -154,11 +247,6 @@ public final class KeyTable<K, S extends KeyTable.State> {
     return tracked;
   }
 
-  /** The entry of {@code key} if it is tracked, without tracking it; null otherwise. */
-  public Entry<S> existing(K key) {
-    return entries.get(key);
-  }
-
   /** The keys tracked now. */
   public int size() {
     return size.get();
@@ -167,6 +255,12 @@ public final class KeyTable<K, S extends KeyTable.State> {
   /** The most keys tracked at once. */
   public int maxKeys() {
     return maxKeys;
+  }
+
+  /** For example {@code "tracking 3 of at most 100 keys"}. */
+  @Override
+  public String toString() {
+    return "tracking " + size.get() + " of at most " + maxKeys + " keys";
   }
 
   /** Evicts every entry whose state is empty at {@code now}. */

@@ -366,8 +366,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
       return null;
     }
     long elapsed = nowMicros - e.refMicros();
-    return new Decision(
-        false,
+    return Decision.refused(
         0,
         Duration.ofNanos(Math.max(1, e.retryMicros() - elapsed) * 1000),
         Duration.ofNanos(Math.max(0, e.resetMicros() - elapsed) * 1000),
@@ -448,10 +447,10 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
   private Decision onFailure(String id, long permits) {
     switch (policy.kind()) {
       case OPEN:
-        return new Decision(true, 0, Duration.ZERO, Duration.ZERO, smallest);
+        return Decision.granted(0, Duration.ZERO, smallest);
       case CLOSED:
         long retry = Math.max(TimeUnit.MILLISECONDS.toNanos(1), breaker.nanosUntilProbe());
-        return new Decision(false, 0, Duration.ofNanos(retry), longestWindow, smallest);
+        return Decision.refused(0, Duration.ofNanos(retry), longestWindow, smallest);
       default:
         return policy.fallback().decide(id, permits);
     }
@@ -467,12 +466,11 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     long retryMicros = (Long) reply.get(3);
     long resetMicros = (Long) reply.get(4);
     int binding = ((Long) reply.get(5)).intValue() - 1;
-    return new Decision(
-        allowed,
-        remaining,
-        Duration.ofNanos(retryMicros * 1000),
-        Duration.ofNanos(resetMicros * 1000),
-        limits.get(binding));
+    Duration resetAfter = Duration.ofNanos(resetMicros * 1000);
+    return allowed
+        ? Decision.granted(remaining, resetAfter, limits.get(binding))
+        : Decision.refused(
+            remaining, Duration.ofNanos(retryMicros * 1000), resetAfter, limits.get(binding));
   }
 
   private static long windowMicros(Limit limit) {

@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
 class MicrometerRateLimitListenerTest {
 
   private static final Limit LIMIT = Limit.of(1, Duration.ofSeconds(1));
-  private static final Decision GRANT = new Decision(true, 0, Duration.ZERO, Duration.ofSeconds(1), LIMIT);
+  private static final Decision GRANT = Decision.granted(0, Duration.ofSeconds(1), LIMIT);
   private static final Decision REFUSAL =
-      new Decision(false, 0, Duration.ofSeconds(1), Duration.ofSeconds(1), LIMIT);
+      Decision.refused(0, Duration.ofSeconds(1), Duration.ofSeconds(1), LIMIT);
 
   @Test
   void events_countedPerRuleOutcomeAndMode() {

@@ -16,10 +16,10 @@ import java.util.List;
  *
  * <p>Not thread-safe: the owner holds a lock around every call.
  */
-public final class WindowSet implements KeyTable.State {
+public final class KeyLimits implements KeyTable.State {
 
   private final Limit[] limits;
-  private final SlidingWindow[] windows;
+  private final LimitRuns[] windows;
   private final boolean countRefused;
   private long latest;
 
@@ -29,13 +29,13 @@ public final class WindowSet implements KeyTable.State {
    *
    * @throws IllegalArgumentException if a limit's runs would not fit in memory
    */
-  public WindowSet(List<Limit> limits, boolean countRefused, long start) {
+  public KeyLimits(List<Limit> limits, boolean countRefused, long start) {
     this.limits = limits.toArray(new Limit[0]);
-    this.windows = new SlidingWindow[this.limits.length];
+    this.windows = new LimitRuns[this.limits.length];
     for (int i = 0; i < windows.length; i++) {
       Limit limit = this.limits[i];
       windows[i] =
-          new SlidingWindow(limit.permits(), limit.windowNanos(), limit.precisionNanos(), countRefused);
+          new LimitRuns(limit.permits(), limit.windowNanos(), limit.precisionNanos(), countRefused);
     }
     this.countRefused = countRefused;
     this.latest = start;
@@ -51,7 +51,7 @@ public final class WindowSet implements KeyTable.State {
     if (now > latest) {
       latest = now;
     }
-    SlidingWindow[] w = windows;
+    LimitRuns[] w = windows;
     for (int i = 0; i < w.length; i++) {
       w[i].expire(latest);
     }
@@ -59,7 +59,7 @@ public final class WindowSet implements KeyTable.State {
   }
 
   private boolean allows(long permits) {
-    SlidingWindow[] w = windows;
+    LimitRuns[] w = windows;
     for (int i = 0; i < w.length; i++) {
       if (!w[i].allows(permits)) {
         return false;
@@ -69,7 +69,7 @@ public final class WindowSet implements KeyTable.State {
   }
 
   private void record(long now, long permits) {
-    SlidingWindow[] w = windows;
+    LimitRuns[] w = windows;
     for (int i = 0; i < w.length; i++) {
       w[i].record(now, permits);
     }
@@ -99,7 +99,7 @@ public final class WindowSet implements KeyTable.State {
       record(t, permits);
     }
     long wait = 0;
-    for (SlidingWindow w : windows) {
+    for (LimitRuns w : windows) {
       wait = Math.max(wait, w.retryAfterNanos(t, permits));
     }
     return wait;
@@ -132,13 +132,12 @@ public final class WindowSet implements KeyTable.State {
         }
       }
     }
-    SlidingWindow w = windows[binding];
-    return new Decision(
-        granted,
-        w.remaining(),
-        Duration.ofNanos(retryAfter),
-        Duration.ofNanos(w.resetAfterNanos(t)),
-        limits[binding]);
+    LimitRuns w = windows[binding];
+    Limit limit = limits[binding];
+    Duration resetAfter = Duration.ofNanos(w.resetAfterNanos(t));
+    return granted
+        ? Decision.granted(w.remaining(), resetAfter, limit)
+        : Decision.refused(w.remaining(), Duration.ofNanos(retryAfter), resetAfter, limit);
   }
 
   /**
@@ -148,7 +147,7 @@ public final class WindowSet implements KeyTable.State {
    */
   public long refusingUntil() {
     long until = Long.MIN_VALUE;
-    for (SlidingWindow w : windows) {
+    for (LimitRuns w : windows) {
       if (w.remaining() == 0) {
         until = Math.max(until, w.nextExpiry());
       }
@@ -160,7 +159,7 @@ public final class WindowSet implements KeyTable.State {
   @Override
   public boolean isEmpty(long now) {
     advance(now);
-    for (SlidingWindow w : windows) {
+    for (LimitRuns w : windows) {
       if (!w.isEmpty()) {
         return false;
       }

@@ -8,7 +8,7 @@ package io.slidingwindow.internal;
  * WindowMath#rollingOldestBucket}). Only non-empty buckets are stored, one run each, so a key that
  * saw one event costs one run, and a busy key at most {@code size}. The ring starts at two runs and
  * doubles up to {@code size}; it never shrinks, so its capacity is at most twice the most runs
- * stored at once, and at most {@code size}. As in {@link SlidingWindow}, {@code trimAt} caches when
+ * stored at once, and at most {@code size}. As in {@link LimitRuns}, {@code trimAt} caches when
  * the oldest run leaves and {@code tailEnd} when the newest run's bucket ends, so a call that
  * crosses neither does no division; each run is pushed once and popped once, amortised O(1) per
  * call.
@@ -19,7 +19,7 @@ package io.slidingwindow.internal;
  * <p>Times are nanoseconds since the owner's origin; a time smaller than the latest one seen counts
  * as that latest one. Not thread-safe: the owner holds a lock around every call.
  */
-public final class RollingSums implements KeyTable.State {
+public final class CounterRuns implements KeyTable.State {
 
   private static final int INITIAL_RUNS = 2;
 
@@ -43,7 +43,7 @@ public final class RollingSums implements KeyTable.State {
   private long tailEnd = Long.MIN_VALUE;
 
   /** An empty window of {@code size} buckets whose clock starts at {@code start}. */
-  public RollingSums(int size, long intervalNanos, long start) {
+  public CounterRuns(int size, long intervalNanos, long start) {
     this.size = size;
     this.intervalNanos = intervalNanos;
     this.latest = start;

@@ -24,9 +24,9 @@ package io.slidingwindow.internal;
  * in all, and again at most {@code min(N, ceil(W / p) + 1)} runs are stored.
  *
  * <p>Not thread-safe: callers hold a lock. Times passed in never decrease (see {@link
- * WindowSet}).
+ * KeyLimits}).
  */
-public final class SlidingWindow {
+public final class LimitRuns {
 
   private static final int INITIAL_RUNS = 2;
 
@@ -59,7 +59,7 @@ public final class SlidingWindow {
    *     refused attempts are counted with a limit above {@code Long.MAX_VALUE / 3}, which could
    *     overflow the sum
    */
-  public SlidingWindow(long limit, long windowNanos, long precisionNanos, boolean countRefused) {
+  public LimitRuns(long limit, long windowNanos, long precisionNanos, boolean countRefused) {
     long bound = WindowMath.maxRuns(limit, windowNanos, precisionNanos);
     if (bound > WindowMath.MAX_RUNS) {
       throw new IllegalArgumentException(

@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-class RollingSumsTest {
+class CounterRunsTest {
 
   private static final long INTERVAL = 100;
 
   /** The ring grows with the non-empty buckets held at once, never past size, and never shrinks. */
   @Test
   void capacity_busyThenQuietKey_growsToPeakWithinSizeAndKeepsIt() {
-    RollingSums sums = new RollingSums(10, INTERVAL, 0);
+    CounterRuns sums = new CounterRuns(10, INTERVAL, 0);
     assertThat(sums.capacity()).isEqualTo(2);
     for (long bucket = 0; bucket < 5; bucket++) {
       sums.add(bucket * INTERVAL, 1);
