@@ -192,33 +192,13 @@ public final class PathFirewall {
     if (path.indexOf('%') >= 0 && !isUtf8(path)) {
       return Optional.of("percent-encoded bytes that are not UTF-8");
     }
-    if (hasDotSegment(path)) {
+    // Not normalized: the path as a dispatcher reads it (parameters dropped, decoded, backslashes
+    // as slashes) changes when its dot segments are resolved, however they were spelled.
+    String decoded = RequestPaths.dispatcherReading(path);
+    if (!RequestPaths.resolveDots(decoded).equals(decoded)) {
       return Optional.of("a dot segment ('.' or '..')");
     }
-    if (!RequestPaths.normalizedReading(path).equals(RequestPaths.dispatcherReading(path))) {
-      return Optional.of("a path that is not normalized"); // a safety net: the checks above cover it
-    }
     return Optional.empty();
-  }
-
-  /** Whether a segment, without its path parameters and decoded, is {@code .} or {@code ..}. */
-  private static boolean hasDotSegment(String path) {
-    int start = 0;
-    int length = path.length();
-    while (start <= length) {
-      int slash = path.indexOf('/', start);
-      int end = slash < 0 ? length : slash;
-      int param = path.indexOf(';', start);
-      int valueEnd = param >= 0 && param < end ? param : end;
-      String value = RequestPaths.decode(path, start, valueEnd);
-      for (String part : value.split("[/\\\\]", -1)) {
-        if (part.equals(".") || part.equals("..")) {
-          return true;
-        }
-      }
-      start = end + 1;
-    }
-    return false;
   }
 
   /** Whether the percent-encoded bytes of {@code path} (checked to be well formed) are UTF-8. */

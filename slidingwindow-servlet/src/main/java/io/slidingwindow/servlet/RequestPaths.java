@@ -122,9 +122,9 @@ public final class RequestPaths {
   /**
    * How a dispatcher that matches the raw path reads it: each segment (separated by {@code /} or a
    * backslash) loses its path parameters (from {@code ;} on), is percent-decoded once as UTF-8
-   * (malformed bytes become U+FFFD, a {@code %} not followed by two hex digits stays as it is), then
-   * decoded backslashes become slashes too, runs of slashes collapse to one and the result starts
-   * with {@code /}. Dot segments are
+   * (malformed bytes become U+FFFD, a {@code %} not followed by two hex digits stays as it is),
+   * then decoded backslashes become slashes too, runs of slashes collapse to one and the result
+   * starts with {@code /}. Dot segments are
    * kept: {@code /a/..;/b} reads {@code /a/../b}.
    *
    * @param rawPath a raw path, not decoded
@@ -152,7 +152,8 @@ public final class RequestPaths {
   /**
    * The {@linkplain #dispatcherReading dispatcher reading} of {@code rawPath} with its dot segments
    * resolved as RFC 3986 (section 5.2.4) does: {@code .} is dropped, {@code ..} drops the segment
-   * before it and never climbs above the root. A path that ends in a dot segment ends with {@code /}.
+   * before it and never climbs above the root. A path that ends in a dot segment ends with {@code
+   * /}.
    *
    * @param rawPath a raw path, not decoded
    */
@@ -160,8 +161,8 @@ public final class RequestPaths {
     return resolveDots(dispatcherReading(rawPath));
   }
 
-  /** {@code path}, decoded and collapsed, with its dot segments resolved. */
-  private static String resolveDots(String path) {
+  /** {@code path}, a dispatcher reading, with its dot segments resolved. */
+  static String resolveDots(String path) {
     if (!hasDotSegment(path)) {
       return path;
     }

@@ -167,13 +167,15 @@ class PathSpellingTest {
   @MethodSource("cases")
   void request_spelledAnyWay_isRefusedOrCountedByItsRule(
       Container container, boolean firewall, Variant variant) throws Exception {
-    Fixture fixture = FIXTURES.computeIfAbsent(container + "/" + firewall, k -> start(container, firewall));
+    Fixture fixture =
+        FIXTURES.computeIfAbsent(container + "/" + firewall, k -> start(container, firewall));
     int servedBefore = fixture.served.get();
     int countedBefore = fixture.counted(variant.rule());
     int allBefore = fixture.counted("product") + fixture.counted("admin");
 
     RawHttp.Response response =
-        RawHttp.get(fixture.port, variant.target().replace("{port}", Integer.toString(fixture.port)));
+        RawHttp.get(
+            fixture.port, variant.target().replace("{port}", Integer.toString(fixture.port)));
 
     boolean reached = fixture.served.get() > servedBefore;
     boolean counted = fixture.counted(variant.rule()) > countedBefore;
@@ -197,7 +199,9 @@ class PathSpellingTest {
     }
     if (response.status() == 400 && response.isProblemJson()) {
       assertThat(response.body()).contains("\"status\":400").doesNotContain("v1", "product");
-      assertThat(reached || counted).as("%s: our 400 comes before rules and servlet", variant).isFalse();
+      assertThat(reached || counted)
+          .as("%s: our 400 comes before rules and servlet", variant)
+          .isFalse();
     }
   }
 
@@ -228,7 +232,8 @@ class PathSpellingTest {
         new RateLimitListener() {
           @Override
           public void onAllowed(RateLimitRule rule, Decision decision) {
-            fixture.counted.computeIfAbsent(rule.name(), r -> new AtomicInteger()).incrementAndGet();
+            fixture.counted.computeIfAbsent(rule.name(), r -> new AtomicInteger())
+                .incrementAndGet();
           }
         };
     RateLimitEnforcer enforcer =

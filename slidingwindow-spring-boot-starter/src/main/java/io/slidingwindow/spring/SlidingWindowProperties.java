@@ -61,7 +61,7 @@ public class SlidingWindowProperties {
   /** The rules by name, applied in the order written. */
   private Map<String, Rule> rules = new LinkedHashMap<>();
 
-  /** The firewall that answers 400 to request paths the container and the dispatcher may read apart. */
+  /** The firewall that answers 400 to paths the container and the dispatcher may read apart. */
   private PathFirewallSpec pathFirewall = new PathFirewallSpec();
 
   public boolean isEnabled() {
@@ -139,9 +139,9 @@ public class SlidingWindowProperties {
   public static class PathFirewallSpec {
 
     /**
-     * Whether request paths with path parameters, encoded dots or slashes, backslashes, empty or dot
-     * segments, bad encodings or non-ASCII characters are answered 400 before any rule or handler.
-     * Off, rules still match every reading of such paths.
+     * Whether request paths with path parameters, encoded dots or slashes, backslashes, empty or
+     * dot segments, bad encodings or non-ASCII characters are answered 400 before any rule or
+     * handler. Off, rules still match every reading of such paths.
      */
     private boolean enabled = true;
 

@@ -240,8 +240,10 @@ class PathSpellingHttpTest {
       factory.addServerCustomizers(
           server -> {
             for (Connector connector : server.getConnectors()) {
-              HttpConnectionFactory http = connector.getConnectionFactory(HttpConnectionFactory.class);
-              http.getHttpConfiguration().setUriCompliance(UriCompliance.UNSAFE);
+              connector
+                  .getConnectionFactory(HttpConnectionFactory.class)
+                  .getHttpConfiguration()
+                  .setUriCompliance(UriCompliance.UNSAFE);
             }
           });
       return factory;
@@ -270,12 +272,14 @@ class PathSpellingHttpTest {
   @MethodSource("cases")
   void request_spelledAnyWay_isRefusedOrCountedByTheRuleOfTheHandlerItReaches(
       Server server, boolean firewall, Variant variant) {
-    Fixture fixture = FIXTURES.computeIfAbsent(server + " firewall=" + firewall, k -> start(server, firewall));
+    Fixture fixture =
+        FIXTURES.computeIfAbsent(server + " firewall=" + firewall, k -> start(server, firewall));
     Map<String, Integer> servedBefore = fixture.counters().snapshot(fixture.counters().served);
     Map<String, Integer> countedBefore = fixture.counters().snapshot(fixture.counters().counted);
 
     RawHttp.Response response =
-        RawHttp.get(fixture.port(), variant.target().replace("{port}", Integer.toString(fixture.port())));
+        RawHttp.get(
+            fixture.port(), variant.target().replace("{port}", Integer.toString(fixture.port())));
 
     Map<String, Integer> served = fixture.counters().snapshot(fixture.counters().served);
     Map<String, Integer> counted = fixture.counters().snapshot(fixture.counters().counted);
@@ -297,7 +301,9 @@ class PathSpellingHttpTest {
             server, firewall, variant, response.status())
         .containsAll(reached);
     if (variant.canonical()) {
-      assertThat(response.status()).as("%s: the firewall lets it through", variant).isNotEqualTo(400);
+      assertThat(response.status())
+          .as("%s: the firewall lets it through", variant)
+          .isNotEqualTo(400);
       if (!variant.target().endsWith("/")) { // Spring MVC 6 does not match a trailing slash
         assertThat(reached).as("%s reaches a handler", variant).hasSize(1);
       }

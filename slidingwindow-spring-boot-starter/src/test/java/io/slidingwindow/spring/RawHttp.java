@@ -25,7 +25,7 @@ final class RawHttp {
 
   private RawHttp() {}
 
-  /** Sends {@code GET target HTTP/1.1} with {@code Connection: close}; reads the answer within 10 s. */
+  /** Sends {@code GET target HTTP/1.1}, {@code Connection: close}; reads the answer within 10 s. */
   static Response get(int port, String target) {
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
