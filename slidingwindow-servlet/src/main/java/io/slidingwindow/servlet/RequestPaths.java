@@ -45,7 +45,9 @@ public final class RequestPaths {
    * @param requestUri the raw request URI as received: not decoded, without the query; an
    *     absolute-form target ({@code http://host/path}) is reduced to its path; null if unknown
    * @param contextPath the raw context path the request URI starts with, empty or null for the root
-   * @return one to three paths, each starting with {@code /}; just {@code /} if nothing is known
+   * @return the container's path and two readings of each way to strip the context path from the
+   *     raw URI (one way for the root context), each starting with {@code /}, without repeats;
+   *     just {@code /} if nothing is known
    */
   public static List<String> readings(String containerPath, String requestUri, String contextPath) {
     List<String> paths = new ArrayList<>(3);
@@ -53,10 +55,11 @@ public final class RequestPaths {
       paths.add(containerPath.isEmpty() ? "/" : containerPath);
     }
     if (requestUri != null) {
-      String raw = withinContext(pathOfTarget(requestUri), contextPath);
-      String dispatcher = dispatcherReading(raw);
-      addDistinct(paths, dispatcher);
-      addDistinct(paths, resolveDots(dispatcher));
+      for (String raw : withinContext(pathOfTarget(requestUri), contextPath)) {
+        String dispatcher = dispatcherReading(raw);
+        addDistinct(paths, dispatcher);
+        addDistinct(paths, resolveDots(dispatcher));
+      }
     }
     if (paths.isEmpty()) {
       paths.add("/");
@@ -87,36 +90,47 @@ public final class RequestPaths {
     return path.substring(0, end);
   }
 
+  /** How many segment boundaries of a spelled-out context path are tried. */
+  private static final int MAX_CONTEXT_BOUNDARIES = 16;
+
   /**
-   * {@code rawPath} less {@code contextPath}: literally if it starts with it at a segment boundary,
-   * otherwise by comparing dispatcher readings (a context path spelled differently in the URI).
+   * {@code rawPath} less {@code contextPath}, as each reader may strip it: literally if it starts
+   * with it at a segment boundary, and, for a path that is not plain, after every raw prefix (among
+   * its first {@value #MAX_CONTEXT_BOUNDARIES} segment boundaries) that reads as the context path
+   * once normalized ({@code /%61pp}, {@code /app;x=1}, {@code /app/../app} for {@code /app}).
+   *
+   * @return one or more raw paths, the literal one first; {@code rawPath} if no prefix reads as the
+   *     context path
    */
-  static String withinContext(String rawPath, String contextPath) {
+  static List<String> withinContext(String rawPath, String contextPath) {
     if (contextPath == null || contextPath.isEmpty() || contextPath.equals("/")) {
-      return rawPath;
+      return List.of(rawPath);
     }
+    List<String> candidates = new ArrayList<>(2);
     if (rawPath.startsWith(contextPath)) {
       String rest = rawPath.substring(contextPath.length());
       if (rest.isEmpty() || rest.charAt(0) == '/' || rest.charAt(0) == ';') {
-        return rest;
+        candidates.add(rest);
       }
     }
-    // The shortest raw prefix that reads as the context path; readings of longer prefixes are no
-    // shorter, so the search stops once they outgrow it.
-    String context = dispatcherReading(contextPath);
-    for (int end = 1; end <= rawPath.length(); end++) {
-      if (end < rawPath.length() && rawPath.charAt(end) != '/') {
+    if (!candidates.isEmpty() && isPlain(rawPath) && !hasDotSegment(rawPath)) {
+      return candidates;
+    }
+    String context = normalizedReading(contextPath);
+    int boundaries = 0;
+    for (int end = 1; end <= rawPath.length() && boundaries < MAX_CONTEXT_BOUNDARIES; end++) {
+      if (end < rawPath.length() && rawPath.charAt(end) != '/' && rawPath.charAt(end) != '\\') {
         continue;
       }
-      String prefix = dispatcherReading(rawPath.substring(0, end));
-      if (prefix.equals(context)) {
-        return rawPath.substring(end);
-      }
-      if (prefix.length() > context.length()) {
-        break;
+      boundaries++;
+      if (normalizedReading(rawPath.substring(0, end)).equals(context)) {
+        addDistinct(candidates, rawPath.substring(end));
       }
     }
-    return rawPath;
+    if (candidates.isEmpty()) {
+      candidates.add(rawPath);
+    }
+    return candidates;
   }
 
   /**

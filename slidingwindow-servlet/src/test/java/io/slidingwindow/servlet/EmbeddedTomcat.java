@@ -39,14 +39,17 @@ final class EmbeddedTomcat implements AutoCloseable {
           }
         },
         false,
+        "",
         baseDir);
   }
 
   /**
-   * With {@code servlet} at {@code /*}; lenient, the connector takes backslashes and decodes
-   * {@code %2F}, so that more spellings reach the filter.
+   * With {@code servlet} at {@code /*} of the context {@code contextPath} ({@code ""} for the
+   * root); lenient, the connector takes backslashes and decodes {@code %2F}, so that more
+   * spellings reach the filter.
    */
-  EmbeddedTomcat(Filter filter, Servlet servlet, boolean lenient, Path baseDir)
+  EmbeddedTomcat(
+      Filter filter, Servlet servlet, boolean lenient, String contextPath, Path baseDir)
       throws LifecycleException {
     tomcat.setBaseDir(baseDir.toString());
     connector.setPort(0);
@@ -57,7 +60,7 @@ final class EmbeddedTomcat implements AutoCloseable {
       connector.setProperty("relaxedPathChars", "\\");
     }
     tomcat.setConnector(connector);
-    Context context = tomcat.addContext("", null);
+    Context context = tomcat.addContext(contextPath, null);
     Tomcat.addServlet(context, "ok", servlet);
     context.addServletMappingDecoded("/*", "ok");
     FilterDef def = new FilterDef();

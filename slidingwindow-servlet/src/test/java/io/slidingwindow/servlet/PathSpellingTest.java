@@ -22,6 +22,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A rule cannot be stepped around by spelling a path differently: every spelling of a path under a
@@ -205,6 +206,72 @@ class PathSpellingTest {
     }
   }
 
+  @ParameterizedTest(name = "Tomcat at /app, firewall={0}")
+  @ValueSource(booleans = {true, false})
+  void request_underAContextPath_isRefusedOrCountedByItsRule(boolean firewall) throws Exception {
+    Fixture fixture = new Fixture();
+    RateLimitEnforcer enforcer =
+        RateLimitEnforcer.builder()
+            .rule(
+                RateLimitRule.builder("product")
+                    .path("/v1/product/**")
+                    .limit(Limit.of(1_000_000, Duration.ofMinutes(1)))
+                    .build())
+            .listener(
+                new RateLimitListener() {
+                  @Override
+                  public void onAllowed(RateLimitRule rule, Decision decision) {
+                    fixture.counted.computeIfAbsent(rule.name(), r -> new AtomicInteger())
+                        .incrementAndGet();
+                  }
+                })
+            .pathFirewall(firewall ? PathFirewall.strict() : PathFirewall.off())
+            .build();
+    HttpServlet servlet =
+        new HttpServlet() {
+          @Override
+          protected void service(HttpServletRequest req, HttpServletResponse resp) {
+            fixture.served.incrementAndGet();
+          }
+        };
+    List<String> targets =
+        List.of(
+            "/app/v1/product/..;",
+            "/app/v1/product/%2e%2e",
+            "/app;x=1/v1/product/..;",
+            "/%61pp/v1/product/..;",
+            "/%61pp/v1/product/%2e%2e",
+            "/app/v1/x/../product/1",
+            "/app//v1/product/..;",
+            "/app/../app/v1/product/..;",
+            "/app\\v1\\product\\..");
+    int reachedCount = 0;
+    try (EmbeddedTomcat tomcat =
+        new EmbeddedTomcat(
+            new RateLimitFilter(enforcer), servlet, true, "/app", Files.createTempDirectory("t"))) {
+      RawHttp.Response canonical = RawHttp.get(tomcat.port(), "/app/v1/product/1");
+      assertThat(canonical.status()).isEqualTo(200);
+      assertThat(fixture.counted("product")).isEqualTo(1);
+      for (String target : targets) {
+        int served = fixture.served.get();
+        int counted = fixture.counted("product");
+        RawHttp.Response response = RawHttp.get(tomcat.port(), target);
+        boolean reached = fixture.served.get() > served;
+        reachedCount += reached ? 1 : 0;
+        assertThat(reached && fixture.counted("product") == counted)
+            .as("%s firewall=%s: status %d, reached but not counted", target, firewall,
+                response.status())
+            .isFalse();
+        if (firewall) {
+          assertThat(reached).as("%s: stopped by the firewall", target).isFalse();
+        }
+      }
+    }
+    if (!firewall) {
+      assertThat(reachedCount).as("spellings that reach the servlet").isGreaterThan(4);
+    }
+  }
+
   @AfterAll
   static void stopServers() throws Exception {
     for (Map.Entry<String, Fixture> entry : new java.util.TreeMap<>(FIXTURES).entrySet()) {
@@ -270,6 +337,7 @@ class PathSpellingTest {
                   filter,
                   servlet,
                   container == Container.TOMCAT_LENIENT,
+                  "",
                   Files.createTempDirectory("tomcat"));
           fixture.server = tomcat;
           fixture.port = tomcat.port();

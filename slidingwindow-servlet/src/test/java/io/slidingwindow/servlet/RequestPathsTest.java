@@ -72,6 +72,11 @@ class RequestPathsTest {
     assertThat(RequestPaths.readings(null, "/application/v1", "/app"))
         .as("a context path is a whole segment")
         .containsExactly("/application/v1");
+    assertThat(RequestPaths.readings(null, "/app/../app/v1/product/..;", "/app"))
+        .as("after /app, and after /app/../app")
+        .containsExactly("/../app/v1/product/..", "/app/v1/", "/v1/product/..", "/v1/");
+    assertThat(RequestPaths.withinContext("/app/v1/product/1", "/app"))
+        .containsExactly("/v1/product/1");
   }
 
   @Test
@@ -156,5 +161,14 @@ class RequestPathsTest {
     assertThat(RequestPaths.dispatcherReading(raw)).startsWith("/").doesNotContain("//");
     assertThat(RequestPaths.normalizedReading(raw)).startsWith("/").doesNotContain("//");
     assertThat(RequestPaths.hasDotSegment(RequestPaths.normalizedReading(raw))).isFalse();
+  }
+
+  @Property
+  void readings_underAContextPath_includeThePathAfterTheLiteralContext(
+      @ForAll("segments") List<String> segments, @ForAll String rest) {
+    String context = join(segments);
+    String path = "/" + rest.replaceAll("[/\\\\?#]", "x");
+    assertThat(RequestPaths.readings(null, context + path, context))
+        .contains(RequestPaths.dispatcherReading(path));
   }
 }
