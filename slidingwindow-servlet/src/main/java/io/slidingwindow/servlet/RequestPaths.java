@@ -26,9 +26,16 @@ import java.util.List;
  *       segments resolved.
  * </ol>
  *
- * <p>A reading that no handler would be chosen by only makes a rule apply more often, never less:
- * spellings beyond these three can still count a request under a rule whose paths it does not
- * reach, which is the safe side. {@link PathFirewall} refuses such spellings outright.
+ * <p>Under a context path other than the root, the last two are taken for each way of stripping
+ * it: the literal context path, and every raw prefix that reads as it ({@code /%61pp/} or {@code
+ * /app/../app/} for {@code /app}).
+ *
+ * <p>A reading that no dispatcher acts on only makes a rule apply more often, never less: an odd
+ * spelling can be counted by a rule whose handler it does not reach, which is the safe side.
+ * {@link PathFirewall} refuses such spellings outright.
+ *
+ * <p>Cost: a plain path (no {@code %}, {@code ;}, backslash, {@code //} or dot segment) is read in
+ * one pass without copying, and has one reading when the container agrees with it.
  *
  * <p>Nothing here depends on a web stack: a servlet filter, a reactive filter and a gateway pass
  * the strings they have. Stateless and thread-safe.
