@@ -36,10 +36,12 @@ import java.util.Set;
  * </ul>
  *
  * <p>Hex digits match in either case. Allowing something trades safety for compatibility: each
- * {@link Allowance} says what it lets through. Rules still match every reading of an allowed path
- * (see {@link RequestPaths}), so an allowed spelling is counted where the dispatcher takes it; the
- * firewall is the second wall, for readings no one foresaw. Its checks follow Spring Security's
- * {@code StrictHttpFirewall}.
+ * {@link Allowance} says what it lets through. The two defences back each other up: rules match
+ * every reading of a path the firewall lets through (see {@link RequestPaths}), so an allowed
+ * spelling is counted where the dispatcher takes it, and the firewall keeps out spellings whose
+ * reading no one foresaw. The checks are those of Spring Security's {@code StrictHttpFirewall},
+ * applied to the raw URI alone. An enforcer runs the firewall only if one of its rules has path
+ * patterns.
  *
  * <p>Immutable and thread-safe.
  */
