@@ -15,12 +15,20 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
  * Applies rules to HTTP requests: takes a permit from each matching rule and answers 429 Too Many
  * Requests when one refuses. {@link RateLimitFilter} wraps it as a servlet filter; the Spring Boot
  * starter also drives it from {@code @RateLimit} handler methods.
+ *
+ * <p>Paths: first the {@link PathFirewall} (strict by default, run only if some rule has path
+ * patterns) answers 400 Bad Request with an {@code application/problem+json} body to a request URI
+ * that the container and the dispatcher may read differently; nothing is counted. Then a rule's
+ * patterns are matched against every reading of the path (the container's, and the raw URI's as a
+ * dispatcher reads it, with and without dot segments resolved; see {@link RequestPaths}), so a
+ * request that reaches a handler under a rule's paths is counted however its path is spelled.
  *
  * <p>For each request, the rules whose paths and methods match are applied in order, like a chain
  * of filters. A rule whose key resolver returns null is skipped. The limiter keys on {@link
@@ -82,11 +90,20 @@ public final class RateLimitEnforcer {
   private final List<Entry> entries;
   private final RateLimitListener listener;
   private final boolean rateLimitHeaders;
+  private final PathFirewall pathFirewall;
+  private final boolean guardsPaths;
 
-  private RateLimitEnforcer(List<Entry> entries, RateLimitListener listener, boolean headers) {
+  private RateLimitEnforcer(
+      List<Entry> entries, RateLimitListener listener, boolean headers, PathFirewall firewall) {
     this.entries = entries;
     this.listener = listener;
     this.rateLimitHeaders = headers;
+    this.pathFirewall = firewall;
+    boolean anyPaths = false;
+    for (Entry entry : entries) {
+      anyPaths |= !entry.rule().paths().isEmpty();
+    }
+    this.guardsPaths = firewall.enabled() && anyPaths;
   }
 
   /** Returns a builder. */
@@ -121,11 +138,20 @@ public final class RateLimitEnforcer {
   public boolean enforce(HttpServletRequest request, HttpServletResponse response)
       throws IOException {
     String method = request.getMethod();
-    String path = pathOf(request);
+    if (guardsPaths) {
+      Optional<String> refusal = pathFirewall.check(request.getRequestURI());
+      if (refusal.isPresent()) {
+        LOG.log(Level.DEBUG, "request path refused: {0}", refusal.get());
+        writeBadRequest(response);
+        return false;
+      }
+    }
+    List<String> paths = pathsOf(request);
+    String path = paths.get(0);
     Report report = null;
     for (Entry entry : entries) {
       RateLimitRule rule = entry.rule();
-      if (!rule.matches(method, path)) {
+      if (!matchesAny(rule, method, paths)) {
         continue;
       }
       Decision decision;
@@ -296,12 +322,48 @@ public final class RateLimitEnforcer {
         + (retryAfterSeconds == 1 ? " second.\"}" : " seconds.\"}");
   }
 
-  /** The request's path within the application: decoded and normalized by the container. */
-  static String pathOf(HttpServletRequest request) {
-    String servletPath = request.getServletPath();
-    String pathInfo = request.getPathInfo();
-    String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
-    return path.isEmpty() ? "/" : path;
+  /**
+   * Every reading of the request's path within the application that a rule is matched against (see
+   * {@link RequestPaths}): the container's (decoded and normalized), then the raw URI's.
+   */
+  static List<String> pathsOf(HttpServletRequest request) {
+    String containerPath;
+    try {
+      String servletPath = request.getServletPath();
+      String pathInfo = request.getPathInfo();
+      containerPath = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
+    } catch (RuntimeException e) {
+      containerPath = null; // a container that will not decode an ambiguous URI
+    }
+    return RequestPaths.readings(
+        containerPath, request.getRequestURI(), request.getContextPath());
+  }
+
+  private static boolean matchesAny(RateLimitRule rule, String method, List<String> paths) {
+    for (int i = 0; i < paths.size(); i++) {
+      if (rule.matches(method, paths.get(i))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Writes a 400 answer to a path the firewall refused: status and a problem body that does not
+   * quote the path.
+   *
+   * @throws IOException if the body cannot be written
+   */
+  static void writeBadRequest(HttpServletResponse response) throws IOException {
+    response.setStatus(400);
+    response.setContentType(PROBLEM_JSON);
+    response.setCharacterEncoding("UTF-8");
+    byte[] body =
+        ("{\"type\":\"about:blank\",\"title\":\"Bad Request\",\"status\":400,"
+                + "\"detail\":\"The request path is not in canonical form.\"}")
+            .getBytes(StandardCharsets.UTF_8);
+    response.setContentLength(body.length);
+    response.getOutputStream().write(body);
   }
 
   private static long wholeSeconds(long nanos) {
@@ -362,6 +424,7 @@ public final class RateLimitEnforcer {
     private RateLimiterFactory limiterFactory = RateLimiterFactory.inMemory();
     private RateLimitListener listener = RateLimitListener.NONE;
     private boolean rateLimitHeaders;
+    private PathFirewall pathFirewall = PathFirewall.strict();
 
     private Builder() {}
 
@@ -424,6 +487,21 @@ public final class RateLimitEnforcer {
     }
 
     /**
+     * Sets the firewall that refuses ambiguous request paths with 400 before any rule counts them,
+     * {@link PathFirewall#strict()} by default. It runs only if some rule has path patterns: a rule
+     * without any applies to every path, however spelled.
+     *
+     * @throws IllegalArgumentException if {@code pathFirewall} is null
+     */
+    public Builder pathFirewall(PathFirewall pathFirewall) {
+      if (pathFirewall == null) {
+        throw new IllegalArgumentException("pathFirewall must not be null");
+      }
+      this.pathFirewall = pathFirewall;
+      return this;
+    }
+
+    /**
      * Creates one limiter per rule through the factory and builds the enforcer.
      *
      * @throws IllegalArgumentException if two rules share a name, or the factory rejects a rule
@@ -449,7 +527,7 @@ public final class RateLimitEnforcer {
           LOG.log(Level.WARNING, "rate limit listener failed", e);
         }
       }
-      return new RateLimitEnforcer(List.copyOf(entries), listener, rateLimitHeaders);
+      return new RateLimitEnforcer(List.copyOf(entries), listener, rateLimitHeaders, pathFirewall);
     }
   }
 }

@@ -347,8 +347,10 @@ class RateLimitFilterTest {
       assertThat(server.send("PUT", "/orders/2").statusCode()).isEqualTo(429);
       assertThat(server.send("GET", "/orders/3").statusCode()).isEqualTo(200);
       assertThat(server.send("POST", "/carts/1").statusCode()).isEqualTo(200);
-      // A doubled or trailing slash does not escape the rule.
-      assertThat(server.send("POST", "/orders//7/").statusCode()).isEqualTo(429);
+      // A trailing slash does not escape the rule; a doubled one is refused by the path firewall
+      // (PathSpellingTest shows that it is counted with the firewall off).
+      assertThat(server.send("POST", "/orders/7/").statusCode()).isEqualTo(429);
+      assertThat(server.send("POST", "/orders//7/").statusCode()).isEqualTo(400);
     }
   }
 

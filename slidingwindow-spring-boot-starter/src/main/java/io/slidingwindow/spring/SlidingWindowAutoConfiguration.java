@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
+import io.slidingwindow.servlet.PathFirewall;
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitFilter;
 import io.slidingwindow.servlet.RateLimitListener;
@@ -35,7 +36,8 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  *
  * <p>Every bean backs off when the application defines one of the same type: the {@link Ticker}
  * (the system clock), the {@link ClientIpResolver} (from {@code trusted-proxies}), the {@link
- * RateLimiterFactory} (the in-memory backend), the {@link RateLimitEnforcer} (the rules of {@code
+ * RateLimiterFactory} (the in-memory backend), the {@link PathFirewall} (from {@code
+ * path-firewall}), the {@link RateLimitEnforcer} (the rules of {@code
  * slidingwindow.http.rules}), the filter (a {@link RateLimitFilter} or its registration) and the
  * {@link RateLimitInterceptor} behind {@link RateLimit}. Listeners add up instead: the enforcer and
  * the interceptor tell every {@link RateLimitListener} bean, in order, and the Micrometer counters
@@ -120,6 +122,16 @@ public class SlidingWindowAutoConfiguration {
     return all.isEmpty() ? RateLimitListener.NONE : RateLimitListener.composite(all);
   }
 
+  /**
+   * The path firewall of {@code slidingwindow.http.path-firewall}: strict unless relaxed or turned
+   * off there.
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public PathFirewall slidingWindowPathFirewall(SlidingWindowProperties properties) {
+    return properties.getPathFirewall().toFirewall();
+  }
+
   /** The rules of {@code slidingwindow.http.rules}, checked here so that bad ones stop start-up. */
   @Bean
   @ConditionalOnMissingBean
@@ -129,13 +141,15 @@ public class SlidingWindowAutoConfiguration {
       RateLimiterFactory limiterFactory,
       ObjectProvider<RateLimitListener> listeners,
       ObjectProvider<MeterRegistry> registry,
-      ListableBeanFactory beans) {
+      ListableBeanFactory beans,
+      PathFirewall pathFirewall) {
     return RateLimitEnforcer.builder()
         .rules(
             RuleBinder.rules(properties, clientIp, keyResolverBeans(beans)))
         .limiterFactory(limiterFactory)
         .listener(listener(listeners, registry))
         .rateLimitHeaders(properties.isRateLimitHeaders())
+        .pathFirewall(pathFirewall)
         .build();
   }
 

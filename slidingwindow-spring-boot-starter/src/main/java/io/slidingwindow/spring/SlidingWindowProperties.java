@@ -1,5 +1,6 @@
 package io.slidingwindow.spring;
 
+import io.slidingwindow.servlet.PathFirewall;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,6 +16,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *   http:
  *     rate-limit-headers: true
  *     trusted-proxies: [10.0.0.0/8]
+ *     path-firewall:
+ *       enabled: true          # the default: ambiguous paths answer 400
  *     rules:
  *       product:
  *         paths: [/v1/product/**]
@@ -64,6 +67,9 @@ public class SlidingWindowProperties {
 
   /** The rules by name, applied in the order written. */
   private Map<String, Rule> rules = new LinkedHashMap<>();
+
+  /** The firewall that answers 400 to paths the container and the dispatcher may read apart. */
+  private PathFirewallSpec pathFirewall = new PathFirewallSpec();
 
   public boolean isEnabled() {
     return enabled;
@@ -121,12 +127,71 @@ public class SlidingWindowProperties {
     this.filterOrder = filterOrder;
   }
 
+  public PathFirewallSpec getPathFirewall() {
+    return pathFirewall;
+  }
+
+  public void setPathFirewall(PathFirewallSpec pathFirewall) {
+    this.pathFirewall = pathFirewall;
+  }
+
   public Map<String, Rule> getRules() {
     return rules;
   }
 
   public void setRules(Map<String, Rule> rules) {
     this.rules = rules;
+  }
+
+  /**
+   * The path firewall ({@link PathFirewall}): on and strict by default.
+   *
+   * <pre>{@code
+   * slidingwindow.http.path-firewall.allow: [semicolon]   # e.g. for ;jsessionid= URLs
+   * slidingwindow.http.path-firewall.enabled: false       # only behind a proxy that normalizes
+   * }</pre>
+   */
+  public static class PathFirewallSpec {
+
+    /**
+     * Whether request paths with path parameters, encoded dots or slashes, backslashes, empty or
+     * dot segments, bad encodings or non-ASCII characters are answered 400 before any rule or
+     * handler. Off, rules still match every reading of such paths.
+     */
+    private boolean enabled = true;
+
+    /**
+     * Spellings to let through: semicolon, encoded-period, encoded-slash, encoded-percent,
+     * backslash, double-slash. Each weakens the firewall (see PathFirewall.Allowance); dot
+     * segments and bad encodings stay refused.
+     */
+    private List<PathFirewall.Allowance> allow = new ArrayList<>();
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public List<PathFirewall.Allowance> getAllow() {
+      return allow;
+    }
+
+    public void setAllow(List<PathFirewall.Allowance> allow) {
+      this.allow = allow;
+    }
+
+    /** The firewall these settings describe. */
+    PathFirewall toFirewall() {
+      if (!enabled) {
+        return PathFirewall.off();
+      }
+      return allow == null
+          ? PathFirewall.strict()
+          : PathFirewall.allowing(allow.toArray(new PathFirewall.Allowance[0]));
+    }
   }
 
   /** One rule: which requests, under which key, by which limits. */
