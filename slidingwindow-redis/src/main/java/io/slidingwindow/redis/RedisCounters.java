@@ -175,7 +175,8 @@ public final class RedisCounters {
     /**
      * Sets the first part of every key, {@code "sw"} by default.
      *
-     * @throws IllegalArgumentException if {@code keyPrefix} is null, empty or holds a brace
+     * @throws IllegalArgumentException if {@code keyPrefix} is null, empty, or holds a brace or an
+     *     unpaired surrogate
      */
     public Builder keyPrefix(String keyPrefix) {
       this.keyPrefix = Keys.checkPrefix(keyPrefix);

@@ -567,7 +567,8 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     /**
      * Sets the first part of every key, {@value RedisRateLimiter#DEFAULT_KEY_PREFIX} by default.
      *
-     * @throws IllegalArgumentException if {@code keyPrefix} is null, empty or holds a brace
+     * @throws IllegalArgumentException if {@code keyPrefix} is null, empty, or holds a brace or an
+     *     unpaired surrogate
      */
     public Builder keyPrefix(String keyPrefix) {
       this.keyPrefix = Keys.checkPrefix(keyPrefix);
