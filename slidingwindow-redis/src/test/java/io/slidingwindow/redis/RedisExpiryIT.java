@@ -112,7 +112,7 @@ class RedisExpiryIT {
                 slots.release();
               });
     }
-    assertThat(slots.tryAcquire(IN_FLIGHT, 30, TimeUnit.SECONDS)).as("every call answered").isTrue();
+    assertThat(slots.tryAcquire(IN_FLIGHT, 30, TimeUnit.SECONDS)).as("all answered").isTrue();
     long written = System.nanoTime();
     assertThat(failure.get()).isNull();
     assertThat(granted.get()).as("each id granted once").isEqualTo(ids);

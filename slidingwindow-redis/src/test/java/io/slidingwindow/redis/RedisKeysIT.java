@@ -24,7 +24,8 @@ class RedisKeysIT {
     byte[] first = LOOK_ALIKES.get(0).getBytes(StandardCharsets.UTF_16BE);
     for (String id : LOOK_ALIKES) {
       assertThat(id.getBytes(StandardCharsets.UTF_16BE)).isEqualTo(first);
-      assertThat(id.getBytes(StandardCharsets.UTF_8)).isEqualTo("ka?".getBytes(StandardCharsets.UTF_8));
+      assertThat(new String(id.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8))
+          .isEqualTo("ka?");
     }
   }
 
