@@ -53,8 +53,9 @@ public final class RedisBackend implements AutoCloseable {
   /** Lettuce's own timeout for the clients built here: a backstop behind each limiter's. */
   private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(2);
 
+  /** The Lettuce connection, closed by {@link #close()}; null for another client's adapter. */
   private final StatefulConnection<String, String> connection;
-  private final LettuceScriptClient scripts;
+  private final ScriptClient scripts;
   private final ScriptCalls calls;
   private final AutoCloseable owned;
   private final String description;
@@ -74,11 +75,39 @@ public final class RedisBackend implements AutoCloseable {
       AutoCloseable owned,
       String description,
       Runnable topologyRefresh) {
+    this(connection, new LettuceScriptClient(commands, topologyRefresh), owned, description);
+  }
+
+  private RedisBackend(
+      StatefulConnection<String, String> connection,
+      ScriptClient scripts,
+      AutoCloseable owned,
+      String description) {
     this.connection = connection;
-    this.scripts = new LettuceScriptClient(commands, topologyRefresh);
+    this.scripts = scripts;
     this.calls = new ScriptCalls(scripts);
     this.owned = owned;
     this.description = description;
+  }
+
+  /**
+   * A backend over another client library, through its adapter {@code client} (such as the one
+   * of {@code slidingwindow-redis-jedis}): the limiters and counters built on it run the same
+   * scripts, keys and retry rules as on Lettuce. {@link #close()} closes {@code resources}.
+   *
+   * @throws IllegalArgumentException if an argument is null
+   */
+  public static RedisBackend of(ScriptClient client, AutoCloseable resources, String description) {
+    if (client == null || resources == null || description == null) {
+      throw new IllegalArgumentException(
+          "client, resources and description must not be null, were "
+              + client
+              + ", "
+              + resources
+              + ", "
+              + description);
+    }
+    return new RedisBackend(null, client, resources, description);
   }
 
   /**

@@ -7,13 +7,16 @@ import java.util.concurrent.CompletableFuture;
  * The few things this library asks of a Redis client library: send EVALSHA and EVAL, and tell an
  * error reply from Redis apart from a call that got no answer. Everything above it (the scripts'
  * arguments and replies, which failures are retried, time limits, batching, failure policies) is
- * the same for every client; {@link RedisBackend} implements it over Lettuce.
+ * the same for every client. The Lettuce adapter is built into {@link RedisBackend}'s factories;
+ * another client library's adapter implements this and is wrapped by {@link
+ * RedisBackend#of(ScriptClient, AutoCloseable, String)}.
  *
  * <p>Replies are the script's array as a list whose integers are {@link Long}s and whose strings
- * are {@link String}s. Implementations are thread-safe and never block the caller for a reply: a
- * failure, of Redis or of the connection, completes the returned stage exceptionally.
+ * are {@link String}s. A failure, of Redis or of the connection, completes the returned stage
+ * exceptionally, never throws. A client that does not pipeline may complete the stage before it
+ * returns (the caller's thread then waits for Redis, also on the asynchronous paths). Thread-safe.
  */
-interface ScriptClient {
+public interface ScriptClient {
 
   /** Sends {@code EVALSHA sha1} with {@code keys} and {@code args}. */
   CompletableFuture<List<Object>> evalsha(String sha1, String[] keys, String[] args);
