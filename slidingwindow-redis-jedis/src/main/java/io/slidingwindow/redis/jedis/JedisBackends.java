@@ -3,13 +3,18 @@ package io.slidingwindow.redis.jedis;
 import io.slidingwindow.redis.RedisBackend;
 import java.net.URI;
 import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.util.JedisURIHelper;
 
 /**
- * {@link RedisBackend}s that talk to a standalone Redis through Jedis instead of Lettuce. Limiters
+ * {@link RedisBackend}s that talk to Redis through Jedis instead of Lettuce. Limiters
  * and counters built on them ({@code RedisRateLimiter.builder(backend)}, {@code
  * RedisCounters.builder(backend)}) run the same scripts on the same keys, with the same retry
  * rules, as on Lettuce: a Jedis instance and a Lettuce instance with the same limits and key
@@ -21,7 +26,8 @@ import redis.clients.jedis.util.JedisURIHelper;
  * wait; give both the same value. A call that times out is never sent again, and the limiter's
  * failure policy answers. Requests that wait at the same moment still share script calls.
  *
- * <p>Standalone Redis only; Sentinel and Cluster are not offered over Jedis yet.
+ * <p>Standalone Redis and Sentinel; Cluster is not offered over Jedis yet (Jedis's cluster client
+ * sends a command again after a connection failure, which a call that may have run must not be).
  */
 public final class JedisBackends {
 
@@ -37,31 +43,55 @@ public final class JedisBackends {
    *     is null, not positive or longer than one hour
    */
   public static RedisBackend standalone(String uri, Duration timeout) {
-    URI parsed = parse(uri);
-    if (timeout == null
-        || timeout.isNegative()
-        || timeout.isZero()
-        || timeout.compareTo(Duration.ofHours(1)) > 0) {
-      throw new IllegalArgumentException(
-          "timeout must be positive and at most one hour, was " + timeout);
-    }
-    int millis = (int) Math.max(1, timeout.toMillis());
-    DefaultJedisClientConfig.Builder config =
-        DefaultJedisClientConfig.builder()
-            .connectionTimeoutMillis(millis)
-            .socketTimeoutMillis(millis)
-            .user(JedisURIHelper.getUser(parsed))
-            .password(JedisURIHelper.getPassword(parsed))
-            .ssl(JedisURIHelper.isRedisSSLScheme(parsed));
-    if (JedisURIHelper.hasDbIndex(parsed)) {
-      config.database(JedisURIHelper.getDBIndex(parsed));
-    }
+    URI parsed = parse(uri, "uri");
+    int millis = timeoutMillis(timeout);
     RedisClient client =
         RedisClient.builder()
             .hostAndPort(JedisURIHelper.getHostAndPort(parsed))
-            .clientConfig(config.build())
+            .clientConfig(config(parsed, millis))
             .build();
     return RedisBackend.of(new JedisScriptClient(client), client, "jedis standalone " + uri);
+  }
+
+  /**
+   * Connects to the master named {@code masterName} through the given Sentinels, each a URI such
+   * as {@code "redis://127.0.0.1:26379"}, with a pooled Jedis {@link RedisSentinelClient} whose
+   * connect and socket timeouts are {@code timeout}; after a failover it follows the new master.
+   * User, password and database of the master are taken from the first URI. {@link
+   * RedisBackend#close()} closes the client.
+   *
+   * @throws IllegalArgumentException if the list is null or empty or holds an invalid URI, {@code
+   *     masterName} is null or empty, or {@code timeout} is invalid as in {@link #standalone}
+   */
+  public static RedisBackend sentinel(
+      List<String> sentinelUris, String masterName, Duration timeout) {
+    if (sentinelUris == null || sentinelUris.isEmpty()) {
+      throw new IllegalArgumentException("sentinelUris must not be empty, was " + sentinelUris);
+    }
+    if (masterName == null || masterName.isEmpty()) {
+      throw new IllegalArgumentException("masterName must not be empty, was " + masterName);
+    }
+    int millis = timeoutMillis(timeout);
+    Set<HostAndPort> sentinels = new LinkedHashSet<>();
+    for (String uri : sentinelUris) {
+      sentinels.add(JedisURIHelper.getHostAndPort(parse(uri, "sentinelUris")));
+    }
+    URI first = parse(sentinelUris.get(0), "sentinelUris");
+    RedisSentinelClient client =
+        RedisSentinelClient.builder()
+            .masterName(masterName)
+            .sentinels(sentinels)
+            .clientConfig(config(first, millis))
+            .sentinelClientConfig(
+                DefaultJedisClientConfig.builder()
+                    .connectionTimeoutMillis(millis)
+                    .socketTimeoutMillis(millis)
+                    .build())
+            .build();
+    return RedisBackend.of(
+        new JedisScriptClient(client),
+        client,
+        "jedis sentinel " + masterName + " via " + sentinelUris);
   }
 
   /**
@@ -77,20 +107,46 @@ public final class JedisBackends {
     return RedisBackend.of(new JedisScriptClient(jedis), () -> {}, "jedis client " + jedis);
   }
 
-  private static URI parse(String uri) {
+  private static int timeoutMillis(Duration timeout) {
+    if (timeout == null
+        || timeout.isNegative()
+        || timeout.isZero()
+        || timeout.compareTo(Duration.ofHours(1)) > 0) {
+      throw new IllegalArgumentException(
+          "timeout must be positive and at most one hour, was " + timeout);
+    }
+    return (int) Math.max(1, timeout.toMillis());
+  }
+
+  /** Connect and socket timeouts of {@code millis}; user, password, database, TLS from {@code uri}. */
+  private static DefaultJedisClientConfig config(URI uri, int millis) {
+    DefaultJedisClientConfig.Builder config =
+        DefaultJedisClientConfig.builder()
+            .connectionTimeoutMillis(millis)
+            .socketTimeoutMillis(millis)
+            .user(JedisURIHelper.getUser(uri))
+            .password(JedisURIHelper.getPassword(uri))
+            .ssl(JedisURIHelper.isRedisSSLScheme(uri));
+    if (JedisURIHelper.hasDbIndex(uri)) {
+      config.database(JedisURIHelper.getDBIndex(uri));
+    }
+    return config.build();
+  }
+
+  private static URI parse(String uri, String name) {
     if (uri == null) {
-      throw new IllegalArgumentException("uri must not be null");
+      throw new IllegalArgumentException(name + " must not hold null");
     }
     URI parsed;
     try {
       parsed = URI.create(uri);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("uri must be a Redis URI, was \"" + uri + '"', e);
+      throw new IllegalArgumentException(name + " must hold Redis URIs, was \"" + uri + '"', e);
     }
     boolean redisScheme =
         JedisURIHelper.isRedisScheme(parsed) || JedisURIHelper.isRedisSSLScheme(parsed);
     if (!redisScheme || !JedisURIHelper.isValid(parsed)) {
-      throw new IllegalArgumentException("uri must be a Redis URI, was \"" + uri + '"');
+      throw new IllegalArgumentException(name + " must hold Redis URIs, was \"" + uri + '"');
     }
     return parsed;
   }

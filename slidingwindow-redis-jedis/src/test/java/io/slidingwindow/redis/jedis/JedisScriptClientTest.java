@@ -54,6 +54,16 @@ class JedisScriptClientTest {
     assertThatThrownBy(() -> JedisBackends.standalone("redis://127.0.0.1:6379", Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("timeout");
+    assertThatThrownBy(() -> JedisBackends.sentinel(List.of(), "m", Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("sentinelUris");
+    assertThatThrownBy(
+            () -> JedisBackends.sentinel(List.of("redis://127.0.0.1:1"), "", Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("masterName");
+    assertThatThrownBy(() -> JedisBackends.sentinel(List.of("x"), "m", Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("sentinelUris");
     assertThatThrownBy(() -> JedisBackends.of(null))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("jedis");
