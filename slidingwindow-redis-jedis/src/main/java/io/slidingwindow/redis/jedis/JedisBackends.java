@@ -9,8 +9,10 @@ import java.util.Set;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.providers.ClusterConnectionProvider;
 import redis.clients.jedis.util.JedisURIHelper;
 
 /**
@@ -26,8 +28,8 @@ import redis.clients.jedis.util.JedisURIHelper;
  * wait; give both the same value. A call that times out is never sent again, and the limiter's
  * failure policy answers. Requests that wait at the same moment still share script calls.
  *
- * <p>Standalone Redis and Sentinel; Cluster is not offered over Jedis yet (Jedis's cluster client
- * sends a command again after a connection failure, which a call that may have run must not be).
+ * <p>Standalone Redis, Sentinel and Cluster. On Cluster every request is a call of its own, and
+ * commands follow MOVED and ASK but are never sent again after a connection failure.
  */
 public final class JedisBackends {
 
@@ -95,8 +97,52 @@ public final class JedisBackends {
   }
 
   /**
-   * Uses the caller's standalone Jedis client (a pooled {@link RedisClient}, say); {@link
-   * RedisBackend#close()} leaves it open.
+   * Connects to a Redis Cluster through any of its nodes, each a URI such as {@code
+   * "redis://127.0.0.1:7000"} (user and password taken from the first), with a Jedis {@link
+   * RedisClusterClient} whose connect and socket timeouts are {@code timeout}. Commands follow
+   * MOVED and ASK but are never sent again after a connection failure or timeout (Jedis's own
+   * cluster executor would, up to its {@code maxAttempts}); such a failure reads the slot map again
+   * in the background, at most once a second. {@link RedisBackend#close()} closes the client.
+   *
+   * @throws IllegalArgumentException if the list is null or empty or holds an invalid URI, or
+   *     {@code timeout} is invalid as in {@link #standalone}
+   */
+  public static RedisBackend cluster(List<String> seedUris, Duration timeout) {
+    if (seedUris == null || seedUris.isEmpty()) {
+      throw new IllegalArgumentException("seedUris must not be empty, was " + seedUris);
+    }
+    int millis = timeoutMillis(timeout);
+    Set<HostAndPort> nodes = new LinkedHashSet<>();
+    for (String uri : seedUris) {
+      nodes.add(JedisURIHelper.getHostAndPort(parse(uri, "seedUris")));
+    }
+    DefaultJedisClientConfig config = config(parse(seedUris.get(0), "seedUris"), millis);
+    ClusterConnectionProvider provider = new ClusterConnectionProvider(nodes, config);
+    RedisClusterClient client;
+    try {
+      client =
+          RedisClusterClient.builder()
+              .nodes(nodes)
+              .clientConfig(config)
+              .connectionProvider(provider)
+              .commandExecutor(new ClusterExecutor(provider))
+              .build();
+    } catch (RuntimeException e) {
+      provider.close();
+      throw e;
+    }
+    return RedisBackend.of(
+        new JedisScriptClient(client, provider::renewSlotCache),
+        client,
+        "jedis cluster " + seedUris);
+  }
+
+  /**
+   * Uses the caller's Jedis client as it is configured: a pooled {@link RedisClient}, a {@link
+   * RedisSentinelClient}, or a {@link RedisClusterClient} (then every request is a call of its
+   * own). Mind that Jedis's cluster client sends a command again after a timeout unless its
+   * {@code maxAttempts} is 1, and such a call may have run twice; {@link #cluster} avoids that.
+   * {@link RedisBackend#close()} leaves the client open.
    *
    * @throws IllegalArgumentException if {@code jedis} is null
    */
@@ -104,7 +150,11 @@ public final class JedisBackends {
     if (jedis == null) {
       throw new IllegalArgumentException("jedis must not be null");
     }
-    return RedisBackend.of(new JedisScriptClient(jedis), () -> {}, "jedis client " + jedis);
+    JedisScriptClient client =
+        jedis instanceof RedisClusterClient
+            ? new JedisScriptClient(jedis, () -> {})
+            : new JedisScriptClient(jedis);
+    return RedisBackend.of(client, () -> {}, "jedis client " + jedis);
   }
 
   private static int timeoutMillis(Duration timeout) {
@@ -118,7 +168,7 @@ public final class JedisBackends {
     return (int) Math.max(1, timeout.toMillis());
   }
 
-  /** Connect and socket timeouts of {@code millis}; user, password, database, TLS from {@code uri}. */
+  /** Connect and socket timeouts of {@code millis}; user, password, database, TLS of the URI. */
   private static DefaultJedisClientConfig config(URI uri, int millis) {
     DefaultJedisClientConfig.Builder config =
         DefaultJedisClientConfig.builder()

@@ -6,11 +6,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
- * {@link ScriptClient} over a standalone Jedis client. Jedis blocks the calling thread until Redis
+ * {@link ScriptClient} over a Jedis client. Jedis blocks the calling thread until Redis
  * answers or the client's socket timeout passes, so every stage returned here is already complete.
  * Jedis reports Redis's error replies as {@link JedisDataException}s (NOSCRIPT as its subclass
  * {@code JedisNoScriptException}); anything else, such as a {@code JedisConnectionException} for a
@@ -19,10 +21,26 @@ import redis.clients.jedis.exceptions.JedisDataException;
  */
 final class JedisScriptClient implements ScriptClient {
 
+  /** The least time between two slot-map refreshes that failed calls ask for. */
+  private static final long REFRESH_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
   private final UnifiedJedis jedis;
 
+  /** Reads a Cluster's slot map again (blocking); null when not Cluster. */
+  private final Runnable slotRefresh;
+
+  /** When a failed call last asked for a slot-map refresh (System.nanoTime). */
+  private final AtomicLong lastRefresh = new AtomicLong(System.nanoTime() - REFRESH_INTERVAL_NANOS);
+
+  /** A client of a standalone Redis (or a Sentinel-managed master). */
   JedisScriptClient(UnifiedJedis jedis) {
+    this(jedis, null);
+  }
+
+  /** A client of a Redis Cluster whose slot map {@code slotRefresh} reads again (or not). */
+  JedisScriptClient(UnifiedJedis jedis, Runnable slotRefresh) {
     this.jedis = jedis;
+    this.slotRefresh = slotRefresh;
   }
 
   @Override
@@ -53,14 +71,27 @@ final class JedisScriptClient implements ScriptClient {
     return failure.getMessage() == null ? "" : failure.getMessage();
   }
 
+  /**
+   * On Cluster, reads the slot map again in the background, at most once a second, so that after
+   * a failover calls reach the promoted replica; the call itself is not sent again. Elsewhere
+   * nothing: the pool replaces broken connections.
+   */
   @Override
   public void onNoAnswer(Throwable failure) {
-    // A standalone client has no topology to refresh; the pool replaces broken connections.
+    if (slotRefresh == null) {
+      return;
+    }
+    long last = lastRefresh.get();
+    long now = System.nanoTime();
+    if (now - last >= REFRESH_INTERVAL_NANOS && lastRefresh.compareAndSet(last, now)) {
+      CompletableFuture.runAsync(slotRefresh)
+          .exceptionally(e -> null); // the next failed call asks again
+    }
   }
 
   @Override
   public boolean isCluster() {
-    return false;
+    return slotRefresh != null;
   }
 
   /**
