@@ -104,7 +104,8 @@ final class LimiterCalls {
     if (refusals != null && refusals.find(id, now) != null) {
       return CompletableFuture.completedFuture(false);
     }
-    return callAsync(keys(id), id, permits, false, now, LimiterScript::isAllowed, Decision::allowed);
+    return callAsync(
+        keys(id), id, permits, false, now, LimiterScript::isAllowed, Decision::allowed);
   }
 
   CompletionStage<Decision> decideAsync(String id, long permits) {
@@ -152,7 +153,7 @@ final class LimiterCalls {
             LimiterScript.replySize(figures)));
   }
 
-  /** The local clock in microseconds since the limiter was built; with client time, the script's. */
+  /** The local clock in µs since the limiter was built; with client time, the script's clock. */
   private long localMicros() {
     return Math.floorDiv(localTime.read() - origin, 1000L);
   }
@@ -161,10 +162,11 @@ final class LimiterCalls {
    * Remembers a refusal that the script says holds for a while. With client time the script's
    * clock is the local one. With server time the script ran somewhere between the call's start
    * ({@code sentMicros}) and now, so the refusal is kept until the start plus its hold, less a
-   * microsecond for rounding (never longer than Redis would refuse), and the figures are taken as of
-   * now plus a microsecond (so served figures are never early).
+   * microsecond for rounding (never longer than Redis would refuse), and the figures are taken as
+   * of now plus a microsecond (so served figures are never early).
    */
-  private void remember(String id, long permits, List<Object> reply, boolean figures, long sentMicros) {
+  private void remember(
+      String id, long permits, List<Object> reply, boolean figures, long sentMicros) {
     if (refusals == null) {
       return;
     }
