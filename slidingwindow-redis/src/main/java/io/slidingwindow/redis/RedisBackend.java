@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A connection to Redis (standalone, Sentinel or Cluster) that runs this library's scripts, over
- * Lettuce.
+ * Lettuce, or over another client library's {@link ScriptClient} ({@link #of(ScriptClient,
+ * AutoCloseable, String)}).
  *
  * <p>Every script is called with EVALSHA; a server that does not know it yet answers NOSCRIPT and
  * the call is sent again with EVAL, which also loads it there. TRYAGAIN (a multi-key call during a
