@@ -11,6 +11,8 @@ import java.util.function.LongFunction;
 /**
  * The in-process {@link KeyedRateLimiter}: a {@link KeyTable} from key to {@link KeyLimits}, which
  * bounds the tracked keys and evicts a key only once its windows are empty (see its design note).
+ * Each key's state is its own table entry and lock; with one limit it is a single object (see
+ * {@link KeyLimits} for the memory layout).
  */
 final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
 

@@ -67,7 +67,7 @@ public final class LimitRuns extends KeyLimits {
       this(limit, countRefused, true);
     }
 
-    /** As {@link #Config(Limit, boolean)}; with {@code mayPack} false, runs always take two longs. */
+    /** As {@link #Config(Limit, boolean)}; unless {@code mayPack}, a run always takes two longs. */
     Config(Limit limit, boolean countRefused, boolean mayPack) {
       long permits = limit.permits();
       long windowNanos = limit.windowNanos();

@@ -26,8 +26,8 @@ class LimitRunsTest {
     assertThat(new LimitRuns.Config(nanoPrecise, false).packed()).isFalse();
     // Every permits value up to the precision in nanoseconds packs, at the edge of the ranges.
     for (long precision : new long[] {1, 2, 3, 1000, 60_000_000, (1L << 40) + 1}) {
-      Limit edge = Limit.of(precision, Duration.ofNanos(precision)).withPrecision(
-          Duration.ofNanos(precision));
+      Duration nanos = Duration.ofNanos(precision);
+      Limit edge = Limit.of(precision, nanos).withPrecision(nanos);
       assertThat(new LimitRuns.Config(edge, false).packed()).as("precision %d", precision).isTrue();
     }
   }
