@@ -108,7 +108,8 @@ public final class Limit {
 
   /**
    * The most (bucket, count) runs a limiter stores for this limit: {@code min(permits,
-   * ceil(window / precision) + 1)}, 16 bytes each.
+   * ceil(window / precision) + 1)}. In process a run takes 8 bytes when {@code permits} does not
+   * exceed the precision in nanoseconds, else 16.
    */
   public long maxStoredRuns() {
     return WindowMath.maxRuns(permits, windowNanos, precisionNanos);

@@ -6,10 +6,13 @@ import io.slidingwindow.internal.Permits;
 import io.slidingwindow.internal.KeyLimits;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.LongFunction;
 
 /**
  * The in-process {@link KeyedRateLimiter}: a {@link KeyTable} from key to {@link KeyLimits}, which
  * bounds the tracked keys and evicts a key only once its windows are empty (see its design note).
+ * Each key's state is its own table entry and lock; with one limit it is a single object (see
+ * {@link KeyLimits} for the memory layout).
  */
 final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
 
@@ -30,7 +33,8 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
     this.limits = limits;
     this.largestGrantable = Permits.largestGrantable(limits);
     this.ticker = ticker;
-    new KeyLimits(limits, countRefused, 0); // fail at build time if a limit cannot fit in memory
+    // Computes the limits' shared figures once, and fails at build time if a limit cannot fit.
+    LongFunction<KeyLimits> newState = KeyLimits.factory(limits, countRefused);
     Limit longest = limits.get(0);
     for (Limit limit : limits) {
       if (limit.windowNanos() > longest.windowNanos()) {
@@ -65,7 +69,7 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
             return whenFull;
           }
         };
-    this.table = new KeyTable<>(maxKeys, start -> new KeyLimits(limits, countRefused, start));
+    this.table = new KeyTable<>(maxKeys, newState);
     this.origin = ticker.read();
   }
 

@@ -41,7 +41,7 @@ final class LocalRateLimiter implements RateLimiter {
     this.ticker = ticker;
     this.sleeper = sleeper;
     this.countRefused = countRefused;
-    this.state = new KeyLimits(limits, countRefused, 0);
+    this.state = KeyLimits.factory(limits, countRefused).apply(0);
     this.origin = ticker.read();
   }
 

@@ -13,7 +13,7 @@ import java.util.List;
  * allows it, and only granted permits are counted, unless the limiter was built with {@link
  * Builder#countRefusedAttempts(boolean)}. A request is refused only if an exact sliding log over
  * {@code W + precision} would refuse it too. Memory is bounded per limit by {@link
- * Limit#maxStoredRuns()} runs of 16 bytes, whatever the request rate.
+ * Limit#maxStoredRuns()} runs of 8 or 16 bytes, whatever the request rate.
  *
  * <p>Instances built by {@link #builder()} are thread-safe, and every operation is atomic: each
  * takes one lock per limiter, except that {@link #tryAcquire(long)} refuses without it while a

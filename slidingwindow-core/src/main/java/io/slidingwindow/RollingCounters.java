@@ -19,7 +19,7 @@ import java.time.Duration;
  * <p><b>Keys and memory.</b> A key is tracked from its first add and evicted once its window counts
  * nothing, which forgets nothing. At most {@link Builder#maxKeys(long)} keys are tracked; what
  * happens to adds for new keys beyond that is the {@link KeyOverflow} policy, as for {@link
- * KeyedRateLimiter}. A tracked key costs about 150 bytes, plus 24 bytes per slot of its ring of
+ * KeyedRateLimiter}. A tracked key costs about 140 bytes, plus 24 bytes per slot of its ring of
  * non-empty buckets, plus the key itself. The ring starts at two slots and doubles, up to {@code
  * size}, whenever the key holds more non-empty buckets than it fits, and never shrinks while the
  * key is tracked: it has at most twice as many slots as the most non-empty buckets the key has held

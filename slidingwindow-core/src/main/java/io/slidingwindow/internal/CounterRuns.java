@@ -19,7 +19,7 @@ package io.slidingwindow.internal;
  * <p>Times are nanoseconds since the owner's origin; a time smaller than the latest one seen counts
  * as that latest one. Not thread-safe: the owner holds a lock around every call.
  */
-public final class CounterRuns implements KeyTable.State {
+public final class CounterRuns extends KeyTable.State {
 
   private static final int INITIAL_RUNS = 2;
 

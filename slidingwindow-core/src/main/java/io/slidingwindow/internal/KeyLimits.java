@@ -4,6 +4,7 @@ import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.LongFunction;
 
 /**
  * The limits of one key, checked and recorded together: a request is granted only if every limit
@@ -14,36 +15,82 @@ import java.util.List;
  * taken as that latest time (the clock went backwards: no time passed), so the windows only ever
  * see non-decreasing times.
  *
+ * <p>Memory layout. A key with one limit, the common case, is a single {@link LimitRuns} object
+ * (this class's fields are its latest time and the table's entry flags) plus its ring; a key with
+ * several limits is one {@link Several} holding a {@link LimitRuns} per limit, whose own latest
+ * time and flags go unused. The limits' figures are shared through {@link LimitRuns.Config}, never
+ * copied per key. Build states with {@link #factory}.
+ *
  * <p>Not thread-safe: the owner holds a lock around every call.
  */
-public final class KeyLimits implements KeyTable.State {
+public abstract sealed class KeyLimits extends KeyTable.State permits LimitRuns, KeyLimits.Several {
 
-  private final Limit[] limits;
-  private final LimitRuns[] windows;
-  private final boolean countRefused;
   private long latest;
 
-  /**
-   * Creates the empty state of {@code limits}, whose clock starts at {@code start}: earlier times
-   * are taken as {@code start}.
-   *
-   * @throws IllegalArgumentException if a limit's runs would not fit in memory
-   */
-  public KeyLimits(List<Limit> limits, boolean countRefused, long start) {
-    this.limits = limits.toArray(new Limit[0]);
-    this.windows = new LimitRuns[this.limits.length];
-    for (int i = 0; i < windows.length; i++) {
-      Limit limit = this.limits[i];
-      windows[i] =
-          new LimitRuns(limit.permits(), limit.windowNanos(), limit.precisionNanos(), countRefused);
-    }
-    this.countRefused = countRefused;
+  KeyLimits(long start) {
     this.latest = start;
   }
 
+  /**
+   * Makes the empty states of {@code limits}, given the time their clock starts at (earlier times
+   * are taken as it); the limits' shared figures are computed once, here.
+   *
+   * @throws IllegalArgumentException if a limit's runs would not fit in memory
+   */
+  public static LongFunction<KeyLimits> factory(List<Limit> limits, boolean countRefused) {
+    LimitRuns.Config[] configs = new LimitRuns.Config[limits.size()];
+    for (int i = 0; i < configs.length; i++) {
+      configs[i] = new LimitRuns.Config(limits.get(i), countRefused);
+    }
+    if (configs.length == 1) {
+      LimitRuns.Config only = configs[0];
+      return start -> new LimitRuns(only, start);
+    }
+    return start -> new Several(configs, start);
+  }
+
+  /** A key with two or more limits. */
+  static final class Several extends KeyLimits {
+    private final LimitRuns[] windows;
+    private final boolean countRefused;
+
+    Several(LimitRuns.Config[] configs, long start) {
+      super(start);
+      this.windows = new LimitRuns[configs.length];
+      for (int i = 0; i < windows.length; i++) {
+        windows[i] = new LimitRuns(configs[i], start);
+      }
+      this.countRefused = configs[0].saturate;
+    }
+
+    @Override
+    int limitCount() {
+      return windows.length;
+    }
+
+    @Override
+    LimitRuns window(int i) {
+      return windows[i];
+    }
+
+    @Override
+    boolean countsRefused() {
+      return countRefused;
+    }
+  }
+
+  /** The number of limits. */
+  abstract int limitCount();
+
+  /** The window of the {@code i}th limit. */
+  abstract LimitRuns window(int i);
+
+  /** Whether refused attempts are recorded too. */
+  abstract boolean countsRefused();
+
   /** The latest time seen. */
   @Override
-  public long latest() {
+  public final long latest() {
     return latest;
   }
 
@@ -51,36 +98,33 @@ public final class KeyLimits implements KeyTable.State {
     if (now > latest) {
       latest = now;
     }
-    LimitRuns[] w = windows;
-    for (int i = 0; i < w.length; i++) {
-      w[i].expire(latest);
+    for (int i = 0, n = limitCount(); i < n; i++) {
+      window(i).expire(latest);
     }
     return latest;
   }
 
-  private boolean allows(long permits) {
-    LimitRuns[] w = windows;
-    for (int i = 0; i < w.length; i++) {
-      if (!w[i].allows(permits)) {
+  private boolean allowsAll(long permits) {
+    for (int i = 0, n = limitCount(); i < n; i++) {
+      if (!window(i).allows(permits)) {
         return false;
       }
     }
     return true;
   }
 
-  private void record(long now, long permits) {
-    LimitRuns[] w = windows;
-    for (int i = 0; i < w.length; i++) {
-      w[i].record(now, permits);
+  private void recordAll(long now, long permits) {
+    for (int i = 0, n = limitCount(); i < n; i++) {
+      window(i).record(now, permits);
     }
   }
 
   /** Grants and records {@code permits} at time {@code now} if every limit allows them. */
   public boolean tryAcquire(long now, long permits) {
     long t = advance(now);
-    boolean granted = allows(permits);
-    if (granted || countRefused) {
-      record(t, permits);
+    boolean granted = allowsAll(permits);
+    if (granted || countsRefused()) {
+      recordAll(t, permits);
     }
     return granted;
   }
@@ -91,16 +135,16 @@ public final class KeyLimits implements KeyTable.State {
    */
   public long tryAcquireOrRetryNanos(long now, long permits) {
     long t = advance(now);
-    if (allows(permits)) {
-      record(t, permits);
+    if (allowsAll(permits)) {
+      recordAll(t, permits);
       return 0;
     }
-    if (countRefused) {
-      record(t, permits);
+    if (countsRefused()) {
+      recordAll(t, permits);
     }
     long wait = 0;
-    for (LimitRuns w : windows) {
-      wait = Math.max(wait, w.retryAfterNanos(t, permits));
+    for (int i = 0, n = limitCount(); i < n; i++) {
+      wait = Math.max(wait, window(i).retryAfterNanos(t, permits));
     }
     return wait;
   }
@@ -108,32 +152,32 @@ public final class KeyLimits implements KeyTable.State {
   /** As {@link #tryAcquire}, with the figures of the binding limit. */
   public Decision decide(long now, long permits) {
     long t = advance(now);
-    boolean granted = allows(permits);
-    if (granted || countRefused) {
-      record(t, permits);
+    boolean granted = allowsAll(permits);
+    if (granted || countsRefused()) {
+      recordAll(t, permits);
     }
     int binding = 0;
     long retryAfter = 0;
     if (granted) {
       long least = Long.MAX_VALUE;
-      for (int i = 0; i < windows.length; i++) {
-        long remaining = windows[i].remaining();
+      for (int i = 0, n = limitCount(); i < n; i++) {
+        long remaining = window(i).remaining();
         if (remaining < least) {
           least = remaining;
           binding = i;
         }
       }
     } else {
-      for (int i = 0; i < windows.length; i++) {
-        long wait = windows[i].retryAfterNanos(t, permits);
+      for (int i = 0, n = limitCount(); i < n; i++) {
+        long wait = window(i).retryAfterNanos(t, permits);
         if (wait > retryAfter) {
           retryAfter = wait;
           binding = i;
         }
       }
     }
-    LimitRuns w = windows[binding];
-    Limit limit = limits[binding];
+    LimitRuns w = window(binding);
+    Limit limit = w.limit();
     Duration resetAfter = Duration.ofNanos(w.resetAfterNanos(t));
     return granted
         ? Decision.granted(w.remaining(), resetAfter, limit)
@@ -147,7 +191,8 @@ public final class KeyLimits implements KeyTable.State {
    */
   public long refusingUntil() {
     long until = Long.MIN_VALUE;
-    for (LimitRuns w : windows) {
+    for (int i = 0, n = limitCount(); i < n; i++) {
+      LimitRuns w = window(i);
       if (w.remaining() == 0) {
         until = Math.max(until, w.nextExpiry());
       }
@@ -157,10 +202,10 @@ public final class KeyLimits implements KeyTable.State {
 
   /** Whether no limit counts any permit at time {@code now}. */
   @Override
-  public boolean isEmpty(long now) {
+  public final boolean isEmpty(long now) {
     advance(now);
-    for (LimitRuns w : windows) {
-      if (!w.isEmpty()) {
+    for (int i = 0, n = limitCount(); i < n; i++) {
+      if (!window(i).isEmpty()) {
         return false;
       }
     }
@@ -169,9 +214,9 @@ public final class KeyLimits implements KeyTable.State {
 
   /** The runs stored for each limit, in the order of the limits. */
   public int[] storedRuns() {
-    int[] runs = new int[windows.length];
+    int[] runs = new int[limitCount()];
     for (int i = 0; i < runs.length; i++) {
-      runs[i] = windows[i].storedRuns();
+      runs[i] = window(i).runCount();
     }
     return runs;
   }

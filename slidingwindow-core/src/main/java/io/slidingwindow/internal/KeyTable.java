@@ -27,6 +27,12 @@ import java.util.function.LongFunction;
  * <p>Bound. {@code size} is reserved before an entry is inserted and released after one is
  * removed, so at most {@code maxKeys} entries are ever in the map.
  *
+ * <p>Memory. The per-key state is the entry itself, with the entry's flags and monitor: the table
+ * adds to it only the map's node (32 bytes with compressed references) and its slot in the map's
+ * array (4 bytes, at the map's load factor 5 to 11 bytes per key), and no wrapper or lock object
+ * per key. The round-robin sweep's iterator keeps the array it started on: after the map has grown,
+ * its previous array (half the size) stays reachable until the pass ends or {@link #cleanUp}.
+ *
  * <p>Use. An owner states what it does with one key's state as an {@link Action} (or {@link
  * LongAction}) built once, and passes it with the key, the time and one primitive argument to
  * {@link #apply} (or {@link #applyAsLong}); the table finds or tracks the key, claims its entry
@@ -35,18 +41,31 @@ import java.util.function.LongFunction;
  * allocates nothing. Thread-safe.
  *
  * @param <K> the key type
- * @param <S> the per-key state, guarded by its entry's monitor
+ * @param <S> the per-key state, which is its own entry and is guarded by its monitor
  */
 public final class KeyTable<K, S extends KeyTable.State> {
 
-  /** What the table asks of a per-key state; every call holds the entry's monitor. */
-  public interface State {
+  /**
+   * A per-key state, which is also the table's entry for the key: its monitor guards the state and
+   * the two flags below, so a tracked key costs one object besides the map's node. Every call of
+   * the abstract methods holds that monitor.
+   */
+  public abstract static class State {
+
+    /** Left the map; callers holding it must look the key up again. */
+    private boolean retired;
+
+    /**
+     * Not yet used by the caller that created it: empty, yet not to be evicted, or that caller
+     * could be evicted forever.
+     */
+    private boolean unused = true;
 
     /** Whether the state holds nothing at time {@code now}. */
-    boolean isEmpty(long now);
+    public abstract boolean isEmpty(long now);
 
     /** The latest time the state has seen. */
-    long latest();
+    public abstract long latest();
   }
 
   /**
@@ -100,7 +119,7 @@ public final class KeyTable<K, S extends KeyTable.State> {
 
   private final int maxKeys;
   private final LongFunction<S> newState;
-  private final ConcurrentHashMap<K, Entry<S>> entries = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<K, S> entries = new ConcurrentHashMap<>();
   private final AtomicInteger size = new AtomicInteger();
   private final ReentrantLock sweepLock = new ReentrantLock();
 
@@ -112,7 +131,7 @@ public final class KeyTable<K, S extends KeyTable.State> {
   private volatile long evictedUpTo;
 
   /** Guarded by sweepLock; continues across calls so that every entry is visited in turn. */
-  private Iterator<Map.Entry<K, Entry<S>>> sweep;
+  private Iterator<Map.Entry<K, S>> sweep;
 
   /**
    * A table of at most {@code maxKeys} keys (positive), whose new states come from {@code
@@ -123,34 +142,16 @@ public final class KeyTable<K, S extends KeyTable.State> {
     this.newState = newState;
   }
 
-  /** One key's state. Its monitor guards the state and the flags. */
-  private static final class Entry<S> {
-    private final S state;
-
-    /** Left the map; callers holding it must look the key up again. */
-    private boolean retired;
-
-    /**
-     * Not yet used by the caller that created it: empty, yet not to be evicted, or that caller
-     * could be evicted forever.
-     */
-    private boolean unused = true;
-
-    Entry(S state) {
-      this.state = state;
+  /**
+   * Under the monitor of {@code entry}: whether it is still in the table, in which case it is
+   * marked as used and its state may be changed until the monitor is released.
+   */
+  private static boolean claim(State entry) {
+    if (entry.retired) {
+      return false;
     }
-
-    /**
-     * Under this entry's monitor: whether it is still in the table, in which case it is marked as
-     * used and its state may be changed until the monitor is released.
-     */
-    boolean claim() {
-      if (retired) {
-        return false;
-      }
-      unused = false;
-      return true;
-    }
+    entry.unused = false;
+    return true;
   }
 
   /**
@@ -159,13 +160,13 @@ public final class KeyTable<K, S extends KeyTable.State> {
    */
   public <R> R apply(K key, long now, long argument, Action<? super S, R> action) {
     for (; ; ) {
-      Entry<S> entry = entryFor(key, now);
+      S entry = entryFor(key, now);
       if (entry == null) {
         return action.whenFull(argument);
       }
       synchronized (entry) {
-        if (entry.claim()) {
-          return action.apply(entry.state, now, argument);
+        if (claim(entry)) {
+          return action.apply(entry, now, argument);
         }
       }
       // The entry was evicted between the lookup and the monitor: look the key up again.
@@ -178,13 +179,13 @@ public final class KeyTable<K, S extends KeyTable.State> {
    */
   public long applyAsLong(K key, long now, long argument, LongAction<? super S> action) {
     for (; ; ) {
-      Entry<S> entry = entryFor(key, now);
+      S entry = entryFor(key, now);
       if (entry == null) {
         return action.whenFull(argument);
       }
       synchronized (entry) {
-        if (entry.claim()) {
-          return action.apply(entry.state, now, argument);
+        if (claim(entry)) {
+          return action.apply(entry, now, argument);
         }
       }
     }
@@ -195,23 +196,23 @@ public final class KeyTable<K, S extends KeyTable.State> {
    * {@code untracked} otherwise.
    */
   public long readIfTracked(K key, long now, Reader<? super S> reader, long untracked) {
-    Entry<S> entry = entries.get(key);
+    S entry = entries.get(key);
     if (entry == null) {
       return untracked;
     }
     synchronized (entry) {
       // A retired entry was empty when it left; a newer entry, if any, was not yet there when
       // this call looked the key up.
-      if (entry.retired) {
+      if (((State) entry).retired) {
         return untracked;
       }
-      return reader.read(entry.state, now);
+      return reader.read(entry, now);
     }
   }
 
   /** The entry of {@code key}, tracking it if new; null if the table is full. */
-  private Entry<S> entryFor(K key, long now) {
-    Entry<S> entry = entries.get(key);
+  private S entryFor(K key, long now) {
+    S entry = entries.get(key);
     if (entry != null) {
       return entry;
     }
@@ -231,11 +232,11 @@ public final class KeyTable<K, S extends KeyTable.State> {
     // earlier entry of this key was evicted, its time has been published in evictedUpTo before its
     // removal, so the new state starts no earlier than the evicted one ended.
     Object[] created = new Object[1];
-    Entry<S> tracked =
+    S tracked =
         entries.computeIfAbsent(
             key,
             k -> {
-              Entry<S> fresh = new Entry<>(newState.apply(evictedUpTo));
+              S fresh = newState.apply(evictedUpTo);
               created[0] = fresh;
               return fresh;
             });
@@ -307,12 +308,13 @@ public final class KeyTable<K, S extends KeyTable.State> {
           return;
         }
       }
-      Map.Entry<K, Entry<S>> candidate = sweep.next();
-      Entry<S> entry = candidate.getValue();
+      Map.Entry<K, S> candidate = sweep.next();
+      S entry = candidate.getValue();
+      State flags = entry;
       synchronized (entry) {
-        if (!entry.retired && !entry.unused && entry.state.isEmpty(now)) {
-          evictedUpTo = Math.max(evictedUpTo, entry.state.latest());
-          entry.retired = true;
+        if (!flags.retired && !flags.unused && entry.isEmpty(now)) {
+          evictedUpTo = Math.max(evictedUpTo, entry.latest());
+          flags.retired = true;
           entries.remove(candidate.getKey(), entry);
           size.decrementAndGet();
         }

@@ -1,18 +1,29 @@
 package io.slidingwindow.internal;
 
+import io.slidingwindow.Limit;
+
 /**
- * The state of one limit: a ring of {@code (bucket, count)} runs, oldest first, with their sum.
+ * The state of one limit: a ring of {@code (bucket, count)} runs, oldest first, with their sum. It
+ * is also the whole state of a key with one limit (see {@link KeyLimits}).
  *
  * <p>Design. Only non-empty buckets are stored, each as one run, so memory follows the number of
  * distinct buckets that hold permits, not the request rate: at most {@code ceil(W / p) + 1} runs
  * can be counted at once (see {@link WindowMath}), and when only granted permits are recorded each
  * run holds at least one of at most {@code N} permits, so at most {@code min(N, ceil(W / p) + 1)}
- * runs are stored. The ring starts small and doubles up to that bound.
+ * runs are stored. The ring is allocated with the first run, at two runs, and doubles up to that
+ * bound; it never shrinks, so its capacity is at most twice the most runs stored at once.
  *
- * <p>The fast path does no division: {@code trimAt} caches the time at which the oldest run leaves
- * the window and {@code tailEnd} the time at which the newest run's bucket ends, so a call that
- * crosses neither only compares and adds. Every run is pushed once and popped once, so the work
- * per call is amortised O(1).
+ * <p>Memory layout. The limit's figures live in one {@link Config} that every key shares. A run's
+ * count never exceeds {@code N} and its bucket never exceeds {@code Long.MAX_VALUE / p} (times are
+ * non-negative), so when the bits of both fit in 64 the run is packed in one long, {@code bucket
+ * << countBits | count}; otherwise it takes two longs, bucket then count. With compressed
+ * references the object is 48 bytes (12 header, 2 entry flags, 8 latest time, 4 config, 4 ring, 4
+ * head, 4 size, 8 sum, padding) and the ring {@code 16 + 8 * capacity} bytes when packed: a key of
+ * 1000 per minute at 60 ms holding 3 runs costs 48 + 48 bytes here.
+ *
+ * <p>The fast path does no division: whether the oldest run has left and whether a time falls in
+ * the newest run's bucket are each one multiplication away from the stored buckets. Every run is
+ * pushed once and popped once, so the work per call is amortised O(1).
  *
  * <p>When refused attempts are recorded too, two compressions keep the same bound and change no
  * decision. A bucket's count saturates at {@code N}: while such a bucket is counted, any request is
@@ -23,20 +34,90 @@ package io.slidingwindow.internal;
  * with and without the dropped run. So every run but the oldest holds less than {@code N} permits
  * in all, and again at most {@code min(N, ceil(W / p) + 1)} runs are stored.
  *
- * <p>Not thread-safe: callers hold a lock. Times passed in never decrease (see {@link
- * KeyLimits}).
+ * <p>Not thread-safe: callers hold a lock. Times passed in are non-negative and never decrease (see
+ * {@link KeyLimits}).
  */
-public final class LimitRuns {
+public final class LimitRuns extends KeyLimits {
 
   private static final int INITIAL_RUNS = 2;
 
-  final long limit;
-  final long windowNanos;
-  final long precisionNanos;
-  private final boolean saturate;
-  private final int maxRuns;
+  /** One limit's figures and run layout, shared by the windows of every key. Immutable. */
+  public static final class Config {
+    final Limit limit;
+    final long permits;
+    final long windowNanos;
+    final long precisionNanos;
+    final boolean saturate;
+    final int maxRuns;
 
-  /** Interleaved runs: {@code runs[2i]} is a bucket, {@code runs[2i + 1]} its count. */
+    /** The bits of a packed run's count; 0 when a run takes two longs. */
+    final int countBits;
+
+    final long countMask;
+
+    /**
+     * The figures of {@code limit}.
+     *
+     * @param countRefused whether refused attempts are recorded too (see the class comment)
+     * @throws IllegalArgumentException if the runs a window may store do not fit in memory, or
+     *     refused attempts are counted with a limit above {@code Long.MAX_VALUE / 3}, which could
+     *     overflow the sum
+     */
+    public Config(Limit limit, boolean countRefused) {
+      this(limit, countRefused, true);
+    }
+
+    /** As {@link #Config(Limit, boolean)}; unless {@code mayPack}, a run always takes two longs. */
+    Config(Limit limit, boolean countRefused, boolean mayPack) {
+      long permits = limit.permits();
+      long windowNanos = limit.windowNanos();
+      long precisionNanos = limit.precisionNanos();
+      long bound = WindowMath.maxRuns(permits, windowNanos, precisionNanos);
+      if (bound > WindowMath.MAX_RUNS) {
+        throw new IllegalArgumentException(
+            "precision: "
+                + permits
+                + " permits per "
+                + windowNanos
+                + " ns at a precision of "
+                + precisionNanos
+                + " ns may need "
+                + bound
+                + " stored runs, more than the "
+                + WindowMath.MAX_RUNS
+                + " supported; choose a coarser precision");
+      }
+      if (countRefused && permits > Long.MAX_VALUE / 3) {
+        throw new IllegalArgumentException(
+            "permits must be at most "
+                + Long.MAX_VALUE / 3
+                + " to count refused attempts, was "
+                + permits);
+      }
+      this.limit = limit;
+      this.permits = permits;
+      this.windowNanos = windowNanos;
+      this.precisionNanos = precisionNanos;
+      this.saturate = countRefused;
+      this.maxRuns = (int) bound;
+      int countBits = Long.SIZE - Long.numberOfLeadingZeros(permits);
+      int bucketBits = Long.SIZE - Long.numberOfLeadingZeros(Long.MAX_VALUE / precisionNanos);
+      this.countBits = mayPack && countBits + bucketBits <= Long.SIZE ? countBits : 0;
+      this.countMask = (1L << this.countBits) - 1;
+    }
+
+    /** Whether a run is packed in one long. */
+    boolean packed() {
+      return countBits != 0;
+    }
+  }
+
+  private final Config config;
+
+  /**
+   * The ring, null until the first run: packed runs, or when {@code config.countBits} is 0 pairs
+   * {@code runs[2i]} bucket, {@code runs[2i + 1]} count.
+   */
   private long[] runs;
 
   private int head;
@@ -45,84 +126,79 @@ public final class LimitRuns {
   /** The permits in the stored runs; after {@link #expire} these are exactly the counted ones. */
   private long sum;
 
-  /** The time at which the oldest run leaves the window; MAX_VALUE when empty. */
-  private long trimAt = Long.MAX_VALUE;
+  /** An empty window of {@code config} whose clock starts at {@code start}. */
+  public LimitRuns(Config config, long start) {
+    super(start);
+    this.config = config;
+  }
 
-  /** The first time past the newest run's bucket; MIN_VALUE when empty. */
-  private long tailEnd = Long.MIN_VALUE;
+  @Override
+  int limitCount() {
+    return 1;
+  }
 
-  /**
-   * Creates an empty window.
-   *
-   * @param countRefused whether refused attempts are recorded too (see the class comment)
-   * @throws IllegalArgumentException if the runs this window may store do not fit in memory, or
-   *     refused attempts are counted with a limit above {@code Long.MAX_VALUE / 3}, which could
-   *     overflow the sum
-   */
-  public LimitRuns(long limit, long windowNanos, long precisionNanos, boolean countRefused) {
-    long bound = WindowMath.maxRuns(limit, windowNanos, precisionNanos);
-    if (bound > WindowMath.MAX_RUNS) {
-      throw new IllegalArgumentException(
-          "precision: "
-              + limit
-              + " permits per "
-              + windowNanos
-              + " ns at a precision of "
-              + precisionNanos
-              + " ns may need "
-              + bound
-              + " stored runs, more than the "
-              + WindowMath.MAX_RUNS
-              + " supported; choose a coarser precision");
+  @Override
+  LimitRuns window(int i) {
+    return this;
+  }
+
+  @Override
+  boolean countsRefused() {
+    return config.saturate;
+  }
+
+  /** The limit this window enforces. */
+  Limit limit() {
+    return config.limit;
+  }
+
+  private int capacity() {
+    return config.countBits == 0 ? runs.length >> 1 : runs.length;
+  }
+
+  private long bucketAt(int slot) {
+    int bits = config.countBits;
+    return bits == 0 ? runs[slot << 1] : runs[slot] >>> bits;
+  }
+
+  private long countAt(int slot) {
+    return config.countBits == 0 ? runs[(slot << 1) + 1] : runs[slot] & config.countMask;
+  }
+
+  /** Stores a run; {@code count} is at most {@code N} (see the class comment). */
+  private void store(int slot, long bucket, long count) {
+    int bits = config.countBits;
+    if (bits == 0) {
+      runs[slot << 1] = bucket;
+      runs[(slot << 1) + 1] = count;
+    } else {
+      runs[slot] = bucket << bits | count;
     }
-    if (countRefused && limit > Long.MAX_VALUE / 3) {
-      throw new IllegalArgumentException(
-          "permits must be at most " + Long.MAX_VALUE / 3 + " to count refused attempts, was " + limit);
-    }
-    this.limit = limit;
-    this.windowNanos = windowNanos;
-    this.precisionNanos = precisionNanos;
-    this.saturate = countRefused;
-    this.maxRuns = (int) bound;
-    this.runs = new long[2 * Math.min(INITIAL_RUNS, maxRuns)];
   }
 
   /** Drops the runs that have left the window at time {@code now}. */
   public void expire(long now) {
-    if (now >= trimAt) {
-      trim(now);
+    if (now >= nextExpiry()) {
+      long oldest = WindowMath.oldestBucket(now, config.windowNanos, config.precisionNanos);
+      while (size > 0 && bucketAt(head) < oldest) {
+        popHead();
+      }
     }
-  }
-
-  private void trim(long now) {
-    long oldest = WindowMath.oldestBucket(now, windowNanos, precisionNanos);
-    while (size > 0 && runs[head << 1] < oldest) {
-      popHead();
-    }
-    headChanged();
   }
 
   /** Removes the oldest run. */
   private void popHead() {
-    sum -= runs[(head << 1) + 1];
-    head = head + 1 == runs.length >> 1 ? 0 : head + 1;
+    sum -= countAt(head);
+    head = head + 1 == capacity() ? 0 : head + 1;
     size--;
-  }
-
-  /** Recomputes what depends on the oldest run after runs were removed. */
-  private void headChanged() {
     if (size == 0) {
       head = 0;
-      trimAt = Long.MAX_VALUE;
-      tailEnd = Long.MIN_VALUE;
-    } else {
-      trimAt = WindowMath.leavesAt(runs[head << 1], windowNanos, precisionNanos);
     }
   }
 
   /** Whether {@code permits} more fit now; call {@link #expire} first. */
   public boolean allows(long permits) {
-    return permits <= limit - sum;
+    return permits <= config.permits - sum;
   }
 
   /** The permits counted now; call {@link #expire} first. */
@@ -132,37 +208,39 @@ public final class LimitRuns {
 
   /** The permits still available now, never negative; call {@link #expire} first. */
   public long remaining() {
-    return Math.max(0, limit - sum);
+    return Math.max(0, config.permits - sum);
   }
 
   /** The time at which the oldest stored run leaves the window; MAX_VALUE when none is stored. */
   public long nextExpiry() {
-    return trimAt;
+    return size == 0
+        ? Long.MAX_VALUE
+        : WindowMath.leavesAt(bucketAt(head), config.windowNanos, config.precisionNanos);
   }
 
-  /** Adds {@code permits} at time {@code now}; call {@link #expire} first. */
+  /**
+   * Adds {@code permits} at time {@code now}; call {@link #expire} first, and unless refused
+   * attempts are counted (which saturates), record only what {@link #allows} admits.
+   */
   public void record(long now, long permits) {
-    if (now < tailEnd) {
-      int countIndex = (tailIndex() << 1) + 1;
-      long count = runs[countIndex];
-      long updated = saturate ? Math.min(limit, count + permits) : count + permits;
-      runs[countIndex] = updated;
+    Config c = config;
+    int tail = size == 0 ? -1 : tailIndex();
+    if (tail >= 0 && now < WindowMath.bucketEnd(bucketAt(tail), c.precisionNanos)) {
+      long count = countAt(tail);
+      long updated = c.saturate ? Math.min(c.permits, count + permits) : count + permits;
+      store(tail, bucketAt(tail), updated);
       sum += updated - count;
-      if (saturate) {
+      if (c.saturate) {
         dropCovered(0);
       }
     } else {
-      long bucket = WindowMath.bucket(now, precisionNanos);
-      long count = saturate ? Math.min(limit, permits) : permits;
-      if (saturate) {
+      long bucket = WindowMath.bucket(now, c.precisionNanos);
+      long count = c.saturate ? Math.min(c.permits, permits) : permits;
+      if (c.saturate) {
         dropCovered(count);
       }
       push(bucket, count);
       sum += count;
-      tailEnd = WindowMath.bucketEnd(bucket, precisionNanos);
-      if (size == 1) {
-        trimAt = WindowMath.leavesAt(bucket, windowNanos, precisionNanos);
-      }
     }
   }
 
@@ -172,51 +250,45 @@ public final class LimitRuns {
    */
   private void dropCovered(long pending) {
     int keep = pending > 0 ? 0 : 1;
-    boolean dropped = false;
-    while (size > keep && sum + pending - runs[(head << 1) + 1] >= limit) {
+    while (size > keep && sum + pending - countAt(head) >= config.permits) {
       popHead();
-      dropped = true;
-    }
-    if (dropped) {
-      headChanged();
     }
   }
 
   private int tailIndex() {
     int i = head + size - 1;
-    int capacity = runs.length >> 1;
+    int capacity = capacity();
     return i >= capacity ? i - capacity : i;
   }
 
   private void push(long bucket, long count) {
-    int capacity = runs.length >> 1;
-    if (size == capacity) {
+    if (runs == null) {
+      int initial = Math.min(INITIAL_RUNS, config.maxRuns);
+      runs = new long[config.countBits == 0 ? initial << 1 : initial];
+    } else if (size == capacity()) {
       grow();
-      capacity = runs.length >> 1;
     }
+    int capacity = capacity();
     int i = head + size;
-    if (i >= capacity) {
-      i -= capacity;
-    }
-    runs[i << 1] = bucket;
-    runs[(i << 1) + 1] = count;
+    store(i >= capacity ? i - capacity : i, bucket, count);
     size++;
   }
 
   private void grow() {
-    int capacity = runs.length >> 1;
-    if (capacity >= maxRuns) {
+    int capacity = capacity();
+    if (capacity >= config.maxRuns) {
       // The bound in the class comment makes this unreachable; failing loudly beats corrupting.
-      throw new IllegalStateException("more than " + maxRuns + " runs in one window");
+      throw new IllegalStateException("more than " + config.maxRuns + " runs in one window");
     }
-    int grown = (int) Math.min(maxRuns, 2L * capacity);
-    long[] copy = new long[grown << 1];
-    for (int n = 0, i = head; n < size; n++, i = i + 1 == capacity ? 0 : i + 1) {
-      copy[n << 1] = runs[i << 1];
-      copy[(n << 1) + 1] = runs[(i << 1) + 1];
-    }
-    runs = copy;
+    int grown = (int) Math.min(config.maxRuns, 2L * capacity);
+    long[] old = runs;
+    int oldHead = head;
+    runs = new long[config.countBits == 0 ? grown << 1 : grown];
     head = 0;
+    int stride = config.countBits == 0 ? 2 : 1;
+    for (int n = 0, i = oldHead; n < size; n++, i = i + 1 == capacity ? 0 : i + 1) {
+      System.arraycopy(old, i * stride, runs, n * stride, stride);
+    }
   }
 
   /**
@@ -225,20 +297,20 @@ public final class LimitRuns {
    * have left.
    */
   public long retryAfterNanos(long now, long permits) {
-    long excess = sum - (limit - permits);
+    long excess = sum - (config.permits - permits);
     if (excess <= 0) {
       return 0;
     }
-    int capacity = runs.length >> 1;
+    int capacity = capacity();
     long freed = 0;
     long bucket;
     int i = head;
     do {
-      bucket = runs[i << 1];
-      freed += runs[(i << 1) + 1];
+      bucket = bucketAt(i);
+      freed += countAt(i);
       i = i + 1 == capacity ? 0 : i + 1;
     } while (freed < excess);
-    return WindowMath.leavesAt(bucket, windowNanos, precisionNanos) - now;
+    return WindowMath.leavesAt(bucket, config.windowNanos, config.precisionNanos) - now;
   }
 
   /**
@@ -249,18 +321,23 @@ public final class LimitRuns {
     if (size == 0) {
       return 0;
     }
-    long newest = runs[tailIndex() << 1];
-    return WindowMath.leavesAt(newest, windowNanos, precisionNanos) - now;
+    long newest = bucketAt(tailIndex());
+    return WindowMath.leavesAt(newest, config.windowNanos, config.precisionNanos) - now;
   }
 
   /** The runs stored now. */
-  public int storedRuns() {
+  public int runCount() {
     return size;
+  }
+
+  /** The runs the ring has room for; 0 before the first run. */
+  int ringCapacity() {
+    return runs == null ? 0 : capacity();
   }
 
   /** The most runs this window may ever store. */
   public int maxRuns() {
-    return maxRuns;
+    return config.maxRuns;
   }
 
   /** Whether no run is stored; call {@link #expire} first to learn whether the window is empty. */
