@@ -1,6 +1,7 @@
 package io.slidingwindow.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -163,6 +164,35 @@ class HttpApiIT {
     assertThat(answer.get("domains").get(0).asText()).isEqualTo("web");
     assertThat(answer.get("rules").asInt()).isEqualTo(1);
     assertThat(answer.get("lastReloadError").isNull()).isTrue();
+  }
+
+  @Test
+  void reload_onASchedule_picksUpAChangedFile() throws Exception {
+    Path config = dir.resolve("polled.yaml");
+    Files.writeString(config, CONFIG);
+    try (RateLimitServer polled =
+        RateLimitServer.builder()
+            .config(config)
+            .grpcPort(0)
+            .httpPort(0)
+            .ticker(ticker)
+            .reloadInterval(Duration.ofMillis(20))
+            .start()) {
+      Files.writeString(config, CONFIG.replace("domain: web", "domain: shop"));
+
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  client
+                      .send(
+                          HttpRequest.newBuilder(
+                                  URI.create("http://127.0.0.1:" + polled.httpPort() + "/v1/stats"))
+                              .build(),
+                          HttpResponse.BodyHandlers.ofString())
+                      .body()
+                      .contains("\"shop\""));
+    }
   }
 
   private void assertError(HttpResponse<String> response, int code, String message)

@@ -26,6 +26,15 @@ class ConfigParserTest {
   }
 
   @Test
+  void parse_bundledSampleConfig_loads() throws ConfigException {
+    RateLimitConfig config = Configs.resources("io/slidingwindow/server/sample-config.yaml");
+
+    assertThat(config.domains()).containsExactly("demo");
+    assertThat(match(config, "demo", "api", "v1", "user", "alice").limits())
+        .containsExactly(Limit.of(5, Duration.ofSeconds(10)), Limit.of(100, Duration.ofSeconds(90)));
+  }
+
+  @Test
   void match_keyAndValue_isPreferredToKeyAlone() throws ConfigException {
     RateLimitConfig config = Configs.resources("envoy-config/edge.yaml");
 
