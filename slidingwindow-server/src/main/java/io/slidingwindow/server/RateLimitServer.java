@@ -8,7 +8,9 @@ import io.slidingwindow.Ticker;
 import io.slidingwindow.server.internal.ConfigWatcher;
 import io.slidingwindow.server.internal.Decider;
 import io.slidingwindow.server.internal.EnvoyRateLimitService;
+import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.server.internal.HttpApi;
+import io.slidingwindow.server.internal.LimiterFactory;
 import io.slidingwindow.server.internal.RateLimitConfig;
 import io.slidingwindow.server.internal.ServerMetrics;
 import java.io.IOException;
@@ -31,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  * files, one domain each) with extensions for windows of any length and several limits per
  * descriptor; see {@code docs/server.md}. It is reloaded when the files change; rules whose domain,
  * path and limits are unchanged keep their counts, and a bad file leaves the last good configuration
- * in force. Counts live in this process's memory.
+ * in force. Counts live in this process's memory, or in Redis ({@link Builder#redis}).
  *
  * <p>{@link #close()} stops accepting calls and waits up to the drain timeout for calls in flight.
  * Thread-safe.
@@ -48,13 +50,28 @@ public final class RateLimitServer implements AutoCloseable {
   private final ConfigWatcher watcher;
   private final Decider decider;
   private final Duration drainTimeout;
+  private final RedisBackend redis;
+  private final LimiterFactory limiters;
   private boolean closed;
 
   private RateLimitServer(Builder builder) throws IOException, ConfigException {
     ServerMetrics metrics = new ServerMetrics();
     watcher = new ConfigWatcher(builder.config, metrics);
     RateLimitConfig config = watcher.load();
-    decider = new Decider(config, builder.ticker, builder.maxKeysPerRule);
+    LimiterFactory local = LimiterFactory.local(builder.ticker, builder.maxKeysPerRule);
+    if (builder.redisUri != null) {
+      redis = RedisBackend.standalone(builder.redisUri);
+      limiters = LimiterFactory.redis(redis, builder.tickerSet ? builder.ticker : null, local);
+    } else {
+      redis = null;
+      limiters = local;
+    }
+    try {
+      decider = new Decider(config, limiters);
+    } catch (ConfigException e) {
+      closeRedis();
+      throw e;
+    }
     watcher.attach(decider);
     drainTimeout = builder.drainTimeout;
 
@@ -76,6 +93,7 @@ public final class RateLimitServer implements AutoCloseable {
       grpc.shutdownNow();
       http.stop(0);
       httpExecutor.shutdownNow();
+      closeRedis();
       throw e;
     }
     if (builder.reloadInterval.isZero()) {
@@ -89,7 +107,7 @@ public final class RateLimitServer implements AutoCloseable {
         Level.INFO,
         "Rate limit service on " + builder.host + ": gRPC port " + grpcPort() + ", HTTP port "
             + httpPort() + "; configuration " + builder.config + ", domains " + config.domains()
-            + "; counts in memory");
+            + "; counts " + limiters);
   }
 
   /** Returns a builder. */
@@ -159,7 +177,14 @@ public final class RateLimitServer implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     httpExecutor.shutdownNow();
+    closeRedis();
     LOG.log(Level.INFO, "Rate limit service stopped");
+  }
+
+  private void closeRedis() {
+    if (redis != null) {
+      redis.close();
+    }
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {
@@ -178,6 +203,8 @@ public final class RateLimitServer implements AutoCloseable {
     private int grpcPort = 8081;
     private int httpPort = 8080;
     private Ticker ticker = Ticker.system();
+    private boolean tickerSet;
+    private String redisUri;
     private Duration reloadInterval = Duration.ofSeconds(5);
     private Duration drainTimeout = Duration.ofSeconds(10);
     private long maxKeysPerRule = KeyedRateLimiter.Builder.DEFAULT_MAX_KEYS;
@@ -215,12 +242,33 @@ public final class RateLimitServer implements AutoCloseable {
       return this;
     }
 
-    /** The clock of every limit, {@link Ticker#system()} by default. */
+    /**
+     * The clock of every limit, {@link Ticker#system()} by default. With Redis, limits use the
+     * Redis server's clock unless a ticker is set here (then measured from its first reading: for
+     * a single instance and tests).
+     */
     public Builder ticker(Ticker ticker) {
       if (ticker == null) {
         throw new IllegalArgumentException("ticker must not be null");
       }
       this.ticker = ticker;
+      this.tickerSet = true;
+      return this;
+    }
+
+    /**
+     * Keeps the counts in a standalone Redis, for example {@code redis://127.0.0.1:6379}, shared
+     * by every instance of the service that uses it; in memory by default. While Redis fails, each
+     * domain's {@code failure_policy} answers. Windows and precisions must then be whole
+     * microseconds.
+     *
+     * @throws IllegalArgumentException if {@code uri} is empty
+     */
+    public Builder redis(String uri) {
+      if (uri == null || uri.isEmpty()) {
+        throw new IllegalArgumentException("redis uri must not be empty, was " + uri);
+      }
+      this.redisUri = uri;
       return this;
     }
 
@@ -265,6 +313,7 @@ public final class RateLimitServer implements AutoCloseable {
      * @throws ConfigException if the configuration cannot be read or is invalid
      * @throws IOException if a port cannot be bound
      * @throws IllegalStateException if no configuration was set
+     * @throws io.lettuce.core.RedisConnectionException if Redis was set and cannot be reached
      */
     public RateLimitServer start() throws IOException, ConfigException {
       if (config == null) {

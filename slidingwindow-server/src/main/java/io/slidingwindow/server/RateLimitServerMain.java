@@ -13,9 +13,10 @@ import java.util.concurrent.CountDownLatch;
  *
  * <p>Options: {@code --config PATH} (a YAML file or a directory of them; without it, a sample
  * configuration), {@code --host ADDRESS} (127.0.0.1), {@code --grpc-port N} (8081), {@code
- * --http-port N} (8080), {@code --reload-seconds N} (5; 0 turns reloading off). Each can also be
- * given as a system property: {@code slidingwindow.server.config}, {@code ...host}, {@code
- * ...grpcPort}, {@code ...httpPort}, {@code ...reloadSeconds}.
+ * --http-port N} (8080), {@code --reload-seconds N} (5; 0 turns reloading off), {@code --redis
+ * URI} (counts in a standalone Redis instead of memory). Each can also be given as a system
+ * property: {@code slidingwindow.server.config}, {@code ...host}, {@code ...grpcPort}, {@code
+ * ...httpPort}, {@code ...reloadSeconds}, {@code ...redis}.
  */
 public final class RateLimitServerMain {
 
@@ -28,6 +29,7 @@ public final class RateLimitServerMain {
     String grpcPort = System.getProperty("slidingwindow.server.grpcPort", "8081");
     String httpPort = System.getProperty("slidingwindow.server.httpPort", "8080");
     String reloadSeconds = System.getProperty("slidingwindow.server.reloadSeconds", "5");
+    String redis = System.getProperty("slidingwindow.server.redis");
     for (int i = 0; i < args.length; i++) {
       String option = args[i];
       if (i + 1 >= args.length) {
@@ -40,20 +42,24 @@ public final class RateLimitServerMain {
         case "--grpc-port" -> grpcPort = value;
         case "--http-port" -> httpPort = value;
         case "--reload-seconds" -> reloadSeconds = value;
+        case "--redis" -> redis = value;
         default -> usage("unknown option " + option);
       }
     }
     Path path = config == null ? sampleConfig() : Path.of(config);
     RateLimitServer server;
     try {
-      server =
+      RateLimitServer.Builder builder =
           RateLimitServer.builder()
               .config(path)
               .host(host)
               .grpcPort(number(grpcPort, "grpc port"))
               .httpPort(number(httpPort, "http port"))
-              .reloadInterval(Duration.ofSeconds(number(reloadSeconds, "reload seconds")))
-              .start();
+              .reloadInterval(Duration.ofSeconds(number(reloadSeconds, "reload seconds")));
+      if (redis != null) {
+        builder.redis(redis);
+      }
+      server = builder.start();
     } catch (ConfigException e) {
       System.err.println("Bad configuration: " + e.getMessage());
       System.exit(2);
@@ -103,7 +109,7 @@ public final class RateLimitServerMain {
     System.err.println(problem);
     System.err.println(
         "usage: RateLimitServerMain [--config PATH] [--host ADDRESS] [--grpc-port N]"
-            + " [--http-port N] [--reload-seconds N]");
+            + " [--http-port N] [--reload-seconds N] [--redis URI]");
     System.exit(2);
   }
 }

@@ -129,6 +129,7 @@ class EnvoyGrpcIT {
     SlidingLogOracle shortOracle = SlidingLogOracle.of(short10s);
     SlidingLogOracle longOracle = SlidingLogOracle.of(long90s);
     int granted = 0;
+    int refused = 0;
     for (int i = 0; i < 300; i++) {
       ticker.advance(random.nextInt(4) == 0 ? random.nextInt(10_000_000) : random.nextInt(2_000_000_000));
       long hits = 1 + random.nextInt(3);
@@ -140,6 +141,7 @@ class EnvoyGrpcIT {
         longOracle.record(now, hits);
         granted++;
       } else {
+        refused++;
         // Refused only where an exact log over window + precision refuses too.
         boolean exactShort = shortOracle.wouldGrant(now, hits, short10s.windowNanos() + short10s.precisionNanos());
         boolean exactLong = longOracle.wouldGrant(now, hits, long90s.windowNanos() + long90s.precisionNanos());
@@ -148,7 +150,9 @@ class EnvoyGrpcIT {
     }
     assertThat(shortOracle.maxInAnyWindow()).as("seed %s", seed).isLessThanOrEqualTo(5);
     assertThat(longOracle.maxInAnyWindow()).as("seed %s", seed).isLessThanOrEqualTo(12);
-    assertThat(granted).as("seed %s", seed).isGreaterThan(20);
+    // The schedule exercised both answers.
+    assertThat(granted).as("seed %s", seed).isGreaterThan(5);
+    assertThat(refused).as("seed %s", seed).isGreaterThan(5);
   }
 
   @Test

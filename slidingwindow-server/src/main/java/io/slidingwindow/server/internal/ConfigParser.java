@@ -41,7 +41,8 @@ import org.yaml.snakeyaml.nodes.Tag;
  * replace {@code unit}, and {@code precision} sets the bucket width; beside it, {@code rate_limits}
  * lists further limits, each {@code {requests, window[, precision]}}, all of which a request must
  * fit. Durations are a whole number with {@code ms}, {@code s}, {@code m}, {@code h} or {@code d},
- * or ISO-8601 ({@code PT1M30S}).
+ * or ISO-8601 ({@code PT1M30S}). At the top, {@code failure_policy} ({@code open}, {@code closed}
+ * or {@code local}) says what answers while Redis fails, when counts live there.
  *
  * <p>Errors name the file and the line. Not thread-safe; use one parser per load.
  */
@@ -50,7 +51,7 @@ public final class ConfigParser {
   /** One configuration file's name (for messages) and text. */
   public record Source(String name, String text) {}
 
-  private static final Set<String> ROOT_KEYS = Set.of("domain", "descriptors");
+  private static final Set<String> ROOT_KEYS = Set.of("domain", "descriptors", "failure_policy");
   private static final Set<String> DESCRIPTOR_KEYS =
       Set.of(
           "key",
@@ -74,6 +75,7 @@ public final class ConfigParser {
   private final Map<String, DescriptorNode> domains = new HashMap<>();
   private final List<Rule> rules = new ArrayList<>();
   private String file;
+  private FailureMode failureMode;
 
   /**
    * Parses {@code sources}, one domain each.
@@ -114,6 +116,16 @@ public final class ConfigParser {
     }
     if (domains.containsKey(domain)) {
       throw fault(fields.get("domain").getValueNode(), "domain '" + domain + "' is defined twice");
+    }
+    failureMode = FailureMode.OPEN;
+    String policy = string(fields, "failure_policy", root, false);
+    if (policy != null) {
+      failureMode = FailureMode.parse(policy);
+      if (failureMode == null) {
+        throw fault(
+            fields.get("failure_policy").getValueNode(),
+            "failure_policy must be open, closed or local, was '" + policy + "'");
+      }
     }
     DescriptorNode tree = descriptors(domain, "", fields.get("descriptors"));
     domains.put(domain, tree);
@@ -235,7 +247,8 @@ public final class ConfigParser {
         shadowMode,
         name,
         replaces,
-        file + " line " + line);
+        file + " line " + line,
+        failureMode);
   }
 
   private Limit limit(long requests, Duration window, Map<String, NodeTuple> fields, Node at)

@@ -4,6 +4,7 @@ import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;
+import io.slidingwindow.server.ConfigException;
 import io.slidingwindow.server.internal.Decisions.BadRequest;
 import io.slidingwindow.server.internal.Decisions.Code;
 import io.slidingwindow.server.internal.Decisions.Descriptor;
@@ -23,9 +24,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Decides rate limit requests against the current configuration, with one in-process sliding-window
- * {@link KeyedRateLimiter} per configured rule, keyed by domain, rule path and the descriptor's
- * values.
+ * Decides rate limit requests against the current configuration, with one sliding-window {@link
+ * KeyedRateLimiter} per configured rule (in-process or on Redis, as the {@link LimiterFactory}
+ * builds them), keyed by domain, rule path and the descriptor's values.
  *
  * <p>Semantics follow envoyproxy/ratelimit: every descriptor selects at most one rule (see {@link
  * RateLimitConfig#match}); a rule whose {@code name} is listed in the {@code replaces} of another
@@ -36,8 +37,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * window's length. The descriptors of one request are decided one after another, so a descriptor
  * that was allowed keeps its count even if another refuses the request (as in envoyproxy/ratelimit).
  *
- * <p>{@link #apply} swaps in a new configuration; a rule with the same domain, path and limits as
- * before keeps its limiter and so its counts. Thread-safe: decisions and reloads may run at once,
+ * <p>{@link #apply} swaps in a new configuration; a rule with the same domain, path, limits and
+ * failure mode as before keeps its limiter and so its counts. Thread-safe: decisions and reloads may run at once,
  * and a decision uses one configuration from start to end.
  */
 public final class Decider {
@@ -57,20 +58,28 @@ public final class Decider {
 
   private record State(RateLimitConfig config, Map<Rule, KeyedRateLimiter<String>> limiters) {}
 
-  private final Ticker ticker;
-  private final long maxKeysPerRule;
+  private final LimiterFactory factory;
   private final Map<Limit, KeyedRateLimiter<String>> overrideLimiters = new ConcurrentHashMap<>();
   private volatile State state;
 
   /**
-   * Creates a decider over {@code config}.
+   * Creates a decider over {@code config} with in-process limiters.
    *
    * @param ticker the clock of every limiter
    * @param maxKeysPerRule the most distinct descriptor values each rule tracks at once
+   * @throws ConfigException if a rule's limits cannot be built
    */
-  public Decider(RateLimitConfig config, Ticker ticker, long maxKeysPerRule) {
-    this.ticker = ticker;
-    this.maxKeysPerRule = maxKeysPerRule;
+  public Decider(RateLimitConfig config, Ticker ticker, long maxKeysPerRule) throws ConfigException {
+    this(config, LimiterFactory.local(ticker, maxKeysPerRule));
+  }
+
+  /**
+   * Creates a decider over {@code config} whose limiters {@code factory} builds.
+   *
+   * @throws ConfigException if a rule's limits cannot be built by the factory
+   */
+  public Decider(RateLimitConfig config, LimiterFactory factory) throws ConfigException {
+    this.factory = factory;
     this.state = build(config, Map.of());
   }
 
@@ -79,26 +88,35 @@ public final class Decider {
     return state.config();
   }
 
-  /** Uses {@code config} from now on, keeping the counts of rules it shares with the old one. */
-  public synchronized void apply(RateLimitConfig config) {
+  /**
+   * Uses {@code config} from now on, keeping the counts of rules it shares with the old one.
+   *
+   * @throws ConfigException if a rule's limits cannot be built; the old configuration stays
+   */
+  public synchronized void apply(RateLimitConfig config) throws ConfigException {
     Map<Object, KeyedRateLimiter<String>> old = new HashMap<>();
     state.limiters().forEach((rule, limiter) -> old.put(rule.identity(), limiter));
     state = build(config, old);
   }
 
-  private State build(RateLimitConfig config, Map<Object, KeyedRateLimiter<String>> old) {
+  private State build(RateLimitConfig config, Map<Object, KeyedRateLimiter<String>> old)
+      throws ConfigException {
     Map<Rule, KeyedRateLimiter<String>> limiters = new IdentityHashMap<>();
     for (Rule rule : config.rules()) {
       if (rule.counts()) {
         KeyedRateLimiter<String> kept = old.get(rule.identity());
-        limiters.put(rule, kept != null ? kept : newLimiter(rule.limits()));
+        if (kept == null) {
+          try {
+            kept = factory.create(rule.limits(), rule.failureMode());
+          } catch (IllegalArgumentException e) {
+            throw new ConfigException(
+                rule.source() + ": the limits cannot be counted " + factory + ": " + e.getMessage(), e);
+          }
+        }
+        limiters.put(rule, kept);
       }
     }
     return new State(config, limiters);
-  }
-
-  private KeyedRateLimiter<String> newLimiter(List<Limit> limits) {
-    return KeyedRateLimiter.builder().limits(limits).ticker(ticker).maxKeys(maxKeysPerRule).build();
   }
 
   /**
@@ -217,7 +235,9 @@ public final class Decider {
           BadRequest.Kind.INVALID_ARGUMENT, "descriptor limit override needs a unit, was UNKNOWN");
     }
     if (override.requestsPerUnit() == 0) {
-      return new Rule(null, "override", List.of(), false, true, override.unit(), false, "", List.of(), "request");
+      return new Rule(
+          null, "override", List.of(), false, true, override.unit(), false, "", List.of(), "request",
+          FailureMode.OPEN);
     }
     Limit limit = Limit.of(override.requestsPerUnit(), override.unit().length());
     if (!overrideLimiters.containsKey(limit)) {
@@ -226,12 +246,20 @@ public final class Decider {
             BadRequest.Kind.INVALID_ARGUMENT,
             "too many distinct descriptor limit overrides (at most " + MAX_OVERRIDE_LIMITS + ")");
       }
-      overrideLimiters.computeIfAbsent(limit, l -> newLimiter(List.of(l)));
+      overrideLimiters.computeIfAbsent(limit, l -> factory.create(List.of(l), FailureMode.OPEN));
     }
-    return new Rule(null, "override", List.of(limit), false, false, null, false, "", List.of(), "request");
+    return new Rule(
+        null, "override", List.of(limit), false, false, null, false, "", List.of(), "request",
+        FailureMode.OPEN);
   }
 
-  /** The limiter key: domain, rule path and values, each length-prefixed so no two collide. */
+  /** Keys longer than this many characters are replaced by their SHA-256 (Redis ids are bounded). */
+  static final int MAX_KEY_CHARS = 300;
+
+  /**
+   * The limiter key: domain, rule path and values, each length-prefixed so no two collide; a key
+   * over {@value #MAX_KEY_CHARS} characters is replaced by {@code #} and its SHA-256 in hex.
+   */
   static String key(String domain, String path, List<Entry> entries, List<String> values) {
     StringBuilder key = new StringBuilder(64);
     append(key, domain);
@@ -240,7 +268,18 @@ public final class Decider {
       append(key, entries.get(i).key());
       append(key, values.get(i));
     }
-    return key.toString();
+    return key.length() <= MAX_KEY_CHARS ? key.toString() : digest(key.toString());
+  }
+
+  private static String digest(String key) {
+    try {
+      byte[] hash =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest(key.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return "#" + java.util.HexFormat.of().formatHex(hash);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform has SHA-256", e);
+    }
   }
 
   private static void append(StringBuilder key, String part) {

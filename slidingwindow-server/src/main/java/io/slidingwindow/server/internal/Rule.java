@@ -19,6 +19,7 @@ import java.util.List;
  * @param name the name other rules can replace, or empty
  * @param replaces the names of rules this one replaces when both match one request
  * @param source where it is written, for example {@code limits.yaml line 12}
+ * @param failureMode what answers for this rule while a shared store (Redis) fails
  */
 public record Rule(
     String domain,
@@ -30,7 +31,8 @@ public record Rule(
     boolean shadowMode,
     String name,
     List<String> replaces,
-    String source) {
+    String source,
+    FailureMode failureMode) {
 
   public Rule {
     limits = List.copyOf(limits);
@@ -38,11 +40,11 @@ public record Rule(
   }
 
   /**
-   * What identifies the counts of this rule across reloads: a rule with the same domain, path and
-   * limits keeps counting where the old one stopped.
+   * What identifies the counts of this rule across reloads: a rule with the same domain, path,
+   * limits and failure mode keeps counting where the old one stopped.
    */
   Object identity() {
-    return List.of(domain, path, limits);
+    return List.of(domain, path, limits, failureMode);
   }
 
   /** Whether matching requests are counted against limits. */
