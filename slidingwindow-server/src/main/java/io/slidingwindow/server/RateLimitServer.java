@@ -5,10 +5,10 @@ import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Ticker;
+import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.server.internal.ConfigWatcher;
 import io.slidingwindow.server.internal.Decider;
 import io.slidingwindow.server.internal.EnvoyRateLimitService;
-import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.server.internal.HttpApi;
 import io.slidingwindow.server.internal.LimiterFactory;
 import io.slidingwindow.server.internal.RateLimitConfig;
@@ -32,8 +32,9 @@ import java.util.concurrent.TimeUnit;
  * <p>The configuration is envoyproxy/ratelimit's YAML (a file, or a directory of {@code .yaml}
  * files, one domain each) with extensions for windows of any length and several limits per
  * descriptor; see {@code docs/server.md}. It is reloaded when the files change; rules whose domain,
- * path and limits are unchanged keep their counts, and a bad file leaves the last good configuration
- * in force. Counts live in this process's memory, or in Redis ({@link Builder#redis}).
+ * path and limits are unchanged keep their counts, and a bad file leaves the last good
+ * configuration in force. Counts live in this process's memory, or in Redis ({@link
+ * Builder#redis}).
  *
  * <p>{@link #close()} stops accepting calls and waits up to the drain timeout for calls in flight.
  * Thread-safe.
@@ -80,7 +81,8 @@ public final class RateLimitServer implements AutoCloseable {
             .addService(new EnvoyRateLimitService(decider, metrics))
             .maxInboundMessageSize(1 << 20)
             .build();
-    HttpServer httpServer = HttpServer.create(new InetSocketAddress(builder.host, builder.httpPort), 64);
+    HttpServer httpServer =
+        HttpServer.create(new InetSocketAddress(builder.host, builder.httpPort), 64);
     httpExecutor = Executors.newFixedThreadPool(builder.httpThreads, daemon("slidingwindow-http"));
     httpServer.setExecutor(httpExecutor);
     httpApi = new HttpApi(decider, metrics, watcher);
@@ -105,9 +107,18 @@ public final class RateLimitServer implements AutoCloseable {
     }
     LOG.log(
         Level.INFO,
-        "Rate limit service on " + builder.host + ": gRPC port " + grpcPort() + ", HTTP port "
-            + httpPort() + "; configuration " + builder.config + ", domains " + config.domains()
-            + "; counts " + limiters);
+        "Rate limit service on "
+            + builder.host
+            + ": gRPC port "
+            + grpcPort()
+            + ", HTTP port "
+            + httpPort()
+            + "; configuration "
+            + builder.config
+            + ", domains "
+            + config.domains()
+            + "; counts "
+            + limiters);
   }
 
   /** Returns a builder. */
@@ -171,7 +182,8 @@ public final class RateLimitServer implements AutoCloseable {
       if (!grpc.awaitTermination(Math.max(0, left), TimeUnit.NANOSECONDS)) {
         grpc.shutdownNow();
       }
-      httpExecutor.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      httpExecutor.awaitTermination(
+          Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       grpc.shutdownNow();
       Thread.currentThread().interrupt();
@@ -244,8 +256,8 @@ public final class RateLimitServer implements AutoCloseable {
 
     /**
      * The clock of every limit, {@link Ticker#system()} by default. With Redis, limits use the
-     * Redis server's clock unless a ticker is set here (then measured from its first reading: for
-     * a single instance and tests).
+     * Redis server's clock unless a ticker is set here (then measured from its first reading: for a
+     * single instance and tests).
      */
     public Builder ticker(Ticker ticker) {
       if (ticker == null) {
@@ -257,8 +269,8 @@ public final class RateLimitServer implements AutoCloseable {
     }
 
     /**
-     * Keeps the counts in a standalone Redis, for example {@code redis://127.0.0.1:6379}, shared
-     * by every instance of the service that uses it; in memory by default. While Redis fails, each
+     * Keeps the counts in a standalone Redis, for example {@code redis://127.0.0.1:6379}, shared by
+     * every instance of the service that uses it; in memory by default. While Redis fails, each
      * domain's {@code failure_policy} answers. Windows and precisions must then be whole
      * microseconds.
      *
@@ -278,7 +290,8 @@ public final class RateLimitServer implements AutoCloseable {
      */
     public Builder reloadInterval(Duration reloadInterval) {
       if (reloadInterval == null || reloadInterval.isNegative()) {
-        throw new IllegalArgumentException("reloadInterval must be zero or positive, was " + reloadInterval);
+        throw new IllegalArgumentException(
+            "reloadInterval must be zero or positive, was " + reloadInterval);
       }
       this.reloadInterval = reloadInterval;
       return this;
@@ -287,7 +300,8 @@ public final class RateLimitServer implements AutoCloseable {
     /** How long {@link #close()} waits for calls in flight, 10 s by default. */
     public Builder drainTimeout(Duration drainTimeout) {
       if (drainTimeout == null || drainTimeout.isNegative()) {
-        throw new IllegalArgumentException("drainTimeout must be zero or positive, was " + drainTimeout);
+        throw new IllegalArgumentException(
+            "drainTimeout must be zero or positive, was " + drainTimeout);
       }
       this.drainTimeout = drainTimeout;
       return this;

@@ -13,10 +13,10 @@ import java.util.concurrent.CountDownLatch;
  *
  * <p>Options: {@code --config PATH} (a YAML file or a directory of them; without it, a sample
  * configuration), {@code --host ADDRESS} (127.0.0.1), {@code --grpc-port N} (8081), {@code
- * --http-port N} (8080), {@code --reload-seconds N} (5; 0 turns reloading off), {@code --redis
- * URI} (counts in a standalone Redis instead of memory). Each can also be given as a system
- * property: {@code slidingwindow.server.config}, {@code ...host}, {@code ...grpcPort}, {@code
- * ...httpPort}, {@code ...reloadSeconds}, {@code ...redis}.
+ * --http-port N} (8080), {@code --reload-seconds N} (5; 0 turns reloading off), {@code --redis URI}
+ * (counts in a standalone Redis instead of memory). Each can also be given as a system property:
+ * {@code slidingwindow.server.config}, {@code ...host}, {@code ...grpcPort}, {@code ...httpPort},
+ * {@code ...reloadSeconds}, {@code ...redis}.
  */
 public final class RateLimitServerMain {
 
@@ -69,8 +69,15 @@ public final class RateLimitServerMain {
       return;
     }
     System.out.println(
-        "Rate limit service: gRPC on " + host + ":" + server.grpcPort() + ", HTTP on http://"
-            + host + ":" + server.httpPort() + " (/v1/decide, /metrics, /v1/stats); config "
+        "Rate limit service: gRPC on "
+            + host
+            + ":"
+            + server.grpcPort()
+            + ", HTTP on http://"
+            + host
+            + ":"
+            + server.httpPort()
+            + " (/v1/decide, /metrics, /v1/stats); config "
             + path);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
@@ -87,8 +94,7 @@ public final class RateLimitServerMain {
   private static Path sampleConfig() throws IOException {
     Path file = Files.createTempFile("slidingwindow-sample-", ".yaml");
     file.toFile().deleteOnExit();
-    try (InputStream in =
-        RateLimitServerMain.class.getResourceAsStream("sample-config.yaml")) {
+    try (InputStream in = RateLimitServerMain.class.getResourceAsStream("sample-config.yaml")) {
       if (in == null) {
         throw new IOException("the sample configuration is missing from the jar");
       }

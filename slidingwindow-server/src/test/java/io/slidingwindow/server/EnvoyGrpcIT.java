@@ -21,7 +21,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -98,7 +97,8 @@ class EnvoyGrpcIT {
     RateLimitResponse.DescriptorStatus status = first.getStatuses(0);
     assertThat(status.getCode()).isEqualTo(Code.OK);
     assertThat(status.getCurrentLimit().getRequestsPerUnit()).isEqualTo(2);
-    assertThat(status.getCurrentLimit().getUnit()).isEqualTo(RateLimitResponse.RateLimit.Unit.MINUTE);
+    assertThat(status.getCurrentLimit().getUnit())
+        .isEqualTo(RateLimitResponse.RateLimit.Unit.MINUTE);
     assertThat(status.getLimitRemaining()).isEqualTo(1);
     assertThat(second.getOverallCode()).isEqualTo(Code.OK);
     assertThat(second.getStatuses(0).getLimitRemaining()).isZero();
@@ -131,7 +131,8 @@ class EnvoyGrpcIT {
     int granted = 0;
     int refused = 0;
     for (int i = 0; i < 300; i++) {
-      ticker.advance(random.nextInt(4) == 0 ? random.nextInt(10_000_000) : random.nextInt(2_000_000_000));
+      ticker.advance(
+          random.nextInt(4) == 0 ? random.nextInt(10_000_000) : random.nextInt(2_000_000_000));
       long hits = 1 + random.nextInt(3);
       long now = ticker.read();
       RateLimitResponse response =
@@ -143,9 +144,13 @@ class EnvoyGrpcIT {
       } else {
         refused++;
         // Refused only where an exact log over window + precision refuses too.
-        boolean exactShort = shortOracle.wouldGrant(now, hits, short10s.windowNanos() + short10s.precisionNanos());
-        boolean exactLong = longOracle.wouldGrant(now, hits, long90s.windowNanos() + long90s.precisionNanos());
-        assertThat(exactShort && exactLong).as("seed %s, step %s: needless refusal", seed, i).isFalse();
+        boolean exactShort =
+            shortOracle.wouldGrant(now, hits, short10s.windowNanos() + short10s.precisionNanos());
+        boolean exactLong =
+            longOracle.wouldGrant(now, hits, long90s.windowNanos() + long90s.precisionNanos());
+        assertThat(exactShort && exactLong)
+            .as("seed %s, step %s: needless refusal", seed, i)
+            .isFalse();
       }
     }
     assertThat(shortOracle.maxInAnyWindow()).as("seed %s", seed).isLessThanOrEqualTo(5);
@@ -223,26 +228,39 @@ class EnvoyGrpcIT {
 
   @Test
   void shouldRateLimit_badInput_failsWithAClearStatusAndTheServiceStaysUp() {
-    assertStatus(RateLimitRequest.newBuilder().setDomain("api").build(),
-        Status.Code.INVALID_ARGUMENT, "descriptors must not be empty");
-    assertStatus(request("client", "c").toBuilder().setDomain("").build(),
-        Status.Code.INVALID_ARGUMENT, "domain must not be empty");
-    assertStatus(request("client", "c").toBuilder().setDomain("nope").build(),
-        Status.Code.NOT_FOUND, "unknown domain 'nope'");
-    assertStatus(request("", "c"), Status.Code.INVALID_ARGUMENT, "descriptor 0 has an entry with an empty key");
+    assertStatus(
+        RateLimitRequest.newBuilder().setDomain("api").build(),
+        Status.Code.INVALID_ARGUMENT,
+        "descriptors must not be empty");
+    assertStatus(
+        request("client", "c").toBuilder().setDomain("").build(),
+        Status.Code.INVALID_ARGUMENT,
+        "domain must not be empty");
+    assertStatus(
+        request("client", "c").toBuilder().setDomain("nope").build(),
+        Status.Code.NOT_FOUND,
+        "unknown domain 'nope'");
+    assertStatus(
+        request("", "c"),
+        Status.Code.INVALID_ARGUMENT,
+        "descriptor 0 has an entry with an empty key");
     assertStatus(
         RateLimitRequest.newBuilder()
             .setDomain("api")
             .addDescriptors(RateLimitDescriptor.newBuilder())
             .build(),
-        Status.Code.INVALID_ARGUMENT, "descriptor 0 has no entries");
+        Status.Code.INVALID_ARGUMENT,
+        "descriptor 0 has no entries");
     assertStatus(
         RateLimitRequest.newBuilder()
             .setDomain("api")
-            .addDescriptors(descriptor("client", "c").toBuilder().setHitsAddend(UInt64Value.of(1L << 40)))
+            .addDescriptors(
+                descriptor("client", "c").toBuilder().setHitsAddend(UInt64Value.of(1L << 40)))
             .build(),
-        Status.Code.INVALID_ARGUMENT, "descriptor 0 hits_addend must be from 0 to 4294967295, was 1099511627776");
-    assertStatus(request("client", "v".repeat(5000)), Status.Code.INVALID_ARGUMENT, "longer than 4096");
+        Status.Code.INVALID_ARGUMENT,
+        "descriptor 0 hits_addend must be from 0 to 4294967295, was 1099511627776");
+    assertStatus(
+        request("client", "v".repeat(5000)), Status.Code.INVALID_ARGUMENT, "longer than 4096");
     RateLimitRequest.Builder many = RateLimitRequest.newBuilder().setDomain("api");
     for (int i = 0; i < 65; i++) {
       many.addDescriptors(descriptor("client", "c" + i));
@@ -253,9 +271,11 @@ class EnvoyGrpcIT {
             .setDomain("api")
             .addDescriptors(
                 descriptor("x", "y").toBuilder()
-                    .setLimit(RateLimitDescriptor.RateLimitOverride.newBuilder().setRequestsPerUnit(3)))
+                    .setLimit(
+                        RateLimitDescriptor.RateLimitOverride.newBuilder().setRequestsPerUnit(3)))
             .build(),
-        Status.Code.INVALID_ARGUMENT, "descriptor limit override needs a unit");
+        Status.Code.INVALID_ARGUMENT,
+        "descriptor limit override needs a unit");
 
     assertThat(stub.shouldRateLimit(request("client", "c")).getOverallCode()).isEqualTo(Code.OK);
   }
@@ -271,7 +291,10 @@ class EnvoyGrpcIT {
   }
 
   static RateLimitRequest request(String key, String value) {
-    return RateLimitRequest.newBuilder().setDomain("api").addDescriptors(descriptor(key, value)).build();
+    return RateLimitRequest.newBuilder()
+        .setDomain("api")
+        .addDescriptors(descriptor(key, value))
+        .build();
   }
 
   static RateLimitDescriptor descriptor(String... pairs) {
@@ -282,5 +305,4 @@ class EnvoyGrpcIT {
     }
     return descriptor.build();
   }
-
 }

@@ -52,7 +52,11 @@ class GracefulShutdownIT {
   void close_callsInFlight_areAnsweredBeforeTheServerStops() throws Exception {
     Path config = dir.resolve("api.yaml");
     Files.writeString(
-        config, "domain: api\ndescriptors:\n  - key: client\n    rate_limit: {unit: second, requests_per_unit: 5}\n");
+        config,
+        "domain: api\n"
+            + "descriptors:\n"
+            + "  - key: client\n"
+            + "    rate_limit: {unit: second, requests_per_unit: 5}\n");
     HoldingTicker ticker = new HoldingTicker();
     RateLimitServer server =
         RateLimitServer.builder()
@@ -71,14 +75,17 @@ class GracefulShutdownIT {
       ListenableFuture<RateLimitResponse> grpcCall =
           RateLimitServiceGrpc.newFutureStub(channel)
               .withDeadlineAfter(30, TimeUnit.SECONDS)
-              .shouldRateLimit(EnvoyGrpcIT.request("client", "c").toBuilder().setDomain("api").build());
+              .shouldRateLimit(
+                  EnvoyGrpcIT.request("client", "c").toBuilder().setDomain("api").build());
       CompletableFuture<HttpResponse<String>> httpCall =
           http.sendAsync(
-              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort() + "/v1/decide"))
+              HttpRequest.newBuilder(
+                      URI.create("http://127.0.0.1:" + server.httpPort() + "/v1/decide"))
                   .timeout(Duration.ofSeconds(30))
                   .POST(
                       HttpRequest.BodyPublishers.ofString(
-                          "{\"domain\": \"api\", \"descriptors\": [{\"entries\": [{\"key\": \"client\", \"value\": \"c\"}]}]}"))
+                          "{\"domain\": \"api\", \"descriptors\": [{\"entries\": [{\"key\":"
+                              + " \"client\", \"value\": \"c\"}]}]}"))
                   .build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(ticker.held.await(10, TimeUnit.SECONDS)).isTrue();
@@ -91,8 +98,10 @@ class GracefulShutdownIT {
           .until(
               () -> {
                 try {
-                  fresh.withDeadlineAfter(2, TimeUnit.SECONDS)
-                      .shouldRateLimit(EnvoyGrpcIT.request("client", "d").toBuilder().setDomain("api").build());
+                  fresh
+                      .withDeadlineAfter(2, TimeUnit.SECONDS)
+                      .shouldRateLimit(
+                          EnvoyGrpcIT.request("client", "d").toBuilder().setDomain("api").build());
                   return false;
                 } catch (StatusRuntimeException e) {
                   return e.getStatus().getCode() == Status.Code.UNAVAILABLE;

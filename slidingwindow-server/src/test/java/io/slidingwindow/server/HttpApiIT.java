@@ -95,21 +95,29 @@ class HttpApiIT {
     assertError(post("/v1/decide", "[1, 2]"), 400, "the body must be a JSON object");
     assertError(post("/v1/decide", "{\"domain\": \"web\"}"), 400, "descriptors must not be empty");
     assertError(
-        post("/v1/decide", "{\"domain\": \"web\", \"descriptors\": [{\"entries\": [{\"key\": 5}]}]}"),
+        post(
+            "/v1/decide",
+            "{\"domain\": \"web\", \"descriptors\": [{\"entries\": [{\"key\": 5}]}]}"),
         400,
         "descriptors[0].entries[0].key must be a string");
     assertError(
-        post("/v1/decide",
-            "{\"domain\": \"web\", \"hits\": -1, \"descriptors\": [{\"entries\": [{\"key\": \"a\"}]}]}"),
+        post(
+            "/v1/decide",
+            "{\"domain\": \"web\", \"hits\": -1, \"descriptors\": [{\"entries\": [{\"key\":"
+                + " \"a\"}]}]}"),
         400,
         "hits must be a whole number from 0 to 4294967295, was -1");
     assertError(
-        post("/v1/decide", "{\"domain\": \"nope\", \"descriptors\": [{\"entries\": [{\"key\": \"a\"}]}]}"),
+        post(
+            "/v1/decide",
+            "{\"domain\": \"nope\", \"descriptors\": [{\"entries\": [{\"key\": \"a\"}]}]}"),
         404,
         "unknown domain 'nope'");
     assertError(post("/v1/decide", "x".repeat(1_100_000)), 413, "at most 1048576 bytes");
     HttpResponse<String> get =
-        client.send(HttpRequest.newBuilder(uri("/v1/decide")).GET().build(), HttpResponse.BodyHandlers.ofString());
+        client.send(
+            HttpRequest.newBuilder(uri("/v1/decide")).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
     assertError(get, 405, "use POST for /v1/decide");
   }
 
@@ -135,8 +143,8 @@ class HttpApiIT {
   @Test
   void metrics_afterDecisions_countsThemByDomainRuleAndOutcome() throws Exception {
     String body =
-        "{\"domain\": \"web\", \"descriptors\": [{\"entries\": [{\"key\": \"client\", \"value\": \"c\"}]},"
-            + " {\"entries\": [{\"key\": \"other\", \"value\": \"o\"}]}]}";
+        "{\"domain\": \"web\", \"descriptors\": [{\"entries\": [{\"key\": \"client\", \"value\":"
+            + " \"c\"}]}, {\"entries\": [{\"key\": \"other\", \"value\": \"o\"}]}]}";
     for (int i = 0; i < 3; i++) {
       post("/v1/decide", body);
     }
@@ -148,12 +156,16 @@ class HttpApiIT {
     assertThat(metrics.headers().firstValue("Content-Type").orElse("")).startsWith("text/plain");
     assertThat(metrics.body())
         .contains(
-            "slidingwindow_server_decisions_total{descriptor=\"client\",domain=\"web\",outcome=\"ok\"} 2.0",
-            "slidingwindow_server_decisions_total{descriptor=\"client\",domain=\"web\",outcome=\"over_limit\"} 1.0",
-            "slidingwindow_server_decisions_total{descriptor=\"\",domain=\"web\",outcome=\"unmatched\"} 3.0",
+            "slidingwindow_server_decisions_total{descriptor=\"client\",domain=\"web\",outcome=\"ok\"}"
+                + " 2.0",
+            "slidingwindow_server_decisions_total{descriptor=\"client\",domain=\"web\",outcome=\"over_limit\"}"
+                + " 1.0",
+            "slidingwindow_server_decisions_total{descriptor=\"\",domain=\"web\",outcome=\"unmatched\"}"
+                + " 3.0",
             "slidingwindow_server_requests_seconds_count{transport=\"http\"} 3",
             "slidingwindow_server_requests_seconds_bucket{transport=\"http\",le=",
-            "slidingwindow_server_request_errors_total{reason=\"malformed_json\",transport=\"http\"} 1.0");
+            "slidingwindow_server_request_errors_total{reason=\"malformed_json\",transport=\"http\"}"
+                + " 1.0");
   }
 
   @Test

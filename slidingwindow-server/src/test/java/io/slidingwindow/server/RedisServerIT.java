@@ -33,7 +33,8 @@ class RedisServerIT {
   void start() throws IOException {
     redis = RedisServerProcess.start();
     Files.writeString(dir.resolve("open.yaml"), "domain: open\n" + LIMIT);
-    Files.writeString(dir.resolve("closed.yaml"), "domain: closed\nfailure_policy: closed\n" + LIMIT);
+    Files.writeString(
+        dir.resolve("closed.yaml"), "domain: closed\nfailure_policy: closed\n" + LIMIT);
     Files.writeString(dir.resolve("local.yaml"), "domain: local\nfailure_policy: local\n" + LIMIT);
   }
 
@@ -95,7 +96,8 @@ class RedisServerIT {
   private static Code decide(
       RateLimitServiceGrpc.RateLimitServiceBlockingStub stub, String domain, String client) {
     return stub.withDeadlineAfter(10, TimeUnit.SECONDS)
-        .shouldRateLimit(EnvoyGrpcIT.request("client", client).toBuilder().setDomain(domain).build())
+        .shouldRateLimit(
+            EnvoyGrpcIT.request("client", client).toBuilder().setDomain(domain).build())
         .getOverallCode();
   }
 }

@@ -151,8 +151,8 @@ public final class ConfigParser {
       if (value != null && value.isEmpty()) {
         value = null;
       }
-      String path = parentPath + (parentPath.isEmpty() ? "" : ".") + key
-          + (value == null ? "" : "_" + value);
+      String path =
+          parentPath + (parentPath.isEmpty() ? "" : ".") + key + (value == null ? "" : "_" + value);
       boolean shadowMode = bool(fields, "shadow_mode");
       bool(fields, "quota_mode");
       bool(fields, "detailed_metric");
@@ -203,7 +203,8 @@ public final class ConfigParser {
       if (unlimited) {
         for (String forbidden : List.of("unit", "window", "requests_per_unit", "precision")) {
           if (limit.containsKey(forbidden)) {
-            throw fault(limit.get(forbidden).getKeyNode(), "an unlimited rate_limit has no " + forbidden);
+            throw fault(
+                limit.get(forbidden).getKeyNode(), "an unlimited rate_limit has no " + forbidden);
           }
         }
         if (hasExtra) {
@@ -279,14 +280,17 @@ public final class ConfigParser {
       return duration(window.getValueNode(), "window");
     }
     if (unit == null) {
-      throw fault(at, what + " needs a unit (second, minute, hour, day, week, month, year) or a window");
+      throw fault(
+          at, what + " needs a unit (second, minute, hour, day, week, month, year) or a window");
     }
     String name = scalar(unit.getValueNode(), "unit");
     TimeUnitName parsed = TimeUnitName.parse(name);
     if (parsed == null) {
       throw fault(
           unit.getValueNode(),
-          "invalid rate limit unit '" + name + "'; use second, minute, hour, day, week, month or year");
+          "invalid rate limit unit '"
+              + name
+              + "'; use second, minute, hour, day, week, month or year");
     }
     return parsed.length();
   }
@@ -315,7 +319,11 @@ public final class ConfigParser {
         parsed = Duration.parse(text.toUpperCase(Locale.ROOT));
       } catch (DateTimeParseException e) {
         throw fault(
-            node, what + " must be a duration such as 500ms, 90s, 5m, 1h, 1d or PT1M30S, was '" + text + "'");
+            node,
+            what
+                + " must be a duration such as 500ms, 90s, 5m, 1h, 1d or PT1M30S, was '"
+                + text
+                + "'");
       }
     }
     if (parsed.isZero() || parsed.isNegative()) {
@@ -340,7 +348,8 @@ public final class ConfigParser {
         throw fault(item, "should not have an empty replaces entry");
       }
       if (name.equals(ownName)) {
-        throw fault(item, "replaces should not contain the name of its own rate_limit, '" + name + "'");
+        throw fault(
+            item, "replaces should not contain the name of its own rate_limit, '" + name + "'");
       }
       names.add(name);
     }
@@ -364,7 +373,14 @@ public final class ConfigParser {
     if (parsed < min || parsed > MAX_UINT32) {
       throw fault(
           field.getValueNode(),
-          key + " must be a whole number from " + min + " to " + MAX_UINT32 + ", was '" + text + "'");
+          key
+              + " must be a whole number from "
+              + min
+              + " to "
+              + MAX_UINT32
+              + ", was '"
+              + text
+              + "'");
     }
     return parsed;
   }
@@ -382,7 +398,8 @@ public final class ConfigParser {
       case "false", "no", "off" -> {
         return false;
       }
-      default -> throw fault(field.getValueNode(), key + " must be true or false, was '" + text + "'");
+      default ->
+          throw fault(field.getValueNode(), key + " must be true or false, was '" + text + "'");
     }
   }
 
@@ -416,7 +433,12 @@ public final class ConfigParser {
       if (!allowed.contains(key)) {
         throw fault(
             tuple.getKeyNode(),
-            "unknown key '" + key + "' in " + what + "; allowed: " + String.join(", ", sorted(allowed)));
+            "unknown key '"
+                + key
+                + "' in "
+                + what
+                + "; allowed: "
+                + String.join(", ", sorted(allowed)));
       }
       if (fields.put(key, tuple) != null) {
         throw fault(tuple.getKeyNode(), "key '" + key + "' appears twice");
@@ -440,6 +462,7 @@ public final class ConfigParser {
   }
 
   private ConfigException fault(Node at, String message) {
-    return new ConfigException(file + " line " + (at.getStartMark().getLine() + 1) + ": " + message);
+    return new ConfigException(
+        file + " line " + (at.getStartMark().getLine() + 1) + ": " + message);
   }
 }

@@ -76,7 +76,9 @@ public final class ConfigWatcher {
       decider.apply(config);
       lastError = null;
       metrics.reloaded(true);
-      LOG.log(Level.INFO, "Reloaded rate limit configuration from " + path + ": domains " + config.domains());
+      LOG.log(
+          Level.INFO,
+          "Reloaded rate limit configuration from " + path + ": domains " + config.domains());
       return true;
     } catch (ConfigException e) {
       fail(e.getMessage(), e);
@@ -90,7 +92,8 @@ public final class ConfigWatcher {
     }
     lastError = message;
     metrics.reloaded(false);
-    LOG.log(Level.ERROR, "Kept the last good rate limit configuration; the new one is bad: " + message);
+    LOG.log(
+        Level.ERROR, "Kept the last good rate limit configuration; the new one is bad: " + message);
   }
 
   /** The error of the last reload, or null if it succeeded (or none failed yet). */
@@ -109,8 +112,10 @@ public final class ConfigWatcher {
       if (Files.isDirectory(path)) {
         try (Stream<Path> listing = Files.list(path)) {
           listing
-              .filter(p -> p.getFileName().toString().endsWith(".yaml")
-                  || p.getFileName().toString().endsWith(".yml"))
+              .filter(
+                  p ->
+                      p.getFileName().toString().endsWith(".yaml")
+                          || p.getFileName().toString().endsWith(".yml"))
               .filter(Files::isRegularFile)
               .sorted()
               .forEach(files::add);

@@ -35,11 +35,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * OK where it would refuse. Unlike the fixed windows of that service, a refused request counts
  * nothing, and each rule's guarantee is the sliding one: at most N permits in any interval of the
  * window's length. The descriptors of one request are decided one after another, so a descriptor
- * that was allowed keeps its count even if another refuses the request (as in envoyproxy/ratelimit).
+ * that was allowed keeps its count even if another refuses the request (as in
+ * envoyproxy/ratelimit).
  *
  * <p>{@link #apply} swaps in a new configuration; a rule with the same domain, path, limits and
- * failure mode as before keeps its limiter and so its counts. Thread-safe: decisions and reloads may run at once,
- * and a decision uses one configuration from start to end.
+ * failure mode as before keeps its limiter and so its counts. Thread-safe: decisions and reloads
+ * may run at once, and a decision uses one configuration from start to end.
  */
 public final class Decider {
 
@@ -69,7 +70,8 @@ public final class Decider {
    * @param maxKeysPerRule the most distinct descriptor values each rule tracks at once
    * @throws ConfigException if a rule's limits cannot be built
    */
-  public Decider(RateLimitConfig config, Ticker ticker, long maxKeysPerRule) throws ConfigException {
+  public Decider(RateLimitConfig config, Ticker ticker, long maxKeysPerRule)
+      throws ConfigException {
     this(config, LimiterFactory.local(ticker, maxKeysPerRule));
   }
 
@@ -110,7 +112,8 @@ public final class Decider {
             kept = factory.create(rule.limits(), rule.failureMode());
           } catch (IllegalArgumentException e) {
             throw new ConfigException(
-                rule.source() + ": the limits cannot be counted " + factory + ": " + e.getMessage(), e);
+                rule.source() + ": the limits cannot be counted " + factory + ": " + e.getMessage(),
+                e);
           }
         }
         limiters.put(rule, kept);
@@ -158,7 +161,10 @@ public final class Decider {
     Code overall = Code.OK;
     for (int i = 0; i < n; i++) {
       Rule rule = rules[i];
-      if (rule != null && replaced != null && !rule.name().isEmpty() && replaced.contains(rule.name())) {
+      if (rule != null
+          && replaced != null
+          && !rule.name().isEmpty()
+          && replaced.contains(rule.name())) {
         rule = null;
       }
       Descriptor descriptor = descriptors.get(i);
@@ -173,7 +179,12 @@ public final class Decider {
   }
 
   private Status decideOne(
-      State current, String domain, Rule rule, Descriptor descriptor, List<String> values, long hits) {
+      State current,
+      String domain,
+      Rule rule,
+      Descriptor descriptor,
+      List<String> values,
+      long hits) {
     if (rule == null) {
       return new Status(Code.OK, null, 0, null, "", Outcome.UNMATCHED);
     }
@@ -187,13 +198,16 @@ public final class Decider {
       return refusal(rule, blocked, 0, null, tag);
     }
     KeyedRateLimiter<String> limiter =
-        rule.domain() == null ? overrideLimiters.get(rule.limits().get(0)) : current.limiters().get(rule);
+        rule.domain() == null
+            ? overrideLimiters.get(rule.limits().get(0))
+            : current.limiters().get(rule);
     Limit smallest = smallest(rule.limits());
     if (hits > smallest.permits()) {
       // No interval can ever hold these permits; refuse without counting.
       return refusal(rule, report(rule, smallest), 0, null, tag);
     }
-    Decision decision = limiter.decide(key(domain, rule.path(), descriptor.entries(), values), hits);
+    Decision decision =
+        limiter.decide(key(domain, rule.path(), descriptor.entries(), values), hits);
     ReportedLimit limit = report(rule, decision.limit());
     long remaining = Math.min(decision.remaining(), MAX_UINT32);
     if (decision.allowed()) {
@@ -229,14 +243,23 @@ public final class Decider {
     return smallest;
   }
 
-  private Rule overrideRule(String domain, Decisions.Override override) {
+  private Rule overrideRule(String domain, Decisions.LimitOverride override) {
     if (override.unit() == TimeUnitName.UNKNOWN || override.unit() == null) {
       throw new BadRequest(
           BadRequest.Kind.INVALID_ARGUMENT, "descriptor limit override needs a unit, was UNKNOWN");
     }
     if (override.requestsPerUnit() == 0) {
       return new Rule(
-          null, "override", List.of(), false, true, override.unit(), false, "", List.of(), "request",
+          null,
+          "override",
+          List.of(),
+          false,
+          true,
+          override.unit(),
+          false,
+          "",
+          List.of(),
+          "request",
           FailureMode.OPEN);
     }
     Limit limit = Limit.of(override.requestsPerUnit(), override.unit().length());
@@ -249,11 +272,22 @@ public final class Decider {
       overrideLimiters.computeIfAbsent(limit, l -> factory.create(List.of(l), FailureMode.OPEN));
     }
     return new Rule(
-        null, "override", List.of(limit), false, false, null, false, "", List.of(), "request",
+        null,
+        "override",
+        List.of(limit),
+        false,
+        false,
+        null,
+        false,
+        "",
+        List.of(),
+        "request",
         FailureMode.OPEN);
   }
 
-  /** Keys longer than this many characters are replaced by their SHA-256 (Redis ids are bounded). */
+  /**
+   * Keys longer than this many characters are replaced by their SHA-256 (Redis ids are bounded).
+   */
   static final int MAX_KEY_CHARS = 300;
 
   /**
@@ -292,7 +326,8 @@ public final class Decider {
       throw invalid("domain must not be empty");
     }
     if (domain.length() > MAX_DOMAIN_CHARS) {
-      throw invalid("domain must have at most " + MAX_DOMAIN_CHARS + " characters, had " + domain.length());
+      throw invalid(
+          "domain must have at most " + MAX_DOMAIN_CHARS + " characters, had " + domain.length());
     }
     if (!config.hasDomain(domain)) {
       throw new BadRequest(BadRequest.Kind.NOT_FOUND, "unknown domain '" + domain + "'");
@@ -313,7 +348,8 @@ public final class Decider {
         throw invalid("descriptor " + i + " has no entries");
       }
       if (entries.size() > MAX_ENTRIES) {
-        throw invalid("descriptor " + i + " has " + entries.size() + " entries, at most " + MAX_ENTRIES);
+        throw invalid(
+            "descriptor " + i + " has " + entries.size() + " entries, at most " + MAX_ENTRIES);
       }
       for (Entry entry : entries) {
         if (entry.key() == null || entry.key().isEmpty()) {
@@ -324,13 +360,21 @@ public final class Decider {
         }
         if (entry.key().length() > MAX_TEXT_CHARS || entry.value().length() > MAX_TEXT_CHARS) {
           throw invalid(
-              "descriptor " + i + " has an entry key or value longer than " + MAX_TEXT_CHARS + " characters");
+              "descriptor "
+                  + i
+                  + " has an entry key or value longer than "
+                  + MAX_TEXT_CHARS
+                  + " characters");
         }
       }
       Long hits = descriptor.hits();
       if (hits != null && (hits < 0 || hits > MAX_UINT32)) {
         throw invalid(
-            "descriptor " + i + " hits_addend must be from 0 to " + MAX_UINT32 + ", was "
+            "descriptor "
+                + i
+                + " hits_addend must be from 0 to "
+                + MAX_UINT32
+                + ", was "
                 + Long.toUnsignedString(hits));
       }
       if (descriptor.override() != null && descriptor.override().requestsPerUnit() > MAX_UINT32) {

@@ -15,7 +15,7 @@ public final class Decisions {
    * A limit sent with a descriptor in place of the configured one (Envoy's {@code
    * RateLimitOverride}).
    */
-  public record Override(long requestsPerUnit, TimeUnitName unit) {}
+  public record LimitOverride(long requestsPerUnit, TimeUnitName unit) {}
 
   /**
    * One descriptor to decide.
@@ -24,7 +24,7 @@ public final class Decisions {
    * @param hits permits it takes, or null to take the request's
    * @param override a limit to use instead of the configuration's, or null
    */
-  public record Descriptor(List<Entry> entries, Long hits, Override override) {
+  public record Descriptor(List<Entry> entries, Long hits, LimitOverride override) {
     public Descriptor {
       entries = List.copyOf(entries);
     }
@@ -58,8 +58,8 @@ public final class Decisions {
   /**
    * A limit as reported back: Envoy's {@code RateLimit}.
    *
-   * @param name the rule's name, or for a window that is no named unit a description such as
-   *     {@code "100 per PT1M30S"}
+   * @param name the rule's name, or for a window that is no named unit a description such as {@code
+   *     "100 per PT1M30S"}
    * @param requestsPerUnit the permits per window
    * @param unit the window's unit; {@link TimeUnitName#UNKNOWN} when it is no named unit
    * @param window the window

@@ -58,8 +58,8 @@ final class DescriptorNode {
   }
 
   /**
-   * The child the entry {@code (key, value)} selects, as envoyproxy/ratelimit chooses it: the
-   * child with exactly this key and value, else the first wildcard child of this key whose pattern
+   * The child the entry {@code (key, value)} selects, as envoyproxy/ratelimit chooses it: the child
+   * with exactly this key and value, else the first wildcard child of this key whose pattern
    * matches the value, else the child with this key and no value; null if none.
    */
   Child select(String key, String value) {

@@ -57,7 +57,9 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
       LOG.log(Level.ERROR, "ShouldRateLimit failed for domain " + request.getDomain(), e);
       metrics.refused("grpc", "internal");
       responseObserver.onError(
-          Status.INTERNAL.withDescription("the rate limit service failed: " + e).asRuntimeException());
+          Status.INTERNAL
+              .withDescription("the rate limit service failed: " + e)
+              .asRuntimeException());
       return;
     }
     responseObserver.onNext(response);
@@ -72,10 +74,10 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
         entries.add(new Entry(entry.getKey(), entry.getValue()));
       }
       Long hits = descriptor.hasHitsAddend() ? descriptor.getHitsAddend().getValue() : null;
-      Decisions.Override override = null;
+      Decisions.LimitOverride override = null;
       if (descriptor.hasLimit()) {
         override =
-            new Decisions.Override(
+            new Decisions.LimitOverride(
                 Integer.toUnsignedLong(descriptor.getLimit().getRequestsPerUnit()),
                 unit(descriptor.getLimit().getUnit()));
       }

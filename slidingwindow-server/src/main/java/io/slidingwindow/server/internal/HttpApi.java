@@ -30,11 +30,11 @@ import java.util.concurrent.locks.LockSupport;
  * The HTTP endpoints, on the JDK's {@link HttpServer}:
  *
  * <ul>
- *   <li>{@code POST /v1/decide}: a JSON request {@code {"domain": "...", "hits": 1,
- *       "descriptors": [{"entries": [{"key": "...", "value": "..."}], "hits": 2}]}}; answers 200
- *       when allowed, 429 when over limit, with the statuses as JSON; 400 for malformed JSON or a
- *       malformed request, 404 for an unknown domain, 413 for a body over {@value #MAX_BODY_BYTES}
- *       bytes, 405 for another method.
+ *   <li>{@code POST /v1/decide}: a JSON request {@code {"domain": "...", "hits": 1, "descriptors":
+ *       [{"entries": [{"key": "...", "value": "..."}], "hits": 2}]}}; answers 200 when allowed, 429
+ *       when over limit, with the statuses as JSON; 400 for malformed JSON or a malformed request,
+ *       404 for an unknown domain, 413 for a body over {@value #MAX_BODY_BYTES} bytes, 405 for
+ *       another method.
  *   <li>{@code GET /metrics}: Prometheus's text format.
  *   <li>{@code GET /healthcheck}: 200 {@code OK}.
  *   <li>{@code GET /v1/stats}: the loaded domains, rule count and last reload error as JSON.
@@ -60,7 +60,10 @@ public final class HttpApi {
     this.watcher = watcher;
     json.getFactory()
         .setStreamReadConstraints(
-            StreamReadConstraints.builder().maxNestingDepth(16).maxStringLength(MAX_BODY_BYTES).build());
+            StreamReadConstraints.builder()
+                .maxNestingDepth(16)
+                .maxStringLength(MAX_BODY_BYTES)
+                .build());
   }
 
   /** Registers the endpoints on {@code server}. */
@@ -176,7 +179,10 @@ public final class HttpApi {
         out.put("durationUntilResetMillis", ceilMillis(status.untilReset()));
       }
     }
-    send(exchange, verdict.overall() == Decisions.Code.OK ? 200 : 429, "application/json",
+    send(
+        exchange,
+        verdict.overall() == Decisions.Code.OK ? 200 : 429,
+        "application/json",
         json.writeValueAsString(answer));
   }
 
@@ -242,9 +248,12 @@ public final class HttpApi {
     if (node == null || node.isNull()) {
       return 0;
     }
-    if (!node.isIntegralNumber() || !node.canConvertToLong() || node.longValue() < 0
+    if (!node.isIntegralNumber()
+        || !node.canConvertToLong()
+        || node.longValue() < 0
         || node.longValue() > Decider.MAX_UINT32) {
-      throw invalid(where + " must be a whole number from 0 to " + Decider.MAX_UINT32 + ", was " + node);
+      throw invalid(
+          where + " must be a whole number from 0 to " + Decider.MAX_UINT32 + ", was " + node);
     }
     return node.longValue();
   }

@@ -46,10 +46,11 @@ public final class RateLimitConfig {
   }
 
   /**
-   * The rule that a descriptor with these entries selects in {@code domain}, as envoyproxy/ratelimit
-   * selects it: entry {@code i} is looked up among the children selected by entry {@code i - 1}
-   * (see {@link DescriptorNode#select}), and only a rule at the level of the last entry applies, so
-   * a descriptor with more or fewer entries than the configured nesting matches nothing.
+   * The rule that a descriptor with these entries selects in {@code domain}, as
+   * envoyproxy/ratelimit selects it: entry {@code i} is looked up among the children selected by
+   * entry {@code i - 1} (see {@link DescriptorNode#select}), and only a rule at the level of the
+   * last entry applies, so a descriptor with more or fewer entries than the configured nesting
+   * matches nothing.
    *
    * @return the match, or null if no rule applies (or the domain is unknown)
    */
@@ -65,14 +66,18 @@ public final class RateLimitConfig {
       if (child == null) {
         return null;
       }
-      if (child.shareThreshold && child.patternParts != null && !child.value.equals(values.get(i))) {
+      if (child.shareThreshold
+          && child.patternParts != null
+          && !child.value.equals(values.get(i))) {
         if (counted == null) {
           counted = new ArrayList<>(values);
         }
         counted.set(i, child.value);
       }
       if (i == last) {
-        return child.rule == null ? null : new Match(child.rule, counted == null ? values : counted);
+        return child.rule == null
+            ? null
+            : new Match(child.rule, counted == null ? values : counted);
       }
       if (child.children.isEmpty()) {
         return null;

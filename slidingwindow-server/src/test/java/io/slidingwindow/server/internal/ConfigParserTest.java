@@ -17,7 +17,8 @@ class ConfigParserTest {
         Configs.resources("envoy-config/messaging.yaml", "envoy-config/edge.yaml");
 
     assertThat(config.domains()).containsExactly("edge_proxy", "messaging");
-    Rule marketing = match(config, "messaging", "message_type", "marketing", "to_number", "2061111111");
+    Rule marketing =
+        match(config, "messaging", "message_type", "marketing", "to_number", "2061111111");
     assertThat(marketing.path()).isEqualTo("message_type_marketing.to_number");
     assertThat(marketing.limits()).containsExactly(Limit.of(5, Duration.ofDays(1)));
     assertThat(marketing.source()).isEqualTo("envoy-config/messaging.yaml line 10");
@@ -31,7 +32,8 @@ class ConfigParserTest {
 
     assertThat(config.domains()).containsExactly("demo");
     assertThat(match(config, "demo", "api", "v1", "user", "alice").limits())
-        .containsExactly(Limit.of(5, Duration.ofSeconds(10)), Limit.of(100, Duration.ofSeconds(90)));
+        .containsExactly(
+            Limit.of(5, Duration.ofSeconds(10)), Limit.of(100, Duration.ofSeconds(90)));
   }
 
   @Test
@@ -49,9 +51,7 @@ class ConfigParserTest {
     RateLimitConfig config = Configs.resources("envoy-config/messaging.yaml");
 
     assertThat(config.match("messaging", List.of("message_type"), List.of("marketing"))).isNull();
-    assertThat(
-            config.match(
-                "messaging", List.of("to_number", "extra"), List.of("2061111111", "x")))
+    assertThat(config.match("messaging", List.of("to_number", "extra"), List.of("2061111111", "x")))
         .isNull();
     assertThat(config.match("other", List.of("to_number"), List.of("1"))).isNull();
   }
@@ -121,7 +121,8 @@ class ConfigParserTest {
     assertFault(
         "domain: d\ndescriptors:\n  - key: a\n    rate_limit:\n      unit: second\n"
             + "      requests_per_unit: ten\n",
-        "test.yaml line 6: requests_per_unit must be a whole number from 0 to 4294967295, was 'ten'");
+        "test.yaml line 6: requests_per_unit must be a whole number from 0 to 4294967295, was"
+            + " 'ten'");
     assertFault(
         "domain: d\ndescriptors:\n  - key: a\n    colour: red\n",
         "test.yaml line 4: unknown key 'colour' in a descriptor; allowed:");
@@ -139,8 +140,15 @@ class ConfigParserTest {
             + "      unit: second\n",
         "test.yaml line 6: an unlimited rate_limit has no unit");
     assertFault(
-        "domain: d\ndescriptors:\n  - key: a\n    rate_limit:\n      name: n\n"
-            + "      replaces:\n        - name: n\n      unit: second\n      requests_per_unit: 1\n",
+        "domain: d\n"
+            + "descriptors:\n"
+            + "  - key: a\n"
+            + "    rate_limit:\n"
+            + "      name: n\n"
+            + "      replaces:\n"
+            + "        - name: n\n"
+            + "      unit: second\n"
+            + "      requests_per_unit: 1\n",
         "test.yaml line 7: replaces should not contain the name of its own rate_limit, 'n'");
     assertFault(
         "domain: d\ndescriptors:\n  - key: a\n    value: b\n    share_threshold: true\n",

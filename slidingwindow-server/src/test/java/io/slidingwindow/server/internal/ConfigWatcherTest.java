@@ -40,13 +40,15 @@ class ConfigWatcherTest {
 
     assertThat(watcher.check()).isFalse();
     Files.writeString(
-        file, LIMITS + "  - key: b\n    rate_limit:\n      unit: hour\n      requests_per_unit: 1\n");
+        file,
+        LIMITS + "  - key: b\n    rate_limit:\n      unit: hour\n      requests_per_unit: 1\n");
     assertThat(watcher.check()).isTrue();
 
     assertThat(decide(decider, "a")).isEqualTo(Code.OVER_LIMIT);
     assertThat(decide(decider, "b")).isEqualTo(Code.OK);
     assertThat(decide(decider, "b")).isEqualTo(Code.OVER_LIMIT);
-    assertThat(metrics.scrape()).contains("slidingwindow_server_config_reloads_total{result=\"success\"} 1.0");
+    assertThat(metrics.scrape())
+        .contains("slidingwindow_server_config_reloads_total{result=\"success\"} 1.0");
   }
 
   @Test
@@ -66,7 +68,8 @@ class ConfigWatcherTest {
     assertThat(decide(decider, "a")).isEqualTo(Code.OK);
     assertThat(decide(decider, "a")).isEqualTo(Code.OVER_LIMIT);
     assertThat(watcher.check()).isFalse();
-    assertThat(metrics.scrape()).contains("slidingwindow_server_config_reloads_total{result=\"failure\"} 1.0");
+    assertThat(metrics.scrape())
+        .contains("slidingwindow_server_config_reloads_total{result=\"failure\"} 1.0");
 
     Files.writeString(file, LIMITS.replace("requests_per_unit: 2", "requests_per_unit: 2 # same"));
     assertThat(watcher.check()).isTrue();

@@ -50,7 +50,8 @@ class DeciderTest {
     // Without share_threshold each value counts on its own.
     for (int i = 0; i < 2; i++) {
       assertThat(
-              decider.decide("edge_proxy", List.of(descriptor("path", "/api/" + i + "/action")), 0)
+              decider
+                  .decide("edge_proxy", List.of(descriptor("path", "/api/" + i + "/action")), 0)
                   .overall())
           .isEqualTo(Code.OK);
     }
@@ -95,7 +96,11 @@ class DeciderTest {
   void decide_descriptorHitsOverrideTheRequestsAndZeroMeansOne() throws ConfigException {
     Decider decider =
         new Decider(
-            Configs.parse("domain: d\ndescriptors:\n  - key: a\n    rate_limits: [{requests: 10, window: 1500ms}]\n"),
+            Configs.parse(
+                "domain: d\n"
+                    + "descriptors:\n"
+                    + "  - key: a\n"
+                    + "    rate_limits: [{requests: 10, window: 1500ms}]\n"),
             ticker,
             1000);
 
@@ -108,7 +113,9 @@ class DeciderTest {
                 new Descriptor(List.of(new Entry("a", "3")), 0L, null)),
             3);
 
-    assertThat(verdict.statuses()).extracting(Decisions.Status::remaining).containsExactly(6L, 7L, 9L);
+    assertThat(verdict.statuses())
+        .extracting(Decisions.Status::remaining)
+        .containsExactly(6L, 7L, 9L);
     assertThat(verdict.statuses().get(0).limit().name()).isEqualTo("10 per PT1.5S");
   }
 
