@@ -21,8 +21,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -77,7 +83,12 @@ class EnvoyGrpcIT {
             .reloadInterval(Duration.ZERO)
             .start();
     channel = NettyChannelBuilder.forAddress("127.0.0.1", server.grpcPort()).usePlaintext().build();
-    stub = RateLimitServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+    stub = RateLimitServiceGrpc.newBlockingStub(channel);
+  }
+
+  /** The stub with a deadline for one call (a deadline is a point in time, not a duration). */
+  private RateLimitServiceGrpc.RateLimitServiceBlockingStub stub() {
+    return stub.withDeadlineAfter(10, TimeUnit.SECONDS);
   }
 
   @AfterEach
@@ -88,10 +99,10 @@ class EnvoyGrpcIT {
 
   @Test
   void shouldRateLimit_overTheLimit_answersOkThenOverLimitThenOkOnceTheWindowPassed() {
-    RateLimitResponse first = stub.shouldRateLimit(request("client", "10.0.0.1"));
-    RateLimitResponse second = stub.shouldRateLimit(request("client", "10.0.0.1"));
+    RateLimitResponse first = stub().shouldRateLimit(request("client", "10.0.0.1"));
+    RateLimitResponse second = stub().shouldRateLimit(request("client", "10.0.0.1"));
     ticker.advance(Duration.ofSeconds(20));
-    RateLimitResponse third = stub.shouldRateLimit(request("client", "10.0.0.1"));
+    RateLimitResponse third = stub().shouldRateLimit(request("client", "10.0.0.1"));
 
     assertThat(first.getOverallCode()).isEqualTo(Code.OK);
     RateLimitResponse.DescriptorStatus status = first.getStatuses(0);
@@ -111,12 +122,12 @@ class EnvoyGrpcIT {
     assertThat(retryAfter).isBetween(Duration.ofSeconds(40), Duration.ofMillis(40_060));
 
     ticker.advance(retryAfter.minusNanos(1));
-    assertThat(stub.shouldRateLimit(request("client", "10.0.0.1")).getOverallCode())
+    assertThat(stub().shouldRateLimit(request("client", "10.0.0.1")).getOverallCode())
         .isEqualTo(Code.OVER_LIMIT);
     ticker.advance(1);
-    assertThat(stub.shouldRateLimit(request("client", "10.0.0.1")).getOverallCode())
+    assertThat(stub().shouldRateLimit(request("client", "10.0.0.1")).getOverallCode())
         .isEqualTo(Code.OK);
-    assertThat(stub.shouldRateLimit(request("client", "10.0.0.2")).getOverallCode())
+    assertThat(stub().shouldRateLimit(request("client", "10.0.0.2")).getOverallCode())
         .isEqualTo(Code.OK);
   }
 
@@ -136,7 +147,7 @@ class EnvoyGrpcIT {
       long hits = 1 + random.nextInt(3);
       long now = ticker.read();
       RateLimitResponse response =
-          stub.shouldRateLimit(request("user", "u1").toBuilder().setHitsAddend((int) hits).build());
+          stub().shouldRateLimit(request("user", "u1").toBuilder().setHitsAddend((int) hits).build());
       if (response.getOverallCode() == Code.OK) {
         shortOracle.record(now, hits);
         longOracle.record(now, hits);
@@ -161,9 +172,38 @@ class EnvoyGrpcIT {
   }
 
   @Test
+  void shouldRateLimit_manyThreadsOnOneKeyAtOneInstant_grantExactlyTheLimit() throws Exception {
+    // client: 2 per minute; 8 threads ask 25 times each while the clock stands still.
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    AtomicInteger granted = new AtomicInteger();
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < 8; t++) {
+        done.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 25; i++) {
+                    if (stub().shouldRateLimit(request("client", "hot")).getOverallCode()
+                        == Code.OK) {
+                      granted.incrementAndGet();
+                    }
+                  }
+                }));
+      }
+      for (Future<?> future : done) {
+        future.get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+
+    assertThat(granted.get()).isEqualTo(2);
+  }
+
+  @Test
   void shouldRateLimit_severalDescriptors_isOverLimitIfAnyIs() {
     RateLimitResponse response =
-        stub.shouldRateLimit(
+        stub().shouldRateLimit(
             RateLimitRequest.newBuilder()
                 .setDomain("api")
                 .addDescriptors(descriptor("free", "x"))
@@ -182,8 +222,8 @@ class EnvoyGrpcIT {
 
   @Test
   void shouldRateLimit_shadowMode_answersOkButDoesNotCount() {
-    assertThat(stub.shouldRateLimit(request("trial", "t")).getOverallCode()).isEqualTo(Code.OK);
-    RateLimitResponse shadowed = stub.shouldRateLimit(request("trial", "t"));
+    assertThat(stub().shouldRateLimit(request("trial", "t")).getOverallCode()).isEqualTo(Code.OK);
+    RateLimitResponse shadowed = stub().shouldRateLimit(request("trial", "t"));
 
     assertThat(shadowed.getOverallCode()).isEqualTo(Code.OK);
     assertThat(shadowed.getStatuses(0).getCode()).isEqualTo(Code.OK);
@@ -193,9 +233,9 @@ class EnvoyGrpcIT {
   @Test
   void shouldRateLimit_hitsAbove_theLimitAreOverLimitAndCountNothing() {
     RateLimitResponse tooMany =
-        stub.shouldRateLimit(request("client", "c").toBuilder().setHitsAddend(3).build());
+        stub().shouldRateLimit(request("client", "c").toBuilder().setHitsAddend(3).build());
     RateLimitResponse descriptorHits =
-        stub.shouldRateLimit(
+        stub().shouldRateLimit(
             RateLimitRequest.newBuilder()
                 .setDomain("api")
                 .addDescriptors(
@@ -219,8 +259,8 @@ class EnvoyGrpcIT {
     RateLimitRequest request =
         RateLimitRequest.newBuilder().setDomain("api").addDescriptors(overridden).build();
 
-    assertThat(stub.shouldRateLimit(request).getOverallCode()).isEqualTo(Code.OK);
-    RateLimitResponse second = stub.shouldRateLimit(request);
+    assertThat(stub().shouldRateLimit(request).getOverallCode()).isEqualTo(Code.OK);
+    RateLimitResponse second = stub().shouldRateLimit(request);
     assertThat(second.getOverallCode()).isEqualTo(Code.OVER_LIMIT);
     assertThat(second.getStatuses(0).getCurrentLimit().getUnit())
         .isEqualTo(RateLimitResponse.RateLimit.Unit.HOUR);
@@ -277,11 +317,11 @@ class EnvoyGrpcIT {
         Status.Code.INVALID_ARGUMENT,
         "descriptor limit override needs a unit");
 
-    assertThat(stub.shouldRateLimit(request("client", "c")).getOverallCode()).isEqualTo(Code.OK);
+    assertThat(stub().shouldRateLimit(request("client", "c")).getOverallCode()).isEqualTo(Code.OK);
   }
 
   private void assertStatus(RateLimitRequest request, Status.Code code, String message) {
-    assertThatThrownBy(() -> stub.shouldRateLimit(request))
+    assertThatThrownBy(() -> stub().shouldRateLimit(request))
         .isInstanceOfSatisfying(
             StatusRuntimeException.class,
             e -> {
