@@ -90,6 +90,28 @@ class HttpApiIT {
   }
 
   @Test
+  void json_envoyRatelimitsEndpoint_answersInProtobufJson() throws Exception {
+    String body =
+        "{\"domain\": \"web\", \"hitsAddend\": 2,"
+            + " \"descriptors\": [{\"entries\": [{\"key\": \"client\", \"value\": \"j\"}]}]}";
+
+    HttpResponse<String> first = post("/json", body);
+    HttpResponse<String> second = post("/json", body);
+
+    assertThat(first.statusCode()).isEqualTo(200);
+    JsonNode allowed = json.readTree(first.body());
+    assertThat(allowed.get("overallCode").asText()).isEqualTo("OK");
+    assertThat(allowed.get("statuses").get(0).get("currentLimit").get("requestsPerUnit").asInt())
+        .isEqualTo(2);
+    assertThat(allowed.get("statuses").get(0).get("currentLimit").get("unit").asText())
+        .isEqualTo("MINUTE");
+    assertThat(second.statusCode()).isEqualTo(429);
+    assertThat(json.readTree(second.body()).get("overallCode").asText()).isEqualTo("OVER_LIMIT");
+    assertError(post("/json", "{\"domain\": 5"), 400, "not a RateLimitRequest in JSON");
+    assertError(post("/json", "{\"domain\": \"web\"}"), 400, "descriptors must not be empty");
+  }
+
+  @Test
   void decide_badRequests_answer4xxWithTheReason() throws Exception {
     assertError(post("/v1/decide", "{\"domain\": \"web\", "), 400, "malformed JSON");
     assertError(post("/v1/decide", "[1, 2]"), 400, "the body must be a JSON object");

@@ -66,7 +66,7 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
     responseObserver.onCompleted();
   }
 
-  private static List<Descriptor> descriptors(List<RateLimitDescriptor> descriptors) {
+  static List<Descriptor> descriptors(List<RateLimitDescriptor> descriptors) {
     List<Descriptor> converted = new ArrayList<>(descriptors.size());
     for (RateLimitDescriptor descriptor : descriptors) {
       List<Entry> entries = new ArrayList<>(descriptor.getEntriesCount());

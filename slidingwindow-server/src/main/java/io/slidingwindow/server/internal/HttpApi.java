@@ -6,9 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.util.JsonFormat;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.slidingwindow.server.internal.Decisions.BadRequest;
 import io.slidingwindow.server.internal.Decisions.Descriptor;
 import io.slidingwindow.server.internal.Decisions.Entry;
@@ -35,6 +38,9 @@ import java.util.concurrent.locks.LockSupport;
  *       when over limit, with the statuses as JSON; 400 for malformed JSON or a malformed request,
  *       404 for an unknown domain, 413 for a body over {@value #MAX_BODY_BYTES} bytes, 405 for
  *       another method.
+ *   <li>{@code POST /json}: envoyproxy/ratelimit's endpoint: a {@code RateLimitRequest} in
+ *       protobuf's JSON mapping, answered with a {@code RateLimitResponse} the same way; 200 when
+ *       allowed, 429 when over limit, 400 or 404 (as above) with {@code {"error": ...}}.
  *   <li>{@code GET /metrics}: Prometheus's text format.
  *   <li>{@code GET /healthcheck}: 200 {@code OK}.
  *   <li>{@code GET /v1/stats}: the loaded domains, rule count and last reload error as JSON.
@@ -69,6 +75,7 @@ public final class HttpApi {
   /** Registers the endpoints on {@code server}. */
   public void register(HttpServer server) {
     server.createContext("/v1/decide", guarded("POST", this::decide));
+    server.createContext("/json", guarded("POST", this::envoyJson));
     server.createContext("/metrics", guarded("GET", this::metrics));
     server.createContext("/healthcheck", guarded("GET", e -> send(e, 200, "text/plain", "OK")));
     server.createContext("/v1/stats", guarded("GET", this::stats));
@@ -184,6 +191,42 @@ public final class HttpApi {
         verdict.overall() == Decisions.Code.OK ? 200 : 429,
         "application/json",
         json.writeValueAsString(answer));
+  }
+
+  private void envoyJson(HttpExchange exchange) throws IOException {
+    long start = System.nanoTime();
+    byte[] body = readBody(exchange);
+    if (body == null) {
+      metrics.refused("http", "too_large");
+      sendError(exchange, 413, "the body must be at most " + MAX_BODY_BYTES + " bytes");
+      return;
+    }
+    RateLimitRequest.Builder request = RateLimitRequest.newBuilder();
+    try {
+      JsonFormat.parser().merge(new String(body, StandardCharsets.UTF_8), request);
+    } catch (InvalidProtocolBufferException | RuntimeException e) {
+      metrics.refused("http", "malformed_json");
+      sendError(exchange, 400, "not a RateLimitRequest in JSON: " + e.getMessage());
+      return;
+    }
+    Verdict verdict;
+    try {
+      verdict =
+          decider.decide(
+              request.getDomain(),
+              EnvoyRateLimitService.descriptors(request.getDescriptorsList()),
+              Integer.toUnsignedLong(request.getHitsAddend()));
+    } catch (BadRequest e) {
+      metrics.refused("http", e.kind().name().toLowerCase(Locale.ROOT));
+      sendError(exchange, e.kind() == BadRequest.Kind.NOT_FOUND ? 404 : 400, e.getMessage());
+      return;
+    }
+    metrics.decided("http", request.getDomain(), verdict, System.nanoTime() - start);
+    send(
+        exchange,
+        verdict.overall() == Decisions.Code.OK ? 200 : 429,
+        "application/json",
+        JsonFormat.printer().print(EnvoyRateLimitService.toResponse(verdict)));
   }
 
   private static long ceilMillis(java.time.Duration d) {
