@@ -23,6 +23,12 @@ final class Keys {
   /** The most bytes an id may take once encoded (UTF-8, or UTF-16 for malformed strings). */
   static final int MAX_ID_BYTES = 1024;
 
+  /**
+   * The key the health probe writes to (an expiry on a key that never exists). Its tag starts with
+   * neither marker letter, so no id's keys are ever this key.
+   */
+  static final String PROBE_KEY = "sw:{health}:probe";
+
   private static final Base64.Encoder BASE64 = Base64.getUrlEncoder().withoutPadding();
 
   private Keys() {}

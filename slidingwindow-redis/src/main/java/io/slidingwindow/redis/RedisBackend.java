@@ -17,7 +17,9 @@ import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A connection to Redis (standalone, Sentinel or Cluster) that runs this library's scripts, over
@@ -86,9 +88,59 @@ public final class RedisBackend implements AutoCloseable {
       String description) {
     this.connection = connection;
     this.scripts = scripts;
-    this.calls = new ScriptCalls(scripts);
+    this.description = redact(description);
+    this.calls = new ScriptCalls(scripts, new ProblemReport(this.description));
     this.owned = owned;
-    this.description = description;
+  }
+
+  /** {@code text} with the password of every URI in it ({@code //user:password@}) masked. */
+  static String redact(String text) {
+    return text.replaceAll("(//[^/@\\s:]*:)[^/@\\s]*@", "$1***@");
+  }
+
+  /**
+   * Probes Redis with a script that writes to one key of the library's own, as the limiter's
+   * script does, and says whether it ran: down with a {@link RedisProblem} when Redis refuses it
+   * for a lasting reason (a replica, no scripting, credentials, ACL rights), down without one when
+   * Redis did not answer within {@code timeout} or could not be reached. Blocks for at most about
+   * {@code timeout}; meant for health checks and start-up, not for every request.
+   *
+   * @throws IllegalArgumentException if {@code timeout} is null or not positive
+   */
+  public RedisHealth health(Duration timeout) {
+    if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+    }
+    try {
+      calls.await(
+          calls.run(Script.PROBE, new String[] {Keys.PROBE_KEY}, new String[0]),
+          timeout.toNanos());
+      return RedisHealth.healthy();
+    } catch (TimeoutException e) {
+      return RedisHealth.down(null, "no answer within " + timeout);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return RedisHealth.down(null, "interrupted while waiting for Redis");
+    } catch (ExecutionException e) {
+      Throwable cause = ScriptCalls.unwrap(e.getCause());
+      String reply = scripts.errorReply(cause);
+      if (reply == null) {
+        return RedisHealth.down(null, "no answer: " + cause);
+      }
+      return RedisHealth.down(RedisProblem.of(reply), reply);
+    } catch (RuntimeException e) {
+      return RedisHealth.down(null, "cannot call Redis: " + e);
+    }
+  }
+
+  /**
+   * The lasting problem that the latest failed calls of this backend's limiters and counters met
+   * (a replica, no scripting, credentials, ACL rights), or null if none, or if a call succeeded
+   * since. Costs nothing: it reads what the calls reported. The first occurrence of each problem is
+   * also logged at ERROR on the logger {@code io.slidingwindow.redis}.
+   */
+  public RedisProblem latestProblem() {
+    return calls.problems().latest();
   }
 
   /**

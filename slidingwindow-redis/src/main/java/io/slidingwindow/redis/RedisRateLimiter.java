@@ -158,7 +158,12 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     return List.of(calls.keys(id));
   }
 
-  boolean isBreakerOpen() {
+  /**
+   * Whether this limiter's circuit breaker is open: Redis failed often enough in a row that calls
+   * are turned away to the failure policy without reaching Redis, until the next probe. For health
+   * checks; it reads one field.
+   */
+  public boolean isBreakerOpen() {
     return calls.isBreakerOpen();
   }
 

@@ -45,13 +45,24 @@ final class ScriptCalls {
   }
 
   private final ScriptClient client;
+  private final ProblemReport problems;
 
   ScriptCalls(ScriptClient client) {
+    this(client, new ProblemReport("(unnamed)"));
+  }
+
+  ScriptCalls(ScriptClient client, ProblemReport problems) {
     this.client = client;
+    this.problems = problems;
   }
 
   ScriptClient client() {
     return client;
+  }
+
+  /** The lasting problems met by this backend's calls. */
+  ProblemReport problems() {
+    return problems;
   }
 
   /**
@@ -169,6 +180,7 @@ final class ScriptCalls {
     attempt.whenComplete(
         (reply, error) -> {
           if (error == null) {
+            problems.onSuccess();
             call.complete(reply);
             return;
           }
@@ -186,6 +198,8 @@ final class ScriptCalls {
             default -> {
               if (errorReply == null) {
                 client.onNoAnswer(cause);
+              } else {
+                problems.onErrorReply(errorReply);
               }
               call.completeExceptionally(cause);
             }
