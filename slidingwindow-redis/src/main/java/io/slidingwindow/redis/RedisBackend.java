@@ -2,6 +2,7 @@ package io.slidingwindow.redis;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -343,8 +344,30 @@ public final class RedisBackend implements AutoCloseable {
     } catch (RuntimeException e) {
       client.shutdown();
       resources.shutdown();
-      throw e;
+      throw explained(e, description);
     }
+  }
+
+  /**
+   * {@code failure} to connect, as a {@link RedisConnectionException} that says why when Redis's
+   * reply in its causes names a {@link RedisProblem} (wrong credentials, say), and names the server
+   * with its password masked; {@code failure} itself otherwise.
+   */
+  static RuntimeException explained(RuntimeException failure, String description) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      RedisProblem problem = RedisProblem.of(t.getMessage());
+      if (problem != null) {
+        return new RedisConnectionException(
+            "cannot connect to "
+                + redact(description)
+                + ": "
+                + problem.explanation()
+                + "; Redis replied: "
+                + t.getMessage(),
+            failure);
+      }
+    }
+    return failure;
   }
 
   private static ClientResources resources() {
