@@ -25,13 +25,13 @@ final class RuleBinder {
    * @throws IllegalArgumentException naming the property and its value if one is invalid
    */
   static List<RateLimitRule> rules(
-      SlidingWindowProperties properties,
+      SlidingWindowHttpProperties properties,
       ClientIpResolver clientIp,
       Function<String, KeyResolver> keyResolverBeans) {
     List<RateLimitRule> rules = new ArrayList<>();
-    for (Map.Entry<String, SlidingWindowProperties.Rule> e : properties.getRules().entrySet()) {
-      String prefix = SlidingWindowProperties.PREFIX + ".rules." + e.getKey();
-      SlidingWindowProperties.Rule rule = e.getValue();
+    for (Map.Entry<String, SlidingWindowHttpProperties.Rule> e : properties.getRules().entrySet()) {
+      String prefix = SlidingWindowHttpProperties.PREFIX + ".rules." + e.getKey();
+      SlidingWindowHttpProperties.Rule rule = e.getValue();
       RateLimitRule.Builder builder;
       try {
         builder = RateLimitRule.builder(e.getKey());
@@ -66,7 +66,7 @@ final class RuleBinder {
   }
 
   /** A limit from its properties. */
-  static Limit limit(String prefix, SlidingWindowProperties.LimitSpec spec) {
+  static Limit limit(String prefix, SlidingWindowHttpProperties.LimitSpec spec) {
     if (spec == null) {
       throw new IllegalArgumentException(prefix + " must not be empty");
     }

@@ -50,11 +50,11 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(RateLimitFilter.class)
 @ConditionalOnProperty(
-    prefix = SlidingWindowProperties.PREFIX,
+    prefix = SlidingWindowHttpProperties.PREFIX,
     name = "enabled",
     havingValue = "true",
     matchIfMissing = true)
-@EnableConfigurationProperties(SlidingWindowProperties.class)
+@EnableConfigurationProperties(SlidingWindowHttpProperties.class)
 public class SlidingWindowAutoConfiguration {
 
   /** The clock of the in-memory limiters. */
@@ -67,18 +67,18 @@ public class SlidingWindowAutoConfiguration {
   /** Finds client addresses, believing X-Forwarded-For only from the trusted proxies. */
   @Bean
   @ConditionalOnMissingBean
-  public ClientIpResolver slidingWindowClientIpResolver(SlidingWindowProperties properties) {
+  public ClientIpResolver slidingWindowClientIpResolver(SlidingWindowHttpProperties properties) {
     ClientIpResolver resolver;
     try {
       resolver = ClientIpResolver.trusting(properties.getTrustedProxies());
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
-          SlidingWindowProperties.PREFIX + ".trusted-proxies is invalid: " + e.getMessage(), e);
+          SlidingWindowHttpProperties.PREFIX + ".trusted-proxies is invalid: " + e.getMessage(), e);
     }
     int bits = properties.getIpv6PrefixLength();
     if (bits < 1 || bits > 128) {
       throw new IllegalArgumentException(
-          SlidingWindowProperties.PREFIX + ".ipv6-prefix-length must be 1..128, was " + bits);
+          SlidingWindowHttpProperties.PREFIX + ".ipv6-prefix-length must be 1..128, was " + bits);
     }
     return resolver.withIpv6PrefixLength(bits);
   }
@@ -95,11 +95,11 @@ public class SlidingWindowAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public RateLimiterFactory slidingWindowRateLimiterFactory(
-      SlidingWindowProperties properties, Ticker ticker) {
+      SlidingWindowHttpProperties properties, Ticker ticker) {
     long maxKeys = properties.getMaxKeysPerRule();
     if (maxKeys <= 0 || maxKeys > Integer.MAX_VALUE) {
       throw new IllegalArgumentException(
-          SlidingWindowProperties.PREFIX
+          SlidingWindowHttpProperties.PREFIX
               + ".max-keys-per-rule must be between 1 and "
               + Integer.MAX_VALUE
               + ", was "
@@ -128,7 +128,7 @@ public class SlidingWindowAutoConfiguration {
    */
   @Bean
   @ConditionalOnMissingBean
-  public PathFirewall slidingWindowPathFirewall(SlidingWindowProperties properties) {
+  public PathFirewall slidingWindowPathFirewall(SlidingWindowHttpProperties properties) {
     return properties.getPathFirewall().toFirewall();
   }
 
@@ -136,7 +136,7 @@ public class SlidingWindowAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public RateLimitEnforcer slidingWindowRateLimitEnforcer(
-      SlidingWindowProperties properties,
+      SlidingWindowHttpProperties properties,
       ClientIpResolver clientIp,
       RateLimiterFactory limiterFactory,
       ObjectProvider<RateLimitListener> listeners,
@@ -157,7 +157,7 @@ public class SlidingWindowAutoConfiguration {
   @Bean
   @ConditionalOnMissingFilterBean(RateLimitFilter.class)
   public FilterRegistrationBean<RateLimitFilter> slidingWindowRateLimitFilter(
-      RateLimitEnforcer enforcer, SlidingWindowProperties properties) {
+      RateLimitEnforcer enforcer, SlidingWindowHttpProperties properties) {
     FilterRegistrationBean<RateLimitFilter> registration =
         new FilterRegistrationBean<>(new RateLimitFilter(enforcer));
     registration.setName("slidingWindowRateLimitFilter");
@@ -178,7 +178,7 @@ public class SlidingWindowAutoConfiguration {
         ObjectProvider<RateLimitListener> listeners,
         ObjectProvider<MeterRegistry> registry,
         ClientIpResolver clientIp,
-        SlidingWindowProperties properties,
+        SlidingWindowHttpProperties properties,
         ListableBeanFactory beans) {
       return new RateLimitInterceptor(
           limiterFactory,

@@ -31,8 +31,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * <p>Values are checked when the application starts; a bad one stops it with a message naming the
  * property. Mutable, as Spring binding needs; read only at start-up.
  */
-@ConfigurationProperties(prefix = SlidingWindowProperties.PREFIX)
-public class SlidingWindowProperties {
+@ConfigurationProperties(prefix = SlidingWindowHttpProperties.PREFIX)
+public class SlidingWindowHttpProperties {
 
   /** The prefix of every property here. */
   public static final String PREFIX = "slidingwindow.http";
