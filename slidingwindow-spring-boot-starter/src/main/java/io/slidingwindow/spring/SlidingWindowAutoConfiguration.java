@@ -1,5 +1,7 @@
 package io.slidingwindow.spring;
 
+import static io.slidingwindow.spring.PropertyChecks.bind;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.servlet.ClientIpResolver;
@@ -68,19 +70,13 @@ public class SlidingWindowAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public ClientIpResolver slidingWindowClientIpResolver(SlidingWindowHttpProperties properties) {
-    ClientIpResolver resolver;
-    try {
-      resolver = ClientIpResolver.trusting(properties.getTrustedProxies());
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          SlidingWindowHttpProperties.PREFIX + ".trusted-proxies is invalid: " + e.getMessage(), e);
-    }
-    int bits = properties.getIpv6PrefixLength();
-    if (bits < 1 || bits > 128) {
-      throw new IllegalArgumentException(
-          SlidingWindowHttpProperties.PREFIX + ".ipv6-prefix-length must be 1..128, was " + bits);
-    }
-    return resolver.withIpv6PrefixLength(bits);
+    ClientIpResolver resolver =
+        bind(
+            SlidingWindowHttpProperties.PREFIX + ".trusted-proxies",
+            () -> ClientIpResolver.trusting(properties.getTrustedProxies()));
+    return bind(
+        SlidingWindowHttpProperties.PREFIX + ".ipv6-prefix-length",
+        () -> resolver.withIpv6PrefixLength(properties.getIpv6PrefixLength()));
   }
 
   /** Looks up a {@link KeyResolver} bean by name for {@code bean:NAME} keys; null if none. */
@@ -96,16 +92,18 @@ public class SlidingWindowAutoConfiguration {
   @ConditionalOnMissingBean
   public RateLimiterFactory slidingWindowRateLimiterFactory(
       SlidingWindowHttpProperties properties, Ticker ticker) {
-    long maxKeys = properties.getMaxKeysPerRule();
-    if (maxKeys <= 0 || maxKeys > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException(
-          SlidingWindowHttpProperties.PREFIX
-              + ".max-keys-per-rule must be between 1 and "
-              + Integer.MAX_VALUE
-              + ", was "
-              + maxKeys);
-    }
-    return RateLimiterFactory.inMemory(ticker, maxKeys);
+    return inMemoryFactory(properties, ticker);
+  }
+
+  /**
+   * The in-memory backend with {@code slidingwindow.http.max-keys-per-rule}.
+   *
+   * @throws IllegalArgumentException naming the property if the bound is out of range
+   */
+  static RateLimiterFactory inMemoryFactory(SlidingWindowHttpProperties properties, Ticker ticker) {
+    return bind(
+        SlidingWindowHttpProperties.PREFIX + ".max-keys-per-rule",
+        () -> RateLimiterFactory.inMemory(ticker, properties.getMaxKeysPerRule()));
   }
 
   /**
@@ -129,7 +127,9 @@ public class SlidingWindowAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public PathFirewall slidingWindowPathFirewall(SlidingWindowHttpProperties properties) {
-    return properties.getPathFirewall().toFirewall();
+    return bind(
+        SlidingWindowHttpProperties.PREFIX + ".path-firewall.allow",
+        () -> properties.getPathFirewall().toFirewall());
   }
 
   /** The rules of {@code slidingwindow.http.rules}, checked here so that bad ones stop start-up. */
@@ -144,8 +144,7 @@ public class SlidingWindowAutoConfiguration {
       ListableBeanFactory beans,
       PathFirewall pathFirewall) {
     return RateLimitEnforcer.builder()
-        .rules(
-            RuleBinder.rules(properties, clientIp, keyResolverBeans(beans)))
+        .rules(RuleBinder.rules(properties, clientIp, keyResolverBeans(beans)))
         .limiterFactory(limiterFactory)
         .listener(listener(listeners, registry))
         .rateLimitHeaders(properties.isRateLimitHeaders())

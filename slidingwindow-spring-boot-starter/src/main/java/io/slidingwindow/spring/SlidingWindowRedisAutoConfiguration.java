@@ -76,7 +76,7 @@ public class SlidingWindowRedisAutoConfiguration {
               + redis.getRefusalCache());
     }
     RateLimiterFactory local =
-        RateLimiterFactory.inMemory(ticker.getIfAvailable(Ticker::system), http.getMaxKeysPerRule());
+        SlidingWindowAutoConfiguration.inMemoryFactory(http, ticker.getIfAvailable(Ticker::system));
     return (ruleName, limits, countRefusedAttempts) -> {
       FailurePolicy policy =
           switch (redis.getOnFailure()) {
