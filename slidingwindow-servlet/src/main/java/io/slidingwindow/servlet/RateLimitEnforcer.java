@@ -23,7 +23,8 @@ import java.util.Set;
  *
  * <p>Paths: first the {@link PathFirewall} (strict by default, run only if some rule has path
  * patterns) answers 400 Bad Request with an {@code application/problem+json} body to a request URI
- * that the container and the dispatcher may read differently; nothing is counted. Then a rule's
+ * that the container and the dispatcher may read differently; nothing is counted, and the listener
+ * is told ({@link RateLimitListener#onRejectedPath}). Then a rule's
  * patterns are matched against every reading of the path (the container's, and the raw URI's as a
  * dispatcher reads it, with and without dot segments resolved; see {@link RequestPaths}), so a
  * request that reaches a handler under a rule's paths is counted however its path is spelled.
@@ -129,6 +130,7 @@ public final class RateLimitEnforcer {
       Optional<String> refusal = pathFirewall.check(request.getRequestURI());
       if (refusal.isPresent()) {
         LOG.log(Level.DEBUG, "request path refused: {0}", refusal.get());
+        notifyRejectedPath(method, request.getRequestURI(), refusal.get());
         write(RefusalReplies.badRequestPath(), response);
         return false;
       }
@@ -270,6 +272,14 @@ public final class RateLimitEnforcer {
   private void notifyRefused(RateLimitRule rule, Decision decision, boolean dryRun) {
     try {
       listener.onRefused(rule, decision, dryRun);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "rate limit listener failed", e);
+    }
+  }
+
+  private void notifyRejectedPath(String method, String requestUri, String reason) {
+    try {
+      listener.onRejectedPath(method, requestUri, reason);
     } catch (RuntimeException e) {
       LOG.log(Level.WARNING, "rate limit listener failed", e);
     }
