@@ -17,11 +17,11 @@ import java.util.Set;
  * <p>Each decision adds its rule's limits to {@code RateLimit-Policy} ({@code
  * "name";q=permits;w=seconds}) and its binding limit to {@code RateLimit} ({@code
  * "name";r=remaining;t=seconds}); {@code t} is the exact wait of a refusal, or for a grant the time
- * until every permit the limit counts has left, in whole seconds rounded up. A grant by an enforcing
- * rule that left its binding limit without a permit raises the {@code Retry-After} of a later
- * refusal to a bound on when that rule grants again, so that {@code Retry-After} is never early for
- * any rule that charged the request. On a refusal an item whose {@code t} would exceed {@code
- * Retry-After} leaves {@code t} out.
+ * until every permit the limit counts has left, in whole seconds rounded up. A grant by an
+ * enforcing rule that left its binding limit without a permit raises the {@code Retry-After} of a
+ * later refusal to a bound on when that rule grants again, so that {@code Retry-After} is never
+ * early for any rule that charged the request. On a refusal an item whose {@code t} would exceed
+ * {@code Retry-After} leaves {@code t} out.
  *
  * <p>One instance per request; not thread-safe.
  */

@@ -4,8 +4,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The refusals of HTTP rate limiting as {@link HttpReply} values, the same for every server API: 429
- * Too Many Requests and 400 Bad Request for a path the firewall refused, each with an {@code
+ * The refusals of HTTP rate limiting as {@link HttpReply} values, the same for every server API:
+ * 429 Too Many Requests and 400 Bad Request for a path the firewall refused, each with an {@code
  * application/problem+json} body (RFC 9457) that names no rule, key, limit or path.
  */
 final class RefusalReplies {

@@ -37,24 +37,29 @@ class RateLimitListenerTest {
   @Test
   void enforce_pathTheFirewallRefuses_tellsOnRejectedPathAndNoRule() throws Exception {
     Recorder recorder = new Recorder();
-    RateLimitEnforcer enforcer = RateLimitEnforcer.builder().rule(PRODUCT).listener(recorder).build();
+    RateLimitEnforcer enforcer =
+        RateLimitEnforcer.builder().rule(PRODUCT).listener(recorder).build();
     FakeHttp.Response response = new FakeHttp.Response();
 
     boolean goesOn =
-        enforcer.enforce(FakeHttp.request("192.0.2.1", "/v1/product/..;/admin"), response.servlet);
+        enforcer.enforce(
+            FakeHttp.request("192.0.2.1", "/v1/product/..;/admin"), response.servlet);
 
     assertThat(goesOn).isFalse();
     assertThat(response.status).isEqualTo(400);
-    assertThat(recorder.rejected).containsExactly("GET /v1/product/..;/admin a path parameter (';')");
+    assertThat(recorder.rejected)
+        .containsExactly("GET /v1/product/..;/admin a path parameter (';')");
     assertThat(recorder.allowed).isEmpty();
   }
 
   @Test
   void enforce_canonicalPath_tellsNoRejection() throws Exception {
     Recorder recorder = new Recorder();
-    RateLimitEnforcer enforcer = RateLimitEnforcer.builder().rule(PRODUCT).listener(recorder).build();
+    RateLimitEnforcer enforcer =
+        RateLimitEnforcer.builder().rule(PRODUCT).listener(recorder).build();
 
-    enforcer.enforce(FakeHttp.request("192.0.2.1", "/v1/product/7"), new FakeHttp.Response().servlet);
+    enforcer.enforce(
+        FakeHttp.request("192.0.2.1", "/v1/product/7"), new FakeHttp.Response().servlet);
 
     assertThat(recorder.rejected).isEmpty();
     assertThat(recorder.allowed).containsExactly("product");
@@ -69,7 +74,8 @@ class RateLimitListenerTest {
             throw new IllegalStateException("listener down");
           }
         };
-    RateLimitEnforcer enforcer = RateLimitEnforcer.builder().rule(PRODUCT).listener(failing).build();
+    RateLimitEnforcer enforcer =
+        RateLimitEnforcer.builder().rule(PRODUCT).listener(failing).build();
     FakeHttp.Response response = new FakeHttp.Response();
 
     assertThat(enforcer.enforce(FakeHttp.request("192.0.2.1", "/v1//product"), response.servlet))

@@ -45,7 +45,7 @@ public final class MicrometerRateLimitListener implements RateLimitListener {
     this.registry = registry;
     this.rejectedPaths =
         Counter.builder(REJECTED_PATHS_METRIC)
-            .description("HTTP requests answered 400 by the path firewall before any rate limit rule")
+            .description("HTTP requests answered 400 by the path firewall, before any rule")
             .register(registry);
   }
 

@@ -6,6 +6,7 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitRule;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -76,8 +77,8 @@ final class RuleBinder {
     }
     if (spec.getPrecision() != null) {
       Limit withDefaultPrecision = limit;
-      limit =
-          bind(prefix + ".precision", () -> withDefaultPrecision.withPrecision(spec.getPrecision()));
+      Duration precision = spec.getPrecision();
+      limit = bind(prefix + ".precision", () -> withDefaultPrecision.withPrecision(precision));
     }
     return limit;
   }

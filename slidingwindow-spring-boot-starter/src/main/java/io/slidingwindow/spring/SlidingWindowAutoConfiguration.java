@@ -87,12 +87,19 @@ public class SlidingWindowAutoConfiguration {
             : null;
   }
 
-  /** The in-memory backend: one keyed limiter per rule on the ticker. */
+  /**
+   * The in-memory backend: one keyed limiter per rule on the ticker, each cleaned of expired keys
+   * every {@code slidingwindow.http.cleanup-interval} on a daemon thread that stops with the
+   * context.
+   */
   @Bean
   @ConditionalOnMissingBean
   public RateLimiterFactory slidingWindowRateLimiterFactory(
       SlidingWindowHttpProperties properties, Ticker ticker) {
-    return inMemoryFactory(properties, ticker);
+    RateLimiterFactory inMemory = inMemoryFactory(properties, ticker);
+    return bind(
+        SlidingWindowHttpProperties.PREFIX + ".cleanup-interval",
+        () -> CleaningRateLimiterFactory.every(properties.getCleanupInterval(), inMemory));
   }
 
   /**

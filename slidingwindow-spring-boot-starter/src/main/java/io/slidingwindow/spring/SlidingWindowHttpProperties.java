@@ -62,6 +62,12 @@ public class SlidingWindowHttpProperties {
   /** The most keys each rule tracks in memory; new keys beyond it are refused until old ones expire. */
   private long maxKeysPerRule = 100_000;
 
+  /**
+   * How often the in-memory limiters evict the keys whose windows count nothing, so that memory
+   * taken by a flood of made-up keys comes back without new traffic; 0 turns it off.
+   */
+  private Duration cleanupInterval = Duration.ofSeconds(30);
+
   /** The order of the filter among the servlet filters; after Spring Security's (-100) by default. */
   private int filterOrder = 0;
 
@@ -117,6 +123,14 @@ public class SlidingWindowHttpProperties {
 
   public void setMaxKeysPerRule(long maxKeysPerRule) {
     this.maxKeysPerRule = maxKeysPerRule;
+  }
+
+  public Duration getCleanupInterval() {
+    return cleanupInterval;
+  }
+
+  public void setCleanupInterval(Duration cleanupInterval) {
+    this.cleanupInterval = cleanupInterval;
   }
 
   public int getFilterOrder() {

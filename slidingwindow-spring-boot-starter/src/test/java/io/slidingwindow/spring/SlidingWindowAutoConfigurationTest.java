@@ -544,6 +544,39 @@ class SlidingWindowAutoConfigurationTest {
   }
 
   @Test
+  void cleanupInterval_byDefault_isScheduledAndStopsWithTheContext() {
+    CleaningRateLimiterFactory[] seen = new CleaningRateLimiterFactory[1];
+    runner.run(
+        context -> {
+          assertThat(context.getBean(RateLimiterFactory.class))
+              .isInstanceOf(CleaningRateLimiterFactory.class);
+          seen[0] = (CleaningRateLimiterFactory) context.getBean(RateLimiterFactory.class);
+          assertThat(seen[0].scheduled()).isTrue();
+        });
+    assertThat(seen[0].scheduled()).as("after the context closed").isFalse();
+  }
+
+  @Test
+  void cleanupInterval_zero_schedulesNothing() {
+    runner
+        .withPropertyValues("slidingwindow.http.cleanup-interval=0")
+        .run(
+            context ->
+                assertThat(
+                        ((CleaningRateLimiterFactory) context.getBean(RateLimiterFactory.class))
+                            .scheduled())
+                    .isFalse());
+  }
+
+  @Test
+  void badConfig_negativeCleanupInterval_failsWithThePath() {
+    assertStartupFails(
+        "slidingwindow.http.cleanup-interval: cleanupInterval must be zero (off) or positive, was"
+            + " PT-1S",
+        "slidingwindow.http.cleanup-interval=-1s");
+  }
+
+  @Test
   void badConfig_maxKeysPerRuleOutOfRange_failsWithThePathAndTheBuildersMessage() {
     assertStartupFails(
         "slidingwindow.http.max-keys-per-rule: maxKeys must be between 1 and 2147483647, was 0",
