@@ -47,6 +47,7 @@ final class FakeHttp {
                   case "getMethod" -> "GET";
                   case "getServletPath", "getRequestURI" -> path;
                   case "getPathInfo" -> null;
+                  case "getContextPath" -> "";
                   case "getUserPrincipal" -> user;
                   case "getHeader" -> {
                     List<String> list = values.get(((String) args[0]).toLowerCase(Locale.ROOT));

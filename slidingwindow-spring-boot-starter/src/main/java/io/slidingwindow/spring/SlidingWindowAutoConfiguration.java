@@ -1,5 +1,7 @@
 package io.slidingwindow.spring;
 
+import static io.slidingwindow.spring.PropertyChecks.bind;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.servlet.ClientIpResolver;
@@ -50,11 +52,11 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(RateLimitFilter.class)
 @ConditionalOnProperty(
-    prefix = SlidingWindowProperties.PREFIX,
+    prefix = SlidingWindowHttpProperties.PREFIX,
     name = "enabled",
     havingValue = "true",
     matchIfMissing = true)
-@EnableConfigurationProperties(SlidingWindowProperties.class)
+@EnableConfigurationProperties(SlidingWindowHttpProperties.class)
 public class SlidingWindowAutoConfiguration {
 
   /** The clock of the in-memory limiters. */
@@ -67,20 +69,14 @@ public class SlidingWindowAutoConfiguration {
   /** Finds client addresses, believing X-Forwarded-For only from the trusted proxies. */
   @Bean
   @ConditionalOnMissingBean
-  public ClientIpResolver slidingWindowClientIpResolver(SlidingWindowProperties properties) {
-    ClientIpResolver resolver;
-    try {
-      resolver = ClientIpResolver.trusting(properties.getTrustedProxies());
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          SlidingWindowProperties.PREFIX + ".trusted-proxies is invalid: " + e.getMessage(), e);
-    }
-    int bits = properties.getIpv6PrefixLength();
-    if (bits < 1 || bits > 128) {
-      throw new IllegalArgumentException(
-          SlidingWindowProperties.PREFIX + ".ipv6-prefix-length must be 1..128, was " + bits);
-    }
-    return resolver.withIpv6PrefixLength(bits);
+  public ClientIpResolver slidingWindowClientIpResolver(SlidingWindowHttpProperties properties) {
+    ClientIpResolver resolver =
+        bind(
+            SlidingWindowHttpProperties.PREFIX + ".trusted-proxies",
+            () -> ClientIpResolver.trusting(properties.getTrustedProxies()));
+    return bind(
+        SlidingWindowHttpProperties.PREFIX + ".ipv6-prefix-length",
+        () -> resolver.withIpv6PrefixLength(properties.getIpv6PrefixLength()));
   }
 
   /** Looks up a {@link KeyResolver} bean by name for {@code bean:NAME} keys; null if none. */
@@ -91,21 +87,30 @@ public class SlidingWindowAutoConfiguration {
             : null;
   }
 
-  /** The in-memory backend: one keyed limiter per rule on the ticker. */
+  /**
+   * The in-memory backend: one keyed limiter per rule on the ticker, each cleaned of expired keys
+   * every {@code slidingwindow.http.cleanup-interval} on a daemon thread that stops with the
+   * context.
+   */
   @Bean
   @ConditionalOnMissingBean
   public RateLimiterFactory slidingWindowRateLimiterFactory(
-      SlidingWindowProperties properties, Ticker ticker) {
-    long maxKeys = properties.getMaxKeysPerRule();
-    if (maxKeys <= 0 || maxKeys > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException(
-          SlidingWindowProperties.PREFIX
-              + ".max-keys-per-rule must be between 1 and "
-              + Integer.MAX_VALUE
-              + ", was "
-              + maxKeys);
-    }
-    return RateLimiterFactory.inMemory(ticker, maxKeys);
+      SlidingWindowHttpProperties properties, Ticker ticker) {
+    RateLimiterFactory inMemory = inMemoryFactory(properties, ticker);
+    return bind(
+        SlidingWindowHttpProperties.PREFIX + ".cleanup-interval",
+        () -> CleaningRateLimiterFactory.every(properties.getCleanupInterval(), inMemory));
+  }
+
+  /**
+   * The in-memory backend with {@code slidingwindow.http.max-keys-per-rule}.
+   *
+   * @throws IllegalArgumentException naming the property if the bound is out of range
+   */
+  static RateLimiterFactory inMemoryFactory(SlidingWindowHttpProperties properties, Ticker ticker) {
+    return bind(
+        SlidingWindowHttpProperties.PREFIX + ".max-keys-per-rule",
+        () -> RateLimiterFactory.inMemory(ticker, properties.getMaxKeysPerRule()));
   }
 
   /**
@@ -128,15 +133,17 @@ public class SlidingWindowAutoConfiguration {
    */
   @Bean
   @ConditionalOnMissingBean
-  public PathFirewall slidingWindowPathFirewall(SlidingWindowProperties properties) {
-    return properties.getPathFirewall().toFirewall();
+  public PathFirewall slidingWindowPathFirewall(SlidingWindowHttpProperties properties) {
+    return bind(
+        SlidingWindowHttpProperties.PREFIX + ".path-firewall.allow",
+        () -> properties.getPathFirewall().toFirewall());
   }
 
   /** The rules of {@code slidingwindow.http.rules}, checked here so that bad ones stop start-up. */
   @Bean
   @ConditionalOnMissingBean
   public RateLimitEnforcer slidingWindowRateLimitEnforcer(
-      SlidingWindowProperties properties,
+      SlidingWindowHttpProperties properties,
       ClientIpResolver clientIp,
       RateLimiterFactory limiterFactory,
       ObjectProvider<RateLimitListener> listeners,
@@ -144,8 +151,7 @@ public class SlidingWindowAutoConfiguration {
       ListableBeanFactory beans,
       PathFirewall pathFirewall) {
     return RateLimitEnforcer.builder()
-        .rules(
-            RuleBinder.rules(properties, clientIp, keyResolverBeans(beans)))
+        .rules(RuleBinder.rules(properties, clientIp, keyResolverBeans(beans)))
         .limiterFactory(limiterFactory)
         .listener(listener(listeners, registry))
         .rateLimitHeaders(properties.isRateLimitHeaders())
@@ -157,7 +163,7 @@ public class SlidingWindowAutoConfiguration {
   @Bean
   @ConditionalOnMissingFilterBean(RateLimitFilter.class)
   public FilterRegistrationBean<RateLimitFilter> slidingWindowRateLimitFilter(
-      RateLimitEnforcer enforcer, SlidingWindowProperties properties) {
+      RateLimitEnforcer enforcer, SlidingWindowHttpProperties properties) {
     FilterRegistrationBean<RateLimitFilter> registration =
         new FilterRegistrationBean<>(new RateLimitFilter(enforcer));
     registration.setName("slidingWindowRateLimitFilter");
@@ -178,7 +184,7 @@ public class SlidingWindowAutoConfiguration {
         ObjectProvider<RateLimitListener> listeners,
         ObjectProvider<MeterRegistry> registry,
         ClientIpResolver clientIp,
-        SlidingWindowProperties properties,
+        SlidingWindowHttpProperties properties,
         ListableBeanFactory beans) {
       return new RateLimitInterceptor(
           limiterFactory,

@@ -48,7 +48,25 @@ class MicrometerRateLimitListenerTest {
       assertThat(count(registry, "a", outcome, "enforce")).isZero();
       assertThat(count(registry, "b", outcome, "dry-run")).isZero();
     }
-    assertThat(registry.getMeters()).hasSize(6);
+    assertThat(registry.find(MicrometerRateLimitListener.METRIC).counters()).hasSize(6);
+  }
+
+  @Test
+  void onRejectedPath_countsTheFirewallsRefusalsApartFromEveryRule() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    MicrometerRateLimitListener listener = new MicrometerRateLimitListener(registry);
+    assertThat(registry.get(MicrometerRateLimitListener.REJECTED_PATHS_METRIC).counter().count())
+        .isZero();
+
+    listener.onRejectedPath("GET", "/v1/product/..;/admin", "a path parameter (';')");
+    listener.onRejectedPath("POST", "/v1//product", "an empty segment ('//')");
+
+    assertThat(registry.get(MicrometerRateLimitListener.REJECTED_PATHS_METRIC).counter().count())
+        .isEqualTo(2);
+    assertThat(registry.get(MicrometerRateLimitListener.REJECTED_PATHS_METRIC).counter().getId()
+            .getTags())
+        .isEmpty();
+    assertThat(registry.find(MicrometerRateLimitListener.METRIC).counters()).isEmpty();
   }
 
   @Test

@@ -2,6 +2,8 @@ package io.slidingwindow.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.slidingwindow.servlet.PathFirewall;
 import io.slidingwindow.servlet.PathFirewall.Allowance;
 import io.slidingwindow.servlet.RateLimitEnforcer;
@@ -51,6 +53,27 @@ class PathFirewallPropertiesTest {
           assertThat(get(enforcer, "/v1/product/1").getStatus()).isEqualTo(200);
           assertThat(get(enforcer, "/v1/product/2").getStatus()).isEqualTo(429);
         });
+  }
+
+  @Test
+  void pathFirewall_refusal_isCountedByTheMicrometerListener() {
+    runner
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .run(
+            context -> {
+              RateLimitEnforcer enforcer = context.getBean(RateLimitEnforcer.class);
+              MeterRegistry registry = context.getBean(MeterRegistry.class);
+              assertThat(get(enforcer, "/v1/product/..;").getStatus()).isEqualTo(400);
+              assertThat(get(enforcer, "/v1/product/%2e%2e").getStatus()).isEqualTo(400);
+              assertThat(get(enforcer, "/v1/product/1").getStatus()).isEqualTo(200);
+
+              assertThat(
+                      registry
+                          .get(MicrometerRateLimitListener.REJECTED_PATHS_METRIC)
+                          .counter()
+                          .count())
+                  .isEqualTo(2);
+            });
   }
 
   @Test

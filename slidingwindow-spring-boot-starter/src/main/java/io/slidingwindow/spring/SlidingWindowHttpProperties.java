@@ -31,8 +31,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * <p>Values are checked when the application starts; a bad one stops it with a message naming the
  * property. Mutable, as Spring binding needs; read only at start-up.
  */
-@ConfigurationProperties(prefix = SlidingWindowProperties.PREFIX)
-public class SlidingWindowProperties {
+@ConfigurationProperties(prefix = SlidingWindowHttpProperties.PREFIX)
+public class SlidingWindowHttpProperties {
 
   /** The prefix of every property here. */
   public static final String PREFIX = "slidingwindow.http";
@@ -61,6 +61,12 @@ public class SlidingWindowProperties {
 
   /** The most keys each rule tracks in memory; new keys beyond it are refused until old ones expire. */
   private long maxKeysPerRule = 100_000;
+
+  /**
+   * How often the in-memory limiters evict the keys whose windows count nothing, so that memory
+   * taken by a flood of made-up keys comes back without new traffic; 0 turns it off.
+   */
+  private Duration cleanupInterval = Duration.ofSeconds(30);
 
   /** The order of the filter among the servlet filters; after Spring Security's (-100) by default. */
   private int filterOrder = 0;
@@ -117,6 +123,14 @@ public class SlidingWindowProperties {
 
   public void setMaxKeysPerRule(long maxKeysPerRule) {
     this.maxKeysPerRule = maxKeysPerRule;
+  }
+
+  public Duration getCleanupInterval() {
+    return cleanupInterval;
+  }
+
+  public void setCleanupInterval(Duration cleanupInterval) {
+    this.cleanupInterval = cleanupInterval;
   }
 
   public int getFilterOrder() {
