@@ -1,5 +1,6 @@
 package io.slidingwindow.servlet;
 
+import io.slidingwindow.testkit.http.RawHttp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.Decision;

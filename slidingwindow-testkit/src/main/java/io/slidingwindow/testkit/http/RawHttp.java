@@ -1,4 +1,4 @@
-package io.slidingwindow.spring;
+package io.slidingwindow.testkit.http;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -12,21 +12,33 @@ import java.util.Locale;
 /**
  * Sends one HTTP/1.1 request line as given, byte for byte, over a plain socket to a loopback port:
  * for targets that {@code java.net.http} would refuse or rewrite ({@code ..;}, backslashes, bad
- * percent-encodings, absolute form).
+ * percent-encodings, absolute form). Thread-safe: each call opens its own connection.
  */
-final class RawHttp {
+public final class RawHttp {
 
-  /** The status and the raw response head and body. */
-  record Response(int status, String head, String body) {
-    boolean isProblemJson() {
+  /**
+   * The status and the raw response head and body.
+   *
+   * @param status the status code of the status line
+   * @param head the status line and the header fields, as received
+   * @param body the body, as UTF-8
+   */
+  public record Response(int status, String head, String body) {
+    /** Whether the response's content type is {@code application/problem+json}. */
+    public boolean isProblemJson() {
       return head.toLowerCase(Locale.ROOT).contains("content-type: application/problem+json");
     }
   }
 
   private RawHttp() {}
 
-  /** Sends {@code GET target HTTP/1.1}, {@code Connection: close}; reads the answer within 10 s. */
-  static Response get(int port, String target) {
+  /**
+   * Sends {@code GET target HTTP/1.1} with {@code Connection: close} and reads the whole answer,
+   * within 10 s.
+   *
+   * @param target the request-target, sent as UTF-8 bytes
+   */
+  public static Response get(int port, String target) {
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
       socket.setSoTimeout(10_000);
