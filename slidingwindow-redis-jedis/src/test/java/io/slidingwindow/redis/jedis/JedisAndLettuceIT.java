@@ -1,5 +1,6 @@
 package io.slidingwindow.redis.jedis;
 
+import io.slidingwindow.testkit.FailingLimiter;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
