@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the project: installs what the tests start (redis-server, redis-cli,
-# valkey-server, valkey-cli) from Debian's packages when they are missing, then runs the Maven build.
+# valkey-server, valkey-cli, headless chromium for the dashboard's browser test) from Debian's
+# packages when they are missing, then runs the Maven build.
 # Tests start their own servers on free loopback ports; nothing is started here.
 # Extra arguments go to Maven, e.g. scripts/test.sh -Dvalkey.skip=true
 set -euo pipefail
@@ -59,12 +60,19 @@ install_servers() {
     as_root apt-get install -y -qq "${suite[@]}" valkey-server valkey-tools >/dev/null
     stop_service valkey-server
   fi
+  if ! have chromium; then
+    as_root apt-get install -y -qq chromium >/dev/null
+  fi
 }
 
-if ! have redis-server || ! have redis-cli || ! have valkey-server || ! have valkey-cli; then
-  install_servers
-fi
-for tool in redis-server redis-cli valkey-server valkey-cli; do
+TOOLS=(redis-server redis-cli valkey-server valkey-cli chromium)
+for tool in "${TOOLS[@]}"; do
+  if ! have "$tool"; then
+    install_servers
+    break
+  fi
+done
+for tool in "${TOOLS[@]}"; do
   have "$tool" || fail "$tool is still missing after the install"
 done
 redis-server --version

@@ -1,49 +1,143 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Checks;
 import java.time.Duration;
 
 /**
- * The outcome of one request to a limiter, with what a caller needs to answer or to retry.
+ * The outcome of one request to a limiter, with what a caller needs to answer or to retry. Made by
+ * {@link #granted} or {@link #refused}, so that a call site says which it is.
  *
  * <p>When the limiter holds several limits, the figures describe the one that bound: for a refusal
  * the limit that keeps the request waiting longest, for a grant the limit with the fewest permits
  * left.
  *
- * @param allowed whether the permits were granted (and counted)
- * @param remaining how many permits the binding limit would still grant now, after this decision;
- *     never negative
- * @param retryAfter zero when allowed; otherwise how long from now until the same request would be
- *     granted if no other request arrives meanwhile. Never early: retrying sooner is refused. (The
- *     one exception is a keyed limiter refusing a new key for want of room, see {@link
- *     KeyOverflow#REFUSE}, whose retryAfter is a hint.)
- * @param resetAfter how long from now until every permit the binding limit counts now has left its
- *     window, so that its full capacity is available again; zero when it counts none
- * @param limit the binding limit
+ * <p>Instances are immutable and thread-safe; two decisions are equal when all their figures are.
  */
-public record Decision(
-    boolean allowed, long remaining, Duration retryAfter, Duration resetAfter, Limit limit) {
+public final class Decision {
+
+  private final boolean allowed;
+  private final long remaining;
+  private final Duration retryAfter;
+  private final Duration resetAfter;
+  private final Limit limit;
+
+  private Decision(
+      boolean allowed, long remaining, Duration retryAfter, Duration resetAfter, Limit limit) {
+    this.allowed = allowed;
+    this.remaining = Checks.requireNonNegative(remaining, "remaining");
+    this.retryAfter = checkDuration(retryAfter, "retryAfter");
+    this.resetAfter = checkDuration(resetAfter, "resetAfter");
+    this.limit = Checks.requireNonNull(limit, "limit");
+  }
 
   /**
-   * Checks the invariants.
+   * A grant: the permits were granted and counted.
    *
-   * @throws IllegalArgumentException if {@code remaining} is negative, a duration is null or
-   *     negative, {@code limit} is null, or an allowed decision has a non-zero {@code retryAfter}
+   * @param remaining how many permits the binding limit would still grant now, after this grant
+   * @param resetAfter how long until every permit the binding limit counts has left its window
+   * @param limit the binding limit: the one with the fewest permits left
+   * @throws IllegalArgumentException if {@code remaining} is negative, {@code resetAfter} is null
+   *     or negative, or {@code limit} is null
    */
-  public Decision {
-    if (remaining < 0) {
-      throw new IllegalArgumentException("remaining must not be negative, was " + remaining);
+  public static Decision granted(long remaining, Duration resetAfter, Limit limit) {
+    return new Decision(true, remaining, Duration.ZERO, resetAfter, limit);
+  }
+
+  /**
+   * A refusal: nothing was granted.
+   *
+   * @param remaining how many permits the binding limit would still grant now (fewer than asked)
+   * @param retryAfter how long until the same request would be granted if nothing else arrives
+   * @param resetAfter how long until every permit the binding limit counts has left its window
+   * @param limit the binding limit: the one that keeps the request waiting longest
+   * @throws IllegalArgumentException if {@code remaining} is negative, a duration is null or
+   *     negative, or {@code limit} is null
+   */
+  public static Decision refused(
+      long remaining, Duration retryAfter, Duration resetAfter, Limit limit) {
+    return new Decision(false, remaining, retryAfter, resetAfter, limit);
+  }
+
+  private static Duration checkDuration(Duration duration, String name) {
+    Checks.requireArgument(
+        duration != null && !duration.isNegative(), name, "be zero or positive", duration);
+    return duration;
+  }
+
+  /** Whether the permits were granted (and counted). */
+  public boolean allowed() {
+    return allowed;
+  }
+
+  /**
+   * How many permits the binding limit would still grant now, after this decision; never
+   * negative.
+   */
+  public long remaining() {
+    return remaining;
+  }
+
+  /**
+   * Zero when allowed; otherwise how long from now until the same request would be granted if no
+   * other request arrives meanwhile. Never early: retrying sooner is refused. (The one exception is
+   * a keyed limiter refusing a new key for want of room, see {@link KeyOverflow#REFUSE}, whose
+   * retryAfter is a hint.)
+   */
+  public Duration retryAfter() {
+    return retryAfter;
+  }
+
+  /**
+   * How long from now until every permit the binding limit counts now has left its window, so that
+   * its full capacity is available again; zero when it counts none.
+   */
+  public Duration resetAfter() {
+    return resetAfter;
+  }
+
+  /** The binding limit. */
+  public Limit limit() {
+    return limit;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof Decision)) {
+      return false;
     }
-    if (retryAfter == null || retryAfter.isNegative()) {
-      throw new IllegalArgumentException("retryAfter must be zero or positive, was " + retryAfter);
-    }
-    if (resetAfter == null || resetAfter.isNegative()) {
-      throw new IllegalArgumentException("resetAfter must be zero or positive, was " + resetAfter);
-    }
-    if (limit == null) {
-      throw new IllegalArgumentException("limit must not be null");
-    }
-    if (allowed && !retryAfter.isZero()) {
-      throw new IllegalArgumentException("an allowed decision has no retryAfter, was " + retryAfter);
-    }
+    Decision d = (Decision) o;
+    return allowed == d.allowed
+        && remaining == d.remaining
+        && retryAfter.equals(d.retryAfter)
+        && resetAfter.equals(d.resetAfter)
+        && limit.equals(d.limit);
+  }
+
+  @Override
+  public int hashCode() {
+    int h = Boolean.hashCode(allowed);
+    h = h * 31 + Long.hashCode(remaining);
+    h = h * 31 + retryAfter.hashCode();
+    h = h * 31 + resetAfter.hashCode();
+    return h * 31 + limit.hashCode();
+  }
+
+  /**
+   * For example {@code "Decision[allowed=false, remaining=0, retryAfter=PT0.5S, resetAfter=PT1S,
+   * limit=10 per PT1S (precision PT0.001S)]"}.
+   */
+  @Override
+  public String toString() {
+    return "Decision[allowed="
+        + allowed
+        + ", remaining="
+        + remaining
+        + ", retryAfter="
+        + retryAfter
+        + ", resetAfter="
+        + resetAfter
+        + ", limit="
+        + limit
+        + "]";
   }
 }

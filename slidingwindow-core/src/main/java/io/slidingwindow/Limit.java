@@ -1,5 +1,6 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Checks;
 import io.slidingwindow.internal.WindowMath;
 import java.time.Duration;
 
@@ -45,10 +46,8 @@ public final class Limit {
    *     positive, or longer than {@link Long#MAX_VALUE} nanoseconds
    */
   public static Limit of(long permits, Duration window) {
-    if (permits <= 0) {
-      throw new IllegalArgumentException("permits must be positive, was " + permits);
-    }
-    long windowNanos = positiveNanos(window, "window");
+    Checks.requirePositive(permits, "permits");
+    long windowNanos = Checks.requirePositiveNanos(window, "window");
     long precisionNanos =
         Math.min(windowNanos, Math.max(windowNanos / DEFAULT_BUCKETS_PER_WINDOW, MIN_DEFAULT_PRECISION_NANOS));
     return new Limit(permits, windowNanos, precisionNanos);
@@ -71,11 +70,9 @@ public final class Limit {
    *     window
    */
   public Limit withPrecision(Duration precision) {
-    long precisionNanos = positiveNanos(precision, "precision");
-    if (precisionNanos > windowNanos) {
-      throw new IllegalArgumentException(
-          "precision must not exceed the window " + window() + ", was " + precision);
-    }
+    long precisionNanos = Checks.requirePositiveNanos(precision, "precision");
+    Checks.requireArgument(
+        precisionNanos <= windowNanos, "precision", "not exceed the window " + window(), precision);
     return new Limit(permits, windowNanos, precisionNanos);
   }
 
@@ -111,7 +108,8 @@ public final class Limit {
 
   /**
    * The most (bucket, count) runs a limiter stores for this limit: {@code min(permits,
-   * ceil(window / precision) + 1)}, 16 bytes each.
+   * ceil(window / precision) + 1)}. In process a run takes 8 bytes when {@code permits} does not
+   * exceed the precision in nanoseconds, else 16.
    */
   public long maxStoredRuns() {
     return WindowMath.maxRuns(permits, windowNanos, precisionNanos);
@@ -134,20 +132,5 @@ public final class Limit {
   @Override
   public String toString() {
     return permits + " per " + window() + " (precision " + precision() + ")";
-  }
-
-  private static long positiveNanos(Duration duration, String name) {
-    if (duration == null) {
-      throw new IllegalArgumentException(name + " must not be null");
-    }
-    if (duration.isNegative() || duration.isZero()) {
-      throw new IllegalArgumentException(name + " must be positive, was " + duration);
-    }
-    try {
-      return duration.toNanos();
-    } catch (ArithmeticException e) {
-      throw new IllegalArgumentException(
-          name + " must fit in " + Long.MAX_VALUE + " nanoseconds, was " + duration, e);
-    }
   }
 }

@@ -1,19 +1,25 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Checks;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 
 /**
  * What the in-process limiter builders share: limits, ticker and whether refused attempts count.
+ * Each setting may be set once: setting it again to a different value throws {@link
+ * IllegalStateException}, so that a later call cannot silently undo an earlier one.
  *
  * @param <B> the concrete builder, returned by every setter
  */
 abstract class LimiterBuilder<B extends LimiterBuilder<B>> {
 
   final List<Limit> limits = new ArrayList<>();
-  Ticker ticker = Ticker.system();
-  boolean countRefusedAttempts;
+  /** Null until set. */
+  private Ticker ticker;
+
+  /** Null until set. */
+  private Boolean countRefusedAttempts;
 
   LimiterBuilder() {}
 
@@ -28,10 +34,7 @@ abstract class LimiterBuilder<B extends LimiterBuilder<B>> {
    * @throws IllegalArgumentException if {@code limit} is null
    */
   public B limit(Limit limit) {
-    if (limit == null) {
-      throw new IllegalArgumentException("limit must not be null");
-    }
-    limits.add(limit);
+    limits.add(Checks.requireNonNull(limit, "limit"));
     return self();
   }
 
@@ -41,10 +44,7 @@ abstract class LimiterBuilder<B extends LimiterBuilder<B>> {
    * @throws IllegalArgumentException if {@code limits} or one of its elements is null
    */
   public B limits(Collection<Limit> limits) {
-    if (limits == null) {
-      throw new IllegalArgumentException("limits must not be null");
-    }
-    limits.forEach(this::limit);
+    Checks.requireNonNull(limits, "limits").forEach(this::limit);
     return self();
   }
 
@@ -53,12 +53,11 @@ abstract class LimiterBuilder<B extends LimiterBuilder<B>> {
    * (its origin) and once per operation.
    *
    * @throws IllegalArgumentException if {@code ticker} is null
+   * @throws IllegalStateException if another ticker was set
    */
   public B ticker(Ticker ticker) {
-    if (ticker == null) {
-      throw new IllegalArgumentException("ticker must not be null");
-    }
-    this.ticker = ticker;
+    Checks.requireNonNull(ticker, "ticker");
+    this.ticker = Checks.setOnce(this.ticker, ticker, "ticker");
     return self();
   }
 
@@ -66,10 +65,23 @@ abstract class LimiterBuilder<B extends LimiterBuilder<B>> {
    * Sets whether refused attempts are counted as if granted (a penalty mode: a client that keeps
    * calling while refused stays refused); off by default, so that only granted permits count. The
    * memory bound per limit is the same either way.
+   *
+   * @throws IllegalStateException if it was set to the other value
    */
   public B countRefusedAttempts(boolean countRefusedAttempts) {
-    this.countRefusedAttempts = countRefusedAttempts;
+    this.countRefusedAttempts =
+        Checks.setOnce(this.countRefusedAttempts, countRefusedAttempts, "countRefusedAttempts");
     return self();
+  }
+
+  /** The ticker set, or {@link Ticker#system()}. */
+  Ticker ticker() {
+    return ticker == null ? Ticker.system() : ticker;
+  }
+
+  /** Whether refused attempts count; false unless set. */
+  boolean countsRefusedAttempts() {
+    return countRefusedAttempts != null && countRefusedAttempts;
   }
 
   /** The validated limits, as an immutable list. */

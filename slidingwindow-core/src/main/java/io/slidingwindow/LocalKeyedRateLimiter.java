@@ -1,14 +1,18 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Checks;
 import io.slidingwindow.internal.KeyTable;
 import io.slidingwindow.internal.Permits;
-import io.slidingwindow.internal.WindowSet;
+import io.slidingwindow.internal.KeyLimits;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.LongFunction;
 
 /**
- * The in-process {@link KeyedRateLimiter}: a {@link KeyTable} from key to {@link WindowSet}, which
+ * The in-process {@link KeyedRateLimiter}: a {@link KeyTable} from key to {@link KeyLimits}, which
  * bounds the tracked keys and evicts a key only once its windows are empty (see its design note).
+ * Each key's state is its own table entry and lock; with one limit it is a single object (see
+ * {@link KeyLimits} for the memory layout).
  */
 final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
 
@@ -16,66 +20,71 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
   private final long largestGrantable;
   private final Ticker ticker;
   private final long origin;
-  private final int maxKeys;
-  private final Decision overflowDecision;
-  private final KeyTable<K, WindowSet> table;
+  private final KeyTable<K, KeyLimits> table;
+
+  /** What {@link #tryAcquire} does per key; built once, so a call allocates nothing. */
+  private final KeyTable.Action<KeyLimits, Boolean> tryAcquire;
+
+  /** What {@link #decide} does per key. */
+  private final KeyTable.Action<KeyLimits, Decision> decide;
 
   LocalKeyedRateLimiter(
       List<Limit> limits, boolean countRefused, Ticker ticker, int maxKeys, KeyOverflow overflow) {
     this.limits = limits;
     this.largestGrantable = Permits.largestGrantable(limits);
     this.ticker = ticker;
-    this.maxKeys = maxKeys;
-    new WindowSet(limits, countRefused, 0); // fail at build time if a limit cannot fit in memory
+    // Computes the limits' shared figures once, and fails at build time if a limit cannot fit.
+    LongFunction<KeyLimits> newState = KeyLimits.factory(limits, countRefused);
     Limit longest = limits.get(0);
     for (Limit limit : limits) {
       if (limit.windowNanos() > longest.windowNanos()) {
         longest = limit;
       }
     }
-    this.overflowDecision =
+    Decision whenFull =
         overflow == KeyOverflow.REFUSE
-            ? new Decision(false, 0, longest.window(), longest.window(), longest)
-            : new Decision(true, 0, Duration.ZERO, Duration.ZERO, longest);
-    this.table =
-        new KeyTable<>(maxKeys, start -> new WindowSet(limits, countRefused, start));
+            ? Decision.refused(0, longest.window(), longest.window(), longest)
+            : Decision.granted(0, Duration.ZERO, longest);
+    this.tryAcquire =
+        new KeyTable.Action<>() {
+          @Override
+          public Boolean apply(KeyLimits state, long now, long permits) {
+            return state.tryAcquire(now, permits); // boxes to a cached Boolean
+          }
+
+          @Override
+          public Boolean whenFull(long permits) {
+            return whenFull.allowed();
+          }
+        };
+    this.decide =
+        new KeyTable.Action<>() {
+          @Override
+          public Decision apply(KeyLimits state, long now, long permits) {
+            return state.decide(now, permits);
+          }
+
+          @Override
+          public Decision whenFull(long permits) {
+            return whenFull;
+          }
+        };
+    this.table = new KeyTable<>(maxKeys, newState);
     this.origin = ticker.read();
   }
 
   @Override
   public boolean tryAcquire(K key, long permits) {
-    checkKey(key);
+    Checks.requireNonNull(key, "key");
     Permits.check(permits, largestGrantable);
-    long now = ticker.read() - origin;
-    for (; ; ) {
-      KeyTable.Entry<WindowSet> entry = table.entryFor(key, now);
-      if (entry == null) {
-        return overflowDecision.allowed();
-      }
-      synchronized (entry) {
-        if (entry.claim()) {
-          return entry.state().tryAcquire(now, permits);
-        }
-      }
-    }
+    return table.apply(key, ticker.read() - origin, permits, tryAcquire);
   }
 
   @Override
   public Decision decide(K key, long permits) {
-    checkKey(key);
+    Checks.requireNonNull(key, "key");
     Permits.check(permits, largestGrantable);
-    long now = ticker.read() - origin;
-    for (; ; ) {
-      KeyTable.Entry<WindowSet> entry = table.entryFor(key, now);
-      if (entry == null) {
-        return overflowDecision;
-      }
-      synchronized (entry) {
-        if (entry.claim()) {
-          return entry.state().decide(now, permits);
-        }
-      }
-    }
+    return table.apply(key, ticker.read() - origin, permits, decide);
   }
 
   @Override
@@ -93,14 +102,8 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
     return table.size();
   }
 
-  private static void checkKey(Object key) {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
-  }
-
   @Override
   public String toString() {
-    return "KeyedRateLimiter" + limits + " tracking " + table.size() + " of at most " + maxKeys + " keys";
+    return "KeyedRateLimiter" + limits + " " + table;
   }
 }

@@ -1,12 +1,13 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Checks;
 import io.slidingwindow.internal.Permits;
-import io.slidingwindow.internal.WindowSet;
+import io.slidingwindow.internal.KeyLimits;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * The in-process {@link RateLimiter}: one {@link WindowSet} under one lock.
+ * The in-process {@link RateLimiter}: one {@link KeyLimits} under one lock.
  *
  * <p>Refusals without the lock. Once some limit has no permit left, nothing but time frees one, and
  * not before that limit's oldest run leaves the window. Every operation under the lock publishes
@@ -29,7 +30,7 @@ final class LocalRateLimiter implements RateLimiter {
   private final boolean countRefused;
 
   /** Guarded by itself. */
-  private final WindowSet state;
+  private final KeyLimits state;
 
   /** Written under the lock, read without it; see the class comment. */
   private volatile long refusingUntil = Long.MIN_VALUE;
@@ -40,7 +41,7 @@ final class LocalRateLimiter implements RateLimiter {
     this.ticker = ticker;
     this.sleeper = sleeper;
     this.countRefused = countRefused;
-    this.state = new WindowSet(limits, countRefused, 0);
+    this.state = KeyLimits.factory(limits, countRefused).apply(0);
     this.origin = ticker.read();
   }
 
@@ -84,9 +85,7 @@ final class LocalRateLimiter implements RateLimiter {
   @Override
   public boolean acquire(long permits, Duration timeout) throws InterruptedException {
     Permits.check(permits, largestGrantable);
-    if (timeout == null) {
-      throw new IllegalArgumentException("timeout must not be null");
-    }
+    Checks.requireNonNull(timeout, "timeout");
     long timeoutNanos = saturatedNanos(timeout);
     long start = ticker.read();
     for (long read = start; ; read = ticker.read()) {

@@ -1,11 +1,12 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Checks;
 import io.slidingwindow.internal.KeyTable;
-import io.slidingwindow.internal.RollingSums;
+import io.slidingwindow.internal.CounterRuns;
 import java.time.Duration;
 
 /**
- * The in-process {@link RollingCounters}: a {@link KeyTable} from key to {@link RollingSums}, the
+ * The in-process {@link RollingCounters}: a {@link KeyTable} from key to {@link CounterRuns}, the
  * same bounded, evicting table as the in-process keyed limiter's.
  */
 final class LocalRollingCounters<K> implements RollingCounters<K> {
@@ -14,66 +15,52 @@ final class LocalRollingCounters<K> implements RollingCounters<K> {
   private final long intervalNanos;
   private final Ticker ticker;
   private final long origin;
-  private final KeyOverflow overflow;
-  private final KeyTable<K, RollingSums> table;
+  private final KeyTable<K, CounterRuns> table;
+
+  /** What {@link #addAndGet} does per key; built once, so a call allocates nothing. */
+  private final KeyTable.LongAction<CounterRuns> add;
 
   LocalRollingCounters(
       int size, long intervalNanos, Ticker ticker, int maxKeys, KeyOverflow overflow) {
     this.size = size;
     this.intervalNanos = intervalNanos;
     this.ticker = ticker;
-    this.overflow = overflow;
-    this.table =
-        new KeyTable<>(maxKeys, start -> new RollingSums(size, intervalNanos, start));
+    this.add =
+        new KeyTable.LongAction<>() {
+          @Override
+          public long apply(CounterRuns state, long now, long amount) {
+            return state.add(now, amount);
+          }
+
+          @Override
+          public long whenFull(long amount) {
+            if (overflow == KeyOverflow.REFUSE) {
+              throw new KeyOverflowException(maxKeys);
+            }
+            return amount; // the sum of a window holding this add alone
+          }
+        };
+    this.table = new KeyTable<>(maxKeys, start -> new CounterRuns(size, intervalNanos, start));
     this.origin = ticker.read();
   }
 
   @Override
   public long addAndGet(K key, long amount) {
-    checkKey(key);
-    if (amount < 0) {
-      throw new IllegalArgumentException("amount must not be negative, was " + amount);
-    }
-    long now = ticker.read() - origin;
-    for (; ; ) {
-      KeyTable.Entry<RollingSums> entry = table.entryFor(key, now);
-      if (entry == null) {
-        return overflow == KeyOverflow.REFUSE ? Long.MAX_VALUE : amount;
-      }
-      synchronized (entry) {
-        if (entry.claim()) {
-          return entry.state().add(now, amount);
-        }
-      }
-    }
+    Checks.requireNonNull(key, "key");
+    Checks.requireNonNegative(amount, "amount");
+    return table.applyAsLong(key, ticker.read() - origin, amount, add);
   }
 
   @Override
   public long sum(K key) {
-    return read(key, true);
+    Checks.requireNonNull(key, "key");
+    return table.readIfTracked(key, ticker.read() - origin, CounterRuns::sum, 0);
   }
 
   @Override
   public long count(K key) {
-    return read(key, false);
-  }
-
-  /** The window's sum or count for {@code key} now, without tracking the key. */
-  private long read(K key, boolean sum) {
-    checkKey(key);
-    long now = ticker.read() - origin;
-    KeyTable.Entry<RollingSums> entry = table.existing(key);
-    if (entry == null) {
-      return 0;
-    }
-    synchronized (entry) {
-      // A retired entry was empty when it left; a newer entry, if any, was not yet there when
-      // this call looked the key up.
-      if (entry.isRetired()) {
-        return 0;
-      }
-      return sum ? entry.state().sum(now) : entry.state().count(now);
-    }
+    Checks.requireNonNull(key, "key");
+    return table.readIfTracked(key, ticker.read() - origin, CounterRuns::count, 0);
   }
 
   @Override
@@ -96,22 +83,8 @@ final class LocalRollingCounters<K> implements RollingCounters<K> {
     return table.size();
   }
 
-  private static void checkKey(Object key) {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
-  }
-
   @Override
   public String toString() {
-    return "RollingCounters["
-        + size
-        + " x "
-        + interval()
-        + "] tracking "
-        + table.size()
-        + " of at most "
-        + table.maxKeys()
-        + " keys";
+    return "RollingCounters[" + size + " x " + interval() + "] " + table;
   }
 }

@@ -1,5 +1,6 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Checks;
 import java.time.Duration;
 import java.util.List;
 
@@ -12,7 +13,7 @@ import java.util.List;
  * allows it, and only granted permits are counted, unless the limiter was built with {@link
  * Builder#countRefusedAttempts(boolean)}. A request is refused only if an exact sliding log over
  * {@code W + precision} would refuse it too. Memory is bounded per limit by {@link
- * Limit#maxStoredRuns()} runs of 16 bytes, whatever the request rate.
+ * Limit#maxStoredRuns()} runs of 8 or 16 bytes, whatever the request rate.
  *
  * <p>Instances built by {@link #builder()} are thread-safe, and every operation is atomic: each
  * takes one lock per limiter, except that {@link #tryAcquire(long)} refuses without it while a
@@ -65,16 +66,20 @@ public interface RateLimiter {
     return new Builder();
   }
 
-  /** Builds in-process {@link RateLimiter}s. Not thread-safe. */
+  /**
+   * Builds in-process {@link RateLimiter}s. Each setting may be set once: setting it again to a
+   * different value throws {@link IllegalStateException}. Not thread-safe.
+   */
   final class Builder extends LimiterBuilder<Builder> {
 
-    private Sleeper sleeper = Sleeper.SYSTEM;
+    /** Null until set. */
+    private Sleeper sleeper;
 
     Builder() {}
 
     /** Replaces how {@link #acquire} waits; for tests that drive a fake clock. */
     Builder sleeper(Sleeper sleeper) {
-      this.sleeper = sleeper;
+      this.sleeper = Checks.setOnce(this.sleeper, sleeper, "sleeper");
       return this;
     }
 
@@ -85,7 +90,11 @@ public interface RateLimiter {
      *     fit in memory (an exact limit of more than 2<sup>28</sup> permits)
      */
     public RateLimiter build() {
-      return new LocalRateLimiter(validatedLimits(), countRefusedAttempts, ticker, sleeper);
+      return new LocalRateLimiter(
+          validatedLimits(),
+          countsRefusedAttempts(),
+          ticker(),
+          sleeper == null ? Sleeper.SYSTEM : sleeper);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Checks;
 import java.time.Duration;
 
 /**
@@ -18,7 +19,7 @@ import java.time.Duration;
  * <p><b>Keys and memory.</b> A key is tracked from its first add and evicted once its window counts
  * nothing, which forgets nothing. At most {@link Builder#maxKeys(long)} keys are tracked; what
  * happens to adds for new keys beyond that is the {@link KeyOverflow} policy, as for {@link
- * KeyedRateLimiter}. A tracked key costs about 150 bytes, plus 24 bytes per slot of its ring of
+ * KeyedRateLimiter}. A tracked key costs about 140 bytes, plus 24 bytes per slot of its ring of
  * non-empty buckets, plus the key itself. The ring starts at two slots and doubles, up to {@code
  * size}, whenever the key holds more non-empty buckets than it fits, and never shrinks while the
  * key is tracked: it has at most twice as many slots as the most non-empty buckets the key has held
@@ -38,16 +39,23 @@ public interface RollingCounters<K> {
    * block(ip)}. Sums saturate at {@link Long#MAX_VALUE}.
    *
    * <p>When the key is new and {@link Builder#maxKeys(long)} keys with non-empty windows are
-   * tracked, nothing is recorded and the result follows the {@link KeyOverflow} policy: {@link
-   * KeyOverflow#REFUSE} returns {@link Long#MAX_VALUE}, so that every threshold check fails closed;
-   * {@link KeyOverflow#ALLOW_UNTRACKED} returns {@code amount}, the sum of a window holding this add
-   * alone, so that threshold checks fail open.
+   * tracked, nothing is recorded and the outcome follows the {@link KeyOverflow} policy: {@link
+   * KeyOverflow#REFUSE} throws {@link KeyOverflowException}, which a threshold check should take as
+   * over every threshold (fail closed); {@link KeyOverflow#ALLOW_UNTRACKED} returns {@code amount},
+   * the sum of a window holding this add alone, so that threshold checks fail open.
    *
    * @throws IllegalArgumentException if {@code key} is null or {@code amount} is negative
+   * @throws KeyOverflowException if the key is new, the counters track their most keys, none can be
+   *     evicted, and the policy is {@link KeyOverflow#REFUSE}
    */
   long addAndGet(K key, long amount);
 
-  /** Adds one; as {@link #addAndGet(Object, long)}. */
+  /**
+   * Adds one; as {@link #addAndGet(Object, long)}.
+   *
+   * @throws IllegalArgumentException if {@code key} is null
+   * @throws KeyOverflowException as {@link #addAndGet(Object, long)}
+   */
   default long incrementAndGet(K key) {
     return addAndGet(key, 1);
   }
@@ -93,7 +101,10 @@ public interface RollingCounters<K> {
     return new Builder(size, interval);
   }
 
-  /** Builds in-process {@link RollingCounters}. Not thread-safe. */
+  /**
+   * Builds in-process {@link RollingCounters}. Each setting may be set once: setting it again to a
+   * different value throws {@link IllegalStateException}. Not thread-safe.
+   */
   final class Builder {
 
     /** The default bound on tracked keys. */
@@ -101,14 +112,16 @@ public interface RollingCounters<K> {
 
     private final int size;
     private final long intervalNanos;
-    private Ticker ticker = Ticker.coarse();
-    private long maxKeys = DEFAULT_MAX_KEYS;
-    private KeyOverflow overflow = KeyOverflow.REFUSE;
+    /** Null until set, as the settings below. */
+    private Ticker ticker;
+
+    private Long maxKeys;
+    private KeyOverflow overflow;
 
     Builder(int size, Duration interval) {
       this.size = RollingWindow.checkSize(size);
-      this.intervalNanos = RollingWindow.checkInterval(interval);
-      RollingWindow.checkWindow(this.size, intervalNanos);
+      this.intervalNanos = Checks.requirePositiveNanos(interval, "interval");
+      RollingWindow.checkSpan(this.size, intervalNanos);
     }
 
     /**
@@ -117,12 +130,11 @@ public interface RollingCounters<K> {
      * It is read once when the counters are built (their origin) and once per operation.
      *
      * @throws IllegalArgumentException if {@code ticker} is null
+     * @throws IllegalStateException if another ticker was set
      */
     public Builder ticker(Ticker ticker) {
-      if (ticker == null) {
-        throw new IllegalArgumentException("ticker must not be null");
-      }
-      this.ticker = ticker;
+      Checks.requireNonNull(ticker, "ticker");
+      this.ticker = Checks.setOnce(this.ticker, ticker, "ticker");
       return this;
     }
 
@@ -131,9 +143,11 @@ public interface RollingCounters<K> {
      *
      * @throws IllegalArgumentException if {@code maxKeys} is not positive or exceeds {@link
      *     Integer#MAX_VALUE}
+     * @throws IllegalStateException if a different bound was set
      */
     public Builder maxKeys(long maxKeys) {
-      this.maxKeys = KeyBounds.maxKeys(maxKeys);
+      Checks.requireBetween(maxKeys, 1, Integer.MAX_VALUE, "maxKeys");
+      this.maxKeys = Checks.setOnce(this.maxKeys, maxKeys, "maxKeys");
       return this;
     }
 
@@ -142,9 +156,11 @@ public interface RollingCounters<K> {
      * KeyOverflow#REFUSE} by default.
      *
      * @throws IllegalArgumentException if {@code overflow} is null
+     * @throws IllegalStateException if a different policy was set
      */
     public Builder onKeyOverflow(KeyOverflow overflow) {
-      this.overflow = KeyBounds.overflow(overflow);
+      Checks.requireNonNull(overflow, "overflow");
+      this.overflow = Checks.setOnce(this.overflow, overflow, "onKeyOverflow");
       return this;
     }
 
@@ -154,7 +170,12 @@ public interface RollingCounters<K> {
      * @param <K> the key type
      */
     public <K> RollingCounters<K> build() {
-      return new LocalRollingCounters<>(size, intervalNanos, ticker, (int) maxKeys, overflow);
+      return new LocalRollingCounters<>(
+          size,
+          intervalNanos,
+          ticker == null ? Ticker.coarse() : ticker,
+          (int) (maxKeys == null ? DEFAULT_MAX_KEYS : maxKeys),
+          overflow == null ? KeyOverflow.REFUSE : overflow);
     }
   }
 }

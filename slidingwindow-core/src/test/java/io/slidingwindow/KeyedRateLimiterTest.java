@@ -30,6 +30,55 @@ class KeyedRateLimiterTest {
             .<String>build();
   }
 
+  /**
+   * Rounds of 200 000 calls on tracked keys after a warm-up: at least one round must allocate
+   * nothing (one object per call would show in every round; JVM noise may touch a round or two).
+   */
+  @Test
+  void tryAcquire_trackedKeys_allocatesNothing() {
+    ManualTicker ticker = new ManualTicker(0);
+    assertAllocatesNothing(
+        ticker, limiter(ticker, Limit.of(1_000, Duration.ofMillis(10)), 10, KeyOverflow.REFUSE));
+  }
+
+  /** Keys of several limits, one of them exact, whose runs take two longs each: the same. */
+  @Test
+  void tryAcquire_trackedKeysOfTwoLimitsOneExact_allocatesNothing() {
+    ManualTicker ticker = new ManualTicker(0);
+    KeyedRateLimiter<String> limiter =
+        KeyedRateLimiter.builder()
+            .limit(Limit.of(1_000, Duration.ofMillis(10)))
+            .limit(Limit.exact(50, Duration.ofMillis(1)))
+            .ticker(ticker)
+            .maxKeys(10)
+            .build();
+    assertAllocatesNothing(ticker, limiter);
+  }
+
+  /**
+   * Rounds of 200 000 calls on tracked keys after a warm-up: at least one round must allocate
+   * nothing (one object per call would show in every round; JVM noise may touch a round or two).
+   */
+  private static void assertAllocatesNothing(
+      ManualTicker ticker, KeyedRateLimiter<String> limiter) {
+    String[] keys = {"a", "b", "c"};
+    long[] granted = new long[1];
+    List<Long> allocated =
+        Allocations.perRound(
+            5,
+            () -> {
+              for (int i = 0; i < 200_000; i++) {
+                if (limiter.tryAcquire(keys[i % keys.length], 1)) {
+                  granted[0]++;
+                }
+                ticker.advance(1_000);
+              }
+            });
+    assertThat(allocated).as("bytes allocated per round of 200 000 calls").contains(0L);
+    assertThat(allocated).allMatch(bytes -> bytes < 200_000, "less than a byte per call");
+    assertThat(granted[0]).isPositive();
+  }
+
   @Test
   void keys_areLimitedIndependently() {
     ManualTicker ticker = new ManualTicker(0);

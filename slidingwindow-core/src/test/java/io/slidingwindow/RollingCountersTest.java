@@ -30,6 +30,30 @@ class RollingCountersTest {
     return counters(size, interval, 1_000, KeyOverflow.REFUSE);
   }
 
+  /**
+   * Rounds of 200 000 adds to tracked keys, with sums far above the boxing cache, after a warm-up:
+   * at least one round must allocate nothing.
+   */
+  @Test
+  void addAndGet_trackedKeys_allocatesNothing() {
+    LocalRollingCounters<String> c = counters(10, Duration.ofMillis(1));
+    String[] keys = {"a", "b", "c"};
+    long[] total = new long[1];
+    List<Long> allocated =
+        Allocations.perRound(
+            5,
+            () -> {
+              for (int i = 0; i < 200_000; i++) {
+                total[0] += c.addAndGet(keys[i % keys.length], 1_000);
+                total[0] += c.sum(keys[i % keys.length]);
+                clock.addAndGet(1_000);
+              }
+            });
+    assertThat(allocated).as("bytes allocated per round of 200 000 calls").contains(0L);
+    assertThat(allocated).allMatch(bytes -> bytes < 200_000, "less than a byte per call");
+    assertThat(total[0]).isPositive();
+  }
+
   /** A risk-control question: "logins from this IP in the last 10 minutes", in one-minute buckets. */
   @Test
   void addAndGet_loginsPerIp_returnsTheWindowsSumAfterTheAdd() {
@@ -133,11 +157,15 @@ class RollingCountersTest {
   }
 
   @Test
-  void addAndGet_fullTableRefusing_returnsMaxValueAndRecordsNothing() {
+  void addAndGet_fullTableRefusing_throwsKeyOverflowAndRecordsNothing() {
     LocalRollingCounters<String> c = counters(3, Duration.ofSeconds(1), 2, KeyOverflow.REFUSE);
     c.incrementAndGet("a");
     c.incrementAndGet("b");
-    assertThat(c.addAndGet("c", 5)).isEqualTo(Long.MAX_VALUE);
+    assertThatThrownBy(() -> c.addAndGet("c", 5))
+        .isInstanceOf(KeyOverflowException.class)
+        .hasMessageContaining("maxKeys (2)")
+        .satisfies(e -> assertThat(((KeyOverflowException) e).maxKeys()).isEqualTo(2))
+        .satisfies(e -> assertThat(e.getStackTrace()).isEmpty());
     assertThat(c.sum("c")).isZero();
     assertThat(c.trackedKeys()).isEqualTo(2);
     assertThat(c.incrementAndGet("a")).isEqualTo(2); // tracked keys keep counting

@@ -13,7 +13,7 @@ import java.util.function.LongFunction;
  *
  * <p>Design. A key is removed only under its entry's monitor and only when its state is empty, and
  * the entry is marked retired before it leaves the map. A caller that fetched the entry before the
- * removal sees the mark once it holds the monitor ({@link Entry#claim()} fails) and looks the key
+ * removal sees the mark once it holds the monitor (its claim fails) and looks the key
  * up again, so nothing is ever recorded in an entry that has left the map. Evictions run a few
  * entries at a time whenever a new key is tracked (two per new key), so the table cannot fill with
  * dead keys, and in full on {@link #cleanUp}.
@@ -27,22 +27,88 @@ import java.util.function.LongFunction;
  * <p>Bound. {@code size} is reserved before an entry is inserted and released after one is
  * removed, so at most {@code maxKeys} entries are ever in the map.
  *
- * <p>Usage: {@code for (;;) { e = table.entryFor(key, now); if (e == null) overflow; synchronized
- * (e) { if (e.claim()) return use(e.state()); } }}. Thread-safe.
+ * <p>Memory. The per-key state is the entry itself, with the entry's flags and monitor: the table
+ * adds to it only the map's node (32 bytes with compressed references) and its slot in the map's
+ * array (4 bytes, at the map's load factor 5 to 11 bytes per key), and no wrapper or lock object
+ * per key. The round-robin sweep's iterator keeps the array it started on: after the map has grown,
+ * its previous array (half the size) stays reachable until the pass ends or {@link #cleanUp}.
+ *
+ * <p>Use. An owner states what it does with one key's state as an {@link Action} (or {@link
+ * LongAction}) built once, and passes it with the key, the time and one primitive argument to
+ * {@link #apply} (or {@link #applyAsLong}); the table finds or tracks the key, claims its entry
+ * under the entry's monitor (looking the key up again if the entry has just left the map) and runs
+ * the action there. {@link #readIfTracked} reads a key without tracking it. A call on a tracked key
+ * allocates nothing. Thread-safe.
  *
  * @param <K> the key type
- * @param <S> the per-key state, guarded by its entry's monitor
+ * @param <S> the per-key state, which is its own entry and is guarded by its monitor
  */
 public final class KeyTable<K, S extends KeyTable.State> {
 
-  /** What the table asks of a per-key state; every call holds the entry's monitor. */
-  public interface State {
+  /**
+   * A per-key state, which is also the table's entry for the key: its monitor guards the state and
+   * the two flags below, so a tracked key costs one object besides the map's node. Every call of
+   * the abstract methods holds that monitor.
+   */
+  public abstract static class State {
+
+    /** Left the map; callers holding it must look the key up again. */
+    private boolean retired;
+
+    /**
+     * Not yet used by the caller that created it: empty, yet not to be evicted, or that caller
+     * could be evicted forever.
+     */
+    private boolean unused = true;
 
     /** Whether the state holds nothing at time {@code now}. */
-    boolean isEmpty(long now);
+    public abstract boolean isEmpty(long now);
 
     /** The latest time the state has seen. */
-    long latest();
+    public abstract long latest();
+  }
+
+  /**
+   * What an owner does with one key's state. One instance serves every call, with the call's
+   * figures passed as primitives, so that no call allocates an action.
+   *
+   * @param <S> the per-key state
+   * @param <R> the result
+   */
+  public interface Action<S, R> {
+
+    /** Runs on the state of a claimed key at time {@code now}, under the entry's monitor. */
+    R apply(S state, long now, long argument);
+
+    /** The result when the key is new and the table has no room for it; nothing was tracked. */
+    R whenFull(long argument);
+  }
+
+  /**
+   * An {@link Action} whose result is a {@code long}, so that it is never boxed.
+   *
+   * @param <S> the per-key state
+   */
+  public interface LongAction<S> {
+
+    /** Runs on the state of a claimed key at time {@code now}, under the entry's monitor. */
+    long apply(S state, long now, long argument);
+
+    /** The result when the key is new and the table has no room for it; nothing was tracked. */
+    long whenFull(long argument);
+  }
+
+  /**
+   * What an owner reads of one key's state without tracking the key. A non-capturing lambda or
+   * method reference is one shared instance, so a read allocates nothing.
+   *
+   * @param <S> the per-key state
+   */
+  @FunctionalInterface
+  public interface Reader<S> {
+
+    /** Reads the state of a tracked key at time {@code now}, under the entry's monitor. */
+    long read(S state, long now);
   }
 
   /** Entries examined for eviction each time a new key is tracked. */
@@ -53,7 +119,7 @@ public final class KeyTable<K, S extends KeyTable.State> {
 
   private final int maxKeys;
   private final LongFunction<S> newState;
-  private final ConcurrentHashMap<K, Entry<S>> entries = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<K, S> entries = new ConcurrentHashMap<>();
   private final AtomicInteger size = new AtomicInteger();
   private final ReentrantLock sweepLock = new ReentrantLock();
 
@@ -65,7 +131,7 @@ public final class KeyTable<K, S extends KeyTable.State> {
   private volatile long evictedUpTo;
 
   /** Guarded by sweepLock; continues across calls so that every entry is visited in turn. */
-  private Iterator<Map.Entry<K, Entry<S>>> sweep;
+  private Iterator<Map.Entry<K, S>> sweep;
 
   /**
    * A table of at most {@code maxKeys} keys (positive), whose new states come from {@code
@@ -76,49 +142,77 @@ public final class KeyTable<K, S extends KeyTable.State> {
     this.newState = newState;
   }
 
-  /** One key's state. Its monitor guards the state and the flags. */
-  public static final class Entry<S> {
-    private final S state;
-
-    /** Left the map; callers holding it must look the key up again. */
-    private boolean retired;
-
-    /**
-     * Not yet used by the caller that created it: empty, yet not to be evicted, or that caller
-     * could be evicted forever.
-     */
-    private boolean unused = true;
-
-    Entry(S state) {
-      this.state = state;
+  /**
+   * Under the monitor of {@code entry}: whether it is still in the table, in which case it is
+   * marked as used and its state may be changed until the monitor is released.
+   */
+  private static boolean claim(State entry) {
+    if (entry.retired) {
+      return false;
     }
+    entry.unused = false;
+    return true;
+  }
 
-    /**
-     * Under this entry's monitor: whether it is still in the table, in which case it is marked as
-     * used and its state may be changed until the monitor is released.
-     */
-    public boolean claim() {
-      if (retired) {
-        return false;
+  /**
+   * Runs {@code action} on the state of {@code key} at time {@code now}, tracking the key if new;
+   * {@link Action#whenFull} if the key is new and there is no room for it.
+   */
+  public <R> R apply(K key, long now, long argument, Action<? super S, R> action) {
+    for (; ; ) {
+      S entry = entryFor(key, now);
+      if (entry == null) {
+        return action.whenFull(argument);
       }
-      unused = false;
-      return true;
+      synchronized (entry) {
+        if (claim(entry)) {
+          return action.apply(entry, now, argument);
+        }
+      }
+      // The entry was evicted between the lookup and the monitor: look the key up again.
     }
+  }
 
-    /** Under this entry's monitor: whether it has left the table. */
-    public boolean isRetired() {
-      return retired;
+  /**
+   * As {@link #apply}, with a {@code long} result: the same loop, written out again so that the
+   * result is never boxed.
+   */
+  public long applyAsLong(K key, long now, long argument, LongAction<? super S> action) {
+    for (; ; ) {
+      S entry = entryFor(key, now);
+      if (entry == null) {
+        return action.whenFull(argument);
+      }
+      synchronized (entry) {
+        if (claim(entry)) {
+          return action.apply(entry, now, argument);
+        }
+      }
     }
+  }
 
-    /** The state; read and change it only under this entry's monitor. */
-    public S state() {
-      return state;
+  /**
+   * Reads the state of {@code key} at time {@code now} if the key is tracked, without tracking it;
+   * {@code untracked} otherwise.
+   */
+  public long readIfTracked(K key, long now, Reader<? super S> reader, long untracked) {
+    S entry = entries.get(key);
+    if (entry == null) {
+      return untracked;
+    }
+    synchronized (entry) {
+      // A retired entry was empty when it left; a newer entry, if any, was not yet there when
+      // this call looked the key up.
+      if (((State) entry).retired) {
+        return untracked;
+      }
+      return reader.read(entry, now);
     }
   }
 
   /** The entry of {@code key}, tracking it if new; null if the table is full. */
-  public Entry<S> entryFor(K key, long now) {
-    Entry<S> entry = entries.get(key);
+  private S entryFor(K key, long now) {
+    S entry = entries.get(key);
     if (entry != null) {
       return entry;
     }
@@ -138,11 +232,11 @@ public final class KeyTable<K, S extends KeyTable.State> {
     // earlier entry of this key was evicted, its time has been published in evictedUpTo before its
     // removal, so the new state starts no earlier than the evicted one ended.
     Object[] created = new Object[1];
-    Entry<S> tracked =
+    S tracked =
         entries.computeIfAbsent(
             key,
             k -> {
-              Entry<S> fresh = new Entry<>(newState.apply(evictedUpTo));
+              S fresh = newState.apply(evictedUpTo);
               created[0] = fresh;
               return fresh;
             });
@@ -154,11 +248,6 @@ public final class KeyTable<K, S extends KeyTable.State> {
     return tracked;
   }
 
-  /** The entry of {@code key} if it is tracked, without tracking it; null otherwise. */
-  public Entry<S> existing(K key) {
-    return entries.get(key);
-  }
-
   /** The keys tracked now. */
   public int size() {
     return size.get();
@@ -167,6 +256,12 @@ public final class KeyTable<K, S extends KeyTable.State> {
   /** The most keys tracked at once. */
   public int maxKeys() {
     return maxKeys;
+  }
+
+  /** For example {@code "tracking 3 of at most 100 keys"}. */
+  @Override
+  public String toString() {
+    return "tracking " + size.get() + " of at most " + maxKeys + " keys";
   }
 
   /** Evicts every entry whose state is empty at {@code now}. */
@@ -213,12 +308,13 @@ public final class KeyTable<K, S extends KeyTable.State> {
           return;
         }
       }
-      Map.Entry<K, Entry<S>> candidate = sweep.next();
-      Entry<S> entry = candidate.getValue();
+      Map.Entry<K, S> candidate = sweep.next();
+      S entry = candidate.getValue();
+      State flags = entry;
       synchronized (entry) {
-        if (!entry.retired && !entry.unused && entry.state.isEmpty(now)) {
-          evictedUpTo = Math.max(evictedUpTo, entry.state.latest());
-          entry.retired = true;
+        if (!flags.retired && !flags.unused && entry.isEmpty(now)) {
+          evictedUpTo = Math.max(evictedUpTo, entry.latest());
+          flags.retired = true;
           entries.remove(candidate.getKey(), entry);
           size.decrementAndGet();
         }

@@ -23,14 +23,13 @@ public final class Permits {
    * @throws IllegalArgumentException naming the parameter and value otherwise
    */
   public static void check(long permits, long largest) {
-    if (permits <= 0 || permits > largest) {
+    Checks.requirePositive(permits, "permits");
+    if (permits > largest) {
       throw new IllegalArgumentException(
-          permits <= 0
-              ? "permits must be positive, was " + permits
-              : "permits must not exceed the smallest limit, "
-                  + largest
-                  + ", since such a request could never be granted; was "
-                  + permits);
+          "permits must not exceed the smallest limit, "
+              + largest
+              + ", since such a request could never be granted; was "
+              + permits);
     }
   }
 }

@@ -59,7 +59,7 @@ public final class WindowMath {
   /**
    * The most runs a window stores: {@code min(permits, ceil(W / p) + 1)}. At most {@code ceil(W /
    * p) + 1} distinct buckets can be counted at once, and each run holds at least one of at most
-   * {@code permits} counted permits (see {@link SlidingWindow} for the case of counted refusals).
+   * {@code permits} counted permits (see {@link LimitRuns} for the case of counted refusals).
    */
   public static long maxRuns(long permits, long windowNanos, long precisionNanos) {
     return Math.min(permits, saturatedAdd(bucketsPerWindow(windowNanos, precisionNanos), 1));

@@ -1,12 +1,19 @@
 package io.slidingwindow.examples;
 
+import io.slidingwindow.servlet.ClientIpResolver;
+import io.slidingwindow.servlet.KeyResolver;
+import io.slidingwindow.servlet.RequestKey;
 import io.slidingwindow.spring.RateLimit;
+import java.security.Principal;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.web.context.WebServerInitializedEvent;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.event.EventListener;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -38,6 +45,30 @@ public class DemoApplication {
         + "try: for i in $(seq 7); do curl -s -o /dev/null -w '%{http_code} ' " + base
         + "/api/quotes; done; echo   # 200 x5, then 429\n"
         + "     curl -i " + base + "/api/quotes   # RateLimit-Policy, RateLimit, Retry-After\n";
+  }
+
+  /**
+   * The key of a reports call: the authenticated user if there is one, else the API key if it is
+   * one this service issued, else the client address. A client chooses the {@code X-Api-Key} it
+   * sends; keying on the header as sent would give every new value a fresh quota, so unknown keys
+   * (and requests without one) all share the quota of their address. The key sources are typed:
+   * an API key equal to some address ({@code X-Api-Key: 127.0.0.1}) is still not that address.
+   */
+  @Bean
+  KeyResolver apiKeyOrAddress(
+      @Value("${demo.api-keys}") Set<String> issuedKeys, ClientIpResolver clientIp) {
+    Set<String> issued = Set.copyOf(issuedKeys);
+    return KeyResolver.typed(
+        request -> {
+          Principal user = request.getUserPrincipal();
+          if (user != null && user.getName() != null) {
+            return RequestKey.principal(user.getName());
+          }
+          String apiKey = request.getHeader("X-Api-Key");
+          return apiKey != null && issued.contains(apiKey)
+              ? RequestKey.custom(apiKey)
+              : clientIp.key(request);
+        });
   }
 
   /** The endpoints. */
@@ -74,9 +105,12 @@ public class DemoApplication {
       return Map.of("results", "none yet");
     }
 
-    /** Limited by annotation: 2 per 5 s per API key, or per address without one. */
+    /**
+     * Limited by annotation: 2 per 5 s per user, per known API key, or per address otherwise (see
+     * {@link #apiKeyOrAddress}). Keying on the raw header would let a client pick its own quota.
+     */
     @GetMapping("/api/reports/{id}")
-    @RateLimit(limits = "2/5s", key = "header('X-Api-Key') ?: clientIp", name = "reports")
+    @RateLimit(limits = "2/5s", key = "bean:apiKeyOrAddress", name = "reports")
     Map<String, String> report(@PathVariable("id") String id) {
       return Map.of("report", id);
     }

@@ -1,7 +1,6 @@
 package io.slidingwindow.redis;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -47,15 +46,14 @@ final class Batcher {
     }
   }
 
-  private final RedisBackend backend;
-  private final String[] template;
+  private final ScriptCalls calls;
+  private final LimiterScript script;
   private final ConcurrentLinkedQueue<Request> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger inFlight = new AtomicInteger();
 
-  /** {@code template}: the script's arguments before the per-request ones. */
-  Batcher(RedisBackend backend, String[] template) {
-    this.backend = backend;
-    this.template = template;
+  Batcher(ScriptCalls calls, LimiterScript script) {
+    this.calls = calls;
+    this.script = script;
   }
 
   /** Queues {@code request} and sends it, with whatever else waits, as soon as a call may go. */
@@ -117,15 +115,14 @@ final class Batcher {
   private CompletableFuture<List<Object>> send(List<Request> batch) {
     int keysPerRequest = batch.get(0).keys.length;
     String[] keys = new String[batch.size() * keysPerRequest];
-    String[] args = Arrays.copyOf(template, template.length + 2 * batch.size());
+    List<String[]> requests = new ArrayList<>(batch.size());
     for (int r = 0; r < batch.size(); r++) {
       Request request = batch.get(r);
       System.arraycopy(request.keys, 0, keys, r * keysPerRequest, keysPerRequest);
-      args[template.length + 2 * r] = request.permitsAndFigures;
-      args[template.length + 2 * r + 1] = request.now;
+      requests.add(new String[] {request.permitsAndFigures, request.now});
     }
     try {
-      return backend.run(Script.LIMITER, keys, args);
+      return calls.run(Script.LIMITER, keys, script.args(requests));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -137,7 +134,7 @@ final class Batcher {
     try {
       reply = call.join();
     } catch (RuntimeException e) {
-      Throwable error = RedisBackend.unwrap(e);
+      Throwable error = ScriptCalls.unwrap(e);
       for (Request request : batch) {
         request.completeExceptionally(error);
       }

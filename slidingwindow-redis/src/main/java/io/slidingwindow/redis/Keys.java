@@ -8,7 +8,11 @@ import java.util.Base64;
  *
  * <p>Every key of one id is {@code <prefix>:{<tag>}:<suffix>}. The tag is a marker letter and the
  * URL-safe Base64 (no padding) of the id's bytes: UTF-8 for well-formed strings ({@code u}), and
- * UTF-16BE for strings holding an unpaired surrogate ({@code w}), so distinct ids always give
+ * for strings holding an unpaired surrogate ({@code w}) the two bytes of each UTF-16 code unit,
+ * high byte first, written here rather than by a charset encoder (which would replace every
+ * unpaired surrogate by U+FFFD, so that ids differing only in which lone surrogate they hold would
+ * share a tag).
+ * Both encodings are injective and the marker tells them apart, so distinct ids always give
  * distinct tags. Base64 has no braces, and the marker keeps the tag non-empty even for the empty
  * id, so Redis Cluster hashes exactly the tag: all keys of an id land in one slot, whatever bytes
  * the id holds (braces, CR LF, NUL, any Unicode). Ids of more than {@link #MAX_ID_BYTES} encoded
@@ -18,6 +22,12 @@ final class Keys {
 
   /** The most bytes an id may take once encoded (UTF-8, or UTF-16 for malformed strings). */
   static final int MAX_ID_BYTES = 1024;
+
+  /**
+   * The key the health probe writes to (an expiry on a key that never exists). Its tag starts with
+   * neither marker letter, so no id's keys are ever this key.
+   */
+  static final String PROBE_KEY = "sw:{health}:probe";
 
   private static final Base64.Encoder BASE64 = Base64.getUrlEncoder().withoutPadding();
 
@@ -34,7 +44,7 @@ final class Keys {
       throw new IllegalArgumentException("key must not be null");
     }
     boolean wellFormed = isWellFormed(id);
-    byte[] bytes = id.getBytes(wellFormed ? StandardCharsets.UTF_8 : StandardCharsets.UTF_16BE);
+    byte[] bytes = wellFormed ? id.getBytes(StandardCharsets.UTF_8) : codeUnits(id);
     if (bytes.length > MAX_ID_BYTES) {
       throw new IllegalArgumentException(
           "key must take at most " + MAX_ID_BYTES + " bytes, was " + bytes.length + " bytes");
@@ -43,31 +53,58 @@ final class Keys {
   }
 
   /**
-   * Checks a key prefix: non-empty, without braces (they would change the hash tag).
+   * Checks a key prefix: non-empty, without braces (they would change the hash tag), and
+   * well-formed UTF-16 (Redis receives the prefix as UTF-8, where an unpaired surrogate would
+   * become {@code '?'} and two prefixes would share keys).
    *
-   * @throws IllegalArgumentException otherwise
+   * @throws IllegalArgumentException otherwise, saying which
    */
   static String checkPrefix(String prefix) {
-    if (prefix == null || prefix.isEmpty() || prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+    if (prefix == null
+        || prefix.isEmpty()
+        || prefix.indexOf('{') >= 0
+        || prefix.indexOf('}') >= 0) {
       throw new IllegalArgumentException(
-          "keyPrefix must be non-empty and hold no '{' or '}', was " + (prefix == null ? null : '"' + prefix + '"'));
+          "keyPrefix must be non-empty and hold no '{' or '}', was "
+              + (prefix == null ? null : '"' + prefix + '"'));
+    }
+    int bad = unpairedSurrogate(prefix);
+    if (bad >= 0) {
+      throw new IllegalArgumentException(
+          "keyPrefix must be well-formed UTF-16, but holds an unpaired surrogate at index " + bad);
     }
     return prefix;
   }
 
+  /** Each UTF-16 code unit of {@code s} as two bytes, high byte first, surrogates kept as is. */
+  private static byte[] codeUnits(String s) {
+    byte[] bytes = new byte[2 * s.length()];
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      bytes[2 * i] = (byte) (c >>> 8);
+      bytes[2 * i + 1] = (byte) c;
+    }
+    return bytes;
+  }
+
   private static boolean isWellFormed(String s) {
+    return unpairedSurrogate(s) < 0;
+  }
+
+  /** The index of the first unpaired surrogate of {@code s}, or -1 if it is well-formed. */
+  static int unpairedSurrogate(String s) {
     for (int i = 0, n = s.length(); i < n; i++) {
       char c = s.charAt(i);
       if (Character.isHighSurrogate(c)) {
         if (i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
           i++;
         } else {
-          return false;
+          return i;
         }
       } else if (Character.isLowSurrogate(c)) {
-        return false;
+        return i;
       }
     }
-    return true;
+    return -1;
   }
 }

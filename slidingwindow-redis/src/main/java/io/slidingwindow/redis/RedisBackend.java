@@ -2,10 +2,8 @@ package io.slidingwindow.redis;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
@@ -20,22 +18,21 @@ import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A connection to Redis (standalone, Sentinel or Cluster) that runs this library's scripts.
+ * A connection to Redis (standalone, Sentinel or Cluster) that runs this library's scripts, over
+ * Lettuce, or over another client library's {@link ScriptClient} ({@link #of(ScriptClient,
+ * AutoCloseable, String)}).
  *
  * <p>Every script is called with EVALSHA; a server that does not know it yet answers NOSCRIPT and
  * the call is sent again with EVAL, which also loads it there. TRYAGAIN (a multi-key call during a
  * Cluster slot migration) is retried up to twice, a few milliseconds apart; Cluster redirects
  * (MOVED, ASK) are followed by Lettuce. Nothing else is retried: a call that may have run is never
- * sent twice.
+ * sent twice. These rules are the same for every client library and every caller; this class
+ * only sends the commands and tells Redis's error replies from calls without an answer.
  *
  * <p>Backends made by {@link #standalone}, {@link #sentinel} and {@link #cluster} own their
  * Lettuce client: commands are refused at once while disconnected (instead of queued until a
@@ -60,23 +57,12 @@ public final class RedisBackend implements AutoCloseable {
   /** Lettuce's own timeout for the clients built here: a backstop behind each limiter's. */
   private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(2);
 
-  private static final int TRYAGAIN_RETRIES = 2;
-
-  /** The least time between two topology refreshes that failed calls ask for. */
-  private static final long REFRESH_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
-
+  /** The Lettuce connection, closed by {@link #close()}; null for another client's adapter. */
   private final StatefulConnection<String, String> connection;
-  private final RedisScriptingAsyncCommands<String, String> commands;
+  private final ScriptClient scripts;
+  private final ScriptCalls calls;
   private final AutoCloseable owned;
   private final String description;
-
-  /**
-   * Starts a refresh of the Cluster client's topology in the background; null when not Cluster.
-   */
-  private final Runnable topologyRefresh;
-
-  /** When a failed call last asked for a topology refresh (System.nanoTime). */
-  private final AtomicLong lastRefresh = new AtomicLong(System.nanoTime() - REFRESH_INTERVAL_NANOS);
 
   private RedisBackend(
       StatefulConnection<String, String> connection,
@@ -86,17 +72,96 @@ public final class RedisBackend implements AutoCloseable {
     this(connection, commands, owned, description, null);
   }
 
+  /** {@code topologyRefresh}: starts a refresh of a Cluster client's topology; null otherwise. */
   private RedisBackend(
       StatefulConnection<String, String> connection,
       RedisScriptingAsyncCommands<String, String> commands,
       AutoCloseable owned,
       String description,
       Runnable topologyRefresh) {
+    this(connection, new LettuceScriptClient(commands, topologyRefresh), owned, description);
+  }
+
+  private RedisBackend(
+      StatefulConnection<String, String> connection,
+      ScriptClient scripts,
+      AutoCloseable owned,
+      String description) {
     this.connection = connection;
-    this.commands = commands;
+    this.scripts = scripts;
+    this.description = redact(description);
+    this.calls = new ScriptCalls(scripts, new ProblemReport(this.description));
     this.owned = owned;
-    this.description = description;
-    this.topologyRefresh = topologyRefresh;
+  }
+
+  /** {@code text} with the password of every URI in it ({@code //user:password@}) masked. */
+  static String redact(String text) {
+    return text.replaceAll("(//[^/@\\s:]*:)[^/@\\s]*@", "$1***@");
+  }
+
+  /**
+   * Probes Redis with a script that writes to one key of the library's own, as the limiter's
+   * script does, and says whether it ran: down with a {@link RedisProblem} when Redis refuses it
+   * for a lasting reason (a replica, no scripting, credentials, ACL rights), down without one when
+   * Redis did not answer within {@code timeout} or could not be reached. Blocks for at most about
+   * {@code timeout}; meant for health checks and start-up, not for every request.
+   *
+   * @throws IllegalArgumentException if {@code timeout} is null or not positive
+   */
+  public RedisHealth health(Duration timeout) {
+    if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+    }
+    try {
+      calls.await(
+          calls.run(Script.PROBE, new String[] {Keys.PROBE_KEY}, new String[0]),
+          timeout.toNanos());
+      return RedisHealth.healthy();
+    } catch (TimeoutException e) {
+      return RedisHealth.down(null, "no answer within " + timeout);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return RedisHealth.down(null, "interrupted while waiting for Redis");
+    } catch (ExecutionException e) {
+      Throwable cause = ScriptCalls.unwrap(e.getCause());
+      String reply = scripts.errorReply(cause);
+      if (reply == null) {
+        return RedisHealth.down(null, "no answer: " + cause);
+      }
+      return RedisHealth.down(RedisProblem.of(reply), reply);
+    } catch (RuntimeException e) {
+      return RedisHealth.down(null, "cannot call Redis: " + e);
+    }
+  }
+
+  /**
+   * The lasting problem that the latest failed calls of this backend's limiters and counters met
+   * (a replica, no scripting, credentials, ACL rights), or null if none, or if a call succeeded
+   * since. Costs nothing: it reads what the calls reported. The first occurrence of each problem is
+   * also logged at ERROR on the logger {@code io.slidingwindow.redis}.
+   */
+  public RedisProblem latestProblem() {
+    return calls.problems().latest();
+  }
+
+  /**
+   * A backend over another client library, through its adapter {@code client} (such as the one
+   * of {@code slidingwindow-redis-jedis}): the limiters and counters built on it run the same
+   * scripts, keys and retry rules as on Lettuce. {@link #close()} closes {@code resources}.
+   *
+   * @throws IllegalArgumentException if an argument is null
+   */
+  public static RedisBackend of(ScriptClient client, AutoCloseable resources, String description) {
+    if (client == null || resources == null || description == null) {
+      throw new IllegalArgumentException(
+          "client, resources and description must not be null, were "
+              + client
+              + ", "
+              + resources
+              + ", "
+              + description);
+    }
+    return new RedisBackend(null, client, resources, description);
   }
 
   /**
@@ -219,171 +284,36 @@ public final class RedisBackend implements AutoCloseable {
         () -> client.getResources().eventExecutorGroup().execute(client::refreshPartitionsAsync));
   }
 
+  /**
+   * A standalone backend that sends its scripts through {@code commands} and owns nothing: for
+   * tests that script Redis's answers.
+   */
+  static RedisBackend over(RedisScriptingAsyncCommands<String, String> commands) {
+    return new RedisBackend(null, commands, () -> {}, "scripted commands");
+  }
+
   /** Whether this is a Cluster connection, where one call may only hold keys of one slot. */
   boolean isCluster() {
-    return topologyRefresh != null;
+    return scripts.isCluster();
   }
 
-  /**
-   * Runs {@code script}: EVALSHA, then EVAL on NOSCRIPT; TRYAGAIN retried. The stage fails with
-   * the Redis or connection error of the last attempt.
-   */
-  CompletableFuture<List<Object>> run(Script script, String[] keys, String[] args) {
-    return attempt(script, keys, args, TRYAGAIN_RETRIES);
-  }
-
-  /**
-   * As {@link #run}, blocking for at most {@code timeoutNanos} in all, without the stages {@link
-   * #run} chains: the synchronous limiter calls take this path.
-   *
-   * @throws TimeoutException if Redis did not answer in time; the pending command is cancelled
-   * @throws ExecutionException with the Redis or connection error of the last attempt
-   */
-  List<Object> runSync(Script script, String[] keys, String[] args, long timeoutNanos)
-      throws TimeoutException, ExecutionException, InterruptedException {
-    long deadline = System.nanoTime() + timeoutNanos;
-    CompletableFuture<List<Object>> future =
-        commands.<List<Object>>evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
-    for (int tryAgainLeft = TRYAGAIN_RETRIES; ; ) {
-      try {
-        return future.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-      } catch (TimeoutException e) {
-        future.cancel(false);
-        onConnectionFailure(e);
-        throw e;
-      } catch (ExecutionException e) {
-        Throwable cause = unwrap(e.getCause());
-        if (cause instanceof RedisNoScriptException || hasPrefix(cause, "NOSCRIPT")) {
-          future = commands.<List<Object>>eval(script.text(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
-        } else if (tryAgainLeft-- > 0 && hasPrefix(cause, "TRYAGAIN")) {
-          future = commands.<List<Object>>evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
-        } else {
-          onConnectionFailure(cause);
-          throw e;
-        }
-      }
-    }
-  }
-
-  /**
-   * Waits at most {@code timeoutNanos} for {@code call}. On a timeout or an interrupt the call is
-   * cancelled (a call not sent yet is then dropped) and the exception thrown; a timeout also counts
-   * as a failure without an answer (see {@link #onConnectionFailure}). A reply that arrived as the
-   * wait ended is returned instead, since Redis has acted on it.
-   *
-   * @throws ExecutionException with the call's failure
-   */
-  <T> T await(CompletableFuture<T> call, long timeoutNanos)
-      throws TimeoutException, ExecutionException, InterruptedException {
-    try {
-      return call.get(timeoutNanos, TimeUnit.NANOSECONDS);
-    } catch (TimeoutException | InterruptedException e) {
-      if (call.cancel(false)) {
-        if (e instanceof TimeoutException) {
-          onConnectionFailure(e);
-        }
-        throw e;
-      }
-      if (e instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
-      }
-      return call.get(); // done meanwhile: the reply or its failure
-    }
-  }
-
-  /**
-   * {@code call}, failed with a {@link TimeoutException} unless it completes within {@code
-   * timeoutNanos}; a timeout counts as a failure without an answer, as in {@link #await}.
-   */
-  <T> CompletableFuture<T> within(CompletableFuture<T> call, long timeoutNanos) {
-    return call.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
-        .whenComplete(
-            (reply, error) -> {
-              if (unwrap(error) instanceof TimeoutException) {
-                onConnectionFailure(error);
-              }
-            });
-  }
-
-  private CompletableFuture<List<Object>> attempt(
-      Script script, String[] keys, String[] args, int tryAgainLeft) {
-    CompletionStage<List<Object>> first =
-        commands.<List<Object>>evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args);
-    return first
-        .handle(
-            (result, error) -> {
-              if (error == null) {
-                return CompletableFuture.completedFuture(result);
-              }
-              Throwable cause = unwrap(error);
-              if (cause instanceof RedisNoScriptException || hasPrefix(cause, "NOSCRIPT")) {
-                return commands
-                    .<List<Object>>eval(script.text(), ScriptOutputType.MULTI, keys, args)
-                    .toCompletableFuture();
-              }
-              if (tryAgainLeft > 0 && hasPrefix(cause, "TRYAGAIN")) {
-                return CompletableFuture.supplyAsync(
-                        () -> null, CompletableFuture.delayedExecutor(5, TimeUnit.MILLISECONDS))
-                    .thenCompose(ignored -> attempt(script, keys, args, tryAgainLeft - 1));
-              }
-              onConnectionFailure(cause);
-              return CompletableFuture.<List<Object>>failedFuture(cause);
-            })
-        .thenCompose(stage -> stage)
-        .toCompletableFuture();
-  }
-
-  private static boolean hasPrefix(Throwable error, String prefix) {
-    return error instanceof RedisCommandExecutionException
-        && error.getMessage() != null
-        && error.getMessage().startsWith(prefix);
-  }
-
-  static Throwable unwrap(Throwable error) {
-    while (error instanceof CompletionException && error.getCause() != null) {
-      error = error.getCause();
-    }
-    return error;
+  /** The script calls on this connection, with the retry rules every caller shares. */
+  ScriptCalls calls() {
+    return calls;
   }
 
   /** Closes the connection, and the client and its threads if this backend made them. */
   @Override
   public void close() {
     try {
-      connection.close();
+      if (connection != null) {
+        connection.close();
+      }
     } finally {
       try {
         owned.close();
       } catch (Exception e) {
         throw new IllegalStateException("closing " + description, e);
-      }
-    }
-  }
-
-  /**
-   * Starts a refresh of the Cluster client's topology, at most one a second, when a call failed
-   * without an answer from Redis (no connection, refused while disconnected, or timed out). The
-   * refresh runs in the background: the caller does not wait for it, and a refresh that fails is
-   * left to the next failed call.
-   *
-   * <p>Lettuce routes a slot by its current view of the topology, reads the view again only on its
-   * own triggers (periodically, MOVED or ASK replies, reconnect attempts), and keeps a view read
-   * while a failover was under way, which still names the dead master, until the next one. Each
-   * refresh started here reads the nodes' views, installs one in the connection and clears its
-   * slot-to-connection cache, so once the nodes agree on the promoted replica the next failed call
-   * brings the slot's calls there.
-   */
-  void onConnectionFailure(Throwable cause) {
-    if (topologyRefresh == null || cause instanceof RedisCommandExecutionException) {
-      return;
-    }
-    long last = lastRefresh.get();
-    long now = System.nanoTime();
-    if (now - last >= REFRESH_INTERVAL_NANOS && lastRefresh.compareAndSet(last, now)) {
-      try {
-        topologyRefresh.run();
-      } catch (RuntimeException e) {
-        // The backend is closing (the executor refuses work); nothing is left to refresh.
       }
     }
   }
@@ -414,8 +344,30 @@ public final class RedisBackend implements AutoCloseable {
     } catch (RuntimeException e) {
       client.shutdown();
       resources.shutdown();
-      throw e;
+      throw explained(e, description);
     }
+  }
+
+  /**
+   * {@code failure} to connect, as a {@link RedisConnectionException} that says why when Redis's
+   * reply in its causes names a {@link RedisProblem} (wrong credentials, say), and names the server
+   * with its password masked; {@code failure} itself otherwise.
+   */
+  static RuntimeException explained(RuntimeException failure, String description) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      RedisProblem problem = RedisProblem.of(t.getMessage());
+      if (problem != null) {
+        return new RedisConnectionException(
+            "cannot connect to "
+                + redact(description)
+                + ": "
+                + problem.explanation()
+                + "; Redis replied: "
+                + t.getMessage(),
+            failure);
+      }
+    }
+    return failure;
   }
 
   private static ClientResources resources() {

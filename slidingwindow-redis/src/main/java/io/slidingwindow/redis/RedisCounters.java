@@ -36,25 +36,18 @@ public final class RedisCounters {
   public static final int MAX_SIZE = 1024;
 
   private final RedisBackend backend;
+  private final ScriptCalls calls;
   private final String prefix;
-  private final String suffix;
-  private final String size;
-  private final String intervalMicros;
-  private final String ttlMillis;
+  private final CounterScript script;
   private final Ticker clientTime;
   private final long origin;
   private final long timeoutNanos;
 
   private RedisCounters(Builder b) {
     this.backend = b.backend;
+    this.calls = backend.calls();
     this.prefix = b.keyPrefix;
-    long interval = b.interval.toNanos() / 1000;
-    this.suffix = "c:" + b.size + ":" + interval;
-    this.size = Integer.toString(b.size);
-    this.intervalMicros = Long.toString(interval);
-    long ttl = ((b.size + 1L) * interval + 999) / 1000;
-    this.ttlMillis =
-        Long.toString(b.clientTime == null ? ttl : Math.max(ttl, RedisRateLimiter.CLIENT_TIME_MIN_TTL_MILLIS));
+    this.script = new CounterScript(b.size, b.interval.toNanos() / 1000, b.clientTime != null);
     this.clientTime = b.clientTime;
     this.origin = clientTime == null ? 0 : clientTime.read();
     this.timeoutNanos = b.commandTimeout.toNanos();
@@ -80,7 +73,7 @@ public final class RedisCounters {
    * @throws RedisException if Redis fails or does not answer in time
    */
   public long addAndGet(String id, long amount) {
-    return call(id, "add", amount)[0];
+    return CounterScript.sum(call(id, true, amount));
   }
 
   /**
@@ -90,7 +83,7 @@ public final class RedisCounters {
    * @throws RedisException as {@link #addAndGet}
    */
   public long sum(String id) {
-    return call(id, "get", 0)[0];
+    return CounterScript.sum(call(id, false, 0));
   }
 
   /**
@@ -100,20 +93,19 @@ public final class RedisCounters {
    * @throws RedisException as {@link #addAndGet}
    */
   public long count(String id) {
-    return call(id, "get", 0)[1];
+    return CounterScript.count(call(id, false, 0));
   }
 
-  private long[] call(String id, String mode, long amount) {
-    String[] keys = {Keys.tagged(prefix, id) + suffix};
-    String now = clientTime == null ? "" : Long.toString(Math.floorDiv(clientTime.read() - origin, 1000L));
-    String[] args = {Long.toString(amount), mode, now, size, intervalMicros, ttlMillis};
+  private List<Object> call(String id, boolean add, long amount) {
+    String[] keys = script.keys(Keys.tagged(prefix, id));
+    String now =
+        clientTime == null ? "" : Long.toString(Math.floorDiv(clientTime.read() - origin, 1000L));
     try {
-      List<Object> reply = backend.await(backend.run(Script.COUNTER, keys, args), timeoutNanos);
-      return new long[] {(Long) reply.get(0), (Long) reply.get(1)};
+      return calls.await(calls.run(Script.COUNTER, keys, script.args(amount, add, now)), timeoutNanos);
     } catch (TimeoutException e) {
       throw new RedisCommandTimeoutException("no answer from Redis within " + Duration.ofNanos(timeoutNanos));
     } catch (ExecutionException e) {
-      Throwable cause = RedisBackend.unwrap(e.getCause());
+      Throwable cause = ScriptCalls.unwrap(e.getCause());
       throw cause instanceof RedisException ? (RedisException) cause : new RedisException(cause);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -123,7 +115,7 @@ public final class RedisCounters {
 
   @Override
   public String toString() {
-    return "RedisCounters[" + size + " x " + intervalMicros + " µs on " + backend + "]";
+    return "RedisCounters[" + script + " on " + backend + "]";
   }
 
   /** Builds {@link RedisCounters}. Not thread-safe. */
@@ -175,7 +167,8 @@ public final class RedisCounters {
     /**
      * Sets the first part of every key, {@code "sw"} by default.
      *
-     * @throws IllegalArgumentException if {@code keyPrefix} is null, empty or holds a brace
+     * @throws IllegalArgumentException if {@code keyPrefix} is null, empty, or holds a brace or an
+     *     unpaired surrogate
      */
     public Builder keyPrefix(String keyPrefix) {
       this.keyPrefix = Keys.checkPrefix(keyPrefix);

@@ -5,18 +5,11 @@ import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.internal.Permits;
-import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
 
 /**
  * A sliding-window rate limiter whose state lives in Redis, shared by every instance that uses the
@@ -74,83 +67,16 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
   /** The default key prefix. */
   public static final String DEFAULT_KEY_PREFIX = "sw";
 
-  /** Windows and precisions must be below 2^50 microseconds (35 years), so sums stay exact. */
-  static final long MAX_WINDOW_MICROS = 1L << 50;
-
-  /**
-   * With client time the ticker need not run at the speed of Redis's clock (a test's fake ticker
-   * does not), so keys live at least this long after their newest run began.
-   */
-  static final long CLIENT_TIME_MIN_TTL_MILLIS = 60_000;
-
-  private static final System.Logger LOG = System.getLogger(RedisRateLimiter.class.getName());
-
-
   private final RedisBackend backend;
   private final List<Limit> limits;
-  private final String prefix;
-  private final String[] suffixes;
-  private final String[] argsTemplate;
   private final long largestGrantable;
-  private final boolean countRefused;
-  private final Ticker clientTime;
-  /** The clock of the refusal cache: the client-time ticker, or System.nanoTime. */
-  private final Ticker localTime;
-  private final long origin;
-  /** Null when off, or when refused attempts count. */
-  private final RefusalCache refusals;
-  /** Null on Cluster, or when turned off. */
-  private final Batcher batcher;
-  private final long timeoutNanos;
-  private final FailurePolicy policy;
-  private final CircuitBreaker breaker;
-  private final Limit smallest;
-  private final Duration longestWindow;
+  private final LimiterCalls calls;
 
   private RedisRateLimiter(Builder b) {
     this.backend = b.backend;
     this.limits = List.copyOf(b.limits);
-    this.prefix = b.keyPrefix;
-    this.countRefused = b.countRefusedAttempts;
-    this.suffixes = new String[limits.size()];
-    this.argsTemplate = new String[3 + 3 * limits.size()];
-    argsTemplate[0] = countRefused ? "1" : "0";
-    argsTemplate[2] = Integer.toString(limits.size());
-    long ttlMicros = 0;
-    Limit least = limits.get(0);
-    Limit longest = limits.get(0);
-    for (int i = 0; i < limits.size(); i++) {
-      Limit limit = limits.get(i);
-      long windowMicros = windowMicros(limit);
-      long precisionMicros = precisionMicros(limit);
-      String suffix =
-          limit.permits() + ":" + windowMicros + ":" + precisionMicros + (countRefused ? ":r" : "");
-      // The same limit added twice keeps two lists, or one list would record every grant twice.
-      suffixes[i] = Arrays.asList(suffixes).contains(suffix) ? suffix + ":" + i : suffix;
-      argsTemplate[3 + 3 * i] = Long.toString(limit.permits());
-      argsTemplate[4 + 3 * i] = Long.toString(windowMicros);
-      argsTemplate[5 + 3 * i] = Long.toString(precisionMicros);
-      ttlMicros = Math.max(ttlMicros, windowMicros + precisionMicros);
-      if (limit.permits() < least.permits()) {
-        least = limit;
-      }
-      if (limit.windowNanos() > longest.windowNanos()) {
-        longest = limit;
-      }
-    }
-    long ttlMillis = (ttlMicros + 999) / 1000;
-    argsTemplate[1] = Long.toString(b.clientTime == null ? ttlMillis : Math.max(ttlMillis, CLIENT_TIME_MIN_TTL_MILLIS));
-    this.batcher = b.batching && !backend.isCluster() ? new Batcher(backend, argsTemplate) : null;
     this.largestGrantable = Permits.largestGrantable(limits);
-    this.smallest = least;
-    this.longestWindow = longest.window();
-    this.clientTime = b.clientTime;
-    this.localTime = clientTime == null ? Ticker.system() : clientTime;
-    this.origin = localTime.read();
-    this.refusals = countRefused || b.refusalCacheSlots == 0 ? null : new RefusalCache(b.refusalCacheSlots);
-    this.timeoutNanos = b.commandTimeout.toNanos();
-    this.policy = b.failurePolicy;
-    this.breaker = new CircuitBreaker(b.breakerFailures, b.breakerOpen.toNanos(), b.breakerTicker);
+    this.calls = new LimiterCalls(b, limits);
   }
 
   /**
@@ -176,16 +102,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
   @Override
   public boolean tryAcquire(String id, long permits) {
     check(id, permits);
-    long now = localMicros();
-    if (refusals != null && refusals.find(id, now) != null) {
-      return false;
-    }
-    List<Object> reply = callSync(keys(id), permits, false, now);
-    if (reply == null) {
-      return onFailure(id, permits).allowed();
-    }
-    remember(id, permits, reply, false, now);
-    return isAllowed(reply);
+    return calls.tryAcquire(id, permits);
   }
 
   /**
@@ -197,17 +114,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
   @Override
   public Decision decide(String id, long permits) {
     check(id, permits);
-    long now = localMicros();
-    Decision cached = cachedDecision(id, permits, now);
-    if (cached != null) {
-      return cached;
-    }
-    List<Object> reply = callSync(keys(id), permits, true, now);
-    if (reply == null) {
-      return onFailure(id, permits);
-    }
-    remember(id, permits, reply, true, now);
-    return toDecision(reply);
+    return calls.decide(id, permits);
   }
 
   /**
@@ -218,11 +125,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    */
   public CompletionStage<Boolean> tryAcquireAsync(String id, long permits) {
     check(id, permits);
-    long now = localMicros();
-    if (refusals != null && refusals.find(id, now) != null) {
-      return CompletableFuture.completedFuture(false);
-    }
-    return callAsync(keys(id), id, permits, false, now, RedisRateLimiter::isAllowed, Decision::allowed);
+    return calls.tryAcquireAsync(id, permits);
   }
 
   /**
@@ -233,12 +136,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    */
   public CompletionStage<Decision> decideAsync(String id, long permits) {
     check(id, permits);
-    long now = localMicros();
-    Decision cached = cachedDecision(id, permits, now);
-    if (cached != null) {
-      return CompletableFuture.completedFuture(cached);
-    }
-    return callAsync(keys(id), id, permits, true, now, this::toDecision, d -> d);
+    return calls.decideAsync(id, permits);
   }
 
   @Override
@@ -251,18 +149,22 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    * check the server timestamps of grants. Fails when Redis fails (no policy).
    */
   long[] tryAcquireWithTime(String id, long permits) throws Exception {
-    List<Object> reply =
-        backend.run(Script.LIMITER, checkedKeys(id, permits), args(permits, false, localMicros())).get(10, TimeUnit.SECONDS);
-    return new long[] {(Long) reply.get(0), (Long) reply.get(1)};
+    check(id, permits);
+    return calls.tryAcquireWithTime(id, permits);
   }
 
   /** The Redis keys of {@code id}, one per limit, in the order of {@link #limits()}. */
   List<String> keysOf(String id) {
-    return List.of(keys(id));
+    return List.of(calls.keys(id));
   }
 
-  boolean isBreakerOpen() {
-    return breaker.isOpen();
+  /**
+   * Whether this limiter's circuit breaker is open: Redis failed often enough in a row that calls
+   * are turned away to the failure policy without reaching Redis, until the next probe. For health
+   * checks; it reads one field.
+   */
+  public boolean isBreakerOpen() {
+    return calls.isBreakerOpen();
   }
 
   /**
@@ -274,229 +176,6 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
       throw new IllegalArgumentException("key must not be null");
     }
     Permits.check(permits, largestGrantable);
-  }
-
-  private String[] checkedKeys(String id, long permits) {
-    check(id, permits);
-    return keys(id);
-  }
-
-  /** The Redis keys of {@code id}, one per limit. */
-  private String[] keys(String id) {
-    String tag = Keys.tagged(prefix, id);
-    String[] keys = new String[suffixes.length];
-    for (int i = 0; i < keys.length; i++) {
-      keys[i] = tag + suffixes[i];
-    }
-    return keys;
-  }
-
-  /** The script's arguments for one request. */
-  private String[] args(long permits, boolean figures, long nowMicros) {
-    String[] args = Arrays.copyOf(argsTemplate, argsTemplate.length + 2);
-    args[argsTemplate.length] = permitsAndFigures(permits, figures);
-    args[argsTemplate.length + 1] = scriptNow(nowMicros);
-    return args;
-  }
-
-  private static String permitsAndFigures(long permits, boolean figures) {
-    return Long.toString(2 * permits + (figures ? 1 : 0));
-  }
-
-  private String scriptNow(long nowMicros) {
-    return clientTime == null ? "" : Long.toString(nowMicros);
-  }
-
-  /** Sends one request, in a call of its own or with others waiting at the same moment. */
-  private CompletableFuture<List<Object>> send(String[] keys, long permits, boolean figures, long nowMicros) {
-    if (batcher == null) {
-      return backend.run(Script.LIMITER, keys, args(permits, figures, nowMicros));
-    }
-    return batcher.submit(
-        new Batcher.Request(keys, permitsAndFigures(permits, figures), scriptNow(nowMicros), figures ? 7 : 3));
-  }
-
-  /** The local clock in microseconds since the limiter was built; with client time, the script's. */
-  private long localMicros() {
-    return Math.floorDiv(localTime.read() - origin, 1000L);
-  }
-
-  /**
-   * Remembers a refusal that the script says holds for a while. With client time the script's
-   * clock is the local one. With server time the script ran somewhere between the call's start
-   * ({@code sentMicros}) and now, so the refusal is kept until the start plus its hold, less a
-   * microsecond for rounding (never longer than Redis would refuse), and the figures are taken as of
-   * now plus a microsecond (so served figures are never early).
-   */
-  private void remember(String id, long permits, List<Object> reply, boolean figures, long sentMicros) {
-    if (refusals == null) {
-      return;
-    }
-    long hold = (Long) reply.get(figures ? 6 : 2);
-    if (hold <= 0) {
-      return;
-    }
-    long until;
-    long ref;
-    if (clientTime != null) {
-      ref = (Long) reply.get(1);
-      until = ref + hold;
-    } else {
-      ref = localMicros() + 1;
-      until = sentMicros + hold - 1;
-    }
-    refusals.put(
-        figures
-            ? new RefusalCache.Entry(
-                id, until, permits, ref, (Long) reply.get(3), (Long) reply.get(4), ((Long) reply.get(5)).intValue() - 1)
-            : new RefusalCache.Entry(id, until, 0, ref, 0, 0, 0));
-  }
-
-  /**
-   * The decision for a refusal remembered with figures for the same permits, counted down to
-   * {@code nowMicros}, or null. The binding limit stays full until the entry's end, so its
-   * remaining stays 0 and both durations only count down.
-   */
-  private Decision cachedDecision(String id, long permits, long nowMicros) {
-    if (refusals == null) {
-      return null;
-    }
-    RefusalCache.Entry e = refusals.find(id, nowMicros);
-    if (e == null || e.permits() != permits) { // permits are positive: 0 marks no figures
-      return null;
-    }
-    long elapsed = nowMicros - e.refMicros();
-    return new Decision(
-        false,
-        0,
-        Duration.ofNanos(Math.max(1, e.retryMicros() - elapsed) * 1000),
-        Duration.ofNanos(Math.max(0, e.resetMicros() - elapsed) * 1000),
-        limits.get(e.binding()));
-  }
-
-  /** The script's reply, or null when Redis failed (the breaker has been told). */
-  private List<Object> callSync(String[] keys, long permits, boolean figures, long nowMicros) {
-    if (!breaker.tryPass()) {
-      return null;
-    }
-    try {
-      List<Object> reply;
-      if (batcher == null) {
-        reply = backend.runSync(Script.LIMITER, keys, args(permits, figures, nowMicros), timeoutNanos);
-      } else {
-        reply = backend.await(send(keys, permits, figures, nowMicros), timeoutNanos);
-      }
-      if (isUndecided(reply)) {
-        failed(new IllegalStateException(String.valueOf(reply.get(2))));
-        return null;
-      }
-      breaker.onSuccess();
-      return reply;
-    } catch (TimeoutException | RuntimeException e) {
-      failed(e);
-    } catch (ExecutionException e) {
-      failed(RedisBackend.unwrap(e.getCause()));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      failed(e);
-    }
-    return null;
-  }
-
-  /** Whether the script could not decide the request (a key holds something else). */
-  private static boolean isUndecided(List<Object> reply) {
-    return ((Long) reply.get(0)) < 0;
-  }
-
-  private <T> CompletionStage<T> callAsync(
-      String[] keys,
-      String id,
-      long permits,
-      boolean figures,
-      long sentMicros,
-      Function<List<Object>, T> convert,
-      Function<Decision, T> fromPolicy) {
-    if (!breaker.tryPass()) {
-      return CompletableFuture.completedFuture(fromPolicy.apply(onFailure(id, permits)));
-    }
-    CompletableFuture<List<Object>> future;
-    try {
-      future = send(keys, permits, figures, sentMicros);
-    } catch (RuntimeException e) {
-      failed(e);
-      return CompletableFuture.completedFuture(fromPolicy.apply(onFailure(id, permits)));
-    }
-    return backend
-        .within(future, timeoutNanos)
-        .handle(
-            (reply, error) -> {
-              if (error == null && !isUndecided(reply)) {
-                breaker.onSuccess();
-                remember(id, permits, reply, figures, sentMicros);
-                return convert.apply(reply);
-              }
-              failed(error == null ? new IllegalStateException(String.valueOf(reply.get(2))) : RedisBackend.unwrap(error));
-              return fromPolicy.apply(onFailure(id, permits));
-            });
-  }
-
-  private void failed(Throwable error) {
-    breaker.onFailure();
-    LOG.log(Level.DEBUG, "Redis call failed; the failure policy " + policy + " decides", error);
-  }
-
-  private Decision onFailure(String id, long permits) {
-    switch (policy.kind()) {
-      case OPEN:
-        return new Decision(true, 0, Duration.ZERO, Duration.ZERO, smallest);
-      case CLOSED:
-        long retry = Math.max(TimeUnit.MILLISECONDS.toNanos(1), breaker.nanosUntilProbe());
-        return new Decision(false, 0, Duration.ofNanos(retry), longestWindow, smallest);
-      default:
-        return policy.fallback().decide(id, permits);
-    }
-  }
-
-  private static Boolean isAllowed(List<Object> reply) {
-    return ((Long) reply.get(0)) == 1L;
-  }
-
-  private Decision toDecision(List<Object> reply) {
-    boolean allowed = (Long) reply.get(0) == 1L;
-    long remaining = (Long) reply.get(2);
-    long retryMicros = (Long) reply.get(3);
-    long resetMicros = (Long) reply.get(4);
-    int binding = ((Long) reply.get(5)).intValue() - 1;
-    return new Decision(
-        allowed,
-        remaining,
-        Duration.ofNanos(retryMicros * 1000),
-        Duration.ofNanos(resetMicros * 1000),
-        limits.get(binding));
-  }
-
-  private static long windowMicros(Limit limit) {
-    long nanos = limit.windowNanos();
-    if (nanos % 1000 != 0 || nanos / 1000 >= MAX_WINDOW_MICROS) {
-      throw new IllegalArgumentException(
-          "window must be a whole number of microseconds below 2^50, was " + limit.window() + " in " + limit);
-    }
-    return nanos / 1000;
-  }
-
-  private static long precisionMicros(Limit limit) {
-    if (limit.isExact()) {
-      return 1;
-    }
-    long nanos = limit.precisionNanos();
-    if (nanos % 1000 != 0) {
-      throw new IllegalArgumentException(
-          "precision must be a whole number of microseconds (or exact), was "
-              + limit.precision()
-              + " in "
-              + limit);
-    }
-    return nanos / 1000;
   }
 
   @Override
@@ -516,18 +195,18 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     /** How many ids' refusals are remembered locally, by default. */
     public static final int DEFAULT_REFUSAL_CACHE_SLOTS = 4096;
 
-    private final RedisBackend backend;
-    private final List<Limit> limits = new ArrayList<>();
-    private String keyPrefix = DEFAULT_KEY_PREFIX;
-    private boolean countRefusedAttempts;
-    private Ticker clientTime;
-    private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
-    private FailurePolicy failurePolicy = FailurePolicy.failOpen();
-    private int breakerFailures = DEFAULT_BREAKER_FAILURES;
-    private Duration breakerOpen = DEFAULT_BREAKER_OPEN;
-    private Ticker breakerTicker = Ticker.system();
-    private int refusalCacheSlots = DEFAULT_REFUSAL_CACHE_SLOTS;
-    private boolean batching = true;
+    final RedisBackend backend;
+    final List<Limit> limits = new ArrayList<>();
+    String keyPrefix = DEFAULT_KEY_PREFIX;
+    boolean countRefusedAttempts;
+    Ticker clientTime;
+    Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+    FailurePolicy failurePolicy = FailurePolicy.failOpen();
+    int breakerFailures = DEFAULT_BREAKER_FAILURES;
+    Duration breakerOpen = DEFAULT_BREAKER_OPEN;
+    Ticker breakerTicker = Ticker.system();
+    int refusalCacheSlots = DEFAULT_REFUSAL_CACHE_SLOTS;
+    boolean batching = true;
 
     private Builder(RedisBackend backend) {
       this.backend = backend;
@@ -544,8 +223,8 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
       if (limit == null) {
         throw new IllegalArgumentException("limit must not be null");
       }
-      windowMicros(limit);
-      precisionMicros(limit);
+      LimiterScript.windowMicros(limit);
+      LimiterScript.precisionMicros(limit);
       limits.add(limit);
       return this;
     }
@@ -567,7 +246,8 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     /**
      * Sets the first part of every key, {@value RedisRateLimiter#DEFAULT_KEY_PREFIX} by default.
      *
-     * @throws IllegalArgumentException if {@code keyPrefix} is null, empty or holds a brace
+     * @throws IllegalArgumentException if {@code keyPrefix} is null, empty, or holds a brace or an
+     *     unpaired surrogate
      */
     public Builder keyPrefix(String keyPrefix) {
       this.keyPrefix = Keys.checkPrefix(keyPrefix);

@@ -15,6 +15,7 @@ final class Script {
 
   static final Script LIMITER = load("limiter.lua");
   static final Script COUNTER = load("counter.lua");
+  static final Script PROBE = load("probe.lua");
 
   private final String name;
   private final String text;

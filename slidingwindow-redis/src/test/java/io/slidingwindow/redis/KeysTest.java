@@ -4,9 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lettuce.core.cluster.SlotHash;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
 import org.junit.jupiter.api.Test;
 
 class KeysTest {
@@ -56,6 +63,52 @@ class KeysTest {
     assertThat(tags).hasSize(AWKWARD_IDS.size() + 2);
   }
 
+  /**
+   * Ids that differ only in which unpaired surrogate they hold: a charset encoder turns each into
+   * U+FFFD, so these shared one tag (and one window) before the tag kept every code unit.
+   */
+  @Test
+  void tagged_idsDifferingOnlyInALoneSurrogate_distinctTags() {
+    List<String> ids = List.of("\uD800x", "\uDC00x", "\uDBFFx", "\uDFFFx", "\uFFFDx", "?x", "x\uD800", "x\uDC00");
+    Set<String> tags = new HashSet<>();
+    for (String id : ids) {
+      tags.add(Keys.tagged("sw", id));
+    }
+    assertThat(tags).hasSize(ids.size());
+  }
+
+  @Test
+  void tagged_loneSurrogates_decodeBackToTheId() {
+    for (String id : List.of("\uD800", "\uDC00", "a\uDBFF\uDBFFb", "\uDC00\uD800", "\uD83D\uDE00\uD83D")) {
+      assertThat(decode(Keys.tagged("sw", id))).isEqualTo(id);
+    }
+  }
+
+  /** Strings over an alphabet rich in surrogates, braces and multi-byte characters. */
+  @Provide
+  Arbitrary<String> awkwardStrings() {
+    return Arbitraries.strings()
+        .withChars('\uD800', '\uDBFF', '\uDC00', '\uDFFF', '\uFFFD', '?', '{', '}', '\0', 'a', 'é')
+        .withCharRange('\uD83D', '\uD83E')
+        .withCharRange('\uDE00', '\uDE01')
+        .ofMaxLength(12);
+  }
+
+  /** The tag is a lossless encoding: decoding it gives the id back, so two ids never share one. */
+  @Property(tries = 2000)
+  void tagged_anyString_decodesBackToTheId(@ForAll("awkwardStrings") String id) {
+    assertThat(decode(Keys.tagged("sw", id))).isEqualTo(id);
+  }
+
+  @Property(tries = 2000)
+  void tagged_anyString_allKeysShareTheSlotOfTheTag(@ForAll("awkwardStrings") String id) {
+    String tagged = Keys.tagged("sw", id);
+    String tag = tagged.substring(tagged.indexOf('{') + 1, tagged.indexOf('}'));
+    int slot = SlotHash.getSlot(tag);
+    assertThat(SlotHash.getSlot(tagged + "5:1000000:1000")).isEqualTo(slot);
+    assertThat(SlotHash.getSlot(tagged + "c:60:1000000")).isEqualTo(slot);
+  }
+
   @Test
   void tagged_idPastTheCap_isRejectedNamingKeyAndLength() {
     assertThatThrownBy(() -> Keys.tagged("sw", "x".repeat(Keys.MAX_ID_BYTES + 1)))
@@ -71,6 +124,18 @@ class KeysTest {
   }
 
   @Test
+  void checkPrefix_unpairedSurrogate_isRejectedNamingItsIndex() {
+    assertThatThrownBy(() -> Keys.checkPrefix("app\uDC00"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("keyPrefix")
+        .hasMessageContaining("unpaired surrogate at index 3");
+    assertThatThrownBy(() -> Keys.checkPrefix("a\uD800b"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unpaired surrogate at index 1");
+    assertThat(Keys.checkPrefix("app\uD83D\uDE00")).isEqualTo("app\uD83D\uDE00");
+  }
+
+  @Test
   void checkPrefix_bracesOrEmpty_areRejected() {
     for (String bad : new String[] {"", "a{", "}b", "{x}"}) {
       assertThatThrownBy(() -> Keys.checkPrefix(bad))
@@ -79,6 +144,21 @@ class KeysTest {
     }
     assertThatThrownBy(() -> Keys.checkPrefix(null)).isInstanceOf(IllegalArgumentException.class);
     assertThat(Keys.checkPrefix("app:rl")).isEqualTo("app:rl");
+  }
+
+  /** The id a tagged prefix was built from, read back from its tag. */
+  private static String decode(String tagged) {
+    String tag = tagged.substring(tagged.indexOf('{') + 1, tagged.indexOf('}'));
+    byte[] bytes = Base64.getUrlDecoder().decode(tag.substring(1));
+    if (tag.charAt(0) == 'u') {
+      return new String(bytes, StandardCharsets.UTF_8);
+    }
+    assertThat(tag.charAt(0)).isEqualTo('w');
+    char[] units = new char[bytes.length / 2];
+    for (int i = 0; i < units.length; i++) {
+      units[i] = (char) (((bytes[2 * i] & 0xff) << 8) | (bytes[2 * i + 1] & 0xff));
+    }
+    return new String(units);
   }
 
   private static String escape(String id) {

@@ -38,6 +38,9 @@ class RedisBackendTest {
     assertThatThrownBy(() -> RedisBackend.of((RedisClusterClient) null))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("client");
+    assertThatThrownBy(() -> RedisBackend.of((ScriptClient) null, () -> {}, "adapter"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("client");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.slidingwindow.redis;
 
+import io.slidingwindow.testkit.FailingLimiter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

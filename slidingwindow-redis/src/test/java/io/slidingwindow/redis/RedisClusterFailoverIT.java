@@ -40,7 +40,7 @@ class RedisClusterFailoverIT {
     try {
       return "answered " + java.util.Arrays.toString(limiter.tryAcquireWithTime(id, 1));
     } catch (Exception e) {
-      return "failed: " + RedisBackend.unwrap(e instanceof ExecutionException ? e.getCause() : e);
+      return "failed: " + ScriptCalls.unwrap(e instanceof ExecutionException ? e.getCause() : e);
     }
   }
 

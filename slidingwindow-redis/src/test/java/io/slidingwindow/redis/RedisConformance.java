@@ -1,5 +1,6 @@
 package io.slidingwindow.redis;
 
+import io.slidingwindow.testkit.FailingLimiter;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;

@@ -1,5 +1,6 @@
 package io.slidingwindow.redis;
 
+import io.slidingwindow.testkit.FailingLimiter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -173,7 +174,7 @@ class RedisRateLimiterIT {
     String id = freshId();
     String key = limiter.keysOf(id).get(0);
     assertThat(limiter.tryAcquire(id, 1)).isTrue();
-    long minTtl = RedisRateLimiter.CLIENT_TIME_MIN_TTL_MILLIS;
+    long minTtl = LimiterScript.CLIENT_TIME_MIN_TTL_MILLIS;
     assertThat(pttl(key)).isBetween(minTtl - 5_000, minTtl);
     SharedRedis.server().cli("PEXPIRE", key, "5000");
     assertThat(limiter.tryAcquire(id, 1)).as("same bucket").isTrue();

@@ -13,5 +13,7 @@ class ScriptTest {
       assertThat(script.sha1()).matches("[0-9a-f]{40}");
     }
     assertThat(Script.LIMITER.sha1()).isNotEqualTo(Script.COUNTER.sha1());
+    assertThat(Script.PROBE.text()).startsWith("-- slidingwindow").contains("KEYS[1]").contains("Returns");
+    assertThat(Script.PROBE.sha1()).isNotIn(Script.LIMITER.sha1(), Script.COUNTER.sha1());
   }
 }

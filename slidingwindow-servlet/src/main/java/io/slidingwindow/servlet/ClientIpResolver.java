@@ -20,6 +20,11 @@ import java.util.List;
  * <p>Hops may carry an IPv6 address in brackets and a port ({@code [::1]:8080}, {@code
  * 10.0.0.1:443}); both are dropped. Host names and garbage are never trusted and never looked up.
  *
+ * <p>Rate-limit keys ({@link #key(HttpServletRequest)}) take an IPv6 client by its prefix ({@link
+ * #withIpv6PrefixLength(int)}, /64 by default), since one host may hold a whole /64, and an
+ * IPv4-mapped IPv6 address as the IPv4 address it maps. Trust is decided on the address as written:
+ * an IPv4 block does not hold the mapped form of its addresses.
+ *
  * <p>Instances are immutable and thread-safe.
  */
 public final class ClientIpResolver {
@@ -27,12 +32,18 @@ public final class ClientIpResolver {
   /** The name of the header that proxies append the client to. */
   public static final String X_FORWARDED_FOR = "X-Forwarded-For";
 
-  private static final ClientIpResolver DIRECT = new ClientIpResolver(List.of());
+  /** The IPv6 prefix length a client is keyed by unless set otherwise. */
+  public static final int DEFAULT_IPV6_PREFIX_LENGTH = 64;
+
+  private static final ClientIpResolver DIRECT =
+      new ClientIpResolver(List.of(), DEFAULT_IPV6_PREFIX_LENGTH);
 
   private final List<IpRange> trustedProxies;
+  private final int ipv6PrefixLength;
 
-  private ClientIpResolver(List<IpRange> trustedProxies) {
+  private ClientIpResolver(List<IpRange> trustedProxies, int ipv6PrefixLength) {
     this.trustedProxies = trustedProxies;
+    this.ipv6PrefixLength = ipv6PrefixLength;
   }
 
   /** A resolver that trusts no proxy: the client is always {@code remoteAddr}. */
@@ -55,7 +66,32 @@ public final class ClientIpResolver {
     for (String cidr : cidrs) {
       ranges.add(IpRange.parse(cidr));
     }
-    return new ClientIpResolver(List.copyOf(ranges));
+    return new ClientIpResolver(List.copyOf(ranges), DEFAULT_IPV6_PREFIX_LENGTH);
+  }
+
+  /**
+   * A resolver trusting the same proxies that keys IPv6 clients by their first {@code bits} bits
+   * ({@value #DEFAULT_IPV6_PREFIX_LENGTH} by default). A host is commonly given a whole /64 and may
+   * pick any address in it, so keying by address would give it 2^64 quotas; 128 keys each address.
+   *
+   * @throws IllegalArgumentException if {@code bits} is not 1..128
+   */
+  public ClientIpResolver withIpv6PrefixLength(int bits) {
+    return new ClientIpResolver(trustedProxies, RequestKey.checkPrefixLength(bits));
+  }
+
+  /** The IPv6 prefix length that clients are keyed by. */
+  public int ipv6PrefixLength() {
+    return ipv6PrefixLength;
+  }
+
+  /**
+   * The key of the client of {@code request}: {@link RequestKey#address(String, int)} of {@link
+   * #resolve(HttpServletRequest)}, so an IPv4 client by its address, an IPv4-mapped IPv6 client
+   * ({@code ::ffff:192.0.2.1}) as that IPv4 address, and an IPv6 client by its prefix.
+   */
+  public RequestKey key(HttpServletRequest request) {
+    return RequestKey.address(resolve(request), ipv6PrefixLength);
   }
 
   /** The client address of {@code request}. */
@@ -117,6 +153,6 @@ public final class ClientIpResolver {
 
   @Override
   public String toString() {
-    return "ClientIpResolver trusting " + trustedProxies;
+    return "ClientIpResolver trusting " + trustedProxies + ", IPv6 clients by /" + ipv6PrefixLength;
   }
 }

@@ -2,32 +2,67 @@ package io.slidingwindow.servlet;
 
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
+import java.util.function.Function;
 
 /**
  * Chooses the key a request is limited under: requests with equal keys share one set of windows.
  *
+ * <p>Keys carry their source. The enforcer limits by {@link #key(HttpServletRequest)}, a {@link
+ * RequestKey} whose text names where it came from (client address, header by name, principal,
+ * application), so a value one client controls can never name another client's bucket: {@code
+ * X-Api-Key: 127.0.0.1} is not the address 127.0.0.1. The built-in resolvers and those made with
+ * {@link #typed(Function)} return typed keys. A resolver that only implements {@link
+ * #resolve(HttpServletRequest)} returns plain text, which the enforcer files as {@link
+ * RequestKey#custom(String)}: whatever it returns, even {@code "ip:127.0.0.1"}, it cannot reach the
+ * built-in namespaces. Keys are also per rule: each rule has its own limiter (and on a shared
+ * backend its own key space), so rules never share a bucket.
+ *
  * <p>A resolver may return {@code null}: the rule then does not apply to that request. The built-in
  * resolvers never do; those keyed on a header or on the principal fall back to the client address
- * when the request has none, so leaving the header out does not escape the limit. Their keys carry a
- * prefix ({@code ip:}, {@code header:}, {@code principal:}) so that a header value can never collide
- * with an address.
+ * when the request has none, so leaving the header out does not escape the limit.
  *
  * <p>Implementations must be thread-safe: one resolver serves every request.
  */
 @FunctionalInterface
 public interface KeyResolver {
 
-  /** The key of {@code request}, or {@code null} to leave the request unlimited by this rule. */
+  /**
+   * The key of {@code request} as text, or {@code null} to leave the request unlimited by this
+   * rule. Text from a resolver that does not override {@link #key(HttpServletRequest)} is an
+   * application-chosen key ({@link RequestKey#custom(String)}); for the built-in resolvers it is
+   * {@link RequestKey#value()}.
+   */
   String resolve(HttpServletRequest request);
 
   /**
-   * Keys on the client address found by {@code clientIp}.
+   * The key the enforcer limits {@code request} under, or {@code null} to leave it unlimited by
+   * this rule. By default {@link RequestKey#custom(String)} of {@link #resolve(HttpServletRequest)}.
+   */
+  default RequestKey key(HttpServletRequest request) {
+    String value = resolve(request);
+    return value == null ? null : RequestKey.custom(value);
+  }
+
+  /**
+   * A resolver returning the typed keys of {@code keys} (null leaves the request unlimited), for
+   * applications that combine sources themselves: a checked API key, else the client address.
+   *
+   * @throws IllegalArgumentException if {@code keys} is null
+   */
+  static KeyResolver typed(Function<HttpServletRequest, RequestKey> keys) {
+    requireNonNull(keys, "keys");
+    return new TypedKeyResolver(keys);
+  }
+
+  /**
+   * Keys on the client address found by {@code clientIp} (IPv6 by prefix; see {@link
+   * ClientIpResolver#key(HttpServletRequest)}).
    *
    * @throws IllegalArgumentException if {@code clientIp} is null
    */
   static KeyResolver clientIp(ClientIpResolver clientIp) {
     requireNonNull(clientIp, "clientIp");
-    return request -> "ip:" + clientIp.resolve(request);
+    return typed(clientIp::key);
   }
 
   /**
@@ -41,12 +76,14 @@ public interface KeyResolver {
       throw new IllegalArgumentException("header name must not be blank, was '" + name + "'");
     }
     requireNonNull(clientIp, "clientIp");
-    return request -> {
-      String value = request.getHeader(name);
-      return value == null || value.isBlank()
-          ? "ip:" + clientIp.resolve(request)
-          : "header:" + value.trim();
-    };
+    String header = name.trim();
+    return typed(
+        request -> {
+          String value = request.getHeader(header);
+          return value == null || value.isBlank()
+              ? clientIp.key(request)
+              : RequestKey.header(header, value.trim());
+        });
   }
 
   /**
@@ -56,17 +93,18 @@ public interface KeyResolver {
    */
   static KeyResolver principal(ClientIpResolver clientIp) {
     requireNonNull(clientIp, "clientIp");
-    return request -> {
-      Principal principal = request.getUserPrincipal();
-      return principal == null || principal.getName() == null
-          ? "ip:" + clientIp.resolve(request)
-          : "principal:" + principal.getName();
-    };
+    return typed(
+        request -> {
+          Principal principal = request.getUserPrincipal();
+          return principal == null || principal.getName() == null
+              ? clientIp.key(request)
+              : RequestKey.principal(principal.getName());
+        });
   }
 
-  /** One key for every request: the rule limits the endpoint as a whole: a per-URL limit shared by all clients. */
+  /** One key for every request: the rule limits the endpoint as a whole, for all clients together. */
   static KeyResolver global() {
-    return request -> "global";
+    return typed(request -> RequestKey.global());
   }
 
   private static void requireNonNull(Object value, String name) {

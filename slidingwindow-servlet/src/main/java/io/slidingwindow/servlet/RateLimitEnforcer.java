@@ -2,7 +2,6 @@ package io.slidingwindow.servlet;
 
 import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
-import io.slidingwindow.Limit;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -10,11 +9,11 @@ import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -22,9 +21,19 @@ import java.util.Set;
  * Requests when one refuses. {@link RateLimitFilter} wraps it as a servlet filter; the Spring Boot
  * starter also drives it from {@code @RateLimit} handler methods.
  *
+ * <p>Paths: first the {@link PathFirewall} (strict by default, run only if some rule has path
+ * patterns) answers 400 Bad Request with an {@code application/problem+json} body to a request URI
+ * that the container and the dispatcher may read differently; nothing is counted, and the listener
+ * is told ({@link RateLimitListener#onRejectedPath}). Then a rule's
+ * patterns are matched against every reading of the path (the container's, and the raw URI's as a
+ * dispatcher reads it, with and without dot segments resolved; see {@link RequestPaths}), so a
+ * request that reaches a handler under a rule's paths is counted however its path is spelled.
+ *
  * <p>For each request, the rules whose paths and methods match are applied in order, like a chain
- * of filters. A rule whose key resolver returns null is skipped; a key longer than 256 characters is
- * replaced by its SHA-256 digest, so that long header values cannot inflate memory. The first rule
+ * of filters. A rule whose key resolver returns null is skipped. The limiter keys on {@link
+ * KeyResolver#key}'s {@link RequestKey#value()}, which names its source, so that one source's
+ * values never meet another's; a key longer than 256 characters is replaced by its SHA-256 digest
+ * (which no {@link RequestKey} value can spell), so that long header values cannot inflate memory. The first rule
  * that refuses (and is not in dry-run) ends the request: the rules after it are not charged, and the
  * rules before it have counted the request although it was refused. A refusal is answered with
  * status 429, {@code Retry-After} in whole seconds rounded up, and an {@code
@@ -55,36 +64,39 @@ import java.util.Set;
  * {@code Retry-After}. A rule with one limit names its policy after itself; a rule with several
  * adds the window ({@code product-2s}, {@code product-10s}).
  *
+ * <p>The header values and the refusals themselves are assembled by {@link QuotaHeaders} and
+ * {@link RefusalReplies}, which know nothing of servlets, so that other server APIs can answer
+ * alike; this class only reads the request and writes the resulting {@link HttpReply}.
+ *
  * <p>Instances are immutable and thread-safe if the rules' key resolvers, the limiters and the
  * listener are.
  */
 public final class RateLimitEnforcer {
 
-  /** The response header that tells how many seconds to wait. */
-  public static final String RETRY_AFTER = "Retry-After";
-
-  /** The draft-10 header that describes each quota policy. */
-  public static final String RATE_LIMIT_POLICY = "RateLimit-Policy";
-
-  /** The draft-10 header that reports the state of each policy for this request. */
-  public static final String RATE_LIMIT = "RateLimit";
-
-  /** The media type of the refusal body. */
-  public static final String PROBLEM_JSON = "application/problem+json";
-
   /** Longer keys are replaced by their digest. */
   static final int MAX_KEY_CHARS = 256;
+
+  private static final String REPORT = RateLimitEnforcer.class.getName() + ".report";
 
   private static final System.Logger LOG = System.getLogger(RateLimitEnforcer.class.getName());
 
   private final List<Entry> entries;
   private final RateLimitListener listener;
   private final boolean rateLimitHeaders;
+  private final PathFirewall pathFirewall;
+  private final boolean guardsPaths;
 
-  private RateLimitEnforcer(List<Entry> entries, RateLimitListener listener, boolean headers) {
+  private RateLimitEnforcer(
+      List<Entry> entries, RateLimitListener listener, boolean headers, PathFirewall firewall) {
     this.entries = entries;
     this.listener = listener;
     this.rateLimitHeaders = headers;
+    this.pathFirewall = firewall;
+    boolean anyPaths = false;
+    for (Entry entry : entries) {
+      anyPaths |= !entry.rule().paths().isEmpty();
+    }
+    this.guardsPaths = firewall.enabled() && anyPaths;
   }
 
   /** Returns a builder. */
@@ -93,13 +105,8 @@ public final class RateLimitEnforcer {
   }
 
   /** One rule, its limiter and the policy name of each of its limits. */
-  private record Entry(RateLimitRule rule, KeyedRateLimiter<String> limiter, List<String> policies) {
-
-    String policyOf(Limit limit) {
-      int i = rule.limits().indexOf(limit);
-      return policies.get(Math.max(i, 0));
-    }
-  }
+  private record Entry(
+      RateLimitRule rule, KeyedRateLimiter<String> limiter, List<String> policies) {}
 
   /** The rules, in the order they are applied. */
   public List<RateLimitRule> rules() {
@@ -119,36 +126,45 @@ public final class RateLimitEnforcer {
   public boolean enforce(HttpServletRequest request, HttpServletResponse response)
       throws IOException {
     String method = request.getMethod();
-    String path = pathOf(request);
-    Report report = null;
+    if (guardsPaths) {
+      Optional<String> refusal = pathFirewall.check(request.getRequestURI());
+      if (refusal.isPresent()) {
+        LOG.log(Level.DEBUG, "request path refused: {0}", refusal.get());
+        notifyRejectedPath(method, request.getRequestURI(), refusal.get());
+        write(RefusalReplies.badRequestPath(), response);
+        return false;
+      }
+    }
+    List<String> paths = pathsOf(request);
+    String path = paths.get(0);
+    QuotaHeaders report = null;
     for (Entry entry : entries) {
       RateLimitRule rule = entry.rule();
-      if (!rule.matches(method, path)) {
+      if (!matchesAny(rule, method, paths)) {
         continue;
       }
       Decision decision;
       try {
-        String key = rule.keyResolver().resolve(request);
+        RequestKey key = rule.keyResolver().key(request);
         if (key == null) {
           continue;
         }
-        decision = entry.limiter().decide(boundedKey(key), 1);
+        decision = entry.limiter().decide(boundedKey(key.value()), 1);
       } catch (RuntimeException e) {
         notifyError(rule, e);
         LOG.log(Level.WARNING, "rate limit rule '" + rule.name() + "' failed; request let through", e);
         continue;
       }
       if (report == null) {
-        report = Report.of(request);
+        report = reportOf(request);
       }
       if (rateLimitHeaders) {
-        report.add(entry, decision);
+        report.add(rule.limits(), entry.policies(), decision);
       }
       if (decision.allowed()) {
         notifyAllowed(rule, decision);
-        if (!rule.dryRun() && decision.remaining() < 1) {
-          report.retryNotBeforeNanos =
-              Math.max(report.retryNotBeforeNanos, nextPermitBoundNanos(rule, decision));
+        if (!rule.dryRun()) {
+          report.granted(rule.limits(), decision);
         }
         continue;
       }
@@ -157,89 +173,48 @@ public final class RateLimitEnforcer {
         LOG.log(
             Level.DEBUG,
             "rate limit rule ''{0}'' (dry-run) would refuse {1} {2}; retry after {3} s",
-            rule.name(), method, path, retryAfterSeconds(decision.retryAfter()));
+            rule.name(), method, path, QuotaHeaders.retryAfterSecondsOf(decision.retryAfter()));
         continue;
       }
-      Duration wait =
-          Duration.ofNanos(Math.max(decision.retryAfter().toNanos(), report.retryNotBeforeNanos));
-      report.writeHeaders(response, retryAfterSeconds(wait));
-      writeTooManyRequests(response, wait);
+      long retryAfterSeconds = report.retryAfterSeconds(decision.retryAfter());
+      write(
+          RefusalReplies.tooManyRequests(retryAfterSeconds, report.headers(retryAfterSeconds)),
+          response);
       return false;
     }
     if (report != null) {
-      report.writeHeaders(response, -1);
+      report.headers(-1).forEach(response::setHeader);
     }
     return true;
   }
 
   /**
-   * How long until {@code rule}, whose grant left its binding limit without a permit, grants one
-   * again at the latest: the binding limit's reset, and every other limit's window plus precision
-   * (any of them may have run out with the same request, and each forgets what it counts now
-   * within that time).
+   * The headers found so far for {@code request}, kept as a request attribute so that the filter's
+   * rules and an annotated handler's rule report together.
    */
-  static long nextPermitBoundNanos(RateLimitRule rule, Decision decision) {
-    long bound = decision.resetAfter().toNanos();
-    for (Limit limit : rule.limits()) {
-      if (!limit.equals(decision.limit())) {
-        bound = Math.max(bound, limit.windowNanos() + limit.precisionNanos() - 1);
-      }
+  private static QuotaHeaders reportOf(HttpServletRequest request) {
+    if (request.getAttribute(REPORT) instanceof QuotaHeaders report) {
+      return report;
     }
-    return bound;
+    QuotaHeaders report = new QuotaHeaders();
+    request.setAttribute(REPORT, report);
+    return report;
   }
 
   /**
-   * What the enforcers that ran on one request have found: the header items and the earliest time a
-   * retry can be granted by the rules that charged it. Kept as a request attribute, so that the
-   * filter's rules and an annotated handler's rule report together.
+   * Writes {@code reply} onto {@code response}: status, headers, and the body with its type,
+   * charset and length.
+   *
+   * @throws IOException if the body cannot be written
    */
-  private static final class Report {
-    private static final String ATTRIBUTE = RateLimitEnforcer.class.getName() + ".report";
-
-    private final List<String> policies = new ArrayList<>();
-    private final List<String> items = new ArrayList<>();
-    private final List<Long> itemSeconds = new ArrayList<>();
-    private long retryNotBeforeNanos;
-
-    static Report of(HttpServletRequest request) {
-      if (request.getAttribute(ATTRIBUTE) instanceof Report report) {
-        return report;
-      }
-      Report report = new Report();
-      request.setAttribute(ATTRIBUTE, report);
-      return report;
-    }
-
-    void add(Entry entry, Decision decision) {
-      List<Limit> limits = entry.rule().limits();
-      for (int i = 0; i < limits.size(); i++) {
-        policies.add(
-            '"' + entry.policies().get(i) + "\";q=" + limits.get(i).permits()
-                + ";w=" + wholeSeconds(limits.get(i).windowNanos()));
-      }
-      items.add(
-          '"' + entry.policyOf(decision.limit()) + "\";r="
-              + (decision.allowed() ? decision.remaining() : 0));
-      itemSeconds.add(
-          retryAfterSeconds(decision.allowed() ? decision.resetAfter() : decision.retryAfter()));
-    }
-
-    /** Sets both headers from every item so far; {@code retryAfterSeconds} caps t, -1 for none. */
-    void writeHeaders(HttpServletResponse response, long retryAfterSeconds) {
-      if (items.isEmpty()) {
-        return;
-      }
-      StringBuilder state = new StringBuilder();
-      for (int i = 0; i < items.size(); i++) {
-        state.append(i == 0 ? "" : ", ").append(items.get(i));
-        long t = itemSeconds.get(i);
-        if (retryAfterSeconds < 0 || t <= retryAfterSeconds) {
-          state.append(";t=").append(t);
-        }
-      }
-      response.setHeader(RATE_LIMIT_POLICY, String.join(", ", policies));
-      response.setHeader(RATE_LIMIT, state.toString());
-    }
+  static void write(HttpReply reply, HttpServletResponse response) throws IOException {
+    response.setStatus(reply.status());
+    reply.headers().forEach(response::setHeader);
+    response.setContentType(reply.contentType());
+    response.setCharacterEncoding("UTF-8");
+    byte[] body = reply.bodyBytes();
+    response.setContentLength(body.length);
+    response.getOutputStream().write(body);
   }
 
   /**
@@ -261,49 +236,29 @@ public final class RateLimitEnforcer {
   }
 
   /**
-   * The whole seconds a client must wait: {@code retryAfter} rounded up, so never earlier than the
-   * true wait, and at least 1 for a positive wait.
+   * Every reading of the request's path within the application that a rule is matched against (see
+   * {@link RequestPaths}): the container's (decoded and normalized), then the raw URI's.
    */
-  public static long retryAfterSeconds(Duration retryAfter) {
-    long nanos = retryAfter.toNanos();
-    return nanos / 1_000_000_000L + (nanos % 1_000_000_000L == 0 ? 0 : 1);
+  static List<String> pathsOf(HttpServletRequest request) {
+    String containerPath;
+    try {
+      String servletPath = request.getServletPath();
+      String pathInfo = request.getPathInfo();
+      containerPath = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
+    } catch (RuntimeException e) {
+      containerPath = null; // a container that will not decode an ambiguous URI
+    }
+    return RequestPaths.readings(
+        containerPath, request.getRequestURI(), request.getContextPath());
   }
 
-  /**
-   * Writes a 429 answer: status, {@code Retry-After} and the problem body.
-   *
-   * @throws IOException if the body cannot be written
-   */
-  public static void writeTooManyRequests(HttpServletResponse response, Duration retryAfter)
-      throws IOException {
-    long seconds = retryAfterSeconds(retryAfter);
-    response.setStatus(429);
-    response.setHeader(RETRY_AFTER, Long.toString(seconds));
-    response.setContentType(PROBLEM_JSON);
-    response.setCharacterEncoding("UTF-8");
-    byte[] body = problemBody(seconds).getBytes(StandardCharsets.UTF_8);
-    response.setContentLength(body.length);
-    response.getOutputStream().write(body);
-  }
-
-  /** The RFC 9457 problem document of a refusal. */
-  static String problemBody(long retryAfterSeconds) {
-    return "{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
-        + "\"detail\":\"Request rate limit exceeded; retry after "
-        + retryAfterSeconds
-        + (retryAfterSeconds == 1 ? " second.\"}" : " seconds.\"}");
-  }
-
-  /** The request's path within the application: decoded and normalized by the container. */
-  static String pathOf(HttpServletRequest request) {
-    String servletPath = request.getServletPath();
-    String pathInfo = request.getPathInfo();
-    String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
-    return path.isEmpty() ? "/" : path;
-  }
-
-  private static long wholeSeconds(long nanos) {
-    return Math.max(1, retryAfterSeconds(Duration.ofNanos(nanos)));
+  private static boolean matchesAny(RateLimitRule rule, String method, List<String> paths) {
+    for (int i = 0; i < paths.size(); i++) {
+      if (rule.matches(method, paths.get(i))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void notifyAllowed(RateLimitRule rule, Decision decision) {
@@ -322,6 +277,14 @@ public final class RateLimitEnforcer {
     }
   }
 
+  private void notifyRejectedPath(String method, String requestUri, String reason) {
+    try {
+      listener.onRejectedPath(method, requestUri, reason);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "rate limit listener failed", e);
+    }
+  }
+
   private void notifyError(RateLimitRule rule, RuntimeException error) {
     try {
       listener.onError(rule, error);
@@ -330,36 +293,13 @@ public final class RateLimitEnforcer {
     }
   }
 
-  /** The policy names of a rule's limits, unique within the rule. */
-  static List<String> policyNames(RateLimitRule rule) {
-    List<Limit> limits = rule.limits();
-    if (limits.size() == 1) {
-      return List.of(rule.name());
-    }
-    List<String> names = new ArrayList<>();
-    Set<String> seen = new HashSet<>();
-    for (int i = 0; i < limits.size(); i++) {
-      long nanos = limits.get(i).windowNanos();
-      String window =
-          nanos % 1_000_000_000L == 0
-              ? nanos / 1_000_000_000L + "s"
-              : nanos % 1_000_000L == 0 ? nanos / 1_000_000L + "ms" : nanos + "ns";
-      String name = rule.name() + "-" + window;
-      if (!seen.add(name)) {
-        name = rule.name() + "-" + (i + 1);
-        seen.add(name);
-      }
-      names.add(name);
-    }
-    return List.copyOf(names);
-  }
-
   /** Builds a {@link RateLimitEnforcer}. Not thread-safe. */
   public static final class Builder {
     private final List<RateLimitRule> rules = new ArrayList<>();
     private RateLimiterFactory limiterFactory = RateLimiterFactory.inMemory();
     private RateLimitListener listener = RateLimitListener.NONE;
     private boolean rateLimitHeaders;
+    private PathFirewall pathFirewall = PathFirewall.strict();
 
     private Builder() {}
 
@@ -422,6 +362,21 @@ public final class RateLimitEnforcer {
     }
 
     /**
+     * Sets the firewall that refuses ambiguous request paths with 400 before any rule counts them,
+     * {@link PathFirewall#strict()} by default. It runs only if some rule has path patterns: a rule
+     * without any applies to every path, however spelled.
+     *
+     * @throws IllegalArgumentException if {@code pathFirewall} is null
+     */
+    public Builder pathFirewall(PathFirewall pathFirewall) {
+      if (pathFirewall == null) {
+        throw new IllegalArgumentException("pathFirewall must not be null");
+      }
+      this.pathFirewall = pathFirewall;
+      return this;
+    }
+
+    /**
      * Creates one limiter per rule through the factory and builds the enforcer.
      *
      * @throws IllegalArgumentException if two rules share a name, or the factory rejects a rule
@@ -438,7 +393,8 @@ public final class RateLimitEnforcer {
         if (limiter == null) {
           throw new IllegalArgumentException("limiterFactory returned null for rule '" + rule.name() + "'");
         }
-        entries.add(new Entry(rule, limiter, policyNames(rule)));
+        entries.add(
+            new Entry(rule, limiter, QuotaHeaders.policyNames(rule.name(), rule.limits())));
       }
       for (RateLimitRule rule : rules) {
         try {
@@ -447,7 +403,7 @@ public final class RateLimitEnforcer {
           LOG.log(Level.WARNING, "rate limit listener failed", e);
         }
       }
-      return new RateLimitEnforcer(List.copyOf(entries), listener, rateLimitHeaders);
+      return new RateLimitEnforcer(List.copyOf(entries), listener, rateLimitHeaders, pathFirewall);
     }
   }
 }

@@ -3,6 +3,7 @@ package io.slidingwindow.servlet;
 import io.slidingwindow.Decision;
 import java.lang.System.Logger.Level;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
@@ -36,13 +37,24 @@ public interface RateLimitListener {
   default void onError(RateLimitRule rule, RuntimeException error) {}
 
   /**
+   * The {@link PathFirewall} answered 400 to a request before any rule saw it.
+   *
+   * @param method the request's method
+   * @param requestUri the raw request URI as received, chosen by the client: escape it before
+   *     logging it, and never use it as a metric tag
+   * @param reason why the path was refused, one of the firewall's fixed phrases (it never quotes
+   *     the path)
+   */
+  default void onRejectedPath(String method, String requestUri, String reason) {}
+
+  /**
    * A listener that tells each of {@code listeners} in turn; one that throws is logged and does not
    * keep the others from being told.
    *
    * @throws IllegalArgumentException if {@code listeners} or one of them is null
    */
   static RateLimitListener composite(List<? extends RateLimitListener> listeners) {
-    if (listeners == null || listeners.contains(null)) {
+    if (listeners == null || listeners.stream().anyMatch(Objects::isNull)) {
       throw new IllegalArgumentException("listeners must not be or hold null, was " + listeners);
     }
     List<RateLimitListener> all = List.copyOf(listeners);
@@ -79,6 +91,11 @@ public interface RateLimitListener {
       @Override
       public void onError(RateLimitRule rule, RuntimeException error) {
         each(l -> l.onError(rule, error));
+      }
+
+      @Override
+      public void onRejectedPath(String method, String requestUri, String reason) {
+        each(l -> l.onRejectedPath(method, requestUri, reason));
       }
 
       @Override

@@ -1,6 +1,7 @@
 package io.slidingwindow.servlet;
 
 import jakarta.servlet.Filter;
+import jakarta.servlet.Servlet;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -27,14 +28,8 @@ final class EmbeddedTomcat implements AutoCloseable {
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   EmbeddedTomcat(Filter filter, Path baseDir) throws LifecycleException {
-    tomcat.setBaseDir(baseDir.toString());
-    connector.setPort(0);
-    connector.setProperty("address", "127.0.0.1");
-    tomcat.setConnector(connector);
-    Context context = tomcat.addContext("", null);
-    Tomcat.addServlet(
-        context,
-        "ok",
+    this(
+        filter,
         new HttpServlet() {
           @Override
           protected void service(HttpServletRequest req, HttpServletResponse resp)
@@ -42,7 +37,31 @@ final class EmbeddedTomcat implements AutoCloseable {
             resp.setContentType("text/plain");
             resp.getWriter().write("ok");
           }
-        });
+        },
+        false,
+        "",
+        baseDir);
+  }
+
+  /**
+   * With {@code servlet} at {@code /*} of the context {@code contextPath} ({@code ""} for the
+   * root); lenient, the connector takes backslashes and decodes {@code %2F}, so that more
+   * spellings reach the filter.
+   */
+  EmbeddedTomcat(
+      Filter filter, Servlet servlet, boolean lenient, String contextPath, Path baseDir)
+      throws LifecycleException {
+    tomcat.setBaseDir(baseDir.toString());
+    connector.setPort(0);
+    connector.setProperty("address", "127.0.0.1");
+    if (lenient) {
+      connector.setAllowBackslash(true);
+      connector.setEncodedSolidusHandling("decode");
+      connector.setProperty("relaxedPathChars", "\\");
+    }
+    tomcat.setConnector(connector);
+    Context context = tomcat.addContext(contextPath, null);
+    Tomcat.addServlet(context, "ok", servlet);
     context.addServletMappingDecoded("/*", "ok");
     FilterDef def = new FilterDef();
     def.setFilterName("rateLimit");
@@ -53,6 +72,10 @@ final class EmbeddedTomcat implements AutoCloseable {
     map.addURLPattern("/*");
     context.addFilterMap(map);
     tomcat.start();
+  }
+
+  int port() {
+    return connector.getLocalPort();
   }
 
   HttpResponse<String> get(String path, String... headers) {

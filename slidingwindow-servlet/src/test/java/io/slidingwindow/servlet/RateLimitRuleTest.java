@@ -58,11 +58,11 @@ class RateLimitRuleTest {
 
   @Test
   void retryAfterSeconds_roundsUp() {
-    assertThat(RateLimitEnforcer.retryAfterSeconds(Duration.ofNanos(1))).isEqualTo(1);
-    assertThat(RateLimitEnforcer.retryAfterSeconds(Duration.ofSeconds(2))).isEqualTo(2);
-    assertThat(RateLimitEnforcer.retryAfterSeconds(Duration.ofSeconds(2).plusNanos(1)))
+    assertThat(QuotaHeaders.retryAfterSecondsOf(Duration.ofNanos(1))).isEqualTo(1);
+    assertThat(QuotaHeaders.retryAfterSecondsOf(Duration.ofSeconds(2))).isEqualTo(2);
+    assertThat(QuotaHeaders.retryAfterSecondsOf(Duration.ofSeconds(2).plusNanos(1)))
         .isEqualTo(3);
-    assertThat(RateLimitEnforcer.retryAfterSeconds(Duration.ofMillis(59_999))).isEqualTo(60);
+    assertThat(QuotaHeaders.retryAfterSecondsOf(Duration.ofMillis(59_999))).isEqualTo(60);
   }
 
   @Test
@@ -73,7 +73,7 @@ class RateLimitRuleTest {
             .limit(Limit.of(9, Duration.ofSeconds(2)))
             .limit(Limit.exact(9, Duration.ofSeconds(2)))
             .build();
-    assertThat(RateLimitEnforcer.policyNames(rule)).containsExactly("p-500ms", "p-2s", "p-3");
+    assertThat(QuotaHeaders.policyNames(rule.name(), rule.limits())).containsExactly("p-500ms", "p-2s", "p-3");
   }
 
   @Test

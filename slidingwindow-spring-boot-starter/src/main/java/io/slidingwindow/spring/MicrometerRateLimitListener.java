@@ -14,17 +14,24 @@ import java.util.concurrent.ConcurrentHashMap;
  * enforce} or {@code dry-run}). A dry-run rule's would-be refusals are {@code refused} with {@code
  * mode=dry-run}; the request went on. The three counters of a rule are registered, at zero, when
  * an enforcer is built with the rule, so that every series exists before the first request.
- * Thread-safe.
+ *
+ * <p>Requests the path firewall answered 400 are counted apart, by the untagged counter {@value
+ * #REJECTED_PATHS_METRIC}: no rule saw them, and a meter name keeps one set of tag keys (Prometheus
+ * needs it). It is registered at zero with this listener. Thread-safe.
  */
 public final class MicrometerRateLimitListener implements RateLimitListener {
 
   /** The counter's name. */
   public static final String METRIC = "slidingwindow.http.requests";
 
+  /** The counter of requests the path firewall answered 400. */
+  public static final String REJECTED_PATHS_METRIC = "slidingwindow.http.rejected.paths";
+
   private static final List<String> OUTCOMES = List.of("allowed", "refused", "errored");
 
   private final MeterRegistry registry;
   private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
+  private final Counter rejectedPaths;
 
   /**
    * Counts into {@code registry}.
@@ -36,6 +43,10 @@ public final class MicrometerRateLimitListener implements RateLimitListener {
       throw new IllegalArgumentException("registry must not be null");
     }
     this.registry = registry;
+    this.rejectedPaths =
+        Counter.builder(REJECTED_PATHS_METRIC)
+            .description("HTTP requests answered 400 by the path firewall, before any rule")
+            .register(registry);
   }
 
   @Override
@@ -58,6 +69,11 @@ public final class MicrometerRateLimitListener implements RateLimitListener {
   @Override
   public void onError(RateLimitRule rule, RuntimeException error) {
     counter(rule, "errored").increment();
+  }
+
+  @Override
+  public void onRejectedPath(String method, String requestUri, String reason) {
+    rejectedPaths.increment();
   }
 
   private Counter counter(RateLimitRule rule, String outcome) {

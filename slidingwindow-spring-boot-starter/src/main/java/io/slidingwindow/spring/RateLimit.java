@@ -12,17 +12,25 @@ import java.lang.annotation.Target;
  *
  * <pre>{@code
  * @GetMapping("/orders/{id}")
- * @RateLimit(limits = {"5/1s", "100/1m"}, key = "pathVariables['id'] + ':' + clientIp")
+ * @RateLimit(limits = {"5/1s", "100/1m"}, key = "key(pathVariables['id'], clientIp)")
  * Order order(@PathVariable String id) { ... }
  * }</pre>
  *
  * <p>Each limit is {@code PERMITS/WINDOW}, the window in Spring Boot's duration syntax ({@code
- * 500ms}, {@code 2s}, {@code 1m}, {@code 1h}, {@code PT30S}). The key is a SpEL expression
- * evaluated against the request before the handler runs; see {@link RateLimitKeyContext} for what
- * it can read. An empty key means the client address. A key that evaluates to null leaves the
- * request unlimited by this annotation (write {@code header('X-Api-Key') ?: clientIp} to fall
- * back). Limits and expressions are checked at start-up. Refusals are answered as the filter's are
- * (429, {@code Retry-After}, problem body).
+ * 500ms}, {@code 2s}, {@code 1m}, {@code 1h}, {@code PT30S}). The key is written as a rule's key in
+ * {@code application.yml}: a shorthand ({@code ip}, {@code principal}, {@code header:NAME}, {@code
+ * global}, {@code bean:NAME}) or a SpEL expression evaluated against the request before the handler
+ * runs; see {@link RateLimitKeyContext} for what it can read. Its sources ({@code clientIp}, {@code
+ * header('X')}, {@code principal}) are typed keys that never share a bucket, and a plain-text
+ * result has a namespace of its own, so a header value cannot spell an address. An empty key means
+ * the client address. A key that evaluates to null leaves the request unlimited by this annotation
+ * (write {@code principal ?: clientIp} to fall back). Limits and expressions, with the names they
+ * read, are checked at start-up. Refusals are answered as the filter's are (429, {@code
+ * Retry-After}, problem body).
+ *
+ * <p>A client chooses its headers: keying on one gives each value sent a quota of its own. Key on a
+ * value the application has checked (a {@code bean:NAME} resolver that knows the valid API keys, or
+ * the authenticated {@code principal}) and fall back to the client address otherwise.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -32,7 +40,7 @@ public @interface RateLimit {
   /** The limits, each {@code PERMITS/WINDOW}, such as {@code "500/2s"}; at least one. */
   String[] limits();
 
-  /** The SpEL key expression; empty for the client address. */
+  /** The key: a shorthand or a SpEL expression; empty for the client address. */
   String key() default "";
 
   /**

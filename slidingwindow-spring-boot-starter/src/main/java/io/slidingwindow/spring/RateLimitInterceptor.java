@@ -14,13 +14,9 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.expression.EvaluationContext;
-import org.springframework.expression.Expression;
-import org.springframework.expression.ParseException;
-import org.springframework.expression.spel.standard.SpelExpressionParser;
-import org.springframework.expression.spel.support.SimpleEvaluationContext;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerInterceptor;
 
@@ -28,18 +24,18 @@ import org.springframework.web.servlet.HandlerInterceptor;
  * Enforces {@link RateLimit} on Spring MVC handler methods: one rule and one keyed limiter per
  * annotated method, created through the same {@link RateLimiterFactory} as the filter's rules.
  *
- * <p>Only the request dispatch is counted: async, error and forward dispatches pass. Key
- * expressions run in a {@link SimpleEvaluationContext} (read-only data binding plus instance
- * methods on the {@link RateLimitKeyContext}): no type references, constructors or bean lookups.
- * Thread-safe.
+ * <p>Only the request dispatch is counted: async, error and forward dispatches pass. Keys are
+ * written in the same language as rules' keys in {@code application.yml}: shorthands ({@code ip},
+ * {@code principal}, {@code header:NAME}, {@code global}, {@code bean:NAME}) or an expression over
+ * {@link RateLimitKeyContext} in a restricted context (no type references, constructors or bean
+ * lookups); see {@link RateLimit#key()}. Thread-safe.
  */
 public final class RateLimitInterceptor implements HandlerInterceptor {
-
-  private static final SpelExpressionParser PARSER = new SpelExpressionParser();
 
   private final RateLimiterFactory limiterFactory;
   private final RateLimitListener listener;
   private final ClientIpResolver clientIp;
+  private final Function<String, KeyResolver> keyResolverBeans;
   private final boolean rateLimitHeaders;
   private final boolean defaultDryRun;
   private final Map<Method, RateLimitEnforcer> enforcers = new ConcurrentHashMap<>();
@@ -47,7 +43,7 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
   private final Map<String, String> owners = new ConcurrentHashMap<>();
 
   /**
-   * Creates an interceptor.
+   * Creates an interceptor whose keys cannot name {@link KeyResolver} beans.
    *
    * @param defaultDryRun dry-run for every annotation, on top of each one's own flag
    * @throws IllegalArgumentException if {@code limiterFactory}, {@code listener} or {@code
@@ -59,11 +55,30 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
       ClientIpResolver clientIp,
       boolean rateLimitHeaders,
       boolean defaultDryRun) {
-    if (limiterFactory == null || listener == null || clientIp == null) {
+    this(limiterFactory, listener, clientIp, rateLimitHeaders, defaultDryRun, name -> null);
+  }
+
+  /**
+   * Creates an interceptor.
+   *
+   * @param defaultDryRun dry-run for every annotation, on top of each one's own flag
+   * @param keyResolverBeans looks up a {@link KeyResolver} bean by name for {@code bean:NAME} keys;
+   *     returns null if there is none
+   * @throws IllegalArgumentException if an argument is null
+   */
+  public RateLimitInterceptor(
+      RateLimiterFactory limiterFactory,
+      RateLimitListener listener,
+      ClientIpResolver clientIp,
+      boolean rateLimitHeaders,
+      boolean defaultDryRun,
+      Function<String, KeyResolver> keyResolverBeans) {
+    if (limiterFactory == null || listener == null || clientIp == null || keyResolverBeans == null) {
       throw new IllegalArgumentException(
-          "limiterFactory, listener and clientIp must not be null, were "
-              + limiterFactory + ", " + listener + ", " + clientIp);
+          "limiterFactory, listener, clientIp and keyResolverBeans must not be null, were "
+              + limiterFactory + ", " + listener + ", " + clientIp + ", " + keyResolverBeans);
     }
+    this.keyResolverBeans = keyResolverBeans;
     this.limiterFactory = limiterFactory;
     this.listener = listener;
     this.clientIp = clientIp;
@@ -198,26 +213,6 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
     if (key.isBlank()) {
       return KeyResolver.clientIp(clientIp);
     }
-    Expression expression;
-    try {
-      expression = PARSER.parseExpression(key);
-    } catch (ParseException e) {
-      throw new IllegalArgumentException(
-          where + ": key is not a valid SpEL expression, was '" + key + "'", e);
-    }
-    return request -> {
-      RateLimitKeyContext root = new RateLimitKeyContext(request, clientIp);
-      EvaluationContext context =
-          SimpleEvaluationContext.forReadOnlyDataBinding()
-              .withInstanceMethods()
-              .withRootObject(root)
-              .build();
-      context.setVariable("request", request);
-      context.setVariable("clientIp", root.getClientIp());
-      context.setVariable("principal", root.getPrincipal());
-      context.setVariable("pathVariables", root.getPathVariables());
-      Object value = expression.getValue(context);
-      return value == null ? null : value.toString();
-    };
+    return KeyExpressions.resolver(where + ": key", key, clientIp, keyResolverBeans);
   }
 }

@@ -1,5 +1,7 @@
 package io.slidingwindow.spring;
 
+import static io.slidingwindow.spring.PropertyChecks.bind;
+
 import io.slidingwindow.Limit;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
@@ -25,112 +27,68 @@ final class RuleBinder {
    * @throws IllegalArgumentException naming the property and its value if one is invalid
    */
   static List<RateLimitRule> rules(
-      SlidingWindowProperties properties,
+      SlidingWindowHttpProperties properties,
       ClientIpResolver clientIp,
       Function<String, KeyResolver> keyResolverBeans) {
     List<RateLimitRule> rules = new ArrayList<>();
-    for (Map.Entry<String, SlidingWindowProperties.Rule> e : properties.getRules().entrySet()) {
-      String prefix = SlidingWindowProperties.PREFIX + ".rules." + e.getKey();
-      SlidingWindowProperties.Rule rule = e.getValue();
-      RateLimitRule.Builder builder;
-      try {
-        builder = RateLimitRule.builder(e.getKey());
-      } catch (IllegalArgumentException ex) {
-        throw invalid(prefix, "name", ex);
-      }
+    for (Map.Entry<String, SlidingWindowHttpProperties.Rule> e : properties.getRules().entrySet()) {
+      String prefix = SlidingWindowHttpProperties.PREFIX + ".rules." + e.getKey();
+      SlidingWindowHttpProperties.Rule rule = e.getValue();
+      RateLimitRule.Builder builder = bind(prefix, () -> RateLimitRule.builder(e.getKey()));
       for (int i = 0; i < rule.getPaths().size(); i++) {
-        try {
-          builder.path(rule.getPaths().get(i));
-        } catch (IllegalArgumentException ex) {
-          throw invalid(prefix, "paths[" + i + "]", ex);
-        }
+        String path = rule.getPaths().get(i);
+        bind(prefix + ".paths[" + i + "]", () -> builder.path(path));
       }
-      try {
-        builder.methods(rule.getMethods().toArray(new String[0]));
-      } catch (IllegalArgumentException ex) {
-        throw invalid(prefix, "methods", ex);
-      }
+      bind(prefix + ".methods", () -> builder.methods(rule.getMethods().toArray(new String[0])));
       builder.key(keyResolver(prefix + ".key", rule.getKey(), clientIp, keyResolverBeans));
-      if (rule.getLimits() == null || rule.getLimits().isEmpty()) {
-        throw new IllegalArgumentException(
-            prefix + ".limits must hold at least one limit (permits and window), was empty");
-      }
-      for (int i = 0; i < rule.getLimits().size(); i++) {
-        builder.limit(limit(prefix + ".limits[" + i + "]", rule.getLimits().get(i)));
+      List<SlidingWindowHttpProperties.LimitSpec> limits =
+          rule.getLimits() == null ? List.of() : rule.getLimits();
+      for (int i = 0; i < limits.size(); i++) {
+        builder.limit(limit(prefix + ".limits[" + i + "]", limits.get(i)));
       }
       builder.countRefusedAttempts(rule.isCountRefusedAttempts());
       builder.dryRun(rule.getDryRun() != null ? rule.getDryRun() : properties.isDryRun());
-      rules.add(builder.build());
+      rules.add(bind(prefix, builder::build));
     }
     return List.copyOf(rules);
   }
 
-  /** A limit from its properties. */
-  static Limit limit(String prefix, SlidingWindowProperties.LimitSpec spec) {
+  /**
+   * A limit from its properties, each value checked by {@link Limit} itself.
+   *
+   * @throws IllegalArgumentException naming the property ({@code prefix.permits}, {@code
+   *     prefix.window} or {@code prefix.precision}) and {@link Limit}'s reason
+   */
+  static Limit limit(String prefix, SlidingWindowHttpProperties.LimitSpec spec) {
     if (spec == null) {
-      throw new IllegalArgumentException(prefix + " must not be empty");
+      throw new IllegalArgumentException(prefix + ": a limit needs permits and window, was empty");
     }
     Long permits = spec.getPermits();
-    if (permits == null || permits <= 0) {
-      throw new IllegalArgumentException(prefix + ".permits must be positive, was " + permits);
-    }
-    Duration window = spec.getWindow();
-    if (window == null || window.isNegative() || window.isZero()) {
-      throw new IllegalArgumentException(prefix + ".window must be positive, was " + window);
+    if (permits == null) {
+      throw new IllegalArgumentException(prefix + ".permits: permits must be set, was null");
     }
     Limit limit;
     try {
-      limit = Limit.of(permits, window);
+      limit = Limit.of(permits, spec.getWindow());
     } catch (IllegalArgumentException ex) {
-      throw invalid(prefix, "window", ex);
+      // Limit checks and names one argument at a time: "permits ..." or "window ..."
+      String argument = ex.getMessage().startsWith("permits") ? "permits" : "window";
+      throw new IllegalArgumentException(prefix + "." + argument + ": " + ex.getMessage(), ex);
     }
     if (spec.getPrecision() != null) {
-      try {
-        limit = limit.withPrecision(spec.getPrecision());
-      } catch (IllegalArgumentException ex) {
-        throw invalid(prefix, "precision", ex);
-      }
+      Limit withDefaultPrecision = limit;
+      Duration precision = spec.getPrecision();
+      limit = bind(prefix + ".precision", () -> withDefaultPrecision.withPrecision(precision));
     }
     return limit;
   }
 
-  /** The key resolver a {@code key} property names. */
+  /** The key resolver a {@code key} property names (see {@link KeyExpressions}). */
   static KeyResolver keyResolver(
       String property,
       String key,
       ClientIpResolver clientIp,
       Function<String, KeyResolver> keyResolverBeans) {
-    String value = key == null ? "" : key.trim();
-    if (value.equals("ip")) {
-      return KeyResolver.clientIp(clientIp);
-    }
-    if (value.equals("principal")) {
-      return KeyResolver.principal(clientIp);
-    }
-    if (value.equals("global")) {
-      return KeyResolver.global();
-    }
-    if (value.startsWith("header:") && !value.substring(7).isBlank()) {
-      return KeyResolver.header(value.substring(7).trim(), clientIp);
-    }
-    if (value.startsWith("bean:")) {
-      KeyResolver bean = keyResolverBeans.apply(value.substring(5).trim());
-      if (bean == null) {
-        throw new IllegalArgumentException(
-            property + " names no KeyResolver bean, was '" + key + "'");
-      }
-      return bean;
-    }
-    throw new IllegalArgumentException(
-        property
-            + " must be ip, principal, global, header:NAME or bean:NAME, was '"
-            + key
-            + "'");
-  }
-
-  private static IllegalArgumentException invalid(
-      String prefix, String property, IllegalArgumentException cause) {
-    return new IllegalArgumentException(
-        prefix + "." + property + " is invalid: " + cause.getMessage(), cause);
+    return KeyExpressions.resolver(property, key, clientIp, keyResolverBeans);
   }
 }

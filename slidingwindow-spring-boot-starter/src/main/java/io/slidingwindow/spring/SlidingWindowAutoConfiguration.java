@@ -1,9 +1,12 @@
 package io.slidingwindow.spring;
 
+import static io.slidingwindow.spring.PropertyChecks.bind;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
+import io.slidingwindow.servlet.PathFirewall;
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitFilter;
 import io.slidingwindow.servlet.RateLimitListener;
@@ -11,6 +14,7 @@ import io.slidingwindow.servlet.RateLimitRule;
 import io.slidingwindow.servlet.RateLimiterFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -34,7 +38,8 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  *
  * <p>Every bean backs off when the application defines one of the same type: the {@link Ticker}
  * (the system clock), the {@link ClientIpResolver} (from {@code trusted-proxies}), the {@link
- * RateLimiterFactory} (the in-memory backend), the {@link RateLimitEnforcer} (the rules of {@code
+ * RateLimiterFactory} (the in-memory backend), the {@link PathFirewall} (from {@code
+ * path-firewall}), the {@link RateLimitEnforcer} (the rules of {@code
  * slidingwindow.http.rules}), the filter (a {@link RateLimitFilter} or its registration) and the
  * {@link RateLimitInterceptor} behind {@link RateLimit}. Listeners add up instead: the enforcer and
  * the interceptor tell every {@link RateLimitListener} bean, in order, and the Micrometer counters
@@ -47,11 +52,11 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(RateLimitFilter.class)
 @ConditionalOnProperty(
-    prefix = SlidingWindowProperties.PREFIX,
+    prefix = SlidingWindowHttpProperties.PREFIX,
     name = "enabled",
     havingValue = "true",
     matchIfMissing = true)
-@EnableConfigurationProperties(SlidingWindowProperties.class)
+@EnableConfigurationProperties(SlidingWindowHttpProperties.class)
 public class SlidingWindowAutoConfiguration {
 
   /** The clock of the in-memory limiters. */
@@ -64,30 +69,48 @@ public class SlidingWindowAutoConfiguration {
   /** Finds client addresses, believing X-Forwarded-For only from the trusted proxies. */
   @Bean
   @ConditionalOnMissingBean
-  public ClientIpResolver slidingWindowClientIpResolver(SlidingWindowProperties properties) {
-    try {
-      return ClientIpResolver.trusting(properties.getTrustedProxies());
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          SlidingWindowProperties.PREFIX + ".trusted-proxies is invalid: " + e.getMessage(), e);
-    }
+  public ClientIpResolver slidingWindowClientIpResolver(SlidingWindowHttpProperties properties) {
+    ClientIpResolver resolver =
+        bind(
+            SlidingWindowHttpProperties.PREFIX + ".trusted-proxies",
+            () -> ClientIpResolver.trusting(properties.getTrustedProxies()));
+    return bind(
+        SlidingWindowHttpProperties.PREFIX + ".ipv6-prefix-length",
+        () -> resolver.withIpv6PrefixLength(properties.getIpv6PrefixLength()));
   }
 
-  /** The in-memory backend: one keyed limiter per rule on the ticker. */
+  /** Looks up a {@link KeyResolver} bean by name for {@code bean:NAME} keys; null if none. */
+  static Function<String, KeyResolver> keyResolverBeans(ListableBeanFactory beans) {
+    return name ->
+        beans.containsBean(name) && beans.isTypeMatch(name, KeyResolver.class)
+            ? beans.getBean(name, KeyResolver.class)
+            : null;
+  }
+
+  /**
+   * The in-memory backend: one keyed limiter per rule on the ticker, each cleaned of expired keys
+   * every {@code slidingwindow.http.cleanup-interval} on a daemon thread that stops with the
+   * context.
+   */
   @Bean
   @ConditionalOnMissingBean
   public RateLimiterFactory slidingWindowRateLimiterFactory(
-      SlidingWindowProperties properties, Ticker ticker) {
-    long maxKeys = properties.getMaxKeysPerRule();
-    if (maxKeys <= 0 || maxKeys > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException(
-          SlidingWindowProperties.PREFIX
-              + ".max-keys-per-rule must be between 1 and "
-              + Integer.MAX_VALUE
-              + ", was "
-              + maxKeys);
-    }
-    return RateLimiterFactory.inMemory(ticker, maxKeys);
+      SlidingWindowHttpProperties properties, Ticker ticker) {
+    RateLimiterFactory inMemory = inMemoryFactory(properties, ticker);
+    return bind(
+        SlidingWindowHttpProperties.PREFIX + ".cleanup-interval",
+        () -> CleaningRateLimiterFactory.every(properties.getCleanupInterval(), inMemory));
+  }
+
+  /**
+   * The in-memory backend with {@code slidingwindow.http.max-keys-per-rule}.
+   *
+   * @throws IllegalArgumentException naming the property if the bound is out of range
+   */
+  static RateLimiterFactory inMemoryFactory(SlidingWindowHttpProperties properties, Ticker ticker) {
+    return bind(
+        SlidingWindowHttpProperties.PREFIX + ".max-keys-per-rule",
+        () -> RateLimiterFactory.inMemory(ticker, properties.getMaxKeysPerRule()));
   }
 
   /**
@@ -104,28 +127,35 @@ public class SlidingWindowAutoConfiguration {
     return all.isEmpty() ? RateLimitListener.NONE : RateLimitListener.composite(all);
   }
 
+  /**
+   * The path firewall of {@code slidingwindow.http.path-firewall}: strict unless relaxed or turned
+   * off there.
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public PathFirewall slidingWindowPathFirewall(SlidingWindowHttpProperties properties) {
+    return bind(
+        SlidingWindowHttpProperties.PREFIX + ".path-firewall.allow",
+        () -> properties.getPathFirewall().toFirewall());
+  }
+
   /** The rules of {@code slidingwindow.http.rules}, checked here so that bad ones stop start-up. */
   @Bean
   @ConditionalOnMissingBean
   public RateLimitEnforcer slidingWindowRateLimitEnforcer(
-      SlidingWindowProperties properties,
+      SlidingWindowHttpProperties properties,
       ClientIpResolver clientIp,
       RateLimiterFactory limiterFactory,
       ObjectProvider<RateLimitListener> listeners,
       ObjectProvider<MeterRegistry> registry,
-      ListableBeanFactory beans) {
+      ListableBeanFactory beans,
+      PathFirewall pathFirewall) {
     return RateLimitEnforcer.builder()
-        .rules(
-            RuleBinder.rules(
-                properties,
-                clientIp,
-                name ->
-                    beans.containsBean(name) && beans.isTypeMatch(name, KeyResolver.class)
-                        ? beans.getBean(name, KeyResolver.class)
-                        : null))
+        .rules(RuleBinder.rules(properties, clientIp, keyResolverBeans(beans)))
         .limiterFactory(limiterFactory)
         .listener(listener(listeners, registry))
         .rateLimitHeaders(properties.isRateLimitHeaders())
+        .pathFirewall(pathFirewall)
         .build();
   }
 
@@ -133,7 +163,7 @@ public class SlidingWindowAutoConfiguration {
   @Bean
   @ConditionalOnMissingFilterBean(RateLimitFilter.class)
   public FilterRegistrationBean<RateLimitFilter> slidingWindowRateLimitFilter(
-      RateLimitEnforcer enforcer, SlidingWindowProperties properties) {
+      RateLimitEnforcer enforcer, SlidingWindowHttpProperties properties) {
     FilterRegistrationBean<RateLimitFilter> registration =
         new FilterRegistrationBean<>(new RateLimitFilter(enforcer));
     registration.setName("slidingWindowRateLimitFilter");
@@ -154,13 +184,15 @@ public class SlidingWindowAutoConfiguration {
         ObjectProvider<RateLimitListener> listeners,
         ObjectProvider<MeterRegistry> registry,
         ClientIpResolver clientIp,
-        SlidingWindowProperties properties) {
+        SlidingWindowHttpProperties properties,
+        ListableBeanFactory beans) {
       return new RateLimitInterceptor(
           limiterFactory,
           listener(listeners, registry),
           clientIp,
           properties.isRateLimitHeaders(),
-          properties.isDryRun());
+          properties.isDryRun(),
+          keyResolverBeans(beans));
     }
 
     @Bean

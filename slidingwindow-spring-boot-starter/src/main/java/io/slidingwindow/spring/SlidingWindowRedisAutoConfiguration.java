@@ -31,7 +31,7 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 @AutoConfiguration(before = SlidingWindowAutoConfiguration.class)
 @ConditionalOnClass(RedisRateLimiter.class)
 @Conditional(SlidingWindowRedisAutoConfiguration.RedisConfigured.class)
-@EnableConfigurationProperties({SlidingWindowRedisProperties.class, SlidingWindowProperties.class})
+@EnableConfigurationProperties({SlidingWindowRedisProperties.class, SlidingWindowHttpProperties.class})
 public class SlidingWindowRedisAutoConfiguration {
 
   /** The connection, closed with the application context. */
@@ -67,7 +67,7 @@ public class SlidingWindowRedisAutoConfiguration {
   public RateLimiterFactory slidingWindowRedisRateLimiterFactory(
       RedisBackend backend,
       SlidingWindowRedisProperties redis,
-      SlidingWindowProperties http,
+      SlidingWindowHttpProperties http,
       ObjectProvider<Ticker> ticker) {
     if (redis.getRefusalCache() < 0 || redis.getRefusalCache() > 1 << 20) {
       throw new IllegalArgumentException(
@@ -76,7 +76,7 @@ public class SlidingWindowRedisAutoConfiguration {
               + redis.getRefusalCache());
     }
     RateLimiterFactory local =
-        RateLimiterFactory.inMemory(ticker.getIfAvailable(Ticker::system), http.getMaxKeysPerRule());
+        SlidingWindowAutoConfiguration.inMemoryFactory(http, ticker.getIfAvailable(Ticker::system));
     return (ruleName, limits, countRefusedAttempts) -> {
       FailurePolicy policy =
           switch (redis.getOnFailure()) {

@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
 class MicrometerRateLimitListenerTest {
 
   private static final Limit LIMIT = Limit.of(1, Duration.ofSeconds(1));
-  private static final Decision GRANT = new Decision(true, 0, Duration.ZERO, Duration.ofSeconds(1), LIMIT);
+  private static final Decision GRANT = Decision.granted(0, Duration.ofSeconds(1), LIMIT);
   private static final Decision REFUSAL =
-      new Decision(false, 0, Duration.ofSeconds(1), Duration.ofSeconds(1), LIMIT);
+      Decision.refused(0, Duration.ofSeconds(1), Duration.ofSeconds(1), LIMIT);
 
   @Test
   void events_countedPerRuleOutcomeAndMode() {
@@ -48,7 +48,25 @@ class MicrometerRateLimitListenerTest {
       assertThat(count(registry, "a", outcome, "enforce")).isZero();
       assertThat(count(registry, "b", outcome, "dry-run")).isZero();
     }
-    assertThat(registry.getMeters()).hasSize(6);
+    assertThat(registry.find(MicrometerRateLimitListener.METRIC).counters()).hasSize(6);
+  }
+
+  @Test
+  void onRejectedPath_countsTheFirewallsRefusalsApartFromEveryRule() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    MicrometerRateLimitListener listener = new MicrometerRateLimitListener(registry);
+    assertThat(registry.get(MicrometerRateLimitListener.REJECTED_PATHS_METRIC).counter().count())
+        .isZero();
+
+    listener.onRejectedPath("GET", "/v1/product/..;/admin", "a path parameter (';')");
+    listener.onRejectedPath("POST", "/v1//product", "an empty segment ('//')");
+
+    assertThat(registry.get(MicrometerRateLimitListener.REJECTED_PATHS_METRIC).counter().count())
+        .isEqualTo(2);
+    assertThat(registry.get(MicrometerRateLimitListener.REJECTED_PATHS_METRIC).counter().getId()
+            .getTags())
+        .isEmpty();
+    assertThat(registry.find(MicrometerRateLimitListener.METRIC).counters()).isEmpty();
   }
 
   @Test

@@ -113,7 +113,7 @@ class RateLimitHttpTest {
       }
 
       @GetMapping("/fragile")
-      @RateLimit(limits = "1/1m", key = "header('X-Tenant').toUpperCase()", name = "fragile")
+      @RateLimit(limits = "1/1m", key = "#request.getHeader('X-Tenant').toUpperCase()", name = "fragile")
       String fragile() {
         return "fragile";
       }

@@ -511,7 +511,7 @@ class SlidingWindowAutoConfigurationTest {
   @Test
   void badConfig_ruleWithoutLimits_failsNamingTheProperty() {
     assertStartupFails(
-        "slidingwindow.http.rules.product.limits must hold at least one limit",
+        "slidingwindow.http.rules.product: limits: rule 'product' needs at least one limit",
         RULE + ".paths=/v1/product");
   }
 
@@ -526,18 +526,70 @@ class SlidingWindowAutoConfigurationTest {
   @Test
   void badConfig_negativeCount_failsNamingThePropertyAndValue() {
     assertStartupFails(
-        "slidingwindow.http.rules.product.limits[0].permits must be positive, was -5",
+        "slidingwindow.http.rules.product.limits[0].permits: permits must be positive, was -5",
         RULE + ".limits[0].permits=-5",
         RULE + ".limits[0].window=2s");
   }
 
   @Test
+  void badConfig_zeroPermitsOrZeroWindow_failsWithThePathAndLimitsOwnMessage() {
+    assertStartupFails(
+        "slidingwindow.http.rules.product.limits[0].permits: permits must be positive, was 0",
+        RULE + ".limits[0].permits=0",
+        RULE + ".limits[0].window=2s");
+    assertStartupFails(
+        "slidingwindow.http.rules.product.limits[0].window: window must be positive, was PT0S",
+        RULE + ".limits[0].permits=5",
+        RULE + ".limits[0].window=0s");
+  }
+
+  @Test
+  void cleanupInterval_byDefault_isScheduledAndStopsWithTheContext() {
+    CleaningRateLimiterFactory[] seen = new CleaningRateLimiterFactory[1];
+    runner.run(
+        context -> {
+          assertThat(context.getBean(RateLimiterFactory.class))
+              .isInstanceOf(CleaningRateLimiterFactory.class);
+          seen[0] = (CleaningRateLimiterFactory) context.getBean(RateLimiterFactory.class);
+          assertThat(seen[0].scheduled()).isTrue();
+        });
+    assertThat(seen[0].scheduled()).as("after the context closed").isFalse();
+  }
+
+  @Test
+  void cleanupInterval_zero_schedulesNothing() {
+    runner
+        .withPropertyValues("slidingwindow.http.cleanup-interval=0")
+        .run(
+            context ->
+                assertThat(
+                        ((CleaningRateLimiterFactory) context.getBean(RateLimiterFactory.class))
+                            .scheduled())
+                    .isFalse());
+  }
+
+  @Test
+  void badConfig_negativeCleanupInterval_failsWithThePath() {
+    assertStartupFails(
+        "slidingwindow.http.cleanup-interval: cleanupInterval must be zero (off) or positive, was"
+            + " PT-1S",
+        "slidingwindow.http.cleanup-interval=-1s");
+  }
+
+  @Test
+  void badConfig_maxKeysPerRuleOutOfRange_failsWithThePathAndTheBuildersMessage() {
+    assertStartupFails(
+        "slidingwindow.http.max-keys-per-rule: maxKeys must be between 1 and 2147483647, was 0",
+        "slidingwindow.http.max-keys-per-rule=0");
+  }
+
+  @Test
   void badConfig_missingWindowOrBadPrecision_failsNamingTheProperty() {
     assertStartupFails(
-        "slidingwindow.http.rules.product.limits[0].window must be positive, was null",
+        "slidingwindow.http.rules.product.limits[0].window: window must not be null",
         RULE + ".limits[0].permits=5");
     assertStartupFails(
-        "slidingwindow.http.rules.product.limits[0].precision is invalid",
+        "slidingwindow.http.rules.product.limits[0].precision: precision must not exceed the window",
         RULE + ".limits[0].permits=5",
         RULE + ".limits[0].window=2s",
         RULE + ".limits[0].precision=3s");
@@ -546,18 +598,72 @@ class SlidingWindowAutoConfigurationTest {
   @Test
   void badConfig_badKeyPathOrProxy_failsNamingTheProperty() {
     assertStartupFails(
-        "slidingwindow.http.rules.product.key must be ip, principal, global, header:NAME or bean:NAME, was 'cookie'",
+        "slidingwindow.http.rules.product.key must be ip, principal, global, header:NAME, bean:NAME"
+            + " or a key expression, was 'cookie': 'cookie' is not one of",
         RULE + ".key=cookie",
         RULE + ".limits[0].permits=5",
         RULE + ".limits[0].window=2s");
     assertStartupFails(
-        "slidingwindow.http.rules.product.paths[0] is invalid",
+        "slidingwindow.http.rules.product.paths[0]: ",
         RULE + ".paths=v1/product",
         RULE + ".limits[0].permits=5",
         RULE + ".limits[0].window=2s");
     assertStartupFails(
-        "slidingwindow.http.trusted-proxies is invalid",
+        "slidingwindow.http.trusted-proxies: ",
         "slidingwindow.http.trusted-proxies=10.0.0.0/40");
+  }
+
+  @Test
+  void badConfig_ipv6PrefixLengthOutside1To128_failsNamingThePropertyAndValue() {
+    assertStartupFails(
+        "slidingwindow.http.ipv6-prefix-length: ipv6PrefixLength must be 1..128, was 0",
+        "slidingwindow.http.ipv6-prefix-length=0");
+    assertStartupFails(
+        "slidingwindow.http.ipv6-prefix-length: ipv6PrefixLength must be 1..128, was 129",
+        "slidingwindow.http.ipv6-prefix-length=129");
+  }
+
+  @Test
+  void ipv6PrefixLength_defaultsTo64AndIsBound() {
+    runner.run(
+        context ->
+            assertThat(context.getBean(ClientIpResolver.class).ipv6PrefixLength()).isEqualTo(64));
+    runner
+        .withPropertyValues("slidingwindow.http.ipv6-prefix-length=48")
+        .run(
+            context -> {
+              MockHttpServletRequest request = new MockHttpServletRequest("GET", "/a");
+              request.setRemoteAddr("2001:db8:1:ffff::1");
+              assertThat(context.getBean(ClientIpResolver.class).key(request).value())
+                  .isEqualTo("ip:2001:db8:1:0:0:0:0:0/48");
+            });
+  }
+
+  @RestController
+  static class BadKeyController {
+    @GetMapping("/bad-key")
+    @RateLimit(limits = "5/1s", key = "header('X-Api-Key') ?: clientAddress")
+    String bad() {
+      return "bad";
+    }
+  }
+
+  @Test
+  void badAnnotationKey_failsAtStartupNamingTheMethodAndTheName() {
+    new WebApplicationContextRunner()
+        .withConfiguration(
+            AutoConfigurations.of(
+                SlidingWindowAutoConfiguration.class,
+                WebMvcAutoConfiguration.class,
+                DispatcherServletAutoConfiguration.class))
+        .withUserConfiguration(BadKeyController.class)
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .hasMessageContaining("@RateLimit on " + BadKeyController.class.getName() + ".bad")
+                  .hasMessageContaining("'clientAddress' is not one of");
+            });
   }
 
   @RestController

@@ -1,353 +1,280 @@
 package io.slidingwindow.benchmarks.redis;
 
-import io.github.bucket4j.BucketConfiguration;
-import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
-import io.github.bucket4j.distributed.proxy.ProxyManager;
-import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.codec.RedisCodec;
-import io.lettuce.core.codec.StringCodec;
-import io.slidingwindow.Limit;
-import io.slidingwindow.Ticker;
-import io.slidingwindow.redis.FailurePolicy;
-import io.slidingwindow.redis.RedisBackend;
-import io.slidingwindow.redis.RedisRateLimiter;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
+import io.slidingwindow.benchmarks.redis.Results.Case;
+import io.slidingwindow.benchmarks.redis.Results.Round;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
-import org.redisson.Redisson;
-import org.redisson.api.RRateLimiter;
-import org.redisson.api.RateType;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * BENCHMARK HARNESS, not a test and not JMH: Redis-backed limiters side by side on one
  * redis-server, with a fixed number of client threads and a fixed duration per case.
  *
- * <p>Contenders, each limiting requests per minute per id: this library's {@link
- * RedisRateLimiter} (one EVALSHA per call, server time), Bucket4j's Lettuce proxy manager
- * (compare-and-swap), Redisson's {@code RRateLimiter}, and the common sorted-set script (a log of
- * every request). Three workloads: distinct ids (each thread walks a pool of 10 000 ids), one hot
- * id shared by every thread that is soon refused, and one hot id with a limit so high that every
- * call is granted (so every call writes, and compare-and-swap contends). Then {@code redis-benchmark} running EVALSHA of a one-line script at
- * the same concurrency, the server's cost per call from {@code INFO commandstats}, and {@code
- * MEMORY USAGE} of one key for 1000 per minute and for an exact 10 000 per 10 s, beside the
- * sorted-set log of the same requests.
+ * <p>Contenders, each limiting requests per minute per id: this library's {@code RedisRateLimiter}
+ * blocking ({@code tryAcquire} from every client thread), the same with its refusal cache off, and
+ * asynchronous ({@code decideAsync}, 4 threads keeping 64 requests each in flight); Bucket4j's
+ * Lettuce proxy manager (compare-and-swap); Redisson's {@code RRateLimiter}; the common sorted-set
+ * script (a log of every request); and two floors that limit nothing: one Lettuce EVALSHA of {@code
+ * return 1} per call, and {@code redis-benchmark} running the same EVALSHA (distinct workload
+ * only). Three workloads: distinct ids (each thread walks a pool of 10 000 ids), one hot id shared
+ * by every thread that is soon refused, and one hot id with a limit so high that every call is
+ * granted (so every call writes, and compare-and-swap contends).
+ *
+ * <p>Contenders run in rounds, per workload: every contender once per round, the order rotated by
+ * one each round, so that a burst of noise from elsewhere on the machine lands on one round of each
+ * contender rather than on all of one. Each case is FLUSHALL, a warm-up, CONFIG RESETSTAT, then the
+ * measured run, around which the harness reads {@code /proc}: the machine's CPU steal, the load
+ * average, this JVM's CPU time and redis-server's (its pid from {@code INFO server}). Figures are
+ * the median (min, max) over rounds; a ratio is the median (min, max) of the ratios of the same
+ * round. Rounds with more than 5 % steal are flagged. Before the rounds, {@code MEMORY USAGE} of
+ * one key for 1000 per minute and for an exact 10 000 per 10 s, beside the sorted-set log of the
+ * same requests.
  *
  * <p>It FLUSHES the target Redis: run it only against a scratch redis-server of your own on
- * 127.0.0.1. Usage: {@code java -cp slidingwindow-benchmarks/target/benchmarks.jar
- * io.slidingwindow.benchmarks.redis.RedisComparison redis://127.0.0.1:6399 [secondsPerCase=10]
- * [threads=16]} ({@code -DmemoryOnly=true} for the memory table alone; {@code
- * -Dcontenders=slidingwindow,Bucket4j} and {@code -Dworkloads=distinct} run only the contenders
- * whose names start so and the workloads so named). Prints Markdown tables.
+ * 127.0.0.1 ({@code scripts/bench-redis.sh} starts one and runs this). Usage: {@code java
+ * -Djava.awt.headless=true -cp slidingwindow-benchmarks/target/benchmarks.jar
+ * io.slidingwindow.benchmarks.redis.RedisComparison redis://127.0.0.1:PORT [secondsPerCase=10]
+ * [rounds=3] [threads=16] [imageDir=docs/images]
+ * [markdown=slidingwindow-benchmarks/target/redis-comparison.md]}. Options: {@code
+ * -Dwarmup=SECONDS} (3), {@code -DmemoryOnly=true}, {@code -Dcontenders=slidingwindow,Bucket4j} and
+ * {@code -Dworkloads=distinct} (only the contenders whose names start so, and the workloads so
+ * named). Writes the Markdown to the file and stdout, and {@code redis-comparison.png} into the
+ * image directory.
  */
 public final class RedisComparison {
 
+  private static final Pattern LOCAL_URI = Pattern.compile("redis://127\\.0\\.0\\.1:(\\d{1,5})");
   private static final int ID_POOL = 10_000;
   private static final long PERMITS = 1000;
-  private static final Duration WINDOW = Duration.ofMinutes(1);
-  private static final int WARMUP_SECONDS = 3;
-  private static final String OURS = "slidingwindow RedisRateLimiter";
-  private static final String OURS_NO_CACHE = "slidingwindow, refusal cache off";
+  static final String DISTINCT = "distinct";
 
-  /**
-   * Not a limiter: one Lettuce EVALSHA of {@code return 1} per call, with the id's key, on one
-   * connection. The most calls per second that any design making one script call per request
-   * through Lettuce can reach on this machine.
-   */
-  private static final String LETTUCE_FLOOR = "Lettuce EVALSHA `return 1`";
-
-  /** The common sorted-set log, one limit, with PEXPIRE added so idle keys leave. */
-  static final String SORTED_SET_SCRIPT =
-      """
-      -- KEYS[1] the log; ARGV[1] window ms, ARGV[2] threshold, ARGV[3] now ms, ARGV[4] a unique member
-      redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[3]) - tonumber(ARGV[1]))
-      local count = redis.call('ZCARD', KEYS[1])
-      redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
-      redis.call('PEXPIRE', KEYS[1], ARGV[1])
-      if count < tonumber(ARGV[2]) then return 1 end
-      return 0
-      """;
-
-  private interface Contender {
-    boolean tryAcquire(String id);
-
-    default void prepare(List<String> ids) {}
-  }
+  private record Workload(String name, List<String> ids, long permits) {}
 
   private RedisComparison() {}
 
   public static void main(String[] args) throws Exception {
     String uri = args.length > 0 ? args[0] : "redis://127.0.0.1:6399";
     int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
-    int threads = args.length > 2 ? Integer.parseInt(args[2]) : 16;
-    if (!uri.startsWith("redis://127.0.0.1:")) {
-      throw new IllegalArgumentException("uri must be a scratch redis-server on 127.0.0.1, was " + uri);
+    int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+    int threads = args.length > 3 ? Integer.parseInt(args[3]) : 16;
+    Path imageDir = Path.of(args.length > 4 ? args[4] : "docs/images");
+    Path markdown =
+        Path.of(args.length > 5 ? args[5] : "slidingwindow-benchmarks/target/redis-comparison.md");
+    int warmup = Integer.getInteger("warmup", 3);
+    Matcher local = LOCAL_URI.matcher(uri);
+    if (!local.matches()) {
+      throw new IllegalArgumentException(
+          "uri must be a scratch redis-server at redis://127.0.0.1:<port>, was " + uri);
     }
+    if (seconds < 1 || rounds < 1 || threads < 1 || warmup < 0) {
+      throw new IllegalArgumentException(
+          String.format(
+              Locale.ROOT,
+              "secondsPerCase, rounds and threads must be positive and warmup not negative, were"
+                  + " %d, %d, %d, %d",
+              seconds,
+              rounds,
+              threads,
+              warmup));
+    }
+    int port = Integer.parseInt(local.group(1));
 
     RedisClient adminClient = RedisClient.create(uri);
     StatefulRedisConnection<String, String> adminConnection = adminClient.connect();
     RedisCommands<String, String> admin = adminConnection.sync();
+    String serverInfo = admin.info("server");
+    long redisPid = redisPid(serverInfo);
+    String redisVersion = field(serverInfo, "redis_version");
 
-    RedisBackend backend = RedisBackend.standalone(uri);
+    try (Contenders contenders = new Contenders(uri, port, threads)) {
+      contenders.loadScripts();
+      String onlyContenders = System.getProperty("contenders", "");
+      String onlyWorkloads = System.getProperty("workloads", "");
+      String memory = "";
+      if (onlyContenders.isEmpty() && onlyWorkloads.isEmpty()) {
+        memory = RedisMemory.table(admin, contenders.backend(), admin, contenders.sortedSetSha());
+      }
+      if (Boolean.getBoolean("memoryOnly")) {
+        System.out.print(memory);
+        return;
+      }
 
-    RedisClient bucket4jClient = RedisClient.create(uri);
-    StatefulRedisConnection<String, byte[]> bucket4jConnection =
-        bucket4jClient.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE));
-    ProxyManager<String> bucket4j =
-        Bucket4jLettuce.casBasedBuilder(bucket4jConnection)
-            .expirationAfterWrite(
-                ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10)))
-            .build();
+      List<String> names = new ArrayList<>();
+      for (String name : Contenders.NAMES) {
+        if (onlyContenders.isEmpty()
+            || List.of(onlyContenders.split(",")).stream().anyMatch(name::startsWith)) {
+          names.add(name);
+        }
+      }
+      List<Workload> workloads = new ArrayList<>();
+      for (Workload w : workloads()) {
+        if (onlyWorkloads.isEmpty() || List.of(onlyWorkloads.split(",")).contains(w.name())) {
+          workloads.add(w);
+        }
+      }
 
-    Config redissonConfig = new Config();
-    redissonConfig
-        .useSingleServer()
-        .setAddress(uri)
-        .setConnectionPoolSize(threads * 2)
-        .setConnectionMinimumIdleSize(threads);
-    RedissonClient redisson = Redisson.create(redissonConfig);
-
-    RedisClient sortedSetClient = RedisClient.create(uri);
-    StatefulRedisConnection<String, String> sortedSetConnection = sortedSetClient.connect();
-    String sortedSetSha = sortedSetConnection.sync().scriptLoad(SORTED_SET_SCRIPT);
-    String returnOneSha = sortedSetConnection.sync().scriptLoad("return 1");
-    AtomicLong members = new AtomicLong();
-
-    List<String> names =
-        List.of(
-            OURS,
-            OURS_NO_CACHE,
-            "Bucket4j Lettuce proxy manager (CAS)",
-            "Redisson RRateLimiter",
-            "sorted-set log script",
-            LETTUCE_FLOOR);
-    java.util.function.BiFunction<String, Long, Contender> contenders =
-        (name, permits) -> {
-          switch (name) {
-            case OURS -> {
-              RedisRateLimiter ours =
-                  RedisRateLimiter.builder(backend)
-                      .limit(Limit.of(permits, WINDOW))
-                      .commandTimeout(Duration.ofSeconds(1))
-                      .failurePolicy(FailurePolicy.failClosed())
-                      .build();
-              return id -> ours.tryAcquire(id, 1);
-            }
-            case OURS_NO_CACHE -> {
-              RedisRateLimiter ours =
-                  RedisRateLimiter.builder(backend)
-                      .limit(Limit.of(permits, WINDOW))
-                      .commandTimeout(Duration.ofSeconds(1))
-                      .failurePolicy(FailurePolicy.failClosed())
-                      .refusalCache(0)
-                      .build();
-              return id -> ours.tryAcquire(id, 1);
-            }
-            case "Bucket4j Lettuce proxy manager (CAS)" -> {
-              BucketConfiguration configuration =
-                  BucketConfiguration.builder()
-                      .addLimit(limit -> limit.capacity(permits).refillGreedy(permits, WINDOW))
-                      .build();
-              return id -> bucket4j.builder().build(id, () -> configuration).tryConsume(1);
-            }
-            case "Redisson RRateLimiter" -> {
-              Map<String, RRateLimiter> limiters = new java.util.concurrent.ConcurrentHashMap<>();
-              return new Contender() {
-                @Override
-                public boolean tryAcquire(String id) {
-                  return limiters.get(id).tryAcquire();
-                }
-
-                @Override
-                public void prepare(List<String> ids) {
-                  for (String id : ids) {
-                    RRateLimiter limiter = redisson.getRateLimiter("rrl:" + id);
-                    limiter.trySetRate(RateType.OVERALL, permits, WINDOW);
-                    limiters.put(id, limiter);
-                  }
-                }
-              };
-            }
-            case LETTUCE_FLOOR -> {
-              return id -> {
-                sortedSetConnection.sync().evalsha(returnOneSha, ScriptOutputType.INTEGER, new String[] {"floor:{" + id + "}"});
-                return true;
-              };
-            }
-            default -> {
-              return id -> {
-                Long granted =
-                    sortedSetConnection
-                        .sync()
-                        .evalsha(
-                            sortedSetSha,
-                            ScriptOutputType.INTEGER,
-                            new String[] {"zset:{" + id + "}"},
-                            Long.toString(WINDOW.toMillis()),
-                            Long.toString(permits),
-                            Long.toString(System.currentTimeMillis()),
-                            Long.toString(members.incrementAndGet()));
-                return granted == 1L;
-              };
-            }
+      List<Case> cases = new ArrayList<>();
+      List<Round> roundList = new ArrayList<>();
+      for (Workload workload : workloads) {
+        List<String> here = new ArrayList<>(names);
+        if (!workload.name().equals(DISTINCT)) {
+          here.remove(Contenders.REDIS_BENCHMARK); // it sends no keys: one figure is enough
+        }
+        for (int round = 1; round <= rounds && !here.isEmpty(); round++) {
+          int shift = (round - 1) % here.size();
+          List<String> order = new ArrayList<>(here.subList(shift, here.size()));
+          order.addAll(here.subList(0, shift));
+          Proc.CpuTimes roundStart = Proc.cpuTimes();
+          for (String name : order) {
+            Case c = measure(admin, contenders, workload, round, name, seconds, warmup, redisPid);
+            cases.add(c);
+            System.err.printf(
+                Locale.ROOT,
+                "%s, round %d, %s: %s requests/s, steal %s %%%n",
+                workload.name(),
+                round,
+                name,
+                Results.whole(c.perSecond()),
+                Results.decimals(c.stealPercent(), 1));
           }
-        };
+          roundList.add(
+              new Round(
+                  workload.name(),
+                  round,
+                  order,
+                  Proc.cpuTimes().stealPercentSince(roundStart),
+                  Proc.loadAverage()));
+        }
+      }
 
-    if (System.getProperty("contenders") == null && System.getProperty("workloads") == null) {
-      memory(admin, backend, sortedSetConnection.sync(), sortedSetSha);
+      List<String> workloadNames = workloads.stream().map(Workload::name).toList();
+      String header =
+          header(uri, seconds, rounds, threads, warmup, redisVersion, redisPid, workloads);
+      String text = new Report(workloadNames, names, cases, roundList).render(header, memory);
+      Files.createDirectories(markdown.toAbsolutePath().getParent());
+      Files.writeString(markdown, text, StandardCharsets.UTF_8);
+      Path png = imageDir.resolve("redis-comparison.png");
+      ThroughputChart.write(
+          cases,
+          workloadNames,
+          names,
+          String.format(
+              Locale.ROOT,
+              "Redis limiters, %d client threads, %d s per case, median and min-max of %d rounds",
+              threads,
+              seconds,
+              rounds),
+          png);
+      System.out.print(text);
+      System.out.println("\nWrote " + markdown + " and " + png);
+    } finally {
+      adminConnection.close();
+      adminClient.shutdown();
     }
-    if (Boolean.getBoolean("memoryOnly")) {
-      redisson.shutdown();
-      System.exit(0);
-    }
+  }
 
+  private static List<Workload> workloads() {
     List<String> distinct = new ArrayList<>();
     for (int i = 0; i < ID_POOL; i++) {
       distinct.add("user-" + i);
     }
-    record Workload(String name, List<String> ids, long permits) {}
-    List<Workload> workloads =
-        List.of(
-            new Workload("distinct", distinct, PERMITS),
-            new Workload("hot, refusing", List.of("hot"), PERMITS),
-            new Workload("hot, granting", List.of("hot"), 1_000_000_000L));
-
-    System.out.printf(
-        Locale.ROOT,
-        "%n## Throughput, %d client threads, %d s per case after %d s warm-up%n%n",
-        threads,
-        seconds,
-        WARMUP_SECONDS);
-    System.out.println("| contender | ids, limit per minute | calls/s | granted | server µs per call | top-level commands per call |");
-    System.out.println("|---|---|---:|---:|---:|---|");
-    Map<String, Double> throughput = new LinkedHashMap<>();
-    String onlyContenders = System.getProperty("contenders", "");
-    String onlyWorkloads = System.getProperty("workloads", "");
-    for (Workload workload : workloads) {
-      if (!onlyWorkloads.isEmpty() && !List.of(onlyWorkloads.split(",")).contains(workload.name())) {
-        continue;
-      }
-      for (String name : names) {
-        if (!onlyContenders.isEmpty() && List.of(onlyContenders.split(",")).stream().noneMatch(name::startsWith)) {
-          continue;
-        }
-        admin.flushall();
-        Contender contender = contenders.apply(name, workload.permits());
-        contender.prepare(workload.ids());
-        run(contender, workload.ids(), threads, WARMUP_SECONDS);
-        admin.configResetstat();
-        long[] result = run(contender, workload.ids(), threads, seconds);
-        double perSecond = result[0] / (double) seconds;
-        Map<String, long[]> stats = commandStats(admin.info("commandstats"));
-        long usec = 0;
-        StringBuilder commands = new StringBuilder();
-        for (Map.Entry<String, long[]> stat : stats.entrySet()) {
-          String command = stat.getKey();
-          if (command.equals("eval") || command.equals("evalsha") || command.equals("get") || command.equals("set")) {
-            usec += stat.getValue()[1];
-            commands.append(String.format(Locale.ROOT, "%s %.2f ", command, stat.getValue()[0] / (double) result[0]));
-          }
-        }
-        throughput.put(name + "/" + workload.name(), perSecond);
-        System.out.printf(
-            Locale.ROOT,
-            "| %s | %s, %d | %.0f | %.1f%% | %.1f | %s|%n",
-            name,
-            workload.name(),
-            workload.permits(),
-            perSecond,
-            100.0 * result[1] / result[0],
-            usec / (double) result[0],
-            commands);
-      }
-    }
-
-    admin.flushall();
-    String oneLine = admin.scriptLoad("return 1");
-    double redisBenchmark = redisBenchmark(uri, threads, oneLine, seconds);
-    System.out.printf(
-        Locale.ROOT,
-        "%n## redis-benchmark -c %d EVALSHA %s 0 (one-line script `return 1`): %.0f requests/s%n",
-        threads,
-        oneLine,
-        redisBenchmark);
-
-    System.out.printf("%n## Ratios%n%n");
-    for (Workload workload : workloads) {
-      Double base = throughput.get(OURS + "/" + workload.name());
-      if (base == null) {
-        continue;
-      }
-      for (String name : names) {
-        if (!name.equals(OURS) && throughput.containsKey(name + "/" + workload.name())) {
-          System.out.printf(
-              Locale.ROOT, "- %s: ours / %s = %.2f%n", workload.name(), name, base / throughput.get(name + "/" + workload.name()));
-        }
-      }
-      System.out.printf(
-          Locale.ROOT, "- %s: ours / redis-benchmark EVALSHA = %.2f%n", workload.name(), base / redisBenchmark);
-    }
-
-    redisson.shutdown();
-    sortedSetConnection.close();
-    sortedSetClient.shutdown();
-    bucket4jConnection.close();
-    bucket4jClient.shutdown();
-    backend.close();
-    adminConnection.close();
-    adminClient.shutdown();
+    return List.of(
+        new Workload(DISTINCT, distinct, PERMITS),
+        new Workload("hot, refusing", List.of("hot"), PERMITS),
+        new Workload("hot, granting", List.of("hot"), 1_000_000_000L));
   }
 
-  /** Runs {@code threads} threads calling the contender for {@code seconds}; returns {calls, granted}. */
-  private static long[] run(Contender contender, List<String> ids, int threads, int seconds) throws Exception {
-    LongAdder calls = new LongAdder();
-    LongAdder granted = new LongAdder();
-    AtomicBoolean stop = new AtomicBoolean();
-    CountDownLatch done = new CountDownLatch(threads);
-    List<Thread> workers = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      int offset = t * (ids.size() / threads + 1);
-      Thread worker =
-          new Thread(
-              () -> {
-                try {
-                  for (int i = offset; !stop.get(); i++) {
-                    if (contender.tryAcquire(ids.get(i % ids.size()))) {
-                      granted.increment();
-                    }
-                    calls.increment();
-                  }
-                } finally {
-                  done.countDown();
-                }
-              });
-      worker.setDaemon(true);
-      workers.add(worker);
+  /** One case: a fresh contender on a flushed Redis, warmed up, then measured. */
+  private static Case measure(
+      RedisCommands<String, String> admin,
+      Contenders contenders,
+      Workload workload,
+      int round,
+      String name,
+      int seconds,
+      int warmup,
+      long redisPid)
+      throws Exception {
+    boolean external = name.equals(Contenders.REDIS_BENCHMARK);
+    admin.flushall();
+    Contenders.Contender contender = contenders.create(name, workload.permits());
+    contender.prepare(workload.ids());
+    if (warmup > 0 && !external) {
+      contender.run(workload.ids(), warmup);
     }
-    workers.forEach(Thread::start);
-    TimeUnit.SECONDS.sleep(seconds);
-    stop.set(true);
-    if (!done.await(30, TimeUnit.SECONDS)) {
-      throw new IllegalStateException("workers did not stop");
+    admin.configResetstat();
+    Proc.CpuTimes cpuBefore = Proc.cpuTimes();
+    long selfBefore = Proc.selfCpuNanos();
+    long redisBefore = Proc.processCpuNanos(redisPid);
+    Load.Count count = contender.run(workload.ids(), seconds);
+    long redisAfter = Proc.processCpuNanos(redisPid);
+    long selfAfter = Proc.selfCpuNanos();
+    double steal = Proc.cpuTimes().stealPercentSince(cpuBefore);
+    double load = Proc.loadAverage();
+
+    long usec = 0;
+    StringBuilder commands = new StringBuilder();
+    for (Map.Entry<String, long[]> stat : commandStats(admin.info("commandstats")).entrySet()) {
+      String command = stat.getKey();
+      if (List.of("eval", "evalsha", "get", "set").contains(command)) {
+        usec += stat.getValue()[1];
+        commands.append(
+            String.format(
+                Locale.ROOT,
+                "%s%s %.2f",
+                commands.length() == 0 ? "" : ", ",
+                command.toUpperCase(Locale.ROOT),
+                stat.getValue()[0] / (double) count.requests()));
+      }
     }
-    return new long[] {calls.sum(), granted.sum()};
+    return new Case(
+        workload.name(),
+        round,
+        name,
+        count,
+        steal,
+        load,
+        external || selfBefore < 0 ? -1 : selfAfter - selfBefore,
+        redisBefore < 0 || redisAfter < 0 ? -1 : redisAfter - redisBefore,
+        usec,
+        commands.length() == 0 ? "none" : commands.toString());
+  }
+
+  /**
+   * The pid of redis-server from {@code INFO server}, or -1 when this machine's {@code /proc} does
+   * not show a redis-server or valkey-server under that pid (another namespace, another host).
+   */
+  private static long redisPid(String serverInfo) {
+    String pid = field(serverInfo, "process_id");
+    long value = pid == null ? -1 : Long.parseLong(pid);
+    String comm = value > 0 ? Proc.commandName(value) : null;
+    if (comm == null || !(comm.startsWith("redis") || comm.startsWith("valkey"))) {
+      System.err.println(
+          "redis-server's process " + pid + " is not visible in /proc: no server CPU figures");
+      return -1;
+    }
+    return value;
+  }
+
+  private static String field(String info, String name) {
+    for (String line : info.split("\r?\n")) {
+      if (line.startsWith(name + ":")) {
+        return line.substring(name.length() + 1).trim();
+      }
+    }
+    return null;
   }
 
   /** Parses {@code cmdstat_<name>:calls=..,usec=..} lines into name → {calls, usec}. */
@@ -373,80 +300,44 @@ public final class RedisComparison {
     return stats;
   }
 
-  private static double redisBenchmark(String uri, int threads, String sha, int seconds) throws Exception {
-    String hostPort = uri.substring("redis://".length());
-    String port = hostPort.substring(hostPort.indexOf(':') + 1);
-    // About the requested duration at the throughput this machine gives; bounded by the timeout.
-    Process process =
-        new ProcessBuilder(
-                "redis-benchmark", "-h", "127.0.0.1", "-p", port, "-c", Integer.toString(threads), "-n",
-                Integer.toString(40_000 * seconds), "-q", "EVALSHA", sha, "0")
-            .redirectErrorStream(true)
-            .start();
-    StringBuilder output = new StringBuilder();
-    try (BufferedReader reader =
-        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-      String line;
-      while ((line = reader.readLine()) != null) {
-        output.append(line).append('\n');
-      }
-    }
-    if (!process.waitFor(120, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-      throw new IllegalStateException("redis-benchmark did not finish");
-    }
-    String text = output.toString();
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("([0-9.]+) requests per second").matcher(text);
-    double last = Double.NaN;
-    while (m.find()) {
-      last = Double.parseDouble(m.group(1));
-    }
-    System.out.println("\nredis-benchmark said: " + text.replace('\r', '\n').lines().filter(l -> l.contains("requests per second")).reduce((a, b) -> b).orElse(text));
-    return last;
-  }
-
-  /** MEMORY USAGE of one key, full runs, beside the sorted-set log of the same requests. */
-  private static void memory(
-      RedisCommands<String, String> admin, RedisBackend backend, RedisCommands<String, String> zset, String sha) {
-    admin.flushall();
-    AtomicLong nanos = new AtomicLong();
-    Ticker ticker = nanos::get;
-    System.out.printf("%n## MEMORY USAGE ... SAMPLES 0 of one id's state, limit full%n%n");
-    System.out.println("| limit | runs stored | ours (bytes) | sorted-set log (bytes) |");
-    System.out.println("|---|---:|---:|---:|");
-    for (Limit limit : List.of(Limit.of(1000, Duration.ofMinutes(1)), Limit.exact(10_000, Duration.ofSeconds(10)))) {
-      nanos.set(0);
-      RedisRateLimiter limiter = RedisRateLimiter.builder(backend).limit(limit).clientTime(ticker)
-          .commandTimeout(Duration.ofSeconds(5)).failurePolicy(FailurePolicy.failClosed()).build();
-      String id = "memory-" + limit.permits();
-      // One grant per bucket (60 ms apart) or per microsecond: the most runs the limit can hold.
-      // The ticker read 0 when the limiter was built (its origin) and now reads the wall clock in
-      // nanoseconds, so buckets are as large as server time would make them.
-      long step = limit.isExact() ? 1_000 : limit.precisionNanos();
-      long t = System.currentTimeMillis() * 1_000_000;
-      for (long i = 0; i < limit.permits(); i++, t += step) {
-        nanos.set(t);
-        if (!limiter.tryAcquire(id, 1)) {
-          throw new IllegalStateException("refused at " + i);
-        }
-      }
-      String key = "sw:{u" + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(id.getBytes(StandardCharsets.UTF_8)) + "}:"
-          + limit.permits() + ":" + limit.windowNanos() / 1000 + ":" + (limit.isExact() ? 1 : limit.precisionNanos() / 1000);
-      Long ours = (Long) admin.dispatch(io.lettuce.core.protocol.CommandType.MEMORY,
-          new io.lettuce.core.output.IntegerOutput<>(StringCodec.UTF8),
-          new io.lettuce.core.protocol.CommandArgs<>(StringCodec.UTF8).add("USAGE").addKey(key).add("SAMPLES").add(0));
-      long runs = (admin.llen(key) + 1) / 2; // a header holding the newest run, then closed-run pairs
-      String zkey = "zset:{" + id + "}";
-      long now = System.currentTimeMillis();
-      for (long i = 0; i < limit.permits(); i++) {
-        zset.evalsha(sha, ScriptOutputType.INTEGER, new String[] {zkey},
-            Long.toString(limit.windowNanos() / 1_000_000 * 100), Long.toString(limit.permits() + 1),
-            Long.toString(now + i), Long.toString(i));
-      }
-      Long log = (Long) admin.dispatch(io.lettuce.core.protocol.CommandType.MEMORY,
-          new io.lettuce.core.output.IntegerOutput<>(StringCodec.UTF8),
-          new io.lettuce.core.protocol.CommandArgs<>(StringCodec.UTF8).add("USAGE").addKey(zkey).add("SAMPLES").add(0));
-      System.out.printf(Locale.ROOT, "| %s | %d | %d | %d |%n", limit, runs, ours, log);
-    }
+  private static String header(
+      String uri,
+      int seconds,
+      int rounds,
+      int threads,
+      int warmup,
+      String redisVersion,
+      long redisPid,
+      List<Workload> workloads) {
+    StringBuilder h = new StringBuilder();
+    h.append("## Redis comparison, run of ")
+        .append(Instant.now().truncatedTo(ChronoUnit.SECONDS))
+        .append("\n\n");
+    h.append(
+        String.format(
+            Locale.ROOT,
+            "%d client threads (the async contender: %d threads x %d in flight), %d s per case"
+                + " after %d s of warm-up, %d rounds per workload with the order rotated each"
+                + " round. Redis %s on %s (pid %d), Java %s (%s), %d CPUs seen by the JVM, load"
+                + " average %s at the end. Workloads (limit per minute per id): %s.%n",
+            threads,
+            Contenders.ASYNC_THREADS,
+            Contenders.ASYNC_IN_FLIGHT_PER_THREAD,
+            seconds,
+            warmup,
+            rounds,
+            redisVersion,
+            uri,
+            redisPid,
+            System.getProperty("java.version"),
+            System.getProperty("java.vm.name"),
+            Runtime.getRuntime().availableProcessors(),
+            Results.decimals(Proc.loadAverage(), 2),
+            String.join(
+                ", ",
+                workloads.stream()
+                    .map(w -> w.name() + " " + Results.whole(w.permits()))
+                    .toList())));
+    return h.toString();
   }
 }

@@ -78,6 +78,17 @@ public final class RedisServerProcess implements AutoCloseable {
   }
 
   /**
+   * As {@link #start()}, with {@code configLines} added to the server's config file, such as
+   * {@code rename-command EVAL ""}. The server must still answer an unauthenticated {@code PING}
+   * (set a password afterwards with {@code CONFIG SET}).
+   *
+   * @throws IllegalStateException as {@link #start()}, also when the lines keep it from starting
+   */
+  public static RedisServerProcess startWithConfig(String... configLines) {
+    return start(Kind.STANDALONE, List.of(configLines));
+  }
+
+  /**
    * Starts a server of {@code kind} whose config file also holds {@code extraConfig} lines, and
    * waits until it answers {@code PING}.
    */

@@ -1,0 +1,203 @@
+package io.slidingwindow.redis.jedis;
+
+import io.slidingwindow.redis.RedisBackend;
+import java.net.URI;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.RedisSentinelClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.providers.ClusterConnectionProvider;
+import redis.clients.jedis.util.JedisURIHelper;
+
+/**
+ * {@link RedisBackend}s that talk to Redis through Jedis instead of Lettuce. Limiters
+ * and counters built on them ({@code RedisRateLimiter.builder(backend)}, {@code
+ * RedisCounters.builder(backend)}) run the same scripts on the same keys, with the same retry
+ * rules, as on Lettuce: a Jedis instance and a Lettuce instance with the same limits and key
+ * prefix share one window per id.
+ *
+ * <p>Jedis blocks: a call waits on the caller's thread until Redis answers or the client's socket
+ * timeout passes, also on the limiters' asynchronous methods (their stages are complete when
+ * returned). So the socket timeout, not the limiter's command timeout, bounds how long a call can
+ * wait; give both the same value. A call that times out is never sent again, and the limiter's
+ * failure policy answers. Requests that wait at the same moment still share script calls.
+ *
+ * <p>Standalone Redis, Sentinel and Cluster. On Cluster every request is a call of its own, and
+ * commands follow MOVED and ASK but are never sent again after a connection failure.
+ */
+public final class JedisBackends {
+
+  private JedisBackends() {}
+
+  /**
+   * Connects to the standalone Redis at {@code uri} (for example {@code "redis://127.0.0.1:6379"},
+   * with user, password and database taken from it) through a pooled Jedis {@link RedisClient}
+   * whose connect and socket timeouts are {@code timeout}. {@link RedisBackend#close()} closes the
+   * client.
+   *
+   * @throws IllegalArgumentException if {@code uri} is null or not a Redis URI, or {@code timeout}
+   *     is null, not positive or longer than one hour
+   */
+  public static RedisBackend standalone(String uri, Duration timeout) {
+    URI parsed = parse(uri, "uri");
+    int millis = timeoutMillis(timeout);
+    RedisClient client =
+        RedisClient.builder()
+            .hostAndPort(JedisURIHelper.getHostAndPort(parsed))
+            .clientConfig(config(parsed, millis))
+            .build();
+    return RedisBackend.of(new JedisScriptClient(client), client, "jedis standalone " + uri);
+  }
+
+  /**
+   * Connects to the master named {@code masterName} through the given Sentinels, each a URI such
+   * as {@code "redis://127.0.0.1:26379"}, with a pooled Jedis {@link RedisSentinelClient} whose
+   * connect and socket timeouts are {@code timeout}; after a failover it follows the new master.
+   * User, password and database of the master are taken from the first URI. {@link
+   * RedisBackend#close()} closes the client.
+   *
+   * @throws IllegalArgumentException if the list is null or empty or holds an invalid URI, {@code
+   *     masterName} is null or empty, or {@code timeout} is invalid as in {@link #standalone}
+   */
+  public static RedisBackend sentinel(
+      List<String> sentinelUris, String masterName, Duration timeout) {
+    if (sentinelUris == null || sentinelUris.isEmpty()) {
+      throw new IllegalArgumentException("sentinelUris must not be empty, was " + sentinelUris);
+    }
+    if (masterName == null || masterName.isEmpty()) {
+      throw new IllegalArgumentException("masterName must not be empty, was " + masterName);
+    }
+    int millis = timeoutMillis(timeout);
+    Set<HostAndPort> sentinels = new LinkedHashSet<>();
+    for (String uri : sentinelUris) {
+      sentinels.add(JedisURIHelper.getHostAndPort(parse(uri, "sentinelUris")));
+    }
+    URI first = parse(sentinelUris.get(0), "sentinelUris");
+    RedisSentinelClient client =
+        RedisSentinelClient.builder()
+            .masterName(masterName)
+            .sentinels(sentinels)
+            .clientConfig(config(first, millis))
+            .sentinelClientConfig(
+                DefaultJedisClientConfig.builder()
+                    .connectionTimeoutMillis(millis)
+                    .socketTimeoutMillis(millis)
+                    .build())
+            .build();
+    return RedisBackend.of(
+        new JedisScriptClient(client),
+        client,
+        "jedis sentinel " + masterName + " via " + sentinelUris);
+  }
+
+  /**
+   * Connects to a Redis Cluster through any of its nodes, each a URI such as {@code
+   * "redis://127.0.0.1:7000"} (user and password taken from the first), with a Jedis {@link
+   * RedisClusterClient} whose connect and socket timeouts are {@code timeout}. Commands follow
+   * MOVED and ASK but are never sent again after a connection failure or timeout (Jedis's own
+   * cluster executor would, up to its {@code maxAttempts}); such a failure reads the slot map again
+   * in the background, at most once a second. {@link RedisBackend#close()} closes the client.
+   *
+   * @throws IllegalArgumentException if the list is null or empty or holds an invalid URI, or
+   *     {@code timeout} is invalid as in {@link #standalone}
+   */
+  public static RedisBackend cluster(List<String> seedUris, Duration timeout) {
+    if (seedUris == null || seedUris.isEmpty()) {
+      throw new IllegalArgumentException("seedUris must not be empty, was " + seedUris);
+    }
+    int millis = timeoutMillis(timeout);
+    Set<HostAndPort> nodes = new LinkedHashSet<>();
+    for (String uri : seedUris) {
+      nodes.add(JedisURIHelper.getHostAndPort(parse(uri, "seedUris")));
+    }
+    DefaultJedisClientConfig config = config(parse(seedUris.get(0), "seedUris"), millis);
+    ClusterConnectionProvider provider = new ClusterConnectionProvider(nodes, config);
+    RedisClusterClient client;
+    try {
+      client =
+          RedisClusterClient.builder()
+              .nodes(nodes)
+              .clientConfig(config)
+              .connectionProvider(provider)
+              .commandExecutor(new ClusterExecutor(provider))
+              .build();
+    } catch (RuntimeException e) {
+      provider.close();
+      throw e;
+    }
+    return RedisBackend.of(
+        new JedisScriptClient(client, provider::renewSlotCache),
+        client,
+        "jedis cluster " + seedUris);
+  }
+
+  /**
+   * Uses the caller's Jedis client as it is configured: a pooled {@link RedisClient}, a {@link
+   * RedisSentinelClient}, or a {@link RedisClusterClient} (then every request is a call of its
+   * own). Mind that Jedis's cluster client sends a command again after a timeout unless its
+   * {@code maxAttempts} is 1, and such a call may have run twice; {@link #cluster} avoids that.
+   * {@link RedisBackend#close()} leaves the client open.
+   *
+   * @throws IllegalArgumentException if {@code jedis} is null
+   */
+  public static RedisBackend of(UnifiedJedis jedis) {
+    if (jedis == null) {
+      throw new IllegalArgumentException("jedis must not be null");
+    }
+    JedisScriptClient client =
+        jedis instanceof RedisClusterClient
+            ? new JedisScriptClient(jedis, () -> {})
+            : new JedisScriptClient(jedis);
+    return RedisBackend.of(client, () -> {}, "jedis client " + jedis);
+  }
+
+  private static int timeoutMillis(Duration timeout) {
+    if (timeout == null
+        || timeout.isNegative()
+        || timeout.isZero()
+        || timeout.compareTo(Duration.ofHours(1)) > 0) {
+      throw new IllegalArgumentException(
+          "timeout must be positive and at most one hour, was " + timeout);
+    }
+    return (int) Math.max(1, timeout.toMillis());
+  }
+
+  /** Connect and socket timeouts of {@code millis}; user, password, database, TLS of the URI. */
+  private static DefaultJedisClientConfig config(URI uri, int millis) {
+    DefaultJedisClientConfig.Builder config =
+        DefaultJedisClientConfig.builder()
+            .connectionTimeoutMillis(millis)
+            .socketTimeoutMillis(millis)
+            .user(JedisURIHelper.getUser(uri))
+            .password(JedisURIHelper.getPassword(uri))
+            .ssl(JedisURIHelper.isRedisSSLScheme(uri));
+    if (JedisURIHelper.hasDbIndex(uri)) {
+      config.database(JedisURIHelper.getDBIndex(uri));
+    }
+    return config.build();
+  }
+
+  private static URI parse(String uri, String name) {
+    if (uri == null) {
+      throw new IllegalArgumentException(name + " must not hold null");
+    }
+    URI parsed;
+    try {
+      parsed = URI.create(uri);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(name + " must hold Redis URIs, was \"" + uri + '"', e);
+    }
+    boolean redisScheme =
+        JedisURIHelper.isRedisScheme(parsed) || JedisURIHelper.isRedisSSLScheme(parsed);
+    if (!redisScheme || !JedisURIHelper.isValid(parsed)) {
+      throw new IllegalArgumentException(name + " must hold Redis URIs, was \"" + uri + '"');
+    }
+    return parsed;
+  }
+}

@@ -1,0 +1,122 @@
+package io.slidingwindow.redis.jedis;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.slidingwindow.Limit;
+import io.slidingwindow.redis.FailurePolicy;
+import io.slidingwindow.redis.RedisBackend;
+import io.slidingwindow.redis.RedisRateLimiter;
+import io.slidingwindow.testkit.redis.RedisClusterProcesses;
+import io.slidingwindow.testkit.redis.RedisServerProcess;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/**
+ * As the Lettuce module's test, over Jedis: a slot half-way through a migration splits the keys
+ * of one call between two nodes, so the source answers TRYAGAIN. The backend sends the call twice
+ * more, then the failure policy answers; no exception escapes. Once the migration is finished the
+ * call follows MOVED to the new owner and is answered by Redis with the id's state intact.
+ */
+class JedisClusterTryAgainIT {
+
+  private static final Pattern REJECTED_EVALSHA = Pattern.compile("cmdstat_evalsha:calls=\\d+,usec=\\d+,usec_per_call=[\\d.]+,rejected_calls=(\\d+)");
+
+  private static long rejectedEvalsha(RedisServerProcess node) {
+    Matcher m = REJECTED_EVALSHA.matcher(node.cli("INFO", "commandstats"));
+    return m.find() ? Long.parseLong(m.group(1)) : 0;
+  }
+
+  private static String nodeId(RedisServerProcess node) {
+    return node.cli("CLUSTER", "MYID");
+  }
+
+  @Test
+  void keysSplitByAMigration_tryAgainRetriedTwiceThenPolicy_thenAnsweredByTheNewOwner() throws Exception {
+    try (RedisClusterProcesses cluster = RedisClusterProcesses.start(3, 0);
+        RedisBackend backend = JedisBackends.cluster(cluster.seedUris(), Duration.ofSeconds(2))) {
+      Limit perMinute = Limit.of(5, Duration.ofMinutes(1));
+      Limit perHour = Limit.of(50, Duration.ofHours(1));
+      RedisRateLimiter limiter =
+          RedisRateLimiter.builder(backend)
+              .limit(perMinute)
+              .limit(perHour)
+              .commandTimeout(Duration.ofSeconds(2))
+              .circuitBreaker(100, Duration.ofSeconds(1))
+              .failurePolicy(FailurePolicy.failClosed())
+              .build();
+      String id = "migrating";
+      List<String> keys = keysOf(id);
+      int slot = JedisClusterCRC16.getSlot(keys.get(0));
+      RedisServerProcess source = ownerOf(cluster, slot);
+      RedisServerProcess target =
+          cluster.masters().stream().filter(m -> m != source).findFirst().orElseThrow();
+
+      assertThat(limiter.tryAcquire(id, 2)).isTrue(); // both keys now exist on the source
+
+      target.cli("CLUSTER", "SETSLOT", Integer.toString(slot), "IMPORTING", nodeId(source));
+      source.cli("CLUSTER", "SETSLOT", Integer.toString(slot), "MIGRATING", nodeId(target));
+      source.cli("MIGRATE", target.host(), Integer.toString(target.port()), keys.get(0), "0", "5000");
+      long rejectedBefore = rejectedEvalsha(source);
+
+      // One key on each node: the source cannot run the call and says TRYAGAIN every time.
+      long start = System.nanoTime();
+      assertThat(limiter.tryAcquire(id, 1)).as("fail-closed answers").isFalse();
+      assertThat(limiter.decide(id, 1).allowed()).isFalse();
+      assertThat(limiter.tryAcquireAsync(id, 1).toCompletableFuture().get(10, TimeUnit.SECONDS)).isFalse();
+      assertThat(System.nanoTime() - start).as("answered without waiting for a timeout")
+          .isLessThan(Duration.ofSeconds(2).toNanos());
+      assertThat(rejectedEvalsha(source) - rejectedBefore)
+          .as("three calls, each sent three times (TRYAGAIN retried twice)")
+          .isEqualTo(9);
+
+      // Finish the migration: the call follows MOVED to the target and sees the 2 permits granted.
+      source.cli("MIGRATE", target.host(), Integer.toString(target.port()), keys.get(1), "0", "5000");
+      for (RedisServerProcess master : cluster.masters()) {
+        master.cli("CLUSTER", "SETSLOT", Integer.toString(slot), "NODE", nodeId(target));
+      }
+      assertThat(limiter.decide(id, 3).allowed()).isTrue();
+      assertThat(limiter.decide(id, 1).remaining()).as("2 + 3 + 1 > 5").isZero();
+      assertThat(limiter.decide(id, 1).allowed()).isFalse();
+    }
+  }
+
+  /** The keys of {@code id} for the two limits above, with the default prefix. */
+  private static List<String> keysOf(String id) {
+    String encoded = Base64.getUrlEncoder().withoutPadding().encodeToString(id.getBytes(UTF_8));
+    String tag = "sw:{u" + encoded + "}:";
+    return List.of(tag + "5:60000000:60000", tag + "50:3600000000:3600000");
+  }
+
+  private static RedisServerProcess ownerOf(RedisClusterProcesses cluster, int slot) {
+    return cluster.masters().stream()
+        .filter(master -> owns(master, slot))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no master owns slot " + slot));
+  }
+
+  /** Whether the slot ranges of the node's own line of CLUSTER NODES hold {@code slot}. */
+  private static boolean owns(RedisServerProcess master, int slot) {
+    String myself =
+        master.cli("CLUSTER", "NODES").lines().filter(l -> l.contains("myself")).findFirst().orElseThrow();
+    String[] fields = myself.split(" ");
+    for (int i = 8; i < fields.length; i++) {
+      if (fields[i].startsWith("[")) {
+        continue; // a slot being migrated or imported
+      }
+      String[] ends = fields[i].split("-");
+      int from = Integer.parseInt(ends[0]);
+      int to = ends.length > 1 ? Integer.parseInt(ends[1]) : from;
+      if (slot >= from && slot <= to) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,300 @@
+package io.slidingwindow.redis;
+
+import io.slidingwindow.Decision;
+import io.slidingwindow.Limit;
+import io.slidingwindow.Ticker;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+/**
+ * What a {@link RedisRateLimiter} does with a checked request: answer it from the refusal cache,
+ * or send it to Redis (alone or batched) through the shared {@link ScriptCalls}, and turn the
+ * reply into a decision, or a failure into the failure policy's answer (telling the breaker).
+ * Synchronous and asynchronous requests take the same stage and end in {@link #accepted}.
+ * Thread-safe.
+ */
+final class LimiterCalls {
+
+  private static final System.Logger LOG = System.getLogger(RedisRateLimiter.class.getName());
+
+  private final ScriptCalls calls;
+  private final List<Limit> limits;
+  private final String prefix;
+  private final LimiterScript script;
+  private final Ticker clientTime;
+  /** The clock of the refusal cache: the client-time ticker, or System.nanoTime. */
+  private final Ticker localTime;
+  private final long origin;
+  /** Null when off, or when refused attempts count. */
+  private final RefusalCache refusals;
+  /** Null on Cluster, or when turned off. */
+  private final Batcher batcher;
+  private final long timeoutNanos;
+  private final FailurePolicy policy;
+  private final CircuitBreaker breaker;
+  private final Limit smallest;
+  private final Duration longestWindow;
+
+  /** The calls of a limiter on {@code limits} (already copied) as {@code b} sets it up. */
+  LimiterCalls(RedisRateLimiter.Builder b, List<Limit> limits) {
+    this.calls = b.backend.calls();
+    this.limits = limits;
+    this.prefix = b.keyPrefix;
+    boolean countRefused = b.countRefusedAttempts;
+    this.script = new LimiterScript(limits, countRefused, b.clientTime != null);
+    Limit least = limits.get(0);
+    Limit longest = limits.get(0);
+    for (Limit limit : limits) {
+      if (limit.permits() < least.permits()) {
+        least = limit;
+      }
+      if (limit.windowNanos() > longest.windowNanos()) {
+        longest = limit;
+      }
+    }
+    this.batcher = b.batching && !b.backend.isCluster() ? new Batcher(calls, script) : null;
+    this.smallest = least;
+    this.longestWindow = longest.window();
+    this.clientTime = b.clientTime;
+    this.localTime = clientTime == null ? Ticker.system() : clientTime;
+    this.origin = localTime.read();
+    this.refusals =
+        countRefused || b.refusalCacheSlots == 0 ? null : new RefusalCache(b.refusalCacheSlots);
+    this.timeoutNanos = b.commandTimeout.toNanos();
+    this.policy = b.failurePolicy;
+    this.breaker = new CircuitBreaker(b.breakerFailures, b.breakerOpen.toNanos(), b.breakerTicker);
+  }
+
+  boolean tryAcquire(String id, long permits) {
+    long now = localMicros();
+    if (refusals != null && refusals.find(id, now) != null) {
+      return false;
+    }
+    List<Object> reply = callSync(keys(id), permits, false, now);
+    if (reply == null) {
+      return onFailure(id, permits).allowed();
+    }
+    remember(id, permits, reply, false, now);
+    return LimiterScript.isAllowed(reply);
+  }
+
+  Decision decide(String id, long permits) {
+    long now = localMicros();
+    Decision cached = cachedDecision(id, permits, now);
+    if (cached != null) {
+      return cached;
+    }
+    List<Object> reply = callSync(keys(id), permits, true, now);
+    if (reply == null) {
+      return onFailure(id, permits);
+    }
+    remember(id, permits, reply, true, now);
+    return script.decision(reply);
+  }
+
+  CompletionStage<Boolean> tryAcquireAsync(String id, long permits) {
+    long now = localMicros();
+    if (refusals != null && refusals.find(id, now) != null) {
+      return CompletableFuture.completedFuture(false);
+    }
+    return callAsync(
+        keys(id), id, permits, false, now, LimiterScript::isAllowed, Decision::allowed);
+  }
+
+  CompletionStage<Decision> decideAsync(String id, long permits) {
+    long now = localMicros();
+    Decision cached = cachedDecision(id, permits, now);
+    if (cached != null) {
+      return CompletableFuture.completedFuture(cached);
+    }
+    return callAsync(keys(id), id, permits, true, now, script::decision, d -> d);
+  }
+
+  boolean isBreakerOpen() {
+    return breaker.isOpen();
+  }
+
+  /** Runs one call without cache or policy: {@code [allowed, now µs]}. */
+  long[] tryAcquireWithTime(String id, long permits) throws Exception {
+    String[] keys = keys(id);
+    List<Object> reply =
+        calls.run(Script.LIMITER, keys, script.args(permits, false, scriptNow(localMicros())))
+            .get(10, TimeUnit.SECONDS);
+    return new long[] {(Long) reply.get(0), LimiterScript.nowMicros(reply)};
+  }
+
+  /** The Redis keys of {@code id}, one per limit, in the order of the limits. */
+  String[] keys(String id) {
+    return script.keys(Keys.tagged(prefix, id));
+  }
+
+  private String scriptNow(long nowMicros) {
+    return LimiterScript.now(clientTime != null, nowMicros);
+  }
+
+  /** Sends one request, in a call of its own or with others waiting at the same moment. */
+  private CompletableFuture<List<Object>> send(
+      String[] keys, long permits, boolean figures, long nowMicros) {
+    if (batcher == null) {
+      return calls.run(Script.LIMITER, keys, script.args(permits, figures, scriptNow(nowMicros)));
+    }
+    return batcher.submit(
+        new Batcher.Request(
+            keys,
+            LimiterScript.permitsAndFigures(permits, figures),
+            scriptNow(nowMicros),
+            LimiterScript.replySize(figures)));
+  }
+
+  /** The local clock in µs since the limiter was built; with client time, the script's clock. */
+  private long localMicros() {
+    return Math.floorDiv(localTime.read() - origin, 1000L);
+  }
+
+  /**
+   * Remembers a refusal that the script says holds for a while. With client time the script's
+   * clock is the local one. With server time the script ran somewhere between the call's start
+   * ({@code sentMicros}) and now, so the refusal is kept until the start plus its hold, less a
+   * microsecond for rounding (never longer than Redis would refuse), and the figures are taken as
+   * of now plus a microsecond (so served figures are never early).
+   */
+  private void remember(
+      String id, long permits, List<Object> reply, boolean figures, long sentMicros) {
+    if (refusals == null) {
+      return;
+    }
+    long hold = LimiterScript.holdMicros(reply, figures);
+    if (hold <= 0) {
+      return;
+    }
+    long until;
+    long ref;
+    if (clientTime != null) {
+      ref = LimiterScript.nowMicros(reply);
+      until = ref + hold;
+    } else {
+      ref = localMicros() + 1;
+      until = sentMicros + hold - 1;
+    }
+    refusals.put(
+        figures
+            ? new RefusalCache.Entry(
+                id,
+                until,
+                permits,
+                ref,
+                LimiterScript.retryMicros(reply),
+                LimiterScript.resetMicros(reply),
+                LimiterScript.binding(reply))
+            : new RefusalCache.Entry(id, until, 0, ref, 0, 0, 0));
+  }
+
+  /**
+   * The decision for a refusal remembered with figures for the same permits, counted down to
+   * {@code nowMicros}, or null. The binding limit stays full until the entry's end, so its
+   * remaining stays 0 and both durations only count down.
+   */
+  private Decision cachedDecision(String id, long permits, long nowMicros) {
+    if (refusals == null) {
+      return null;
+    }
+    RefusalCache.Entry e = refusals.find(id, nowMicros);
+    if (e == null || e.permits() != permits) { // permits are positive: 0 marks no figures
+      return null;
+    }
+    long elapsed = nowMicros - e.refMicros();
+    return Decision.refused(
+        0,
+        Duration.ofNanos(Math.max(1, e.retryMicros() - elapsed) * 1000),
+        Duration.ofNanos(Math.max(0, e.resetMicros() - elapsed) * 1000),
+        limits.get(e.binding()));
+  }
+
+  /** The script's reply, or null when Redis failed (the breaker has been told). */
+  private List<Object> callSync(String[] keys, long permits, boolean figures, long nowMicros) {
+    if (!breaker.tryPass()) {
+      return null;
+    }
+    try {
+      List<Object> reply = calls.await(send(keys, permits, figures, nowMicros), timeoutNanos);
+      return accepted(reply) ? reply : null;
+    } catch (TimeoutException | RuntimeException e) {
+      failed(e);
+    } catch (ExecutionException e) {
+      failed(ScriptCalls.unwrap(e.getCause()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      failed(e);
+    }
+    return null;
+  }
+
+  /**
+   * Whether a reply decided the request, telling the breaker either way: both paths end here. A
+   * request the script could not decide (a key holds something else) is a failure.
+   */
+  private boolean accepted(List<Object> reply) {
+    if (LimiterScript.isUndecided(reply)) {
+      failed(new IllegalStateException(LimiterScript.undecidedReason(reply)));
+      return false;
+    }
+    breaker.onSuccess();
+    return true;
+  }
+
+  private <T> CompletionStage<T> callAsync(
+      String[] keys,
+      String id,
+      long permits,
+      boolean figures,
+      long sentMicros,
+      Function<List<Object>, T> convert,
+      Function<Decision, T> fromPolicy) {
+    if (!breaker.tryPass()) {
+      return CompletableFuture.completedFuture(fromPolicy.apply(onFailure(id, permits)));
+    }
+    CompletableFuture<List<Object>> future;
+    try {
+      future = send(keys, permits, figures, sentMicros);
+    } catch (RuntimeException e) {
+      failed(e);
+      return CompletableFuture.completedFuture(fromPolicy.apply(onFailure(id, permits)));
+    }
+    return calls
+        .within(future, timeoutNanos)
+        .handle(
+            (reply, error) -> {
+              if (error != null) {
+                failed(ScriptCalls.unwrap(error));
+              } else if (accepted(reply)) {
+                remember(id, permits, reply, figures, sentMicros);
+                return convert.apply(reply);
+              }
+              return fromPolicy.apply(onFailure(id, permits));
+            });
+  }
+
+  private void failed(Throwable error) {
+    breaker.onFailure();
+    LOG.log(Level.DEBUG, "Redis call failed; the failure policy " + policy + " decides", error);
+  }
+
+  private Decision onFailure(String id, long permits) {
+    switch (policy.kind()) {
+      case OPEN:
+        return Decision.granted(0, Duration.ZERO, smallest);
+      case CLOSED:
+        long retry = Math.max(TimeUnit.MILLISECONDS.toNanos(1), breaker.nanosUntilProbe());
+        return Decision.refused(0, Duration.ofNanos(retry), longestWindow, smallest);
+      default:
+        return policy.fallback().decide(id, permits);
+    }
+  }
+}

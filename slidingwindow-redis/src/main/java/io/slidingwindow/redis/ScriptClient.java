@@ -1,0 +1,42 @@
+package io.slidingwindow.redis;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The few things this library asks of a Redis client library: send EVALSHA and EVAL, and tell an
+ * error reply from Redis apart from a call that got no answer. Everything above it (the scripts'
+ * arguments and replies, which failures are retried, time limits, batching, failure policies) is
+ * the same for every client. The Lettuce adapter is built into {@link RedisBackend}'s factories;
+ * another client library's adapter implements this and is wrapped by {@link
+ * RedisBackend#of(ScriptClient, AutoCloseable, String)}.
+ *
+ * <p>Replies are the script's array as a list whose integers are {@link Long}s and whose strings
+ * are {@link String}s. A failure, of Redis or of the connection, completes the returned stage
+ * exceptionally, never throws. A client that does not pipeline may complete the stage before it
+ * returns (the caller's thread then waits for Redis, also on the asynchronous paths). Thread-safe.
+ */
+public interface ScriptClient {
+
+  /** Sends {@code EVALSHA sha1} with {@code keys} and {@code args}. */
+  CompletableFuture<List<Object>> evalsha(String sha1, String[] keys, String[] args);
+
+  /** Sends {@code EVAL script} with {@code keys} and {@code args}; Redis also caches the script. */
+  CompletableFuture<List<Object>> eval(String script, String[] keys, String[] args);
+
+  /**
+   * The text of the error Redis replied with ({@code "NOSCRIPT ..."}, {@code "TRYAGAIN ..."}) if
+   * {@code failure} is such a reply, or null if the call got no answer (no connection, refused
+   * while disconnected, timed out): such a call may have run.
+   */
+  String errorReply(Throwable failure);
+
+  /**
+   * Told when a call got no answer from Redis; a Cluster client may refresh its topology here.
+   * Must return at once.
+   */
+  void onNoAnswer(Throwable failure);
+
+  /** Whether this is a Redis Cluster, where one call may only hold keys of one slot. */
+  boolean isCluster();
+}

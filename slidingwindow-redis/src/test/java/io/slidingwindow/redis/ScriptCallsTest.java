@@ -1,0 +1,103 @@
+package io.slidingwindow.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.slidingwindow.redis.ScriptCalls.Next;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/** The retry decisions of a script call, and a call whose caller stopped waiting. No network. */
+class ScriptCallsTest {
+
+  @Test
+  void next_noAnswer_neverRetried() {
+    for (int left = 0; left <= ScriptCalls.TRYAGAIN_RETRIES; left++) {
+      assertThat(ScriptCalls.next(null, false, left)).isEqualTo(Next.FAIL);
+      assertThat(ScriptCalls.next(null, true, left)).isEqualTo(Next.FAIL);
+    }
+  }
+
+  @Test
+  void next_noScript_evalOnceOnly() {
+    assertThat(ScriptCalls.next("NOSCRIPT No matching script", false, 2)).isEqualTo(Next.EVAL);
+    assertThat(ScriptCalls.next("NOSCRIPT No matching script", false, 0)).isEqualTo(Next.EVAL);
+    assertThat(ScriptCalls.next("NOSCRIPT No matching script", true, 2)).isEqualTo(Next.FAIL);
+  }
+
+  @Test
+  void next_tryAgain_retriedWhileRetriesLeftWhicheverCommand() {
+    assertThat(ScriptCalls.next("TRYAGAIN Multiple keys", false, 2)).isEqualTo(Next.AGAIN);
+    assertThat(ScriptCalls.next("TRYAGAIN Multiple keys", true, 1)).isEqualTo(Next.AGAIN);
+    assertThat(ScriptCalls.next("TRYAGAIN Multiple keys", false, 0)).isEqualTo(Next.FAIL);
+    assertThat(ScriptCalls.next("TRYAGAIN Multiple keys", true, 0)).isEqualTo(Next.FAIL);
+  }
+
+  @Test
+  void next_otherErrorReplies_notRetried() {
+    for (String reply : List.of("WRONGTYPE Operation", "ERR x", "", "CLUSTERDOWN", "MOVED 1 h:1")) {
+      assertThat(ScriptCalls.next(reply, false, 2)).as(reply).isEqualTo(Next.FAIL);
+    }
+  }
+
+  /** A client whose every call is answered TRYAGAIN. */
+  private static final class TryAgainClient implements ScriptClient {
+    final List<String> sent = Collections.synchronizedList(new ArrayList<>());
+    final List<Throwable> noAnswers = Collections.synchronizedList(new ArrayList<>());
+
+    @Override
+    public CompletableFuture<List<Object>> evalsha(String sha1, String[] keys, String[] args) {
+      sent.add("EVALSHA");
+      return CompletableFuture.failedFuture(new IllegalStateException("TRYAGAIN"));
+    }
+
+    @Override
+    public CompletableFuture<List<Object>> eval(String script, String[] keys, String[] args) {
+      sent.add("EVAL");
+      return CompletableFuture.failedFuture(new IllegalStateException("TRYAGAIN"));
+    }
+
+    @Override
+    public String errorReply(Throwable failure) {
+      return failure.getMessage();
+    }
+
+    @Override
+    public void onNoAnswer(Throwable failure) {
+      noAnswers.add(failure);
+    }
+
+    @Override
+    public boolean isCluster() {
+      return true;
+    }
+  }
+
+  @Test
+  void run_callerStopsWaitingDuringTheTryAgainPause_noRetrySent() {
+    TryAgainClient client = new TryAgainClient();
+    CompletableFuture<List<Object>> call =
+        new ScriptCalls(client).run(Script.LIMITER, new String[] {"k"}, new String[] {"a"});
+    assertThat(call.cancel(false)).isTrue();
+    await()
+        .during(Duration.ofMillis(100))
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> client.sent.size() == 1);
+    assertThat(client.noAnswers).isEmpty();
+  }
+
+  @Test
+  void run_tryAgainEveryTime_sentThreeTimesThenFailsWithTheReply() {
+    TryAgainClient client = new TryAgainClient();
+    CompletableFuture<List<Object>> call =
+        new ScriptCalls(client).run(Script.LIMITER, new String[] {"k"}, new String[] {"a"});
+    await().atMost(Duration.ofSeconds(2)).until(call::isDone);
+    assertThat(call).isCompletedExceptionally();
+    assertThat(client.sent).containsExactly("EVALSHA", "EVALSHA", "EVALSHA");
+    assertThat(client.noAnswers).as("an error reply is an answer").isEmpty();
+  }
+}

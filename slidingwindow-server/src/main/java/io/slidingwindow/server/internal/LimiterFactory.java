@@ -1,0 +1,65 @@
+package io.slidingwindow.server.internal;
+
+import io.slidingwindow.KeyedRateLimiter;
+import io.slidingwindow.Limit;
+import io.slidingwindow.Ticker;
+import io.slidingwindow.redis.FailurePolicy;
+import io.slidingwindow.redis.RedisBackend;
+import io.slidingwindow.redis.RedisRateLimiter;
+import java.util.List;
+
+/** Builds the keyed limiter of each rule: in this process's memory, or on Redis. */
+public interface LimiterFactory {
+
+  /**
+   * Builds a limiter of {@code limits}.
+   *
+   * @param failureMode what answers while a shared store fails (in memory: unused)
+   * @throws IllegalArgumentException if the limits cannot be counted by this store
+   */
+  KeyedRateLimiter<String> create(List<Limit> limits, FailureMode failureMode);
+
+  /** In-process limiters on {@code ticker}, each tracking at most {@code maxKeys} keys. */
+  static LimiterFactory local(Ticker ticker, long maxKeys) {
+    return new LimiterFactory() {
+      @Override
+      public KeyedRateLimiter<String> create(List<Limit> limits, FailureMode failureMode) {
+        return KeyedRateLimiter.builder().limits(limits).ticker(ticker).maxKeys(maxKeys).build();
+      }
+
+      @Override
+      public String toString() {
+        return "in memory";
+      }
+    };
+  }
+
+  /**
+   * Limiters on Redis through {@code backend}, sharing counts with every instance that uses the
+   * same Redis and limits. Their clock is the Redis server's unless {@code clientTime} is given.
+   * The {@link FailureMode#LOCAL} fallback counts in memory, through {@code local}.
+   */
+  static LimiterFactory redis(RedisBackend backend, Ticker clientTime, LimiterFactory local) {
+    return new LimiterFactory() {
+      @Override
+      public KeyedRateLimiter<String> create(List<Limit> limits, FailureMode failureMode) {
+        RedisRateLimiter.Builder builder = RedisRateLimiter.builder(backend).limits(limits);
+        if (clientTime != null) {
+          builder.clientTime(clientTime);
+        }
+        builder.failurePolicy(
+            switch (failureMode) {
+              case OPEN -> FailurePolicy.failOpen();
+              case CLOSED -> FailurePolicy.failClosed();
+              case LOCAL -> FailurePolicy.fallbackTo(local.create(limits, failureMode));
+            });
+        return builder.build();
+      }
+
+      @Override
+      public String toString() {
+        return "on " + backend;
+      }
+    };
+  }
+}

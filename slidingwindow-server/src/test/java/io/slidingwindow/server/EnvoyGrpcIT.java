@@ -1,0 +1,348 @@
+package io.slidingwindow.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.UInt64Value;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.slidingwindow.Limit;
+import io.slidingwindow.server.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
+import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitRequest;
+import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitResponse;
+import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitResponse.Code;
+import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import io.slidingwindow.server.envoy.type.v3.RateLimitUnit;
+import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.testkit.SlidingLogOracle;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class EnvoyGrpcIT {
+
+  private static final String CONFIG =
+      """
+      domain: api
+      descriptors:
+        - key: client
+          rate_limit:
+            unit: minute
+            requests_per_unit: 2
+        - key: user
+          rate_limits:
+            - requests: 5
+              window: 10s
+            - requests: 12
+              window: 90s
+        - key: blocked
+          rate_limit:
+            unit: second
+            requests_per_unit: 0
+        - key: free
+          rate_limit:
+            unlimited: true
+        - key: trial
+          shadow_mode: true
+          rate_limit:
+            unit: second
+            requests_per_unit: 1
+      """;
+
+  @TempDir Path dir;
+  private final FakeTicker ticker = new FakeTicker(-7_000_000_000L);
+  private RateLimitServer server;
+  private ManagedChannel channel;
+  private RateLimitServiceGrpc.RateLimitServiceBlockingStub stub;
+
+  @BeforeEach
+  void start() throws IOException, ConfigException {
+    Path config = dir.resolve("api.yaml");
+    Files.writeString(config, CONFIG);
+    server =
+        RateLimitServer.builder()
+            .config(config)
+            .grpcPort(0)
+            .httpPort(0)
+            .ticker(ticker)
+            .reloadInterval(Duration.ZERO)
+            .start();
+    channel = NettyChannelBuilder.forAddress("127.0.0.1", server.grpcPort()).usePlaintext().build();
+    stub = RateLimitServiceGrpc.newBlockingStub(channel);
+  }
+
+  /** The stub with a deadline for one call (a deadline is a point in time, not a duration). */
+  private RateLimitServiceGrpc.RateLimitServiceBlockingStub stub() {
+    return stub.withDeadlineAfter(10, TimeUnit.SECONDS);
+  }
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    server.close();
+  }
+
+  @Test
+  void shouldRateLimit_overTheLimit_answersOkThenOverLimitThenOkOnceTheWindowPassed() {
+    RateLimitResponse first = stub().shouldRateLimit(request("client", "10.0.0.1"));
+    RateLimitResponse second = stub().shouldRateLimit(request("client", "10.0.0.1"));
+    ticker.advance(Duration.ofSeconds(20));
+    RateLimitResponse third = stub().shouldRateLimit(request("client", "10.0.0.1"));
+
+    assertThat(first.getOverallCode()).isEqualTo(Code.OK);
+    RateLimitResponse.DescriptorStatus status = first.getStatuses(0);
+    assertThat(status.getCode()).isEqualTo(Code.OK);
+    assertThat(status.getCurrentLimit().getRequestsPerUnit()).isEqualTo(2);
+    assertThat(status.getCurrentLimit().getUnit())
+        .isEqualTo(RateLimitResponse.RateLimit.Unit.MINUTE);
+    assertThat(status.getLimitRemaining()).isEqualTo(1);
+    assertThat(second.getOverallCode()).isEqualTo(Code.OK);
+    assertThat(second.getStatuses(0).getLimitRemaining()).isZero();
+    assertThat(third.getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+    assertThat(third.getStatuses(0).getCode()).isEqualTo(Code.OVER_LIMIT);
+    // Both grants were at the same instant, 20 s ago: the request fits again 40 s from now, late
+    // by less than the precision (a thousandth of the window).
+    com.google.protobuf.Duration retry = third.getStatuses(0).getDurationUntilReset();
+    Duration retryAfter = Duration.ofSeconds(retry.getSeconds(), retry.getNanos());
+    assertThat(retryAfter).isBetween(Duration.ofSeconds(40), Duration.ofMillis(40_060));
+
+    ticker.advance(retryAfter.minusNanos(1));
+    assertThat(stub().shouldRateLimit(request("client", "10.0.0.1")).getOverallCode())
+        .isEqualTo(Code.OVER_LIMIT);
+    ticker.advance(1);
+    assertThat(stub().shouldRateLimit(request("client", "10.0.0.1")).getOverallCode())
+        .isEqualTo(Code.OK);
+    assertThat(stub().shouldRateLimit(request("client", "10.0.0.2")).getOverallCode())
+        .isEqualTo(Code.OK);
+  }
+
+  @Test
+  void shouldRateLimit_randomSchedule_neverGrantsMoreThanNInAnyWindow() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    Limit short10s = Limit.of(5, Duration.ofSeconds(10));
+    Limit long90s = Limit.of(12, Duration.ofSeconds(90));
+    SlidingLogOracle shortOracle = SlidingLogOracle.of(short10s);
+    SlidingLogOracle longOracle = SlidingLogOracle.of(long90s);
+    int granted = 0;
+    int refused = 0;
+    for (int i = 0; i < 300; i++) {
+      ticker.advance(
+          random.nextInt(4) == 0 ? random.nextInt(10_000_000) : random.nextInt(2_000_000_000));
+      long hits = 1 + random.nextInt(3);
+      long now = ticker.read();
+      RateLimitResponse response =
+          stub().shouldRateLimit(request("user", "u1").toBuilder().setHitsAddend((int) hits).build());
+      if (response.getOverallCode() == Code.OK) {
+        shortOracle.record(now, hits);
+        longOracle.record(now, hits);
+        granted++;
+      } else {
+        refused++;
+        // Refused only where an exact log over window + precision refuses too.
+        boolean exactShort =
+            shortOracle.wouldGrant(now, hits, short10s.windowNanos() + short10s.precisionNanos());
+        boolean exactLong =
+            longOracle.wouldGrant(now, hits, long90s.windowNanos() + long90s.precisionNanos());
+        assertThat(exactShort && exactLong)
+            .as("seed %s, step %s: needless refusal", seed, i)
+            .isFalse();
+      }
+    }
+    assertThat(shortOracle.maxInAnyWindow()).as("seed %s", seed).isLessThanOrEqualTo(5);
+    assertThat(longOracle.maxInAnyWindow()).as("seed %s", seed).isLessThanOrEqualTo(12);
+    // The schedule exercised both answers.
+    assertThat(granted).as("seed %s", seed).isGreaterThan(5);
+    assertThat(refused).as("seed %s", seed).isGreaterThan(5);
+  }
+
+  @Test
+  void shouldRateLimit_manyThreadsOnOneKeyAtOneInstant_grantExactlyTheLimit() throws Exception {
+    // client: 2 per minute; 8 threads ask 25 times each while the clock stands still.
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    AtomicInteger granted = new AtomicInteger();
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < 8; t++) {
+        done.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 25; i++) {
+                    if (stub().shouldRateLimit(request("client", "hot")).getOverallCode()
+                        == Code.OK) {
+                      granted.incrementAndGet();
+                    }
+                  }
+                }));
+      }
+      for (Future<?> future : done) {
+        future.get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+
+    assertThat(granted.get()).isEqualTo(2);
+  }
+
+  @Test
+  void shouldRateLimit_severalDescriptors_isOverLimitIfAnyIs() {
+    RateLimitResponse response =
+        stub().shouldRateLimit(
+            RateLimitRequest.newBuilder()
+                .setDomain("api")
+                .addDescriptors(descriptor("free", "x"))
+                .addDescriptors(descriptor("blocked", "y"))
+                .addDescriptors(descriptor("nothing", "z"))
+                .build());
+
+    assertThat(response.getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+    assertThat(response.getStatuses(0).getCode()).isEqualTo(Code.OK);
+    assertThat(response.getStatuses(0).getLimitRemaining()).isEqualTo(-1); // uint32 max
+    assertThat(response.getStatuses(1).getCode()).isEqualTo(Code.OVER_LIMIT);
+    assertThat(response.getStatuses(1).getCurrentLimit().getRequestsPerUnit()).isZero();
+    assertThat(response.getStatuses(2).getCode()).isEqualTo(Code.OK);
+    assertThat(response.getStatuses(2).hasCurrentLimit()).isFalse();
+  }
+
+  @Test
+  void shouldRateLimit_shadowMode_answersOkButDoesNotCount() {
+    assertThat(stub().shouldRateLimit(request("trial", "t")).getOverallCode()).isEqualTo(Code.OK);
+    RateLimitResponse shadowed = stub().shouldRateLimit(request("trial", "t"));
+
+    assertThat(shadowed.getOverallCode()).isEqualTo(Code.OK);
+    assertThat(shadowed.getStatuses(0).getCode()).isEqualTo(Code.OK);
+    assertThat(shadowed.getStatuses(0).getLimitRemaining()).isZero();
+  }
+
+  @Test
+  void shouldRateLimit_hitsAbove_theLimitAreOverLimitAndCountNothing() {
+    RateLimitResponse tooMany =
+        stub().shouldRateLimit(request("client", "c").toBuilder().setHitsAddend(3).build());
+    RateLimitResponse descriptorHits =
+        stub().shouldRateLimit(
+            RateLimitRequest.newBuilder()
+                .setDomain("api")
+                .addDescriptors(
+                    descriptor("client", "c").toBuilder().setHitsAddend(UInt64Value.of(2)))
+                .build());
+
+    assertThat(tooMany.getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+    assertThat(descriptorHits.getOverallCode()).isEqualTo(Code.OK);
+    assertThat(descriptorHits.getStatuses(0).getLimitRemaining()).isZero();
+  }
+
+  @Test
+  void shouldRateLimit_limitOverride_usesTheRequestsLimit() {
+    RateLimitDescriptor overridden =
+        descriptor("anything", "a").toBuilder()
+            .setLimit(
+                RateLimitDescriptor.RateLimitOverride.newBuilder()
+                    .setRequestsPerUnit(1)
+                    .setUnit(RateLimitUnit.HOUR))
+            .build();
+    RateLimitRequest request =
+        RateLimitRequest.newBuilder().setDomain("api").addDescriptors(overridden).build();
+
+    assertThat(stub().shouldRateLimit(request).getOverallCode()).isEqualTo(Code.OK);
+    RateLimitResponse second = stub().shouldRateLimit(request);
+    assertThat(second.getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+    assertThat(second.getStatuses(0).getCurrentLimit().getUnit())
+        .isEqualTo(RateLimitResponse.RateLimit.Unit.HOUR);
+  }
+
+  @Test
+  void shouldRateLimit_badInput_failsWithAClearStatusAndTheServiceStaysUp() {
+    assertStatus(
+        RateLimitRequest.newBuilder().setDomain("api").build(),
+        Status.Code.INVALID_ARGUMENT,
+        "descriptors must not be empty");
+    assertStatus(
+        request("client", "c").toBuilder().setDomain("").build(),
+        Status.Code.INVALID_ARGUMENT,
+        "domain must not be empty");
+    assertStatus(
+        request("client", "c").toBuilder().setDomain("nope").build(),
+        Status.Code.NOT_FOUND,
+        "unknown domain 'nope'");
+    assertStatus(
+        request("", "c"),
+        Status.Code.INVALID_ARGUMENT,
+        "descriptor 0 has an entry with an empty key");
+    assertStatus(
+        RateLimitRequest.newBuilder()
+            .setDomain("api")
+            .addDescriptors(RateLimitDescriptor.newBuilder())
+            .build(),
+        Status.Code.INVALID_ARGUMENT,
+        "descriptor 0 has no entries");
+    assertStatus(
+        RateLimitRequest.newBuilder()
+            .setDomain("api")
+            .addDescriptors(
+                descriptor("client", "c").toBuilder().setHitsAddend(UInt64Value.of(1L << 40)))
+            .build(),
+        Status.Code.INVALID_ARGUMENT,
+        "descriptor 0 hits_addend must be from 0 to 4294967295, was 1099511627776");
+    assertStatus(
+        request("client", "v".repeat(5000)), Status.Code.INVALID_ARGUMENT, "longer than 4096");
+    RateLimitRequest.Builder many = RateLimitRequest.newBuilder().setDomain("api");
+    for (int i = 0; i < 65; i++) {
+      many.addDescriptors(descriptor("client", "c" + i));
+    }
+    assertStatus(many.build(), Status.Code.INVALID_ARGUMENT, "at most 64 descriptors, had 65");
+    assertStatus(
+        RateLimitRequest.newBuilder()
+            .setDomain("api")
+            .addDescriptors(
+                descriptor("x", "y").toBuilder()
+                    .setLimit(
+                        RateLimitDescriptor.RateLimitOverride.newBuilder().setRequestsPerUnit(3)))
+            .build(),
+        Status.Code.INVALID_ARGUMENT,
+        "descriptor limit override needs a unit");
+
+    assertThat(stub().shouldRateLimit(request("client", "c")).getOverallCode()).isEqualTo(Code.OK);
+  }
+
+  private void assertStatus(RateLimitRequest request, Status.Code code, String message) {
+    assertThatThrownBy(() -> stub().shouldRateLimit(request))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(code);
+              assertThat(e.getStatus().getDescription()).contains(message);
+            });
+  }
+
+  static RateLimitRequest request(String key, String value) {
+    return RateLimitRequest.newBuilder()
+        .setDomain("api")
+        .addDescriptors(descriptor(key, value))
+        .build();
+  }
+
+  static RateLimitDescriptor descriptor(String... pairs) {
+    RateLimitDescriptor.Builder descriptor = RateLimitDescriptor.newBuilder();
+    for (int i = 0; i < pairs.length; i += 2) {
+      descriptor.addEntries(
+          RateLimitDescriptor.Entry.newBuilder().setKey(pairs[i]).setValue(pairs[i + 1]));
+    }
+    return descriptor.build();
+  }
+}

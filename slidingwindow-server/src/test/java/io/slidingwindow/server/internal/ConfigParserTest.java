@@ -1,0 +1,189 @@
+package io.slidingwindow.server.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.slidingwindow.Limit;
+import io.slidingwindow.server.ConfigException;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ConfigParserTest {
+
+  @Test
+  void parse_envoyRatelimitFiles_loadUnchanged() throws ConfigException {
+    RateLimitConfig config =
+        Configs.resources("envoy-config/messaging.yaml", "envoy-config/edge.yaml");
+
+    assertThat(config.domains()).containsExactly("edge_proxy", "messaging");
+    Rule marketing =
+        match(config, "messaging", "message_type", "marketing", "to_number", "2061111111");
+    assertThat(marketing.path()).isEqualTo("message_type_marketing.to_number");
+    assertThat(marketing.limits()).containsExactly(Limit.of(5, Duration.ofDays(1)));
+    assertThat(marketing.source()).isEqualTo("envoy-config/messaging.yaml line 10");
+    assertThat(match(config, "messaging", "sender", "internal").unlimited()).isTrue();
+    assertThat(match(config, "edge_proxy", "remote_address", "50.0.0.5").blocked()).isTrue();
+  }
+
+  @Test
+  void parse_bundledSampleConfig_loads() throws ConfigException {
+    RateLimitConfig config = Configs.resources("io/slidingwindow/server/sample-config.yaml");
+
+    assertThat(config.domains()).containsExactly("demo");
+    assertThat(match(config, "demo", "api", "v1", "user", "alice").limits())
+        .containsExactly(
+            Limit.of(5, Duration.ofSeconds(10)), Limit.of(100, Duration.ofSeconds(90)));
+  }
+
+  @Test
+  void match_keyAndValue_isPreferredToKeyAlone() throws ConfigException {
+    RateLimitConfig config = Configs.resources("envoy-config/edge.yaml");
+
+    assertThat(match(config, "edge_proxy", "remote_address", "50.0.0.5").path())
+        .isEqualTo("remote_address_50.0.0.5");
+    assertThat(match(config, "edge_proxy", "remote_address", "50.0.0.1").path())
+        .isEqualTo("remote_address");
+  }
+
+  @Test
+  void match_descriptorDeeperOrShallowerThanTheRule_matchesNothing() throws ConfigException {
+    RateLimitConfig config = Configs.resources("envoy-config/messaging.yaml");
+
+    assertThat(config.match("messaging", List.of("message_type"), List.of("marketing"))).isNull();
+    assertThat(config.match("messaging", List.of("to_number", "extra"), List.of("2061111111", "x")))
+        .isNull();
+    assertThat(config.match("other", List.of("to_number"), List.of("1"))).isNull();
+  }
+
+  @Test
+  void match_wildcardValues_matchAnyTextAtTheStar() throws ConfigException {
+    RateLimitConfig config = Configs.resources("envoy-config/edge.yaml");
+
+    assertThat(match(config, "edge_proxy", "path", "/api/123/action").path())
+        .isEqualTo("path_/api/*/action");
+    assertThat(config.match("edge_proxy", List.of("path"), List.of("/api/123/other"))).isNull();
+    RateLimitConfig.Match shared =
+        config.match("edge_proxy", List.of("files"), List.of("files/a.pdf"));
+    assertThat(shared.values()).containsExactly("files/*");
+    RateLimitConfig.Match own =
+        config.match("edge_proxy", List.of("path"), List.of("/api/9/action"));
+    assertThat(own.values()).containsExactly("/api/9/action");
+  }
+
+  @Test
+  void parse_extensions_giveSlidingWindowsOfAnyLengthAndSeveralLimits() throws ConfigException {
+    RateLimitConfig config =
+        Configs.parse(
+            """
+            domain: api
+            descriptors:
+              - key: user
+                rate_limit:
+                  requests_per_unit: 3
+                  window: 1500ms
+                  precision: 10ms
+                rate_limits:
+                  - requests: 100
+                    window: 90s
+                  - requests: 1000
+                    window: PT1H30M
+            """);
+
+    assertThat(match(config, "api", "user", "u1").limits())
+        .containsExactly(
+            Limit.of(3, Duration.ofMillis(1500)).withPrecision(Duration.ofMillis(10)),
+            Limit.of(100, Duration.ofSeconds(90)),
+            Limit.of(1000, Duration.ofMinutes(90)));
+  }
+
+  @Test
+  void parse_badUnit_namesFileAndLine() {
+    assertThatThrownBy(
+            () ->
+                Configs.parse(
+                    """
+                    domain: api
+                    descriptors:
+                      - key: user
+                        rate_limit:
+                          unit: fortnight
+                          requests_per_unit: 3
+                    """))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "test.yaml line 5: invalid rate limit unit 'fortnight'; use second, minute, hour, day,"
+                + " week, month or year");
+  }
+
+  @Test
+  void parse_faults_nameTheirLine() {
+    assertFault(
+        "domain: d\ndescriptors:\n  - key: a\n    rate_limit:\n      unit: second\n"
+            + "      requests_per_unit: ten\n",
+        "test.yaml line 6: requests_per_unit must be a whole number from 0 to 4294967295, was"
+            + " 'ten'");
+    assertFault(
+        "domain: d\ndescriptors:\n  - key: a\n    colour: red\n",
+        "test.yaml line 4: unknown key 'colour' in a descriptor; allowed:");
+    assertFault("domain: d\ndescriptors:\n  - value: x\n", "test.yaml line 3: key is missing");
+    assertFault(
+        "domain: d\ndescriptors:\n  - key: a\n  - key: a\n",
+        "test.yaml line 4: descriptor 'a' is defined twice at this level");
+    assertFault(
+        "domain: d\ndescriptors:\n  - key: a\n    rate_limits:\n      - requests: 5\n"
+            + "        window: soon\n",
+        "test.yaml line 6: window must be a duration such as 500ms, 90s, 5m, 1h, 1d or PT1M30S,"
+            + " was 'soon'");
+    assertFault(
+        "domain: d\ndescriptors:\n  - key: a\n    rate_limit:\n      unlimited: true\n"
+            + "      unit: second\n",
+        "test.yaml line 6: an unlimited rate_limit has no unit");
+    assertFault(
+        "domain: d\n"
+            + "descriptors:\n"
+            + "  - key: a\n"
+            + "    rate_limit:\n"
+            + "      name: n\n"
+            + "      replaces:\n"
+            + "        - name: n\n"
+            + "      unit: second\n"
+            + "      requests_per_unit: 1\n",
+        "test.yaml line 7: replaces should not contain the name of its own rate_limit, 'n'");
+    assertFault(
+        "domain: d\ndescriptors:\n  - key: a\n    value: b\n    share_threshold: true\n",
+        "test.yaml line 5: share_threshold needs a value with a '*' wildcard");
+    assertFault("domain: d\ndescriptors:\n  - key: [a\n", "test.yaml line 4:");
+    assertFault("descriptors: []\n", "test.yaml line 1: domain is missing");
+    assertFault("", "test.yaml: the file is empty");
+  }
+
+  @Test
+  void parse_sameDomainInTwoFiles_isRefused() {
+    assertThatThrownBy(
+            () ->
+                ConfigParser.parse(
+                    List.of(
+                        new ConfigParser.Source("a.yaml", "domain: d\n"),
+                        new ConfigParser.Source("b.yaml", "\ndomain: d\n"))))
+        .hasMessage("b.yaml line 2: domain 'd' is defined twice");
+  }
+
+  private static void assertFault(String yaml, String messageStart) {
+    assertThatThrownBy(() -> Configs.parse(yaml))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith(messageStart);
+  }
+
+  private static Rule match(RateLimitConfig config, String domain, String... pairs) {
+    List<String> keys = new java.util.ArrayList<>();
+    List<String> values = new java.util.ArrayList<>();
+    for (int i = 0; i < pairs.length; i += 2) {
+      keys.add(pairs[i]);
+      values.add(pairs[i + 1]);
+    }
+    RateLimitConfig.Match match = config.match(domain, keys, values);
+    assertThat(match).as("match for %s", List.of(pairs)).isNotNull();
+    return match.rule();
+  }
+}

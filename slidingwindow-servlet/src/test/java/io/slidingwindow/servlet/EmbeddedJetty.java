@@ -1,0 +1,51 @@
+package io.slidingwindow.servlet;
+
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.Servlet;
+import java.util.EnumSet;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.http.UriCompliance;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+
+/**
+ * A real Jetty 12 on a free loopback port with one filter before a servlet mapped at {@code /*}.
+ * Lenient, it takes every URI (compliance UNSAFE, ambiguous URIs decoded): the worst case for a
+ * filter that relies on the container.
+ */
+final class EmbeddedJetty implements AutoCloseable {
+
+  private final Server server = new Server();
+  private final ServerConnector connector;
+
+  EmbeddedJetty(Filter filter, Servlet servlet, boolean lenient) throws Exception {
+    HttpConfiguration config = new HttpConfiguration();
+    if (lenient) {
+      config.setUriCompliance(UriCompliance.UNSAFE);
+    }
+    connector = new ServerConnector(server, new HttpConnectionFactory(config));
+    connector.setHost("127.0.0.1");
+    connector.setPort(0);
+    server.addConnector(connector);
+    ServletContextHandler context = new ServletContextHandler("/");
+    context.getServletHandler().setDecodeAmbiguousURIs(lenient);
+    context.addServlet(new ServletHolder(servlet), "/*");
+    context.addFilter(new FilterHolder(filter), "/*", EnumSet.of(DispatcherType.REQUEST));
+    server.setHandler(context);
+    server.start();
+  }
+
+  int port() {
+    return connector.getLocalPort();
+  }
+
+  @Override
+  public void close() throws Exception {
+    server.stop();
+  }
+}
