@@ -239,14 +239,14 @@ public final class RedisBackend implements AutoCloseable {
           connection.async(),
           () -> {
             client.shutdown();
-            resources.shutdown();
+            var unused = resources.shutdown(); // completes in the background
           },
           "cluster " + seedUris,
           // Off the caller's thread: starting a refresh resolves every node's address.
           () -> resources.eventExecutorGroup().execute(client::refreshPartitionsAsync));
     } catch (RuntimeException e) {
       client.shutdown();
-      resources.shutdown();
+      var unused = resources.shutdown();
       throw e;
     }
   }
@@ -305,16 +305,25 @@ public final class RedisBackend implements AutoCloseable {
   /** Closes the connection, and the client and its threads if this backend made them. */
   @Override
   public void close() {
+    RuntimeException failure = null;
     try {
       if (connection != null) {
         connection.close();
       }
-    } finally {
-      try {
-        owned.close();
-      } catch (Exception e) {
-        throw new IllegalStateException("closing " + description, e);
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    try {
+      owned.close();
+    } catch (Exception e) {
+      IllegalStateException closing = new IllegalStateException("closing " + description, e);
+      if (failure != null) {
+        closing.addSuppressed(failure);
       }
+      throw closing;
+    }
+    if (failure != null) {
+      throw failure;
     }
   }
 
@@ -338,12 +347,12 @@ public final class RedisBackend implements AutoCloseable {
           connection.async(),
           () -> {
             client.shutdown();
-            resources.shutdown();
+            var unused = resources.shutdown(); // completes in the background
           },
           description);
     } catch (RuntimeException e) {
       client.shutdown();
-      resources.shutdown();
+      var unused = resources.shutdown();
       throw explained(e, description);
     }
   }

@@ -177,7 +177,8 @@ final class ScriptCalls {
       call.completeExceptionally(e);
       return;
     }
-    attempt.whenComplete(
+    var unused =
+        attempt.whenComplete(
         (reply, error) -> {
           if (error == null) {
             problems.onSuccess();
