@@ -33,18 +33,26 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>The load: domain {@code load}, descriptor {@code user=<value>}, one limit of {@code permits}
  * per {@code window} for each value; {@code values} cold values ({@code u0}, {@code u1}, ...) chosen
- * uniformly and one hot value ({@code hot}) asked for a {@code hotShare} of the calls, so that the
- * hot value is refused most of the time and the cold ones rarely. It is a closed loop: {@code
+ * uniformly and one hot value ({@code hot}) asked for a {@code hotShare} of the calls. The
+ * defaults, 100 per second, 500 cold values and half the calls on the hot one, keep the hot value
+ * over its limit from a few hundred calls a second on (a busy machine), so that its grants test
+ * the guarantee, while the cold values are rarely refused. An answer whose limit is not {@code
+ * permits} (a configuration that does not match the options) counts as an error. A cold value is
+ * asked a few times a second at these rates, far below its limit, so a refusal of one in the
+ * measured period is the failure policy answering (on Redis: a call over its timeout, or the
+ * breaker open), not the limit; the table counts them. It is a closed loop: {@code
  * concurrency} chains of calls on the async stub, each sending its next call when the previous
  * answer arrives, so exactly that many calls are outstanding; the channels (HTTP/2 connections)
  * are shared round-robin among the chains. Latency is the round trip of each call as the client
  * sees it, without correction for coordinated omission (a closed loop sends less while the
  * service is slow).
  *
- * <p>Usage: {@code ServerLoad --write-config FILE} writes the service configuration for the
- * defaults; {@code ServerLoad --header} prints the table header; {@code ServerLoad --port N --mode
+ * <p>Usage: {@code ServerLoad --write-config FILE [POLICY]} writes the service configuration for the
+ * defaults, with the failure policy {@code POLICY} ({@code closed} unless given: with {@code open},
+ * the service's default, every Redis call that fails or takes over its timeout is a grant that is
+ * not counted, and the check below would report those); {@code ServerLoad --header} prints the table header; {@code ServerLoad --port N --mode
  * memory [--seconds 10] [--warmup 3] [--concurrency 64,256] [--channels 4] [--values 500]
- * [--hot-share 0.25] [--permits 1000] [--window-ms 1000]} runs the levels against {@code
+ * [--hot-share 0.5] [--permits 100] [--window-ms 1000]} runs the levels against {@code
  * 127.0.0.1:N}. Exits 3 when a check finds a violation, 2 on bad arguments.
  */
 public final class ServerLoad {
@@ -52,6 +60,8 @@ public final class ServerLoad {
   static final String DOMAIN = "load";
   static final String KEY = "user";
   static final String HOT = "hot";
+  static final int DEFAULT_PERMITS = 100;
+  static final long DEFAULT_WINDOW_MILLIS = 1000;
 
   private static final int CALL_DEADLINE_SECONDS = 5;
   private static final long DRAIN_SECONDS = 15;
@@ -89,9 +99,10 @@ public final class ServerLoad {
               parseList(given.getOrDefault("concurrency", "64,256")),
               Integer.parseInt(given.getOrDefault("channels", "4")),
               Integer.parseInt(given.getOrDefault("values", "500")),
-              Double.parseDouble(given.getOrDefault("hot-share", "0.25")),
-              Integer.parseInt(given.getOrDefault("permits", "1000")),
-              Long.parseLong(given.getOrDefault("window-ms", "1000")),
+              Double.parseDouble(given.getOrDefault("hot-share", "0.5")),
+              Integer.parseInt(given.getOrDefault("permits", Integer.toString(DEFAULT_PERMITS))),
+              Long.parseLong(
+                  given.getOrDefault("window-ms", Long.toString(DEFAULT_WINDOW_MILLIS))),
               Integer.parseInt(given.getOrDefault("capacity", "4000000")));
       for (String name : given.keySet()) {
         if (!List.of(
@@ -153,11 +164,17 @@ public final class ServerLoad {
     }
   }
 
-  /** The service configuration for these options: one sliding limit per {@code user} value. */
-  static String configYaml(int permits, long windowMillis) {
+  /**
+   * The service configuration: one sliding limit per {@code user} value, and what answers while
+   * Redis fails ({@code open}, {@code closed} or {@code local}; no effect in memory).
+   */
+  static String configYaml(int permits, long windowMillis, String failurePolicy) {
     return "# Written by ServerLoad: the rate limit service's load benchmark.\n"
         + "domain: "
         + DOMAIN
+        + "\n"
+        + "failure_policy: "
+        + failurePolicy
         + "\n"
         + "descriptors:\n"
         + "  - key: "
@@ -174,15 +191,19 @@ public final class ServerLoad {
 
   static String header() {
     return "| mode | concurrency | decisions/s | p50 ms | p99 ms | p99.9 ms | max ms | OK share"
-        + " | errors | grants checked | hot value: most in a window / N | violations"
+        + " | cold values refused | errors | grants checked | hot value: most in a window / N | violations"
         + " | load avg (1 min) | CPU steal |\n"
-        + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+        + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
   }
 
   /** Runs the tool; see the class comment. */
   public static void main(String[] args) throws Exception {
-    if (args.length == 2 && args[0].equals("--write-config")) {
-      Files.writeString(Path.of(args[1]), configYaml(1000, 1000), StandardCharsets.UTF_8);
+    if ((args.length == 2 || args.length == 3) && args[0].equals("--write-config")) {
+      String policy = args.length == 3 ? args[2] : "closed";
+      Files.writeString(
+          Path.of(args[1]),
+          configYaml(DEFAULT_PERMITS, DEFAULT_WINDOW_MILLIS, policy),
+          StandardCharsets.UTF_8);
       return;
     }
     if (args.length == 1 && args[0].equals("--header")) {
@@ -234,6 +255,7 @@ public final class ServerLoad {
       double decisionsPerSecond,
       Latencies latencies,
       double okShare,
+      long coldRefused,
       long errors,
       long grantsChecked,
       long hotMax,
@@ -250,7 +272,7 @@ public final class ServerLoad {
               : grantsChecked + " (log full: " + unrecorded + " answers unchecked)";
       return String.format(
           Locale.ROOT,
-          "| %s | %d | %,.0f | %s | %s | %s | %s | %.1f %% | %d | %s | %d / %d | %d | %.2f | %.1f %% |",
+          "| %s | %d | %,.0f | %s | %s | %s | %s | %.1f %% | %d | %d | %s | %d / %d | %d | %.2f | %.1f %% |",
           mode,
           concurrency,
           decisionsPerSecond,
@@ -259,6 +281,7 @@ public final class ServerLoad {
           Latencies.millis(latencies.atPercentile(99.9)),
           Latencies.millis(latencies.max()),
           100 * okShare,
+          coldRefused,
           errors,
           checked,
           hotMax,
@@ -342,6 +365,7 @@ public final class ServerLoad {
       int n = log.size();
       Latencies latencies = new Latencies();
       long ok = 0;
+      long coldRefused = 0;
       long measured = 0;
       int[] grantsPerValue = new int[requests.length];
       for (int i = 0; i < n; i++) {
@@ -351,6 +375,8 @@ public final class ServerLoad {
           latencies.record(received - log.sentAt(i));
           if (log.code(i) == AnswerLog.OK) {
             ok++;
+          } else if (log.value(i) != options.values()) {
+            coldRefused++;
           }
         }
         if (log.code(i) == AnswerLog.OK) {
@@ -395,6 +421,7 @@ public final class ServerLoad {
           measured / (double) options.seconds(),
           latencies,
           measured == 0 ? Double.NaN : ok / (double) measured,
+          coldRefused,
           errors.get(),
           grants,
           hotMax,
@@ -443,6 +470,15 @@ public final class ServerLoad {
               case OVER_LIMIT -> AnswerLog.OVER_LIMIT;
               default -> 0;
             };
+        if (response.getStatusesCount() != 1
+            || response.getStatuses(0).getCurrentLimit().getRequestsPerUnit()
+                != options.permits()) {
+          code = 0;
+          firstError.compareAndSet(
+              null,
+              Status.FAILED_PRECONDITION.withDescription(
+                  "expected one status with a limit of " + options.permits() + ": " + response));
+        }
       }
 
       @Override

@@ -14,7 +14,8 @@ class ServerLoadTest {
 
     assertThat(o.port()).isEqualTo(9000);
     assertThat(o.concurrency()).containsExactly(64, 256);
-    assertThat(o.permits()).isEqualTo(1000);
+    assertThat(o.permits()).isEqualTo(100);
+    assertThat(o.hotShare()).isEqualTo(0.5);
     assertThat(o.windowNanos()).isEqualTo(1_000_000_000L);
     assertThat(o.slackNanos()).isEqualTo(1_000_000L);
   }
@@ -44,10 +45,11 @@ class ServerLoadTest {
 
   @Test
   void configYaml_limitAndWindow_areWrittenForTheLoadDomain() {
-    String yaml = ServerLoad.configYaml(1000, 1000);
+    String yaml = ServerLoad.configYaml(1000, 1000, "closed");
 
     assertThat(yaml)
         .contains("domain: load")
+        .contains("failure_policy: closed")
         .contains("- key: user")
         .contains("requests_per_unit: 1000")
         .contains("window: 1000ms");
@@ -58,12 +60,13 @@ class ServerLoadTest {
     Latencies latencies = new Latencies();
     latencies.record(2_000_000);
     ServerLoad.Row row =
-        new ServerLoad.Row("memory", 64, 12_345.6, latencies, 0.5, 0, 777, 998, 1000, 0, 3.5, 1.25, 0);
+        new ServerLoad.Row(
+            "memory", 64, 12_345.6, latencies, 0.5, 3, 0, 777, 998, 1000, 0, 3.5, 1.25, 0);
 
     String line = row.markdown();
     int headerColumns = ServerLoad.header().lines().findFirst().orElseThrow().split("\\|").length;
 
     assertThat(line.split("\\|")).hasSize(headerColumns);
-    assertThat(line).startsWith("| memory | 64 | 12,346 | 2.00 |").contains("| 998 / 1000 |");
+    assertThat(line).startsWith("| memory | 64 | 12,346 | 2.00 |").contains("| 50.0 % | 3 | 0 | 777 | 998 / 1000 | 0 |");
   }
 }
