@@ -4,6 +4,7 @@
   "use strict";
 
   var POLL_MILLIS = 1000;
+  var CHART_HEIGHT = 170;
   var COLORS = ["#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf", "#bcbd22", "#7f7f7f",
     "#e377c2"];
   var REFUSED_COLORS = ["#d62728", "#ff7f0e", "#e6550d", "#c51b8a", "#a50f15", "#fd8d3c",
@@ -72,7 +73,7 @@
       }
       var options = {
         width: width(element),
-        height: 220,
+        height: CHART_HEIGHT,
         scales: { x: { time: true } },
         axes: [{}, { label: "per second" }],
         series: [{}].concat(lines.map(function (line) {
@@ -150,7 +151,17 @@
     ];
   }
 
+  // The last second is still counting, so the charts end at the one before.
+  function complete(values) {
+    return values.slice(0, -1);
+  }
+
   function render(state) {
+    state.seconds = complete(state.seconds);
+    state.domains.concat(state.rules).forEach(function (series) {
+      series.decisions = complete(series.decisions);
+      series.refusals = complete(series.refusals);
+    });
     var points = draw("domains", byId("chart-domains"), state.seconds, domainLines(state.domains));
     updateRuleSelect(state.rules);
     points += draw("rules", byId("chart-rules"), state.seconds, ruleLines(state.rules));
@@ -218,7 +229,7 @@
   window.addEventListener("resize", function () {
     Object.keys(charts).forEach(function (name) {
       var element = byId("chart-" + name);
-      charts[name].plot.setSize({ width: width(element), height: 220 });
+      charts[name].plot.setSize({ width: width(element), height: CHART_HEIGHT });
     });
   });
   poll();
