@@ -192,11 +192,14 @@ class DashboardApiIT {
           .contains("default-src 'none'")
           .contains("script-src 'self';")
           .doesNotContain("unsafe");
-      assertThat(page.body()).contains("/dashboard/dashboard.js").doesNotContain("http://", "https://");
+      assertThat(page.body())
+          .contains("/dashboard/dashboard.js")
+          .doesNotContain("http://", "https://");
     }
     HttpResponse<String> uplot = get("/dashboard/uPlot.iife.min.js");
     assertThat(uplot.statusCode()).isEqualTo(200);
-    assertThat(uplot.headers().firstValue("Content-Type")).hasValue("text/javascript; charset=utf-8");
+    assertThat(uplot.headers().firstValue("Content-Type"))
+        .hasValue("text/javascript; charset=utf-8");
     assertThat(uplot.body()).contains("uPlot");
     assertThat(get("/dashboard/uPlot.min.css").body()).contains(".uplot");
     assertThat(get("/dashboard/dashboard.js").body()).contains("/v1/dashboard");
@@ -209,7 +212,8 @@ class DashboardApiIT {
     assertThat(get("/favicon.ico").statusCode()).isEqualTo(404);
     HttpResponse<String> post =
         client.send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort() + "/v1/dashboard"))
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + server.httpPort() + "/v1/dashboard"))
                 .timeout(Duration.ofSeconds(10))
                 .POST(HttpRequest.BodyPublishers.noBody())
                 .build(),

@@ -60,7 +60,8 @@ class DashboardBrowserIT {
             .httpPort(0)
             .reloadInterval(Duration.ZERO)
             .start();
-    Path binary = Path.of(System.getProperty("chromium.binary", HeadlessChromium.DEFAULT_BINARY.toString()));
+    Path binary =
+        Path.of(System.getProperty("chromium.binary", HeadlessChromium.DEFAULT_BINARY.toString()));
     browser = new HeadlessChromium(binary, 1280, 900);
   }
 
@@ -93,7 +94,8 @@ class DashboardBrowserIT {
                                                 .put("value", value))))));
     HttpResponse<String> response =
         client.send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort() + "/v1/decide"))
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + server.httpPort() + "/v1/decide"))
                 .timeout(Duration.ofSeconds(10))
                 .POST(HttpRequest.BodyPublishers.ofString(body))
                 .build(),
@@ -117,7 +119,8 @@ class DashboardBrowserIT {
         .atMost(Duration.ofSeconds(30))
         .until(() -> number("Number(document.body.dataset.draws || 0)") >= 1);
     assertThat(number("Number(document.body.dataset.points)")).isZero();
-    assertThat(text("document.querySelector('#top tbody').textContent")).contains("nothing refused");
+    assertThat(text("document.querySelector('#top tbody').textContent"))
+        .contains("nothing refused");
 
     int granted = 0;
     int refused = 0;
@@ -148,16 +151,20 @@ class DashboardBrowserIT {
     // The table rows: alice first with her 7 refusals, then the hostile value's 2.
     assertThat(
             text(
-                "Array.from(document.querySelectorAll('#top tbody tr'))"
-                    + ".map(r => Array.from(r.cells).map(c => c.textContent).join('|')).join('\\n')"))
+                "Array.from(document.querySelectorAll('#top tbody tr')).map(r =>"
+                    + " Array.from(r.cells).map(c => c.textContent).join('|')).join('\\n"
+                    + "')"))
         .isEqualTo("shop|client|client=alice|7\nshop|client|client=" + HOSTILE + "|2");
     // The hostile value stayed text: no element was made of it and its handler never ran.
     assertThat(number("document.querySelectorAll('img').length")).isZero();
-    assertThat(browser.evaluate("document.body.dataset.pwned").isMissingNode()
-            || browser.evaluate("document.body.dataset.pwned").isNull())
+    assertThat(
+            browser.evaluate("document.body.dataset.pwned").isMissingNode()
+                || browser.evaluate("document.body.dataset.pwned").isNull())
         .isTrue();
     // Both charts drew: uPlot made a canvas for each.
-    assertThat(number("document.querySelectorAll('#chart-domains canvas, #chart-rules canvas').length"))
+    assertThat(
+            number(
+                "document.querySelectorAll('#chart-domains canvas, #chart-rules canvas').length"))
         .isEqualTo(2);
     assertThat(text("document.querySelector('#chart-domains').textContent"))
         .contains("shop decisions")

@@ -44,7 +44,8 @@ public final class DashboardScreenshot {
                 .httpPort(0)
                 .reloadInterval(Duration.ZERO)
                 .start();
-        HeadlessChromium browser = new HeadlessChromium(HeadlessChromium.DEFAULT_BINARY, 1280, 900)) {
+        HeadlessChromium browser =
+            new HeadlessChromium(HeadlessChromium.DEFAULT_BINARY, 1280, 900)) {
       String base = "http://127.0.0.1:" + server.httpPort();
       browser.navigate(base + "/dashboard");
       int seconds = 60;
@@ -60,7 +61,8 @@ public final class DashboardScreenshot {
         send(pending, client, base, 2, "api", "v1", "user", "alice");
         send(pending, client, base, second % 15 == 0 ? 12 : 0, "api", "v1", "user", "bob");
         send(pending, client, base, 1, "plan", "free");
-        CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+        CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
+            .get(30, TimeUnit.SECONDS);
         if (second == seconds - 1) {
           break;
         }
@@ -77,15 +79,23 @@ public final class DashboardScreenshot {
   }
 
   private static void send(
-      List<CompletableFuture<?>> pending, HttpClient client, String base, int n, String... keysAndValues)
+      List<CompletableFuture<?>> pending,
+      HttpClient client,
+      String base,
+      int n,
+      String... keysAndValues)
       throws Exception {
     StringBuilder entries = new StringBuilder();
     for (int i = 0; i + 1 < keysAndValues.length; i += 2) {
       if (entries.length() > 0) {
         entries.append(',');
       }
-      entries.append("{\"key\":\"").append(keysAndValues[i]).append("\",\"value\":\"")
-          .append(keysAndValues[i + 1]).append("\"}");
+      entries
+          .append("{\"key\":\"")
+          .append(keysAndValues[i])
+          .append("\",\"value\":\"")
+          .append(keysAndValues[i + 1])
+          .append("\"}");
     }
     String body = "{\"domain\":\"demo\",\"descriptors\":[{\"entries\":[" + entries + "]}]}";
     for (int i = 0; i < n; i++) {

@@ -195,7 +195,9 @@ final class HeadlessChromium implements AutoCloseable {
     calls.put(id, answer);
     ObjectNode message = json.createObjectNode().put("id", id).put("method", method);
     message.set("params", params);
-    socket.sendText(json.writeValueAsString(message), true).get(CALL_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    socket
+        .sendText(json.writeValueAsString(message), true)
+        .get(CALL_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
     JsonNode reply = answer.get(CALL_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
     if (reply.has("error")) {
       throw new IllegalStateException(method + " failed: " + reply.get("error"));
@@ -218,8 +220,14 @@ final class HeadlessChromium implements AutoCloseable {
         JsonNode details = params.path("exceptionDetails");
         errors.add(
             "uncaught: "
-                + details.path("exception").path("description").asText(details.path("text").asText())
-                + " at " + details.path("url").asText() + ":" + details.path("lineNumber").asText());
+                + details
+                    .path("exception")
+                    .path("description")
+                    .asText(details.path("text").asText())
+                + " at "
+                + details.path("url").asText()
+                + ":"
+                + details.path("lineNumber").asText());
       }
       case "Runtime.consoleAPICalled" -> {
         String type = params.path("type").asText();
@@ -231,7 +239,11 @@ final class HeadlessChromium implements AutoCloseable {
         JsonNode entry = params.path("entry");
         if (entry.path("level").asText().equals("error")) {
           errors.add(
-              "log (" + entry.path("source").asText() + "): " + entry.path("text").asText() + " "
+              "log ("
+                  + entry.path("source").asText()
+                  + "): "
+                  + entry.path("text").asText()
+                  + " "
                   + entry.path("url").asText());
         }
       }

@@ -31,8 +31,7 @@ import java.util.Properties;
 public final class Dashboard {
 
   private static final String RESOURCES = "/io/slidingwindow/server/dashboard/";
-  private static final String UPLOT_POM =
-      "/META-INF/maven/org.webjars.npm/uplot/pom.properties";
+  private static final String UPLOT_POM = "/META-INF/maven/org.webjars.npm/uplot/pom.properties";
   private static final String CONTENT_SECURITY_POLICY =
       "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
           + "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -58,21 +57,26 @@ public final class Dashboard {
     resources.put("/", page);
     resources.put("/dashboard", page);
     resources.put(
-        "/dashboard/dashboard.js", load(RESOURCES + "dashboard.js", "text/javascript; charset=utf-8"));
-    resources.put("/dashboard/dashboard.css", load(RESOURCES + "dashboard.css", "text/css; charset=utf-8"));
+        "/dashboard/dashboard.js",
+        load(RESOURCES + "dashboard.js", "text/javascript; charset=utf-8"));
+    resources.put(
+        "/dashboard/dashboard.css", load(RESOURCES + "dashboard.css", "text/css; charset=utf-8"));
     String uplot = "/META-INF/resources/webjars/uplot/" + uplotVersion() + "/dist/";
     resources.put(
         "/dashboard/uPlot.iife.min.js",
         load(uplot + "uPlot.iife.min.js", "text/javascript; charset=utf-8"));
-    resources.put("/dashboard/uPlot.min.css", load(uplot + "uPlot.min.css", "text/css; charset=utf-8"));
+    resources.put(
+        "/dashboard/uPlot.min.css", load(uplot + "uPlot.min.css", "text/css; charset=utf-8"));
   }
 
-  /** Registers the page, its files and {@code /v1/dashboard} on {@code server}, guarded by {@code api}. */
+  /**
+   * Registers the page, its files and {@code /v1/dashboard} on {@code server}, guarded by {@code
+   * api}.
+   */
   public void register(HttpServer server, HttpApi api) {
     server.createContext("/v1/dashboard", api.guarded("GET", this::answerJson));
     resources.forEach(
-        (path, resource) ->
-            server.createContext(path, api.guarded("GET", e -> send(e, resource))));
+        (path, resource) -> server.createContext(path, api.guarded("GET", e -> send(e, resource))));
   }
 
   private void answerJson(HttpExchange exchange) throws IOException {
@@ -133,7 +137,8 @@ public final class Dashboard {
       ArrayNode rules = domainNode.putArray("rules");
       for (Rule rule : config.rules()) {
         if (domain.equals(rule.domain())) {
-          rules.addObject()
+          rules
+              .addObject()
               .put("rule", rule.path())
               .put("name", rule.name())
               .put("limits", limits(rule))
@@ -176,8 +181,15 @@ public final class Dashboard {
     } catch (ArithmeticException e) {
       return window.toString();
     }
-    long[] sizes = {86_400_000_000_000L, 3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L,
-        1_000_000L, 1_000L, 1L};
+    long[] sizes = {
+      86_400_000_000_000L,
+      3_600_000_000_000L,
+      60_000_000_000L,
+      1_000_000_000L,
+      1_000_000L,
+      1_000L,
+      1L
+    };
     String[] names = {"d", "h", "m", "s", "ms", "us", "ns"};
     for (int i = 0; i < sizes.length; i++) {
       if (nanos % sizes[i] == 0) {

@@ -122,8 +122,8 @@ public final class DecisionRecorder {
    *     the current, still counting second
    * @param domains one series per domain that decided something
    * @param rules one series per rule that decided something
-   * @param topRefused the most refused descriptors of the last {@value #TOP_WINDOW_SECONDS} seconds,
-   *     most refused first
+   * @param topRefused the most refused descriptors of the last {@value #TOP_WINDOW_SECONDS}
+   *     seconds, most refused first
    */
   public record Snapshot(
       long[] seconds, List<Series> domains, List<Series> rules, List<TopKey> topRefused) {}
@@ -349,8 +349,7 @@ public final class DecisionRecorder {
       }
     }
     out.sort(
-        Comparator.comparing(Series::domain)
-            .thenComparing(s -> s.rule() == null ? "" : s.rule()));
+        Comparator.comparing(Series::domain).thenComparing(s -> s.rule() == null ? "" : s.rule()));
     return out;
   }
 

@@ -225,7 +225,10 @@ class DecisionRecorderTest {
             pool.submit(
                 () -> {
                   for (int i = 0; i < each; i++) {
-                    record("web", descriptor("client", "c" + (i % 7)), i % 2 == 0 ? ok("client") : refused("client"));
+                    record(
+                        "web",
+                        descriptor("client", "c" + (i % 7)),
+                        i % 2 == 0 ? ok("client") : refused("client"));
                   }
                 }));
       }
