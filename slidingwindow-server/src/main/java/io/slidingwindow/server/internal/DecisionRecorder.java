@@ -226,8 +226,10 @@ public final class DecisionRecorder {
     if (domainId == otherDomain) {
       return otherRule;
     }
-    ConcurrentHashMap<String, SeriesId> rules =
-        ruleIds.computeIfAbsent(domain, d -> new ConcurrentHashMap<>());
+    ConcurrentHashMap<String, SeriesId> rules = ruleIds.get(domain);
+    if (rules == null) {
+      rules = ruleIds.computeIfAbsent(domain, d -> new ConcurrentHashMap<>());
+    }
     SeriesId id = rules.get(rule);
     if (id != null) {
       return id;
