@@ -96,7 +96,18 @@ public final class RedisBackend implements AutoCloseable {
 
   /** {@code text} with the password of every URI in it ({@code //user:password@}) masked. */
   static String redact(String text) {
-    return text.replaceAll("(//[^/@\\s:]*:)[^/@\\s]*@", "$1***@");
+    // The user info runs to the last '@' before the path: a password may hold '@' or no user.
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("//([^/\\s,\\]]*)@").matcher(text);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      String userInfo = m.group(1);
+      int colon = userInfo.indexOf(':');
+      String masked = colon >= 0 ? userInfo.substring(0, colon + 1) + "***" : "***";
+      m.appendReplacement(out, java.util.regex.Matcher.quoteReplacement("//" + masked + "@"));
+    }
+    m.appendTail(out);
+    return out.toString();
   }
 
   /**
