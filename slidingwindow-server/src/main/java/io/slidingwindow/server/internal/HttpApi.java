@@ -214,11 +214,12 @@ public final class HttpApi {
     }
     Verdict verdict;
     try {
+      List<Descriptor> descriptors =
+          EnvoyRateLimitService.descriptors(request.getDescriptorsList());
       verdict =
           decider.decide(
-              request.getDomain(),
-              EnvoyRateLimitService.descriptors(request.getDescriptorsList()),
-              Integer.toUnsignedLong(request.getHitsAddend()));
+              request.getDomain(), descriptors, Integer.toUnsignedLong(request.getHitsAddend()));
+      metrics.recorder().record(request.getDomain(), descriptors, verdict);
     } catch (BadRequest e) {
       metrics.refused("http", e.kind().name().toLowerCase(Locale.ROOT));
       sendError(exchange, e.kind() == BadRequest.Kind.NOT_FOUND ? 404 : 400, e.getMessage());
