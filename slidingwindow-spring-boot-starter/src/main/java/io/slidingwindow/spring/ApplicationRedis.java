@@ -24,14 +24,6 @@ final class ApplicationRedis {
   private ApplicationRedis() {}
 
   /**
-   * {@code text} with the password of every URI in it ({@code scheme://user:password@host})
-   * replaced by {@code ***}; null stays null.
-   */
-  static String mask(String text) {
-    return text == null ? null : text.replaceAll("(://[^/@\\s:]*:)[^/@\\s]*@", "$1***@");
-  }
-
-  /**
    * What {@code factory} connects to, for a log line: the deployment (standalone host and port,
    * Sentinel master and sentinels, or Cluster seed nodes), then the database, TLS, the user name
    * and whether a password is set. Never the password itself.
@@ -90,11 +82,11 @@ final class ApplicationRedis {
       }
       return RedisBackend.of((RedisClient) client);
     } catch (RuntimeException e) {
-      String why = mask(String.valueOf(e.getMessage()));
+      String why = RedisUris.mask(String.valueOf(e.getMessage()));
       for (Throwable t = e; t != null; t = t.getCause()) {
         RedisProblem problem = RedisProblem.of(t.getMessage());
         if (problem != null) {
-          why = problem.explanation() + "; Redis replied: " + mask(t.getMessage());
+          why = problem.explanation() + "; Redis replied: " + RedisUris.mask(t.getMessage());
           break;
         }
       }

@@ -50,7 +50,7 @@ final class SlidingWindowBackendReport implements SmartInitializingSingleton {
         LOG.info(
             "slidingwindow: rate limits in Redis through the application's RedisBackend bean '{}' ({})",
             backend,
-            ApplicationRedis.mask(String.valueOf(beans.getBean(backend))));
+            RedisUris.mask(String.valueOf(beans.getBean(backend))));
       }
       return;
     }
@@ -77,9 +77,10 @@ final class SlidingWindowBackendReport implements SmartInitializingSingleton {
     if (type != null && !lettuce && redis.getApplicationConnection() != Boolean.FALSE) {
       LOG.warn(
           "slidingwindow: rate limits in memory: the application's Redis connection factory is a {},"
-              + " whose pooled connections the limiter cannot share (it runs on Lettuce's"
-              + " multiplexed connection); use Lettuce for spring.data.redis (Spring Boot's default),"
-              + " set slidingwindow.redis.uri, or declare a RedisBackend bean"
+              + " whose connection pool stays inside Spring Data Redis (the limiter runs on its"
+              + " Lettuce client only, and a client of the limiter's own from the same settings"
+              + " would be a second pool); use Lettuce for spring.data.redis (Spring Boot's"
+              + " default), set slidingwindow.redis.uri, or declare a RedisBackend bean"
               + " (slidingwindow-redis-jedis: JedisBackends)",
           type.getSimpleName());
     } else if (redis.getApplicationConnection() == Boolean.FALSE) {

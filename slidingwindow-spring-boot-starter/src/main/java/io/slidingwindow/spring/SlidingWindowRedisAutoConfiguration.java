@@ -98,14 +98,14 @@ public class SlidingWindowRedisAutoConfiguration {
     }
     if (uri != null) {
       RedisBackend backend = RedisBackend.standalone(uri);
-      LOG.info("slidingwindow: rate limits in Redis through slidingwindow.redis.uri {}", ApplicationRedis.mask(uri));
+      LOG.info("slidingwindow: rate limits in Redis through slidingwindow.redis.uri {}", RedisUris.mask(uri));
       return backend;
     }
     if (cluster) {
       RedisBackend backend = RedisBackend.cluster(properties.getCluster().getNodes());
       LOG.info(
           "slidingwindow: rate limits in Redis through slidingwindow.redis.cluster.nodes {}",
-          ApplicationRedis.mask(properties.getCluster().getNodes().toString()));
+          RedisUris.mask(properties.getCluster().getNodes().toString()));
       return backend;
     }
     if (properties.getSentinel().getNodes().isEmpty()) {
@@ -116,7 +116,7 @@ public class SlidingWindowRedisAutoConfiguration {
     LOG.info(
         "slidingwindow: rate limits in Redis through slidingwindow.redis.sentinel master {} via {}",
         master,
-        ApplicationRedis.mask(properties.getSentinel().getNodes().toString()));
+        RedisUris.mask(properties.getSentinel().getNodes().toString()));
     return backend;
   }
 

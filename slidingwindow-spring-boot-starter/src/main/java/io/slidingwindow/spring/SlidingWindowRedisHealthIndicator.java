@@ -51,7 +51,7 @@ public class SlidingWindowRedisHealthIndicator implements HealthIndicator {
       health.withDetail("problem", probe.problem().name());
       health.withDetail("explanation", probe.problem().explanation());
     }
-    health.withDetail("detail", ApplicationRedis.mask(probe.detail()));
+    health.withDetail("detail", RedisUris.mask(probe.detail()));
     RedisProblem latest = backend.latestProblem();
     if (latest != null) {
       health.withDetail("latestProblem", latest.name());

@@ -7,6 +7,7 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
 import io.slidingwindow.servlet.RateLimiterFactory;
+import io.slidingwindow.testkit.redis.RedisClusterProcesses;
 import io.slidingwindow.testkit.redis.RedisSentinelProcesses;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.time.Duration;
@@ -229,6 +230,30 @@ class SlidingWindowRedisApplicationConnectionIT {
               "through the application's spring.data.redis connection (sentinel master orders via"
                   + " [127.0.0.1:"
                   + sentinel.port()
+                  + "])");
+    }
+  }
+
+  @Test
+  void springDataRedisCluster_limitsLiveInTheCluster(CapturedOutput output) {
+    try (RedisClusterProcesses cluster = RedisClusterProcesses.start(3, 0)) {
+      RedisServerProcess seed = cluster.nodes().get(0);
+      runner
+          .withPropertyValues("spring.data.redis.cluster.nodes=127.0.0.1:" + seed.port())
+          .run(
+              context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(grants(context)).isEqualTo(3);
+                long keys = 0;
+                for (RedisServerProcess master : cluster.masters()) {
+                  keys += dbsize(master);
+                }
+                assertThat(keys).as("keys on the cluster's masters").isPositive();
+              });
+      assertThat(output)
+          .contains(
+              "through the application's spring.data.redis connection (cluster [127.0.0.1:"
+                  + seed.port()
                   + "])");
     }
   }
