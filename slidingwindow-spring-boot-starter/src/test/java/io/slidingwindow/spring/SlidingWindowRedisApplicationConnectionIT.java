@@ -257,4 +257,24 @@ class SlidingWindowRedisApplicationConnectionIT {
                   + "])");
     }
   }
+
+  @Test
+  void userRedisBackend_usedWithoutPropertiesAndNamedInTheLog(CapturedOutput output) {
+    redis.cli("FLUSHALL");
+    runner
+        .withBean(
+            "ordersRedis",
+            RedisBackend.class,
+            () -> RedisBackend.standalone(redis.uri()),
+            definition -> definition.setDestroyMethodName("close"))
+        .run(
+            context -> {
+              assertThat(grants(context)).isEqualTo(3);
+              assertThat(dbsize(redis)).isPositive();
+            });
+    assertThat(output)
+        .contains(
+            "slidingwindow: rate limits in Redis through the application's RedisBackend bean"
+                + " 'ordersRedis'");
+  }
 }
