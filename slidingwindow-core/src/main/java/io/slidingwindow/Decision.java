@@ -102,10 +102,9 @@ public final class Decision {
 
   @Override
   public boolean equals(Object o) {
-    if (!(o instanceof Decision)) {
+    if (!(o instanceof Decision d)) {
       return false;
     }
-    Decision d = (Decision) o;
     return allowed == d.allowed
         && remaining == d.remaining
         && retryAfter.equals(d.retryAfter)

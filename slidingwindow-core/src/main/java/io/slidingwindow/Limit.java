@@ -117,10 +117,10 @@ public final class Limit {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Limit
-        && ((Limit) o).permits == permits
-        && ((Limit) o).windowNanos == windowNanos
-        && ((Limit) o).precisionNanos == precisionNanos;
+    return o instanceof Limit other
+        && other.permits == permits
+        && other.windowNanos == windowNanos
+        && other.precisionNanos == precisionNanos;
   }
 
   @Override

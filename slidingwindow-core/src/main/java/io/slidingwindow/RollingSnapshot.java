@@ -102,10 +102,9 @@ public final class RollingSnapshot {
 
   @Override
   public boolean equals(Object o) {
-    if (!(o instanceof RollingSnapshot)) {
+    if (!(o instanceof RollingSnapshot other)) {
       return false;
     }
-    RollingSnapshot other = (RollingSnapshot) o;
     return count == other.count
         && lengthNanos == other.lengthNanos
         && Double.compare(sum, other.sum) == 0

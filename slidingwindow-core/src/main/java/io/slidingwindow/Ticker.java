@@ -35,6 +35,7 @@ public interface Ticker {
 }
 
 /** The {@link Ticker#coarse()} ticker; its thread starts when the class is first used. */
+@SuppressWarnings("ImmutableEnumChecker") // one clock whose reading a thread of its own refreshes
 enum CoarseTicker implements Ticker {
   INSTANCE;
 

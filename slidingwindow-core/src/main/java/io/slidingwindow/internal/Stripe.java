@@ -40,6 +40,8 @@ final class Stripe extends StripePadding.Fields {
     return (v & 1) == 0 && SEQ.compareAndSet(this, v, v + 1);
   }
 
+  // After a short spin, yielding lets a descheduled holder finish its few writes on a busy machine.
+  @SuppressWarnings("ThreadPriorityCheck")
   void lock() {
     for (int attempt = 0; !tryLock(); attempt++) {
       if (attempt < StripedBuckets.SPINS_BEFORE_YIELD) {

@@ -121,6 +121,7 @@ public final class StripedBuckets {
     addContended(now, value);
   }
 
+  @SuppressWarnings("ThreadPriorityCheck") // yields only after spinning, as Stripe.lock does
   private void addContended(long now, double value) {
     int[] probe = PROBE.get();
     int h = probe[0];

@@ -100,7 +100,8 @@ final class Batcher {
         finish(batch, call);
         continue;
       }
-      call.whenComplete(
+      var unused =
+          call.whenComplete(
           (reply, error) -> {
             inFlight.decrementAndGet();
             try {

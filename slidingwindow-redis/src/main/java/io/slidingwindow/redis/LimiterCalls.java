@@ -287,14 +287,13 @@ final class LimiterCalls {
   }
 
   private Decision onFailure(String id, long permits) {
-    switch (policy.kind()) {
-      case OPEN:
-        return Decision.granted(0, Duration.ZERO, smallest);
-      case CLOSED:
+    return switch (policy.kind()) {
+      case OPEN -> Decision.granted(0, Duration.ZERO, smallest);
+      case CLOSED -> {
         long retry = Math.max(TimeUnit.MILLISECONDS.toNanos(1), breaker.nanosUntilProbe());
-        return Decision.refused(0, Duration.ofNanos(retry), longestWindow, smallest);
-      default:
-        return policy.fallback().decide(id, permits);
-    }
+        yield Decision.refused(0, Duration.ofNanos(retry), longestWindow, smallest);
+      }
+      default -> policy.fallback().decide(id, permits);
+    };
   }
 }

@@ -96,7 +96,18 @@ public final class RedisBackend implements AutoCloseable {
 
   /** {@code text} with the password of every URI in it ({@code //user:password@}) masked. */
   static String redact(String text) {
-    return text.replaceAll("(//[^/@\\s:]*:)[^/@\\s]*@", "$1***@");
+    // The user info runs to the last '@' before the path: a password may hold '@' or no user.
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("//([^/\\s,\\]]*)@").matcher(text);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      String userInfo = m.group(1);
+      int colon = userInfo.indexOf(':');
+      String masked = colon >= 0 ? userInfo.substring(0, colon + 1) + "***" : "***";
+      m.appendReplacement(out, java.util.regex.Matcher.quoteReplacement("//" + masked + "@"));
+    }
+    m.appendTail(out);
+    return out.toString();
   }
 
   /**
@@ -239,14 +250,14 @@ public final class RedisBackend implements AutoCloseable {
           connection.async(),
           () -> {
             client.shutdown();
-            resources.shutdown();
+            var unused = resources.shutdown(); // completes in the background
           },
           "cluster " + seedUris,
           // Off the caller's thread: starting a refresh resolves every node's address.
           () -> resources.eventExecutorGroup().execute(client::refreshPartitionsAsync));
     } catch (RuntimeException e) {
       client.shutdown();
-      resources.shutdown();
+      var unused = resources.shutdown();
       throw e;
     }
   }
@@ -305,16 +316,25 @@ public final class RedisBackend implements AutoCloseable {
   /** Closes the connection, and the client and its threads if this backend made them. */
   @Override
   public void close() {
+    RuntimeException failure = null;
     try {
       if (connection != null) {
         connection.close();
       }
-    } finally {
-      try {
-        owned.close();
-      } catch (Exception e) {
-        throw new IllegalStateException("closing " + description, e);
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    try {
+      owned.close();
+    } catch (Exception e) {
+      IllegalStateException closing = new IllegalStateException("closing " + description, e);
+      if (failure != null) {
+        closing.addSuppressed(failure);
       }
+      throw closing;
+    }
+    if (failure != null) {
+      throw failure;
     }
   }
 
@@ -338,12 +358,12 @@ public final class RedisBackend implements AutoCloseable {
           connection.async(),
           () -> {
             client.shutdown();
-            resources.shutdown();
+            var unused = resources.shutdown(); // completes in the background
           },
           description);
     } catch (RuntimeException e) {
       client.shutdown();
-      resources.shutdown();
+      var unused = resources.shutdown();
       throw explained(e, description);
     }
   }

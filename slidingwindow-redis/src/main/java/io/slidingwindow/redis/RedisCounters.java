@@ -106,7 +106,7 @@ public final class RedisCounters {
       throw new RedisCommandTimeoutException("no answer from Redis within " + Duration.ofNanos(timeoutNanos));
     } catch (ExecutionException e) {
       Throwable cause = ScriptCalls.unwrap(e.getCause());
-      throw cause instanceof RedisException ? (RedisException) cause : new RedisException(cause);
+      throw cause instanceof RedisException redis ? redis : new RedisException(cause);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new RedisException("interrupted while waiting for Redis", e);

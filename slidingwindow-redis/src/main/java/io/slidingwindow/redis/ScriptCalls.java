@@ -155,10 +155,38 @@ final class ScriptCalls {
     boolean sentWithEval;
     int tryAgainLeft = TRYAGAIN_RETRIES;
 
+    /**
+     * The attempt on the wire. When the call ends first (its caller timed out or gave up), the
+     * attempt is cancelled too, so that a client which queues unanswered commands across a
+     * reconnect (Lettuce does) drops it instead of sending it again: it may already have run.
+     */
+    volatile CompletableFuture<List<Object>> attempt;
+
     Call(Script script, String[] keys, String[] args) {
       this.script = script;
       this.keys = keys;
       this.args = args;
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable ex) {
+      boolean done = super.completeExceptionally(ex);
+      dropAttempt();
+      return done;
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      boolean cancelled = super.cancel(mayInterruptIfRunning);
+      dropAttempt();
+      return cancelled;
+    }
+
+    private void dropAttempt() {
+      CompletableFuture<List<Object>> a = attempt;
+      if (a != null && !a.isDone()) {
+        a.cancel(false);
+      }
     }
   }
 
@@ -177,7 +205,13 @@ final class ScriptCalls {
       call.completeExceptionally(e);
       return;
     }
-    attempt.whenComplete(
+    call.attempt = attempt;
+    if (call.isDone()) { // ended while this attempt was being sent
+      call.dropAttempt();
+      return;
+    }
+    var unused =
+        attempt.whenComplete(
         (reply, error) -> {
           if (error == null) {
             problems.onSuccess();

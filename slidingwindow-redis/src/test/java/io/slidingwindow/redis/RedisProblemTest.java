@@ -39,5 +39,9 @@ class RedisProblemTest {
         .isEqualTo("sentinel [redis://:***@h:1, rediss://u:***@h2:2] mymaster");
     assertThat(RedisBackend.redact("standalone redis://127.0.0.1:6379"))
         .isEqualTo("standalone redis://127.0.0.1:6379");
+    assertThat(RedisBackend.redact("standalone redis://s3cret@h:6379/0"))
+        .isEqualTo("standalone redis://***@h:6379/0");
+    assertThat(RedisBackend.redact("standalone redis://u:p@ss@h:6379"))
+        .isEqualTo("standalone redis://u:***@h:6379");
   }
 }

@@ -100,4 +100,66 @@ class ScriptCallsTest {
     assertThat(client.sent).containsExactly("EVALSHA", "EVALSHA", "EVALSHA");
     assertThat(client.noAnswers).as("an error reply is an answer").isEmpty();
   }
+  /** A client whose calls are sent and never answered; it keeps what it sent. */
+  private static final class SilentClient implements ScriptClient {
+    final List<CompletableFuture<List<Object>>> sent =
+        Collections.synchronizedList(new ArrayList<>());
+
+    @Override
+    public CompletableFuture<List<Object>> evalsha(String sha1, String[] keys, String[] args) {
+      CompletableFuture<List<Object>> onTheWire = new CompletableFuture<>();
+      sent.add(onTheWire);
+      return onTheWire;
+    }
+
+    @Override
+    public CompletableFuture<List<Object>> eval(String script, String[] keys, String[] args) {
+      return evalsha(null, keys, args);
+    }
+
+    @Override
+    public String errorReply(Throwable failure) {
+      return null;
+    }
+
+    @Override
+    public void onNoAnswer(Throwable failure) {}
+
+    @Override
+    public boolean isCluster() {
+      return false;
+    }
+  }
+
+  @Test
+  void await_timedOut_cancelsTheCommandOnTheWireSoNoReconnectResendsIt() throws Exception {
+    SilentClient client = new SilentClient();
+    ScriptCalls calls = new ScriptCalls(client);
+
+    CompletableFuture<List<Object>> call = calls.run(Script.LIMITER, new String[] {"k"}, new String[0]);
+    try {
+      calls.await(call, Duration.ofMillis(20).toNanos());
+    } catch (java.util.concurrent.TimeoutException expected) {
+      // the caller gives up; the command must not stay queued
+    }
+
+    assertThat(client.sent).hasSize(1);
+    assertThat(client.sent.get(0)).isCancelled();
+  }
+
+  @Test
+  void within_timedOut_cancelsTheCommandOnTheWire() {
+    SilentClient client = new SilentClient();
+    ScriptCalls calls = new ScriptCalls(client);
+
+    CompletableFuture<List<Object>> call =
+        calls.within(
+            calls.run(Script.LIMITER, new String[] {"k"}, new String[0]),
+            Duration.ofMillis(20).toNanos());
+
+    await().atMost(Duration.ofSeconds(10)).until(call::isDone);
+    assertThat(call).isCompletedExceptionally();
+    assertThat(client.sent).hasSize(1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.sent.get(0).isCancelled());
+  }
 }

@@ -102,7 +102,7 @@ class ScriptRetryTest {
               .limit(Limit.of(5, Duration.ofMinutes(1)))
               .batching(false)
               .refusalCache(0)
-              .commandTimeout(Duration.ofMillis(200))
+              .commandTimeout(Duration.ofSeconds(2))
               .failurePolicy(FailurePolicy.failClosed())
               .build();
       boolean allowed =

@@ -38,7 +38,7 @@ public final class PathPattern {
    * Parses {@code pattern}.
    *
    * @throws IllegalArgumentException if {@code pattern} is null, does not start with {@code /}, or
-   *     has a segment that mixes {@code **} with other characters, or an unclosed {@code {}
+   *     has a segment that mixes {@code **} with other characters, or an unclosed <code>{</code>
    */
   public static PathPattern of(String pattern) {
     if (pattern == null || !pattern.startsWith("/")) {
@@ -138,7 +138,7 @@ public final class PathPattern {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof PathPattern && ((PathPattern) o).pattern.equals(pattern);
+    return o instanceof PathPattern other && other.pattern.equals(pattern);
   }
 
   @Override

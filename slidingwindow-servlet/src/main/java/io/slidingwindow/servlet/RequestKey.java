@@ -38,6 +38,15 @@ public final class RequestKey {
   }
 
   /**
+   * {@code address} without an IPv6 zone ({@code fe80::1%eth0} is {@code fe80::1}): a peer on the
+   * same link could otherwise rotate addresses inside its prefix and be keyed by each.
+   */
+  static String withoutZone(String address) {
+    int zone = address.indexOf('%');
+    return zone > 0 && address.indexOf(':') >= 0 ? address.substring(0, zone) : address;
+  }
+
+  /**
    * The key of a client address: an IPv4 address as itself, an IPv4-mapped IPv6 address as its
    * IPv4 address, any other IPv6 address as its first {@code ipv6PrefixLength} bits (one host
    * usually holds a whole /64 and can pick any address inside it). Text that is no IP literal (a
@@ -51,7 +60,7 @@ public final class RequestKey {
       throw new IllegalArgumentException("address must not be null");
     }
     checkPrefixLength(ipv6PrefixLength);
-    byte[] bytes = IpRange.literal(address);
+    byte[] bytes = IpRange.literal(withoutZone(address));
     if (bytes == null) {
       return new RequestKey("ip:" + escape(address));
     }

@@ -66,6 +66,9 @@ public final class RequestPaths {
         String dispatcher = dispatcherReading(raw);
         addDistinct(paths, dispatcher);
         addDistinct(paths, resolveDots(dispatcher));
+        if (hasEncodedSeparator(raw)) {
+          addDistinct(paths, segmentReading(raw));
+        }
       }
     }
     if (paths.isEmpty()) {
@@ -162,9 +165,85 @@ public final class RequestPaths {
       while (end < length && rawPath.charAt(end) != '/' && rawPath.charAt(end) != '\\') {
         end++;
       }
-      int param = rawPath.indexOf(';', start);
-      int valueEnd = param >= 0 && param < end ? param : end;
-      out.append('/').append(decode(rawPath, start, valueEnd));
+      out.append('/').append(decode(rawPath, start, parameterStart(rawPath, start, end)));
+      start = end + 1;
+    }
+    return collapse(out);
+  }
+
+  /** Where the path parameters of the segment {@code [start, end)} begin; {@code end} if none. */
+  private static int parameterStart(String rawPath, int start, int end) {
+    for (int i = start; i < end; i++) {
+      if (rawPath.charAt(i) == ';') {
+        return i;
+      }
+    }
+    return end;
+  }
+
+  /** Whether {@code rawPath} holds {@code %2F} or {@code %5C} (either case) or a backslash. */
+  private static boolean hasEncodedSeparator(String rawPath) {
+    for (int i = 0; i < rawPath.length(); i++) {
+      char c = rawPath.charAt(i);
+      if (c == '\\') {
+        return true;
+      }
+      if (c == '%' && i + 2 < rawPath.length()) {
+        char hi = rawPath.charAt(i + 1);
+        char lo = Character.toUpperCase(rawPath.charAt(i + 2));
+        if ((hi == '2' && lo == 'F') || (hi == '5' && lo == 'C')) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * How a dispatcher that splits the raw path on {@code /} alone reads it (Spring MVC's default
+   * {@code PathPatternParser} does): segments lose their path parameters and are decoded, except
+   * that an encoded {@code /} or {@code \} and a raw backslash stay inside their segment (written
+   * {@code %2F}, {@code %5C}), so {@code /files/a%2Fb} is one segment below {@code /files}, as the
+   * handler {@code /files/{name}} sees it.
+   *
+   * @param rawPath a raw path, not decoded
+   */
+  static String segmentReading(String rawPath) {
+    StringBuilder out = new StringBuilder(rawPath.length() + 1);
+    int start = 0;
+    int length = rawPath.length();
+    while (start <= length) {
+      int end = rawPath.indexOf('/', start);
+      if (end < 0) {
+        end = length;
+      }
+      out.append('/');
+      int valueEnd = parameterStart(rawPath, start, end);
+      int from = start;
+      for (int i = start; i < valueEnd; i++) {
+        char c = rawPath.charAt(i);
+        String separator = null;
+        int skip = 0;
+        if (c == '\\') {
+          separator = "%5C";
+          skip = 1;
+        } else if (c == '%' && i + 2 < valueEnd) {
+          char hi = rawPath.charAt(i + 1);
+          char lo = Character.toUpperCase(rawPath.charAt(i + 2));
+          if (hi == '2' && lo == 'F') {
+            separator = "%2F";
+          } else if (hi == '5' && lo == 'C') {
+            separator = "%5C";
+          }
+          skip = 3;
+        }
+        if (separator != null) {
+          out.append(decode(rawPath, from, i)).append(separator);
+          from = i + skip;
+          i = from - 1;
+        }
+      }
+      out.append(decode(rawPath, from, valueEnd));
       start = end + 1;
     }
     return collapse(out);

@@ -13,6 +13,14 @@ import org.junit.jupiter.api.Test;
 class RequestKeyTest {
 
   @Test
+  void address_ipv6WithZone_isKeyedByItsPrefixLikeWithout() {
+    assertThat(RequestKey.address("fe80::1:2:3:4%eth0", 64))
+        .isEqualTo(RequestKey.address("fe80::9:9:9:9", 64))
+        .isEqualTo(RequestKey.address("fe80::1:2:3:4", 64));
+    assertThat(RequestKey.address("fe80::1%2", 64)).isEqualTo(RequestKey.address("fe80::2", 64));
+  }
+
+  @Test
   void value_eachSourceHasItsOwnNamespace() {
     assertThat(RequestKey.address("127.0.0.1", 64).value()).isEqualTo("ip:127.0.0.1");
     assertThat(RequestKey.header("X-Api-Key", "127.0.0.1").value())

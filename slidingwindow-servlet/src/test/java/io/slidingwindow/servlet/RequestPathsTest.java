@@ -50,6 +50,17 @@ class RequestPathsTest {
   }
 
   @Test
+  void readings_encodedSeparatorInsideASegment_includeTheSegmentAsSpringReadsIt() {
+    PathPattern oneSegment = PathPattern.of("/files/{name}");
+    for (String raw : new String[] {"/files/a%2Fb", "/files/a%2fb", "/files/a%5Cb", "/files/a\\b"}) {
+      List<String> readings = RequestPaths.readings("/files/a/b", raw, "");
+      assertThat(readings).as(raw).anyMatch(oneSegment::matches);
+    }
+    assertThat(RequestPaths.segmentReading("/files/a%2Fb;x=1/%41")).isEqualTo("/files/a%2Fb/A");
+    assertThat(RequestPaths.segmentReading("/a\\b%5c%2e")).isEqualTo("/a%5Cb%5C.");
+  }
+
+  @Test
   void readings_listTheContainerPathFirstThenDistinctRawReadings() {
     assertThat(RequestPaths.readings("/v1/", "/v1/product/..;", ""))
         .containsExactly("/v1/", "/v1/product/..");

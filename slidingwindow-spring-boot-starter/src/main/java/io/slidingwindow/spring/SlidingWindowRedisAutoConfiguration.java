@@ -5,38 +5,86 @@ import io.slidingwindow.redis.FailurePolicy;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
 import io.slidingwindow.servlet.RateLimiterFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Puts every rule's windows in Redis when {@code slidingwindow.redis.uri}, {@code
- * slidingwindow.redis.cluster.nodes} or {@code slidingwindow.redis.sentinel.master} is set and
- * {@code slidingwindow-redis} is on the class path: all instances of the service then share each
- * rule's limits. Each rule's keys start with {@code <key-prefix>:<rule name>}. Time comes from the
- * Redis server, so the instances' clocks do not matter.
+ * Puts every rule's windows in Redis when {@code slidingwindow-redis} is on the class path and
+ * Redis is configured: all instances of the service then share each rule's limits. Each rule's
+ * keys start with {@code <key-prefix>:<rule name>}. Time comes from the Redis server, so the
+ * instances' clocks do not matter.
  *
- * <p>Backs off for a user-defined {@link RedisBackend} or {@link RateLimiterFactory}. Runs before
- * {@link SlidingWindowAutoConfiguration}, whose in-memory factory then backs off in turn.
+ * <p>Which Redis, first match wins: a user-defined {@link RedisBackend} bean; the deployment that
+ * {@code slidingwindow.redis.uri}, {@code slidingwindow.redis.cluster.nodes} or {@code
+ * slidingwindow.redis.sentinel.master} names (a client of its own); the application's Spring Data
+ * Redis {@link LettuceConnectionFactory} when some {@code spring.data.redis} property is set (or
+ * {@code slidingwindow.redis.application-connection=true}): a connection of that factory's own
+ * Lettuce client, with its hosts, Sentinel or Cluster, TLS and credentials, and no second client.
+ * The choice is logged at INFO, passwords masked; when none applies, {@link
+ * SlidingWindowBackendReport} logs why the limits stay in memory.
+ *
+ * <p>Backs off for a user-defined {@link RateLimiterFactory}. Runs after Spring Boot's Redis
+ * auto-configuration and before {@link SlidingWindowAutoConfiguration}, whose in-memory factory
+ * then backs off in turn.
  */
-@AutoConfiguration(before = SlidingWindowAutoConfiguration.class)
+@AutoConfiguration(
+    before = SlidingWindowAutoConfiguration.class,
+    afterName = "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration")
 @ConditionalOnClass(RedisRateLimiter.class)
-@Conditional(SlidingWindowRedisAutoConfiguration.RedisConfigured.class)
 @EnableConfigurationProperties({SlidingWindowRedisProperties.class, SlidingWindowHttpProperties.class})
 public class SlidingWindowRedisAutoConfiguration {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SlidingWindowRedisAutoConfiguration.class);
+
+  /**
+   * A connection of the application's Spring Data Redis client, closed with the application
+   * context (the client itself stays the application's).
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(LettuceConnectionFactory.class)
+  @Conditional(UseApplicationConnection.class)
+  static class ApplicationConnectionConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean(RedisBackend.class)
+    @ConditionalOnBean(LettuceConnectionFactory.class)
+    ApplicationRedisConnection slidingWindowApplicationRedisConnection(
+        LettuceConnectionFactory factory) {
+      String description = ApplicationRedis.describe(factory);
+      RedisBackend backend = ApplicationRedis.connect(factory, description);
+      LOG.info(
+          "slidingwindow: rate limits in Redis through the application's spring.data.redis"
+              + " connection ({})",
+          description);
+      return new ApplicationRedisConnection(backend, factory.getPhase());
+    }
+
+    /** Closed by its {@link ApplicationRedisConnection}. */
+    @Bean(destroyMethod = "")
+    @ConditionalOnBean(ApplicationRedisConnection.class)
+    public RedisBackend slidingWindowRedisBackend(ApplicationRedisConnection connection) {
+      return connection.backend();
+    }
+  }
 
   /** The connection, closed with the application context. */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
+  @Conditional(RedisConfigured.class)
   public RedisBackend slidingWindowRedisBackend(SlidingWindowRedisProperties properties) {
     String uri = properties.getUri();
     boolean cluster = !properties.getCluster().getNodes().isEmpty();
@@ -49,23 +97,44 @@ public class SlidingWindowRedisAutoConfiguration {
               + chosen);
     }
     if (uri != null) {
-      return RedisBackend.standalone(uri);
+      RedisBackend backend = RedisBackend.standalone(uri);
+      LOG.info("slidingwindow: rate limits in Redis through slidingwindow.redis.uri {}", RedisUris.mask(uri));
+      return backend;
     }
     if (cluster) {
-      return RedisBackend.cluster(properties.getCluster().getNodes());
+      RedisBackend backend = RedisBackend.cluster(properties.getCluster().getNodes());
+      LOG.info(
+          "slidingwindow: rate limits in Redis through slidingwindow.redis.cluster.nodes {}",
+          RedisUris.mask(properties.getCluster().getNodes().toString()));
+      return backend;
     }
     if (properties.getSentinel().getNodes().isEmpty()) {
       throw new IllegalArgumentException(
           SlidingWindowRedisProperties.PREFIX + ".sentinel.nodes must list the sentinels of master " + master);
     }
-    return RedisBackend.sentinel(properties.getSentinel().getNodes(), master);
+    RedisBackend backend = RedisBackend.sentinel(properties.getSentinel().getNodes(), master);
+    LOG.info(
+        "slidingwindow: rate limits in Redis through slidingwindow.redis.sentinel master {} via {}",
+        master,
+        RedisUris.mask(properties.getSentinel().getNodes().toString()));
+    return backend;
+  }
+
+  /** The Redis limiters built so far, for the health indicator. */
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnBean(RedisBackend.class)
+  public SlidingWindowRedisLimiters slidingWindowRedisLimiters() {
+    return new SlidingWindowRedisLimiters();
   }
 
   /** A Redis limiter per rule, with the configured failure policy. */
   @Bean
   @ConditionalOnMissingBean
+  @ConditionalOnBean(RedisBackend.class)
   public RateLimiterFactory slidingWindowRedisRateLimiterFactory(
       RedisBackend backend,
+      SlidingWindowRedisLimiters built,
       SlidingWindowRedisProperties redis,
       SlidingWindowHttpProperties http,
       ObjectProvider<Ticker> ticker) {
@@ -84,7 +153,7 @@ public class SlidingWindowRedisAutoConfiguration {
             case ALLOW -> FailurePolicy.failOpen();
             case REFUSE -> FailurePolicy.failClosed();
           };
-      return RedisRateLimiter.builder(backend)
+      return built.add(RedisRateLimiter.builder(backend)
           .keyPrefix(redis.getKeyPrefix() + ":" + ruleName.replace('{', '(').replace('}', ')'))
           .limits(limits)
           .countRefusedAttempts(countRefusedAttempts)
@@ -92,7 +161,7 @@ public class SlidingWindowRedisAutoConfiguration {
           .refusalCache(redis.getRefusalCache())
           .batching(redis.isBatching())
           .failurePolicy(policy)
-          .build();
+          .build());
     };
   }
 
@@ -101,17 +170,34 @@ public class SlidingWindowRedisAutoConfiguration {
 
     @Override
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-      SlidingWindowRedisProperties properties =
-          Binder.get(context.getEnvironment())
-              .bind(SlidingWindowRedisProperties.PREFIX, SlidingWindowRedisProperties.class)
-              .orElseGet(SlidingWindowRedisProperties::new);
-      boolean configured =
-          properties.getUri() != null
-              || !properties.getCluster().getNodes().isEmpty()
-              || properties.getSentinel().getMaster() != null;
-      return configured
+      return SlidingWindowRedisProperties.bind(context.getEnvironment()).namesDeployment()
           ? ConditionOutcome.match("a Redis deployment is configured")
           : ConditionOutcome.noMatch("no slidingwindow.redis uri, cluster.nodes or sentinel.master");
+    }
+  }
+
+  /**
+   * True when {@code slidingwindow.redis} names no deployment and the application's connection is
+   * wanted: {@code application-connection} is true, or unset while some {@code spring.data.redis}
+   * property is set.
+   */
+  static final class UseApplicationConnection extends SpringBootCondition {
+
+    @Override
+    public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+      SlidingWindowRedisProperties properties = SlidingWindowRedisProperties.bind(context.getEnvironment());
+      if (properties.namesDeployment()) {
+        return ConditionOutcome.noMatch("slidingwindow.redis names a deployment of its own");
+      }
+      Boolean wanted = properties.getApplicationConnection();
+      if (wanted != null) {
+        return wanted
+            ? ConditionOutcome.match("slidingwindow.redis.application-connection is true")
+            : ConditionOutcome.noMatch("slidingwindow.redis.application-connection is false");
+      }
+      return SlidingWindowRedisProperties.springDataRedisConfigured(context.getEnvironment())
+          ? ConditionOutcome.match("spring.data.redis is configured")
+          : ConditionOutcome.noMatch("no spring.data.redis property is set");
     }
   }
 }

@@ -4,12 +4,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
 
 /**
  * Where the rules keep their windows when they are shared through Redis, under {@code
  * slidingwindow.redis}. Setting {@code uri} (standalone), {@code cluster.nodes} or {@code
  * sentinel.master} with {@code sentinel.nodes} switches every rule from the in-memory backend to
- * Redis; set one of them only.
+ * Redis; set one of them only. Without them, the application's own Spring Data Redis connection is
+ * used when {@code spring.data.redis.*} is configured (see {@code application-connection}).
  */
 @ConfigurationProperties(prefix = SlidingWindowRedisProperties.PREFIX)
 public class SlidingWindowRedisProperties {
@@ -36,6 +40,18 @@ public class SlidingWindowRedisProperties {
   /** Redis Sentinel. */
   private final Sentinel sentinel = new Sentinel();
 
+  /**
+   * Whether the limiter uses the application's own Lettuce connection factory (Spring Data Redis,
+   * {@code spring.data.redis.*}) when {@code uri}, {@code cluster.nodes} and {@code
+   * sentinel.master} are all unset. Unset (the default): only when some {@code spring.data.redis}
+   * property is set; true: whenever the application has a {@code LettuceConnectionFactory}; false:
+   * never.
+   */
+  private Boolean applicationConnection;
+
+  /** How long the health indicator waits for its probe of Redis before it reports down. */
+  private Duration healthTimeout = Duration.ofSeconds(1);
+
   /** The first part of every key; the rule's name follows it. */
   private String keyPrefix = "sw";
 
@@ -57,6 +73,26 @@ public class SlidingWindowRedisProperties {
    */
   private boolean batching = true;
 
+  /** The {@code slidingwindow.redis} properties of {@code environment}, defaults where unset. */
+  static SlidingWindowRedisProperties bind(Environment environment) {
+    return Binder.get(environment)
+        .bind(PREFIX, SlidingWindowRedisProperties.class)
+        .orElseGet(SlidingWindowRedisProperties::new);
+  }
+
+  /** Whether any {@code spring.data.redis} property is set in {@code environment}, in any form. */
+  static boolean springDataRedisConfigured(Environment environment) {
+    return Binder.get(environment)
+        .bind("spring.data.redis", Bindable.mapOf(String.class, Object.class))
+        .map(map -> !map.isEmpty())
+        .orElse(false);
+  }
+
+  /** Whether {@code uri}, {@code cluster.nodes} or {@code sentinel.master} is set. */
+  boolean namesDeployment() {
+    return uri != null || !cluster.getNodes().isEmpty() || sentinel.getMaster() != null;
+  }
+
   public String getUri() {
     return uri;
   }
@@ -71,6 +107,22 @@ public class SlidingWindowRedisProperties {
 
   public Sentinel getSentinel() {
     return sentinel;
+  }
+
+  public Boolean getApplicationConnection() {
+    return applicationConnection;
+  }
+
+  public void setApplicationConnection(Boolean applicationConnection) {
+    this.applicationConnection = applicationConnection;
+  }
+
+  public Duration getHealthTimeout() {
+    return healthTimeout;
+  }
+
+  public void setHealthTimeout(Duration healthTimeout) {
+    this.healthTimeout = healthTimeout;
   }
 
   public String getKeyPrefix() {

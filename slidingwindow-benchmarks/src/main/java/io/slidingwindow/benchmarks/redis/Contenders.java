@@ -3,6 +3,8 @@ package io.slidingwindow.benchmarks.redis;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.bucket4j.distributed.serialization.Mapper;
+import io.github.bucket4j.redis.jedis.Bucket4jJedis;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
@@ -14,6 +16,8 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.redis.FailurePolicy;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
+import io.slidingwindow.redis.jedis.JedisBackends;
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +28,10 @@ import org.redisson.api.RRateLimiter;
 import org.redisson.api.RateType;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisPool;
+import redis.clients.jedis.JedisPoolConfig;
+import redis.clients.jedis.util.Pool;
 
 /**
  * BENCHMARK HARNESS support: the Redis-backed contenders, each limiting requests per minute per id,
@@ -37,6 +45,20 @@ final class Contenders implements AutoCloseable {
   static final String OURS_NO_CACHE = "slidingwindow, refusal cache off";
   static final String OURS_ASYNC = "slidingwindow decideAsync, 4 threads x 64 in flight";
   static final String BUCKET4J = "Bucket4j Lettuce proxy manager (CAS)";
+
+  /**
+   * This library's {@code RedisRateLimiter} over Jedis: every client thread blocks in {@code
+   * tryAcquire}; requests that wait at the same moment share script calls, and the refusal cache
+   * is on, as with Lettuce. Named by its module, so that {@code -Dcontenders=} can pick it alone
+   * (the filter splits at commas, and the script's JAVA_OPTS at spaces).
+   */
+  static final String OURS_JEDIS = "slidingwindow-redis-jedis RedisRateLimiter";
+
+  /**
+   * Bucket4j's Jedis proxy manager (compare-and-swap) on a {@code JedisPool} of one connection per
+   * client thread; named by its module too.
+   */
+  static final String BUCKET4J_JEDIS = "Bucket4j-Jedis proxy manager (CAS)";
   static final String REDISSON = "Redisson RRateLimiter";
   static final String SORTED_SET = "sorted-set log script";
 
@@ -56,7 +78,9 @@ final class Contenders implements AutoCloseable {
           OURS,
           OURS_ASYNC,
           OURS_NO_CACHE,
+          OURS_JEDIS,
           BUCKET4J,
+          BUCKET4J_JEDIS,
           REDISSON,
           SORTED_SET,
           LETTUCE_FLOOR,
@@ -64,6 +88,9 @@ final class Contenders implements AutoCloseable {
 
   static final int ASYNC_THREADS = 4;
   static final int ASYNC_IN_FLIGHT_PER_THREAD = 64;
+
+  /** The Jedis clients' connect and socket timeout, and the limiters' command timeout. */
+  static final Duration TIMEOUT = Duration.ofSeconds(1);
 
   /** The common sorted-set log, one limit, with PEXPIRE added so idle keys leave. */
   static final String SORTED_SET_SCRIPT =
@@ -90,6 +117,9 @@ return 0
   private final RedisClient bucket4jClient;
   private final StatefulRedisConnection<String, byte[]> bucket4jConnection;
   private final ProxyManager<String> bucket4j;
+  private final RedisBackend jedisBackend;
+  private final Pool<Jedis> bucket4jJedisPool;
+  private final ProxyManager<String> bucket4jJedis;
   private final RedissonClient redisson;
   private final RedisClient scriptClient;
   private final StatefulRedisConnection<String, String> scriptConnection;
@@ -106,6 +136,15 @@ return 0
         bucket4jClient.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE));
     this.bucket4j =
         Bucket4jLettuce.casBasedBuilder(bucket4jConnection)
+            .expirationAfterWrite(
+                ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(
+                    Duration.ofSeconds(10)))
+            .build();
+    this.jedisBackend = JedisBackends.standalone(uri, TIMEOUT);
+    this.bucket4jJedisPool = jedisPool(uri, threads);
+    this.bucket4jJedis =
+        Bucket4jJedis.casBasedBuilder(bucket4jJedisPool)
+            .keyMapper(Mapper.STRING)
             .expirationAfterWrite(
                 ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(
                     Duration.ofSeconds(10)))
@@ -138,12 +177,13 @@ return 0
   /** A new contender {@code name} allowing {@code permits} per minute per id. */
   Contender create(String name, long permits) {
     switch (name) {
-      case OURS, OURS_NO_CACHE -> {
-        RedisRateLimiter ours = ours(permits, name.equals(OURS));
+      case OURS, OURS_NO_CACHE, OURS_JEDIS -> {
+        RedisBackend on = name.equals(OURS_JEDIS) ? jedisBackend : backend;
+        RedisRateLimiter ours = ours(on, permits, !name.equals(OURS_NO_CACHE));
         return (ids, seconds) -> Load.blocking(id -> ours.tryAcquire(id, 1), ids, threads, seconds);
       }
       case OURS_ASYNC -> {
-        RedisRateLimiter ours = ours(permits, true);
+        RedisRateLimiter ours = ours(backend, permits, true);
         return (ids, seconds) ->
             Load.async(
                 id -> ours.decideAsync(id, 1).thenApply(d -> d.allowed()),
@@ -152,14 +192,15 @@ return 0
                 ASYNC_IN_FLIGHT_PER_THREAD,
                 seconds);
       }
-      case BUCKET4J -> {
+      case BUCKET4J, BUCKET4J_JEDIS -> {
         BucketConfiguration configuration =
             BucketConfiguration.builder()
                 .addLimit(limit -> limit.capacity(permits).refillGreedy(permits, WINDOW))
                 .build();
+        ProxyManager<String> proxies = name.equals(BUCKET4J) ? bucket4j : bucket4jJedis;
         return (ids, seconds) ->
             Load.blocking(
-                id -> bucket4j.builder().build(id, () -> configuration).tryConsume(1),
+                id -> proxies.builder().build(id, () -> configuration).tryConsume(1),
                 ids,
                 threads,
                 seconds);
@@ -214,7 +255,9 @@ return 0
       case Contenders.OURS -> "ours (blocking)";
       case Contenders.OURS_ASYNC -> "ours (decideAsync)";
       case Contenders.OURS_NO_CACHE -> "ours, cache off";
+      case Contenders.OURS_JEDIS -> "ours (Jedis)";
       case Contenders.BUCKET4J -> "Bucket4j (CAS)";
+      case Contenders.BUCKET4J_JEDIS -> "Bucket4j (Jedis)";
       case Contenders.REDISSON -> "Redisson";
       case Contenders.SORTED_SET -> "sorted-set log";
       case Contenders.LETTUCE_FLOOR -> "Lettuce floor";
@@ -223,16 +266,32 @@ return 0
     };
   }
 
-  private RedisRateLimiter ours(long permits, boolean refusalCache) {
+  private static RedisRateLimiter ours(RedisBackend on, long permits, boolean refusalCache) {
     RedisRateLimiter.Builder builder =
-        RedisRateLimiter.builder(backend)
+        RedisRateLimiter.builder(on)
             .limit(Limit.of(permits, WINDOW))
-            .commandTimeout(Duration.ofSeconds(1))
+            .commandTimeout(TIMEOUT)
             .failurePolicy(FailurePolicy.failClosed());
     if (!refusalCache) {
       builder.refusalCache(0);
     }
     return builder.build();
+  }
+
+  /**
+   * A pool of at most {@code threads} Jedis connections (all kept idle, so none is opened or closed
+   * during a case) with {@link #TIMEOUT} to connect and to read. Jedis 8 deprecates {@code
+   * JedisPool} for its {@code RedisClient}, but Bucket4j 8.14's Jedis integration documents the
+   * pool, so the peer runs as its users build it.
+   */
+  @SuppressWarnings("deprecation")
+  private static Pool<Jedis> jedisPool(String uri, int threads) {
+    JedisPoolConfig config = new JedisPoolConfig();
+    config.setMaxTotal(threads);
+    config.setMaxIdle(threads);
+    config.setMinIdle(threads);
+    int millis = (int) TIMEOUT.toMillis();
+    return new JedisPool(config, URI.create(uri), millis, millis);
   }
 
   private boolean sortedSet(String id, long permits) {
@@ -257,6 +316,8 @@ return 0
     scriptClient.shutdown();
     bucket4jConnection.close();
     bucket4jClient.shutdown();
+    bucket4jJedisPool.close();
+    jedisBackend.close();
     backend.close();
   }
 }

@@ -25,7 +25,9 @@ import java.util.regex.Pattern;
  * <p>Contenders, each limiting requests per minute per id: this library's {@code RedisRateLimiter}
  * blocking ({@code tryAcquire} from every client thread), the same with its refusal cache off, and
  * asynchronous ({@code decideAsync}, 4 threads keeping 64 requests each in flight); Bucket4j's
- * Lettuce proxy manager (compare-and-swap); Redisson's {@code RRateLimiter}; the common sorted-set
+ * Lettuce proxy manager (compare-and-swap); both again over Jedis, blocking (this library's
+ * limiter on {@code JedisBackends.standalone}, Bucket4j's Jedis proxy manager on a {@code
+ * JedisPool} of one connection per thread); Redisson's {@code RRateLimiter}; the common sorted-set
  * script (a log of every request); and two floors that limit nothing: one Lettuce EVALSHA of {@code
  * return 1} per call, and {@code redis-benchmark} running the same EVALSHA (distinct workload
  * only). Three workloads: distinct ids (each thread walks a pool of 10 000 ids), one hot id shared
@@ -111,13 +113,7 @@ public final class RedisComparison {
         return;
       }
 
-      List<String> names = new ArrayList<>();
-      for (String name : Contenders.NAMES) {
-        if (onlyContenders.isEmpty()
-            || List.of(onlyContenders.split(",")).stream().anyMatch(name::startsWith)) {
-          names.add(name);
-        }
-      }
+      List<String> names = selectContenders(onlyContenders);
       List<Workload> workloads = new ArrayList<>();
       for (Workload w : workloads()) {
         if (onlyWorkloads.isEmpty() || List.of(onlyWorkloads.split(",")).contains(w.name())) {
@@ -183,6 +179,22 @@ public final class RedisComparison {
       adminConnection.close();
       adminClient.shutdown();
     }
+  }
+
+  /**
+   * The contenders, in table order, whose names start with one of the comma-separated prefixes of
+   * {@code filter} (every contender when it is empty): {@code "slidingwindow,Bucket4j"} picks this
+   * library's and Bucket4j's, over Lettuce and over Jedis; {@code
+   * "slidingwindow-redis-jedis,Bucket4j-Jedis"} picks the two over Jedis.
+   */
+  static List<String> selectContenders(String filter) {
+    List<String> names = new ArrayList<>();
+    for (String name : Contenders.NAMES) {
+      if (filter.isEmpty() || List.of(filter.split(",")).stream().anyMatch(name::startsWith)) {
+        names.add(name);
+      }
+    }
+    return names;
   }
 
   private static List<Workload> workloads() {

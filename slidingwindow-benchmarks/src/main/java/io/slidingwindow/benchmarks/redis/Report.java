@@ -90,16 +90,7 @@ final class Report {
   private void ratios() {
     out.append("\n### Ratios ours / peer: median (min, max) of the per-round ratios\n\n");
     header("ratio");
-    List<String[]> pairs = new ArrayList<>();
-    for (String ours : List.of(Contenders.OURS, Contenders.OURS_ASYNC)) {
-      for (String peer : contenders) {
-        boolean ourOwn = peer.startsWith("slidingwindow");
-        if (!peer.equals(ours) && (ours.equals(Contenders.OURS) || !ourOwn)) {
-          pairs.add(new String[] {ours, peer});
-        }
-      }
-    }
-    for (String[] pair : pairs) {
+    for (String[] pair : ratioPairs(contenders)) {
       StringBuilder row = new StringBuilder("| ");
       row.append(Contenders.shortName(pair[0]))
           .append(" / ")
@@ -115,6 +106,29 @@ final class Report {
         out.append(row).append('\n');
       }
     }
+  }
+
+  /**
+   * The pairs {ours, peer} of the ratio rows, in order: ours blocking over Lettuce against every
+   * other contender, ours asynchronous against every peer not of this library, then ours over
+   * Jedis against Bucket4j over Jedis (the same client on both sides) when both are listed. A pair
+   * may hold a contender that was not measured; its row is then left out.
+   */
+  static List<String[]> ratioPairs(List<String> contenders) {
+    List<String[]> pairs = new ArrayList<>();
+    for (String ours : List.of(Contenders.OURS, Contenders.OURS_ASYNC)) {
+      for (String peer : contenders) {
+        boolean ourOwn = peer.startsWith("slidingwindow");
+        if (!peer.equals(ours) && (ours.equals(Contenders.OURS) || !ourOwn)) {
+          pairs.add(new String[] {ours, peer});
+        }
+      }
+    }
+    if (contenders.contains(Contenders.OURS_JEDIS)
+        && contenders.contains(Contenders.BUCKET4J_JEDIS)) {
+      pairs.add(new String[] {Contenders.OURS_JEDIS, Contenders.BUCKET4J_JEDIS});
+    }
+    return pairs;
   }
 
   private void costs() {

@@ -25,6 +25,29 @@ class RedisComparisonTest {
     assertThat(stats.get("get")).containsExactly(3, 1);
   }
 
+  @Test
+  void selectContenders_slidingwindowAndBucket4j_picksBothOverLettuceAndOverJedisInTableOrder() {
+    assertThat(RedisComparison.selectContenders("slidingwindow,Bucket4j"))
+        .containsExactly(
+            Contenders.OURS,
+            Contenders.OURS_ASYNC,
+            Contenders.OURS_NO_CACHE,
+            Contenders.OURS_JEDIS,
+            Contenders.BUCKET4J,
+            Contenders.BUCKET4J_JEDIS);
+  }
+
+  @Test
+  void selectContenders_moduleNames_picksOnlyTheJedisPair() {
+    assertThat(RedisComparison.selectContenders("slidingwindow-redis-jedis,Bucket4j-Jedis"))
+        .containsExactly(Contenders.OURS_JEDIS, Contenders.BUCKET4J_JEDIS);
+  }
+
+  @Test
+  void selectContenders_empty_picksEveryContender() {
+    assertThat(RedisComparison.selectContenders("")).isEqualTo(Contenders.NAMES);
+  }
+
   @ParameterizedTest
   @ValueSource(
       strings = {

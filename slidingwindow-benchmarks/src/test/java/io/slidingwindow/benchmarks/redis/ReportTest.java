@@ -56,4 +56,46 @@ class ReportTest {
                 + " **STEAL > 5 %** |");
     assertThat(text).contains("1 round(s) had more than 5 % steal");
   }
+
+  @Test
+  void render_jedisPair_givesOursOverJedisAgainstBucket4jOverJedis() {
+    String oursJedis = Contenders.OURS_JEDIS;
+    String peerJedis = Contenders.BUCKET4J_JEDIS;
+    List<Case> cases =
+        List.of(
+            ofRate("distinct", 1, oursJedis, 300),
+            ofRate("distinct", 1, peerJedis, 100),
+            ofRate("distinct", 2, peerJedis, 200),
+            ofRate("distinct", 2, oursJedis, 100));
+
+    String text =
+        new Report(List.of("distinct"), List.of(oursJedis, peerJedis), cases, List.of())
+            .render("## header", "");
+
+    assertThat(text).contains("| ours (Jedis) / Bucket4j (Jedis) | 1.75 (0.50, 3.00) |");
+    // Ours over Lettuce was not measured: no row compares it.
+    assertThat(text).doesNotContain("| ours (blocking) /");
+  }
+
+  @Test
+  void ratioPairs_everyContender_endsWithTheJedisPairAndComparesAsyncOnlyWithPeers() {
+    List<String> pairs =
+        Report.ratioPairs(Contenders.NAMES).stream().map(p -> p[0] + " / " + p[1]).toList();
+
+    assertThat(pairs.get(pairs.size() - 1))
+        .isEqualTo(Contenders.OURS_JEDIS + " / " + Contenders.BUCKET4J_JEDIS);
+    assertThat(pairs)
+        .contains(Contenders.OURS + " / " + Contenders.OURS_JEDIS)
+        .contains(Contenders.OURS_ASYNC + " / " + Contenders.BUCKET4J_JEDIS)
+        .doesNotContain(Contenders.OURS_ASYNC + " / " + Contenders.OURS_JEDIS)
+        .doesNotContain(Contenders.OURS_JEDIS + " / " + Contenders.BUCKET4J);
+  }
+
+  @Test
+  void ratioPairs_jedisPeerNotListed_hasNoJedisPair() {
+    List<String[]> pairs =
+        Report.ratioPairs(List.of(Contenders.OURS, Contenders.OURS_JEDIS, Contenders.BUCKET4J));
+
+    assertThat(pairs).noneMatch(p -> p[0].equals(Contenders.OURS_JEDIS));
+  }
 }

@@ -109,8 +109,8 @@ final class JedisScriptClient implements ScriptClient {
     for (Object value : values) {
       if (value instanceof Long || value instanceof String) {
         converted.add(value);
-      } else if (value instanceof byte[]) {
-        converted.add(new String((byte[]) value, StandardCharsets.UTF_8));
+      } else if (value instanceof byte[] bytes) {
+        converted.add(new String(bytes, StandardCharsets.UTF_8));
       } else {
         throw new IllegalStateException(
             "the script answered " + value + " inside its array, not an integer or a string");

@@ -55,7 +55,7 @@ public final class Decider {
   public static final int MAX_TEXT_CHARS = 4096;
 
   /** The most distinct override limits kept at once. */
-  static final int MAX_OVERRIDE_LIMITS = 1024;
+  static final int MAX_OVERRIDE_LIMITS = 64;
 
   private record State(RateLimitConfig config, Map<Rule, KeyedRateLimiter<String>> limiters) {}
 
@@ -207,7 +207,8 @@ public final class Decider {
       return refusal(rule, report(rule, smallest), 0, null, tag);
     }
     Decision decision =
-        limiter.decide(key(domain, rule.path(), descriptor.entries(), values), hits);
+        limiter.decide(
+            key(rule.domain() == null, domain, rule.path(), descriptor.entries(), values), hits);
     ReportedLimit limit = report(rule, decision.limit());
     long remaining = Math.min(decision.remaining(), MAX_UINT32);
     if (decision.allowed()) {
@@ -291,11 +292,15 @@ public final class Decider {
   static final int MAX_KEY_CHARS = 300;
 
   /**
-   * The limiter key: domain, rule path and values, each length-prefixed so no two collide; a key
-   * over {@value #MAX_KEY_CHARS} characters is replaced by {@code #} and its SHA-256 in hex.
+   * The limiter key: a mark of its source ({@code r} a configured rule, {@code o} a request's
+   * override, so the two never share a count, also in Redis where both use one key space), then
+   * domain, rule path and values, each length-prefixed so no two collide; a key over {@value
+   * #MAX_KEY_CHARS} characters is replaced by {@code #} and its SHA-256 in hex.
    */
-  static String key(String domain, String path, List<Entry> entries, List<String> values) {
+  static String key(
+      boolean override, String domain, String path, List<Entry> entries, List<String> values) {
     StringBuilder key = new StringBuilder(64);
+    key.append(override ? 'o' : 'r');
     append(key, domain);
     append(key, path);
     for (int i = 0; i < entries.size(); i++) {

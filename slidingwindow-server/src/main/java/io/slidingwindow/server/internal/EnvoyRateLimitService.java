@@ -40,11 +40,11 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
     long start = System.nanoTime();
     RateLimitResponse response;
     try {
+      List<Descriptor> descriptors = descriptors(request.getDescriptorsList());
       Verdict verdict =
           decider.decide(
-              request.getDomain(),
-              descriptors(request.getDescriptorsList()),
-              Integer.toUnsignedLong(request.getHitsAddend()));
+              request.getDomain(), descriptors, Integer.toUnsignedLong(request.getHitsAddend()));
+      metrics.recorder().record(request.getDomain(), descriptors, verdict);
       response = toResponse(verdict);
       metrics.decided("grpc", request.getDomain(), verdict, System.nanoTime() - start);
     } catch (BadRequest e) {

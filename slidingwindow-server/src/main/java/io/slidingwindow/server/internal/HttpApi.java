@@ -79,13 +79,14 @@ public final class HttpApi {
     server.createContext("/metrics", guarded("GET", this::metrics));
     server.createContext("/healthcheck", guarded("GET", e -> send(e, 200, "text/plain", "OK")));
     server.createContext("/v1/stats", guarded("GET", this::stats));
+    new Dashboard(decider, metrics.recorder(), watcher).register(server, this);
   }
 
-  private interface Endpoint {
+  interface Endpoint {
     void handle(HttpExchange exchange) throws IOException;
   }
 
-  private HttpHandler guarded(String method, Endpoint endpoint) {
+  HttpHandler guarded(String method, Endpoint endpoint) {
     return exchange -> {
       // Counted before draining is read, so drain() either sees this exchange or refuses it.
       inFlight.incrementAndGet();
@@ -159,7 +160,9 @@ public final class HttpApi {
       }
       domain = text(request, "domain", "domain", true);
       long hits = hits(request.get("hits"), "hits");
-      verdict = decider.decide(domain, descriptors(request.get("descriptors")), hits);
+      List<Descriptor> descriptors = descriptors(request.get("descriptors"));
+      verdict = decider.decide(domain, descriptors, hits);
+      metrics.recorder().record(domain, descriptors, verdict);
     } catch (BadRequest e) {
       metrics.refused("http", e.kind().name().toLowerCase(Locale.ROOT));
       sendError(exchange, e.kind() == BadRequest.Kind.NOT_FOUND ? 404 : 400, e.getMessage());
@@ -211,11 +214,12 @@ public final class HttpApi {
     }
     Verdict verdict;
     try {
+      List<Descriptor> descriptors =
+          EnvoyRateLimitService.descriptors(request.getDescriptorsList());
       verdict =
           decider.decide(
-              request.getDomain(),
-              EnvoyRateLimitService.descriptors(request.getDescriptorsList()),
-              Integer.toUnsignedLong(request.getHitsAddend()));
+              request.getDomain(), descriptors, Integer.toUnsignedLong(request.getHitsAddend()));
+      metrics.recorder().record(request.getDomain(), descriptors, verdict);
     } catch (BadRequest e) {
       metrics.refused("http", e.kind().name().toLowerCase(Locale.ROOT));
       sendError(exchange, e.kind() == BadRequest.Kind.NOT_FOUND ? 404 : 400, e.getMessage());

@@ -31,6 +31,12 @@ public final class ServerMetrics {
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+  private final DecisionRecorder recorder = DecisionRecorder.system();
+
+  /** The recent decisions, per second, for the dashboard. */
+  public DecisionRecorder recorder() {
+    return recorder;
+  }
 
   /** Records a decided request that took {@code nanos}. */
   public void decided(String transport, String domain, Verdict verdict, long nanos) {

@@ -15,6 +15,18 @@ import org.junit.jupiter.api.Test;
 
 class DeciderTest {
 
+  @Test
+  void key_overrideAndConfiguredRuleOfTheSamePath_neverShareAKey() {
+    List<Entry> entries = List.of(new Entry("override", "x"));
+    List<String> values = List.of("x");
+
+    String configured = Decider.key(false, "d", "override", entries, values);
+    String override = Decider.key(true, "d", "override", entries, values);
+
+    assertThat(configured).isNotEqualTo(override);
+    assertThat(Decider.key(false, "d", "override", entries, values)).isEqualTo(configured);
+  }
+
   private final FakeTicker ticker = new FakeTicker(Long.MAX_VALUE - 1_000_000_000L);
 
   @Test

@@ -1,0 +1,376 @@
+package io.slidingwindow.server.internal;
+
+import io.slidingwindow.Ticker;
+import io.slidingwindow.server.internal.Decisions.Code;
+import io.slidingwindow.server.internal.Decisions.Descriptor;
+import io.slidingwindow.server.internal.Decisions.Entry;
+import io.slidingwindow.server.internal.Decisions.Status;
+import io.slidingwindow.server.internal.Decisions.Verdict;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Recent decisions for the dashboard: decided and refused descriptors per second, per domain and
+ * per rule, over the last {@value #HISTORY_SECONDS} seconds, and the descriptor values refused most
+ * over the last {@value #TOP_WINDOW_SECONDS} seconds.
+ *
+ * <p>Memory is bounded whatever the traffic: at most {@value #MAX_SERIES} domain series and as many
+ * rule series (further ones are added to an {@value #OTHER} series), one ring of {@value
+ * #HISTORY_SECONDS} one-second slots, and for the refused values a ring of {@value
+ * #TOP_WINDOW_SECONDS} one-second tables of at most {@value #MAX_KEYS_PER_SECOND} values each
+ * (refusals of further values in the same second are counted as {@value #OTHER}). Values are cut to
+ * {@value #MAX_KEY_CHARS} characters. A value refused in many seconds but never among the first
+ * {@value #MAX_KEYS_PER_SECOND} values of a second is missed; the counts are otherwise exact.
+ *
+ * <p>A refusal is a descriptor answered OVER_LIMIT; shadow-mode refusals (answered OK) count as
+ * decisions only. Time comes from the {@link Ticker}; a slot is reused once its second is older
+ * than the ring. Thread-safe and lock-free: recording a descriptor is one or two atomic additions
+ * to the current slot plus two map look-ups; a thread that records at the very moment its slot is
+ * reused for a new second may lose that one count.
+ */
+public final class DecisionRecorder {
+
+  /** The seconds of history kept. */
+  public static final int HISTORY_SECONDS = 300;
+
+  /** The seconds over which the most refused values are counted. */
+  public static final int TOP_WINDOW_SECONDS = 60;
+
+  /** The most series of each kind (domains, rules); further ones are folded into {@link #OTHER}. */
+  public static final int MAX_SERIES = 200;
+
+  /** The most distinct refused values counted per second. */
+  public static final int MAX_KEYS_PER_SECOND = 256;
+
+  /** The longest refused value kept, in characters. */
+  public static final int MAX_KEY_CHARS = 200;
+
+  /** The name of the series, or refused value, that collects what exceeds the bounds. */
+  public static final String OTHER = "other";
+
+  private static final int SLOT_WIDTH = 2 * (MAX_SERIES + 1);
+
+  /** A named series: its index in every slot. */
+  private record SeriesId(int index, String domain, String rule) {}
+
+  /**
+   * One second of counts: per series (domains, then rules) decisions at {@code 2 * index} and
+   * refusals at {@code 2 * index + 1}.
+   */
+  private static final class Slot {
+    final long second;
+    final AtomicLongArray domains = new AtomicLongArray(SLOT_WIDTH);
+    final AtomicLongArray rules = new AtomicLongArray(SLOT_WIDTH);
+
+    Slot(long second) {
+      this.second = second;
+    }
+  }
+
+  /** One second of refused values. */
+  private static final class KeySlot {
+    final long second;
+    final ConcurrentHashMap<RefusedKey, LongAdder> counts = new ConcurrentHashMap<>();
+
+    KeySlot(long second) {
+      this.second = second;
+    }
+  }
+
+  /**
+   * A refused descriptor.
+   *
+   * @param domain its domain
+   * @param rule the rule that refused it
+   * @param key its entries as {@code key=value}, joined by {@code ", "} (cut to {@value
+   *     #MAX_KEY_CHARS} characters), or {@value #OTHER}
+   */
+  public record RefusedKey(String domain, String rule, String key) {}
+
+  /**
+   * A refused descriptor and how often it was refused.
+   *
+   * @param key what was refused
+   * @param refusals its refusals over the last {@value #TOP_WINDOW_SECONDS} seconds
+   */
+  public record TopKey(RefusedKey key, long refusals) {}
+
+  /**
+   * One series of a snapshot.
+   *
+   * @param domain its domain, or {@value #OTHER}
+   * @param rule the rule's path for a rule series ({@code ""} for descriptors no rule matched), or
+   *     null for a domain series
+   * @param decisions decided descriptors per second, oldest first, aligned with {@link
+   *     Snapshot#seconds()}
+   * @param refusals refused descriptors per second, aligned likewise
+   */
+  public record Series(String domain, String rule, long[] decisions, long[] refusals) {}
+
+  /**
+   * What the recorder holds at one moment.
+   *
+   * @param seconds the seconds covered, as seconds since the epoch, oldest first; the last one is
+   *     the current, still counting second
+   * @param domains one series per domain that decided something
+   * @param rules one series per rule that decided something
+   * @param topRefused the most refused descriptors of the last {@value #TOP_WINDOW_SECONDS}
+   *     seconds, most refused first
+   */
+  public record Snapshot(
+      long[] seconds, List<Series> domains, List<Series> rules, List<TopKey> topRefused) {}
+
+  private final Ticker ticker;
+  private final long originNanos;
+  private final long originEpochSecond;
+  private final AtomicReferenceArray<Slot> slots = new AtomicReferenceArray<>(HISTORY_SECONDS);
+  private final AtomicReferenceArray<KeySlot> keySlots =
+      new AtomicReferenceArray<>(TOP_WINDOW_SECONDS);
+  private final ConcurrentHashMap<String, SeriesId> domainIds = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, ConcurrentHashMap<String, SeriesId>> ruleIds =
+      new ConcurrentHashMap<>();
+  private final AtomicInteger nextDomainIndex = new AtomicInteger(1);
+  private final AtomicInteger nextRuleIndex = new AtomicInteger(1);
+  private final SeriesId otherDomain = new SeriesId(0, OTHER, null);
+  private final SeriesId otherRule = new SeriesId(0, OTHER, OTHER);
+
+  /**
+   * Creates a recorder.
+   *
+   * @param ticker the clock that places decisions in seconds
+   * @param epochMillisNow the wall-clock time, in milliseconds since the epoch, at which {@code
+   *     ticker} reads its current value; it labels the seconds of {@link #snapshot()}
+   */
+  public DecisionRecorder(Ticker ticker, long epochMillisNow) {
+    if (ticker == null) {
+      throw new IllegalArgumentException("ticker must not be null");
+    }
+    this.ticker = ticker;
+    this.originNanos = ticker.read();
+    this.originEpochSecond = Math.floorDiv(epochMillisNow, 1000);
+  }
+
+  /** Creates a recorder on the system clock. */
+  public static DecisionRecorder system() {
+    return new DecisionRecorder(Ticker.system(), System.currentTimeMillis());
+  }
+
+  /**
+   * Records a decided request: one decision per status, and a refusal for every status that is
+   * OVER_LIMIT.
+   *
+   * @param domain the request's domain
+   * @param descriptors the request's descriptors, in the order of {@code verdict}'s statuses
+   * @param verdict the answer
+   */
+  public void record(String domain, List<Descriptor> descriptors, Verdict verdict) {
+    long second = second();
+    Slot slot = slot(second);
+    SeriesId domainId = domainId(domain);
+    List<Status> statuses = verdict.statuses();
+    for (int i = 0; i < statuses.size(); i++) {
+      Status status = statuses.get(i);
+      boolean refused = status.code() == Code.OVER_LIMIT;
+      SeriesId ruleId = ruleId(domainId, domain, status.rule());
+      slot.domains.getAndIncrement(2 * domainId.index());
+      slot.rules.getAndIncrement(2 * ruleId.index());
+      if (refused) {
+        slot.domains.getAndIncrement(2 * domainId.index() + 1);
+        slot.rules.getAndIncrement(2 * ruleId.index() + 1);
+        Descriptor descriptor = i < descriptors.size() ? descriptors.get(i) : null;
+        refusedKey(second, domain, status.rule(), descriptor);
+      }
+    }
+  }
+
+  private long second() {
+    return Math.floorDiv(ticker.read() - originNanos, 1_000_000_000L);
+  }
+
+  private Slot slot(long second) {
+    int index = (int) Math.floorMod(second, (long) HISTORY_SECONDS);
+    for (int attempt = 0; attempt < 8; attempt++) {
+      Slot slot = slots.get(index);
+      if (slot != null && slot.second == second) {
+        return slot;
+      }
+      if (slot != null && slot.second > second) {
+        // A newer second took the slot while this thread was late: count in a detached slot.
+        return new Slot(second);
+      }
+      slots.compareAndSet(index, slot, new Slot(second));
+    }
+    return new Slot(second);
+  }
+
+  private SeriesId domainId(String domain) {
+    SeriesId id = domainIds.get(domain);
+    if (id != null) {
+      return id;
+    }
+    if (nextDomainIndex.get() > MAX_SERIES) {
+      return otherDomain;
+    }
+    return domainIds.computeIfAbsent(domain, d -> newId(nextDomainIndex, d, null, otherDomain));
+  }
+
+  private SeriesId ruleId(SeriesId domainId, String domain, String rule) {
+    if (domainId == otherDomain) {
+      return otherRule;
+    }
+    ConcurrentHashMap<String, SeriesId> rules = ruleIds.get(domain);
+    if (rules == null) {
+      rules = ruleIds.computeIfAbsent(domain, d -> new ConcurrentHashMap<>());
+    }
+    SeriesId id = rules.get(rule);
+    if (id != null) {
+      return id;
+    }
+    if (nextRuleIndex.get() > MAX_SERIES) {
+      return otherRule;
+    }
+    return rules.computeIfAbsent(rule, r -> newId(nextRuleIndex, domain, r, otherRule));
+  }
+
+  private static SeriesId newId(AtomicInteger next, String domain, String rule, SeriesId other) {
+    int index = next.getAndUpdate(i -> i <= MAX_SERIES ? i + 1 : i);
+    return index <= MAX_SERIES ? new SeriesId(index, domain, rule) : other;
+  }
+
+  private void refusedKey(long second, String domain, String rule, Descriptor descriptor) {
+    KeySlot slot = keySlot(second);
+    RefusedKey key = new RefusedKey(domain, rule, describe(descriptor));
+    LongAdder count = slot.counts.get(key);
+    if (count == null) {
+      if (slot.counts.size() >= MAX_KEYS_PER_SECOND) {
+        key = new RefusedKey(domain, rule, OTHER);
+      }
+      count = slot.counts.computeIfAbsent(key, k -> new LongAdder());
+    }
+    count.increment();
+  }
+
+  private KeySlot keySlot(long second) {
+    int index = (int) Math.floorMod(second, (long) TOP_WINDOW_SECONDS);
+    for (int attempt = 0; attempt < 8; attempt++) {
+      KeySlot slot = keySlots.get(index);
+      if (slot != null && slot.second == second) {
+        return slot;
+      }
+      if (slot != null && slot.second > second) {
+        return new KeySlot(second);
+      }
+      keySlots.compareAndSet(index, slot, new KeySlot(second));
+    }
+    return new KeySlot(second);
+  }
+
+  private static String describe(Descriptor descriptor) {
+    if (descriptor == null) {
+      return OTHER;
+    }
+    StringBuilder text = new StringBuilder();
+    for (Entry entry : descriptor.entries()) {
+      if (text.length() > 0) {
+        text.append(", ");
+      }
+      text.append(entry.key()).append('=').append(entry.value());
+      if (text.length() >= MAX_KEY_CHARS) {
+        break;
+      }
+    }
+    if (text.length() > MAX_KEY_CHARS) {
+      text.setLength(MAX_KEY_CHARS - 1);
+      text.append('…');
+    }
+    return text.toString();
+  }
+
+  /** The counts of the last {@value #HISTORY_SECONDS} seconds and the most refused values. */
+  public Snapshot snapshot() {
+    return snapshot(10);
+  }
+
+  /**
+   * The counts of the last {@value #HISTORY_SECONDS} seconds and the {@code top} most refused
+   * values.
+   *
+   * @param top how many refused values to return, at least 0
+   * @throws IllegalArgumentException if {@code top} is negative
+   */
+  public Snapshot snapshot(int top) {
+    if (top < 0) {
+      throw new IllegalArgumentException("top must be at least 0, was " + top);
+    }
+    long now = second();
+    long first = now - HISTORY_SECONDS + 1;
+    long[] seconds = new long[HISTORY_SECONDS];
+    Slot[] ordered = new Slot[HISTORY_SECONDS];
+    for (int i = 0; i < HISTORY_SECONDS; i++) {
+      long second = first + i;
+      seconds[i] = originEpochSecond + second;
+      Slot slot = slots.get((int) Math.floorMod(second, (long) HISTORY_SECONDS));
+      ordered[i] = slot != null && slot.second == second ? slot : null;
+    }
+    List<SeriesId> domains = new ArrayList<>(domainIds.values());
+    domains.add(otherDomain);
+    List<SeriesId> rules = new ArrayList<>();
+    ruleIds.values().forEach(m -> rules.addAll(m.values()));
+    rules.add(otherRule);
+    return new Snapshot(
+        seconds,
+        series(domains, ordered, true),
+        series(rules, ordered, false),
+        topRefused(now, top));
+  }
+
+  private static List<Series> series(List<SeriesId> ids, Slot[] ordered, boolean domains) {
+    List<Series> out = new ArrayList<>();
+    for (SeriesId id : ids) {
+      long[] decisions = new long[ordered.length];
+      long[] refusals = new long[ordered.length];
+      boolean any = false;
+      for (int i = 0; i < ordered.length; i++) {
+        if (ordered[i] != null) {
+          AtomicLongArray counts = domains ? ordered[i].domains : ordered[i].rules;
+          decisions[i] = counts.get(2 * id.index());
+          refusals[i] = counts.get(2 * id.index() + 1);
+          any |= decisions[i] != 0;
+        }
+      }
+      if (any) {
+        out.add(new Series(id.domain(), id.rule(), decisions, refusals));
+      }
+    }
+    out.sort(
+        Comparator.comparing(Series::domain).thenComparing(s -> s.rule() == null ? "" : s.rule()));
+    return out;
+  }
+
+  private List<TopKey> topRefused(long now, int top) {
+    Map<RefusedKey, Long> totals = new HashMap<>();
+    for (int i = 0; i < TOP_WINDOW_SECONDS; i++) {
+      KeySlot slot = keySlots.get(i);
+      if (slot != null && slot.second > now - TOP_WINDOW_SECONDS && slot.second <= now) {
+        slot.counts.forEach((key, count) -> totals.merge(key, count.sum(), Long::sum));
+      }
+    }
+    List<TopKey> keys = new ArrayList<>(totals.size());
+    totals.forEach((key, count) -> keys.add(new TopKey(key, count)));
+    keys.sort(
+        Comparator.comparingLong(TopKey::refusals)
+            .reversed()
+            .thenComparing(k -> k.key().domain())
+            .thenComparing(k -> k.key().rule())
+            .thenComparing(k -> k.key().key()));
+    return keys.size() > top ? List.copyOf(keys.subList(0, top)) : List.copyOf(keys);
+  }
+}

@@ -1,0 +1,183 @@
+package io.slidingwindow.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The dashboard page in a real browser (headless Chromium, which must be installed: {@code
+ * /usr/bin/chromium}, or {@code -Dchromium.binary=PATH}): while the page is open, traffic is sent
+ * over HTTP, and the page must draw it, list the refused descriptors as text, and report no error.
+ */
+class DashboardBrowserIT {
+
+  private static final String CONFIG =
+      """
+      domain: shop
+      descriptors:
+        - key: client
+          rate_limit:
+            unit: minute
+            requests_per_unit: 3
+        - key: path
+          value: /health
+          rate_limit:
+            unlimited: true
+      """;
+
+  /** A client-chosen value that would run script if the page inserted it as HTML. */
+  private static final String HOSTILE = "<img src=x onerror=\"document.body.dataset.pwned='yes'\">";
+
+  @TempDir Path dir;
+  private final HttpClient client =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final ObjectMapper json = new ObjectMapper();
+  private RateLimitServer server;
+  private HeadlessChromium browser;
+
+  @BeforeEach
+  void start() throws Exception {
+    Path config = dir.resolve("shop.yaml");
+    Files.writeString(config, CONFIG);
+    server =
+        RateLimitServer.builder()
+            .config(config)
+            .grpcPort(0)
+            .httpPort(0)
+            .reloadInterval(Duration.ZERO)
+            .start();
+    Path binary =
+        Path.of(System.getProperty("chromium.binary", HeadlessChromium.DEFAULT_BINARY.toString()));
+    browser = new HeadlessChromium(binary, 1280, 900);
+  }
+
+  @AfterEach
+  void stop() {
+    if (browser != null) {
+      browser.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  private int decide(String key, String value) throws IOException, InterruptedException {
+    String body =
+        json.writeValueAsString(
+            json.createObjectNode()
+                .put("domain", "shop")
+                .set(
+                    "descriptors",
+                    json.createArrayNode()
+                        .add(
+                            json.createObjectNode()
+                                .set(
+                                    "entries",
+                                    json.createArrayNode()
+                                        .add(
+                                            json.createObjectNode()
+                                                .put("key", key)
+                                                .put("value", value))))));
+    HttpResponse<String> response =
+        client.send(
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + server.httpPort() + "/v1/decide"))
+                .timeout(Duration.ofSeconds(10))
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    return response.statusCode();
+  }
+
+  private long number(String expression) throws Exception {
+    JsonNode value = browser.evaluate(expression);
+    return value.isTextual() ? Long.parseLong(value.asText()) : value.asLong();
+  }
+
+  private String text(String expression) throws Exception {
+    return browser.evaluate(expression).asText();
+  }
+
+  @Test
+  void dashboard_trafficWhileOpen_drawnAndListedWithoutErrors() throws Exception {
+    browser.navigate("http://127.0.0.1:" + server.httpPort() + "/dashboard");
+    // While the page loads, its body may be missing and an evaluation may meet the blank page
+    // being replaced; both only delay the first draw.
+    await("the page's first draw")
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptionsInstanceOf(IllegalStateException.class)
+        .until(() -> number("document.body ? Number(document.body.dataset.draws || 0) : 0") >= 1);
+    assertThat(number("Number(document.body.dataset.points)")).isZero();
+    assertThat(text("document.querySelector('#top tbody').textContent"))
+        .contains("nothing refused");
+
+    int granted = 0;
+    int refused = 0;
+    for (int i = 0; i < 10; i++) {
+      int status = decide("client", "alice");
+      granted += status == 200 ? 1 : 0;
+      refused += status == 429 ? 1 : 0;
+    }
+    for (int i = 0; i < 5; i++) {
+      decide("client", HOSTILE);
+    }
+    for (int i = 0; i < 4; i++) {
+      assertThat(decide("path", "/health")).isEqualTo(200);
+    }
+    assertThat(granted).isEqualTo(3);
+    assertThat(refused).isEqualTo(7);
+
+    await("the traffic drawn and the refused descriptors listed")
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              assertThat(number("Number(document.body.dataset.points)")).isPositive();
+              assertThat(text("document.querySelector('#top tbody').textContent"))
+                  .contains("client=alice")
+                  .contains("client=" + HOSTILE);
+            });
+
+    // The table rows: alice first with her 7 refusals, then the hostile value's 2.
+    assertThat(
+            text(
+                "Array.from(document.querySelectorAll('#top tbody tr')).map(r =>"
+                    + " Array.from(r.cells).map(c => c.textContent).join('|')).join('\\n"
+                    + "')"))
+        .isEqualTo("shop|client|client=alice|7\nshop|client|client=" + HOSTILE + "|2");
+    // The hostile value stayed text: no element was made of it and its handler never ran.
+    assertThat(number("document.querySelectorAll('img').length")).isZero();
+    assertThat(
+            browser.evaluate("document.body.dataset.pwned").isMissingNode()
+                || browser.evaluate("document.body.dataset.pwned").isNull())
+        .isTrue();
+    // Both charts drew: uPlot made a canvas for each.
+    assertThat(
+            number(
+                "document.querySelectorAll('#chart-domains canvas, #chart-rules canvas').length"))
+        .isEqualTo(2);
+    assertThat(text("document.querySelector('#chart-domains').textContent"))
+        .contains("shop decisions")
+        .contains("shop refusals");
+    assertThat(text("document.querySelector('#config tbody').textContent"))
+        .contains("3 per 1m")
+        .contains("unlimited");
+    assertThat(text("document.getElementById('backend').textContent")).isEqualTo("backend: memory");
+    assertThat(number("Number(document.body.dataset.updated)")).isPositive();
+
+    assertThat(browser.errors()).as("errors the page reported").isEmpty();
+  }
+}

@@ -1,0 +1,65 @@
+package io.slidingwindow.spring;
+
+import io.slidingwindow.redis.RedisBackend;
+import io.slidingwindow.redis.RedisHealth;
+import io.slidingwindow.redis.RedisProblem;
+import java.time.Duration;
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.HealthIndicator;
+
+/**
+ * The health of the rate limiter's Redis, as {@code slidingwindow} in {@code /actuator/health}:
+ * UP when Redis runs the limiter's probe script (a write to one key of the library's own), DOWN
+ * otherwise. Details: {@code problem} and {@code explanation} when Redis refuses the script for a
+ * lasting reason (a replica, no scripting, credentials, ACL rights), {@code detail} (Redis's reply
+ * or why there was none), {@code latestProblem} (what the limiters' own latest failed calls met,
+ * if anything), {@code limiters} and {@code breakersOpen} (how many of the starter's Redis limiters
+ * skip Redis right now because it kept failing).
+ *
+ * <p>Each check blocks for at most about {@code slidingwindow.redis.health-timeout}.
+ */
+public class SlidingWindowRedisHealthIndicator implements HealthIndicator {
+
+  private final RedisBackend backend;
+  private final SlidingWindowRedisLimiters limiters;
+  private final Duration timeout;
+
+  /**
+   * @param limiters the limiters whose breakers to count, or null to leave those details out
+   * @throws IllegalArgumentException if {@code backend} is null or {@code timeout} is null or not
+   *     positive
+   */
+  public SlidingWindowRedisHealthIndicator(
+      RedisBackend backend, SlidingWindowRedisLimiters limiters, Duration timeout) {
+    if (backend == null) {
+      throw new IllegalArgumentException("backend must not be null");
+    }
+    if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException(
+          SlidingWindowRedisProperties.PREFIX + ".health-timeout must be positive, was " + timeout);
+    }
+    this.backend = backend;
+    this.limiters = limiters;
+    this.timeout = timeout;
+  }
+
+  @Override
+  public Health health() {
+    RedisHealth probe = backend.health(timeout);
+    Health.Builder health = probe.up() ? Health.up() : Health.down();
+    if (probe.problem() != null) {
+      health.withDetail("problem", probe.problem().name());
+      health.withDetail("explanation", probe.problem().explanation());
+    }
+    health.withDetail("detail", RedisUris.mask(probe.detail()));
+    RedisProblem latest = backend.latestProblem();
+    if (latest != null) {
+      health.withDetail("latestProblem", latest.name());
+    }
+    if (limiters != null) {
+      health.withDetail("limiters", limiters.count());
+      health.withDetail("breakersOpen", limiters.breakersOpen());
+    }
+    return health.build();
+  }
+}
