@@ -70,8 +70,7 @@ public final class Decision {
   }
 
   /**
-   * How many permits the binding limit would still grant now, after this decision; never
-   * negative.
+   * How many permits the binding limit would still grant now, after this decision; never negative.
    */
   public long remaining() {
     return remaining;

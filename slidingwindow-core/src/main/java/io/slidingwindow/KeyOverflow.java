@@ -14,10 +14,9 @@ package io.slidingwindow;
 public enum KeyOverflow {
 
   /**
-   * Refuse the request (the default). Tracked keys keep their guarantee; new keys are refused
-   * until room is found. The refusal's {@link Decision#retryAfter()} is only a hint, and may be
-   * early: the longest window, after which every tracked key that got no more traffic can be
-   * evicted.
+   * Refuse the request (the default). Tracked keys keep their guarantee; new keys are refused until
+   * room is found. The refusal's {@link Decision#retryAfter()} is only a hint, and may be early:
+   * the longest window, after which every tracked key that got no more traffic can be evicted.
    */
   REFUSE,
 

@@ -13,13 +13,13 @@ import java.util.List;
  * KeyOverflow} policy. It is thread-safe: each key has its own lock (the monitor of its state), and
  * requests for different keys do not contend.
  *
- * <p>Memory, besides the key itself, with compressed references (measured with {@code
- * KeyedMemory} in the benchmarks module). A key with one limit costs about 90 bytes: its node and
- * slot in the table, about 43, and one 48-byte state. Its ring of runs comes with the first run:
- * 16 bytes plus 8 per slot, or 16 per slot if the limit's permits exceed its precision in
- * nanoseconds; it starts at two slots and doubles up to {@link Limit#maxStoredRuns()}. For example
- * 1000 per minute at the default 60 ms precision, with 3 runs in a ring of 4: about 140 bytes. A
- * key with {@code n >= 2} limits costs about {@code 100 + 50 * n} bytes plus a ring per limit.
+ * <p>Memory, besides the key itself, with compressed references (measured with {@code KeyedMemory}
+ * in the benchmarks module). A key with one limit costs about 90 bytes: its node and slot in the
+ * table, about 43, and one 48-byte state. Its ring of runs comes with the first run: 16 bytes plus
+ * 8 per slot, or 16 per slot if the limit's permits exceed its precision in nanoseconds; it starts
+ * at two slots and doubles up to {@link Limit#maxStoredRuns()}. For example 1000 per minute at the
+ * default 60 ms precision, with 3 runs in a ring of 4: about 140 bytes. A key with {@code n >= 2}
+ * limits costs about {@code 100 + 50 * n} bytes plus a ring per limit.
  *
  * @param <K> the key type; keys need consistent {@code equals} and {@code hashCode}
  */

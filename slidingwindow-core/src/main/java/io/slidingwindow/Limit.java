@@ -5,19 +5,19 @@ import io.slidingwindow.internal.WindowMath;
 import java.time.Duration;
 
 /**
- * A limit of {@code permits} per sliding {@code window}, tracked in buckets of width
- * {@code precision}.
+ * A limit of {@code permits} per sliding {@code window}, tracked in buckets of width {@code
+ * precision}.
  *
- * <p>Every limiter of this library enforces a limit in the same way: for every interval
- * {@code [t, t + window)} of its clock, the permits it grants with timestamps inside the interval
- * sum to at most {@link #permits()}. The precision only decides how soon capacity comes back: a
- * request is refused only if an exact sliding log over {@code window + precision} would refuse it
- * too, and a precision of one nanosecond ({@link #exact}) makes the limiter an exact sliding log.
- * Coarser precision means less memory: a limiter stores at most
- * {@code min(permits, ceil(window / precision) + 1)} (bucket, count) runs per limit.
+ * <p>Every limiter of this library enforces a limit in the same way: for every interval {@code [t,
+ * t + window)} of its clock, the permits it grants with timestamps inside the interval sum to at
+ * most {@link #permits()}. The precision only decides how soon capacity comes back: a request is
+ * refused only if an exact sliding log over {@code window + precision} would refuse it too, and a
+ * precision of one nanosecond ({@link #exact}) makes the limiter an exact sliding log. Coarser
+ * precision means less memory: a limiter stores at most {@code min(permits, ceil(window /
+ * precision) + 1)} (bucket, count) runs per limit.
  *
- * <p>The default precision is {@code window / 1000}, but not below one microsecond (and never
- * above the window).
+ * <p>The default precision is {@code window / 1000}, but not below one microsecond (and never above
+ * the window).
  *
  * <p>Instances are immutable and thread-safe.
  */
@@ -49,7 +49,9 @@ public final class Limit {
     Checks.requirePositive(permits, "permits");
     long windowNanos = Checks.requirePositiveNanos(window, "window");
     long precisionNanos =
-        Math.min(windowNanos, Math.max(windowNanos / DEFAULT_BUCKETS_PER_WINDOW, MIN_DEFAULT_PRECISION_NANOS));
+        Math.min(
+            windowNanos,
+            Math.max(windowNanos / DEFAULT_BUCKETS_PER_WINDOW, MIN_DEFAULT_PRECISION_NANOS));
     return new Limit(permits, windowNanos, precisionNanos);
   }
 
@@ -107,9 +109,9 @@ public final class Limit {
   }
 
   /**
-   * The most (bucket, count) runs a limiter stores for this limit: {@code min(permits,
-   * ceil(window / precision) + 1)}. In process a run takes 8 bytes when {@code permits} does not
-   * exceed the precision in nanoseconds, else 16.
+   * The most (bucket, count) runs a limiter stores for this limit: {@code min(permits, ceil(window
+   * / precision) + 1)}. In process a run takes 8 bytes when {@code permits} does not exceed the
+   * precision in nanoseconds, else 16.
    */
   public long maxStoredRuns() {
     return WindowMath.maxRuns(permits, windowNanos, precisionNanos);
@@ -125,7 +127,9 @@ public final class Limit {
 
   @Override
   public int hashCode() {
-    return Long.hashCode(permits) * 961 + Long.hashCode(windowNanos) * 31 + Long.hashCode(precisionNanos);
+    return Long.hashCode(permits) * 961
+        + Long.hashCode(windowNanos) * 31
+        + Long.hashCode(precisionNanos);
   }
 
   /** For example {@code "100 per PT1S (precision PT0.001S)"}. */

@@ -15,6 +15,7 @@ import java.util.List;
 abstract class LimiterBuilder<B extends LimiterBuilder<B>> {
 
   final List<Limit> limits = new ArrayList<>();
+
   /** Null until set. */
   private Ticker ticker;
 

@@ -1,9 +1,9 @@
 package io.slidingwindow;
 
 import io.slidingwindow.internal.Checks;
+import io.slidingwindow.internal.KeyLimits;
 import io.slidingwindow.internal.KeyTable;
 import io.slidingwindow.internal.Permits;
-import io.slidingwindow.internal.KeyLimits;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.LongFunction;

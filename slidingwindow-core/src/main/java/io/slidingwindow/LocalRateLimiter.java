@@ -1,8 +1,8 @@
 package io.slidingwindow;
 
 import io.slidingwindow.internal.Checks;
-import io.slidingwindow.internal.Permits;
 import io.slidingwindow.internal.KeyLimits;
+import io.slidingwindow.internal.Permits;
 import java.time.Duration;
 import java.util.List;
 

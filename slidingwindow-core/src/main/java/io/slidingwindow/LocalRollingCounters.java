@@ -1,8 +1,8 @@
 package io.slidingwindow;
 
 import io.slidingwindow.internal.Checks;
-import io.slidingwindow.internal.KeyTable;
 import io.slidingwindow.internal.CounterRuns;
+import io.slidingwindow.internal.KeyTable;
 import java.time.Duration;
 
 /**

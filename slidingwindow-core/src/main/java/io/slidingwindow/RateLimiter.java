@@ -33,24 +33,23 @@ public interface RateLimiter {
    * Takes {@code permits} now if every limit allows them. Allocates nothing.
    *
    * @return whether the permits were granted
-   * @throws IllegalArgumentException if {@code permits} is not positive or exceeds a limit's
-   *     {@code N}
+   * @throws IllegalArgumentException if {@code permits} is not positive or exceeds a limit's {@code
+   *     N}
    */
   boolean tryAcquire(long permits);
 
   /**
    * As {@link #tryAcquire(long)}, and says why, how much is left and when to retry.
    *
-   * @throws IllegalArgumentException if {@code permits} is not positive or exceeds a limit's
-   *     {@code N}
+   * @throws IllegalArgumentException if {@code permits} is not positive or exceeds a limit's {@code
+   *     N}
    */
   Decision decide(long permits);
 
   /**
-   * Takes {@code permits}, waiting up to {@code timeout} for them. It waits only when the
-   * request's exact {@link Decision#retryAfter()} fits in the time left, so it returns {@code
-   * false} at once when the permits cannot come in time, and waits again if other callers took them
-   * first.
+   * Takes {@code permits}, waiting up to {@code timeout} for them. It waits only when the request's
+   * exact {@link Decision#retryAfter()} fits in the time left, so it returns {@code false} at once
+   * when the permits cannot come in time, and waits again if other callers took them first.
    *
    * @return whether the permits were granted
    * @throws IllegalArgumentException if {@code permits} is invalid or {@code timeout} is null

@@ -90,8 +90,8 @@ public interface RollingCounters<K> {
   void cleanUp();
 
   /**
-   * Returns a builder of in-process counters whose windows are {@code size} buckets of width
-   * {@code interval}.
+   * Returns a builder of in-process counters whose windows are {@code size} buckets of width {@code
+   * interval}.
    *
    * @throws IllegalArgumentException if {@code size} is not positive or exceeds {@link
    *     RollingWindow#MAX_SIZE}, or {@code interval} is null, not positive, or {@code size *
@@ -112,6 +112,7 @@ public interface RollingCounters<K> {
 
     private final int size;
     private final long intervalNanos;
+
     /** Null until set, as the settings below. */
     private Ticker ticker;
 
@@ -125,9 +126,10 @@ public interface RollingCounters<K> {
     }
 
     /**
-     * Sets the clock, {@link Ticker#coarse()} by default (cheap to read, about a millisecond behind;
-     * see {@link RollingWindow.Builder#ticker}); pass {@link Ticker#system()} for exact bucket edges.
-     * It is read once when the counters are built (their origin) and once per operation.
+     * Sets the clock, {@link Ticker#coarse()} by default (cheap to read, about a millisecond
+     * behind; see {@link RollingWindow.Builder#ticker}); pass {@link Ticker#system()} for exact
+     * bucket edges. It is read once when the counters are built (their origin) and once per
+     * operation.
      *
      * @throws IllegalArgumentException if {@code ticker} is null
      * @throws IllegalStateException if another ticker was set

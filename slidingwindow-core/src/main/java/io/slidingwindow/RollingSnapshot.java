@@ -8,12 +8,12 @@ import java.util.OptionalDouble;
  * values added in the buckets the snapshot covers (see {@link RollingWindow#reduce()} for exactly
  * which span that is), with the mean and per-second rates derived from them.
  *
- * <p>Rates are per second of {@link #length()}, the covered buckets' whole length
- * ({@code buckets * interval}, as Sentinel's and Hystrix's rolling metrics count it), except that
- * buckets before the window's origin (its bucket 0) are not counted: a rate read before a whole
- * window has passed is not diluted by time before the window existed. The newest bucket is counted
- * whole even while it is still filling (unless the window ignores it), so a rate read early in a
- * bucket understates a steady rate by up to one bucket's share.
+ * <p>Rates are per second of {@link #length()}, the covered buckets' whole length ({@code buckets *
+ * interval}, as Sentinel's and Hystrix's rolling metrics count it), except that buckets before the
+ * window's origin (its bucket 0) are not counted: a rate read before a whole window has passed is
+ * not diluted by time before the window existed. The newest bucket is counted whole even while it
+ * is still filling (unless the window ignores it), so a rate read early in a bucket understates a
+ * steady rate by up to one bucket's share.
  *
  * <p>The sum is a {@code double} sum of finite values and is not guarded against overflow: it is
  * {@code ±Infinity} once values near {@link Double#MAX_VALUE} add up beyond it, and NaN when some
@@ -83,8 +83,8 @@ public final class RollingSnapshot {
   }
 
   /**
-   * The sum per second: {@code sum} over {@link #length()} in seconds; {@code 0} when the length
-   * is zero (then nothing is covered).
+   * The sum per second: {@code sum} over {@link #length()} in seconds; {@code 0} when the length is
+   * zero (then nothing is covered).
    */
   public double sumPerSecond() {
     return lengthNanos == 0 ? 0 : sum * NANOS_PER_SECOND / lengthNanos;

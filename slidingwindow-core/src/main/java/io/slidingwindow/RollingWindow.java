@@ -38,7 +38,6 @@ import java.time.Duration;
  * one stripe to start with, and at most one per processor (rounded up to a power of two, at most
  * 64) when adds contend.
  *
- *
  * <p><b>Design.</b> Each bucket is a stamped slot of a ring, so an add never walks over expired
  * buckets and does no division while it stays in the current bucket; contention is met with more
  * rings (stripes) rather than waiting, as {@code LongAdder} does, and a reduce reads the rings
@@ -80,8 +79,8 @@ public final class RollingWindow {
 
   /**
    * Adds {@code value} to the current bucket. Thread-safe; allocates nothing once the window has
-   * adapted to its callers: only a thread's first add that finds a window contended or striped,
-   * and an add that grows the stripes, allocate (see the class comment).
+   * adapted to its callers: only a thread's first add that finds a window contended or striped, and
+   * an add that grows the stripes, allocate (see the class comment).
    *
    * @throws IllegalArgumentException if {@code value} is NaN or infinite
    */
@@ -99,8 +98,8 @@ public final class RollingWindow {
   }
 
   /**
-   * Returns the statistics of the values the window covers now: the buckets {@code b(t) - size +
-   * 1} through {@code b(t)}, or through {@code b(t) - 1} when the window ignores the current bucket
+   * Returns the statistics of the values the window covers now: the buckets {@code b(t) - size + 1}
+   * through {@code b(t)}, or through {@code b(t) - 1} when the window ignores the current bucket
    * (see the class comment for the exact time span). Thread-safe: it includes every add that
    * completed before it began; an add that runs concurrently is included or not, whole.
    */

@@ -154,7 +154,9 @@ class KeyedRateLimiterTest {
     assertThat(admitted).as("every empty key was reached within 100 requests").isEqualTo(10);
     assertThat(limiter.trackedKeys()).isEqualTo(100);
     for (int k = 0; k < 90; k++) {
-      assertThat(limiter.tryAcquire("k" + k, 2)).as("k%d still counts its grant: never evicted", k).isFalse();
+      assertThat(limiter.tryAcquire("k" + k, 2))
+          .as("k%d still counts its grant: never evicted", k)
+          .isFalse();
     }
   }
 
@@ -291,7 +293,9 @@ class KeyedRateLimiterTest {
             }
           }
           long expected = Math.min(attempts[k], permits - inWindow);
-          assertThat(granted.get(k)).as("key %d in round %d, seed %d", k, r, seed).isEqualTo(expected);
+          assertThat(granted.get(k))
+              .as("key %d in round %d, seed %d", k, r, seed)
+              .isEqualTo(expected);
           if (expected > 0) {
             grantsPerKey.get(k).add(new long[] {now, expected});
           }

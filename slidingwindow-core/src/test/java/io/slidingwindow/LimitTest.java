@@ -11,9 +11,11 @@ class LimitTest {
   @Test
   void of_defaultPrecision_isAThousandthOfTheWindowButNotBelowOneMicrosecondNorAboveTheWindow() {
     assertThat(Limit.of(100, Duration.ofSeconds(1)).precision()).isEqualTo(Duration.ofMillis(1));
-    assertThat(Limit.of(100, Duration.ofMillis(10)).precision()).isEqualTo(Duration.ofNanos(10_000));
+    assertThat(Limit.of(100, Duration.ofMillis(10)).precision())
+        .isEqualTo(Duration.ofNanos(10_000));
     assertThat(Limit.of(100, Duration.ofMillis(1)).precision()).isEqualTo(Duration.ofNanos(1_000));
-    assertThat(Limit.of(100, Duration.ofNanos(500_000)).precision()).isEqualTo(Duration.ofNanos(1_000));
+    assertThat(Limit.of(100, Duration.ofNanos(500_000)).precision())
+        .isEqualTo(Duration.ofNanos(1_000));
     assertThat(Limit.of(100, Duration.ofNanos(300)).precision()).isEqualTo(Duration.ofNanos(300));
   }
 
@@ -31,7 +33,10 @@ class LimitTest {
     assertThat(Limit.of(10_000_000, Duration.ofSeconds(1)).maxStoredRuns()).isEqualTo(1_001);
     assertThat(Limit.of(10, Duration.ofSeconds(1)).maxStoredRuns()).isEqualTo(10);
     // 1 s in buckets of 300 ms spans ceil(1000 / 300) = 4 buckets, so 5 can be counted at once.
-    assertThat(Limit.of(100, Duration.ofSeconds(1)).withPrecision(Duration.ofMillis(300)).maxStoredRuns())
+    assertThat(
+            Limit.of(100, Duration.ofSeconds(1))
+                .withPrecision(Duration.ofMillis(300))
+                .maxStoredRuns())
         .isEqualTo(5);
   }
 
@@ -71,14 +76,17 @@ class LimitTest {
     assertThatThrownBy(() -> limit.withPrecision(Duration.ofMillis(1001)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("precision must not exceed the window PT1S, was PT1.001S");
-    assertThat(limit.withPrecision(Duration.ofSeconds(1)).precisionNanos()).isEqualTo(1_000_000_000L);
+    assertThat(limit.withPrecision(Duration.ofSeconds(1)).precisionNanos())
+        .isEqualTo(1_000_000_000L);
   }
 
   @Test
   void equalsAndToString_reflectPermitsWindowAndPrecision() {
     Limit a = Limit.of(100, Duration.ofSeconds(1));
 
-    assertThat(a).isEqualTo(Limit.of(100, Duration.ofMillis(1000))).hasSameHashCodeAs(Limit.of(100, Duration.ofMillis(1000)));
+    assertThat(a)
+        .isEqualTo(Limit.of(100, Duration.ofMillis(1000)))
+        .hasSameHashCodeAs(Limit.of(100, Duration.ofMillis(1000)));
     assertThat(a).isNotEqualTo(a.withPrecision(Duration.ofMillis(2)));
     assertThat(a).isNotEqualTo(Limit.of(101, Duration.ofSeconds(1)));
     assertThat(a).hasToString("100 per PT1S (precision PT0.001S)");

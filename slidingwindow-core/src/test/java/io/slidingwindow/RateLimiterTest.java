@@ -62,7 +62,8 @@ class RateLimiterTest {
     ManualTicker ticker = new ManualTicker(0);
     Limit perSecond = Limit.exact(5, Duration.ofSeconds(1));
     Limit perMinute = Limit.exact(6, Duration.ofMinutes(1));
-    RateLimiter limiter = RateLimiter.builder().limit(perSecond).limit(perMinute).ticker(ticker).build();
+    RateLimiter limiter =
+        RateLimiter.builder().limit(perSecond).limit(perMinute).ticker(ticker).build();
 
     Decision first = limiter.decide(4);
     assertThat(first.allowed()).isTrue();
@@ -90,10 +91,11 @@ class RateLimiterTest {
         RateLimiter.builder()
             .limit(Limit.exact(2, Duration.ofSeconds(1)))
             .ticker(ticker)
-            .sleeper(nanos -> {
-              sleeps.add(nanos);
-              ticker.advance(nanos);
-            })
+            .sleeper(
+                nanos -> {
+                  sleeps.add(nanos);
+                  ticker.advance(nanos);
+                })
             .build();
     assertThat(limiter.tryAcquire(2)).isTrue();
     ticker.advance(SECOND / 4);
@@ -131,13 +133,15 @@ class RateLimiterTest {
         RateLimiter.builder()
             .limit(Limit.exact(1, Duration.ofSeconds(1)))
             .ticker(ticker)
-            .sleeper(nanos -> {
-              sleeps.add(nanos);
-              ticker.advance(nanos);
-              if (sleeps.size() == 1) {
-                assertThat(self[0].tryAcquire()).isTrue(); // another caller takes the permit first
-              }
-            })
+            .sleeper(
+                nanos -> {
+                  sleeps.add(nanos);
+                  ticker.advance(nanos);
+                  if (sleeps.size() == 1) {
+                    assertThat(self[0].tryAcquire())
+                        .isTrue(); // another caller takes the permit first
+                  }
+                })
             .build();
     assertThat(self[0].tryAcquire()).isTrue();
 
@@ -153,16 +157,19 @@ class RateLimiterTest {
         RateLimiter.builder()
             .limit(Limit.exact(1, Duration.ofSeconds(1)))
             .ticker(ticker)
-            .sleeper(nanos -> {
-              throw new InterruptedException("interrupted while waiting");
-            })
+            .sleeper(
+                nanos -> {
+                  throw new InterruptedException("interrupted while waiting");
+                })
             .build();
     assertThat(limiter.tryAcquire()).isTrue();
 
     assertThatThrownBy(() -> limiter.acquire(1, Duration.ofSeconds(5)))
         .isInstanceOf(InterruptedException.class);
     ticker.advance(SECOND);
-    assertThat(limiter.decide(1).remaining()).as("nothing was granted to the interrupted caller").isZero();
+    assertThat(limiter.decide(1).remaining())
+        .as("nothing was granted to the interrupted caller")
+        .isZero();
   }
 
   @Test
@@ -189,10 +196,12 @@ class RateLimiterTest {
         RateLimiter.builder()
             .limit(Limit.exact(1, Duration.ofSeconds(1)))
             .ticker(ticker)
-            .sleeper(nanos -> {
-              sleeps.add(nanos);
-              ticker.advance(sleeps.size() == 1 ? -1 : nanos + 1); // first wake-up reads 1 ns early
-            })
+            .sleeper(
+                nanos -> {
+                  sleeps.add(nanos);
+                  ticker.advance(
+                      sleeps.size() == 1 ? -1 : nanos + 1); // first wake-up reads 1 ns early
+                })
             .build();
     assertThat(limiter.tryAcquire()).isTrue();
 
@@ -202,8 +211,8 @@ class RateLimiterTest {
 
   /**
    * Five rounds of 200 000 calls after a warm-up: at least one round must allocate nothing at all.
-   * One object per call would show in every round; a round may still see a few hundred bytes of
-   * JVM noise (class loading, compilation), so not every round must be clean.
+   * One object per call would show in every round; a round may still see a few hundred bytes of JVM
+   * noise (class loading, compilation), so not every round must be clean.
    */
   @Test
   void tryAcquire_warmLimiter_allocatesNothing() {
@@ -248,8 +257,8 @@ class RateLimiterTest {
   }
 
   /**
-   * A ring buffer of grant timestamps would hold 10 000 000 longs (80 MB) for this limit; the bucketed ring
-   * holds at most ceil(1 s / 1 ms) + 1 = 1001 runs of 16 bytes, whatever the rate.
+   * A ring buffer of grant timestamps would hold 10 000 000 longs (80 MB) for this limit; the
+   * bucketed ring holds at most ceil(1 s / 1 ms) + 1 = 1001 runs of 16 bytes, whatever the rate.
    */
   @Test
   void saturatedTenMillionPerSecond_storesAtMostBucketsPlusOneRuns() {
@@ -269,7 +278,8 @@ class RateLimiterTest {
       mostRuns = Math.max(mostRuns, limiter.storedRuns()[0]);
       ticker.advance(37_000);
     }
-    // Then exactly the limit's rate, one request per bucket: every bucket of the window holds a run.
+    // Then exactly the limit's rate, one request per bucket: every bucket of the window holds a
+    // run.
     for (long t = 0; t < 3 * SECOND; t += 1_000_000) {
       limiter.tryAcquire(10_000);
       mostRuns = Math.max(mostRuns, limiter.storedRuns()[0]);
@@ -278,7 +288,9 @@ class RateLimiterTest {
 
     assertThat(limit.maxStoredRuns()).isEqualTo(1_001);
     assertThat(mostRuns).isBetween(1_000, 1_001);
-    assertThat(granted).as("saturated: about 10 million per second for 3 s").isGreaterThan(29_000_000L);
+    assertThat(granted)
+        .as("saturated: about 10 million per second for 3 s")
+        .isGreaterThan(29_000_000L);
   }
 
   @Test
@@ -286,7 +298,10 @@ class RateLimiterTest {
     ManualTicker ticker = new ManualTicker(0);
     LocalRateLimiter limiter =
         (LocalRateLimiter)
-            RateLimiter.builder().limit(Limit.exact(1_000, Duration.ofSeconds(1))).ticker(ticker).build();
+            RateLimiter.builder()
+                .limit(Limit.exact(1_000, Duration.ofSeconds(1)))
+                .ticker(ticker)
+                .build();
 
     for (int i = 0; i < 500; i++) {
       assertThat(limiter.tryAcquire()).isTrue(); // one instant
@@ -337,6 +352,8 @@ class RateLimiterTest {
     ticker.advance(SECOND / 2);
 
     assertThat(plain.tryAcquire()).as("the two grants at 0 have left").isTrue();
-    assertThat(penalised.tryAcquire()).as("the two refused attempts at 0.5 s still count").isFalse();
+    assertThat(penalised.tryAcquire())
+        .as("the two refused attempts at 0.5 s still count")
+        .isFalse();
   }
 }

@@ -17,10 +17,10 @@ import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.LongRange;
 
 /**
- * Every sum and count equals a brute-force aggregate over the documented span, for random
- * schedules over a few keys (with evictions along the way, and a table small enough to overflow)
- * and clock origins (0, random, near {@link Long#MAX_VALUE}, negative). jqwik prints the seed of a
- * failing run.
+ * Every sum and count equals a brute-force aggregate over the documented span, for random schedules
+ * over a few keys (with evictions along the way, and a table small enough to overflow) and clock
+ * origins (0, random, near {@link Long#MAX_VALUE}, negative). jqwik prints the seed of a failing
+ * run.
  */
 class RollingCountersPropertiesTest {
 

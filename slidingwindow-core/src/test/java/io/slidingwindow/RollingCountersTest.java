@@ -17,7 +17,8 @@ class RollingCountersTest {
 
   private final AtomicLong clock = new AtomicLong();
 
-  private LocalRollingCounters<String> counters(int size, Duration interval, int maxKeys, KeyOverflow overflow) {
+  private LocalRollingCounters<String> counters(
+      int size, Duration interval, int maxKeys, KeyOverflow overflow) {
     return (LocalRollingCounters<String>)
         RollingCounters.builder(size, interval)
             .ticker(clock::get)
@@ -54,7 +55,9 @@ class RollingCountersTest {
     assertThat(total[0]).isPositive();
   }
 
-  /** A risk-control question: "logins from this IP in the last 10 minutes", in one-minute buckets. */
+  /**
+   * A risk-control question: "logins from this IP in the last 10 minutes", in one-minute buckets.
+   */
   @Test
   void addAndGet_loginsPerIp_returnsTheWindowsSumAfterTheAdd() {
     RollingCounters<String> logins = counters(10, Duration.ofMinutes(1));

@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Eight threads add while two others reduce; the clock moves across buckets (but never past the
- * window) while they run, and stops when they are done. No add may be lost, counted twice or
- * torn: every snapshot taken while they run includes every add that completed before it began, and
- * the final snapshot holds exactly what was added.
+ * window) while they run, and stops when they are done. No add may be lost, counted twice or torn:
+ * every snapshot taken while they run includes every add that completed before it began, and the
+ * final snapshot holds exactly what was added.
  */
 class RollingWindowConcurrencyTest {
 
@@ -91,9 +91,11 @@ class RollingWindowConcurrencyTest {
                 // Nothing leaves the window during the test, so every completed add is covered
                 // (values are non-negative, so the sum bounds the completed sum too), and the
                 // count only grows.
-                assertThat(s.count()).as("count after %d completed adds", doneCount)
+                assertThat(s.count())
+                    .as("count after %d completed adds", doneCount)
                     .isGreaterThanOrEqualTo(doneCount);
-                assertThat(s.sum()).as("sum after adds summing to %d", doneSum)
+                assertThat(s.sum())
+                    .as("sum after adds summing to %d", doneSum)
                     .isGreaterThanOrEqualTo((double) doneSum);
                 assertThat(s.count()).isGreaterThanOrEqualTo(lastCount);
                 lastCount = s.count();

@@ -19,7 +19,9 @@ class TickerTest {
         .until(() -> coarse.read() - first >= 2_000_000);
 
     long reading = coarse.read();
-    assertThat(reading - System.nanoTime()).as("never ahead of System.nanoTime").isLessThanOrEqualTo(0);
+    assertThat(reading - System.nanoTime())
+        .as("never ahead of System.nanoTime")
+        .isLessThanOrEqualTo(0);
     assertThat(Ticker.coarse()).isSameAs(coarse);
   }
 

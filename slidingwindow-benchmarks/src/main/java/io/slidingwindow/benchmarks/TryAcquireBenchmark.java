@@ -22,17 +22,19 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Non-blocking {@code tryAcquire} of one permit on one in-process limiter, against the peers, on
- * the system clock: {@code limit} permits per second, as in a published comparison of
- * Bucket4j, Guava and a ring-buffer limiter. With 100 per
- * second nearly every call is refused; with 10 000 000 per second a good share is granted.
+ * the system clock: {@code limit} permits per second, as in a published comparison of Bucket4j,
+ * Guava and a ring-buffer limiter. With 100 per second nearly every call is refused; with 10 000
+ * 000 per second a good share is granted.
  *
- * <p>Each fork runs one limiter, so every call site stays monomorphic. Run with {@code -prof gc}
- * to see allocation per call.
+ * <p>Each fork runs one limiter, so every call site stays monomorphic. Run with {@code -prof gc} to
+ * see allocation per call.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class TryAcquireBenchmark {

@@ -8,10 +8,9 @@ package io.slidingwindow.internal;
  * WindowMath#rollingOldestBucket}). Only non-empty buckets are stored, one run each, so a key that
  * saw one event costs one run, and a busy key at most {@code size}. The ring starts at two runs and
  * doubles up to {@code size}; it never shrinks, so its capacity is at most twice the most runs
- * stored at once, and at most {@code size}. As in {@link LimitRuns}, {@code trimAt} caches when
- * the oldest run leaves and {@code tailEnd} when the newest run's bucket ends, so a call that
- * crosses neither does no division; each run is pushed once and popped once, amortised O(1) per
- * call.
+ * stored at once, and at most {@code size}. As in {@link LimitRuns}, {@code trimAt} caches when the
+ * oldest run leaves and {@code tailEnd} when the newest run's bucket ends, so a call that crosses
+ * neither does no division; each run is pushed once and popped once, amortised O(1) per call.
  *
  * <p>Amounts are non-negative; a sum that would exceed {@link Long#MAX_VALUE} saturates there, and
  * is recomputed from the runs when runs leave.
@@ -61,8 +60,7 @@ public final class CounterRuns extends KeyTable.State {
   }
 
   private void trim(long now) {
-    long oldest =
-        WindowMath.rollingOldestBucket(WindowMath.bucket(now, intervalNanos), size);
+    long oldest = WindowMath.rollingOldestBucket(WindowMath.bucket(now, intervalNanos), size);
     long[] r = runs;
     int capacity = r.length / RUN;
     boolean saturated = sum == Long.MAX_VALUE;

@@ -130,8 +130,8 @@ public abstract sealed class KeyLimits extends KeyTable.State permits LimitRuns,
   }
 
   /**
-   * As {@link #tryAcquire}, but returns 0 when granted and otherwise the nanoseconds until the
-   * same request would be granted if nothing else arrived (always positive).
+   * As {@link #tryAcquire}, but returns 0 when granted and otherwise the nanoseconds until the same
+   * request would be granted if nothing else arrived (always positive).
    */
   public long tryAcquireOrRetryNanos(long now, long permits) {
     long t = advance(now);

@@ -13,10 +13,10 @@ import java.util.function.LongFunction;
  *
  * <p>Design. A key is removed only under its entry's monitor and only when its state is empty, and
  * the entry is marked retired before it leaves the map. A caller that fetched the entry before the
- * removal sees the mark once it holds the monitor (its claim fails) and looks the key
- * up again, so nothing is ever recorded in an entry that has left the map. Evictions run a few
- * entries at a time whenever a new key is tracked (two per new key), so the table cannot fill with
- * dead keys, and in full on {@link #cleanUp}.
+ * removal sees the mark once it holds the monitor (its claim fails) and looks the key up again, so
+ * nothing is ever recorded in an entry that has left the map. Evictions run a few entries at a time
+ * whenever a new key is tracked (two per new key), so the table cannot fill with dead keys, and in
+ * full on {@link #cleanUp}.
  *
  * <p>Full table. A new key that finds no room waits for any sweep in progress and then examines up
  * to 16 more entries, continuing round-robin from where the last sweep stopped; only if that frees
@@ -24,8 +24,8 @@ import java.util.function.LongFunction;
  * price that a key can be refused while an empty key it did not reach is still tracked; successive
  * requests reach every entry in turn, and {@link #cleanUp} evicts them all at once.
  *
- * <p>Bound. {@code size} is reserved before an entry is inserted and released after one is
- * removed, so at most {@code maxKeys} entries are ever in the map.
+ * <p>Bound. {@code size} is reserved before an entry is inserted and released after one is removed,
+ * so at most {@code maxKeys} entries are ever in the map.
  *
  * <p>Memory. The per-key state is the entry itself, with the entry's flags and monitor: the table
  * adds to it only the map's node (32 bytes with compressed references) and its slot in the map's

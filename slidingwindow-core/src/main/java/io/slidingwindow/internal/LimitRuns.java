@@ -15,11 +15,11 @@ import io.slidingwindow.Limit;
  *
  * <p>Memory layout. The limit's figures live in one {@link Config} that every key shares. A run's
  * count never exceeds {@code N} and its bucket never exceeds {@code Long.MAX_VALUE / p} (times are
- * non-negative), so when the bits of both fit in 64 the run is packed in one long, {@code bucket
- * << countBits | count}; otherwise it takes two longs, bucket then count. With compressed
- * references the object is 48 bytes (12 header, 2 entry flags, 8 latest time, 4 config, 4 ring, 4
- * head, 4 size, 8 sum, padding) and the ring {@code 16 + 8 * capacity} bytes when packed: a key of
- * 1000 per minute at 60 ms holding 3 runs costs 48 + 48 bytes here.
+ * non-negative), so when the bits of both fit in 64 the run is packed in one long, {@code bucket <<
+ * countBits | count}; otherwise it takes two longs, bucket then count. With compressed references
+ * the object is 48 bytes (12 header, 2 entry flags, 8 latest time, 4 config, 4 ring, 4 head, 4
+ * size, 8 sum, padding) and the ring {@code 16 + 8 * capacity} bytes when packed: a key of 1000 per
+ * minute at 60 ms holding 3 runs costs 48 + 48 bytes here.
  *
  * <p>The fast path does no division: whether the oldest run has left and whether a time falls in
  * the newest run's bucket are each one multiplication away from the stored buckets. Every run is
@@ -27,12 +27,12 @@ import io.slidingwindow.Limit;
  *
  * <p>When refused attempts are recorded too, two compressions keep the same bound and change no
  * decision. A bucket's count saturates at {@code N}: while such a bucket is counted, any request is
- * refused anyway, and it leaves the window whole. And the oldest run is dropped while the runs after
- * it already hold {@code N} permits: as long as that run would still be counted, all newer runs are
- * counted too and the window is full whether or not it is there; once it has left, it no longer
- * counts either way. The figures a decision reports (remaining, retry-after, reset) are the same
- * with and without the dropped run. So every run but the oldest holds less than {@code N} permits
- * in all, and again at most {@code min(N, ceil(W / p) + 1)} runs are stored.
+ * refused anyway, and it leaves the window whole. And the oldest run is dropped while the runs
+ * after it already hold {@code N} permits: as long as that run would still be counted, all newer
+ * runs are counted too and the window is full whether or not it is there; once it has left, it no
+ * longer counts either way. The figures a decision reports (remaining, retry-after, reset) are the
+ * same with and without the dropped run. So every run but the oldest holds less than {@code N}
+ * permits in all, and again at most {@code min(N, ceil(W / p) + 1)} runs are stored.
  *
  * <p>Not thread-safe: callers hold a lock. Times passed in are non-negative and never decrease (see
  * {@link KeyLimits}).

@@ -88,11 +88,11 @@ final class Stripe extends StripePadding.Fields {
 
   /**
    * Adds the slots stamped {@code oldest} through {@code newest} to {@code totals}, without
-   * blocking adders in the common case. Between two rolls only the current slot changes, so a
-   * pass reads the other slots as they are and the current slot under {@code seq} (a pass over
-   * one slot, retried if an add ran meanwhile), and is kept only if no roll ran meanwhile; every
-   * slot is thus read whole, and the pass equals the stripe at one instant. After a few failed
-   * passes it takes the lock instead.
+   * blocking adders in the common case. Between two rolls only the current slot changes, so a pass
+   * reads the other slots as they are and the current slot under {@code seq} (a pass over one slot,
+   * retried if an add ran meanwhile), and is kept only if no roll ran meanwhile; every slot is thus
+   * read whole, and the pass equals the stripe at one instant. After a few failed passes it takes
+   * the lock instead.
    */
   void readInto(StripedBuckets.Totals totals, long oldest, long newest) {
     for (int attempt = 0; attempt < StripedBuckets.OPTIMISTIC_READS; attempt++) {

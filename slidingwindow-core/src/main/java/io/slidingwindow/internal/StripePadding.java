@@ -44,8 +44,8 @@ final class StripePadding {
   abstract static class Fields extends SeqPad {
     /**
      * A second sequence word for rolls only: odd while a roll moves {@code current} and resets a
-     * slot. Between rolls, adds write the current slot and no other, so a reader can take the
-     * other slots without caring how many adds run meanwhile.
+     * slot. Between rolls, adds write the current slot and no other, so a reader can take the other
+     * slots without caring how many adds run meanwhile.
      */
     volatile int rolls;
 

@@ -18,16 +18,16 @@ import java.util.Arrays;
  *
  * <p>As {@code java.util.concurrent.atomic.LongAdder} does, contention is met with more state
  * rather than waiting: the window starts with one ring (a stripe) under a one-word spin lock, and
- * when two adds collide it adds stripes, each thread keeping to the stripe that last served it.
- * The lock word of a stripe is also a sequence word (as in {@code StampedLock}), and a second
- * sequence word counts rolls (moves to a new bucket). Between two rolls, adds write the current
- * slot and no other, so a reduce reads the other slots as they are and the current one under the
- * lock word, and keeps the pass if no roll ran meanwhile: it neither writes to a stripe nor waits
- * for its adders, and takes the lock only after a few failed passes. It merges the covered slots of
- * every stripe, {@code O(stripes * size)}. One shared word holds the newest bucket any stripe has
- * rolled to or any reduce has reported (raised by CAS, about once per bucket): an add lands in that
- * bucket or a newer one, so a clock read that is behind counts at the window's latest time whatever
- * stripe takes it, and no add lands in a bucket a reduce has already seen leave.
+ * when two adds collide it adds stripes, each thread keeping to the stripe that last served it. The
+ * lock word of a stripe is also a sequence word (as in {@code StampedLock}), and a second sequence
+ * word counts rolls (moves to a new bucket). Between two rolls, adds write the current slot and no
+ * other, so a reduce reads the other slots as they are and the current one under the lock word, and
+ * keeps the pass if no roll ran meanwhile: it neither writes to a stripe nor waits for its adders,
+ * and takes the lock only after a few failed passes. It merges the covered slots of every stripe,
+ * {@code O(stripes * size)}. One shared word holds the newest bucket any stripe has rolled to or
+ * any reduce has reported (raised by CAS, about once per bucket): an add lands in that bucket or a
+ * newer one, so a clock read that is behind counts at the window's latest time whatever stripe
+ * takes it, and no add lands in a bucket a reduce has already seen leave.
  *
  * <p>Sentinel's {@code LeapArray} resets a bucket object in place, so an add that fetched the
  * bucket just before the reset can be wiped by it or land in the new period, and its per-bucket
@@ -193,8 +193,8 @@ public final class StripedBuckets {
   /**
    * The totals of the buckets a window covers at time {@code now}: the buckets {@code b(now) - size
    * + 1} through {@code b(now)}, or through {@code b(now) - 1} if {@code ignoreCurrent}. It
-   * includes every add that completed before it began; an add that runs concurrently is included
-   * or not, whole. Allocates the one object it returns.
+   * includes every add that completed before it began; an add that runs concurrently is included or
+   * not, whole. Allocates the one object it returns.
    */
   public Totals reduce(long now, boolean ignoreCurrent) {
     Stripe[] s = stripes;

@@ -7,18 +7,17 @@ package io.slidingwindow.internal;
  * so that a clock which wraps past {@link Long#MAX_VALUE} cannot disturb the arithmetic. Bucket
  * {@code b(t) = floor(t / precision)}. At time {@code t} a window of length {@code W} counts the
  * buckets {@code b(t - W + 1)} through {@code b(t)}: exactly the buckets that hold at least one
- * instant of {@code (t - W, t]}, so no permit that could share an interval of length {@code W}
- * with a new one is ever left out. These are at most {@code ceil(W / precision) + 1} buckets.
+ * instant of {@code (t - W, t]}, so no permit that could share an interval of length {@code W} with
+ * a new one is ever left out. These are at most {@code ceil(W / precision) + 1} buckets.
  *
- * <p>A bucket {@code b} stops being counted at {@link #leavesAt}: {@code (b + 1) * precision + W
- * - 1}. Results that would overflow saturate at {@link Long#MAX_VALUE}: such a time is never
- * reached.
+ * <p>A bucket {@code b} stops being counted at {@link #leavesAt}: {@code (b + 1) * precision + W -
+ * 1}. Results that would overflow saturate at {@link Long#MAX_VALUE}: such a time is never reached.
  */
 public final class WindowMath {
 
   /**
-   * The most runs a window may store, so that its ring of {@code (bucket, count)} pairs fits in
-   * one Java array.
+   * The most runs a window may store, so that its ring of {@code (bucket, count)} pairs fits in one
+   * Java array.
    */
   public static final long MAX_RUNS = 1L << 28;
 
@@ -40,8 +39,7 @@ public final class WindowMath {
   }
 
   /**
-   * The first time after the non-negative bucket {@code b}: {@code (b + 1) * precision};
-   * saturates.
+   * The first time after the non-negative bucket {@code b}: {@code (b + 1) * precision}; saturates.
    */
   public static long bucketEnd(long bucket, long precisionNanos) {
     long next = bucket + 1;
@@ -67,9 +65,9 @@ public final class WindowMath {
 
   /**
    * The oldest of the {@code size} buckets a rolling window counts while {@code currentBucket} is
-   * the newest: {@code currentBucket - size + 1}. Unlike a limit's window, which counts every bucket
-   * holding an instant of {@code (t - W, t]}, a rolling window counts exactly {@code size} buckets,
-   * so at time {@code t} it covers {@code [(b(t) - size + 1) * interval, t]}.
+   * the newest: {@code currentBucket - size + 1}. Unlike a limit's window, which counts every
+   * bucket holding an instant of {@code (t - W, t]}, a rolling window counts exactly {@code size}
+   * buckets, so at time {@code t} it covers {@code [(b(t) - size + 1) * interval, t]}.
    */
   public static long rollingOldestBucket(long currentBucket, long size) {
     return currentBucket - size + 1;

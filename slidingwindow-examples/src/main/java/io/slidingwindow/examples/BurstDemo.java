@@ -50,7 +50,10 @@ public final class BurstDemo {
   static Result simulate() {
     AtomicLong clock = new AtomicLong();
     RateLimiter ours =
-        RateLimiter.builder().limit(Limit.of(LIMIT, Duration.ofSeconds(1))).ticker(clock::get).build();
+        RateLimiter.builder()
+            .limit(Limit.of(LIMIT, Duration.ofSeconds(1)))
+            .ticker(clock::get)
+            .build();
     Bucket bucket =
         Bucket.builder()
             .addLimit(limit -> limit.capacity(LIMIT).refillGreedy(LIMIT, Duration.ofSeconds(1)))
@@ -96,7 +99,9 @@ public final class BurstDemo {
   }
 
   static void print(Result result, PrintStream out) {
-    out.printf("Limit: %d per second. Load: %d requests over 5 s, in floods and bursts.%n%n", LIMIT, load().size());
+    out.printf(
+        "Limit: %d per second. Load: %d requests over 5 s, in floods and bursts.%n%n",
+        LIMIT, load().size());
     out.printf("%-22s %14s %14s%n", "sliding second", "slidingwindow", "token bucket");
     for (long from = 0; from <= 4 * SECOND; from += 250 * MILLI) {
       long ours = inSecondFrom(result.slidingWindow(), from);
@@ -111,13 +116,10 @@ public final class BurstDemo {
     }
     out.printf(
         "%nMost grants in ANY 1-second interval: slidingwindow %d, token bucket %d (limit %d).%n",
-        maxInAnySecond(result.slidingWindow()),
-        maxInAnySecond(result.tokenBucket()),
-        LIMIT);
+        maxInAnySecond(result.slidingWindow()), maxInAnySecond(result.tokenBucket()), LIMIT);
     out.printf(
         "Granted in all: slidingwindow %d, token bucket %d.%n",
-        result.slidingWindow().size(),
-        result.tokenBucket().size());
+        result.slidingWindow().size(), result.tokenBucket().size());
   }
 
   public static void main(String[] args) {

@@ -41,18 +41,23 @@ public class DemoApplication {
   /** The line printed on start. */
   static String startupMessage(int port) {
     String base = "http://localhost:" + port;
-    return "\nslidingwindow demo API listening on " + base + "\n"
-        + "try: for i in $(seq 7); do curl -s -o /dev/null -w '%{http_code} ' " + base
+    return "\nslidingwindow demo API listening on "
+        + base
+        + "\n"
+        + "try: for i in $(seq 7); do curl -s -o /dev/null -w '%{http_code} ' "
+        + base
         + "/api/quotes; done; echo   # 200 x5, then 429\n"
-        + "     curl -i " + base + "/api/quotes   # RateLimit-Policy, RateLimit, Retry-After\n";
+        + "     curl -i "
+        + base
+        + "/api/quotes   # RateLimit-Policy, RateLimit, Retry-After\n";
   }
 
   /**
    * The key of a reports call: the authenticated user if there is one, else the API key if it is
    * one this service issued, else the client address. A client chooses the {@code X-Api-Key} it
    * sends; keying on the header as sent would give every new value a fresh quota, so unknown keys
-   * (and requests without one) all share the quota of their address. The key sources are typed:
-   * an API key equal to some address ({@code X-Api-Key: 127.0.0.1}) is still not that address.
+   * (and requests without one) all share the quota of their address. The key sources are typed: an
+   * API key equal to some address ({@code X-Api-Key: 127.0.0.1}) is still not that address.
    */
   @Bean
   KeyResolver apiKeyOrAddress(
@@ -87,7 +92,10 @@ public class DemoApplication {
       return Map.of("quote", QUOTES.get(ThreadLocalRandom.current().nextInt(QUOTES.size())));
     }
 
-    /** Rule {@code product}: the per-URL windows of a classic servlet-filter limiter, 500 per 2 s, 2000 per 10 s, 10000 per minute. */
+    /**
+     * Rule {@code product}: the per-URL windows of a classic servlet-filter limiter, 500 per 2 s,
+     * 2000 per 10 s, 10000 per minute.
+     */
     @GetMapping("/v1/product/{id}")
     Map<String, String> product(@PathVariable("id") String id) {
       return Map.of("id", id, "name", "product " + id);
@@ -99,7 +107,9 @@ public class DemoApplication {
       return Map.of("result", "checked");
     }
 
-    /** Rule {@code search}: dry-run, so it only reports (headers, metrics, log) and never refuses. */
+    /**
+     * Rule {@code search}: dry-run, so it only reports (headers, metrics, log) and never refuses.
+     */
     @GetMapping("/api/search")
     Map<String, String> search() {
       return Map.of("results", "none yet");

@@ -67,7 +67,9 @@ class DemoApplicationTest {
     // Each refused attempt is counted, so a client trying every 15 s keeps at least 3 attempts in
     // every minute and stays refused; only granted calls counting, it would get in at 60 s.
     for (int i = 0; i < 8; i++) {
-      assertThat(send("POST", "/api/login").statusCode()).as("attempt at %d s", 15 * i).isEqualTo(429);
+      assertThat(send("POST", "/api/login").statusCode())
+          .as("attempt at %d s", 15 * i)
+          .isEqualTo(429);
       ticker.advance(Duration.ofSeconds(15));
     }
     ticker.advance(Duration.ofSeconds(61));
@@ -77,11 +79,17 @@ class DemoApplicationTest {
   @Test
   void reports_issuedApiKeys_eachHaveTheirOwnQuota() throws Exception {
     ticker.advance(Duration.ofSeconds(6)); // whatever other tests spent has left the 5 s window
-    assertThat(send("GET", "/api/reports/1", "X-Api-Key", "demo-key-1").statusCode()).isEqualTo(200);
-    assertThat(send("GET", "/api/reports/2", "X-Api-Key", "demo-key-1").statusCode()).isEqualTo(200);
-    assertThat(send("GET", "/api/reports/3", "X-Api-Key", "demo-key-1").statusCode()).isEqualTo(429);
-    assertThat(send("GET", "/api/reports/3", "X-Api-Key", "demo-key-2").statusCode()).isEqualTo(200);
-    assertThat(send("GET", "/api/reports/3").statusCode()).as("the address's own quota").isEqualTo(200);
+    assertThat(send("GET", "/api/reports/1", "X-Api-Key", "demo-key-1").statusCode())
+        .isEqualTo(200);
+    assertThat(send("GET", "/api/reports/2", "X-Api-Key", "demo-key-1").statusCode())
+        .isEqualTo(200);
+    assertThat(send("GET", "/api/reports/3", "X-Api-Key", "demo-key-1").statusCode())
+        .isEqualTo(429);
+    assertThat(send("GET", "/api/reports/3", "X-Api-Key", "demo-key-2").statusCode())
+        .isEqualTo(200);
+    assertThat(send("GET", "/api/reports/3").statusCode())
+        .as("the address's own quota")
+        .isEqualTo(200);
   }
 
   @Test

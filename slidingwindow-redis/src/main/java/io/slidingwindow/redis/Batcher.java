@@ -10,12 +10,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Sends the limiter requests that wait at the same moment in one script call.
  *
  * <p>A request joins a queue. While fewer than {@link #MAX_IN_FLIGHT} calls are on their way, the
- * thread that queued a request takes everything queued (at most {@link #MAX_REQUESTS}) and sends
- * it as one call; when a call's reply arrives, the Lettuce thread that receives it sends what
- * queued meanwhile, then hands each request its part of the reply. A lone request is sent at once,
- * alone; under load, requests share calls, which saves a round trip's work per request on the
- * client and on Redis. The script decides the requests of one call one after the other, each on
- * the state the ones before left, exactly as if they had been sent one by one in that order.
+ * thread that queued a request takes everything queued (at most {@link #MAX_REQUESTS}) and sends it
+ * as one call; when a call's reply arrives, the Lettuce thread that receives it sends what queued
+ * meanwhile, then hands each request its part of the reply. A lone request is sent at once, alone;
+ * under load, requests share calls, which saves a round trip's work per request on the client and
+ * on Redis. The script decides the requests of one call one after the other, each on the state the
+ * ones before left, exactly as if they had been sent one by one in that order.
  *
  * <p>A request whose caller stopped waiting (its future is done) before it was sent is dropped; one
  * already sent may still run, as any timed-out call may. Requests of different calls in flight at
@@ -102,14 +102,14 @@ final class Batcher {
       }
       var unused =
           call.whenComplete(
-          (reply, error) -> {
-            inFlight.decrementAndGet();
-            try {
-              drain(); // send what queued meanwhile before waking this batch's callers
-            } finally {
-              finish(batch, call);
-            }
-          });
+              (reply, error) -> {
+                inFlight.decrementAndGet();
+                try {
+                  drain(); // send what queued meanwhile before waking this batch's callers
+                } finally {
+                  finish(batch, call);
+                }
+              });
     }
   }
 
@@ -145,7 +145,12 @@ final class Batcher {
     for (Request request : batch) {
       if (reply.size() < offset + request.replySize) {
         request.completeExceptionally(
-            new IllegalStateException("the script answered " + reply.size() + " values for " + batch.size() + " requests"));
+            new IllegalStateException(
+                "the script answered "
+                    + reply.size()
+                    + " values for "
+                    + batch.size()
+                    + " requests"));
       } else {
         request.complete(reply.subList(offset, offset + request.replySize));
       }

@@ -8,11 +8,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * A consecutive-failure circuit breaker, so that a dead Redis is not hammered.
  *
  * <p>Closed, it lets every call through and counts consecutive failures; the {@code
- * failureThreshold}-th opens it. Open, it lets nothing through for {@code openNanos} of its
- * ticker. Then it is half-open: exactly one caller (the one that wins a compare-and-set) probes
- * Redis, and the others are still turned away; the probe's success closes the breaker, its
- * failure opens it for another {@code openNanos}. Times are compared by subtraction, so any
- * ticker origin works.
+ * failureThreshold}-th opens it. Open, it lets nothing through for {@code openNanos} of its ticker.
+ * Then it is half-open: exactly one caller (the one that wins a compare-and-set) probes Redis, and
+ * the others are still turned away; the probe's success closes the breaker, its failure opens it
+ * for another {@code openNanos}. Times are compared by subtraction, so any ticker origin works.
  *
  * <p>Thread-safe and lock-free: {@code openedAt} holds the time the breaker opened, or is ignored
  * while {@code state} is CLOSED.
@@ -37,7 +36,9 @@ final class CircuitBreaker {
     this.ticker = ticker;
   }
 
-  /** Whether a call may go to Redis now. A caller that gets {@code true} must report its outcome. */
+  /**
+   * Whether a call may go to Redis now. A caller that gets {@code true} must report its outcome.
+   */
   boolean tryPass() {
     int s = state.get();
     if (s == CLOSED) {

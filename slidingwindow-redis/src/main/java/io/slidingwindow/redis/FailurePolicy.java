@@ -31,8 +31,8 @@ public final class FailurePolicy {
   }
 
   /**
-   * Grants every request while Redis fails; the decision says {@code remaining = 0}, since the
-   * true figure is unknown.
+   * Grants every request while Redis fails; the decision says {@code remaining = 0}, since the true
+   * figure is unknown.
    */
   public static FailurePolicy failOpen() {
     return OPEN;
@@ -68,6 +68,8 @@ public final class FailurePolicy {
 
   @Override
   public String toString() {
-    return kind == Kind.FALLBACK ? "fallbackTo(" + fallback + ")" : kind == Kind.OPEN ? "failOpen" : "failClosed";
+    return kind == Kind.FALLBACK
+        ? "fallbackTo(" + fallback + ")"
+        : kind == Kind.OPEN ? "failOpen" : "failClosed";
   }
 }

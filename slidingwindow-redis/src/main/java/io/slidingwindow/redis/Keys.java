@@ -11,12 +11,11 @@ import java.util.Base64;
  * for strings holding an unpaired surrogate ({@code w}) the two bytes of each UTF-16 code unit,
  * high byte first, written here rather than by a charset encoder (which would replace every
  * unpaired surrogate by U+FFFD, so that ids differing only in which lone surrogate they hold would
- * share a tag).
- * Both encodings are injective and the marker tells them apart, so distinct ids always give
- * distinct tags. Base64 has no braces, and the marker keeps the tag non-empty even for the empty
- * id, so Redis Cluster hashes exactly the tag: all keys of an id land in one slot, whatever bytes
- * the id holds (braces, CR LF, NUL, any Unicode). Ids of more than {@link #MAX_ID_BYTES} encoded
- * bytes are refused. Stateless and thread-safe.
+ * share a tag). Both encodings are injective and the marker tells them apart, so distinct ids
+ * always give distinct tags. Base64 has no braces, and the marker keeps the tag non-empty even for
+ * the empty id, so Redis Cluster hashes exactly the tag: all keys of an id land in one slot,
+ * whatever bytes the id holds (braces, CR LF, NUL, any Unicode). Ids of more than {@link
+ * #MAX_ID_BYTES} encoded bytes are refused. Stateless and thread-safe.
  */
 final class Keys {
 

@@ -14,11 +14,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
- * What a {@link RedisRateLimiter} does with a checked request: answer it from the refusal cache,
- * or send it to Redis (alone or batched) through the shared {@link ScriptCalls}, and turn the
- * reply into a decision, or a failure into the failure policy's answer (telling the breaker).
- * Synchronous and asynchronous requests take the same stage and end in {@link #accepted}.
- * Thread-safe.
+ * What a {@link RedisRateLimiter} does with a checked request: answer it from the refusal cache, or
+ * send it to Redis (alone or batched) through the shared {@link ScriptCalls}, and turn the reply
+ * into a decision, or a failure into the failure policy's answer (telling the breaker). Synchronous
+ * and asynchronous requests take the same stage and end in {@link #accepted}. Thread-safe.
  */
 final class LimiterCalls {
 
@@ -29,13 +28,18 @@ final class LimiterCalls {
   private final String prefix;
   private final LimiterScript script;
   private final Ticker clientTime;
+
   /** The clock of the refusal cache: the client-time ticker, or System.nanoTime. */
   private final Ticker localTime;
+
   private final long origin;
+
   /** Null when off, or when refused attempts count. */
   private final RefusalCache refusals;
+
   /** Null on Cluster, or when turned off. */
   private final Batcher batcher;
+
   private final long timeoutNanos;
   private final FailurePolicy policy;
   private final CircuitBreaker breaker;
@@ -125,7 +129,8 @@ final class LimiterCalls {
   long[] tryAcquireWithTime(String id, long permits) throws Exception {
     String[] keys = keys(id);
     List<Object> reply =
-        calls.run(Script.LIMITER, keys, script.args(permits, false, scriptNow(localMicros())))
+        calls
+            .run(Script.LIMITER, keys, script.args(permits, false, scriptNow(localMicros())))
             .get(10, TimeUnit.SECONDS);
     return new long[] {(Long) reply.get(0), LimiterScript.nowMicros(reply)};
   }
@@ -159,11 +164,11 @@ final class LimiterCalls {
   }
 
   /**
-   * Remembers a refusal that the script says holds for a while. With client time the script's
-   * clock is the local one. With server time the script ran somewhere between the call's start
-   * ({@code sentMicros}) and now, so the refusal is kept until the start plus its hold, less a
-   * microsecond for rounding (never longer than Redis would refuse), and the figures are taken as
-   * of now plus a microsecond (so served figures are never early).
+   * Remembers a refusal that the script says holds for a while. With client time the script's clock
+   * is the local one. With server time the script ran somewhere between the call's start ({@code
+   * sentMicros}) and now, so the refusal is kept until the start plus its hold, less a microsecond
+   * for rounding (never longer than Redis would refuse), and the figures are taken as of now plus a
+   * microsecond (so served figures are never early).
    */
   private void remember(
       String id, long permits, List<Object> reply, boolean figures, long sentMicros) {
@@ -197,9 +202,9 @@ final class LimiterCalls {
   }
 
   /**
-   * The decision for a refusal remembered with figures for the same permits, counted down to
-   * {@code nowMicros}, or null. The binding limit stays full until the entry's end, so its
-   * remaining stays 0 and both durations only count down.
+   * The decision for a refusal remembered with figures for the same permits, counted down to {@code
+   * nowMicros}, or null. The binding limit stays full until the entry's end, so its remaining stays
+   * 0 and both durations only count down.
    */
   private Decision cachedDecision(String id, long permits, long nowMicros) {
     if (refusals == null) {

@@ -31,24 +31,23 @@ import java.util.concurrent.TimeoutException;
  * the call is sent again with EVAL, which also loads it there. TRYAGAIN (a multi-key call during a
  * Cluster slot migration) is retried up to twice, a few milliseconds apart; Cluster redirects
  * (MOVED, ASK) are followed by Lettuce. Nothing else is retried: a call that may have run is never
- * sent twice. These rules are the same for every client library and every caller; this class
- * only sends the commands and tells Redis's error replies from calls without an answer.
+ * sent twice. These rules are the same for every client library and every caller; this class only
+ * sends the commands and tells Redis's error replies from calls without an answer.
  *
- * <p>Backends made by {@link #standalone}, {@link #sentinel} and {@link #cluster} own their
- * Lettuce client: commands are refused at once while disconnected (instead of queued until a
- * reconnect), reconnects are tried every 10 ms to 1 s, Cluster topology is refreshed every 10 s
- * and on every adaptive trigger (MOVED, ASK, persistent reconnects), and {@link #close()} shuts the
- * client down. Backends made by {@link #of(RedisClient)} or {@link #of(RedisClusterClient)} use the
- * caller's client as configured (apart from the topology refreshes below) and close only their
- * connection.
+ * <p>Backends made by {@link #standalone}, {@link #sentinel} and {@link #cluster} own their Lettuce
+ * client: commands are refused at once while disconnected (instead of queued until a reconnect),
+ * reconnects are tried every 10 ms to 1 s, Cluster topology is refreshed every 10 s and on every
+ * adaptive trigger (MOVED, ASK, persistent reconnects), and {@link #close()} shuts the client down.
+ * Backends made by {@link #of(RedisClient)} or {@link #of(RedisClusterClient)} use the caller's
+ * client as configured (apart from the topology refreshes below) and close only their connection.
  *
  * <p>On Cluster (from {@link #cluster} or {@link #of(RedisClusterClient)}), a call that fails
- * without an answer from Redis (no connection, refused while disconnected, timed out) also starts
- * a topology refresh in the background, at most one a second; the call itself is not retried and
- * does not wait for it. So while calls keep failing, the client reads the topology again at least
- * once a second: after a master fails over, calls for its slots reach the promoted replica again
- * soon after the nodes agree on it (within about a second in the failover test), even if Lettuce's
- * own triggers do not fire. Until then they fail, and the limiters' failure policy answers.
+ * without an answer from Redis (no connection, refused while disconnected, timed out) also starts a
+ * topology refresh in the background, at most one a second; the call itself is not retried and does
+ * not wait for it. So while calls keep failing, the client reads the topology again at least once a
+ * second: after a master fails over, calls for its slots reach the promoted replica again soon
+ * after the nodes agree on it (within about a second in the failover test), even if Lettuce's own
+ * triggers do not fire. Until then they fail, and the limiters' failure policy answers.
  *
  * <p>Thread-safe: one multiplexed connection serves every limiter and counter built on it.
  */
@@ -59,6 +58,7 @@ public final class RedisBackend implements AutoCloseable {
 
   /** The Lettuce connection, closed by {@link #close()}; null for another client's adapter. */
   private final StatefulConnection<String, String> connection;
+
   private final ScriptClient scripts;
   private final ScriptCalls calls;
   private final AutoCloseable owned;
@@ -97,8 +97,7 @@ public final class RedisBackend implements AutoCloseable {
   /** {@code text} with the password of every URI in it ({@code //user:password@}) masked. */
   static String redact(String text) {
     // The user info runs to the last '@' before the path: a password may hold '@' or no user.
-    java.util.regex.Matcher m =
-        java.util.regex.Pattern.compile("//([^/\\s,\\]]*)@").matcher(text);
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("//([^/\\s,\\]]*)@").matcher(text);
     StringBuilder out = new StringBuilder();
     while (m.find()) {
       String userInfo = m.group(1);
@@ -111,11 +110,11 @@ public final class RedisBackend implements AutoCloseable {
   }
 
   /**
-   * Probes Redis with a script that writes to one key of the library's own, as the limiter's
-   * script does, and says whether it ran: down with a {@link RedisProblem} when Redis refuses it
-   * for a lasting reason (a replica, no scripting, credentials, ACL rights), down without one when
-   * Redis did not answer within {@code timeout} or could not be reached. Blocks for at most about
-   * {@code timeout}; meant for health checks and start-up, not for every request.
+   * Probes Redis with a script that writes to one key of the library's own, as the limiter's script
+   * does, and says whether it ran: down with a {@link RedisProblem} when Redis refuses it for a
+   * lasting reason (a replica, no scripting, credentials, ACL rights), down without one when Redis
+   * did not answer within {@code timeout} or could not be reached. Blocks for at most about {@code
+   * timeout}; meant for health checks and start-up, not for every request.
    *
    * @throws IllegalArgumentException if {@code timeout} is null or not positive
    */
@@ -125,8 +124,7 @@ public final class RedisBackend implements AutoCloseable {
     }
     try {
       calls.await(
-          calls.run(Script.PROBE, new String[] {Keys.PROBE_KEY}, new String[0]),
-          timeout.toNanos());
+          calls.run(Script.PROBE, new String[] {Keys.PROBE_KEY}, new String[0]), timeout.toNanos());
       return RedisHealth.healthy();
     } catch (TimeoutException e) {
       return RedisHealth.down(null, "no answer within " + timeout);
@@ -146,19 +144,19 @@ public final class RedisBackend implements AutoCloseable {
   }
 
   /**
-   * The lasting problem that the latest failed calls of this backend's limiters and counters met
-   * (a replica, no scripting, credentials, ACL rights), or null if none, or if a call succeeded
-   * since. Costs nothing: it reads what the calls reported. The first occurrence of each problem is
-   * also logged at ERROR on the logger {@code io.slidingwindow.redis}.
+   * The lasting problem that the latest failed calls of this backend's limiters and counters met (a
+   * replica, no scripting, credentials, ACL rights), or null if none, or if a call succeeded since.
+   * Costs nothing: it reads what the calls reported. The first occurrence of each problem is also
+   * logged at ERROR on the logger {@code io.slidingwindow.redis}.
    */
   public RedisProblem latestProblem() {
     return calls.problems().latest();
   }
 
   /**
-   * A backend over another client library, through its adapter {@code client} (such as the one
-   * of {@code slidingwindow-redis-jedis}): the limiters and counters built on it run the same
-   * scripts, keys and retry rules as on Lettuce. {@link #close()} closes {@code resources}.
+   * A backend over another client library, through its adapter {@code client} (such as the one of
+   * {@code slidingwindow-redis-jedis}): the limiters and counters built on it run the same scripts,
+   * keys and retry rules as on Lettuce. {@link #close()} closes {@code resources}.
    *
    * @throws IllegalArgumentException if an argument is null
    */
@@ -190,8 +188,8 @@ public final class RedisBackend implements AutoCloseable {
   }
 
   /**
-   * Connects to the master named {@code masterName} through the given Sentinels, each a URI such
-   * as {@code "redis://127.0.0.1:26379"}. After a failover the connection follows the new master.
+   * Connects to the master named {@code masterName} through the given Sentinels, each a URI such as
+   * {@code "redis://127.0.0.1:26379"}. After a failover the connection follows the new master.
    *
    * @throws IllegalArgumentException if a URI is invalid, the list is empty, or {@code masterName}
    *     is null or empty
@@ -338,10 +336,13 @@ public final class RedisBackend implements AutoCloseable {
     }
   }
 
-  /** The client's view of the Cluster's slots and nodes, for diagnostics; empty when not Cluster. */
+  /**
+   * The client's view of the Cluster's slots and nodes, for diagnostics; empty when not Cluster.
+   */
   String topology() {
     return connection instanceof StatefulRedisClusterConnection
-        ? String.valueOf(((StatefulRedisClusterConnection<String, String>) connection).getPartitions())
+        ? String.valueOf(
+            ((StatefulRedisClusterConnection<String, String>) connection).getPartitions())
         : "";
   }
 
@@ -350,7 +351,8 @@ public final class RedisBackend implements AutoCloseable {
     return "RedisBackend[" + description + "]";
   }
 
-  private static RedisBackend connectOwned(RedisClient client, ClientResources resources, String description) {
+  private static RedisBackend connectOwned(
+      RedisClient client, ClientResources resources, String description) {
     try {
       StatefulRedisConnection<String, String> connection = client.connect();
       return new RedisBackend(
@@ -392,7 +394,9 @@ public final class RedisBackend implements AutoCloseable {
 
   private static ClientResources resources() {
     return ClientResources.builder()
-        .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+        .reconnectDelay(
+            Delay.exponential(
+                Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
         .build();
   }
 

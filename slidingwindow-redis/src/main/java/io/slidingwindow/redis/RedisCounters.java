@@ -12,17 +12,17 @@ import java.util.concurrent.TimeoutException;
  * Windowed counters in Redis for risk-control questions ("logins from this IP in the last ten
  * minutes", "amount charged to this card in the last hour"), shared by every instance.
  *
- * <p>Semantics (those of the in-process rolling counters). Time is cut into buckets of width
- * {@code interval}; {@code b(t) = floor(t / interval)}. At time {@code t}, {@link #sum} and {@link
- * #count} cover the buckets {@code b(t) - size + 1} through {@code b(t)}: the span {@code [(b(t) -
- * size + 1) * interval, t]}, which is between {@code (size - 1) * interval} and {@code size *
- * interval} long. {@link #addAndGet} adds one event of {@code amount} to bucket {@code b(t)} and
- * returns the sum after it, in one round trip.
+ * <p>Semantics (those of the in-process rolling counters). Time is cut into buckets of width {@code
+ * interval}; {@code b(t) = floor(t / interval)}. At time {@code t}, {@link #sum} and {@link #count}
+ * cover the buckets {@code b(t) - size + 1} through {@code b(t)}: the span {@code [(b(t) - size +
+ * 1) * interval, t]}, which is between {@code (size - 1) * interval} and {@code size * interval}
+ * long. {@link #addAndGet} adds one event of {@code amount} to bucket {@code b(t)} and returns the
+ * sum after it, in one round trip.
  *
- * <p>Storage. One Redis HASH per id ({@code <prefix>:{<id tag>}:c:<size>:<interval µs>}) with a
- * sum and a count field per non-empty bucket; each call reads the hash and deletes the buckets
- * that have left, O(size) work, which is why {@code size} is at most {@value #MAX_SIZE}. The key
- * expires {@code (size + 1) * interval} after the last add. Time is the server's {@code TIME} in
+ * <p>Storage. One Redis HASH per id ({@code <prefix>:{<id tag>}:c:<size>:<interval µs>}) with a sum
+ * and a count field per non-empty bucket; each call reads the hash and deletes the buckets that
+ * have left, O(size) work, which is why {@code size} is at most {@value #MAX_SIZE}. The key expires
+ * {@code (size + 1) * interval} after the last add. Time is the server's {@code TIME} in
  * microseconds unless {@link Builder#clientTime(Ticker)} is set; the interval must be whole
  * microseconds. Sums are exact while below 2<sup>53</sup> in magnitude.
  *
@@ -101,9 +101,11 @@ public final class RedisCounters {
     String now =
         clientTime == null ? "" : Long.toString(Math.floorDiv(clientTime.read() - origin, 1000L));
     try {
-      return calls.await(calls.run(Script.COUNTER, keys, script.args(amount, add, now)), timeoutNanos);
+      return calls.await(
+          calls.run(Script.COUNTER, keys, script.args(amount, add, now)), timeoutNanos);
     } catch (TimeoutException e) {
-      throw new RedisCommandTimeoutException("no answer from Redis within " + Duration.ofNanos(timeoutNanos));
+      throw new RedisCommandTimeoutException(
+          "no answer from Redis within " + Duration.ofNanos(timeoutNanos));
     } catch (ExecutionException e) {
       Throwable cause = ScriptCalls.unwrap(e.getCause());
       throw cause instanceof RedisException redis ? redis : new RedisException(cause);
@@ -135,11 +137,13 @@ public final class RedisCounters {
     /**
      * Sets how many buckets are covered, 60 by default.
      *
-     * @throws IllegalArgumentException if {@code size} is not in 1 .. {@value RedisCounters#MAX_SIZE}
+     * @throws IllegalArgumentException if {@code size} is not in 1 .. {@value
+     *     RedisCounters#MAX_SIZE}
      */
     public Builder size(int size) {
       if (size <= 0 || size > MAX_SIZE) {
-        throw new IllegalArgumentException("size must be between 1 and " + MAX_SIZE + ", was " + size);
+        throw new IllegalArgumentException(
+            "size must be between 1 and " + MAX_SIZE + ", was " + size);
       }
       this.size = size;
       return this;
@@ -158,7 +162,8 @@ public final class RedisCounters {
           || interval.compareTo(Duration.ofDays(366)) > 0
           || interval.toNanos() % 1000 != 0) {
         throw new IllegalArgumentException(
-            "interval must be a positive whole number of microseconds, at most a year, was " + interval);
+            "interval must be a positive whole number of microseconds, at most a year, was "
+                + interval);
       }
       this.interval = interval;
       return this;

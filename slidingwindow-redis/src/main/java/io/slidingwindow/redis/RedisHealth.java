@@ -3,8 +3,8 @@ package io.slidingwindow.redis;
 import java.util.Objects;
 
 /**
- * What a probe of the limiter's Redis found ({@link RedisBackend#health(java.time.Duration)}):
- * up, or down with the reason. Immutable.
+ * What a probe of the limiter's Redis found ({@link RedisBackend#health(java.time.Duration)}): up,
+ * or down with the reason. Immutable.
  *
  * @param up whether Redis ran the probe script, a write to one key of the library's own
  * @param problem the lasting reason it did not, or null when up or when Redis did not answer in

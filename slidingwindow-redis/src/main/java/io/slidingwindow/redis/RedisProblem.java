@@ -50,7 +50,8 @@ public enum RedisProblem {
       return PERMISSION;
     }
     String lower = errorReply.toLowerCase(Locale.ROOT);
-    boolean aboutScripts = lower.contains("eval") || lower.contains("script") || lower.contains("lua");
+    boolean aboutScripts =
+        lower.contains("eval") || lower.contains("script") || lower.contains("lua");
     if (aboutScripts && (lower.contains("unknown command") || lower.contains("disabled"))) {
       return SCRIPTING_DISABLED;
     }

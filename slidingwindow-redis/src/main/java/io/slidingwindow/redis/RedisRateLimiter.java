@@ -19,8 +19,9 @@ import java.util.concurrent.CompletionStage;
  * ({@code META-INF/slidingwindow/limiter.lua}) that decides each request atomically: for every
  * interval {@code [t, t + W)} of the clock and every limit, the permits granted to an id with
  * timestamps in that interval sum to at most {@code N}. All limits of an id are checked and
- * recorded together for each request, and only granted permits count unless {@link Builder#countRefusedAttempts(boolean)} is on.
- * A refusal happens only where an exact sliding log over {@code W + precision} would refuse too.
+ * recorded together for each request, and only granted permits count unless {@link
+ * Builder#countRefusedAttempts(boolean)} is on. A refusal happens only where an exact sliding log
+ * over {@code W + precision} would refuse too.
  *
  * <p>Time and units. By default the clock is the Redis server's {@code TIME}, read inside the
  * script, so the clocks of application servers do not matter. The script works in microseconds:
@@ -28,17 +29,17 @@ import java.util.concurrent.CompletionStage;
  * Limit#exact}) is tracked at one microsecond. {@link Builder#clientTime(Ticker)} uses a local
  * ticker instead, measured from its first reading: meant for a single instance and for tests.
  *
- * <p>Keys and memory. Each limit of an id is one Redis LIST named {@code
- * <prefix>:{<id tag>}:<N>:<W µs>:<p µs>} ({@code :r} appended when refused attempts count): a
- * 48-byte header that holds the newest (bucket, running total) run, then one run per older
- * non-empty bucket, stored as an offset from a reference bucket and a running total: at most
- * {@code min(N, ceil(W / p) + 1)} runs, about 7 bytes each. The hash tag is an
- * encoding of the id, so all keys of a call share one Cluster slot whatever bytes the id holds;
- * ids are limited to {@link #MAX_ID_BYTES} bytes. A key expires the longest window plus its
- * precision after its newest run began, by which time that run has left the window (with client
- * time, no sooner than a minute: that ticker need not run at Redis's speed). Server work per request
- * is amortised O(1) per limit; a refusal from {@link #decide} also walks the runs that must leave
- * before the request fits (at most {@code permits} runs when only grants count).
+ * <p>Keys and memory. Each limit of an id is one Redis LIST named {@code <prefix>:{<id tag>}:<N>:<W
+ * µs>:<p µs>} ({@code :r} appended when refused attempts count): a 48-byte header that holds the
+ * newest (bucket, running total) run, then one run per older non-empty bucket, stored as an offset
+ * from a reference bucket and a running total: at most {@code min(N, ceil(W / p) + 1)} runs, about
+ * 7 bytes each. The hash tag is an encoding of the id, so all keys of a call share one Cluster slot
+ * whatever bytes the id holds; ids are limited to {@link #MAX_ID_BYTES} bytes. A key expires the
+ * longest window plus its precision after its newest run began, by which time that run has left the
+ * window (with client time, no sooner than a minute: that ticker need not run at Redis's speed).
+ * Server work per request is amortised O(1) per limit; a refusal from {@link #decide} also walks
+ * the runs that must leave before the request fits (at most {@code permits} runs when only grants
+ * count).
  *
  * <p>Refusals without a round trip. When Redis refuses an id because one of its limits has no
  * permit left, nothing but time can free one, so the limiter remembers the refusal until that
@@ -46,9 +47,9 @@ import java.util.concurrent.CompletionStage;
  * Redis would give; see {@link Builder#refusalCache(int)}. Not done when refused attempts count.
  *
  * <p>Requests sharing a call. On standalone Redis and Sentinel, requests to one limiter that wait
- * at the same moment go to Redis together, in one script call that decides them one after the
- * other (see {@link Builder#batching(boolean)}): under load a call then costs one round trip per
- * batch instead of one per request. On Cluster every request is a call of its own.
+ * at the same moment go to Redis together, in one script call that decides them one after the other
+ * (see {@link Builder#batching(boolean)}): under load a call then costs one round trip per batch
+ * instead of one per request. On Cluster every request is a call of its own.
  *
  * <p>Failures. No Redis exception escapes a call: when Redis errs, does not answer within the
  * command timeout, or the circuit breaker is open, the {@link FailurePolicy} decides. A call that
@@ -118,8 +119,8 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
   }
 
   /**
-   * As {@link #tryAcquire(String, long)}, without blocking. The stage never completes
-   * exceptionally for a Redis failure: the failure policy answers instead.
+   * As {@link #tryAcquire(String, long)}, without blocking. The stage never completes exceptionally
+   * for a Redis failure: the failure policy answers instead.
    *
    * @throws IllegalArgumentException at once, as {@link #tryAcquire(String, long)}
    */
@@ -129,8 +130,8 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
   }
 
   /**
-   * As {@link #decide(String, long)}, without blocking. The stage never completes exceptionally
-   * for a Redis failure: the failure policy answers instead.
+   * As {@link #decide(String, long)}, without blocking. The stage never completes exceptionally for
+   * a Redis failure: the failure policy answers instead.
    *
    * @throws IllegalArgumentException at once, as {@link #tryAcquire(String, long)}
    */
@@ -265,8 +266,8 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
 
     /**
      * Uses {@code ticker}, truncated to microseconds since its first reading, instead of the
-     * server's {@code TIME}. Instances with different tickers do not agree on time: use this for
-     * a single instance and for tests only.
+     * server's {@code TIME}. Instances with different tickers do not agree on time: use this for a
+     * single instance and for tests only.
      *
      * @throws IllegalArgumentException if {@code ticker} is null
      */
@@ -323,19 +324,18 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
 
     /**
      * How many ids' refusals to remember locally (rounded up to a power of two; 0 turns it off).
-     * When Redis refuses an id because a limit of it has no permit left, nothing but time can
-     * free one: no instance can be granted anything for that id until the limit's oldest stored
-     * run leaves its window. Until then this limiter refuses the id without a round trip, with
-     * the same answer, and for {@link RedisRateLimiter#decide decide} the same figures counted
-     * down, that Redis would give (with server time, the refusal is kept a round trip shorter and
-     * the figures are never early, as long as the Redis server's clock runs at the local clock's
-     * rate without steps; the figures also assume that every limiter sharing these keys has the
-     * same limits). A client hammering a full id then costs Redis nothing. The
-     * table is direct-mapped: ids that share a slot replace each other, so memory stays at {@code
-     * slots} references plus one small entry per remembered id. Off when refused attempts count,
-     * since those must be recorded. If the id's keys are deleted in Redis behind the limiter's
-     * back, a remembered refusal lasts at most the longest window plus its precision. Default
-     * {@value #DEFAULT_REFUSAL_CACHE_SLOTS}.
+     * When Redis refuses an id because a limit of it has no permit left, nothing but time can free
+     * one: no instance can be granted anything for that id until the limit's oldest stored run
+     * leaves its window. Until then this limiter refuses the id without a round trip, with the same
+     * answer, and for {@link RedisRateLimiter#decide decide} the same figures counted down, that
+     * Redis would give (with server time, the refusal is kept a round trip shorter and the figures
+     * are never early, as long as the Redis server's clock runs at the local clock's rate without
+     * steps; the figures also assume that every limiter sharing these keys has the same limits). A
+     * client hammering a full id then costs Redis nothing. The table is direct-mapped: ids that
+     * share a slot replace each other, so memory stays at {@code slots} references plus one small
+     * entry per remembered id. Off when refused attempts count, since those must be recorded. If
+     * the id's keys are deleted in Redis behind the limiter's back, a remembered refusal lasts at
+     * most the longest window plus its precision. Default {@value #DEFAULT_REFUSAL_CACHE_SLOTS}.
      *
      * @throws IllegalArgumentException if {@code slots} is negative or above 2^20
      */
@@ -349,12 +349,12 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     }
 
     /**
-     * Whether requests that wait at the same moment share one script call (default on). Under
-     * load, many threads calling one limiter then cost one round trip per call instead of one per
+     * Whether requests that wait at the same moment share one script call (default on). Under load,
+     * many threads calling one limiter then cost one round trip per call instead of one per
      * request; a lone request is sent at once, alone. Each request is still decided on its own,
      * atomically, as if sent alone in the order the script takes them. Not done on Cluster, where a
-     * call holds the keys of one slot only. Turn it off behind a proxy that requires the keys of
-     * a script call to share one slot (some Redis proxies do, even in front of a single server).
+     * call holds the keys of one slot only. Turn it off behind a proxy that requires the keys of a
+     * script call to share one slot (some Redis proxies do, even in front of a single server).
      */
     public Builder batching(boolean batching) {
       this.batching = batching;

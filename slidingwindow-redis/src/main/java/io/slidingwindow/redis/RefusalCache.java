@@ -8,16 +8,16 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <p>Why this is safe. When a limit has no permit left, only time frees one: no instance can be
  * granted anything under that limit until its oldest stored run leaves, and grants by other
- * instances can only delay that. So a refusal that the script says will {@code hold} for some
- * time is the answer Redis would give to any request for that id until then, whatever the other
+ * instances can only delay that. So a refusal that the script says will {@code hold} for some time
+ * is the answer Redis would give to any request for that id until then, whatever the other
  * instances do. Refusals are not remembered when refused attempts count, since those must be
  * recorded.
  *
  * <p>Bounded: a direct-mapped table of a power-of-two number of slots, each holding at most one
  * immutable entry; an id whose slot is taken by another id simply replaces it. Lookups take one
  * volatile read and no lock. An entry outlives a state that disappears in Redis (a key deleted by
- * hand, a failover that lost writes) by at most its hold, which is at most the longest window
- * plus its precision while the Redis server's clock does not step back.
+ * hand, a failover that lost writes) by at most its hold, which is at most the longest window plus
+ * its precision while the Redis server's clock does not step back.
  */
 final class RefusalCache {
 
@@ -48,7 +48,9 @@ final class RefusalCache {
   private final AtomicReferenceArray<Entry> slots;
   private final int mask;
 
-  /** A cache of {@code slots} slots, rounded up to a power of two; {@code slots} must be positive. */
+  /**
+   * A cache of {@code slots} slots, rounded up to a power of two; {@code slots} must be positive.
+   */
   RefusalCache(int slots) {
     int size = slots <= 1 ? 1 : Integer.highestOneBit(slots - 1) << 1;
     this.slots = new AtomicReferenceArray<>(size);

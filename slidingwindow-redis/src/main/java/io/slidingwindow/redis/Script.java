@@ -8,8 +8,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
 /**
- * A Lua script read once from {@code META-INF/slidingwindow/}, with the SHA-1 digest that
- * EVALSHA names it by. Immutable.
+ * A Lua script read once from {@code META-INF/slidingwindow/}, with the SHA-1 digest that EVALSHA
+ * names it by. Immutable.
  */
 final class Script {
 
@@ -53,7 +53,8 @@ final class Script {
 
   private static String sha1(String text) {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+      byte[] digest =
+          MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
       StringBuilder hex = new StringBuilder(40);
       for (byte b : digest) {
         hex.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));

@@ -20,8 +20,8 @@ import java.util.concurrent.TimeoutException;
  * run. A call that fails without an answer is reported to the client ({@link
  * ScriptClient#onNoAnswer}).
  *
- * <p>Synchronous callers wait on the same stage as asynchronous ones ({@link #await}), so both
- * take exactly the same path. Thread-safe.
+ * <p>Synchronous callers wait on the same stage as asynchronous ones ({@link #await}), so both take
+ * exactly the same path. Thread-safe.
  */
 final class ScriptCalls {
 
@@ -212,32 +212,32 @@ final class ScriptCalls {
     }
     var unused =
         attempt.whenComplete(
-        (reply, error) -> {
-          if (error == null) {
-            problems.onSuccess();
-            call.complete(reply);
-            return;
-          }
-          Throwable cause = unwrap(error);
-          String errorReply = client.errorReply(cause);
-          switch (next(errorReply, call.sentWithEval, call.tryAgainLeft)) {
-            case EVAL -> {
-              call.sentWithEval = true;
-              send(call);
-            }
-            case AGAIN -> {
-              call.tryAgainLeft--;
-              TRYAGAIN_DELAY.execute(() -> send(call));
-            }
-            default -> {
-              if (errorReply == null) {
-                client.onNoAnswer(cause);
-              } else {
-                problems.onErrorReply(errorReply);
+            (reply, error) -> {
+              if (error == null) {
+                problems.onSuccess();
+                call.complete(reply);
+                return;
               }
-              call.completeExceptionally(cause);
-            }
-          }
-        });
+              Throwable cause = unwrap(error);
+              String errorReply = client.errorReply(cause);
+              switch (next(errorReply, call.sentWithEval, call.tryAgainLeft)) {
+                case EVAL -> {
+                  call.sentWithEval = true;
+                  send(call);
+                }
+                case AGAIN -> {
+                  call.tryAgainLeft--;
+                  TRYAGAIN_DELAY.execute(() -> send(call));
+                }
+                default -> {
+                  if (errorReply == null) {
+                    client.onNoAnswer(cause);
+                  } else {
+                    problems.onErrorReply(errorReply);
+                  }
+                  call.completeExceptionally(cause);
+                }
+              }
+            });
   }
 }

@@ -32,8 +32,8 @@ public interface ScriptClient {
   String errorReply(Throwable failure);
 
   /**
-   * Told when a call got no answer from Redis; a Cluster client may refresh its topology here.
-   * Must return at once.
+   * Told when a call got no answer from Redis; a Cluster client may refresh its topology here. Must
+   * return at once.
    */
   void onNoAnswer(Throwable failure);
 

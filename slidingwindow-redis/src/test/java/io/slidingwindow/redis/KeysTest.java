@@ -41,13 +41,23 @@ class KeysTest {
   void tagged_awkwardIds_allKeysOfAnIdShareOneSlot() {
     for (String id : AWKWARD_IDS) {
       String tagged = Keys.tagged("sw", id);
-      List<String> keys = List.of(tagged + "5:1000000:1000", tagged + "100:60000000:60000", tagged + "c:60:1000000");
+      List<String> keys =
+          List.of(
+              tagged + "5:1000000:1000", tagged + "100:60000000:60000", tagged + "c:60:1000000");
       int slot = SlotHash.getSlot(keys.get(0));
       for (String key : keys) {
-        assertThat(SlotHash.getSlot(key)).as("slot of %s for id %s", key, escape(id)).isEqualTo(slot);
-        assertThat(key.indexOf('{')).as("one opening brace in %s", key).isEqualTo(key.lastIndexOf('{'));
-        assertThat(key.indexOf('}')).as("one closing brace in %s", key).isEqualTo(key.lastIndexOf('}'));
-        assertThat(key.indexOf('}') - key.indexOf('{')).as("non-empty tag in %s", key).isGreaterThan(1);
+        assertThat(SlotHash.getSlot(key))
+            .as("slot of %s for id %s", key, escape(id))
+            .isEqualTo(slot);
+        assertThat(key.indexOf('{'))
+            .as("one opening brace in %s", key)
+            .isEqualTo(key.lastIndexOf('{'));
+        assertThat(key.indexOf('}'))
+            .as("one closing brace in %s", key)
+            .isEqualTo(key.lastIndexOf('}'));
+        assertThat(key.indexOf('}') - key.indexOf('{'))
+            .as("non-empty tag in %s", key)
+            .isGreaterThan(1);
       }
     }
   }
@@ -69,7 +79,8 @@ class KeysTest {
    */
   @Test
   void tagged_idsDifferingOnlyInALoneSurrogate_distinctTags() {
-    List<String> ids = List.of("\uD800x", "\uDC00x", "\uDBFFx", "\uDFFFx", "\uFFFDx", "?x", "x\uD800", "x\uDC00");
+    List<String> ids =
+        List.of("\uD800x", "\uDC00x", "\uDBFFx", "\uDFFFx", "\uFFFDx", "?x", "x\uD800", "x\uDC00");
     Set<String> tags = new HashSet<>();
     for (String id : ids) {
       tags.add(Keys.tagged("sw", id));
@@ -79,7 +90,8 @@ class KeysTest {
 
   @Test
   void tagged_loneSurrogates_decodeBackToTheId() {
-    for (String id : List.of("\uD800", "\uDC00", "a\uDBFF\uDBFFb", "\uDC00\uD800", "\uD83D\uDE00\uD83D")) {
+    for (String id :
+        List.of("\uD800", "\uDC00", "a\uDBFF\uDBFFb", "\uDC00\uD800", "\uD83D\uDE00\uD83D")) {
       assertThat(decode(Keys.tagged("sw", id))).isEqualTo(id);
     }
   }
@@ -163,7 +175,12 @@ class KeysTest {
 
   private static String escape(String id) {
     StringBuilder s = new StringBuilder();
-    id.chars().limit(20).forEach(c -> s.append(c < 32 || c > 126 ? String.format("\\u%04x", c) : String.valueOf((char) c)));
+    id.chars()
+        .limit(20)
+        .forEach(
+            c ->
+                s.append(
+                    c < 32 || c > 126 ? String.format("\\u%04x", c) : String.valueOf((char) c)));
     return s.toString();
   }
 }

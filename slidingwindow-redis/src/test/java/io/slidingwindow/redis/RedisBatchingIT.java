@@ -1,11 +1,11 @@
 package io.slidingwindow.redis;
 
-import io.slidingwindow.testkit.FailingLimiter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
+import io.slidingwindow.testkit.FailingLimiter;
 import io.slidingwindow.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -101,13 +101,15 @@ class RedisBatchingIT {
       assertThat(ownGrants[t]).as("thread %d's own id", t).isEqualTo(200);
     }
     long requests = 2L * threads * callsPerThread;
-    assertThat(scriptCalls() - before).as("script calls for %d requests", requests).isLessThan(requests);
+    assertThat(scriptCalls() - before)
+        .as("script calls for %d requests", requests)
+        .isLessThan(requests);
   }
 
   /**
-   * With Redis paused, two calls are on their way and a third request waits in the queue; all
-   * three time out. The waiting one is then never sent: once Redis has run the two, a fourth
-   * request (which queues behind anything left) finds exactly those two permits and its own.
+   * With Redis paused, two calls are on their way and a third request waits in the queue; all three
+   * time out. The waiting one is then never sent: once Redis has run the two, a fourth request
+   * (which queues behind anything left) finds exactly those two permits and its own.
    */
   @Test
   void requestTimedOutBeforeItWasSent_isNeverSent() throws Exception {
@@ -145,10 +147,12 @@ class RedisBatchingIT {
         .atMost(Duration.ofSeconds(10))
         .pollInterval(Duration.ofMillis(50))
         .until(() -> scriptCalls() - before >= Batcher.MAX_IN_FLIGHT);
-    assertThat(limiter.tryAcquireAsync(id, 1).toCompletableFuture().get(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(limiter.tryAcquireAsync(id, 1).toCompletableFuture().get(5, TimeUnit.SECONDS))
+        .isTrue();
     Decision all = probe.decide(id, 10); // refused, so nothing recorded
     assertThat(all.allowed()).isFalse();
-    assertThat(all.remaining()).as("the calls sent and the fourth, not the dropped one")
+    assertThat(all.remaining())
+        .as("the calls sent and the fourth, not the dropped one")
         .isEqualTo(10 - Batcher.MAX_IN_FLIGHT - 1);
   }
 
@@ -182,7 +186,9 @@ class RedisBatchingIT {
       allowed.add(answer.get(10, TimeUnit.SECONDS).allowed());
     }
     assertThat(allowed).containsExactly(true, true, false, true, false, true);
-    assertThat(scriptCalls() - before).as("two calls alone, then one for the four queued").isEqualTo(3);
+    assertThat(scriptCalls() - before)
+        .as("two calls alone, then one for the four queued")
+        .isEqualTo(3);
     assertThat(redis.server.cli("GET", limiter.keysOf("string").get(0))).isEqualTo("x");
   }
 

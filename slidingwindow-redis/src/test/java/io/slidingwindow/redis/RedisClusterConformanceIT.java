@@ -1,14 +1,14 @@
 package io.slidingwindow.redis;
 
-import io.slidingwindow.testkit.FailingLimiter;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lettuce.core.cluster.SlotHash;
 import io.slidingwindow.Limit;
+import io.slidingwindow.testkit.FailingLimiter;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,7 +33,17 @@ class RedisClusterConformanceIT extends RedisConformance {
             .failurePolicy(FailurePolicy.fallbackTo(new FailingLimiter()))
             .build();
     List<String> ids =
-        List.of("", "{", "}", "{}", "}{", "\r\n", "\0", "\uD800", "\uD83D\uDE00", "x".repeat(RedisRateLimiter.MAX_ID_BYTES));
+        List.of(
+            "",
+            "{",
+            "}",
+            "{}",
+            "}{",
+            "\r\n",
+            "\0",
+            "\uD800",
+            "\uD83D\uDE00",
+            "x".repeat(RedisRateLimiter.MAX_ID_BYTES));
     Set<Integer> slots = new HashSet<>();
     for (int i = 0; i < 60; i++) {
       String id = i < ids.size() ? ids.get(i) : "{cluster-" + i + "}";
@@ -41,7 +51,11 @@ class RedisClusterConformanceIT extends RedisConformance {
       assertThat(limiter.decide(id, 1).allowed()).as("first call, id #%d", i).isTrue();
       assertThat(limiter.decide(id, 1).allowed()).as("second call, id #%d", i).isFalse();
     }
-    assertThat(slots.stream().filter(s -> s < 5461).count()).as("ids on the first master").isPositive();
-    assertThat(slots.stream().filter(s -> s > 10922).count()).as("ids on the last master").isPositive();
+    assertThat(slots.stream().filter(s -> s < 5461).count())
+        .as("ids on the first master")
+        .isPositive();
+    assertThat(slots.stream().filter(s -> s > 10922).count())
+        .as("ids on the last master")
+        .isPositive();
   }
 }

@@ -58,7 +58,9 @@ class RedisClusterFailoverIT {
   private static String freshBackendCall(RedisClusterProcesses cluster, String id) {
     try (RedisBackend fresh = RedisBackend.cluster(cluster.seedUris())) {
       RedisRateLimiter limiter =
-          RedisRateLimiter.builder(fresh).limit(Limit.of(1_000_000_000, Duration.ofSeconds(1))).build();
+          RedisRateLimiter.builder(fresh)
+              .limit(Limit.of(1_000_000_000, Duration.ofSeconds(1)))
+              .build();
       return "answered " + java.util.Arrays.toString(limiter.tryAcquireWithTime(id, 1));
     } catch (Exception e) {
       return "failed: " + e;
@@ -66,7 +68,8 @@ class RedisClusterFailoverIT {
   }
 
   @Test
-  void masterKilledUnderLoad_policyAnswersNothingEscapesAndTheSameBackendRecovers() throws Exception {
+  void masterKilledUnderLoad_policyAnswersNothingEscapesAndTheSameBackendRecovers()
+      throws Exception {
     try (RedisClusterProcesses cluster = RedisClusterProcesses.start(3, 1);
         RedisBackend backend = RedisBackend.cluster(cluster.seedUris())) {
       RedisRateLimiter limiter =
@@ -92,7 +95,8 @@ class RedisClusterFailoverIT {
                   () -> {
                     for (int i = 0; i < 5_000_000 && !stop.get(); i++) {
                       try {
-                        (limiter.tryAcquire(onKilledMaster, 1) ? answered : refused).incrementAndGet();
+                        (limiter.tryAcquire(onKilledMaster, 1) ? answered : refused)
+                            .incrementAndGet();
                       } catch (Throwable e) {
                         escaped.add(e);
                       }
@@ -109,7 +113,9 @@ class RedisClusterFailoverIT {
         await()
             .atMost(Duration.ofSeconds(30))
             .untilAsserted(
-                () -> assertThat(freshBackendCall(cluster, onKilledMaster)).startsWith("answered [1, "));
+                () ->
+                    assertThat(freshBackendCall(cluster, onKilledMaster))
+                        .startsWith("answered [1, "));
         assertThat(promoted.isAlive()).isTrue();
         // And so does the backend that was connected through the failover, while the workers keep
         // calling: a grant (the failure policy only refuses) comes from Redis.

@@ -1,9 +1,9 @@
 package io.slidingwindow.redis;
 
-import io.slidingwindow.testkit.FailingLimiter;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;
+import io.slidingwindow.testkit.FailingLimiter;
 import io.slidingwindow.testkit.RateLimiterConformance;
 import java.time.Duration;
 import java.util.List;
@@ -37,8 +37,8 @@ abstract class RedisConformance extends RateLimiterConformance {
 
   /**
    * A clock that steps back is recorded into the newest stored run and counted from there, which
-   * never lets more through but need not match a decision at the latest reading (see
-   * docs/redis.md, "Time and units"); the kit's backward-clock test still runs.
+   * never lets more through but need not match a decision at the latest reading (see docs/redis.md,
+   * "Time and units"); the kit's backward-clock test still runs.
    */
   @Override
   protected boolean decidesAtLatestReading() {

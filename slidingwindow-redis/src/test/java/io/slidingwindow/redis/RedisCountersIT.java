@@ -47,11 +47,12 @@ class RedisCountersIT {
     for (int run = 0; run < 20; run++) {
       int size = 1 + random.nextInt(12);
       long intervalMicros = 1 + random.nextInt(5_000);
-      long originNanos = switch (run % 3) {
-        case 0 -> 0;
-        case 1 -> Long.MAX_VALUE - 1_000_000;
-        default -> random.nextLong();
-      };
+      long originNanos =
+          switch (run % 3) {
+            case 0 -> 0;
+            case 1 -> Long.MAX_VALUE - 1_000_000;
+            default -> random.nextLong();
+          };
       FakeTicker ticker = new FakeTicker(originNanos);
       RedisCounters counters =
           RedisCounters.builder(SharedRedis.backend())
@@ -64,7 +65,19 @@ class RedisCountersIT {
       Model model = new Model(size, intervalMicros);
       long now = 0;
       for (int op = 0; op < 150; op++) {
-        String where = "seed " + seed + ", run " + run + ", op " + op + ", size " + size + ", interval " + intervalMicros + " µs, t=" + now;
+        String where =
+            "seed "
+                + seed
+                + ", run "
+                + run
+                + ", op "
+                + op
+                + ", size "
+                + size
+                + ", interval "
+                + intervalMicros
+                + " µs, t="
+                + now;
         switch (random.nextInt(4)) {
           case 0, 1 -> {
             long amount = random.nextInt(200) - 20;
@@ -74,7 +87,10 @@ class RedisCountersIT {
           case 2 -> assertThat(counters.sum(id)).as(where).isEqualTo(model.at(now)[0]);
           default -> assertThat(counters.count(id)).as(where).isEqualTo(model.at(now)[1]);
         }
-        long step = random.nextInt(5) == 0 ? intervalMicros * random.nextInt(2 * size + 2) : random.nextInt((int) intervalMicros + 1);
+        long step =
+            random.nextInt(5) == 0
+                ? intervalMicros * random.nextInt(2 * size + 2)
+                : random.nextInt((int) intervalMicros + 1);
         ticker.advance(step * 1000);
         now += step;
       }
@@ -84,7 +100,10 @@ class RedisCountersIT {
   @Test
   void counters_serverTime_expireAfterTheSpanAndKeepIdsApart() {
     RedisCounters counters =
-        RedisCounters.builder(SharedRedis.backend()).size(10).interval(Duration.ofSeconds(6)).build();
+        RedisCounters.builder(SharedRedis.backend())
+            .size(10)
+            .interval(Duration.ofSeconds(6))
+            .build();
     assertThat(counters.addAndGet("{login}", 3)).isEqualTo(3);
     assertThat(counters.addAndGet("{login}", 4)).isEqualTo(7);
     assertThat(counters.count("{login}")).isEqualTo(2);
@@ -99,7 +118,8 @@ class RedisCountersIT {
     RedisCounters.Builder builder = RedisCounters.builder(SharedRedis.backend());
     assertThatThrownBy(() -> builder.size(0)).hasMessageContaining("size");
     assertThatThrownBy(() -> builder.size(RedisCounters.MAX_SIZE + 1)).hasMessageContaining("size");
-    assertThatThrownBy(() -> builder.interval(Duration.ofNanos(1_500))).hasMessageContaining("interval");
+    assertThatThrownBy(() -> builder.interval(Duration.ofNanos(1_500)))
+        .hasMessageContaining("interval");
     assertThatThrownBy(() -> builder.interval(Duration.ZERO)).hasMessageContaining("interval");
     assertThatThrownBy(() -> builder.keyPrefix("{")).hasMessageContaining("keyPrefix");
     assertThatThrownBy(() -> builder.build().sum("y".repeat(RedisRateLimiter.MAX_ID_BYTES + 1)))

@@ -1,6 +1,5 @@
 package io.slidingwindow.redis;
 
-import io.slidingwindow.testkit.FailingLimiter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -12,6 +11,7 @@ import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.slidingwindow.Limit;
+import io.slidingwindow.testkit.FailingLimiter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
  * API (requests sharing calls), leave one key each; every key found has an expiry of at most the
  * window plus one bucket, and soon after the last write no key is left. The ids are driven for at
  * most {@link #DRIVE_BUDGET}, so the test stays short on a slow or busy machine; it prints how many
- * it drove, the memory per live key and the time the keys took to go. On a redis-server of its
- * own, so that its key count and memory are this test's alone.
+ * it drove, the memory per live key and the time the keys took to go. On a redis-server of its own,
+ * so that its key count and memory are this test's alone.
  */
 class RedisExpiryIT {
 

@@ -1,6 +1,5 @@
 package io.slidingwindow.redis;
 
-import io.slidingwindow.testkit.FailingLimiter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -8,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.testkit.FailingLimiter;
 import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.time.Duration;
@@ -49,7 +49,9 @@ class RedisFaultsIT {
     }
   }
 
-  /** Threads that call the limiter until stopped, recording what escapes and how long calls take. */
+  /**
+   * Threads that call the limiter until stopped, recording what escapes and how long calls take.
+   */
   private static final class Load {
     final AtomicBoolean stop = new AtomicBoolean();
     final AtomicLong allowed = new AtomicLong();
@@ -70,7 +72,10 @@ class RedisFaultsIT {
                   for (int i = 0; i < 5_000_000 && !stop.get(); i++) {
                     long started = System.nanoTime();
                     try {
-                      Decision decision = i % 2 == 0 ? limiter.decide(id, 1) : limiter.decideAsync(id, 1).toCompletableFuture().get();
+                      Decision decision =
+                          i % 2 == 0
+                              ? limiter.decide(id, 1)
+                              : limiter.decideAsync(id, 1).toCompletableFuture().get();
                       (decision.allowed() ? allowed : refused).incrementAndGet();
                     } catch (Throwable e) {
                       escaped.add(e);
@@ -96,7 +101,8 @@ class RedisFaultsIT {
   }
 
   @Test
-  void redisKilledUnderLoad_failClosedAnswersWithinTheTimeoutAndRedisAnswersAgainAfterRestart() throws Exception {
+  void redisKilledUnderLoad_failClosedAnswersWithinTheTimeoutAndRedisAnswersAgainAfterRestart()
+      throws Exception {
     RedisRateLimiter limiter =
         RedisRateLimiter.builder(backend)
             .limit(GENEROUS)
@@ -150,7 +156,10 @@ class RedisFaultsIT {
   @Test
   void pausedRedis_policiesAnswerWithinTheTimeout() {
     RedisRateLimiter open =
-        RedisRateLimiter.builder(backend).limit(GENEROUS).commandTimeout(Duration.ofMillis(50)).build();
+        RedisRateLimiter.builder(backend)
+            .limit(GENEROUS)
+            .commandTimeout(Duration.ofMillis(50))
+            .build();
     RedisRateLimiter closed =
         RedisRateLimiter.builder(backend)
             .limit(GENEROUS)
@@ -159,8 +168,10 @@ class RedisFaultsIT {
             .build();
     assertThat(closed.tryAcquire("paused", 1)).as("Redis answers before the pause").isTrue();
     server.cli("CLIENT", "PAUSE", "3000", "ALL");
-    Decision openDecision = assertTimeoutPreemptively(Duration.ofSeconds(1), () -> open.decide("paused", 1));
-    Decision closedDecision = assertTimeoutPreemptively(Duration.ofSeconds(1), () -> closed.decide("paused", 1));
+    Decision openDecision =
+        assertTimeoutPreemptively(Duration.ofSeconds(1), () -> open.decide("paused", 1));
+    Decision closedDecision =
+        assertTimeoutPreemptively(Duration.ofSeconds(1), () -> closed.decide("paused", 1));
     assertThat(openDecision.allowed()).isTrue();
     assertThat(openDecision.remaining()).isZero();
     assertThat(closedDecision.allowed()).isFalse();
@@ -183,7 +194,9 @@ class RedisFaultsIT {
     assertThat(limiter.tryAcquire("breaker", 1)).isTrue();
     server.kill();
     for (int i = 0; i < 3; i++) {
-      assertThat(limiter.tryAcquire("breaker", 1)).as("failure %d, answered by the policy", i).isFalse();
+      assertThat(limiter.tryAcquire("breaker", 1))
+          .as("failure %d, answered by the policy", i)
+          .isFalse();
     }
     assertThat(limiter.isBreakerOpen()).isTrue();
     Decision whileOpen = limiter.decide("breaker", 1);
@@ -194,14 +207,19 @@ class RedisFaultsIT {
     // Another limiter on the same connection, with a breaker on the real clock, shows when the
     // connection is back, so that the probe below cannot fail for want of it.
     RedisRateLimiter other =
-        RedisRateLimiter.builder(backend).limit(GENEROUS).failurePolicy(FailurePolicy.failClosed()).build();
+        RedisRateLimiter.builder(backend)
+            .limit(GENEROUS)
+            .failurePolicy(FailurePolicy.failClosed())
+            .build();
     await().atMost(BOUND).until(() -> other.tryAcquire("other", 1));
     server.cli("CONFIG", "RESETSTAT");
     breakerClock.advance(Duration.ofSeconds(30).minusNanos(1));
     for (int i = 0; i < 20; i++) {
       assertThat(limiter.tryAcquire("breaker", 1)).as("still open, call %d", i).isFalse();
     }
-    assertThat(server.cli("INFO", "commandstats")).as("no call reached Redis").doesNotContain("cmdstat_eval");
+    assertThat(server.cli("INFO", "commandstats"))
+        .as("no call reached Redis")
+        .doesNotContain("cmdstat_eval");
     breakerClock.advance(1);
     assertThat(limiter.tryAcquire("breaker", 1)).as("the probe, answered by Redis").isTrue();
     assertThat(limiter.isBreakerOpen()).isFalse();
@@ -210,7 +228,8 @@ class RedisFaultsIT {
 
   @Test
   void redisDown_fallbackLimiterDecides() {
-    KeyedRateLimiter<String> local = KeyedRateLimiter.builder().limit(Limit.of(1, Duration.ofMinutes(1))).build();
+    KeyedRateLimiter<String> local =
+        KeyedRateLimiter.builder().limit(Limit.of(1, Duration.ofMinutes(1))).build();
     RedisRateLimiter limiter =
         RedisRateLimiter.builder(backend)
             .limit(Limit.of(100, Duration.ofMinutes(1)))

@@ -1,10 +1,10 @@
 package io.slidingwindow.redis;
 
-import io.slidingwindow.testkit.FailingLimiter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.slidingwindow.Limit;
+import io.slidingwindow.testkit.FailingLimiter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

@@ -10,14 +10,16 @@ class RedisProblemTest {
   void of_lastingErrorReplies_nameTheirProblem() {
     assertThat(RedisProblem.of("READONLY You can't write against a read only replica."))
         .isEqualTo(RedisProblem.READ_ONLY_REPLICA);
-    assertThat(RedisProblem.of("NOAUTH Authentication required.")).isEqualTo(RedisProblem.AUTHENTICATION);
+    assertThat(RedisProblem.of("NOAUTH Authentication required."))
+        .isEqualTo(RedisProblem.AUTHENTICATION);
     assertThat(RedisProblem.of("WRONGPASS invalid username-password pair or user is disabled."))
         .isEqualTo(RedisProblem.AUTHENTICATION);
     assertThat(RedisProblem.of("NOPERM this user has no permissions to run the 'evalsha' command"))
         .isEqualTo(RedisProblem.PERMISSION);
     assertThat(RedisProblem.of("ERR unknown command 'EVALSHA', with args beginning with: 'abc'"))
         .isEqualTo(RedisProblem.SCRIPTING_DISABLED);
-    assertThat(RedisProblem.of("ERR Lua scripting is disabled")).isEqualTo(RedisProblem.SCRIPTING_DISABLED);
+    assertThat(RedisProblem.of("ERR Lua scripting is disabled"))
+        .isEqualTo(RedisProblem.SCRIPTING_DISABLED);
   }
 
   @Test

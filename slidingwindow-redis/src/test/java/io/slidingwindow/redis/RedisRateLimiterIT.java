@@ -1,11 +1,11 @@
 package io.slidingwindow.redis;
 
-import io.slidingwindow.testkit.FailingLimiter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
+import io.slidingwindow.testkit.FailingLimiter;
 import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.testkit.SlidingLogOracle;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
@@ -37,15 +37,17 @@ class RedisRateLimiterIT {
 
   /**
    * Two limiter instances of eight threads each on one id, with server time: the script returns the
-   * server timestamp of every grant, and no window of the exact log of those grants holds more
-   * than N.
+   * server timestamp of every grant, and no window of the exact log of those grants holds more than
+   * N.
    */
   @Test
-  void twoInstancesEightThreadsEach_serverTimestampsOfGrants_neverExceedAnyWindow() throws Exception {
+  void twoInstancesEightThreadsEach_serverTimestampsOfGrants_neverExceedAnyWindow()
+      throws Exception {
     Limit perTenMillis = Limit.of(20, Duration.ofMillis(10)).withPrecision(Duration.ofMillis(1));
     Limit exactPerHundredMillis = Limit.exact(60, Duration.ofMillis(100));
     List<RedisRateLimiter> instances =
-        List.of(builder().limit(perTenMillis).limit(exactPerHundredMillis).build(),
+        List.of(
+            builder().limit(perTenMillis).limit(exactPerHundredMillis).build(),
             builder().limit(perTenMillis).limit(exactPerHundredMillis).build());
     String id = freshId();
     int threadsPerInstance = 8;
@@ -103,7 +105,9 @@ class RedisRateLimiterIT {
     assertThat(first.allowed()).isTrue();
     assertThat(first.limit()).isEqualTo(perHour);
     assertThat(first.remaining()).isEqualTo(1);
-    assertThat(first.resetAfter()).isPositive().isLessThanOrEqualTo(perHour.window().plus(perHour.precision()));
+    assertThat(first.resetAfter())
+        .isPositive()
+        .isLessThanOrEqualTo(perHour.window().plus(perHour.precision()));
     Decision refused = limiter.decide(id, 2);
     assertThat(refused.allowed()).isFalse();
     assertThat(refused.limit()).isEqualTo(perHour);
@@ -118,13 +122,18 @@ class RedisRateLimiterIT {
   void asyncForms_answerAsTheSyncOnes() throws Exception {
     RedisRateLimiter limiter = builder().limit(Limit.of(2, Duration.ofMinutes(1))).build();
     String id = freshId();
-    assertThat(limiter.tryAcquireAsync(id, 1).toCompletableFuture().get(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(limiter.tryAcquireAsync(id, 1).toCompletableFuture().get(5, TimeUnit.SECONDS))
+        .isTrue();
     Decision second = limiter.decideAsync(id, 1).toCompletableFuture().get(5, TimeUnit.SECONDS);
     assertThat(second.allowed()).isTrue();
     assertThat(second.remaining()).isZero();
-    assertThat(limiter.tryAcquireAsync(id, 1).toCompletableFuture().get(5, TimeUnit.SECONDS)).isFalse();
-    assertThat(limiter.decideAsync(id, 1).toCompletableFuture().get(5, TimeUnit.SECONDS).retryAfter()).isPositive();
-    assertThatThrownBy(() -> limiter.tryAcquireAsync(id, 3)).isInstanceOf(IllegalArgumentException.class);
+    assertThat(limiter.tryAcquireAsync(id, 1).toCompletableFuture().get(5, TimeUnit.SECONDS))
+        .isFalse();
+    assertThat(
+            limiter.decideAsync(id, 1).toCompletableFuture().get(5, TimeUnit.SECONDS).retryAfter())
+        .isPositive();
+    assertThatThrownBy(() -> limiter.tryAcquireAsync(id, 3))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   /**
@@ -134,7 +143,8 @@ class RedisRateLimiterIT {
   @Test
   void storedRuns_manyBuckets_atMostMinOfNAndKPlusOneAndExpiryIsWindowPlusBucket() {
     FakeTicker ticker = new FakeTicker(Long.MAX_VALUE - 5_000_000);
-    Limit limit = Limit.of(1000, Duration.ofMillis(100)).withPrecision(Duration.ofMillis(1)); // k = 100
+    Limit limit =
+        Limit.of(1000, Duration.ofMillis(100)).withPrecision(Duration.ofMillis(1)); // k = 100
     Limit exact = Limit.exact(30, Duration.ofMillis(100)); // k = 100 000, N = 30
     RedisRateLimiter serverTime = builder().limit(limit).build();
     RedisRateLimiter clientTime = builder().limit(limit).clientTime(ticker).build();
@@ -159,7 +169,8 @@ class RedisRateLimiterIT {
     assertThat(maxExactRuns).isBetween(2L, 30L);
     String serverId = freshId();
     assertThat(serverTime.tryAcquire(serverId, 1)).isTrue();
-    long pttl = Long.parseLong(SharedRedis.server().cli("PTTL", serverTime.keysOf(serverId).get(0)));
+    long pttl =
+        Long.parseLong(SharedRedis.server().cli("PTTL", serverTime.keysOf(serverId).get(0)));
     assertThat(pttl).as("window 100 ms + bucket 1 ms").isPositive().isLessThanOrEqualTo(101);
   }
 
@@ -170,7 +181,8 @@ class RedisRateLimiterIT {
   @Test
   void expiry_setAgainWhenARunBegins_notForTheSameRun() {
     FakeTicker ticker = new FakeTicker();
-    RedisRateLimiter limiter = builder().limit(Limit.of(100, Duration.ofSeconds(1))).clientTime(ticker).build();
+    RedisRateLimiter limiter =
+        builder().limit(Limit.of(100, Duration.ofSeconds(1))).clientTime(ticker).build();
     String id = freshId();
     String key = limiter.keysOf(id).get(0);
     assertThat(limiter.tryAcquire(id, 1)).isTrue();
@@ -191,18 +203,32 @@ class RedisRateLimiterIT {
 
   private static long runs(String key) {
     long length = Long.parseLong(SharedRedis.server().cli("LLEN", key));
-    return length == 0 ? 0 : (length + 1) / 2; // a header holding the newest run, then closed-run pairs
+    return length == 0
+        ? 0
+        : (length + 1) / 2; // a header holding the newest run, then closed-run pairs
   }
 
   @Test
   void awkwardIds_workAndStayApart() {
     RedisRateLimiter limiter = builder().limit(Limit.of(1, Duration.ofMinutes(1))).build();
-    List<String> ids = List.of("", "{", "}", "{}", "\r\n", "\0", "\uD800", "?", "x".repeat(RedisRateLimiter.MAX_ID_BYTES));
+    List<String> ids =
+        List.of(
+            "",
+            "{",
+            "}",
+            "{}",
+            "\r\n",
+            "\0",
+            "\uD800",
+            "?",
+            "x".repeat(RedisRateLimiter.MAX_ID_BYTES));
     for (String id : ids) {
       assertThat(limiter.tryAcquire(id, 1)).as("first call of id %s", id.length()).isTrue();
     }
     for (String id : ids) {
-      assertThat(limiter.tryAcquire(id, 1)).as("second call of id of length %s", id.length()).isFalse();
+      assertThat(limiter.tryAcquire(id, 1))
+          .as("second call of id of length %s", id.length())
+          .isFalse();
     }
     assertThatThrownBy(() -> limiter.tryAcquire("x".repeat(RedisRateLimiter.MAX_ID_BYTES + 1), 1))
         .isInstanceOf(IllegalArgumentException.class)
@@ -215,13 +241,18 @@ class RedisRateLimiterIT {
     assertThatThrownBy(() -> builder.limit(Limit.of(5, Duration.ofNanos(1_500))))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("window");
-    assertThatThrownBy(() -> builder.limit(Limit.of(5, Duration.ofSeconds(1)).withPrecision(Duration.ofNanos(2_500))))
+    assertThatThrownBy(
+            () ->
+                builder.limit(
+                    Limit.of(5, Duration.ofSeconds(1)).withPrecision(Duration.ofNanos(2_500))))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("precision");
     assertThatThrownBy(() -> builder.limit(null)).hasMessageContaining("limit");
-    assertThatThrownBy(() -> builder.commandTimeout(Duration.ZERO)).hasMessageContaining("commandTimeout");
+    assertThatThrownBy(() -> builder.commandTimeout(Duration.ZERO))
+        .hasMessageContaining("commandTimeout");
     assertThatThrownBy(() -> builder.keyPrefix("a{b")).hasMessageContaining("keyPrefix");
-    assertThatThrownBy(() -> builder.circuitBreaker(0, Duration.ofSeconds(1))).hasMessageContaining("consecutiveFailures");
+    assertThatThrownBy(() -> builder.circuitBreaker(0, Duration.ofSeconds(1)))
+        .hasMessageContaining("consecutiveFailures");
     assertThatThrownBy(() -> builder.failurePolicy(null)).hasMessageContaining("failurePolicy");
     assertThatThrownBy(builder::build).hasMessageContaining("limits");
     assertThatThrownBy(() -> RedisRateLimiter.builder(null)).hasMessageContaining("backend");
@@ -232,7 +263,9 @@ class RedisRateLimiterIT {
   @Test
   void scriptSha1_isWhatRedisComputes() {
     RedisServerProcess server = SharedRedis.server();
-    assertThat(server.cli("SCRIPT", "LOAD", Script.LIMITER.text())).isEqualTo(Script.LIMITER.sha1());
-    assertThat(server.cli("SCRIPT", "LOAD", Script.COUNTER.text())).isEqualTo(Script.COUNTER.sha1());
+    assertThat(server.cli("SCRIPT", "LOAD", Script.LIMITER.text()))
+        .isEqualTo(Script.LIMITER.sha1());
+    assertThat(server.cli("SCRIPT", "LOAD", Script.COUNTER.text()))
+        .isEqualTo(Script.COUNTER.sha1());
   }
 }

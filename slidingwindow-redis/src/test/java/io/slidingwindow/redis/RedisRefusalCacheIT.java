@@ -1,12 +1,12 @@
 package io.slidingwindow.redis;
 
-import io.slidingwindow.testkit.FailingLimiter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
+import io.slidingwindow.testkit.FailingLimiter;
 import io.slidingwindow.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -56,8 +56,8 @@ class RedisRefusalCacheIT {
 
   /**
    * 3 per second (buckets of 1 ms), granted at 0, 100 and 200 ms. From 300 ms every call is
-   * refused, locally after the first, with the figures a limiter without the cache reads from
-   * Redis at the same instant, until the run of bucket 0 leaves at (0 + 1) ms + 1 s - 1 µs; at that
+   * refused, locally after the first, with the figures a limiter without the cache reads from Redis
+   * at the same instant, until the run of bucket 0 leaves at (0 + 1) ms + 1 s - 1 µs; at that
    * microsecond the call goes to Redis again and is granted.
    */
   @Test
@@ -67,7 +67,8 @@ class RedisRefusalCacheIT {
     Limit perMinute = Limit.of(10, Duration.ofMinutes(1));
     RedisRateLimiter cached = builder(perSecond, perMinute).clientTime(ticker).build();
     // Same keys and clock origin, so both see the same state at the same instants.
-    RedisRateLimiter uncached = builder(perSecond, perMinute).clientTime(ticker).refusalCache(0).build();
+    RedisRateLimiter uncached =
+        builder(perSecond, perMinute).clientTime(ticker).refusalCache(0).build();
     String id = freshId();
     for (int i = 0; i < 3; i++) {
       assertThat(cached.decide(id, 1).allowed()).isTrue();
@@ -98,13 +99,14 @@ class RedisRefusalCacheIT {
   }
 
   /**
-   * A refusal for want of room, with no limit full, is not remembered: a smaller request may
-   * still fit.
+   * A refusal for want of room, with no limit full, is not remembered: a smaller request may still
+   * fit.
    */
   @Test
   void refusedButNotFull_notRemembered() {
     FakeTicker ticker = new FakeTicker();
-    RedisRateLimiter limiter = builder(Limit.of(5, Duration.ofSeconds(1))).clientTime(ticker).build();
+    RedisRateLimiter limiter =
+        builder(Limit.of(5, Duration.ofSeconds(1))).clientTime(ticker).build();
     String id = freshId();
     assertThat(limiter.tryAcquire(id, 3)).isTrue();
     assertThat(limiter.tryAcquire(id, 3)).isFalse();
@@ -138,7 +140,10 @@ class RedisRefusalCacheIT {
   void countingRefusedAttempts_everyRefusalReachesRedis() {
     FakeTicker ticker = new FakeTicker();
     RedisRateLimiter limiter =
-        builder(Limit.of(1, Duration.ofSeconds(1))).clientTime(ticker).countRefusedAttempts(true).build();
+        builder(Limit.of(1, Duration.ofSeconds(1)))
+            .clientTime(ticker)
+            .countRefusedAttempts(true)
+            .build();
     String id = freshId();
     assertThat(limiter.tryAcquire(id, 1)).isTrue();
     long before = scriptCalls();
@@ -152,7 +157,8 @@ class RedisRefusalCacheIT {
   @Test
   void cacheOff_everyRefusalReachesRedis() {
     FakeTicker ticker = new FakeTicker();
-    RedisRateLimiter limiter = builder(Limit.of(1, Duration.ofSeconds(1))).clientTime(ticker).refusalCache(0).build();
+    RedisRateLimiter limiter =
+        builder(Limit.of(1, Duration.ofSeconds(1))).clientTime(ticker).refusalCache(0).build();
     String id = freshId();
     assertThat(limiter.tryAcquire(id, 1)).isTrue();
     long before = scriptCalls();
@@ -169,7 +175,8 @@ class RedisRefusalCacheIT {
   @Test
   void oneSlot_idsReplaceEachOther() {
     FakeTicker ticker = new FakeTicker();
-    RedisRateLimiter limiter = builder(Limit.of(1, Duration.ofSeconds(1))).clientTime(ticker).refusalCache(1).build();
+    RedisRateLimiter limiter =
+        builder(Limit.of(1, Duration.ofSeconds(1))).clientTime(ticker).refusalCache(1).build();
     String a = freshId();
     String b = freshId();
     assertThat(limiter.tryAcquire(a, 1)).isTrue();
@@ -207,14 +214,18 @@ class RedisRefusalCacheIT {
               return false;
             });
     assertThat(refusals[0]).isPositive();
-    assertThat(scriptCalls() - before).as("script calls for %d refusals and one grant", refusals[0])
+    assertThat(scriptCalls() - before)
+        .as("script calls for %d refusals and one grant", refusals[0])
         .isLessThan(refusals[0]);
   }
 
   @Test
   void builder_refusalCacheOutOfRange_isRejected() {
     RedisRateLimiter.Builder builder = builder(Limit.of(1, Duration.ofSeconds(1)));
-    assertThatThrownBy(() -> builder.refusalCache(-1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("slots");
-    assertThatThrownBy(() -> builder.refusalCache(RefusalCache.MAX_SLOTS + 1)).hasMessageContaining("slots");
+    assertThatThrownBy(() -> builder.refusalCache(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("slots");
+    assertThatThrownBy(() -> builder.refusalCache(RefusalCache.MAX_SLOTS + 1))
+        .hasMessageContaining("slots");
   }
 }

@@ -14,14 +14,16 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * A slot half-way through a migration: the keys of one call are split between the two nodes, so
- * the source answers TRYAGAIN. The backend sends the call twice more, then the failure policy
- * answers; no exception escapes. Once the migration is finished the call goes to the new owner
- * (following MOVED) and is answered by Redis with the id's state intact.
+ * A slot half-way through a migration: the keys of one call are split between the two nodes, so the
+ * source answers TRYAGAIN. The backend sends the call twice more, then the failure policy answers;
+ * no exception escapes. Once the migration is finished the call goes to the new owner (following
+ * MOVED) and is answered by Redis with the id's state intact.
  */
 class RedisTryAgainIT {
 
-  private static final Pattern REJECTED_EVALSHA = Pattern.compile("cmdstat_evalsha:calls=\\d+,usec=\\d+,usec_per_call=[\\d.]+,rejected_calls=(\\d+)");
+  private static final Pattern REJECTED_EVALSHA =
+      Pattern.compile(
+          "cmdstat_evalsha:calls=\\d+,usec=\\d+,usec_per_call=[\\d.]+,rejected_calls=(\\d+)");
 
   private static long rejectedEvalsha(RedisServerProcess node) {
     Matcher m = REJECTED_EVALSHA.matcher(node.cli("INFO", "commandstats"));
@@ -33,7 +35,8 @@ class RedisTryAgainIT {
   }
 
   @Test
-  void keysSplitByAMigration_tryAgainRetriedTwiceThenPolicy_thenAnsweredByTheNewOwner() throws Exception {
+  void keysSplitByAMigration_tryAgainRetriedTwiceThenPolicy_thenAnsweredByTheNewOwner()
+      throws Exception {
     try (RedisClusterProcesses cluster = RedisClusterProcesses.start(3, 0);
         RedisBackend backend = RedisBackend.cluster(cluster.seedUris())) {
       Limit perMinute = Limit.of(5, Duration.ofMinutes(1));
@@ -57,22 +60,26 @@ class RedisTryAgainIT {
 
       target.cli("CLUSTER", "SETSLOT", Integer.toString(slot), "IMPORTING", nodeId(source));
       source.cli("CLUSTER", "SETSLOT", Integer.toString(slot), "MIGRATING", nodeId(target));
-      source.cli("MIGRATE", target.host(), Integer.toString(target.port()), keys.get(0), "0", "5000");
+      source.cli(
+          "MIGRATE", target.host(), Integer.toString(target.port()), keys.get(0), "0", "5000");
       long rejectedBefore = rejectedEvalsha(source);
 
       // One key on each node: the source cannot run the call and says TRYAGAIN every time.
       long start = System.nanoTime();
       assertThat(limiter.tryAcquire(id, 1)).as("fail-closed answers").isFalse();
       assertThat(limiter.decide(id, 1).allowed()).isFalse();
-      assertThat(limiter.tryAcquireAsync(id, 1).toCompletableFuture().get(10, TimeUnit.SECONDS)).isFalse();
-      assertThat(System.nanoTime() - start).as("answered without waiting for a timeout")
+      assertThat(limiter.tryAcquireAsync(id, 1).toCompletableFuture().get(10, TimeUnit.SECONDS))
+          .isFalse();
+      assertThat(System.nanoTime() - start)
+          .as("answered without waiting for a timeout")
           .isLessThan(Duration.ofSeconds(2).toNanos());
       assertThat(rejectedEvalsha(source) - rejectedBefore)
           .as("three calls, each sent three times (TRYAGAIN retried twice)")
           .isEqualTo(9);
 
       // Finish the migration: the call follows MOVED to the target and sees the 2 permits granted.
-      source.cli("MIGRATE", target.host(), Integer.toString(target.port()), keys.get(1), "0", "5000");
+      source.cli(
+          "MIGRATE", target.host(), Integer.toString(target.port()), keys.get(1), "0", "5000");
       for (RedisServerProcess master : cluster.masters()) {
         master.cli("CLUSTER", "SETSLOT", Integer.toString(slot), "NODE", nodeId(target));
       }
@@ -92,7 +99,12 @@ class RedisTryAgainIT {
   /** Whether the slot ranges of the node's own line of CLUSTER NODES hold {@code slot}. */
   private static boolean owns(RedisServerProcess master, int slot) {
     String myself =
-        master.cli("CLUSTER", "NODES").lines().filter(l -> l.contains("myself")).findFirst().orElseThrow();
+        master
+            .cli("CLUSTER", "NODES")
+            .lines()
+            .filter(l -> l.contains("myself"))
+            .findFirst()
+            .orElseThrow();
     String[] fields = myself.split(" ");
     for (int i = 8; i < fields.length; i++) {
       if (fields[i].startsWith("[")) {

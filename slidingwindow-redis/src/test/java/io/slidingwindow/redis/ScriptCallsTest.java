@@ -100,6 +100,7 @@ class ScriptCallsTest {
     assertThat(client.sent).containsExactly("EVALSHA", "EVALSHA", "EVALSHA");
     assertThat(client.noAnswers).as("an error reply is an answer").isEmpty();
   }
+
   /** A client whose calls are sent and never answered; it keeps what it sent. */
   private static final class SilentClient implements ScriptClient {
     final List<CompletableFuture<List<Object>>> sent =
@@ -136,7 +137,8 @@ class ScriptCallsTest {
     SilentClient client = new SilentClient();
     ScriptCalls calls = new ScriptCalls(client);
 
-    CompletableFuture<List<Object>> call = calls.run(Script.LIMITER, new String[] {"k"}, new String[0]);
+    CompletableFuture<List<Object>> call =
+        calls.run(Script.LIMITER, new String[] {"k"}, new String[0]);
     try {
       calls.await(call, Duration.ofMillis(20).toNanos());
     } catch (java.util.concurrent.TimeoutException expected) {

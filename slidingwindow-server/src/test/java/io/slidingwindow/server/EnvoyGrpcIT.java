@@ -147,7 +147,8 @@ class EnvoyGrpcIT {
       long hits = 1 + random.nextInt(3);
       long now = ticker.read();
       RateLimitResponse response =
-          stub().shouldRateLimit(request("user", "u1").toBuilder().setHitsAddend((int) hits).build());
+          stub()
+              .shouldRateLimit(request("user", "u1").toBuilder().setHitsAddend((int) hits).build());
       if (response.getOverallCode() == Code.OK) {
         shortOracle.record(now, hits);
         longOracle.record(now, hits);
@@ -203,13 +204,14 @@ class EnvoyGrpcIT {
   @Test
   void shouldRateLimit_severalDescriptors_isOverLimitIfAnyIs() {
     RateLimitResponse response =
-        stub().shouldRateLimit(
-            RateLimitRequest.newBuilder()
-                .setDomain("api")
-                .addDescriptors(descriptor("free", "x"))
-                .addDescriptors(descriptor("blocked", "y"))
-                .addDescriptors(descriptor("nothing", "z"))
-                .build());
+        stub()
+            .shouldRateLimit(
+                RateLimitRequest.newBuilder()
+                    .setDomain("api")
+                    .addDescriptors(descriptor("free", "x"))
+                    .addDescriptors(descriptor("blocked", "y"))
+                    .addDescriptors(descriptor("nothing", "z"))
+                    .build());
 
     assertThat(response.getOverallCode()).isEqualTo(Code.OVER_LIMIT);
     assertThat(response.getStatuses(0).getCode()).isEqualTo(Code.OK);
@@ -235,12 +237,13 @@ class EnvoyGrpcIT {
     RateLimitResponse tooMany =
         stub().shouldRateLimit(request("client", "c").toBuilder().setHitsAddend(3).build());
     RateLimitResponse descriptorHits =
-        stub().shouldRateLimit(
-            RateLimitRequest.newBuilder()
-                .setDomain("api")
-                .addDescriptors(
-                    descriptor("client", "c").toBuilder().setHitsAddend(UInt64Value.of(2)))
-                .build());
+        stub()
+            .shouldRateLimit(
+                RateLimitRequest.newBuilder()
+                    .setDomain("api")
+                    .addDescriptors(
+                        descriptor("client", "c").toBuilder().setHitsAddend(UInt64Value.of(2)))
+                    .build());
 
     assertThat(tooMany.getOverallCode()).isEqualTo(Code.OVER_LIMIT);
     assertThat(descriptorHits.getOverallCode()).isEqualTo(Code.OK);

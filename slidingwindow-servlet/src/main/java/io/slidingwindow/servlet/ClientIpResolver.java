@@ -7,12 +7,12 @@ import java.util.Enumeration;
 import java.util.List;
 
 /**
- * Finds the address of the client that sent a request, trusting {@code X-Forwarded-For} only as
- * far as it was written by proxies the operator named.
+ * Finds the address of the client that sent a request, trusting {@code X-Forwarded-For} only as far
+ * as it was written by proxies the operator named.
  *
  * <p>The client address is the request's {@code remoteAddr} (the peer of the TCP connection),
- * unless that peer is a trusted proxy. Then the {@code X-Forwarded-For} hops (every such header,
- * in order, comma-separated) are read from right to left, skipping trusted proxies, and the first
+ * unless that peer is a trusted proxy. Then the {@code X-Forwarded-For} hops (every such header, in
+ * order, comma-separated) are read from right to left, skipping trusted proxies, and the first
  * untrusted hop is the client. A client cannot forge its address: whatever it writes into the
  * header is to the left of the hop that the trusted proxy appended. If every hop is trusted, the
  * left-most hop is the client; if there is no header, {@code remoteAddr} is.

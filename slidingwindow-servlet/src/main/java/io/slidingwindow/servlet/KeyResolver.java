@@ -36,7 +36,8 @@ public interface KeyResolver {
 
   /**
    * The key the enforcer limits {@code request} under, or {@code null} to leave it unlimited by
-   * this rule. By default {@link RequestKey#custom(String)} of {@link #resolve(HttpServletRequest)}.
+   * this rule. By default {@link RequestKey#custom(String)} of {@link
+   * #resolve(HttpServletRequest)}.
    */
   default RequestKey key(HttpServletRequest request) {
     String value = resolve(request);
@@ -102,7 +103,9 @@ public interface KeyResolver {
         });
   }
 
-  /** One key for every request: the rule limits the endpoint as a whole, for all clients together. */
+  /**
+   * One key for every request: the rule limits the endpoint as a whole, for all clients together.
+   */
   static KeyResolver global() {
     return typed(request -> RequestKey.global());
   }

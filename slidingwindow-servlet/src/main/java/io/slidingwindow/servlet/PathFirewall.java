@@ -66,8 +66,8 @@ public final class PathFirewall {
      */
     ENCODED_SLASH,
     /**
-     * {@code %25}, a literal percent sign. Risk: a path decoded twice reads something else,
-     * {@code %252e} becoming {@code .}.
+     * {@code %25}, a literal percent sign. Risk: a path decoded twice reads something else, {@code
+     * %252e} becoming {@code .}.
      */
     ENCODED_PERCENT,
     /** A raw backslash. Risk: some servers read it as a slash and some as a character. */
@@ -166,7 +166,9 @@ public final class PathFirewall {
       if (c == '\\' && !allowed.contains(Allowance.BACKSLASH)) {
         return Optional.of("a backslash");
       }
-      if (c == '/' && i > 0 && path.charAt(i - 1) == '/'
+      if (c == '/'
+          && i > 0
+          && path.charAt(i - 1) == '/'
           && !allowed.contains(Allowance.DOUBLE_SLASH)) {
         return Optional.of("an empty segment ('//')");
       }

@@ -8,16 +8,16 @@ import java.util.List;
  *
  * <p>A pattern is a sequence of segments separated by {@code /}. A segment {@code **} matches zero
  * or more whole path segments. Within any other segment, {@code *} matches zero or more characters
- * and {@code ?} exactly one, never a {@code /}; {@code {name}} matches one whole segment (as
- * {@code *} does, the name is only a label). Everything else matches itself, case-sensitively.
- * Empty segments are ignored on both sides, so {@code //a/} is the path {@code /a}: a trailing or
- * doubled slash cannot slip a request past a rule.
+ * and {@code ?} exactly one, never a {@code /}; {@code {name}} matches one whole segment (as {@code
+ * *} does, the name is only a label). Everything else matches itself, case-sensitively. Empty
+ * segments are ignored on both sides, so {@code //a/} is the path {@code /a}: a trailing or doubled
+ * slash cannot slip a request past a rule.
  *
  * <p>Matching runs in {@code O(pattern segments x path segments)} segment comparisons at worst,
  * however many {@code **} the pattern holds: the segments are matched as a glob is matched against
- * characters, going back only to the most recent {@code **} (an earlier one never needs to take more,
- * since the later one can absorb whatever it would). It allocates the path's segments. Instances are
- * immutable and thread-safe.
+ * characters, going back only to the most recent {@code **} (an earlier one never needs to take
+ * more, since the later one can absorb whatever it would). It allocates the path's segments.
+ * Instances are immutable and thread-safe.
  */
 public final class PathPattern {
 
@@ -47,8 +47,7 @@ public final class PathPattern {
     String[] segments = split(pattern);
     for (String segment : segments) {
       if (segment.contains("**") && !segment.equals("**")) {
-        throw new IllegalArgumentException(
-            "pattern: '**' must be a whole segment, was " + pattern);
+        throw new IllegalArgumentException("pattern: '**' must be a whole segment, was " + pattern);
       }
       if (segment.startsWith("{") != segment.endsWith("}")
           || (segment.startsWith("{") && segment.length() < 3)) {

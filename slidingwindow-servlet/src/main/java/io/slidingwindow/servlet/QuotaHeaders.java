@@ -51,8 +51,12 @@ final class QuotaHeaders {
   void add(List<Limit> limits, List<String> policyNames, Decision decision) {
     for (int i = 0; i < limits.size(); i++) {
       policies.add(
-          '"' + policyNames.get(i) + "\";q=" + limits.get(i).permits()
-              + ";w=" + wholeSeconds(limits.get(i).windowNanos()));
+          '"'
+              + policyNames.get(i)
+              + "\";q="
+              + limits.get(i).permits()
+              + ";w="
+              + wholeSeconds(limits.get(i).windowNanos()));
     }
     int binding = Math.max(limits.indexOf(decision.limit()), 0);
     items.add(

@@ -24,19 +24,19 @@ import java.util.Set;
  * <p>Paths: first the {@link PathFirewall} (strict by default, run only if some rule has path
  * patterns) answers 400 Bad Request with an {@code application/problem+json} body to a request URI
  * that the container and the dispatcher may read differently; nothing is counted, and the listener
- * is told ({@link RateLimitListener#onRejectedPath}). Then a rule's
- * patterns are matched against every reading of the path (the container's, and the raw URI's as a
- * dispatcher reads it, with and without dot segments resolved; see {@link RequestPaths}), so a
- * request that reaches a handler under a rule's paths is counted however its path is spelled.
+ * is told ({@link RateLimitListener#onRejectedPath}). Then a rule's patterns are matched against
+ * every reading of the path (the container's, and the raw URI's as a dispatcher reads it, with and
+ * without dot segments resolved; see {@link RequestPaths}), so a request that reaches a handler
+ * under a rule's paths is counted however its path is spelled.
  *
  * <p>For each request, the rules whose paths and methods match are applied in order, like a chain
  * of filters. A rule whose key resolver returns null is skipped. The limiter keys on {@link
  * KeyResolver#key}'s {@link RequestKey#value()}, which names its source, so that one source's
  * values never meet another's; a key longer than 256 characters is replaced by its SHA-256 digest
- * (which no {@link RequestKey} value can spell), so that long header values cannot inflate memory. The first rule
- * that refuses (and is not in dry-run) ends the request: the rules after it are not charged, and the
- * rules before it have counted the request although it was refused. A refusal is answered with
- * status 429, {@code Retry-After} in whole seconds rounded up, and an {@code
+ * (which no {@link RequestKey} value can spell), so that long header values cannot inflate memory.
+ * The first rule that refuses (and is not in dry-run) ends the request: the rules after it are not
+ * charged, and the rules before it have counted the request although it was refused. A refusal is
+ * answered with status 429, {@code Retry-After} in whole seconds rounded up, and an {@code
  * application/problem+json} body (RFC 9457) that names no rule, key or limit. A dry-run rule that
  * would refuse is reported to the listener and logged at DEBUG, and the request goes on.
  *
@@ -56,17 +56,18 @@ import java.util.Set;
  * <p>With rate-limit headers on, every response to a request that at least one rule decided (the
  * rule matched, had a key and its limiter answered) carries {@code RateLimit-Policy} (each limit of
  * those rules as {@code "name";q=permits;w=seconds}) and {@code RateLimit} (the binding limit of
- * each such rule as {@code "name";r=remaining;t=seconds}) as in draft-ietf-httpapi-ratelimit-headers-10.
- * {@code t} is the draft's time until more quota is made available, in whole seconds rounded up:
- * for a limit that refused, its exact wait for one permit; for a grant, the time until every permit
- * the limit counts has left, an upper bound. On a refusal an item whose {@code t} would exceed
- * {@code Retry-After} leaves {@code t} out (the parameter is optional), so that no item points past
- * {@code Retry-After}. A rule with one limit names its policy after itself; a rule with several
- * adds the window ({@code product-2s}, {@code product-10s}).
+ * each such rule as {@code "name";r=remaining;t=seconds}) as in
+ * draft-ietf-httpapi-ratelimit-headers-10. {@code t} is the draft's time until more quota is made
+ * available, in whole seconds rounded up: for a limit that refused, its exact wait for one permit;
+ * for a grant, the time until every permit the limit counts has left, an upper bound. On a refusal
+ * an item whose {@code t} would exceed {@code Retry-After} leaves {@code t} out (the parameter is
+ * optional), so that no item points past {@code Retry-After}. A rule with one limit names its
+ * policy after itself; a rule with several adds the window ({@code product-2s}, {@code
+ * product-10s}).
  *
- * <p>The header values and the refusals themselves are assembled by {@link QuotaHeaders} and
- * {@link RefusalReplies}, which know nothing of servlets, so that other server APIs can answer
- * alike; this class only reads the request and writes the resulting {@link HttpReply}.
+ * <p>The header values and the refusals themselves are assembled by {@link QuotaHeaders} and {@link
+ * RefusalReplies}, which know nothing of servlets, so that other server APIs can answer alike; this
+ * class only reads the request and writes the resulting {@link HttpReply}.
  *
  * <p>Instances are immutable and thread-safe if the rules' key resolvers, the limiters and the
  * listener are.
@@ -152,7 +153,8 @@ public final class RateLimitEnforcer {
         decision = entry.limiter().decide(boundedKey(key.value()), 1);
       } catch (RuntimeException e) {
         notifyError(rule, e);
-        LOG.log(Level.WARNING, "rate limit rule '" + rule.name() + "' failed; request let through", e);
+        LOG.log(
+            Level.WARNING, "rate limit rule '" + rule.name() + "' failed; request let through", e);
         continue;
       }
       if (report == null) {
@@ -173,7 +175,10 @@ public final class RateLimitEnforcer {
         LOG.log(
             Level.DEBUG,
             "rate limit rule ''{0}'' (dry-run) would refuse {1} {2}; retry after {3} s",
-            rule.name(), method, path, QuotaHeaders.retryAfterSecondsOf(decision.retryAfter()));
+            rule.name(),
+            method,
+            path,
+            QuotaHeaders.retryAfterSecondsOf(decision.retryAfter()));
         continue;
       }
       long retryAfterSeconds = report.retryAfterSeconds(decision.retryAfter());
@@ -248,8 +253,7 @@ public final class RateLimitEnforcer {
     } catch (RuntimeException e) {
       containerPath = null; // a container that will not decode an ambiguous URI
     }
-    return RequestPaths.readings(
-        containerPath, request.getRequestURI(), request.getContextPath());
+    return RequestPaths.readings(containerPath, request.getRequestURI(), request.getContextPath());
   }
 
   private static boolean matchesAny(RateLimitRule rule, String method, List<String> paths) {
@@ -355,7 +359,10 @@ public final class RateLimitEnforcer {
       return this;
     }
 
-    /** Sets whether to send the {@code RateLimit-Policy} and {@code RateLimit} headers; off by default. */
+    /**
+     * Sets whether to send the {@code RateLimit-Policy} and {@code RateLimit} headers; off by
+     * default.
+     */
     public Builder rateLimitHeaders(boolean rateLimitHeaders) {
       this.rateLimitHeaders = rateLimitHeaders;
       return this;
@@ -386,15 +393,16 @@ public final class RateLimitEnforcer {
       List<Entry> entries = new ArrayList<>();
       for (RateLimitRule rule : rules) {
         if (!names.add(rule.name())) {
-          throw new IllegalArgumentException("rule names must be unique, '" + rule.name() + "' repeats");
+          throw new IllegalArgumentException(
+              "rule names must be unique, '" + rule.name() + "' repeats");
         }
         KeyedRateLimiter<String> limiter =
             limiterFactory.create(rule.name(), rule.limits(), rule.countRefusedAttempts());
         if (limiter == null) {
-          throw new IllegalArgumentException("limiterFactory returned null for rule '" + rule.name() + "'");
+          throw new IllegalArgumentException(
+              "limiterFactory returned null for rule '" + rule.name() + "'");
         }
-        entries.add(
-            new Entry(rule, limiter, QuotaHeaders.policyNames(rule.name(), rule.limits())));
+        entries.add(new Entry(rule, limiter, QuotaHeaders.policyNames(rule.name(), rule.limits())));
       }
       for (RateLimitRule rule : rules) {
         try {

@@ -17,17 +17,15 @@ public interface RateLimitListener {
   RateLimitListener NONE = new RateLimitListener() {};
 
   /**
-   * {@code rule} is being put in service, once per enforcer that holds it, before any decision;
-   * for example to create its metrics at zero.
+   * {@code rule} is being put in service, once per enforcer that holds it, before any decision; for
+   * example to create its metrics at zero.
    */
   default void onRule(RateLimitRule rule) {}
 
   /** {@code rule} granted a request. */
   default void onAllowed(RateLimitRule rule, Decision decision) {}
 
-  /**
-   * {@code rule} refused a request; when {@code dryRun} the request went on all the same.
-   */
+  /** {@code rule} refused a request; when {@code dryRun} the request went on all the same. */
   default void onRefused(RateLimitRule rule, Decision decision, boolean dryRun) {}
 
   /**

@@ -13,11 +13,10 @@ import java.util.Set;
  * <p>A request matches when its path matches one of the patterns (or the rule has none) and its
  * method is one of the methods (or the rule has none). {@code HEAD} counts as {@code GET}: a rule
  * that lists {@code GET} limits {@code HEAD} too, since a container answers it with the GET
- * handler. Several limits are checked together: a
- * request is granted only if every limit allows it (per-URL windows such as 500 per 2 s,
- * 2000 per 10 s and 10000 per 60 s). With {@code countRefusedAttempts} a refused request is counted
- * too, so a client that keeps calling while refused stays refused. In dry-run the rule counts and
- * reports, but never refuses.
+ * handler. Several limits are checked together: a request is granted only if every limit allows it
+ * (per-URL windows such as 500 per 2 s, 2000 per 10 s and 10000 per 60 s). With {@code
+ * countRefusedAttempts} a refused request is counted too, so a client that keeps calling while
+ * refused stays refused. In dry-run the rule counts and reports, but never refuses.
  *
  * <p>Instances are immutable and thread-safe.
  */
@@ -117,8 +116,17 @@ public final class RateLimitRule {
 
   @Override
   public String toString() {
-    return "RateLimitRule[" + name + " " + paths + " " + methods + " " + limits
-        + (countRefusedAttempts ? " counting refused" : "") + (dryRun ? " dry-run" : "") + "]";
+    return "RateLimitRule["
+        + name
+        + " "
+        + paths
+        + " "
+        + methods
+        + " "
+        + limits
+        + (countRefusedAttempts ? " counting refused" : "")
+        + (dryRun ? " dry-run" : "")
+        + "]";
   }
 
   /** Builds a {@link RateLimitRule}. Not thread-safe. */

@@ -9,9 +9,9 @@ import java.util.List;
  * Creates the keyed limiter behind each rule: the seam between HTTP and a storage backend.
  *
  * <p>The filter calls it once per rule when it is built, and then only uses the {@link
- * KeyedRateLimiter} it returned, so swapping the in-process backend for a shared one (Redis) needs no
- * change to the filter. A backend that keeps state outside the process should use {@code ruleName}
- * to keep rules apart.
+ * KeyedRateLimiter} it returned, so swapping the in-process backend for a shared one (Redis) needs
+ * no change to the filter. A backend that keeps state outside the process should use {@code
+ * ruleName} to keep rules apart.
  */
 @FunctionalInterface
 public interface RateLimiterFactory {
@@ -24,7 +24,8 @@ public interface RateLimiterFactory {
    * @param countRefusedAttempts whether refused requests are counted too
    * @throws IllegalArgumentException if the limits cannot be enforced by this backend
    */
-  KeyedRateLimiter<String> create(String ruleName, List<Limit> limits, boolean countRefusedAttempts);
+  KeyedRateLimiter<String> create(
+      String ruleName, List<Limit> limits, boolean countRefusedAttempts);
 
   /**
    * The in-process backend: a {@link KeyedRateLimiter#builder()} limiter per rule, tracking at most

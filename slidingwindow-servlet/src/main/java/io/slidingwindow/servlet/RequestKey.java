@@ -23,7 +23,8 @@ import java.util.Locale;
  * </pre>
  *
  * <p>so that each value parses back in exactly one way. No value starts with {@code sha256:}, the
- * form the enforcer gives over-long keys. Header names are compared case-insensitively, as HTTP does.
+ * form the enforcer gives over-long keys. Header names are compared case-insensitively, as HTTP
+ * does.
  *
  * <p>Instances are immutable and thread-safe.
  */
@@ -47,10 +48,10 @@ public final class RequestKey {
   }
 
   /**
-   * The key of a client address: an IPv4 address as itself, an IPv4-mapped IPv6 address as its
-   * IPv4 address, any other IPv6 address as its first {@code ipv6PrefixLength} bits (one host
-   * usually holds a whole /64 and can pick any address inside it). Text that is no IP literal (a
-   * forwarded host name) is kept, escaped, so that it can never spell a literal's key.
+   * The key of a client address: an IPv4 address as itself, an IPv4-mapped IPv6 address as its IPv4
+   * address, any other IPv6 address as its first {@code ipv6PrefixLength} bits (one host usually
+   * holds a whole /64 and can pick any address inside it). Text that is no IP literal (a forwarded
+   * host name) is kept, escaped, so that it can never spell a literal's key.
    *
    * @throws IllegalArgumentException if {@code address} is null or {@code ipv6PrefixLength} is not
    *     1..128
@@ -69,7 +70,13 @@ public final class RequestKey {
     }
     if (bytes.length == 4) {
       return new RequestKey(
-          "ip:" + (bytes[0] & 0xFF) + '.' + (bytes[1] & 0xFF) + '.' + (bytes[2] & 0xFF) + '.'
+          "ip:"
+              + (bytes[0] & 0xFF)
+              + '.'
+              + (bytes[1] & 0xFF)
+              + '.'
+              + (bytes[2] & 0xFF)
+              + '.'
               + (bytes[3] & 0xFF));
     }
     StringBuilder b = new StringBuilder("ip:");

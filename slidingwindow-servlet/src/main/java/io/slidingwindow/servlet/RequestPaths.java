@@ -12,8 +12,8 @@ import java.util.List;
  * <p>A web server and the framework behind it may read the same request-target differently: a
  * servlet container resolves {@code ..} and drops {@code ;jsessionid=x} before it picks a servlet,
  * while Spring MVC's path patterns split the raw path on {@code /}, drop each segment's path
- * parameters, decode each segment once and keep {@code ..} as a segment value, so {@code
- * GET /v1/product/..;} reaches {@code /v1/product/{id}} with {@code id} bound to {@code ..}. A rule
+ * parameters, decode each segment once and keep {@code ..} as a segment value, so {@code GET
+ * /v1/product/..;} reaches {@code /v1/product/{id}} with {@code id} bound to {@code ..}. A rule
  * matched against one reading only can be stepped around by a spelling that the other reading puts
  * under the rule's paths. So a rule applies when its patterns match any of:
  *
@@ -26,13 +26,13 @@ import java.util.List;
  *       segments resolved.
  * </ol>
  *
- * <p>Under a context path other than the root, the last two are taken for each way of stripping
- * it: the literal context path, and every raw prefix that reads as it ({@code /%61pp/} or {@code
+ * <p>Under a context path other than the root, the last two are taken for each way of stripping it:
+ * the literal context path, and every raw prefix that reads as it ({@code /%61pp/} or {@code
  * /app/../app/} for {@code /app}).
  *
  * <p>A reading that no dispatcher acts on only makes a rule apply more often, never less: an odd
- * spelling can be counted by a rule whose handler it does not reach, which is the safe side.
- * {@link PathFirewall} refuses such spellings outright.
+ * spelling can be counted by a rule whose handler it does not reach, which is the safe side. {@link
+ * PathFirewall} refuses such spellings outright.
  *
  * <p>Cost: a plain path (no {@code %}, {@code ;}, backslash, {@code //} or dot segment) is read in
  * one pass without copying, and has one reading when the container agrees with it.
@@ -53,8 +53,8 @@ public final class RequestPaths {
    *     absolute-form target ({@code http://host/path}) is reduced to its path; null if unknown
    * @param contextPath the raw context path the request URI starts with, empty or null for the root
    * @return the container's path and two readings of each way to strip the context path from the
-   *     raw URI (one way for the root context), each starting with {@code /}, without repeats;
-   *     just {@code /} if nothing is known
+   *     raw URI (one way for the root context), each starting with {@code /}, without repeats; just
+   *     {@code /} if nothing is known
    */
   public static List<String> readings(String containerPath, String requestUri, String contextPath) {
     List<String> paths = new ArrayList<>(3);
@@ -148,8 +148,7 @@ public final class RequestPaths {
    * backslash) loses its path parameters (from {@code ;} on), is percent-decoded once as UTF-8
    * (malformed bytes become U+FFFD, a {@code %} not followed by two hex digits stays as it is),
    * then decoded backslashes become slashes too, runs of slashes collapse to one and the result
-   * starts with {@code /}. Dot segments are
-   * kept: {@code /a/..;/b} reads {@code /a/../b}.
+   * starts with {@code /}. Dot segments are kept: {@code /a/..;/b} reads {@code /a/../b}.
    *
    * @param rawPath a raw path, not decoded
    */

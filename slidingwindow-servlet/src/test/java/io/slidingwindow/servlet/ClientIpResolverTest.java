@@ -39,7 +39,8 @@ class ClientIpResolverTest {
 
   @Test
   void resolve_portsBracketsAndIpv6_areNormalized() {
-    assertThat(trusting.resolve("10.1.2.3", List.of("198.51.100.1:4711"))).isEqualTo("198.51.100.1");
+    assertThat(trusting.resolve("10.1.2.3", List.of("198.51.100.1:4711")))
+        .isEqualTo("198.51.100.1");
     assertThat(trusting.resolve("fd00::1", List.of("[2001:db8::1]:443"))).isEqualTo("2001:db8::1");
     assertThat(trusting.resolve("fd12::7", List.of("2001:db8::2"))).isEqualTo("2001:db8::2");
   }
@@ -57,7 +58,8 @@ class ClientIpResolverTest {
     assertThat(r.isTrusted("172.31.255.255")).isTrue();
     assertThat(r.isTrusted("172.32.0.0")).isFalse();
     assertThat(r.isTrusted("172.15.255.255")).isFalse();
-    // The IPv4-mapped form is inside the mapped block; a plain IPv4 address is never in an IPv6 block.
+    // The IPv4-mapped form is inside the mapped block; a plain IPv4 address is never in an IPv6
+    // block.
     assertThat(r.isTrusted("::ffff:172.16.0.1")).isTrue();
     assertThat(ClientIpResolver.trusting(List.of("0.0.0.0/0")).isTrusted("2001:db8::1")).isFalse();
     assertThat(ClientIpResolver.trusting(List.of("0.0.0.0/0")).isTrusted("8.8.8.8")).isTrue();
@@ -92,8 +94,17 @@ class ClientIpResolverTest {
   @Test
   void literal_ipv6Forms_parseAsTheJdkParsesThem() throws Exception {
     for (String text :
-        List.of("::", "::1", "1::", "2001:db8::1", "fe80::1:2:3:4:5:6", "1:2:3:4:5:6:7:8",
-            "::ffff:192.0.2.1", "64:ff9b::198.51.100.7", "A:b:C:d:E:f:0:1", "1:2:3:4:5:6:1.2.3.4")) {
+        List.of(
+            "::",
+            "::1",
+            "1::",
+            "2001:db8::1",
+            "fe80::1:2:3:4:5:6",
+            "1:2:3:4:5:6:7:8",
+            "::ffff:192.0.2.1",
+            "64:ff9b::198.51.100.7",
+            "A:b:C:d:E:f:0:1",
+            "1:2:3:4:5:6:1.2.3.4")) {
       byte[] jdk = InetAddress.getByName(text).getAddress();
       byte[] expected = jdk.length == 16 ? jdk : mapped(jdk);
       assertThat(IpRange.literal(text)).as(text).containsExactly(expected);
@@ -103,7 +114,8 @@ class ClientIpResolverTest {
     for (int i = 0; i < 2000; i++) {
       StringBuilder text = new StringBuilder();
       for (int g = 0; g < 8; g++) {
-        text.append(g == 0 ? "" : ":").append(Integer.toHexString(random.nextInt(1 << (4 * (1 + random.nextInt(4))))));
+        text.append(g == 0 ? "" : ":")
+            .append(Integer.toHexString(random.nextInt(1 << (4 * (1 + random.nextInt(4))))));
       }
       assertThat(IpRange.literal(text.toString()))
           .as("seed %d: %s", seed, text)
@@ -114,9 +126,25 @@ class ClientIpResolverTest {
   @Test
   void literal_malformedIpv6_isNull() {
     for (String text :
-        List.of(":", ":::", "1:::2", "1::2::3", ":1:2:3:4:5:6:7", "1:2:3:4:5:6:7:", "1:2:3:4:5:6:7",
-            "1:2:3:4:5:6:7:8:9", "1::2:3:4:5:6:7:8", "12345::", "g::1", "1.2.3.4::", "::1.2.3",
-            "::256.1.1.1", "::1.2.3.4:5", "1:2:3:4:5:6:7:1.2.3.4", "fe80::1%eth0", "١::1")) {
+        List.of(
+            ":",
+            ":::",
+            "1:::2",
+            "1::2::3",
+            ":1:2:3:4:5:6:7",
+            "1:2:3:4:5:6:7:",
+            "1:2:3:4:5:6:7",
+            "1:2:3:4:5:6:7:8:9",
+            "1::2:3:4:5:6:7:8",
+            "12345::",
+            "g::1",
+            "1.2.3.4::",
+            "::1.2.3",
+            "::256.1.1.1",
+            "::1.2.3.4:5",
+            "1:2:3:4:5:6:7:1.2.3.4",
+            "fe80::1%eth0",
+            "١::1")) {
       assertThat(IpRange.literal(text)).as(text).isNull();
     }
   }
@@ -136,7 +164,8 @@ class ClientIpResolverTest {
         trusting.key(FakeHttp.request("fd00::7", "/", "X-Forwarded-For", "2001:db8:5:6::1"));
     RequestKey rotated =
         trusting.key(
-            FakeHttp.request("fd00::7", "/", "X-Forwarded-For", "6.6.6.6, 2001:db8:5:6:dead:beef:0:9"));
+            FakeHttp.request(
+                "fd00::7", "/", "X-Forwarded-For", "6.6.6.6, 2001:db8:5:6:dead:beef:0:9"));
     RequestKey neighbour =
         trusting.key(FakeHttp.request("fd00::7", "/", "X-Forwarded-For", "2001:db8:5:7::1"));
     assertThat(first.value()).isEqualTo("ip:2001:db8:5:6:0:0:0:0/64");
@@ -182,7 +211,8 @@ class ClientIpResolverTest {
                 .value())
         .isEqualTo("ip:2001:db8:0:0:0:0:0:1/128");
     // The IPv4 address is keyed whole under any IPv6 prefix length.
-    assertThat(per48.key(FakeHttp.request("10.0.0.1", "/", "X-Forwarded-For", "203.0.113.9")).value())
+    assertThat(
+            per48.key(FakeHttp.request("10.0.0.1", "/", "X-Forwarded-For", "203.0.113.9")).value())
         .isEqualTo("ip:203.0.113.9");
   }
 

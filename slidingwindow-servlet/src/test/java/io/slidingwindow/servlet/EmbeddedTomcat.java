@@ -45,11 +45,10 @@ final class EmbeddedTomcat implements AutoCloseable {
 
   /**
    * With {@code servlet} at {@code /*} of the context {@code contextPath} ({@code ""} for the
-   * root); lenient, the connector takes backslashes and decodes {@code %2F}, so that more
-   * spellings reach the filter.
+   * root); lenient, the connector takes backslashes and decodes {@code %2F}, so that more spellings
+   * reach the filter.
    */
-  EmbeddedTomcat(
-      Filter filter, Servlet servlet, boolean lenient, String contextPath, Path baseDir)
+  EmbeddedTomcat(Filter filter, Servlet servlet, boolean lenient, String contextPath, Path baseDir)
       throws LifecycleException {
     tomcat.setBaseDir(baseDir.toString());
     connector.setPort(0);
@@ -90,7 +89,8 @@ final class EmbeddedTomcat implements AutoCloseable {
       request.headers(headers);
     }
     try {
-      return client.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      return client.send(
+          request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new IllegalStateException(e);
     } catch (InterruptedException e) {

@@ -55,7 +55,8 @@ final class FakeHttp {
                   }
                   case "getHeaders" ->
                       Collections.enumeration(
-                          values.getOrDefault(((String) args[0]).toLowerCase(Locale.ROOT), List.of()));
+                          values.getOrDefault(
+                              ((String) args[0]).toLowerCase(Locale.ROOT), List.of()));
                   case "getAttribute" -> attributes.get((String) args[0]);
                   case "setAttribute" -> {
                     attributes.put((String) args[0], args[1]);

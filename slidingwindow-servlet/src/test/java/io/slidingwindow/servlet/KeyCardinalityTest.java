@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A flood of client-chosen keys driven through the enforcer (fake requests, no container): the
  * in-memory table never tracks more than its bound, new keys are refused while it is full, emptied
- * keys make room again, and rotating IPv6 addresses inside one /64 buys nothing (were each address a
- * key, the table would fill and 10 000 of them would be granted).
+ * keys make room again, and rotating IPv6 addresses inside one /64 buys nothing (were each address
+ * a key, the table would fill and 10 000 of them would be granted).
  */
 class KeyCardinalityTest {
 
@@ -34,14 +34,16 @@ class KeyCardinalityTest {
 
   private static boolean allowed(RateLimitEnforcer enforcer, String peer, String... headers)
       throws Exception {
-    return enforcer.enforce(FakeHttp.request(peer, "/api", headers), new FakeHttp.Response().servlet);
+    return enforcer.enforce(
+        FakeHttp.request(peer, "/api", headers), new FakeHttp.Response().servlet);
   }
 
   @Test
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
   void enforce_aMillionSpoofedApiKeys_tracksAtMostMaxKeysAndRecoversOnceTheyEmpty()
       throws Exception {
-    RateLimitEnforcer enforcer = enforcer(KeyResolver.header("X-Api-Key", ClientIpResolver.direct()));
+    RateLimitEnforcer enforcer =
+        enforcer(KeyResolver.header("X-Api-Key", ClientIpResolver.direct()));
     int granted = 0;
     int refused = 0;
     for (int i = 0; i < SPOOFED; i++) {
@@ -82,7 +84,10 @@ class KeyCardinalityTest {
     int granted = 0;
     for (int i = 0; i < ROTATED; i++) {
       String hop =
-          "2001:db8:7:8:" + Integer.toHexString(i >>> 16) + ":" + Integer.toHexString(i & 0xFFFF)
+          "2001:db8:7:8:"
+              + Integer.toHexString(i >>> 16)
+              + ":"
+              + Integer.toHexString(i & 0xFFFF)
               + "::1";
       FakeHttp.Response response = new FakeHttp.Response();
       if (enforcer.enforce(

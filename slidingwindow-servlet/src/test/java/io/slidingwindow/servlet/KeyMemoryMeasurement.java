@@ -33,7 +33,10 @@ class KeyMemoryMeasurement {
 
   @Test
   void measure() throws Exception {
-    measure("X-Api-Key of 32 hex characters", KeyResolver.header("X-Api-Key", ClientIpResolver.direct()), true);
+    measure(
+        "X-Api-Key of 32 hex characters",
+        KeyResolver.header("X-Api-Key", ClientIpResolver.direct()),
+        true);
     measure("IPv4 client address", KeyResolver.clientIp(ClientIpResolver.direct()), false);
   }
 
@@ -62,7 +65,11 @@ class KeyMemoryMeasurement {
     System.out.printf(
         Locale.ROOT,
         "%s: %d keys tracked, heap +%d bytes, %.0f bytes per key (limit %s)%n",
-        what, KEYS, after - before, (after - before) / (double) KEYS, LIMIT);
+        what,
+        KEYS,
+        after - before,
+        (after - before) / (double) KEYS,
+        LIMIT);
 
     // Every window is empty after window + precision; nothing is evicted until something asks.
     ticker.advance(LIMIT.window().plusNanos(LIMIT.precisionNanos()));
@@ -76,7 +83,10 @@ class KeyMemoryMeasurement {
         Locale.ROOT,
         "%s: after the windows emptied, %d requests with new keys evicted all %d old keys"
             + " (%.1f per request)%n",
-        what, requests, KEYS, KEYS / (double) requests);
+        what,
+        requests,
+        KEYS,
+        KEYS / (double) requests);
 
     // A full table of emptied keys, evicted at once by cleanUp().
     ticker.advance(LIMIT.window().plusNanos(LIMIT.precisionNanos()));
@@ -92,14 +102,18 @@ class KeyMemoryMeasurement {
     System.out.printf(
         Locale.ROOT,
         "%s: cleanUp() evicted %d emptied keys in %.1f ms; heap back to +%d bytes%n",
-        what, KEYS, nanos / 1e6, emptied - before);
+        what,
+        KEYS,
+        nanos / 1e6,
+        emptied - before);
   }
 
   private static jakarta.servlet.http.HttpServletRequest request(
       boolean header, Random random, int i) {
     if (header) {
-      String apiKey = Long.toHexString(random.nextLong() | Long.MIN_VALUE)
-          + Long.toHexString(random.nextLong() | Long.MIN_VALUE);
+      String apiKey =
+          Long.toHexString(random.nextLong() | Long.MIN_VALUE)
+              + Long.toHexString(random.nextLong() | Long.MIN_VALUE);
       return FakeHttp.request("203.0.113.1", "/api", "X-Api-Key", apiKey);
     }
     return FakeHttp.request(

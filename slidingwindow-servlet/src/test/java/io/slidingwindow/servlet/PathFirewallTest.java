@@ -166,8 +166,7 @@ class PathFirewallTest {
   }
 
   @Property(tries = 3000)
-  void check_whenItLetsAPathThrough_everyReadingIsThePathItself(
-      @ForAll("pathLike") String path) {
+  void check_whenItLetsAPathThrough_everyReadingIsThePathItself(@ForAll("pathLike") String path) {
     if (STRICT.check(path).isEmpty()) {
       String decoded = RequestPaths.dispatcherReading(path);
       assertThat(RequestPaths.normalizedReading(path)).isEqualTo(decoded);

@@ -1,17 +1,16 @@
 package io.slidingwindow.servlet;
 
-import io.slidingwindow.testkit.http.RawHttp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
+import io.slidingwindow.testkit.http.RawHttp;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -183,10 +182,14 @@ class PathSpellingTest {
     boolean counted = fixture.counted(variant.rule()) > countedBefore;
     fixture.table.add(
         String.format(
-            "%-45s %3d %s%s", variant.target(), response.status(), reached ? "reached " : "",
+            "%-45s %3d %s%s",
+            variant.target(),
+            response.status(),
+            reached ? "reached " : "",
             counted ? "counted" : ""));
     assertThat(reached && !counted)
-        .as("%s firewall=%s %s: status %d, reached the servlet but not counted by '%s'",
+        .as(
+            "%s firewall=%s %s: status %d, reached the servlet but not counted by '%s'",
             container, firewall, variant, response.status(), variant.rule())
         .isFalse();
     if (variant.canonical()) {
@@ -222,7 +225,9 @@ class PathSpellingTest {
                 new RateLimitListener() {
                   @Override
                   public void onAllowed(RateLimitRule rule, Decision decision) {
-                    fixture.counted.computeIfAbsent(rule.name(), r -> new AtomicInteger())
+                    fixture
+                        .counted
+                        .computeIfAbsent(rule.name(), r -> new AtomicInteger())
                         .incrementAndGet();
                   }
                 })
@@ -260,8 +265,9 @@ class PathSpellingTest {
         boolean reached = fixture.served.get() > served;
         reachedCount += reached ? 1 : 0;
         assertThat(reached && fixture.counted("product") == counted)
-            .as("%s firewall=%s: status %d, reached but not counted", target, firewall,
-                response.status())
+            .as(
+                "%s firewall=%s: status %d, reached but not counted",
+                target, firewall, response.status())
             .isFalse();
         if (firewall) {
           assertThat(reached).as("%s: stopped by the firewall", target).isFalse();
@@ -300,7 +306,9 @@ class PathSpellingTest {
         new RateLimitListener() {
           @Override
           public void onAllowed(RateLimitRule rule, Decision decision) {
-            fixture.counted.computeIfAbsent(rule.name(), r -> new AtomicInteger())
+            fixture
+                .counted
+                .computeIfAbsent(rule.name(), r -> new AtomicInteger())
                 .incrementAndGet();
           }
         };

@@ -6,8 +6,8 @@ import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
 import io.slidingwindow.testkit.FakeTicker;
 import java.net.http.HttpResponse;
-import java.text.MessageFormat;
 import java.nio.file.Path;
+import java.text.MessageFormat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +19,9 @@ import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The filter in a real Tomcat on a loopback port, driven by a real HTTP client and a fake clock. */
+/**
+ * The filter in a real Tomcat on a loopback port, driven by a real HTTP client and a fake clock.
+ */
 class RateLimitFilterTest {
 
   private static final long SECOND = 1_000_000_000L;
@@ -247,7 +249,9 @@ class RateLimitFilterTest {
       assertThat(server.get("/a", "X-Api-Key", "alice").statusCode()).isEqualTo(429);
       assertThat(server.get("/a", "X-Api-Key", "bob").statusCode()).isEqualTo(200);
       assertThat(server.get("/a").statusCode()).isEqualTo(200);
-      assertThat(server.get("/a").statusCode()).as("no header: keyed on the address").isEqualTo(429);
+      assertThat(server.get("/a").statusCode())
+          .as("no header: keyed on the address")
+          .isEqualTo(429);
     }
   }
 

@@ -42,8 +42,7 @@ class RateLimitListenerTest {
     FakeHttp.Response response = new FakeHttp.Response();
 
     boolean goesOn =
-        enforcer.enforce(
-            FakeHttp.request("192.0.2.1", "/v1/product/..;/admin"), response.servlet);
+        enforcer.enforce(FakeHttp.request("192.0.2.1", "/v1/product/..;/admin"), response.servlet);
 
     assertThat(goesOn).isFalse();
     assertThat(response.status).isEqualTo(400);

@@ -60,8 +60,7 @@ class RateLimitRuleTest {
   void retryAfterSeconds_roundsUp() {
     assertThat(QuotaHeaders.retryAfterSecondsOf(Duration.ofNanos(1))).isEqualTo(1);
     assertThat(QuotaHeaders.retryAfterSecondsOf(Duration.ofSeconds(2))).isEqualTo(2);
-    assertThat(QuotaHeaders.retryAfterSecondsOf(Duration.ofSeconds(2).plusNanos(1)))
-        .isEqualTo(3);
+    assertThat(QuotaHeaders.retryAfterSecondsOf(Duration.ofSeconds(2).plusNanos(1))).isEqualTo(3);
     assertThat(QuotaHeaders.retryAfterSecondsOf(Duration.ofMillis(59_999))).isEqualTo(60);
   }
 
@@ -73,7 +72,8 @@ class RateLimitRuleTest {
             .limit(Limit.of(9, Duration.ofSeconds(2)))
             .limit(Limit.exact(9, Duration.ofSeconds(2)))
             .build();
-    assertThat(QuotaHeaders.policyNames(rule.name(), rule.limits())).containsExactly("p-500ms", "p-2s", "p-3");
+    assertThat(QuotaHeaders.policyNames(rule.name(), rule.limits()))
+        .containsExactly("p-500ms", "p-2s", "p-3");
   }
 
   @Test

@@ -43,13 +43,15 @@ class RequestKeyTest {
     assertThat(RequestKey.custom("ip:127.0.0.1").value()).isEqualTo("custom:ip%3A127.0.0.1");
     // A forwarded hop that is no address cannot spell an address's key.
     assertThat(RequestKey.address("1:2", 64).value()).isEqualTo("ip:1%3A2");
-    assertThat(RequestKey.address("0001.2.3.4", 64)).isNotEqualTo(RequestKey.address("1.2.3.4", 64));
+    assertThat(RequestKey.address("0001.2.3.4", 64))
+        .isNotEqualTo(RequestKey.address("1.2.3.4", 64));
   }
 
   @Test
   void value_headerNamesCompareCaseInsensitivelyAndEachNameIsItsOwnNamespace() {
     assertThat(RequestKey.header("X-API-KEY", "k")).isEqualTo(RequestKey.header("x-api-key", "k"));
-    assertThat(RequestKey.header("X-Api-Key", "k")).isNotEqualTo(RequestKey.header("X-Tenant", "k"));
+    assertThat(RequestKey.header("X-Api-Key", "k"))
+        .isNotEqualTo(RequestKey.header("X-Tenant", "k"));
     // A name and value split differently cannot meet: the colon in either is escaped.
     assertThat(RequestKey.header("a", "b:c")).isNotEqualTo(RequestKey.header("a:b", "c"));
   }
@@ -116,22 +118,28 @@ class RequestKeyTest {
         .isEqualTo("ip:2001:db8:1:0:0:0:0:0/48");
     assertThat(RequestKey.address("2001:db8:1:2:aaaa::1", 128).value())
         .isEqualTo("ip:2001:db8:1:2:aaaa:0:0:1/128");
-    assertThat(RequestKey.address("2001:db8:1:2:aaaa::1", 1).value()).isEqualTo("ip:0:0:0:0:0:0:0:0/1");
+    assertThat(RequestKey.address("2001:db8:1:2:aaaa::1", 1).value())
+        .isEqualTo("ip:0:0:0:0:0:0:0:0/1");
     assertThat(RequestKey.address("ffff::", 1).value()).isEqualTo("ip:8000:0:0:0:0:0:0:0/1");
-    assertThat(RequestKey.address("2001:db8::ff", 121).value()).isEqualTo("ip:2001:db8:0:0:0:0:0:80/121");
+    assertThat(RequestKey.address("2001:db8::ff", 121).value())
+        .isEqualTo("ip:2001:db8:0:0:0:0:0:80/121");
   }
 
   @Test
   void address_ipv4AndMappedIpv4_shareTheIpv4Key() {
     assertThat(RequestKey.address("192.0.2.1", 64).value()).isEqualTo("ip:192.0.2.1");
-    assertThat(RequestKey.address("::ffff:192.0.2.1", 64)).isEqualTo(RequestKey.address("192.0.2.1", 64));
-    assertThat(RequestKey.address("::FFFF:c000:0201", 64)).isEqualTo(RequestKey.address("192.0.2.1", 64));
-    assertThat(RequestKey.address("::ffff:192.0.2.1", 128)).isEqualTo(RequestKey.address("192.0.2.1", 8));
+    assertThat(RequestKey.address("::ffff:192.0.2.1", 64))
+        .isEqualTo(RequestKey.address("192.0.2.1", 64));
+    assertThat(RequestKey.address("::FFFF:c000:0201", 64))
+        .isEqualTo(RequestKey.address("192.0.2.1", 64));
+    assertThat(RequestKey.address("::ffff:192.0.2.1", 128))
+        .isEqualTo(RequestKey.address("192.0.2.1", 8));
     // IPv4 addresses are keyed whole, whatever the IPv6 prefix; 192.0.2.2 is another client.
     assertThat(RequestKey.address("192.0.2.2", 1)).isNotEqualTo(RequestKey.address("192.0.2.1", 1));
     assertThat(RequestKey.address("010.0.0.1", 64).value()).isEqualTo("ip:10.0.0.1");
     // Not mapped: the IPv4-compatible and NAT64 forms stay IPv6.
-    assertThat(RequestKey.address("::192.0.2.1", 128).value()).startsWith("ip:0:0:0:0:0:0:c000:201");
+    assertThat(RequestKey.address("::192.0.2.1", 128).value())
+        .startsWith("ip:0:0:0:0:0:0:c000:201");
   }
 
   @Test

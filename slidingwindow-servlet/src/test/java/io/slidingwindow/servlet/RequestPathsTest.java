@@ -52,7 +52,8 @@ class RequestPathsTest {
   @Test
   void readings_encodedSeparatorInsideASegment_includeTheSegmentAsSpringReadsIt() {
     PathPattern oneSegment = PathPattern.of("/files/{name}");
-    for (String raw : new String[] {"/files/a%2Fb", "/files/a%2fb", "/files/a%5Cb", "/files/a\\b"}) {
+    for (String raw :
+        new String[] {"/files/a%2Fb", "/files/a%2fb", "/files/a%5Cb", "/files/a\\b"}) {
       List<String> readings = RequestPaths.readings("/files/a/b", raw, "");
       assertThat(readings).as(raw).anyMatch(oneSegment::matches);
     }
@@ -94,8 +95,7 @@ class RequestPathsTest {
   void readings_ofAnAbsoluteFormTarget_useItsPath() {
     assertThat(RequestPaths.readings(null, "http://127.0.0.1:8080/v1/product/..", ""))
         .containsExactly("/v1/product/..", "/v1/");
-    assertThat(RequestPaths.readings(null, "https://example.test", ""))
-        .containsExactly("/");
+    assertThat(RequestPaths.readings(null, "https://example.test", "")).containsExactly("/");
     assertThat(RequestPaths.pathOfTarget("/a?b=/c#d")).isEqualTo("/a");
   }
 
@@ -154,7 +154,7 @@ class RequestPathsTest {
         case 0 -> spelled.append("x;p=1/..").append(random.nextBoolean() ? ";/" : "/");
         case 1 -> spelled.append("./");
         case 2 -> spelled.append("x/%2e%2E/%2E/");
-        default -> { }
+        default -> {}
       }
       spelled.append(segment);
       if (random.nextBoolean()) {

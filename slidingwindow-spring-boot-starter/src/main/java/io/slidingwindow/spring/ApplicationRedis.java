@@ -40,12 +40,18 @@ final class ApplicationRedis {
       password = cluster.getPassword();
     } else if (sentinel != null) {
       String master = sentinel.getMaster() == null ? null : sentinel.getMaster().getName();
-      text.append("sentinel master ").append(master).append(" via ").append(nodes(sentinel.getSentinels()));
+      text.append("sentinel master ")
+          .append(master)
+          .append(" via ")
+          .append(nodes(sentinel.getSentinels()));
       username = sentinel.getUsername();
       password = sentinel.getPassword();
     } else {
       RedisStandaloneConfiguration standalone = factory.getStandaloneConfiguration();
-      text.append("standalone ").append(standalone.getHostName()).append(':').append(standalone.getPort());
+      text.append("standalone ")
+          .append(standalone.getHostName())
+          .append(':')
+          .append(standalone.getPort());
       username = standalone.getUsername();
       password = standalone.getPassword();
     }
@@ -68,8 +74,8 @@ final class ApplicationRedis {
    * A backend on a connection of {@code factory}'s native Lettuce client, starting the factory
    * first if it has not started yet.
    *
-   * @throws RedisConnectionException if the connection fails, saying why when Redis's reply names
-   *     a {@link RedisProblem} (wrong credentials, say), and naming {@code description}
+   * @throws RedisConnectionException if the connection fails, saying why when Redis's reply names a
+   *     {@link RedisProblem} (wrong credentials, say), and naming {@code description}
    */
   static RedisBackend connect(LettuceConnectionFactory factory, String description) {
     if (factory.getNativeClient() == null) {

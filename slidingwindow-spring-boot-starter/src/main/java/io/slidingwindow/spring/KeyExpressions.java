@@ -25,10 +25,10 @@ import org.springframework.expression.spel.support.SimpleEvaluationContext;
  * header:NAME} ({@code header('NAME') ?: clientIp}), {@code global} ({@code global}) and {@code
  * bean:NAME} (a {@link KeyResolver} bean). Anything else is a SpEL expression over {@link
  * RateLimitKeyContext}, run in a {@link SimpleEvaluationContext} (read-only data binding and
- * instance methods: no type references, constructors or bean lookups). Its root properties,
- * methods and variables are checked when the application starts, so a misspelt name stops it. A
- * result that is a {@link RequestKey} is used as is; any other is {@link RequestKey#custom(String)}
- * of its text; null leaves the request unlimited by the rule.
+ * instance methods: no type references, constructors or bean lookups). Its root properties, methods
+ * and variables are checked when the application starts, so a misspelt name stops it. A result that
+ * is a {@link RequestKey} is used as is; any other is {@link RequestKey#custom(String)} of its
+ * text; null leaves the request unlimited by the rule.
  */
 final class KeyExpressions {
 

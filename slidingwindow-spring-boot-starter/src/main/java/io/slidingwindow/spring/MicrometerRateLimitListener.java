@@ -12,8 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Counts decisions per rule in Micrometer: the counter {@value #METRIC} with tags {@code rule},
  * {@code outcome} ({@code allowed}, {@code refused}, {@code errored}) and {@code mode} ({@code
  * enforce} or {@code dry-run}). A dry-run rule's would-be refusals are {@code refused} with {@code
- * mode=dry-run}; the request went on. The three counters of a rule are registered, at zero, when
- * an enforcer is built with the rule, so that every series exists before the first request.
+ * mode=dry-run}; the request went on. The three counters of a rule are registered, at zero, when an
+ * enforcer is built with the rule, so that every series exists before the first request.
  *
  * <p>Requests the path firewall answered 400 are counted apart, by the untagged counter {@value
  * #REJECTED_PATHS_METRIC}: no rule saw them, and a meter name keeps one set of tag keys (Prometheus

@@ -3,8 +3,8 @@ package io.slidingwindow.spring;
 import java.util.function.Supplier;
 
 /**
- * Hands property values to the library's builders, which hold the only copy of each check, and
- * puts the property's path in front of what they throw: {@code
+ * Hands property values to the library's builders, which hold the only copy of each check, and puts
+ * the property's path in front of what they throw: {@code
  * "slidingwindow.http.rules.quotes.limits[0].permits: permits must be positive, was 0"}.
  */
 final class PropertyChecks {

@@ -73,10 +73,19 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
       boolean rateLimitHeaders,
       boolean defaultDryRun,
       Function<String, KeyResolver> keyResolverBeans) {
-    if (limiterFactory == null || listener == null || clientIp == null || keyResolverBeans == null) {
+    if (limiterFactory == null
+        || listener == null
+        || clientIp == null
+        || keyResolverBeans == null) {
       throw new IllegalArgumentException(
           "limiterFactory, listener, clientIp and keyResolverBeans must not be null, were "
-              + limiterFactory + ", " + listener + ", " + clientIp + ", " + keyResolverBeans);
+              + limiterFactory
+              + ", "
+              + listener
+              + ", "
+              + clientIp
+              + ", "
+              + keyResolverBeans);
     }
     this.keyResolverBeans = keyResolverBeans;
     this.limiterFactory = limiterFactory;
@@ -90,8 +99,8 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
    * Checks and prepares the annotation of {@code method}, if any, so that a bad one fails at
    * start-up.
    *
-   * @throws IllegalArgumentException naming the method if its annotation is invalid, or naming
-   *     both owners if its rule name is already taken by another method or a reserved rule
+   * @throws IllegalArgumentException naming the method if its annotation is invalid, or naming both
+   *     owners if its rule name is already taken by another method or a reserved rule
    */
   public void register(Method method) {
     enforcerFor(method);
@@ -99,7 +108,8 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
 
   /**
    * Takes {@code ruleName} for {@code owner} (a filter rule), so that no annotation can use it:
-   * each rule name stands for one limiter, one metric series and, on a shared backend, one key space.
+   * each rule name stands for one limiter, one metric series and, on a shared backend, one key
+   * space.
    *
    * @throws IllegalArgumentException naming both owners if an annotation already uses the name
    */
@@ -111,7 +121,12 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
     String previous = owners.putIfAbsent(name, owner);
     if (previous != null && !previous.equals(owner)) {
       throw new IllegalArgumentException(
-          "rule names must be unique, '" + name + "' is used by " + previous + " and by " + owner
+          "rule names must be unique, '"
+              + name
+              + "' is used by "
+              + previous
+              + " and by "
+              + owner
               + "; give one of them another name");
     }
   }
@@ -169,7 +184,8 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
     }
     claim(name, where);
     if (annotation.limits().length == 0) {
-      throw new IllegalArgumentException(where + ": limits must hold at least one limit, was empty");
+      throw new IllegalArgumentException(
+          where + ": limits must hold at least one limit, was empty");
     }
     for (String limit : annotation.limits()) {
       rule.limit(parseLimit(where, limit));

@@ -9,14 +9,14 @@ import java.util.Set;
 import org.springframework.web.servlet.HandlerMapping;
 
 /**
- * What a key expression ({@link RateLimit#key()}, or a rule's {@code key} in {@code application.yml})
- * reads: the root object of its evaluation.
+ * What a key expression ({@link RateLimit#key()}, or a rule's {@code key} in {@code
+ * application.yml}) reads: the root object of its evaluation.
  *
  * <p>The key sources return typed {@link RequestKey}s, whose text names the source, so that values
  * from different sources never meet: {@code clientIp} (the client address, IPv6 by prefix), {@code
  * principal} (the authenticated user, or null), {@code header(name)} (the header's value, or null
- * when absent or blank), {@code global} (one key for all), and {@code key(part, ...)} (a tuple, such
- * as {@code key(pathVariables['id'], clientIp)}). An expression whose result is not a {@code
+ * when absent or blank), {@code global} (one key for all), and {@code key(part, ...)} (a tuple,
+ * such as {@code key(pathVariables['id'], clientIp)}). An expression whose result is not a {@code
  * RequestKey} (plain text, a number, a concatenation) is keyed as {@link RequestKey#custom(String)}
  * of its text: it cannot spell an address, header or principal key. Raw values for computing are
  * {@code headerValue(name)}, {@code principalName}, {@code pathVariables} (a map; empty for filter
@@ -30,7 +30,13 @@ public final class RateLimitKeyContext {
   /** The root properties an expression may read. */
   static final Set<String> PROPERTIES =
       Set.of(
-          "clientIp", "principal", "principalName", "global", "pathVariables", "method", "path",
+          "clientIp",
+          "principal",
+          "principalName",
+          "global",
+          "pathVariables",
+          "method",
+          "path",
           "request");
 
   /** The root methods an expression may call. */
@@ -53,7 +59,9 @@ public final class RateLimitKeyContext {
     return request;
   }
 
-  /** The key of the client address, trusted proxies and the IPv6 prefix length taken into account. */
+  /**
+   * The key of the client address, trusted proxies and the IPv6 prefix length taken into account.
+   */
   public RequestKey getClientIp() {
     return clientIpResolver.key(request);
   }
@@ -75,7 +83,9 @@ public final class RateLimitKeyContext {
     return RequestKey.global();
   }
 
-  /** The URI template variables of the matched handler, such as {@code id} of {@code /orders/{id}}. */
+  /**
+   * The URI template variables of the matched handler, such as {@code id} of {@code /orders/{id}}.
+   */
   public Map<String, String> getPathVariables() {
     Object vars = request.getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE);
     if (vars instanceof Map<?, ?> map) {
@@ -97,8 +107,8 @@ public final class RateLimitKeyContext {
   }
 
   /**
-   * The key of the first value of header {@code name} (trimmed), or null if the header is absent
-   * or blank; its text names the header, so it never equals an address or another header's key.
+   * The key of the first value of header {@code name} (trimmed), or null if the header is absent or
+   * blank; its text names the header, so it never equals an address or another header's key.
    */
   public RequestKey header(String name) {
     String value = request.getHeader(name);

@@ -7,8 +7,8 @@ final class RedisUris {
 
   /**
    * {@code text} with the password of every URI in it replaced by {@code ***}: {@code
-   * scheme://user:password@host} keeps the user, {@code scheme://password@host} (a password
-   * alone, as Lettuce reads it) keeps nothing; null stays null.
+   * scheme://user:password@host} keeps the user, {@code scheme://password@host} (a password alone,
+   * as Lettuce reads it) keeps nothing; null stays null.
    */
   static String mask(String text) {
     return text == null ? null : text.replaceAll("://([^/@\\s:]*:)?[^/@\\s]*@", "://$1***@");

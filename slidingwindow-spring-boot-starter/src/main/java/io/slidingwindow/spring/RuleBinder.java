@@ -12,9 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
-/**
- * Turns bound properties into rules, failing with a message that names the offending property.
- */
+/** Turns bound properties into rules, failing with a message that names the offending property. */
 final class RuleBinder {
 
   private RuleBinder() {}

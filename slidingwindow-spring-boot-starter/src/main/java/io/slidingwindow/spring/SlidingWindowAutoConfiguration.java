@@ -39,11 +39,11 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * <p>Every bean backs off when the application defines one of the same type: the {@link Ticker}
  * (the system clock), the {@link ClientIpResolver} (from {@code trusted-proxies}), the {@link
  * RateLimiterFactory} (the in-memory backend), the {@link PathFirewall} (from {@code
- * path-firewall}), the {@link RateLimitEnforcer} (the rules of {@code
- * slidingwindow.http.rules}), the filter (a {@link RateLimitFilter} or its registration) and the
- * {@link RateLimitInterceptor} behind {@link RateLimit}. Listeners add up instead: the enforcer and
- * the interceptor tell every {@link RateLimitListener} bean, in order, and the Micrometer counters
- * as well when a {@link MeterRegistry} is present (unless the application defines its own {@link
+ * path-firewall}), the {@link RateLimitEnforcer} (the rules of {@code slidingwindow.http.rules}),
+ * the filter (a {@link RateLimitFilter} or its registration) and the {@link RateLimitInterceptor}
+ * behind {@link RateLimit}. Listeners add up instead: the enforcer and the interceptor tell every
+ * {@link RateLimitListener} bean, in order, and the Micrometer counters as well when a {@link
+ * MeterRegistry} is present (unless the application defines its own {@link
  * MicrometerRateLimitListener}). Rule names must be unique across the filter's rules and every
  * {@link RateLimit}; a collision stops start-up. {@code slidingwindow.http.enabled=false} turns it
  * all off.
@@ -215,14 +215,16 @@ public class SlidingWindowAutoConfiguration {
         ObjectProvider<RateLimitEnforcer> enforcers,
         RateLimitInterceptor interceptor) {
       return () -> {
-        enforcers.orderedStream()
+        enforcers
+            .orderedStream()
             .forEach(
                 enforcer -> {
                   for (RateLimitRule rule : enforcer.rules()) {
                     interceptor.reserve(rule.name(), "the filter's rule '" + rule.name() + "'");
                   }
                 });
-        mappings.orderedStream()
+        mappings
+            .orderedStream()
             .forEach(
                 mapping -> {
                   for (HandlerMethod handler : mapping.getHandlerMethods().values()) {

@@ -41,7 +41,9 @@ final class SlidingWindowBackendReport implements SmartInitializingSingleton {
     String factory = factories[0];
     if (!factory.equals("slidingWindowRateLimiterFactory")
         && !factory.equals("slidingWindowRedisRateLimiterFactory")) {
-      LOG.info("slidingwindow: rate limits through the application's RateLimiterFactory bean '{}'", factory);
+      LOG.info(
+          "slidingwindow: rate limits through the application's RateLimiterFactory bean '{}'",
+          factory);
       return;
     }
     String backend = beanOf(REDIS_BACKEND);
@@ -68,13 +70,14 @@ final class SlidingWindowBackendReport implements SmartInitializingSingleton {
                 + " is not on the class path; add it to share the limits through Redis",
             redis.namesDeployment() ? "slidingwindow.redis" : "spring.data.redis");
       } else {
-        LOG.info("slidingwindow: rate limits in memory: slidingwindow-redis is not on the class path");
+        LOG.info(
+            "slidingwindow: rate limits in memory: slidingwindow-redis is not on the class path");
       }
       return;
     }
     Class<?> type = connectionFactory == null ? null : beans.getType(connectionFactory);
     boolean lettuce = type != null && type.getName().equals(LETTUCE_FACTORY);
-    if (type != null && !lettuce && redis.getApplicationConnection() != Boolean.FALSE) {
+    if (type != null && !lettuce && !Boolean.FALSE.equals(redis.getApplicationConnection())) {
       LOG.warn(
           "slidingwindow: rate limits in memory: the application's Redis connection factory is a {},"
               + " whose connection pool stays inside Spring Data Redis (the limiter runs on its"
@@ -83,7 +86,7 @@ final class SlidingWindowBackendReport implements SmartInitializingSingleton {
               + " default), set slidingwindow.redis.uri, or declare a RedisBackend bean"
               + " (slidingwindow-redis-jedis: JedisBackends)",
           type.getSimpleName());
-    } else if (redis.getApplicationConnection() == Boolean.FALSE) {
+    } else if (Boolean.FALSE.equals(redis.getApplicationConnection())) {
       LOG.info(
           "slidingwindow: rate limits in memory: slidingwindow.redis.application-connection is false"
               + " and slidingwindow.redis names no uri, cluster.nodes or sentinel.master");

@@ -10,7 +10,8 @@ import org.springframework.core.env.Environment;
  * Redis setting the starter could not use does not go unnoticed; see {@link
  * SlidingWindowBackendReport}.
  */
-@AutoConfiguration(after = {SlidingWindowAutoConfiguration.class, SlidingWindowRedisAutoConfiguration.class})
+@AutoConfiguration(
+    after = {SlidingWindowAutoConfiguration.class, SlidingWindowRedisAutoConfiguration.class})
 public class SlidingWindowBackendReportAutoConfiguration {
 
   @Bean

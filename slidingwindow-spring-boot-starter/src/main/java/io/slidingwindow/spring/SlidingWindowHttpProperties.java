@@ -59,7 +59,9 @@ public class SlidingWindowHttpProperties {
    */
   private int ipv6PrefixLength = 64;
 
-  /** The most keys each rule tracks in memory; new keys beyond it are refused until old ones expire. */
+  /**
+   * The most keys each rule tracks in memory; new keys beyond it are refused until old ones expire.
+   */
   private long maxKeysPerRule = 100_000;
 
   /**
@@ -68,7 +70,9 @@ public class SlidingWindowHttpProperties {
    */
   private Duration cleanupInterval = Duration.ofSeconds(30);
 
-  /** The order of the filter among the servlet filters; after Spring Security's (-100) by default. */
+  /**
+   * The order of the filter among the servlet filters; after Spring Security's (-100) by default.
+   */
   private int filterOrder = 0;
 
   /** The rules by name, applied in the order written. */
@@ -176,8 +180,8 @@ public class SlidingWindowHttpProperties {
 
     /**
      * Spellings to let through: semicolon, encoded-period, encoded-slash, encoded-percent,
-     * backslash, double-slash. Each weakens the firewall (see PathFirewall.Allowance); dot
-     * segments and bad encodings stay refused.
+     * backslash, double-slash. Each weakens the firewall (see PathFirewall.Allowance); dot segments
+     * and bad encodings stay refused.
      */
     private List<PathFirewall.Allowance> allow = new ArrayList<>();
 

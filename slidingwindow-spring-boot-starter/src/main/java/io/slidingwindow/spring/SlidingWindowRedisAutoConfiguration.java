@@ -7,8 +7,8 @@ import io.slidingwindow.redis.RedisRateLimiter;
 import io.slidingwindow.servlet.RateLimiterFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -16,17 +16,17 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * Puts every rule's windows in Redis when {@code slidingwindow-redis} is on the class path and
- * Redis is configured: all instances of the service then share each rule's limits. Each rule's
- * keys start with {@code <key-prefix>:<rule name>}. Time comes from the Redis server, so the
- * instances' clocks do not matter.
+ * Redis is configured: all instances of the service then share each rule's limits. Each rule's keys
+ * start with {@code <key-prefix>:<rule name>}. Time comes from the Redis server, so the instances'
+ * clocks do not matter.
  *
  * <p>Which Redis, first match wins: a user-defined {@link RedisBackend} bean; the deployment that
  * {@code slidingwindow.redis.uri}, {@code slidingwindow.redis.cluster.nodes} or {@code
@@ -45,14 +45,18 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
     before = SlidingWindowAutoConfiguration.class,
     afterName = "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration")
 @ConditionalOnClass(RedisRateLimiter.class)
-@EnableConfigurationProperties({SlidingWindowRedisProperties.class, SlidingWindowHttpProperties.class})
+@EnableConfigurationProperties({
+  SlidingWindowRedisProperties.class,
+  SlidingWindowHttpProperties.class
+})
 public class SlidingWindowRedisAutoConfiguration {
 
-  private static final Logger LOG = LoggerFactory.getLogger(SlidingWindowRedisAutoConfiguration.class);
+  private static final Logger LOG =
+      LoggerFactory.getLogger(SlidingWindowRedisAutoConfiguration.class);
 
   /**
-   * A connection of the application's Spring Data Redis client, closed with the application
-   * context (the client itself stays the application's).
+   * A connection of the application's Spring Data Redis client, closed with the application context
+   * (the client itself stays the application's).
    */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(LettuceConnectionFactory.class)
@@ -98,7 +102,9 @@ public class SlidingWindowRedisAutoConfiguration {
     }
     if (uri != null) {
       RedisBackend backend = RedisBackend.standalone(uri);
-      LOG.info("slidingwindow: rate limits in Redis through slidingwindow.redis.uri {}", RedisUris.mask(uri));
+      LOG.info(
+          "slidingwindow: rate limits in Redis through slidingwindow.redis.uri {}",
+          RedisUris.mask(uri));
       return backend;
     }
     if (cluster) {
@@ -110,7 +116,9 @@ public class SlidingWindowRedisAutoConfiguration {
     }
     if (properties.getSentinel().getNodes().isEmpty()) {
       throw new IllegalArgumentException(
-          SlidingWindowRedisProperties.PREFIX + ".sentinel.nodes must list the sentinels of master " + master);
+          SlidingWindowRedisProperties.PREFIX
+              + ".sentinel.nodes must list the sentinels of master "
+              + master);
     }
     RedisBackend backend = RedisBackend.sentinel(properties.getSentinel().getNodes(), master);
     LOG.info(
@@ -149,19 +157,21 @@ public class SlidingWindowRedisAutoConfiguration {
     return (ruleName, limits, countRefusedAttempts) -> {
       FailurePolicy policy =
           switch (redis.getOnFailure()) {
-            case LOCAL -> FailurePolicy.fallbackTo(local.create(ruleName, limits, countRefusedAttempts));
+            case LOCAL ->
+                FailurePolicy.fallbackTo(local.create(ruleName, limits, countRefusedAttempts));
             case ALLOW -> FailurePolicy.failOpen();
             case REFUSE -> FailurePolicy.failClosed();
           };
-      return built.add(RedisRateLimiter.builder(backend)
-          .keyPrefix(redis.getKeyPrefix() + ":" + ruleName.replace('{', '(').replace('}', ')'))
-          .limits(limits)
-          .countRefusedAttempts(countRefusedAttempts)
-          .commandTimeout(redis.getCommandTimeout())
-          .refusalCache(redis.getRefusalCache())
-          .batching(redis.isBatching())
-          .failurePolicy(policy)
-          .build());
+      return built.add(
+          RedisRateLimiter.builder(backend)
+              .keyPrefix(redis.getKeyPrefix() + ":" + ruleName.replace('{', '(').replace('}', ')'))
+              .limits(limits)
+              .countRefusedAttempts(countRefusedAttempts)
+              .commandTimeout(redis.getCommandTimeout())
+              .refusalCache(redis.getRefusalCache())
+              .batching(redis.isBatching())
+              .failurePolicy(policy)
+              .build());
     };
   }
 
@@ -169,10 +179,12 @@ public class SlidingWindowRedisAutoConfiguration {
   static final class RedisConfigured extends SpringBootCondition {
 
     @Override
-    public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+    public ConditionOutcome getMatchOutcome(
+        ConditionContext context, AnnotatedTypeMetadata metadata) {
       return SlidingWindowRedisProperties.bind(context.getEnvironment()).namesDeployment()
           ? ConditionOutcome.match("a Redis deployment is configured")
-          : ConditionOutcome.noMatch("no slidingwindow.redis uri, cluster.nodes or sentinel.master");
+          : ConditionOutcome.noMatch(
+              "no slidingwindow.redis uri, cluster.nodes or sentinel.master");
     }
   }
 
@@ -184,8 +196,10 @@ public class SlidingWindowRedisAutoConfiguration {
   static final class UseApplicationConnection extends SpringBootCondition {
 
     @Override
-    public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-      SlidingWindowRedisProperties properties = SlidingWindowRedisProperties.bind(context.getEnvironment());
+    public ConditionOutcome getMatchOutcome(
+        ConditionContext context, AnnotatedTypeMetadata metadata) {
+      SlidingWindowRedisProperties properties =
+          SlidingWindowRedisProperties.bind(context.getEnvironment());
       if (properties.namesDeployment()) {
         return ConditionOutcome.noMatch("slidingwindow.redis names a deployment of its own");
       }

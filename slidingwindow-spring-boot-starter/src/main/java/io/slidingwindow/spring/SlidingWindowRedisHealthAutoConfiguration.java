@@ -17,7 +17,11 @@ import org.springframework.context.annotation.Bean;
  * management.health.slidingwindow.enabled=false}.
  */
 @AutoConfiguration(after = SlidingWindowRedisAutoConfiguration.class)
-@ConditionalOnClass({HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class, RedisRateLimiter.class})
+@ConditionalOnClass({
+  HealthIndicator.class,
+  ConditionalOnEnabledHealthIndicator.class,
+  RedisRateLimiter.class
+})
 @ConditionalOnBean(RedisBackend.class)
 @ConditionalOnEnabledHealthIndicator("slidingwindow")
 public class SlidingWindowRedisHealthAutoConfiguration {
@@ -28,7 +32,8 @@ public class SlidingWindowRedisHealthAutoConfiguration {
       RedisBackend backend,
       ObjectProvider<SlidingWindowRedisLimiters> limiters,
       ObjectProvider<SlidingWindowRedisProperties> properties) {
-    SlidingWindowRedisProperties redis = properties.getIfAvailable(SlidingWindowRedisProperties::new);
+    SlidingWindowRedisProperties redis =
+        properties.getIfAvailable(SlidingWindowRedisProperties::new);
     return new SlidingWindowRedisHealthIndicator(
         backend, limiters.getIfAvailable(), redis.getHealthTimeout());
   }

@@ -8,12 +8,12 @@ import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.HealthIndicator;
 
 /**
- * The health of the rate limiter's Redis, as {@code slidingwindow} in {@code /actuator/health}:
- * UP when Redis runs the limiter's probe script (a write to one key of the library's own), DOWN
+ * The health of the rate limiter's Redis, as {@code slidingwindow} in {@code /actuator/health}: UP
+ * when Redis runs the limiter's probe script (a write to one key of the library's own), DOWN
  * otherwise. Details: {@code problem} and {@code explanation} when Redis refuses the script for a
  * lasting reason (a replica, no scripting, credentials, ACL rights), {@code detail} (Redis's reply
- * or why there was none), {@code latestProblem} (what the limiters' own latest failed calls met,
- * if anything), {@code limiters} and {@code breakersOpen} (how many of the starter's Redis limiters
+ * or why there was none), {@code latestProblem} (what the limiters' own latest failed calls met, if
+ * anything), {@code limiters} and {@code breakersOpen} (how many of the starter's Redis limiters
  * skip Redis right now because it kept failing).
  *
  * <p>Each check blocks for at most about {@code slidingwindow.redis.health-timeout}.

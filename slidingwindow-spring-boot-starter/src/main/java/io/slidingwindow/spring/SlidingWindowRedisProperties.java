@@ -168,7 +168,9 @@ public class SlidingWindowRedisProperties {
   /** Redis Cluster: the seed nodes. */
   public static class Cluster {
 
-    /** Seed node URIs, e.g. {@code redis://127.0.0.1:7000}; the rest of the cluster is discovered. */
+    /**
+     * Seed node URIs, e.g. {@code redis://127.0.0.1:7000}; the rest of the cluster is discovered.
+     */
     private List<String> nodes = new ArrayList<>();
 
     public List<String> getNodes() {

@@ -89,8 +89,7 @@ class CleaningRateLimiterFactoryTest {
 
       assertThat(factory.scheduled()).isTrue();
       assertThat(scheduler.getQueue()).hasSize(1);
-      long delaySeconds =
-          ((Delayed) scheduler.getQueue().peek()).getDelay(TimeUnit.SECONDS);
+      long delaySeconds = ((Delayed) scheduler.getQueue().peek()).getDelay(TimeUnit.SECONDS);
       assertThat(delaySeconds).isBetween(25L, 30L);
 
       factory.close();

@@ -81,19 +81,21 @@ class KeyExpressionsTest {
     assertThatThrownBy(() -> parse("cookie"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith(
-            WHERE + " must be ip, principal, global, header:NAME, bean:NAME or a key expression,"
+            WHERE
+                + " must be ip, principal, global, header:NAME, bean:NAME or a key expression,"
                 + " was 'cookie': 'cookie' is not one of");
     assertThatThrownBy(() -> parse("header('a') ?: clientIP"))
         .hasMessageContaining("'clientIP' is not one of");
     assertThatThrownBy(() -> parse("cookie('session')")).hasMessageContaining("'cookie(...)'");
     assertThatThrownBy(() -> parse("key(#tenant)")).hasMessageContaining("'#tenant'");
     assertThatThrownBy(() -> parse("header(")).hasMessageContaining("was 'header('");
-    assertThatThrownBy(() -> parse("header: ")).hasMessageContaining("header:NAME needs a header name");
+    assertThatThrownBy(() -> parse("header: "))
+        .hasMessageContaining("header:NAME needs a header name");
     assertThatThrownBy(() -> parse("  ")).hasMessageContaining("was '  '");
     assertThatThrownBy(() -> parse("bean:missing"))
         .hasMessage(WHERE + " names no KeyResolver bean, was 'bean:missing'");
     // Names after a dot belong to the value before them, not to the root.
     assertThat(parse("#request.getHeader('X-A').trim()").key(request("X-A", " a "))).isNotNull();
-    assertThat(parse("headerValue('X-A')?.length()").key(request()) ).isNull();
+    assertThat(parse("headerValue('X-A')?.length()").key(request())).isNull();
   }
 }

@@ -111,7 +111,8 @@ class KeyNamespaceHttpTest {
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   private int get(String path, String... headers) throws IOException, InterruptedException {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
     if (headers.length > 0) {
       request.headers(headers);
     }
@@ -157,8 +158,7 @@ class KeyNamespaceHttpTest {
   }
 
   @Test
-  void checkedKeyBean_unknownKeysShareTheAddressesQuotaAndKnownKeysHaveTheirOwn()
-      throws Exception {
+  void checkedKeyBean_unknownKeysShareTheAddressesQuotaAndKnownKeysHaveTheirOwn() throws Exception {
     // Rotating unknown keys buys nothing: each is keyed by the client address.
     assertThat(get("/v1/checked", "X-Api-Key", "guess-1")).isEqualTo(200);
     assertThat(get("/v1/checked", "X-Api-Key", "guess-2")).isEqualTo(200);
@@ -174,9 +174,11 @@ class KeyNamespaceHttpTest {
 
   @Test
   void ipRule_ipv6ClientsBehindTheTrustedProxy_areKeyedByTheConfiguredPrefix() throws Exception {
-    // The test client connects from 127.0.0.1, the trusted proxy; the hop it appended is the client.
+    // The test client connects from 127.0.0.1, the trusted proxy; the hop it appended is the
+    // client.
     assertThat(get("/v1/by-ip", "X-Forwarded-For", "2001:db8:0:1100::1")).isEqualTo(200);
-    assertThat(get("/v1/by-ip", "X-Forwarded-For", "6.6.6.6, 2001:db8:0:11ff:aa::9")).isEqualTo(200);
+    assertThat(get("/v1/by-ip", "X-Forwarded-For", "6.6.6.6, 2001:db8:0:11ff:aa::9"))
+        .isEqualTo(200);
     assertThat(get("/v1/by-ip", "X-Forwarded-For", "[2001:db8:0:1122::7]:443"))
         .as("same /56")
         .isEqualTo(429);
@@ -185,7 +187,9 @@ class KeyNamespaceHttpTest {
         .isEqualTo(200);
     assertThat(get("/v1/by-ip", "X-Forwarded-For", "::ffff:203.0.113.5")).isEqualTo(200);
     assertThat(get("/v1/by-ip", "X-Forwarded-For", "203.0.113.5")).isEqualTo(200);
-    assertThat(get("/v1/by-ip", "X-Forwarded-For", "::ffff:cb00:7105")).as("mapped = IPv4").isEqualTo(429);
+    assertThat(get("/v1/by-ip", "X-Forwarded-For", "::ffff:cb00:7105"))
+        .as("mapped = IPv4")
+        .isEqualTo(429);
   }
 
   @Test
@@ -205,7 +209,8 @@ class KeyNamespaceHttpTest {
     StringBuilder seen = new StringBuilder(last.body());
     last.headers().map().forEach((name, values) -> seen.append(name).append(values));
     assertThat(seen.toString())
-        .doesNotContain("secret-key-123", "198.51.100.77", "127.0.0.1", "header:", "ip:", "x-api-key");
+        .doesNotContain(
+            "secret-key-123", "198.51.100.77", "127.0.0.1", "header:", "ip:", "x-api-key");
   }
 
   @Test

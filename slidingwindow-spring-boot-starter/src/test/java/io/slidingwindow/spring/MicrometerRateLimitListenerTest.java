@@ -34,7 +34,11 @@ class MicrometerRateLimitListenerTest {
     assertThat(count(registry, "a", "refused", "enforce")).isEqualTo(1);
     assertThat(count(registry, "a", "errored", "enforce")).isEqualTo(1);
     assertThat(count(registry, "b", "refused", "dry-run")).isEqualTo(1);
-    assertThat(registry.find(MicrometerRateLimitListener.METRIC).tags("rule", "b", "outcome", "allowed").counter())
+    assertThat(
+            registry
+                .find(MicrometerRateLimitListener.METRIC)
+                .tags("rule", "b", "outcome", "allowed")
+                .counter())
         .isNull();
   }
 
@@ -63,8 +67,12 @@ class MicrometerRateLimitListenerTest {
 
     assertThat(registry.get(MicrometerRateLimitListener.REJECTED_PATHS_METRIC).counter().count())
         .isEqualTo(2);
-    assertThat(registry.get(MicrometerRateLimitListener.REJECTED_PATHS_METRIC).counter().getId()
-            .getTags())
+    assertThat(
+            registry
+                .get(MicrometerRateLimitListener.REJECTED_PATHS_METRIC)
+                .counter()
+                .getId()
+                .getTags())
         .isEmpty();
     assertThat(registry.find(MicrometerRateLimitListener.METRIC).counters()).isEmpty();
   }
@@ -76,7 +84,8 @@ class MicrometerRateLimitListenerTest {
         .hasMessageContaining("registry");
   }
 
-  private static double count(SimpleMeterRegistry registry, String rule, String outcome, String mode) {
+  private static double count(
+      SimpleMeterRegistry registry, String rule, String outcome, String mode) {
     return registry
         .get(MicrometerRateLimitListener.METRIC)
         .tags("rule", rule, "outcome", outcome, "mode", mode)

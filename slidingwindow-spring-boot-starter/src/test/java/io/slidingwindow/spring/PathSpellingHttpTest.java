@@ -1,11 +1,11 @@
 package io.slidingwindow.spring;
 
-import io.slidingwindow.testkit.http.RawHttp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.Decision;
 import io.slidingwindow.servlet.RateLimitListener;
 import io.slidingwindow.servlet.RateLimitRule;
+import io.slidingwindow.testkit.http.RawHttp;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -35,8 +35,8 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * A rule cannot be stepped around by spelling a path differently, in a Spring Boot application on
- * a real Tomcat and a real Jetty (each as configured by default and lenient), with rules from
+ * A rule cannot be stepped around by spelling a path differently, in a Spring Boot application on a
+ * real Tomcat and a real Jetty (each as configured by default and lenient), with rules from
  * properties and a {@code @RateLimit} handler: every spelling, sent byte for byte over a socket, is
  * either refused or counted by the rule of each Spring MVC handler it reaches. With the firewall on
  * (the default), only canonical spellings reach a handler; with it off, rules still count every
@@ -252,8 +252,8 @@ class PathSpellingHttpTest {
   }
 
   /** A running application and the table of what each spelling did. */
-  record Fixture(ConfigurableApplicationContext context, int port, Counters counters,
-      List<String> table) {}
+  record Fixture(
+      ConfigurableApplicationContext context, int port, Counters counters, List<String> table) {}
 
   private static final Map<String, Fixture> FIXTURES = new TreeMap<>();
 
@@ -294,11 +294,15 @@ class PathSpellingHttpTest {
         charged.add(rule);
       }
     }
-    fixture.table().add(
-        String.format("%-42s %3d reached %-10s counted %s", variant.target(), response.status(),
-            reached, charged));
+    fixture
+        .table()
+        .add(
+            String.format(
+                "%-42s %3d reached %-10s counted %s",
+                variant.target(), response.status(), reached, charged));
     assertThat(charged)
-        .as("%s firewall=%s %s: status %d; every handler reached is counted by its rule",
+        .as(
+            "%s firewall=%s %s: status %d; every handler reached is counted by its rule",
             server, firewall, variant, response.status())
         .containsAll(reached);
     if (variant.canonical()) {
@@ -346,7 +350,7 @@ class PathSpellingHttpTest {
   private static Fixture start(Server server, boolean firewall) {
     List<Class<?>> sources = new ArrayList<>(List.of(App.class));
     switch (server) {
-      case TOMCAT -> { }
+      case TOMCAT -> {}
       case TOMCAT_LENIENT, TOMCAT_LENIENT_ANT_MATCHER -> sources.add(TomcatLenient.class);
       case JETTY -> sources.add(Jetty.class);
       case JETTY_LENIENT -> sources.add(JettyLenient.class);
@@ -376,11 +380,16 @@ class PathSpellingHttpTest {
             .properties(properties.toArray(new String[0]))
             .run();
     int port = ((ServletWebServerApplicationContext) context).getWebServer().getPort();
-    assertThat(context.getBeansOfType(
-            org.springframework.boot.web.servlet.server.ServletWebServerFactory.class).values())
+    assertThat(
+            context
+                .getBeansOfType(
+                    org.springframework.boot.web.servlet.server.ServletWebServerFactory.class)
+                .values())
         .singleElement()
-        .isInstanceOf(server.name().startsWith("JETTY")
-            ? JettyServletWebServerFactory.class : TomcatServletWebServerFactory.class);
+        .isInstanceOf(
+            server.name().startsWith("JETTY")
+                ? JettyServletWebServerFactory.class
+                : TomcatServletWebServerFactory.class);
     return new Fixture(context, port, context.getBean(Counters.class), new ArrayList<>());
   }
 }

@@ -25,8 +25,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The starter in a real embedded Tomcat on a random loopback port, driven by a real HTTP client;
- * time moves only when the test moves the fake ticker. Each test uses its own rule or endpoint, since
- * the application context (and its limiters) is shared.
+ * time moves only when the test moves the fake ticker. Each test uses its own rule or endpoint,
+ * since the application context (and its limiters) is shared.
  */
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -95,7 +95,10 @@ class RateLimitHttpTest {
       }
 
       @GetMapping("/orders/{id}")
-      @RateLimit(limits = {"2/10s"}, key = "pathVariables['id']", name = "order-reads")
+      @RateLimit(
+          limits = {"2/10s"},
+          key = "pathVariables['id']",
+          name = "order-reads")
       String order(@PathVariable("id") String id) {
         return "order " + id;
       }
@@ -113,7 +116,10 @@ class RateLimitHttpTest {
       }
 
       @GetMapping("/fragile")
-      @RateLimit(limits = "1/1m", key = "#request.getHeader('X-Tenant').toUpperCase()", name = "fragile")
+      @RateLimit(
+          limits = "1/1m",
+          key = "#request.getHeader('X-Tenant').toUpperCase()",
+          name = "fragile")
       String fragile() {
         return "fragile";
       }
@@ -135,7 +141,8 @@ class RateLimitHttpTest {
 
   private HttpResponse<String> get(String path, String... headers)
       throws IOException, InterruptedException {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
     if (headers.length > 0) {
       request.headers(headers);
     }
@@ -182,8 +189,7 @@ class RateLimitHttpTest {
       previous = t;
       statuses.append(get("/v1/seed").statusCode()).append(' ');
     }
-    assertThat(statuses.toString().trim())
-        .isEqualTo("200 200 200 200 200 200 200 200 429 429 200");
+    assertThat(statuses.toString().trim()).isEqualTo("200 200 200 200 200 200 200 200 429 429 200");
   }
 
   @Test
@@ -193,10 +199,12 @@ class RateLimitHttpTest {
       assertThat(response.statusCode()).isEqualTo(200);
     }
     assertThat(get("/v1/trial").headers().firstValue("RateLimit").orElseThrow()).contains(";r=0;");
-    assertThat(meters.get(MicrometerRateLimitListener.METRIC)
-            .tags("rule", "trial", "outcome", "refused", "mode", "dry-run")
-            .counter()
-            .count())
+    assertThat(
+            meters
+                .get(MicrometerRateLimitListener.METRIC)
+                .tags("rule", "trial", "outcome", "refused", "mode", "dry-run")
+                .counter()
+                .count())
         .isEqualTo(3);
   }
 
@@ -214,9 +222,11 @@ class RateLimitHttpTest {
     assertThat(get("/orders/1").statusCode()).isEqualTo(200);
     HttpResponse<String> refused = get("/orders/1");
     assertThat(refused.statusCode()).isEqualTo(429);
-    assertThat(refused.headers().firstValue("Retry-After")).hasValue("11"); // 10 s + 10 ms precision
+    assertThat(refused.headers().firstValue("Retry-After"))
+        .hasValue("11"); // 10 s + 10 ms precision
     // The filter's rule and the annotation both report, in the order they ran. "orders" gets more
-    // quota only when its first permit leaves, about 60 s from now, later than Retry-After: its t is
+    // quota only when its first permit leaves, about 60 s from now, later than Retry-After: its t
+    // is
     // left out (draft-10: Retry-After must not be earlier than t).
     assertThat(refused.headers().firstValue("RateLimit-Policy"))
         .hasValue("\"orders\";q=100;w=60, \"order-reads\";q=2;w=10");
@@ -253,7 +263,8 @@ class RateLimitHttpTest {
     assertThat(count("tenant", "errored")).isEqualTo(2);
     assertThat(count("tenant", "allowed")).isZero();
 
-    assertThat(get("/fragile").body()).isEqualTo("fragile"); // no X-Tenant: the key expression throws
+    assertThat(get("/fragile").body())
+        .isEqualTo("fragile"); // no X-Tenant: the key expression throws
     assertThat(count("fragile", "errored")).isEqualTo(1);
     assertThat(get("/fragile", "X-Tenant", "acme").statusCode()).isEqualTo(200);
     assertThat(get("/fragile", "X-Tenant", "acme").statusCode()).isEqualTo(429);
@@ -267,7 +278,8 @@ class RateLimitHttpTest {
       assertThat(count("idle", outcome)).as(outcome).isZero();
     }
     assertThat(
-            meters.get(MicrometerRateLimitListener.METRIC)
+            meters
+                .get(MicrometerRateLimitListener.METRIC)
                 .tags("rule", "trial", "outcome", "allowed", "mode", "dry-run")
                 .counter())
         .isNotNull();

@@ -23,8 +23,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration;
-import org.springframework.boot.test.context.ConfigDataApplicationContextInitializer;
 import org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration;
+import org.springframework.boot.test.context.ConfigDataApplicationContextInitializer;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
@@ -46,7 +46,9 @@ class SlidingWindowAutoConfigurationTest {
   void autoConfiguration_noUserBeans_usesInMemoryBackendAndSystemClock() {
     runner
         .withPropertyValues(
-            RULE + ".paths=/v1/product/**", RULE + ".limits[0].permits=2", RULE + ".limits[0].window=1m")
+            RULE + ".paths=/v1/product/**",
+            RULE + ".limits[0].permits=2",
+            RULE + ".limits[0].window=1m")
         .run(
             context -> {
               assertThat(context).hasNotFailed();
@@ -105,7 +107,9 @@ class SlidingWindowAutoConfigurationTest {
         .run(
             context -> {
               List<RateLimitRule> rules = context.getBean(RateLimitEnforcer.class).rules();
-              assertThat(rules).extracting(RateLimitRule::name).containsExactly("v1-product", "login");
+              assertThat(rules)
+                  .extracting(RateLimitRule::name)
+                  .containsExactly("v1-product", "login");
               assertThat(rules.get(0).limits())
                   .containsExactly(
                       Limit.of(500, Duration.ofSeconds(2)),
@@ -168,7 +172,9 @@ class SlidingWindowAutoConfigurationTest {
         .run(
             context -> {
               MeterRegistry registry = context.getBean(MeterRegistry.class);
-              assertThat(count(registry, "product", "allowed")).as("registered at start-up").isZero();
+              assertThat(count(registry, "product", "allowed"))
+                  .as("registered at start-up")
+                  .isZero();
               RateLimitEnforcer enforcer = context.getBean(RateLimitEnforcer.class);
               assertThat(get(enforcer, "/a")).isEqualTo(200);
               assertThat(get(enforcer, "/a")).isEqualTo(200);
@@ -255,7 +261,8 @@ class SlidingWindowAutoConfigurationTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     runner
         .withBean(SimpleMeterRegistry.class, () -> registry)
-        .withBean(MicrometerRateLimitListener.class, () -> new MicrometerRateLimitListener(registry))
+        .withBean(
+            MicrometerRateLimitListener.class, () -> new MicrometerRateLimitListener(registry))
         .withPropertyValues(RULE + ".limits[0].permits=1", RULE + ".limits[0].window=1m")
         .run(
             context -> {
@@ -332,7 +339,11 @@ class SlidingWindowAutoConfigurationTest {
   void userInterceptorAlone_autoInterceptorBacksOff() {
     RateLimitInterceptor mine =
         new RateLimitInterceptor(
-            RateLimiterFactory.inMemory(), RateLimitListener.NONE, ClientIpResolver.direct(), false, false);
+            RateLimiterFactory.inMemory(),
+            RateLimitListener.NONE,
+            ClientIpResolver.direct(),
+            false,
+            false);
     runner
         .withBean("myInterceptor", RateLimitInterceptor.class, () -> mine)
         .run(
@@ -374,7 +385,8 @@ class SlidingWindowAutoConfigurationTest {
               MockHttpServletRequest fromProxy = new MockHttpServletRequest("GET", "/a");
               fromProxy.addHeader("X-Forwarded-For", "198.51.100.1");
               assertThat(enforcer.rules().get(0).keyResolver().resolve(fromProxy))
-                  .as("the MockHttpServletRequest peer is 127.0.0.1, trusted only by the user's bean")
+                  .as(
+                      "the MockHttpServletRequest peer is 127.0.0.1, trusted only by the user's bean")
                   .isEqualTo("ip:198.51.100.1");
             });
   }
@@ -475,7 +487,9 @@ class SlidingWindowAutoConfigurationTest {
     runner
         .withBean("tenantKey", KeyResolver.class, () -> tenant)
         .withPropertyValues(
-            RULE + ".key=bean:tenantKey", RULE + ".limits[0].permits=1", RULE + ".limits[0].window=1s")
+            RULE + ".key=bean:tenantKey",
+            RULE + ".limits[0].permits=1",
+            RULE + ".limits[0].window=1s")
         .run(
             context ->
                 assertThat(context.getBean(RateLimitEnforcer.class).rules().get(0).keyResolver())
@@ -609,8 +623,7 @@ class SlidingWindowAutoConfigurationTest {
         RULE + ".limits[0].permits=5",
         RULE + ".limits[0].window=2s");
     assertStartupFails(
-        "slidingwindow.http.trusted-proxies: ",
-        "slidingwindow.http.trusted-proxies=10.0.0.0/40");
+        "slidingwindow.http.trusted-proxies: ", "slidingwindow.http.trusted-proxies=10.0.0.0/40");
   }
 
   @Test
@@ -661,7 +674,8 @@ class SlidingWindowAutoConfigurationTest {
             context -> {
               assertThat(context).hasFailed();
               assertThat(context.getStartupFailure())
-                  .hasMessageContaining("@RateLimit on " + BadKeyController.class.getName() + ".bad")
+                  .hasMessageContaining(
+                      "@RateLimit on " + BadKeyController.class.getName() + ".bad")
                   .hasMessageContaining("'clientAddress' is not one of");
             });
   }

@@ -141,8 +141,7 @@ class SlidingWindowRedisApplicationConnectionIT {
                       .hasStackTraceContaining("refuses the credentials")
                       .hasStackTraceContaining("WRONGPASS")
                       .satisfies(
-                          failure ->
-                              assertThat(stackTrace(failure)).doesNotContain("wrong-pw")));
+                          failure -> assertThat(stackTrace(failure)).doesNotContain("wrong-pw")));
     }
   }
 
@@ -158,8 +157,7 @@ class SlidingWindowRedisApplicationConnectionIT {
     try (RedisServerProcess other = RedisServerProcess.start()) {
       runner
           .withPropertyValues(
-              "spring.data.redis.port=" + other.port(),
-              "slidingwindow.redis.uri=" + redis.uri())
+              "spring.data.redis.port=" + other.port(), "slidingwindow.redis.uri=" + redis.uri())
           .run(
               context -> {
                 assertThat(grants(context)).isEqualTo(3);
@@ -168,7 +166,8 @@ class SlidingWindowRedisApplicationConnectionIT {
               });
     }
     assertThat(output)
-        .contains("slidingwindow: rate limits in Redis through slidingwindow.redis.uri " + redis.uri());
+        .contains(
+            "slidingwindow: rate limits in Redis through slidingwindow.redis.uri " + redis.uri());
   }
 
   @Test

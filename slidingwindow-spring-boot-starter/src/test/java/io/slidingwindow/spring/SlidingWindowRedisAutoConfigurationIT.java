@@ -134,7 +134,8 @@ class SlidingWindowRedisAutoConfigurationIT {
   @Test
   void refusalCacheOutOfRange_failsAtStartNamingTheProperty() {
     runner
-        .withPropertyValues("slidingwindow.redis.uri=" + redis.uri(), "slidingwindow.redis.refusal-cache=-1")
+        .withPropertyValues(
+            "slidingwindow.redis.uri=" + redis.uri(), "slidingwindow.redis.refusal-cache=-1")
         .run(
             context ->
                 assertThat(context)

@@ -99,7 +99,8 @@ class SlidingWindowRedisHealthIT {
   @Test
   void scriptingDisabled_downWithScriptingDisabled() {
     try (RedisServerProcess noScripts =
-        RedisServerProcess.startWithConfig("rename-command EVAL \"\"", "rename-command EVALSHA \"\"")) {
+        RedisServerProcess.startWithConfig(
+            "rename-command EVAL \"\"", "rename-command EVALSHA \"\"")) {
       runner
           .withPropertyValues("slidingwindow.redis.uri=" + noScripts.uri())
           .run(
@@ -120,10 +121,13 @@ class SlidingWindowRedisHealthIT {
           .run(
               context -> {
                 KeyedRateLimiter<String> limiter =
-                    context.getBean(RateLimiterFactory.class).create("doomed", THREE_PER_MINUTE, false);
+                    context
+                        .getBean(RateLimiterFactory.class)
+                        .create("doomed", THREE_PER_MINUTE, false);
                 assertThat(limiter.tryAcquire("client")).isTrue();
                 doomed.kill();
-                SlidingWindowRedisLimiters limiters = context.getBean(SlidingWindowRedisLimiters.class);
+                SlidingWindowRedisLimiters limiters =
+                    context.getBean(SlidingWindowRedisLimiters.class);
                 await()
                     .atMost(Duration.ofSeconds(10))
                     .until(
@@ -144,14 +148,17 @@ class SlidingWindowRedisHealthIT {
   void noRedis_noIndicator() {
     runner.run(
         context ->
-            assertThat(context).hasNotFailed().doesNotHaveBean(SlidingWindowRedisHealthIndicator.class));
+            assertThat(context)
+                .hasNotFailed()
+                .doesNotHaveBean(SlidingWindowRedisHealthIndicator.class));
   }
 
   @Test
   void disabledByManagementProperty_noIndicator() {
     runner
         .withPropertyValues(
-            "spring.data.redis.port=" + redis.port(), "management.health.slidingwindow.enabled=false")
+            "spring.data.redis.port=" + redis.port(),
+            "management.health.slidingwindow.enabled=false")
         .run(
             context ->
                 assertThat(context)

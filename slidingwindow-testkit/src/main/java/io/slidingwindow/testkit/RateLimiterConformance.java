@@ -18,11 +18,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import net.jqwik.api.Arbitraries;
-import org.assertj.core.data.Percentage;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -52,10 +52,10 @@ public abstract class RateLimiterConformance {
   }
 
   /**
-   * Whether the property schedules step the clock back now and then, expecting every decision to
-   * be made at the latest reading so far. A backend that handles a backward step more
-   * conservatively (refusing at least what it would refuse at the latest reading, but measuring
-   * from an earlier recorded time) returns false and says so in its documentation; {@link
+   * Whether the property schedules step the clock back now and then, expecting every decision to be
+   * made at the latest reading so far. A backend that handles a backward step more conservatively
+   * (refusing at least what it would refuse at the latest reading, but measuring from an earlier
+   * recorded time) returns false and says so in its documentation; {@link
    * #clockGoingBackwards_isTakenAsNoTimePassing} still runs for it.
    */
   protected boolean decidesAtLatestReading() {
@@ -178,7 +178,8 @@ public abstract class RateLimiterConformance {
       if (expected) {
         long least = Long.MAX_VALUE;
         for (int l = 0; l < oracles.size(); l++) {
-          long remaining = oracles.get(l).permits() - oracles.get(l).countAt(now, oracles.get(l).windowNanos());
+          long remaining =
+              oracles.get(l).permits() - oracles.get(l).countAt(now, oracles.get(l).windowNanos());
           if (remaining < least) {
             least = remaining;
             binding = l;
@@ -207,9 +208,12 @@ public abstract class RateLimiterConformance {
         long measuredAt = now - late;
         assertThat(decision.remaining())
             .as("remaining, " + where)
-            .isEqualTo(Math.max(0, bound.permits() - bound.countAt(measuredAt, bound.windowNanos())));
+            .isEqualTo(
+                Math.max(0, bound.permits() - bound.countAt(measuredAt, bound.windowNanos())));
       }
-      assertThat(decision.limit()).as("binding limit, " + where).isEqualTo(schedule.limits().get(binding));
+      assertThat(decision.limit())
+          .as("binding limit, " + where)
+          .isEqualTo(schedule.limits().get(binding));
       assertThat(decision.resetAfter().toNanos())
           .as("resetAfter, " + where)
           .isEqualTo(oracles.get(binding).emptyAt(now) - now + late);
@@ -247,7 +251,8 @@ public abstract class RateLimiterConformance {
           assertThat(decision.retryAfter().toNanos())
               .as(where)
               .isPositive()
-              .isLessThanOrEqualTo(decision.limit().windowNanos() + decision.limit().precisionNanos());
+              .isLessThanOrEqualTo(
+                  decision.limit().windowNanos() + decision.limit().precisionNanos());
         }
       }
       if (!allowed) {
@@ -255,7 +260,9 @@ public abstract class RateLimiterConformance {
         for (int l = 0; l < decisive.size(); l++) {
           Limit limit = schedule.limits().get(l);
           exactLogOverWPlusPRefuses |=
-              !decisive.get(l).wouldGrant(now, permits, limit.windowNanos() + limit.precisionNanos());
+              !decisive
+                  .get(l)
+                  .wouldGrant(now, permits, limit.windowNanos() + limit.precisionNanos());
         }
         assertThat(exactLogOverWPlusPRefuses)
             .as("a refusal the exact log over W + p would grant, " + where)
@@ -299,14 +306,16 @@ public abstract class RateLimiterConformance {
 
   /**
    * Eight threads on one limiter, in rounds: the clock stands still during a round and jumps
-   * between rounds by random amounts, some shorter than the window. With exact limits, each
-   * round's grants are known exactly: too many is a broken guarantee, too few a lost update.
+   * between rounds by random amounts, some shorter than the window. With exact limits, each round's
+   * grants are known exactly: too many is a broken guarantee, too few a lost update.
    */
   @Test
   void eightThreadsInRounds_grantExactlyWhatIsLeftAndNeverExceedTheWindow() throws Exception {
     long tick = tickNanos();
-    Limit perWindow = Limit.exact(50, Duration.ofNanos(1_000 * tick)).withPrecision(Duration.ofNanos(tick));
-    Limit perLongWindow = Limit.exact(120, Duration.ofNanos(5_000 * tick)).withPrecision(Duration.ofNanos(tick));
+    Limit perWindow =
+        Limit.exact(50, Duration.ofNanos(1_000 * tick)).withPrecision(Duration.ofNanos(tick));
+    Limit perLongWindow =
+        Limit.exact(120, Duration.ofNanos(5_000 * tick)).withPrecision(Duration.ofNanos(tick));
     List<Limit> limits = List.of(perWindow, perLongWindow);
     FakeTicker ticker = new FakeTicker(-7 * tick);
     KeyedRateLimiter<String> limiter = newLimiter(limits, false, ticker);
@@ -346,7 +355,8 @@ public abstract class RateLimiterConformance {
         now += gap;
         long available = threads * attemptsPerThread;
         for (SlidingLogOracle oracle : oracles) {
-          available = Math.min(available, oracle.permits() - oracle.countAt(now, oracle.windowNanos()));
+          available =
+              Math.min(available, oracle.permits() - oracle.countAt(now, oracle.windowNanos()));
         }
         grantedThisRound.set(0);
         start.await(10, TimeUnit.SECONDS);

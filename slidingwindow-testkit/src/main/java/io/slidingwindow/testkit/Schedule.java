@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * A test scenario for a limiter: its limits, the clock's origin, and a list of requests, each a
- * gap since the previous one and a number of permits. Every time and duration is a multiple of
- * {@code tickNanos}, the finest unit the backend under test resolves.
+ * A test scenario for a limiter: its limits, the clock's origin, and a list of requests, each a gap
+ * since the previous one and a number of permits. Every time and duration is a multiple of {@code
+ * tickNanos}, the finest unit the backend under test resolves.
  *
  * <p>{@link #random} mixes plain random gaps with adversarial ones: bursts at one instant, requests
  * one tick before, at and after bucket edges, and gaps of one window give or take a tick; on

@@ -86,8 +86,8 @@ public final class SlidingLogOracle {
   }
 
   /**
-   * The earliest time {@code t >= now} at which an exact log would grant {@code permits} if
-   * nothing more were recorded.
+   * The earliest time {@code t >= now} at which an exact log would grant {@code permits} if nothing
+   * more were recorded.
    */
   public long earliestGrant(long now, long permits) {
     long[][] sorted = sorted();
@@ -153,6 +153,12 @@ public final class SlidingLogOracle {
 
   @Override
   public String toString() {
-    return "SlidingLogOracle[" + permits + " per " + windowNanos + " ns, " + grants.size() + " grants]";
+    return "SlidingLogOracle["
+        + permits
+        + " per "
+        + windowNanos
+        + " ns, "
+        + grants.size()
+        + " grants]";
   }
 }

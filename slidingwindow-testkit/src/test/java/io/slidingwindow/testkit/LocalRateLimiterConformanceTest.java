@@ -8,9 +8,9 @@ import io.slidingwindow.Ticker;
 import java.util.List;
 
 /**
- * The in-process single-key limiter against the conformance kit. Every scenario of the kit uses
- * one key per limiter, so the limiter is built at once (reading its origin when the kit expects)
- * and the key is only checked.
+ * The in-process single-key limiter against the conformance kit. Every scenario of the kit uses one
+ * key per limiter, so the limiter is built at once (reading its origin when the kit expects) and
+ * the key is only checked.
  */
 class LocalRateLimiterConformanceTest extends RateLimiterConformance {
 
@@ -18,7 +18,11 @@ class LocalRateLimiterConformanceTest extends RateLimiterConformance {
   protected KeyedRateLimiter<String> newLimiter(
       List<Limit> limits, boolean countRefusedAttempts, Ticker ticker) {
     RateLimiter limiter =
-        RateLimiter.builder().limits(limits).countRefusedAttempts(countRefusedAttempts).ticker(ticker).build();
+        RateLimiter.builder()
+            .limits(limits)
+            .countRefusedAttempts(countRefusedAttempts)
+            .ticker(ticker)
+            .build();
     return new KeyedRateLimiter<>() {
       private RateLimiter limiter(String key) {
         if (key == null) {

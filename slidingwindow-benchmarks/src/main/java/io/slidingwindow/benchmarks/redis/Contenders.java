@@ -48,9 +48,9 @@ final class Contenders implements AutoCloseable {
 
   /**
    * This library's {@code RedisRateLimiter} over Jedis: every client thread blocks in {@code
-   * tryAcquire}; requests that wait at the same moment share script calls, and the refusal cache
-   * is on, as with Lettuce. Named by its module, so that {@code -Dcontenders=} can pick it alone
-   * (the filter splits at commas, and the script's JAVA_OPTS at spaces).
+   * tryAcquire}; requests that wait at the same moment share script calls, and the refusal cache is
+   * on, as with Lettuce. Named by its module, so that {@code -Dcontenders=} can pick it alone (the
+   * filter splits at commas, and the script's JAVA_OPTS at spaces).
    */
   static final String OURS_JEDIS = "slidingwindow-redis-jedis RedisRateLimiter";
 
@@ -59,6 +59,7 @@ final class Contenders implements AutoCloseable {
    * client thread; named by its module too.
    */
   static final String BUCKET4J_JEDIS = "Bucket4j-Jedis proxy manager (CAS)";
+
   static final String REDISSON = "Redisson RRateLimiter";
   static final String SORTED_SET = "sorted-set log script";
 
@@ -94,7 +95,7 @@ final class Contenders implements AutoCloseable {
 
   /** The common sorted-set log, one limit, with PEXPIRE added so idle keys leave. */
   static final String SORTED_SET_SCRIPT =
-      """
+"""
 -- KEYS[1] the log; ARGV[1] window ms, ARGV[2] threshold, ARGV[3] now ms, ARGV[4] a unique member
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[3]) - tonumber(ARGV[1]))
 local count = redis.call('ZCARD', KEYS[1])

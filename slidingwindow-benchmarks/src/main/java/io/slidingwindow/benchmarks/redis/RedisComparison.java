@@ -25,14 +25,14 @@ import java.util.regex.Pattern;
  * <p>Contenders, each limiting requests per minute per id: this library's {@code RedisRateLimiter}
  * blocking ({@code tryAcquire} from every client thread), the same with its refusal cache off, and
  * asynchronous ({@code decideAsync}, 4 threads keeping 64 requests each in flight); Bucket4j's
- * Lettuce proxy manager (compare-and-swap); both again over Jedis, blocking (this library's
- * limiter on {@code JedisBackends.standalone}, Bucket4j's Jedis proxy manager on a {@code
- * JedisPool} of one connection per thread); Redisson's {@code RRateLimiter}; the common sorted-set
- * script (a log of every request); and two floors that limit nothing: one Lettuce EVALSHA of {@code
- * return 1} per call, and {@code redis-benchmark} running the same EVALSHA (distinct workload
- * only). Three workloads: distinct ids (each thread walks a pool of 10 000 ids), one hot id shared
- * by every thread that is soon refused, and one hot id with a limit so high that every call is
- * granted (so every call writes, and compare-and-swap contends).
+ * Lettuce proxy manager (compare-and-swap); both again over Jedis, blocking (this library's limiter
+ * on {@code JedisBackends.standalone}, Bucket4j's Jedis proxy manager on a {@code JedisPool} of one
+ * connection per thread); Redisson's {@code RRateLimiter}; the common sorted-set script (a log of
+ * every request); and two floors that limit nothing: one Lettuce EVALSHA of {@code return 1} per
+ * call, and {@code redis-benchmark} running the same EVALSHA (distinct workload only). Three
+ * workloads: distinct ids (each thread walks a pool of 10 000 ids), one hot id shared by every
+ * thread that is soon refused, and one hot id with a limit so high that every call is granted (so
+ * every call writes, and compare-and-swap contends).
  *
  * <p>Contenders run in rounds, per workload: every contender once per round, the order rotated by
  * one each round, so that a burst of noise from elsewhere on the machine lands on one round of each

@@ -110,9 +110,9 @@ final class Report {
 
   /**
    * The pairs {ours, peer} of the ratio rows, in order: ours blocking over Lettuce against every
-   * other contender, ours asynchronous against every peer not of this library, then ours over
-   * Jedis against Bucket4j over Jedis (the same client on both sides) when both are listed. A pair
-   * may hold a contender that was not measured; its row is then left out.
+   * other contender, ours asynchronous against every peer not of this library, then ours over Jedis
+   * against Bucket4j over Jedis (the same client on both sides) when both are listed. A pair may
+   * hold a contender that was not measured; its row is then left out.
    */
   static List<String[]> ratioPairs(List<String> contenders) {
     List<String[]> pairs = new ArrayList<>();

@@ -3,8 +3,8 @@ package io.slidingwindow.benchmarks.server;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * BENCHMARK HARNESS support: every answer the load generator received, with the descriptor value
- * it was for and its send and receive times ({@code System.nanoTime}), in preallocated arrays.
+ * BENCHMARK HARNESS support: every answer the load generator received, with the descriptor value it
+ * was for and its send and receive times ({@code System.nanoTime}), in preallocated arrays.
  *
  * <p>Thread-safe for {@link #record}: each call claims its own slot with an atomic increment and
  * writes only that slot. The readers ({@link #size} and the getters) may be used only after every

@@ -5,8 +5,8 @@ import java.util.Arrays;
 
 /**
  * BENCHMARK HARNESS support: checks, from the client's side, that the grants one descriptor value
- * received are consistent with the service's guarantee "at most N grants in any interval of
- * length W of the service's clock".
+ * received are consistent with the service's guarantee "at most N grants in any interval of length
+ * W of the service's clock".
  *
  * <p>The service's decision instants are not visible. What the client knows of a grant is the
  * instant {@code a} just before it sent the call and the instant {@code r} its answer arrived; the
@@ -21,8 +21,8 @@ import java.util.Arrays;
  *       L}, so there are at most N of them. Not checkable when {@code D >= L}.
  *   <li><b>By containment</b>, tighter, each grant with its own round trip: grants whose whole
  *       {@code [a, r]} lies in an interval {@code [t, t + L)} decided inside it, so there are at
- *       most N of them. The grants one interval of the first check counts all lie in {@code [t -
- *       D, t + L - D)}, so this maximum is never below the first's.
+ *       most N of them. The grants one interval of the first check counts all lie in {@code [t - D,
+ *       t + L - D)}, so this maximum is never below the first's.
  * </ul>
  *
  * <p>{@code L} is the window minus a slack for clocks that run at slightly different rates: in
@@ -40,8 +40,8 @@ final class GrantCheck {
    *
    * @param grants the grants checked
    * @param maxRoundTripNanos the longest round trip among them, {@code D}
-   * @param maxByResponse the most grants by response time in any interval of length {@code L -
-   *     D}, or -1 when {@code D >= L}
+   * @param maxByResponse the most grants by response time in any interval of length {@code L - D},
+   *     or -1 when {@code D >= L}
    * @param maxContained the most grants contained in any interval of length {@code L}
    * @param permits N
    */

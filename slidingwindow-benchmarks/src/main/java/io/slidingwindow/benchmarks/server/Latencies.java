@@ -4,10 +4,10 @@ import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 /**
- * BENCHMARK HARNESS support: round-trip percentiles of the measured calls, through an
- * HdrHistogram with three significant digits (a reported value is within 0.1 % of the exact
- * percentile of the samples). Values are nanoseconds; longer than a minute is recorded as a minute.
- * Not thread-safe: filled after the run.
+ * BENCHMARK HARNESS support: round-trip percentiles of the measured calls, through an HdrHistogram
+ * with three significant digits (a reported value is within 0.1 % of the exact percentile of the
+ * samples). Values are nanoseconds; longer than a minute is recorded as a minute. Not thread-safe:
+ * filled after the run.
  */
 final class Latencies {
 

@@ -8,7 +8,6 @@ import io.slidingwindow.server.envoy.extensions.common.ratelimit.v3.RateLimitDes
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,28 +31,28 @@ import java.util.concurrent.atomic.AtomicReference;
  * the sliding-window guarantee on every grant seen ({@link GrantCheck}).
  *
  * <p>The load: domain {@code load}, descriptor {@code user=<value>}, one limit of {@code permits}
- * per {@code window} for each value; {@code values} cold values ({@code u0}, {@code u1}, ...) chosen
- * uniformly and one hot value ({@code hot}) asked for a {@code hotShare} of the calls. The
+ * per {@code window} for each value; {@code values} cold values ({@code u0}, {@code u1}, ...)
+ * chosen uniformly and one hot value ({@code hot}) asked for a {@code hotShare} of the calls. The
  * defaults, 100 per second, 500 cold values and half the calls on the hot one, keep the hot value
- * over its limit from a few hundred calls a second on (a busy machine), so that its grants test
- * the guarantee, while the cold values are rarely refused. An answer whose limit is not {@code
- * permits} (a configuration that does not match the options) counts as an error. A cold value is
- * asked a few times a second at these rates, far below its limit, so a refusal of one in the
- * measured period is the failure policy answering (on Redis: a call over its timeout, or the
- * breaker open), not the limit; the table counts them. It is a closed loop: {@code
- * concurrency} chains of calls on the async stub, each sending its next call when the previous
- * answer arrives, so exactly that many calls are outstanding; the channels (HTTP/2 connections)
- * are shared round-robin among the chains. Latency is the round trip of each call as the client
- * sees it, without correction for coordinated omission (a closed loop sends less while the
- * service is slow).
+ * over its limit from a few hundred calls a second on (a busy machine), so that its grants test the
+ * guarantee, while the cold values are rarely refused. An answer whose limit is not {@code permits}
+ * (a configuration that does not match the options) counts as an error. A cold value is asked a few
+ * times a second at these rates, far below its limit, so a refusal of one in the measured period is
+ * the failure policy answering (on Redis: a call over its timeout, or the breaker open), not the
+ * limit; the table counts them. It is a closed loop: {@code concurrency} chains of calls on the
+ * async stub, each sending its next call when the previous answer arrives, so exactly that many
+ * calls are outstanding; the channels (HTTP/2 connections) are shared round-robin among the chains.
+ * Latency is the round trip of each call as the client sees it, without correction for coordinated
+ * omission (a closed loop sends less while the service is slow).
  *
- * <p>Usage: {@code ServerLoad --write-config FILE [POLICY]} writes the service configuration for the
- * defaults, with the failure policy {@code POLICY} ({@code closed} unless given: with {@code open},
- * the service's default, every Redis call that fails or takes over its timeout is a grant that is
- * not counted, and the check below would report those); {@code ServerLoad --header} prints the table header; {@code ServerLoad --port N --mode
- * memory [--seconds 10] [--warmup 3] [--concurrency 64,256] [--channels 4] [--values 500]
- * [--hot-share 0.5] [--permits 100] [--window-ms 1000]} runs the levels against {@code
- * 127.0.0.1:N}. Exits 3 when a check finds a violation, 2 on bad arguments.
+ * <p>Usage: {@code ServerLoad --write-config FILE [POLICY]} writes the service configuration for
+ * the defaults, with the failure policy {@code POLICY} ({@code closed} unless given: with {@code
+ * open}, the service's default, every Redis call that fails or takes over its timeout is a grant
+ * that is not counted, and the check below would report those); {@code ServerLoad --header} prints
+ * the table header; {@code ServerLoad --port N --mode memory [--seconds 10] [--warmup 3]
+ * [--concurrency 64,256] [--channels 4] [--values 500] [--hot-share 0.5] [--permits 100]
+ * [--window-ms 1000]} runs the levels against {@code 127.0.0.1:N}. Exits 3 when a check finds a
+ * violation, 2 on bad arguments.
  */
 public final class ServerLoad {
 
@@ -101,8 +100,7 @@ public final class ServerLoad {
               Integer.parseInt(given.getOrDefault("values", "500")),
               Double.parseDouble(given.getOrDefault("hot-share", "0.5")),
               Integer.parseInt(given.getOrDefault("permits", Integer.toString(DEFAULT_PERMITS))),
-              Long.parseLong(
-                  given.getOrDefault("window-ms", Long.toString(DEFAULT_WINDOW_MILLIS))),
+              Long.parseLong(given.getOrDefault("window-ms", Long.toString(DEFAULT_WINDOW_MILLIS))),
               Integer.parseInt(given.getOrDefault("capacity", "4000000")));
       for (String name : given.keySet()) {
         if (!List.of(
@@ -351,7 +349,10 @@ public final class ServerLoad {
       long waitNanos = measureTo + TimeUnit.SECONDS.toNanos(DRAIN_SECONDS) - now();
       if (!finished.await(waitNanos, TimeUnit.NANOSECONDS)) {
         throw new IllegalStateException(
-            finished.getCount() + " call chains still running " + DRAIN_SECONDS + " s after the end");
+            finished.getCount()
+                + " call chains still running "
+                + DRAIN_SECONDS
+                + " s after the end");
       }
       Machine.CpuTimes cpuAfter = Machine.cpuTimes();
       if (firstError.get() != null) {
@@ -405,7 +406,11 @@ public final class ServerLoad {
       for (int v = 0; v < requests.length; v++) {
         GrantCheck.Result result =
             GrantCheck.check(
-                options.permits(), options.windowNanos(), options.slackNanos(), sent[v], received[v]);
+                options.permits(),
+                options.windowNanos(),
+                options.slackNanos(),
+                sent[v],
+                received[v]);
         grants += result.grants();
         if (result.violated()) {
           violations++;

@@ -67,6 +67,8 @@ class ServerLoadTest {
     int headerColumns = ServerLoad.header().lines().findFirst().orElseThrow().split("\\|").length;
 
     assertThat(line.split("\\|")).hasSize(headerColumns);
-    assertThat(line).startsWith("| memory | 64 | 12,346 | 2.00 |").contains("| 50.0 % | 3 | 0 | 777 | 998 / 1000 | 0 |");
+    assertThat(line)
+        .startsWith("| memory | 64 | 12,346 | 2.00 |")
+        .contains("| 50.0 % | 3 | 0 | 777 | 998 / 1000 | 0 |");
   }
 }

@@ -11,8 +11,8 @@ import redis.clients.jedis.executors.CommandExecutor;
 import redis.clients.jedis.providers.ClusterConnectionProvider;
 
 /**
- * Runs a command on the Cluster node that owns its keys, following MOVED and ASK (answers of a
- * node that did not run the command), and never sending it again after a connection failure or a
+ * Runs a command on the Cluster node that owns its keys, following MOVED and ASK (answers of a node
+ * that did not run the command), and never sending it again after a connection failure or a
  * timeout, which Jedis's own cluster executor does (up to its {@code maxAttempts}): such a command
  * may have run. The caller's retry rules decide everything else. Thread-safe.
  */

@@ -16,11 +16,10 @@ import redis.clients.jedis.providers.ClusterConnectionProvider;
 import redis.clients.jedis.util.JedisURIHelper;
 
 /**
- * {@link RedisBackend}s that talk to Redis through Jedis instead of Lettuce. Limiters
- * and counters built on them ({@code RedisRateLimiter.builder(backend)}, {@code
- * RedisCounters.builder(backend)}) run the same scripts on the same keys, with the same retry
- * rules, as on Lettuce: a Jedis instance and a Lettuce instance with the same limits and key
- * prefix share one window per id.
+ * {@link RedisBackend}s that talk to Redis through Jedis instead of Lettuce. Limiters and counters
+ * built on them ({@code RedisRateLimiter.builder(backend)}, {@code RedisCounters.builder(backend)})
+ * run the same scripts on the same keys, with the same retry rules, as on Lettuce: a Jedis instance
+ * and a Lettuce instance with the same limits and key prefix share one window per id.
  *
  * <p>Jedis blocks: a call waits on the caller's thread until Redis answers or the client's socket
  * timeout passes, also on the limiters' asynchronous methods (their stages are complete when
@@ -56,8 +55,8 @@ public final class JedisBackends {
   }
 
   /**
-   * Connects to the master named {@code masterName} through the given Sentinels, each a URI such
-   * as {@code "redis://127.0.0.1:26379"}, with a pooled Jedis {@link RedisSentinelClient} whose
+   * Connects to the master named {@code masterName} through the given Sentinels, each a URI such as
+   * {@code "redis://127.0.0.1:26379"}, with a pooled Jedis {@link RedisSentinelClient} whose
    * connect and socket timeouts are {@code timeout}; after a failover it follows the new master.
    * User, password and database of the master are taken from the first URI. {@link
    * RedisBackend#close()} closes the client.
@@ -140,9 +139,9 @@ public final class JedisBackends {
   /**
    * Uses the caller's Jedis client as it is configured: a pooled {@link RedisClient}, a {@link
    * RedisSentinelClient}, or a {@link RedisClusterClient} (then every request is a call of its
-   * own). Mind that Jedis's cluster client sends a command again after a timeout unless its
-   * {@code maxAttempts} is 1, and such a call may have run twice; {@link #cluster} avoids that.
-   * {@link RedisBackend#close()} leaves the client open.
+   * own). Mind that Jedis's cluster client sends a command again after a timeout unless its {@code
+   * maxAttempts} is 1, and such a call may have run twice; {@link #cluster} avoids that. {@link
+   * RedisBackend#close()} leaves the client open.
    *
    * @throws IllegalArgumentException if {@code jedis} is null
    */

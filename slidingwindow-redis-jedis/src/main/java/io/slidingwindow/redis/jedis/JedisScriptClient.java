@@ -12,12 +12,12 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
- * {@link ScriptClient} over a Jedis client. Jedis blocks the calling thread until Redis
- * answers or the client's socket timeout passes, so every stage returned here is already complete.
- * Jedis reports Redis's error replies as {@link JedisDataException}s (NOSCRIPT as its subclass
- * {@code JedisNoScriptException}); anything else, such as a {@code JedisConnectionException} for a
- * socket timeout, is a call without an answer. Thread-safe as far as the client is (a pooled
- * {@code RedisClient} is).
+ * {@link ScriptClient} over a Jedis client. Jedis blocks the calling thread until Redis answers or
+ * the client's socket timeout passes, so every stage returned here is already complete. Jedis
+ * reports Redis's error replies as {@link JedisDataException}s (NOSCRIPT as its subclass {@code
+ * JedisNoScriptException}); anything else, such as a {@code JedisConnectionException} for a socket
+ * timeout, is a call without an answer. Thread-safe as far as the client is (a pooled {@code
+ * RedisClient} is).
  */
 final class JedisScriptClient implements ScriptClient {
 
@@ -72,8 +72,8 @@ final class JedisScriptClient implements ScriptClient {
   }
 
   /**
-   * On Cluster, reads the slot map again in the background, at most once a second, so that after
-   * a failover calls reach the promoted replica; the call itself is not sent again. Elsewhere
+   * On Cluster, reads the slot map again in the background, at most once a second, so that after a
+   * failover calls reach the promoted replica; the call itself is not sent again. Elsewhere
    * nothing: the pool replaces broken connections.
    */
   @Override

@@ -1,6 +1,5 @@
 package io.slidingwindow.redis.jedis;
 
-import io.slidingwindow.testkit.FailingLimiter;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,6 +9,7 @@ import io.slidingwindow.redis.FailurePolicy;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisCounters;
 import io.slidingwindow.redis.RedisRateLimiter;
+import io.slidingwindow.testkit.FailingLimiter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -25,9 +25,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A Lettuce instance and a Jedis instance on one redis-server, with the same limits and key
- * prefix: they serve an id together, from one window (and one counter), as two Lettuce instances
- * would.
+ * A Lettuce instance and a Jedis instance on one redis-server, with the same limits and key prefix:
+ * they serve an id together, from one window (and one counter), as two Lettuce instances would.
  */
 class JedisAndLettuceIT {
 

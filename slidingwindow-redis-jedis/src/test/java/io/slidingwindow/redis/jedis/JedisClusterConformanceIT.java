@@ -1,6 +1,5 @@
 package io.slidingwindow.redis.jedis;
 
-import io.slidingwindow.testkit.FailingLimiter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -10,6 +9,7 @@ import io.slidingwindow.Ticker;
 import io.slidingwindow.redis.FailurePolicy;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
+import io.slidingwindow.testkit.FailingLimiter;
 import io.slidingwindow.testkit.RateLimiterConformance;
 import io.slidingwindow.testkit.redis.RedisClusterProcesses;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
@@ -105,7 +105,8 @@ class JedisClusterConformanceIT extends RateLimiterConformance {
     try (RedisBackend lettuce = RedisBackend.cluster(Holder.CLUSTER.seedUris())) {
       Limit limit = Limit.of(6, Duration.ofMinutes(1));
       List<RedisRateLimiter> limiters =
-          List.of(builder(lettuce).limit(limit).build(), builder(Holder.JEDIS).limit(limit).build());
+          List.of(
+              builder(lettuce).limit(limit).build(), builder(Holder.JEDIS).limit(limit).build());
       for (int id = 0; id < 10; id++) {
         int granted = 0;
         for (int i = 0; i < 12; i++) {
@@ -130,8 +131,8 @@ class JedisClusterConformanceIT extends RateLimiterConformance {
 
   /**
    * Every master paused for 500 ms; the call times out after 300 ms and Jedis closes its
-   * connection, so Redis drops the paused command. Jedis's own cluster executor would send it
-   * again on a new connection, and that copy would run when the pause ends: none is sent.
+   * connection, so Redis drops the paused command. Jedis's own cluster executor would send it again
+   * on a new connection, and that copy would run when the pause ends: none is sent.
    */
   @Test
   void pausedMasters_callThatTimedOut_neverSentAgain() {

@@ -1,18 +1,18 @@
 package io.slidingwindow.redis.jedis;
 
-import io.slidingwindow.testkit.FailingLimiter;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.redis.FailurePolicy;
 import io.slidingwindow.redis.RedisRateLimiter;
+import io.slidingwindow.testkit.FailingLimiter;
 import io.slidingwindow.testkit.RateLimiterConformance;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * The core conformance kit against a standalone redis-server through Jedis, in client-time mode
- * so that the kit's fake clock drives the script; set up as the Lettuce module's kit is. A failure
+ * The core conformance kit against a standalone redis-server through Jedis, in client-time mode so
+ * that the kit's fake clock drives the script; set up as the Lettuce module's kit is. A failure
  * reaching the failure policy fails the test.
  */
 class JedisConformanceIT extends RateLimiterConformance {

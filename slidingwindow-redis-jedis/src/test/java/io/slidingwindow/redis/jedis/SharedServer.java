@@ -5,8 +5,8 @@ import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.time.Duration;
 
 /**
- * One standalone redis-server and a Jedis backend on it, shared by this module's ITs and started
- * on first use. The harness kills the process at JVM exit if nothing closed it before.
+ * One standalone redis-server and a Jedis backend on it, shared by this module's ITs and started on
+ * first use. The harness kills the process at JVM exit if nothing closed it before.
  */
 final class SharedServer {
 

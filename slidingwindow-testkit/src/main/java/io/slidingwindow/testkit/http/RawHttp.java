@@ -44,7 +44,10 @@ public final class RawHttp {
       socket.setSoTimeout(10_000);
       OutputStream out = socket.getOutputStream();
       out.write(
-          ("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + port
+          ("GET "
+                  + target
+                  + " HTTP/1.1\r\nHost: 127.0.0.1:"
+                  + port
                   + "\r\nConnection: close\r\n\r\n")
               .getBytes(StandardCharsets.UTF_8));
       out.flush();

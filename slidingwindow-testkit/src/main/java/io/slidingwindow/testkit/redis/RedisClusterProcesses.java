@@ -8,9 +8,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A real Redis Cluster for a test: {@code masters} masters with {@code replicasPerMaster}
- * replicas each, every node a {@code redis-server} on free ports of {@code 127.0.0.1}, joined with
- * {@code redis-cli --cluster create --cluster-replicas r --cluster-yes}.
+ * A real Redis Cluster for a test: {@code masters} masters with {@code replicasPerMaster} replicas
+ * each, every node a {@code redis-server} on free ports of {@code 127.0.0.1}, joined with {@code
+ * redis-cli --cluster create --cluster-replicas r --cluster-yes}.
  *
  * <p>Nodes run with {@code cluster-node-timeout} {@value #NODE_TIMEOUT_MILLIS} ms and {@code
  * cluster-replica-validity-factor 0} (any replica may take over), so a killed master is replaced
@@ -21,8 +21,8 @@ import java.util.TreeMap;
  * node, all 16384 slots assigned, every node knowing every other and every replica's link to its
  * master up (plus {@link RedisServerProcess#START_BOUND} per node and 60 s for {@code redis-cli
  * --cluster create}); {@link #awaitFailover()} at most {@link #FAILOVER_BOUND}. {@link #close()}
- * kills every node and deletes their directories; a failed {@link #start} does so before
- * throwing. Thread-safe for reads; lifecycle calls are synchronized.
+ * kills every node and deletes their directories; a failed {@link #start} does so before throwing.
+ * Thread-safe for reads; lifecycle calls are synchronized.
  */
 public final class RedisClusterProcesses implements AutoCloseable {
 
@@ -54,8 +54,8 @@ public final class RedisClusterProcesses implements AutoCloseable {
    * @param masters number of masters, at least 3 (what {@code redis-cli --cluster create} needs)
    * @param replicasPerMaster replicas of each master, at least 0
    * @throws IllegalArgumentException if {@code masters < 3} or {@code replicasPerMaster < 0}
-   * @throws IllegalStateException if Redis is not installed or the cluster does not form; all
-   *     nodes are killed first
+   * @throws IllegalStateException if Redis is not installed or the cluster does not form; all nodes
+   *     are killed first
    */
   public static RedisClusterProcesses start(int masters, int replicasPerMaster) {
     if (masters < 3) {
@@ -101,10 +101,7 @@ public final class RedisClusterProcesses implements AutoCloseable {
     args.add("--cluster-yes");
     RedisTools.redisCli(CREATE_BOUND, args);
     RedisTools.await(
-        "cluster of " + nodes.size() + " nodes healthy",
-        FORM_BOUND,
-        this::healthy,
-        this::describe);
+        "cluster of " + nodes.size() + " nodes healthy", FORM_BOUND, this::healthy, this::describe);
   }
 
   private boolean healthy() {
@@ -116,8 +113,7 @@ public final class RedisClusterProcesses implements AutoCloseable {
         return false;
       }
       String replication = node.cli("INFO", "replication");
-      if (replication.contains("role:slave")
-          && !replication.contains("master_link_status:up")) {
+      if (replication.contains("role:slave") && !replication.contains("master_link_status:up")) {
         return false;
       }
     }
@@ -199,12 +195,11 @@ public final class RedisClusterProcesses implements AutoCloseable {
   }
 
   /**
-   * Waits until a running node other than the killed master serves the killed master's slots as
-   * a master and every running node reports {@code cluster_state:ok} with all slots served; at
-   * most {@link #FAILOVER_BOUND}. Returns the new master.
+   * Waits until a running node other than the killed master serves the killed master's slots as a
+   * master and every running node reports {@code cluster_state:ok} with all slots served; at most
+   * {@link #FAILOVER_BOUND}. Returns the new master.
    *
-   * @throws IllegalStateException if no master was killed or the failover does not complete in
-   *     time
+   * @throws IllegalStateException if no master was killed or the failover does not complete in time
    */
   public RedisServerProcess awaitFailover() {
     RedisServerProcess killed = killedMaster;

@@ -10,9 +10,9 @@ import java.util.List;
  * 1}, every process on free ports of {@code 127.0.0.1}.
  *
  * <p>Sentinels run with {@code down-after-milliseconds} {@value #DOWN_AFTER_MILLIS} and {@code
- * failover-timeout} {@value #FAILOVER_TIMEOUT_MILLIS} ms, so a killed master is replaced within
- * a few seconds. {@link #master()} and {@link #replicas()} are read live from the sentinels: after
- * a failover they reflect the new roles.
+ * failover-timeout} {@value #FAILOVER_TIMEOUT_MILLIS} ms, so a killed master is replaced within a
+ * few seconds. {@link #master()} and {@link #replicas()} are read live from the sentinels: after a
+ * failover they reflect the new roles.
  *
  * <p>Bounds: {@link #start} waits at most {@link #FORM_BOUND} until every replica's link to the
  * master is up and every sentinel sees the master as {@code status=ok} with all replicas and all
@@ -51,8 +51,8 @@ public final class RedisSentinelProcesses implements AutoCloseable {
    * Starts the master, its replicas and the sentinels, and waits until the group is in place (see
    * the class comment for what and how long).
    *
-   * @param masterName the name the sentinels monitor the master under, letters, digits, {@code
-   *     -}, {@code _} or {@code .}
+   * @param masterName the name the sentinels monitor the master under, letters, digits, {@code -},
+   *     {@code _} or {@code .}
    * @param replicas replicas of the master, at least 0 (a failover needs at least 1)
    * @param sentinels sentinels, at least 1
    * @throws IllegalArgumentException if a parameter is out of range, naming it and its value
@@ -85,7 +85,13 @@ public final class RedisSentinelProcesses implements AutoCloseable {
       int quorum = sentinels / 2 + 1;
       List<String> config =
           List.of(
-              "sentinel monitor " + masterName + " " + RedisTools.HOST + " " + master.port() + " "
+              "sentinel monitor "
+                  + masterName
+                  + " "
+                  + RedisTools.HOST
+                  + " "
+                  + master.port()
+                  + " "
                   + quorum,
               "sentinel down-after-milliseconds " + masterName + " " + DOWN_AFTER_MILLIS,
               "sentinel failover-timeout " + masterName + " " + FAILOVER_TIMEOUT_MILLIS,
@@ -118,9 +124,14 @@ public final class RedisSentinelProcesses implements AutoCloseable {
       }
     }
     String expected =
-        "status=ok,address=" + RedisTools.HOST + ":" + servers.get(0).port()
-            + ",slaves=" + (servers.size() - 1)
-            + ",sentinels=" + sentinels.size();
+        "status=ok,address="
+            + RedisTools.HOST
+            + ":"
+            + servers.get(0).port()
+            + ",slaves="
+            + (servers.size() - 1)
+            + ",sentinels="
+            + sentinels.size();
     for (RedisServerProcess sentinel : sentinels) {
       if (!sentinel.cli("INFO", "sentinel").contains("name=" + masterName + "," + expected)) {
         return false;
@@ -188,8 +199,7 @@ public final class RedisSentinelProcesses implements AutoCloseable {
    * master and that process answers {@code ROLE} with {@code master}; at most {@link
    * #FAILOVER_BOUND}. Returns the new master.
    *
-   * @throws IllegalStateException if no master was killed or the failover does not complete in
-   *     time
+   * @throws IllegalStateException if no master was killed or the failover does not complete in time
    */
   public RedisServerProcess awaitFailover() {
     RedisServerProcess killed = killedMaster;
@@ -242,8 +252,13 @@ public final class RedisSentinelProcesses implements AutoCloseable {
       out.append('\n').append(sentinel);
       if (sentinel.isAlive()) {
         try {
-          out.append(' ').append(sentinel.cli("INFO", "sentinel").lines()
-              .filter(l -> l.startsWith("master")).toList());
+          out.append(' ')
+              .append(
+                  sentinel
+                      .cli("INFO", "sentinel")
+                      .lines()
+                      .filter(l -> l.startsWith("master"))
+                      .toList());
         } catch (IllegalStateException e) {
           out.append(" (no answer: ").append(e.getMessage()).append(')');
         }

@@ -15,18 +15,17 @@ import java.util.function.IntSupplier;
  * One real {@code redis-server} process (or a sentinel, {@code redis-server --sentinel}) on a free
  * port of {@code 127.0.0.1}, started for a test and killed by {@link #close()}.
  *
- * <p>The process runs from its own temporary directory (config file, {@code redis.log}, cluster
- * or sentinel state); data servers run with {@code --save "" --appendonly no}, so nothing is
- * persisted. The port is
- * found by binding port 0 on the loopback address and releasing it; if the server then fails to
- * bind, {@link #start()} retries on a new port (at most 5 times). The port stays this process's
- * for its whole life: {@link #kill()} then {@link #restart()} come back on the same port.
+ * <p>The process runs from its own temporary directory (config file, {@code redis.log}, cluster or
+ * sentinel state); data servers run with {@code --save "" --appendonly no}, so nothing is
+ * persisted. The port is found by binding port 0 on the loopback address and releasing it; if the
+ * server then fails to bind, {@link #start()} retries on a new port (at most 5 times). The port
+ * stays this process's for its whole life: {@link #kill()} then {@link #restart()} come back on the
+ * same port.
  *
- * <p>Every wait is bounded: start and restart wait at most {@link #START_BOUND} for {@code PING}
- * to answer {@code PONG}, {@link #kill()} and {@link #close()} at most 10 s for the process to
- * exit, each {@link #cli} call at most 5 s. A JVM shutdown hook kills processes that were never
- * closed. Thread-safe: the lifecycle methods are synchronized; reads are of immutable or
- * volatile state.
+ * <p>Every wait is bounded: start and restart wait at most {@link #START_BOUND} for {@code PING} to
+ * answer {@code PONG}, {@link #kill()} and {@link #close()} at most 10 s for the process to exit,
+ * each {@link #cli} call at most 5 s. A JVM shutdown hook kills processes that were never closed.
+ * Thread-safe: the lifecycle methods are synchronized; reads are of immutable or volatile state.
  */
 public final class RedisServerProcess implements AutoCloseable {
 
@@ -78,9 +77,9 @@ public final class RedisServerProcess implements AutoCloseable {
   }
 
   /**
-   * As {@link #start()}, with {@code configLines} added to the server's config file, such as
-   * {@code rename-command EVAL ""}. The server must still answer an unauthenticated {@code PING}
-   * (set a password afterwards with {@code CONFIG SET}).
+   * As {@link #start()}, with {@code configLines} added to the server's config file, such as {@code
+   * rename-command EVAL ""}. The server must still answer an unauthenticated {@code PING} (set a
+   * password afterwards with {@code CONFIG SET}).
    *
    * @throws IllegalStateException as {@link #start()}, also when the lines keep it from starting
    */
@@ -219,12 +218,12 @@ public final class RedisServerProcess implements AutoCloseable {
 
   /**
    * Runs {@code redis-cli -e -h 127.0.0.1 -p <port> args...} and returns what it prints, trimmed,
-   * as {@code redis-cli} prints it when its output is not a terminal (one value per line, no
-   * quotes or type prefixes). Options may come first, e.g. {@code cli("-c", "SET", "k", "v")} to
-   * follow cluster redirects.
+   * as {@code redis-cli} prints it when its output is not a terminal (one value per line, no quotes
+   * or type prefixes). Options may come first, e.g. {@code cli("-c", "SET", "k", "v")} to follow
+   * cluster redirects.
    *
-   * @throws IllegalStateException if Redis answers with an error (the message holds it, e.g.
-   *     {@code WRONGTYPE ...}), cannot be reached, or {@code redis-cli} takes longer than 5 s
+   * @throws IllegalStateException if Redis answers with an error (the message holds it, e.g. {@code
+   *     WRONGTYPE ...}), cannot be reached, or {@code redis-cli} takes longer than 5 s
    */
   public String cli(String... args) {
     return cli(RedisTools.CLI_BOUND, args);

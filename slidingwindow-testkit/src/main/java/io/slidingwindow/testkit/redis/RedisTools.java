@@ -27,8 +27,8 @@ import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 
 /**
- * Shared plumbing of the Redis process harness: loopback ports, {@code redis-cli} calls with a
- * time bound, bounded waits, and a JVM shutdown hook that kills whatever is still running.
+ * Shared plumbing of the Redis process harness: loopback ports, {@code redis-cli} calls with a time
+ * bound, bounded waits, and a JVM shutdown hook that kills whatever is still running.
  */
 final class RedisTools {
 

@@ -3,10 +3,10 @@ package io.slidingwindow.testkit.redis;
 import java.util.Locale;
 
 /**
- * Which server the Redis test harness starts: Redis itself or Valkey, its protocol-compatible
- * fork. Chosen once per JVM by the system property {@value #PROPERTY} ({@code redis}, the default,
- * or {@code valkey}), so the same integration tests run against either; the build runs them once
- * for each.
+ * Which server the Redis test harness starts: Redis itself or Valkey, its protocol-compatible fork.
+ * Chosen once per JVM by the system property {@value #PROPERTY} ({@code redis}, the default, or
+ * {@code valkey}), so the same integration tests run against either; the build runs them once for
+ * each.
  */
 public enum ServerFlavor {
   /** {@code redis-server} and {@code redis-cli}, from Debian's {@code redis-server redis-tools}. */

@@ -111,7 +111,9 @@ class RedisServerProcessIT {
   }
 
   private static long processId(RedisServerProcess redis) {
-    return redis.cli("INFO", "server").lines()
+    return redis
+        .cli("INFO", "server")
+        .lines()
         .filter(line -> line.startsWith("process_id:"))
         .map(line -> Long.parseLong(line.substring("process_id:".length()).trim()))
         .findFirst()
