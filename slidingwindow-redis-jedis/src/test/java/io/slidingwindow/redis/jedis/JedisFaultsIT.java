@@ -100,6 +100,10 @@ class JedisFaultsIT {
       }
     }
 
+    long calls() {
+      return allowed.get() + refusedByRedis.get() + refusedByPolicy.get() + escaped.size();
+    }
+
     @Override
     public String toString() {
       return "allowed "
@@ -152,11 +156,12 @@ class JedisFaultsIT {
       long slowestBeforeKill = load.slowestNanos.get();
       load.slowestNanos.set(0);
       long policyAtKill = load.refusedByPolicy.get();
-      await()
-          .atMost(BOUND)
-          .untilAsserted(
-              () -> assertThat(load.refusedByPolicy.get()).isGreaterThan(policyAtKill + 500));
+      long callsAtKill = load.calls();
+      await().atMost(BOUND).until(() -> load.calls() > callsAtKill + 500);
       assertThat(load.allowed).as("grants while Redis is down; %s", load).hasValue(limit);
+      assertThat(load.refusedByPolicy.get())
+          .as("refusals by fail-closed; %s", load)
+          .isGreaterThan(policyAtKill);
       assertThat(Duration.ofNanos(load.slowestNanos.get()))
           .as("slowest call while Redis is down; the timeout is %s (before: %s ms)",
               TIMEOUT, TimeUnit.NANOSECONDS.toMillis(slowestBeforeKill))
