@@ -108,7 +108,9 @@ public final class RateLimitServer implements AutoCloseable {
     } else {
       reloader = Executors.newSingleThreadScheduledExecutor(daemon("slidingwindow-config-reload"));
       long millis = builder.reloadInterval.toMillis();
-      reloader.scheduleWithFixedDelay(this::reloadQuietly, millis, millis, TimeUnit.MILLISECONDS);
+      var unused =
+          reloader.scheduleWithFixedDelay(
+              this::reloadQuietly, millis, millis, TimeUnit.MILLISECONDS);
     }
     LOG.log(
         Level.INFO,

@@ -47,7 +47,8 @@ final class CleaningRateLimiterFactory implements RateLimiterFactory, AutoClosea
     this.scheduler = interval.isZero() ? null : scheduler;
     if (this.scheduler != null) {
       long nanos = interval.toNanos();
-      this.scheduler.scheduleWithFixedDelay(this::cleanUp, nanos, nanos, TimeUnit.NANOSECONDS);
+      var unused =
+          this.scheduler.scheduleWithFixedDelay(this::cleanUp, nanos, nanos, TimeUnit.NANOSECONDS);
     }
   }
 

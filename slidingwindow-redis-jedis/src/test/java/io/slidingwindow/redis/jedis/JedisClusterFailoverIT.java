@@ -28,9 +28,9 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * As the Lettuce module's test, over {@link JedisBackends#cluster}: a Cluster master killed under
- * load. The failure policy answers every call, nothing escapes, and the backend that was
- * connected through the failover is granted by Redis again, through the slot-map refreshes that
- * its failed calls start (Jedis's cluster client has no periodic refresh of its own).
+ * load. The failure policy answers every call, nothing escapes, and the backend that was connected
+ * through the failover is granted by Redis again, through the slot-map refreshes that its failed
+ * calls start (Jedis's cluster client has no periodic refresh of its own).
  */
 class JedisClusterFailoverIT {
 
@@ -130,9 +130,7 @@ class JedisClusterFailoverIT {
                       .as("the same backend granted again: %s", decision)
                       .isTrue();
                 });
-        await()
-            .atMost(Duration.ofSeconds(30))
-            .until(() -> granted.get() > grantedAtFailover + 200);
+        await().atMost(Duration.ofSeconds(30)).until(() -> granted.get() > grantedAtFailover + 200);
       } finally {
         stop.set(true);
         try {

@@ -56,9 +56,9 @@ class JedisFaultsIT {
   }
 
   /**
-   * Threads that call the limiter on one id until stopped, sorting the answers: grants, refusals
-   * by Redis (whose retry-after is about the hour-long window), refusals by the failure policy
-   * (whose retry-after is at most the breaker's open time), and exceptions that escaped.
+   * Threads that call the limiter on one id until stopped, sorting the answers: grants, refusals by
+   * Redis (whose retry-after is about the hour-long window), refusals by the failure policy (whose
+   * retry-after is at most the breaker's open time), and exceptions that escaped.
    */
   private static final class Load {
     final AtomicBoolean stop = new AtomicBoolean();
@@ -163,7 +163,8 @@ class JedisFaultsIT {
           .as("refusals by fail-closed; %s", load)
           .isGreaterThan(policyAtKill);
       assertThat(Duration.ofNanos(load.slowestNanos.get()))
-          .as("slowest call while Redis is down; the timeout is %s (before: %s ms)",
+          .as(
+              "slowest call while Redis is down; the timeout is %s (before: %s ms)",
               TIMEOUT, TimeUnit.NANOSECONDS.toMillis(slowestBeforeKill))
           .isLessThan(TIMEOUT.multipliedBy(5));
 
@@ -207,7 +208,9 @@ class JedisFaultsIT {
       int granted = 0;
       for (Future<Decision> decision : decisions) {
         Decision answer = decision.get(30, TimeUnit.SECONDS);
-        assertThat(answer.limit()).as("decided locally").isEqualTo(Limit.of(1, Duration.ofMinutes(1)));
+        assertThat(answer.limit())
+            .as("decided locally")
+            .isEqualTo(Limit.of(1, Duration.ofMinutes(1)));
         granted += answer.allowed() ? 1 : 0;
       }
       assertThat(granted).as("the local limiter's limit is 1").isEqualTo(1);
@@ -218,6 +221,9 @@ class JedisFaultsIT {
     await()
         .atMost(BOUND)
         .untilAsserted(
-            () -> assertThat(limiter.decide("down", 1).remaining()).as("from Redis, restarted empty").isEqualTo(99));
+            () ->
+                assertThat(limiter.decide("down", 1).remaining())
+                    .as("from Redis, restarted empty")
+                    .isEqualTo(99));
   }
 }

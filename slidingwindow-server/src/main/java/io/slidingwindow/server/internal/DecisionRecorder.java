@@ -222,6 +222,7 @@ public final class DecisionRecorder {
     return domainIds.computeIfAbsent(domain, d -> newId(nextDomainIndex, d, null, otherDomain));
   }
 
+  @SuppressWarnings("ReferenceEquality") // otherDomain is one instance, the fold-over series
   private SeriesId ruleId(SeriesId domainId, String domain, String rule) {
     if (domainId == otherDomain) {
       return otherRule;

@@ -98,6 +98,8 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
     };
   }
 
+  // A protobuf Duration is whole seconds plus the nanosecond adjustment, as java.time holds it.
+  @SuppressWarnings({"JavaDurationGetSecondsToToSeconds", "JavaDurationGetSecondsGetNano"})
   static RateLimitResponse toResponse(Verdict verdict) {
     RateLimitResponse.Builder response =
         RateLimitResponse.newBuilder().setOverallCode(code(verdict.overall()));
