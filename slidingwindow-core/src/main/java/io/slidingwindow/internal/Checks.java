@@ -110,6 +110,25 @@ public final class Checks {
   }
 
   /**
+   * Returns {@code duration} if it is positive and at most {@code max}: {@code "<name> must be
+   * positive and at most <max>, was <duration>"}.
+   *
+   * @throws IllegalArgumentException if {@code duration} is null, zero, negative or longer than
+   *     {@code max}
+   */
+  public static Duration requirePositiveAtMost(Duration duration, Duration max, String name) {
+    requireArgument(
+        duration != null
+            && !duration.isNegative()
+            && !duration.isZero()
+            && duration.compareTo(max) <= 0,
+        name,
+        "be positive and at most " + max,
+        duration);
+    return duration;
+  }
+
+  /**
    * The value of a builder setting that may be set once: {@code value} if the setting is unset
    * ({@code current} null) or already holds an equal value.
    *

@@ -94,4 +94,18 @@ class ChecksTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("maxKeys was already set to 5, cannot set it to 6");
   }
+
+  @Test
+  void requirePositiveAtMost_outsideTheRange_namesParameterBoundAndValue() {
+    Duration max = Duration.ofHours(1);
+    assertThat(Checks.requirePositiveAtMost(Duration.ofMillis(50), max, "commandTimeout"))
+        .isEqualTo(Duration.ofMillis(50));
+    assertThat(Checks.requirePositiveAtMost(max, max, "commandTimeout")).isEqualTo(max);
+    for (Duration bad :
+        new Duration[] {null, Duration.ZERO, Duration.ofNanos(-1), max.plusNanos(1)}) {
+      assertThatThrownBy(() -> Checks.requirePositiveAtMost(bad, max, "commandTimeout"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("commandTimeout must be positive and at most PT1H, was " + bad);
+    }
+  }
 }

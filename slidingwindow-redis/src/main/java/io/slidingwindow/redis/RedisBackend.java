@@ -53,6 +53,9 @@ import java.util.concurrent.TimeoutException;
  */
 public final class RedisBackend implements AutoCloseable {
 
+  /** The longest command timeout a limiter or counters accept. */
+  static final Duration MAX_COMMAND_TIMEOUT = Duration.ofHours(1);
+
   /** Lettuce's own timeout for the clients built here: a backstop behind each limiter's. */
   private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(2);
 

@@ -3,6 +3,7 @@ package io.slidingwindow.redis;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.slidingwindow.Ticker;
+import io.slidingwindow.internal.Checks;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -187,7 +188,7 @@ public final class RedisCounters {
      * @throws IllegalArgumentException if {@code ticker} is null
      */
     public Builder clientTime(Ticker ticker) {
-      this.clientTime = Arguments.ticker(ticker);
+      this.clientTime = Checks.requireNonNull(ticker, "ticker");
       return this;
     }
 
@@ -198,7 +199,9 @@ public final class RedisCounters {
      *     than one hour
      */
     public Builder commandTimeout(Duration commandTimeout) {
-      this.commandTimeout = Arguments.commandTimeout(commandTimeout);
+      this.commandTimeout =
+          Checks.requirePositiveAtMost(
+              commandTimeout, RedisBackend.MAX_COMMAND_TIMEOUT, "commandTimeout");
       return this;
     }
 

@@ -4,6 +4,7 @@ import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;
+import io.slidingwindow.internal.Checks;
 import io.slidingwindow.internal.Permits;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -272,7 +273,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
      * @throws IllegalArgumentException if {@code ticker} is null
      */
     public Builder clientTime(Ticker ticker) {
-      this.clientTime = Arguments.ticker(ticker);
+      this.clientTime = Checks.requireNonNull(ticker, "ticker");
       return this;
     }
 
@@ -284,7 +285,9 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
      *     than one hour
      */
     public Builder commandTimeout(Duration commandTimeout) {
-      this.commandTimeout = Arguments.commandTimeout(commandTimeout);
+      this.commandTimeout =
+          Checks.requirePositiveAtMost(
+              commandTimeout, RedisBackend.MAX_COMMAND_TIMEOUT, "commandTimeout");
       return this;
     }
 
