@@ -4,7 +4,6 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.server.ConfigException;
 import java.io.StringReader;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -12,8 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.error.Mark;
@@ -70,7 +67,6 @@ public final class ConfigParser {
   private static final Set<String> EXTRA_LIMIT_KEYS = Set.of("requests", "window", "precision");
   private static final Set<String> REPLACES_KEYS = Set.of("name");
   private static final long MAX_UINT32 = 0xFFFF_FFFFL;
-  private static final Pattern SHORT_DURATION = Pattern.compile("(\\d{1,18})(ns|us|ms|s|m|h|d)");
 
   private final Map<String, DescriptorNode> domains = new HashMap<>();
   private final List<Rule> rules = new ArrayList<>();
@@ -296,40 +292,11 @@ public final class ConfigParser {
   }
 
   private Duration duration(Node node, String what) throws ConfigException {
-    String text = scalar(node, what).trim();
-    Matcher m = SHORT_DURATION.matcher(text);
-    Duration parsed = null;
-    if (m.matches()) {
-      long amount = Long.parseLong(m.group(1));
-      try {
-        switch (m.group(2)) {
-          case "ns" -> parsed = Duration.ofNanos(amount);
-          case "us" -> parsed = Duration.ofNanos(Math.multiplyExact(amount, 1000L));
-          case "ms" -> parsed = Duration.ofMillis(amount);
-          case "s" -> parsed = Duration.ofSeconds(amount);
-          case "m" -> parsed = Duration.ofMinutes(amount);
-          case "h" -> parsed = Duration.ofHours(amount);
-          default -> parsed = Duration.ofDays(amount);
-        }
-      } catch (ArithmeticException e) {
-        throw fault(node, what + " is too long, was '" + text + "'");
-      }
-    } else {
-      try {
-        parsed = Duration.parse(text.toUpperCase(Locale.ROOT));
-      } catch (DateTimeParseException e) {
-        throw fault(
-            node,
-            what
-                + " must be a duration such as 500ms, 90s, 5m, 1h, 1d or PT1M30S, was '"
-                + text
-                + "'");
-      }
+    try {
+      return DurationText.parse(scalar(node, what).trim(), what);
+    } catch (IllegalArgumentException e) {
+      throw fault(node, e.getMessage());
     }
-    if (parsed.isZero() || parsed.isNegative()) {
-      throw fault(node, what + " must be positive, was '" + text + "'");
-    }
-    return parsed;
   }
 
   private List<String> replaces(NodeTuple field, String ownName) throws ConfigException {
