@@ -12,10 +12,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -67,101 +65,6 @@ public final class ServerLoad {
 
   private ServerLoad() {}
 
-  /** The options; see the class comment. */
-  record Options(
-      int port,
-      String mode,
-      int seconds,
-      int warmupSeconds,
-      List<Integer> concurrency,
-      int channels,
-      int values,
-      double hotShare,
-      int permits,
-      long windowMillis,
-      int capacity) {
-
-    static Options parse(String[] args) {
-      Map<String, String> given = new LinkedHashMap<>();
-      for (int i = 0; i < args.length; i++) {
-        if (!args[i].startsWith("--") || i + 1 >= args.length) {
-          throw new IllegalArgumentException("expected --option value, got '" + args[i] + "'");
-        }
-        given.put(args[i].substring(2), args[++i]);
-      }
-      Options o =
-          new Options(
-              Integer.parseInt(given.getOrDefault("port", "0")),
-              given.getOrDefault("mode", "memory"),
-              Integer.parseInt(given.getOrDefault("seconds", "10")),
-              Integer.parseInt(given.getOrDefault("warmup", "3")),
-              parseList(given.getOrDefault("concurrency", "64,256")),
-              Integer.parseInt(given.getOrDefault("channels", "4")),
-              Integer.parseInt(given.getOrDefault("values", "500")),
-              Double.parseDouble(given.getOrDefault("hot-share", "0.5")),
-              Integer.parseInt(given.getOrDefault("permits", Integer.toString(DEFAULT_PERMITS))),
-              Long.parseLong(given.getOrDefault("window-ms", Long.toString(DEFAULT_WINDOW_MILLIS))),
-              Integer.parseInt(given.getOrDefault("capacity", "4000000")));
-      for (String name : given.keySet()) {
-        if (!List.of(
-                "port",
-                "mode",
-                "seconds",
-                "warmup",
-                "concurrency",
-                "channels",
-                "values",
-                "hot-share",
-                "permits",
-                "window-ms",
-                "capacity")
-            .contains(name)) {
-          throw new IllegalArgumentException("unknown option --" + name);
-        }
-      }
-      o.validate();
-      return o;
-    }
-
-    private static List<Integer> parseList(String text) {
-      List<Integer> list = new ArrayList<>();
-      for (String part : text.split(",")) {
-        list.add(Integer.parseInt(part.trim()));
-      }
-      return list;
-    }
-
-    private void validate() {
-      require(port > 0 && port < 65536, "port", port);
-      require(seconds > 0 && seconds <= 600, "seconds", seconds);
-      require(warmupSeconds >= 0 && warmupSeconds <= 600, "warmup", warmupSeconds);
-      for (int c : concurrency) {
-        require(c > 0 && c <= 10_000, "concurrency", c);
-      }
-      require(channels > 0 && channels <= 64, "channels", channels);
-      require(values > 0 && values <= 100_000, "values", values);
-      require(hotShare >= 0 && hotShare <= 1, "hot-share", hotShare);
-      require(permits > 0, "permits", permits);
-      require(windowMillis >= 10, "window-ms", windowMillis);
-      require(capacity > 0, "capacity", capacity);
-    }
-
-    private static void require(boolean ok, String name, Object value) {
-      if (!ok) {
-        throw new IllegalArgumentException("--" + name + " is out of range: " + value);
-      }
-    }
-
-    long windowNanos() {
-      return TimeUnit.MILLISECONDS.toNanos(windowMillis);
-    }
-
-    /** The slack {@link GrantCheck} takes off the window: a thousandth of it. */
-    long slackNanos() {
-      return windowNanos() / 1000;
-    }
-  }
-
   /**
    * The service configuration: one sliding limit per {@code user} value, and what answers while
    * Redis fails ({@code open}, {@code closed} or {@code local}; no effect in memory).
@@ -208,9 +111,9 @@ public final class ServerLoad {
       System.out.println(header());
       return;
     }
-    Options options;
+    LoadOptions options;
     try {
-      options = Options.parse(args);
+      options = LoadOptions.parse(args);
     } catch (IllegalArgumentException e) {
       System.err.println("ServerLoad: " + e.getMessage());
       System.exit(2);
@@ -293,7 +196,7 @@ public final class ServerLoad {
   /** One concurrency level: warm-up, measurement, then the checks. */
   private static final class Level {
 
-    private final Options options;
+    private final LoadOptions options;
     private final int concurrency;
     private final List<RateLimitServiceGrpc.RateLimitServiceStub> stubs = new ArrayList<>();
     private final ScheduledExecutorService retries;
@@ -308,7 +211,7 @@ public final class ServerLoad {
     private final long measureTo;
 
     Level(
-        Options options,
+        LoadOptions options,
         int concurrency,
         List<ManagedChannel> channels,
         ScheduledExecutorService retries) {

@@ -10,7 +10,7 @@ class ServerLoadTest {
 
   @Test
   void parse_onlyThePort_takesTheDefaults() {
-    ServerLoad.Options o = ServerLoad.Options.parse(new String[] {"--port", "9000"});
+    LoadOptions o = LoadOptions.parse(new String[] {"--port", "9000"});
 
     assertThat(o.port()).isEqualTo(9000);
     assertThat(o.concurrency()).containsExactly(64, 256);
@@ -22,8 +22,8 @@ class ServerLoadTest {
 
   @Test
   void parse_listsAndNames_readsThem() {
-    ServerLoad.Options o =
-        ServerLoad.Options.parse(
+    LoadOptions o =
+        LoadOptions.parse(
             new String[] {"--port", "1", "--mode", "redis", "--concurrency", "8, 16,32"});
 
     assertThat(o.mode()).isEqualTo("redis");
@@ -32,14 +32,13 @@ class ServerLoadTest {
 
   @Test
   void parse_unknownOrOutOfRange_throwsNamingTheOption() {
-    assertThatThrownBy(() -> ServerLoad.Options.parse(new String[] {"--port", "1", "--speed", "2"}))
+    assertThatThrownBy(() -> LoadOptions.parse(new String[] {"--port", "1", "--speed", "2"}))
         .hasMessageContaining("--speed");
-    assertThatThrownBy(() -> ServerLoad.Options.parse(new String[] {"--port", "0"}))
+    assertThatThrownBy(() -> LoadOptions.parse(new String[] {"--port", "0"}))
         .hasMessageContaining("--port");
-    assertThatThrownBy(
-            () -> ServerLoad.Options.parse(new String[] {"--port", "1", "--hot-share", "1.5"}))
+    assertThatThrownBy(() -> LoadOptions.parse(new String[] {"--port", "1", "--hot-share", "1.5"}))
         .hasMessageContaining("--hot-share");
-    assertThatThrownBy(() -> ServerLoad.Options.parse(new String[] {"--port"}))
+    assertThatThrownBy(() -> LoadOptions.parse(new String[] {"--port"}))
         .hasMessageContaining("--port");
   }
 
