@@ -130,6 +130,7 @@ public final class RedisCounters {
     private String keyPrefix = RedisRateLimiter.DEFAULT_KEY_PREFIX;
     private Ticker clientTime;
     private Duration commandTimeout = RedisRateLimiter.DEFAULT_COMMAND_TIMEOUT;
+    private final Settings settings = new Settings();
 
     private Builder(RedisBackend backend) {
       this.backend = backend;
@@ -177,7 +178,7 @@ public final class RedisCounters {
      *     unpaired surrogate
      */
     public Builder keyPrefix(String keyPrefix) {
-      this.keyPrefix = Keys.checkPrefix(keyPrefix);
+      this.keyPrefix = settings.once("keyPrefix", Keys.checkPrefix(keyPrefix));
       return this;
     }
 
@@ -188,7 +189,7 @@ public final class RedisCounters {
      * @throws IllegalArgumentException if {@code ticker} is null
      */
     public Builder clientTime(Ticker ticker) {
-      this.clientTime = Checks.requireNonNull(ticker, "ticker");
+      this.clientTime = settings.once("clientTime", Checks.requireNonNull(ticker, "ticker"));
       return this;
     }
 
@@ -200,8 +201,10 @@ public final class RedisCounters {
      */
     public Builder commandTimeout(Duration commandTimeout) {
       this.commandTimeout =
-          Checks.requirePositiveAtMost(
-              commandTimeout, RedisBackend.MAX_COMMAND_TIMEOUT, "commandTimeout");
+          settings.once(
+              "commandTimeout",
+              Checks.requirePositiveAtMost(
+                  commandTimeout, RedisBackend.MAX_COMMAND_TIMEOUT, "commandTimeout"));
       return this;
     }
 

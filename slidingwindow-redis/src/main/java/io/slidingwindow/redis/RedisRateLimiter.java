@@ -210,6 +210,8 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     int refusalCacheSlots = DEFAULT_REFUSAL_CACHE_SLOTS;
     boolean batching = true;
 
+    private final Settings settings = new Settings();
+
     private Builder(RedisBackend backend) {
       this.backend = backend;
     }
@@ -252,7 +254,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
      *     unpaired surrogate
      */
     public Builder keyPrefix(String keyPrefix) {
-      this.keyPrefix = Keys.checkPrefix(keyPrefix);
+      this.keyPrefix = settings.once("keyPrefix", Keys.checkPrefix(keyPrefix));
       return this;
     }
 
@@ -261,7 +263,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
      * that differ in this keep separate keys.
      */
     public Builder countRefusedAttempts(boolean countRefusedAttempts) {
-      this.countRefusedAttempts = countRefusedAttempts;
+      this.countRefusedAttempts = settings.once("countRefusedAttempts", countRefusedAttempts);
       return this;
     }
 
@@ -273,7 +275,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
      * @throws IllegalArgumentException if {@code ticker} is null
      */
     public Builder clientTime(Ticker ticker) {
-      this.clientTime = Checks.requireNonNull(ticker, "ticker");
+      this.clientTime = settings.once("clientTime", Checks.requireNonNull(ticker, "ticker"));
       return this;
     }
 
@@ -286,8 +288,10 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
      */
     public Builder commandTimeout(Duration commandTimeout) {
       this.commandTimeout =
-          Checks.requirePositiveAtMost(
-              commandTimeout, RedisBackend.MAX_COMMAND_TIMEOUT, "commandTimeout");
+          settings.once(
+              "commandTimeout",
+              Checks.requirePositiveAtMost(
+                  commandTimeout, RedisBackend.MAX_COMMAND_TIMEOUT, "commandTimeout"));
       return this;
     }
 
@@ -300,7 +304,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
       if (failurePolicy == null) {
         throw new IllegalArgumentException("failurePolicy must not be null");
       }
-      this.failurePolicy = failurePolicy;
+      this.failurePolicy = settings.once("failurePolicy", failurePolicy);
       return this;
     }
 
@@ -320,6 +324,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
       if (openFor == null || openFor.isNegative() || openFor.isZero()) {
         throw new IllegalArgumentException("openFor must be positive, was " + openFor);
       }
+      settings.once("circuitBreaker", consecutiveFailures + " failures, open for " + openFor);
       this.breakerFailures = consecutiveFailures;
       this.breakerOpen = openFor;
       return this;
@@ -347,7 +352,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
         throw new IllegalArgumentException(
             "slots must be between 0 and " + RefusalCache.MAX_SLOTS + ", was " + slots);
       }
-      this.refusalCacheSlots = slots;
+      this.refusalCacheSlots = settings.once("refusalCache", slots);
       return this;
     }
 
@@ -360,7 +365,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
      * script call to share one slot (some Redis proxies do, even in front of a single server).
      */
     public Builder batching(boolean batching) {
-      this.batching = batching;
+      this.batching = settings.once("batching", batching);
       return this;
     }
 
