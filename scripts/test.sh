@@ -79,4 +79,4 @@ redis-server --version
 valkey-server --version
 java -version 2>&1 | head -1
 
-exec ./mvnw -B -ntp verify "$@"
+exec ./mvnw -B -ntp clean verify "$@"
