@@ -92,24 +92,9 @@ public final class RedisBackend implements AutoCloseable {
       String description) {
     this.connection = connection;
     this.scripts = scripts;
-    this.description = redact(description);
+    this.description = RedisUris.mask(description);
     this.calls = new ScriptCalls(scripts, new ProblemReport(this.description));
     this.owned = owned;
-  }
-
-  /** {@code text} with the password of every URI in it ({@code //user:password@}) masked. */
-  static String redact(String text) {
-    // The user info runs to the last '@' before the path: a password may hold '@' or no user.
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("//([^/\\s,\\]]*)@").matcher(text);
-    StringBuilder out = new StringBuilder();
-    while (m.find()) {
-      String userInfo = m.group(1);
-      int colon = userInfo.indexOf(':');
-      String masked = colon >= 0 ? userInfo.substring(0, colon + 1) + "***" : "***";
-      m.appendReplacement(out, java.util.regex.Matcher.quoteReplacement("//" + masked + "@"));
-    }
-    m.appendTail(out);
-    return out.toString();
   }
 
   /**
@@ -384,7 +369,7 @@ public final class RedisBackend implements AutoCloseable {
       if (problem != null) {
         return new RedisConnectionException(
             "cannot connect to "
-                + redact(description)
+                + RedisUris.mask(description)
                 + ": "
                 + problem.explanation()
                 + "; Redis replied: "

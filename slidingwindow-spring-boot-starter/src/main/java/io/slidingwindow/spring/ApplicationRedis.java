@@ -6,6 +6,7 @@ import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisProblem;
+import io.slidingwindow.redis.RedisUris;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;

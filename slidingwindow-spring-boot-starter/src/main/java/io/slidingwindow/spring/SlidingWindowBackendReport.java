@@ -1,5 +1,6 @@
 package io.slidingwindow.spring;
 
+import io.slidingwindow.redis.RedisUris;
 import io.slidingwindow.servlet.RateLimiterFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

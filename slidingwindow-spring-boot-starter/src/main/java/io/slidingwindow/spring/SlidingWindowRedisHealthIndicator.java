@@ -3,6 +3,7 @@ package io.slidingwindow.spring;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisHealth;
 import io.slidingwindow.redis.RedisProblem;
+import io.slidingwindow.redis.RedisUris;
 import java.time.Duration;
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.HealthIndicator;

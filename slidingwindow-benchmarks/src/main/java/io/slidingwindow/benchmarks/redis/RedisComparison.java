@@ -3,6 +3,7 @@ package io.slidingwindow.benchmarks.redis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.slidingwindow.benchmarks.Proc;
 import io.slidingwindow.benchmarks.redis.Results.Case;
 import io.slidingwindow.benchmarks.redis.Results.Round;
 import java.nio.charset.StandardCharsets;

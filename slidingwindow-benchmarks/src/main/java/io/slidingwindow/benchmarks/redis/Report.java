@@ -3,6 +3,7 @@ package io.slidingwindow.benchmarks.redis;
 import static io.slidingwindow.benchmarks.redis.Results.decimals;
 import static io.slidingwindow.benchmarks.redis.Results.whole;
 
+import io.slidingwindow.benchmarks.Proc;
 import io.slidingwindow.benchmarks.redis.Results.Case;
 import io.slidingwindow.benchmarks.redis.Results.Round;
 import io.slidingwindow.benchmarks.redis.Results.Spread;

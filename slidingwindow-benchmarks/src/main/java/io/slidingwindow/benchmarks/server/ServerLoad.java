@@ -4,6 +4,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
+import io.slidingwindow.benchmarks.Proc;
 import io.slidingwindow.server.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitResponse;
@@ -245,7 +246,7 @@ public final class ServerLoad {
     }
 
     Row run() throws InterruptedException {
-      Machine.CpuTimes cpuBefore = Machine.cpuTimes();
+      Proc.CpuTimes cpuBefore = Proc.cpuTimes();
       for (int c = 0; c < concurrency; c++) {
         new Chain(stubs.get(c % stubs.size())).next();
       }
@@ -257,7 +258,7 @@ public final class ServerLoad {
                 + DRAIN_SECONDS
                 + " s after the end");
       }
-      Machine.CpuTimes cpuAfter = Machine.cpuTimes();
+      Proc.CpuTimes cpuAfter = Proc.cpuTimes();
       if (firstError.get() != null) {
         System.err.println(
             "ServerLoad: " + errors.get() + " calls failed; the first: " + firstError.get());
@@ -335,7 +336,7 @@ public final class ServerLoad {
           hotMax,
           options.permits(),
           violations,
-          Machine.loadAverage(),
+          Proc.loadAverage(),
           stealPercent,
           unrecorded.get());
     }

@@ -1,4 +1,4 @@
-package io.slidingwindow.spring;
+package io.slidingwindow.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,5 +33,13 @@ class RedisUrisTest {
   void mask_noCredentials_unchanged() {
     assertThat(RedisUris.mask("redis://127.0.0.1:6379")).isEqualTo("redis://127.0.0.1:6379");
     assertThat(RedisUris.mask(null)).isNull();
+  }
+
+  @Test
+  void mask_passwordHoldingAt_masksItWhole() {
+    assertThat(RedisUris.mask("standalone redis://u:p@ss@h:6379"))
+        .isEqualTo("standalone redis://u:***@h:6379");
+    assertThat(RedisUris.mask("sentinel [redis://:pw@h:1, rediss://u:p@h2:2] mymaster"))
+        .isEqualTo("sentinel [redis://:***@h:1, rediss://u:***@h2:2] mymaster");
   }
 }

@@ -1,4 +1,4 @@
-package io.slidingwindow.benchmarks.redis;
+package io.slidingwindow.benchmarks;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -12,19 +12,19 @@ import java.util.concurrent.TimeUnit;
  * measured on a quiet machine and what each process spent on it. A reading that cannot be made (no
  * {@code /proc}, a process in another namespace) is {@code -1}, and figures built from it are NaN.
  */
-final class Proc {
+public final class Proc {
 
   /** Clock ticks per second of {@code /proc} times; 100 on every common Linux build. */
-  static final long CLOCK_TICKS = clockTicks();
+  public static final long CLOCK_TICKS = clockTicks();
 
   private Proc() {}
 
   /** Machine-wide CPU time in clock ticks from the {@code cpu} line of {@code /proc/stat}. */
-  record CpuTimes(long total, long steal) {
+  public record CpuTimes(long total, long steal) {
     /**
      * Percent of the machine's CPU time stolen by the hypervisor between {@code before} and this.
      */
-    double stealPercentSince(CpuTimes before) {
+    public double stealPercentSince(CpuTimes before) {
       if (total < 0 || before.total < 0 || total == before.total) {
         return Double.NaN;
       }
@@ -33,7 +33,7 @@ final class Proc {
   }
 
   /** Reads the aggregate {@code cpu} line of {@code /proc/stat}. */
-  static CpuTimes cpuTimes() {
+  public static CpuTimes cpuTimes() {
     String text = read(Path.of("/proc/stat"));
     if (text == null) {
       return new CpuTimes(-1, -1);
@@ -45,7 +45,7 @@ final class Proc {
    * Parses {@code cpu user nice system idle iowait irq softirq steal guest guest_nice}; guest time
    * is already counted in user and nice, so the total is the first eight fields.
    */
-  static CpuTimes parseCpuTimes(String procStat) {
+  public static CpuTimes parseCpuTimes(String procStat) {
     for (String line : procStat.split("\n")) {
       if (line.startsWith("cpu ")) {
         String[] f = line.trim().split("\\s+");
@@ -61,13 +61,13 @@ final class Proc {
   }
 
   /** The one-minute load average from {@code /proc/loadavg}, or NaN. */
-  static double loadAverage() {
+  public static double loadAverage() {
     String text = read(Path.of("/proc/loadavg"));
     return text == null ? Double.NaN : Double.parseDouble(text.trim().split("\\s+")[0]);
   }
 
   /** This JVM's CPU time, user and system, in nanoseconds, or -1. */
-  static long selfCpuNanos() {
+  public static long selfCpuNanos() {
     if (ManagementFactory.getOperatingSystemMXBean()
         instanceof com.sun.management.OperatingSystemMXBean os) {
       return os.getProcessCpuTime();
@@ -79,7 +79,7 @@ final class Proc {
    * CPU time (utime + stime) of process {@code pid} in nanoseconds, from {@code /proc/<pid>/stat},
    * or -1 when it cannot be read.
    */
-  static long processCpuNanos(long pid) {
+  public static long processCpuNanos(long pid) {
     String text = pid <= 0 ? null : read(Path.of("/proc", Long.toString(pid), "stat"));
     if (text == null) {
       return -1;
@@ -92,13 +92,13 @@ final class Proc {
    * may hold spaces and parentheses, so fields are counted after its last ')': utime and stime are
    * fields 14 and 15, the 12th and 13th after it.
    */
-  static long parseProcessTicks(String stat) {
+  public static long parseProcessTicks(String stat) {
     String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
     return Long.parseLong(f[11]) + Long.parseLong(f[12]);
   }
 
   /** The command name of process {@code pid} ({@code /proc/<pid>/comm}), or null. */
-  static String commandName(long pid) {
+  public static String commandName(long pid) {
     String text = read(Path.of("/proc", Long.toString(pid), "comm"));
     return text == null ? null : text.trim();
   }

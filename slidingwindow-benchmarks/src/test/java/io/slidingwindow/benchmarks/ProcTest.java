@@ -1,4 +1,4 @@
-package io.slidingwindow.benchmarks.redis;
+package io.slidingwindow.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
