@@ -47,13 +47,27 @@ class RedisClusterProcessesIT {
       assertThat(oldMaster.cli("CLUSTER", "KEYSLOT", slotZeroKey)).isEqualTo("0");
       assertThat(oldMaster.cli("SET", slotZeroKey, "kept")).isEqualTo("OK");
       assertThat(oldMaster.cli("WAIT", "1", "2000")).isEqualTo("1");
+      // The replica must hold the key, with its link up, before the master dies: a replica that
+      // started a new full sync after the WAIT would otherwise take over with an empty data set.
+      RedisServerProcess replica =
+          cluster.replicas().stream()
+              .filter(r -> r.cli("INFO", "replication").contains("master_port:" + oldMaster.port()))
+              .findFirst()
+              .orElseThrow();
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> {
+                assertThat(replica.cli("INFO", "replication")).contains("master_link_status:up");
+                assertThat(replica.cli("DBSIZE")).isEqualTo("1");
+              });
 
       RedisServerProcess killed = cluster.killMaster(0);
       RedisServerProcess promoted = cluster.awaitFailover();
 
       assertThat(killed).isSameAs(oldMaster);
       assertThat(killed.isAlive()).isFalse();
-      assertThat(promoted).isNotSameAs(oldMaster);
+      assertThat(promoted).isNotSameAs(oldMaster).isSameAs(replica);
       assertThat(promoted.cli("ROLE").lines().findFirst()).hasValue("master");
       assertThat(cluster.masters()).hasSize(3).contains(promoted).doesNotContain(oldMaster);
       assertThat(promoted.cli("GET", slotZeroKey)).isEqualTo("kept");
