@@ -6,6 +6,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.redis.RedisBackend;
+import io.slidingwindow.redis.RedisRateLimiter;
 import io.slidingwindow.server.internal.ConfigWatcher;
 import io.slidingwindow.server.internal.Decider;
 import io.slidingwindow.server.internal.EnvoyRateLimitService;
@@ -18,10 +19,12 @@ import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * A rate limit service that speaks Envoy's rate limit protocol ({@code
@@ -60,9 +63,15 @@ public final class RateLimitServer implements AutoCloseable {
     watcher = new ConfigWatcher(builder.config, metrics);
     RateLimitConfig config = watcher.load();
     LimiterFactory local = LimiterFactory.local(builder.ticker, builder.maxKeysPerRule);
-    if (builder.redisUri != null) {
-      redis = RedisBackend.standalone(builder.redisUri);
-      limiters = LimiterFactory.redis(redis, builder.tickerSet ? builder.ticker : null, local);
+    if (builder.redisStore != null) {
+      redis = builder.redisStore.connect();
+      limiters =
+          LimiterFactory.redis(
+              redis,
+              builder.tickerSet ? builder.ticker : null,
+              new LimiterFactory.RedisCalls(
+                  builder.redisCommandTimeout, builder.breakerFailures, builder.breakerOpenFor),
+              local);
     } else {
       redis = null;
       limiters = local;
@@ -223,7 +232,10 @@ public final class RateLimitServer implements AutoCloseable {
     private int httpPort = 8080;
     private Ticker ticker = Ticker.system();
     private boolean tickerSet;
-    private String redisUri;
+    private RedisStore redisStore;
+    private Duration redisCommandTimeout = RedisRateLimiter.DEFAULT_COMMAND_TIMEOUT;
+    private int breakerFailures;
+    private Duration breakerOpenFor;
     private Duration reloadInterval = Duration.ofSeconds(5);
     private Duration drainTimeout = Duration.ofSeconds(10);
     private long maxKeysPerRule = KeyedRateLimiter.Builder.DEFAULT_MAX_KEYS;
@@ -279,16 +291,107 @@ public final class RateLimitServer implements AutoCloseable {
      * Keeps the counts in a standalone Redis, for example {@code redis://127.0.0.1:6379}, shared by
      * every instance of the service that uses it; in memory by default. While Redis fails, each
      * domain's {@code failure_policy} answers. Windows and precisions must then be whole
-     * microseconds.
+     * microseconds. One Redis store at most: this, {@link #redisSentinel} or {@link #redisCluster}.
      *
      * @throws IllegalArgumentException if {@code uri} is empty
+     * @throws IllegalStateException if a Redis store was already set
      */
     public Builder redis(String uri) {
       if (uri == null || uri.isEmpty()) {
         throw new IllegalArgumentException("redis uri must not be empty, was " + uri);
       }
-      this.redisUri = uri;
+      return store(new RedisStore("standalone " + uri, () -> RedisBackend.standalone(uri)));
+    }
+
+    /**
+     * As {@link #redis}, on the master named {@code masterName} found through the given Sentinels
+     * (each a URI such as {@code redis://127.0.0.1:26379}); after a failover the counts continue on
+     * the new master.
+     *
+     * @throws IllegalArgumentException if the list is empty or holds an empty URI, or {@code
+     *     masterName} is empty
+     * @throws IllegalStateException if a Redis store was already set
+     */
+    public Builder redisSentinel(List<String> sentinelUris, String masterName) {
+      List<String> uris = uris(sentinelUris, "sentinelUris");
+      if (masterName == null || masterName.isEmpty()) {
+        throw new IllegalArgumentException("masterName must not be empty, was " + masterName);
+      }
+      return store(
+          new RedisStore(
+              "sentinel " + masterName + " via " + uris,
+              () -> RedisBackend.sentinel(uris, masterName)));
+    }
+
+    /**
+     * As {@link #redis}, on a Redis Cluster reached through any of {@code seedUris}; each count
+     * lives on the node that serves its key's slot.
+     *
+     * @throws IllegalArgumentException if the list is empty or holds an empty URI
+     * @throws IllegalStateException if a Redis store was already set
+     */
+    public Builder redisCluster(List<String> seedUris) {
+      List<String> uris = uris(seedUris, "seedUris");
+      return store(new RedisStore("cluster " + uris, () -> RedisBackend.cluster(uris)));
+    }
+
+    /**
+     * How long a decision waits for Redis before the domain's {@code failure_policy} answers
+     * instead (by default {@link RedisRateLimiter#DEFAULT_COMMAND_TIMEOUT}, 50 ms). A call that
+     * timed out is not retried: it may have counted.
+     *
+     * @throws IllegalArgumentException if {@code timeout} is null, not positive or over an hour
+     */
+    public Builder redisCommandTimeout(Duration timeout) {
+      if (timeout == null
+          || timeout.isNegative()
+          || timeout.isZero()
+          || timeout.compareTo(Duration.ofHours(1)) > 0) {
+        throw new IllegalArgumentException(
+            "redisCommandTimeout must be positive and at most an hour, was " + timeout);
+      }
+      this.redisCommandTimeout = timeout;
       return this;
+    }
+
+    /**
+     * Opens each rule's circuit breaker after {@code consecutiveFailures} failed Redis calls in a
+     * row: for {@code openFor} the domain's {@code failure_policy} answers at once, without waiting
+     * for Redis; then one call tries Redis again. By default 3 failures open it for 1 s.
+     *
+     * @throws IllegalArgumentException if {@code consecutiveFailures} is not positive or {@code
+     *     openFor} is null or not positive
+     */
+    public Builder redisCircuitBreaker(int consecutiveFailures, Duration openFor) {
+      if (consecutiveFailures <= 0) {
+        throw new IllegalArgumentException(
+            "consecutiveFailures must be positive, was " + consecutiveFailures);
+      }
+      if (openFor == null || openFor.isNegative() || openFor.isZero()) {
+        throw new IllegalArgumentException("openFor must be positive, was " + openFor);
+      }
+      this.breakerFailures = consecutiveFailures;
+      this.breakerOpenFor = openFor;
+      return this;
+    }
+
+    private Builder store(RedisStore store) {
+      if (redisStore != null) {
+        throw new IllegalStateException(
+            "one Redis store at most: "
+                + redisStore.description
+                + " was set, then "
+                + store.description);
+      }
+      this.redisStore = store;
+      return this;
+    }
+
+    private static List<String> uris(List<String> uris, String name) {
+      if (uris == null || uris.isEmpty() || uris.stream().anyMatch(u -> u == null || u.isEmpty())) {
+        throw new IllegalArgumentException(name + " must be non-empty URIs, was " + uris);
+      }
+      return List.copyOf(uris);
     }
 
     /**
@@ -348,6 +451,13 @@ public final class RateLimitServer implements AutoCloseable {
         throw new IllegalArgumentException(name + " must be from 0 to 65535, was " + port);
       }
       return port;
+    }
+  }
+
+  /** Where the counts live in Redis, connected when the service starts. */
+  private record RedisStore(String description, Supplier<RedisBackend> connector) {
+    RedisBackend connect() {
+      return connector.get();
     }
   }
 }

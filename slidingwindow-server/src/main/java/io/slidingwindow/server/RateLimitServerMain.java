@@ -1,11 +1,14 @@
 package io.slidingwindow.server;
 
+import io.slidingwindow.server.internal.DurationText;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -13,10 +16,15 @@ import java.util.concurrent.CountDownLatch;
  *
  * <p>Options: {@code --config PATH} (a YAML file or a directory of them; without it, a sample
  * configuration), {@code --host ADDRESS} (127.0.0.1), {@code --grpc-port N} (8081), {@code
- * --http-port N} (8080), {@code --reload-seconds N} (5; 0 turns reloading off), {@code --redis URI}
- * (counts in a standalone Redis instead of memory). Each can also be given as a system property:
- * {@code slidingwindow.server.config}, {@code ...host}, {@code ...grpcPort}, {@code ...httpPort},
- * {@code ...reloadSeconds}, {@code ...redis}.
+ * --http-port N} (8080), {@code --reload-seconds N} (5; 0 turns reloading off), and where the
+ * counts live instead of memory, at most one of: {@code --redis URI} (a standalone Redis), {@code
+ * --redis-sentinel URI,URI... --redis-master NAME} (a master found through Sentinels), {@code
+ * --redis-cluster URI,URI...} (a Redis Cluster through any of its nodes); with Redis, {@code
+ * --redis-timeout DURATION} (how long a decision waits for Redis, such as {@code 200ms}; 50 ms by
+ * default). Each can also be given as a system property: {@code slidingwindow.server.config},
+ * {@code ...host}, {@code ...grpcPort}, {@code ...httpPort}, {@code ...reloadSeconds}, {@code
+ * ...redis}, {@code ...redisSentinel}, {@code ...redisMaster}, {@code ...redisCluster}, {@code
+ * ...redisTimeout}.
  */
 public final class RateLimitServerMain {
 
@@ -30,6 +38,10 @@ public final class RateLimitServerMain {
     String httpPort = System.getProperty("slidingwindow.server.httpPort", "8080");
     String reloadSeconds = System.getProperty("slidingwindow.server.reloadSeconds", "5");
     String redis = System.getProperty("slidingwindow.server.redis");
+    String sentinels = System.getProperty("slidingwindow.server.redisSentinel");
+    String master = System.getProperty("slidingwindow.server.redisMaster");
+    String cluster = System.getProperty("slidingwindow.server.redisCluster");
+    String timeout = System.getProperty("slidingwindow.server.redisTimeout");
     for (int i = 0; i < args.length; i++) {
       String option = args[i];
       if (i + 1 >= args.length) {
@@ -43,6 +55,10 @@ public final class RateLimitServerMain {
         case "--http-port" -> httpPort = value;
         case "--reload-seconds" -> reloadSeconds = value;
         case "--redis" -> redis = value;
+        case "--redis-sentinel" -> sentinels = value;
+        case "--redis-master" -> master = value;
+        case "--redis-cluster" -> cluster = value;
+        case "--redis-timeout" -> timeout = value;
         default -> usage("unknown option " + option);
       }
     }
@@ -59,12 +75,21 @@ public final class RateLimitServerMain {
       if (redis != null) {
         builder.redis(redis);
       }
+      if (sentinels != null || master != null) {
+        builder.redisSentinel(list(sentinels), master);
+      }
+      if (cluster != null) {
+        builder.redisCluster(list(cluster));
+      }
+      if (timeout != null) {
+        builder.redisCommandTimeout(DurationText.parse(timeout, "redis timeout"));
+      }
       server = builder.start();
     } catch (ConfigException e) {
       System.err.println("Bad configuration: " + e.getMessage());
       System.exit(2);
       return;
-    } catch (IllegalArgumentException e) {
+    } catch (IllegalArgumentException | IllegalStateException e) {
       usage(e.getMessage());
       return;
     }
@@ -103,6 +128,13 @@ public final class RateLimitServerMain {
     return file;
   }
 
+  private static List<String> list(String commaSeparated) {
+    if (commaSeparated == null) {
+      return List.of();
+    }
+    return Arrays.stream(commaSeparated.split(",", -1)).map(String::trim).toList();
+  }
+
   private static int number(String text, String what) {
     try {
       return Integer.parseInt(text.trim());
@@ -115,7 +147,8 @@ public final class RateLimitServerMain {
     System.err.println(problem);
     System.err.println(
         "usage: RateLimitServerMain [--config PATH] [--host ADDRESS] [--grpc-port N]"
-            + " [--http-port N] [--reload-seconds N] [--redis URI]");
+            + " [--http-port N] [--reload-seconds N] [--redis URI | --redis-sentinel URI,..."
+            + " --redis-master NAME | --redis-cluster URI,...] [--redis-timeout DURATION]");
     System.exit(2);
   }
 }

@@ -1,11 +1,14 @@
 package io.slidingwindow.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitResponse.Code;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import io.slidingwindow.testkit.redis.RedisClusterProcesses;
+import io.slidingwindow.testkit.redis.RedisSentinelProcesses;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -76,16 +80,106 @@ class RedisServerIT {
     assertThat(decide(stub, "local", "c")).isEqualTo(Code.OVER_LIMIT);
   }
 
+  @Test
+  void shouldRateLimit_commandTimeoutLongerThanAStall_waitsForRedis() throws Exception {
+    RateLimitServiceGrpc.RateLimitServiceBlockingStub patient =
+        startInstance(b -> b.redis(redis.uri()).redisCommandTimeout(Duration.ofSeconds(8)));
+    RateLimitServiceGrpc.RateLimitServiceBlockingStub hasty =
+        startInstance(b -> b.redis(redis.uri()).redisCommandTimeout(Duration.ofMillis(100)));
+    assertThat(decide(patient, "closed", "warm")).isEqualTo(Code.OK);
+    assertThat(decide(hasty, "closed", "warm")).isEqualTo(Code.OK);
+
+    redis.cli("CLIENT", "PAUSE", "1500", "ALL");
+    // Fail-closed answers OVER_LIMIT only when Redis did not answer in time.
+    assertThat(decide(hasty, "closed", "a")).isEqualTo(Code.OVER_LIMIT);
+    assertThat(decide(patient, "closed", "b")).isEqualTo(Code.OK);
+  }
+
+  @Test
+  void shouldRateLimit_circuitBreakerSet_staysOpenAfterRedisRecovers() throws Exception {
+    RateLimitServiceGrpc.RateLimitServiceBlockingStub breaker =
+        startInstance(
+            b ->
+                b.redis(redis.uri())
+                    .redisCommandTimeout(Duration.ofMillis(100))
+                    .redisCircuitBreaker(2, Duration.ofHours(1)));
+    RateLimitServiceGrpc.RateLimitServiceBlockingStub defaults =
+        startInstance(b -> b.redis(redis.uri()).redisCommandTimeout(Duration.ofMillis(100)));
+    assertThat(decide(breaker, "closed", "warm")).isEqualTo(Code.OK);
+    assertThat(decide(defaults, "closed", "warm")).isEqualTo(Code.OK);
+
+    redis.cli("CLIENT", "PAUSE", "5000", "ALL");
+    for (int i = 0; i < 2; i++) {
+      assertThat(decide(breaker, "closed", "c" + i)).isEqualTo(Code.OVER_LIMIT);
+      assertThat(decide(defaults, "closed", "c" + i)).isEqualTo(Code.OVER_LIMIT);
+    }
+    redis.cli("CLIENT", "UNPAUSE");
+
+    // Two failures in a row open the set breaker for an hour; the default one needs three.
+    assertThat(decide(defaults, "closed", "after")).isEqualTo(Code.OK);
+    assertThat(decide(breaker, "closed", "after")).isEqualTo(Code.OVER_LIMIT);
+  }
+
+  @Test
+  void shouldRateLimit_sentinel_instancesShareCountsAndFollowAFailover() throws Exception {
+    try (RedisSentinelProcesses group = RedisSentinelProcesses.start("counts", 1, 3)) {
+      RateLimitServiceGrpc.RateLimitServiceBlockingStub first =
+          startInstance(
+              b ->
+                  b.redisSentinel(group.sentinelUris(), group.masterName())
+                      .redisCommandTimeout(Duration.ofSeconds(1)));
+      RateLimitServiceGrpc.RateLimitServiceBlockingStub second =
+          startInstance(
+              b ->
+                  b.redisSentinel(group.sentinelUris(), group.masterName())
+                      .redisCommandTimeout(Duration.ofSeconds(1)));
+      assertThat(decide(first, "closed", "c1")).isEqualTo(Code.OK);
+      assertThat(decide(second, "closed", "c1")).isEqualTo(Code.OK);
+      assertThat(decide(first, "closed", "c1")).isEqualTo(Code.OVER_LIMIT);
+      assertThat(group.master().cli("--scan", "--pattern", "sw:*")).isNotBlank();
+
+      group.killMaster();
+      group.awaitFailover();
+      // Fail-closed answers OK only from Redis: the service reached the new master.
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(() -> assertThat(decide(second, "closed", "c2")).isEqualTo(Code.OK));
+    }
+  }
+
+  @Test
+  void shouldRateLimit_cluster_instancesShareCounts() throws Exception {
+    try (RedisClusterProcesses cluster = RedisClusterProcesses.start(3, 0)) {
+      RateLimitServiceGrpc.RateLimitServiceBlockingStub first =
+          startInstance(b -> b.redisCluster(cluster.seedUris().subList(0, 1)));
+      RateLimitServiceGrpc.RateLimitServiceBlockingStub second =
+          startInstance(b -> b.redisCluster(cluster.seedUris().subList(1, 3)));
+      for (int client = 0; client < 6; client++) {
+        String id = "c" + client;
+        assertThat(decide(first, "closed", id)).as(id).isEqualTo(Code.OK);
+        assertThat(decide(second, "closed", id)).as(id).isEqualTo(Code.OK);
+        assertThat(decide(second, "closed", id)).as(id).isEqualTo(Code.OVER_LIMIT);
+      }
+      long keys =
+          cluster.masters().stream()
+              .mapToLong(node -> Long.parseLong(node.cli("DBSIZE")))
+              .filter(n -> n > 0)
+              .count();
+      assertThat(keys).as("masters holding counts").isGreaterThan(1);
+    }
+  }
+
   private RateLimitServiceGrpc.RateLimitServiceBlockingStub startInstance()
       throws IOException, ConfigException {
-    RateLimitServer server =
-        RateLimitServer.builder()
-            .config(dir)
-            .grpcPort(0)
-            .httpPort(0)
-            .redis(redis.uri())
-            .reloadInterval(Duration.ZERO)
-            .start();
+    return startInstance(b -> b.redis(redis.uri()));
+  }
+
+  private RateLimitServiceGrpc.RateLimitServiceBlockingStub startInstance(
+      Consumer<RateLimitServer.Builder> store) throws IOException, ConfigException {
+    RateLimitServer.Builder builder =
+        RateLimitServer.builder().config(dir).grpcPort(0).httpPort(0).reloadInterval(Duration.ZERO);
+    store.accept(builder);
+    RateLimitServer server = builder.start();
     servers.add(server);
     ManagedChannel channel =
         NettyChannelBuilder.forAddress("127.0.0.1", server.grpcPort()).usePlaintext().build();

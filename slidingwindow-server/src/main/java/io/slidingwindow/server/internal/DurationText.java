@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
  * {@code 5m}, {@code 1h}, {@code 1d}; also {@code ns} and {@code us}) or ISO-8601 ({@code
  * PT1M30S}). Stateless.
  */
-final class DurationText {
+public final class DurationText {
 
   private static final Pattern SHORT = Pattern.compile("(\\d{1,18})(ns|us|ms|s|m|h|d)");
 
@@ -24,7 +24,7 @@ final class DurationText {
    * @throws IllegalArgumentException naming {@code what} and {@code text} if it is no duration, is
    *     too long, or is not positive
    */
-  static Duration parse(String text, String what) {
+  public static Duration parse(String text, String what) {
     Matcher m = SHORT.matcher(text);
     Duration parsed;
     if (m.matches()) {

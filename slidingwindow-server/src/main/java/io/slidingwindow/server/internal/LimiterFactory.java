@@ -6,6 +6,7 @@ import io.slidingwindow.Ticker;
 import io.slidingwindow.redis.FailurePolicy;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
+import java.time.Duration;
 import java.util.List;
 
 /** Builds the keyed limiter of each rule: in this process's memory, or on Redis. */
@@ -37,13 +38,19 @@ public interface LimiterFactory {
   /**
    * Limiters on Redis through {@code backend}, sharing counts with every instance that uses the
    * same Redis and limits. Their clock is the Redis server's unless {@code clientTime} is given.
-   * The {@link FailureMode#LOCAL} fallback counts in memory, through {@code local}.
+   * Each call waits for Redis as {@code calls} says. The {@link FailureMode#LOCAL} fallback counts
+   * in memory, through {@code local}.
    */
-  static LimiterFactory redis(RedisBackend backend, Ticker clientTime, LimiterFactory local) {
+  static LimiterFactory redis(
+      RedisBackend backend, Ticker clientTime, RedisCalls calls, LimiterFactory local) {
     return new LimiterFactory() {
       @Override
       public KeyedRateLimiter<String> create(List<Limit> limits, FailureMode failureMode) {
-        RedisRateLimiter.Builder builder = RedisRateLimiter.builder(backend).limits(limits);
+        RedisRateLimiter.Builder builder =
+            RedisRateLimiter.builder(backend).limits(limits).commandTimeout(calls.commandTimeout());
+        if (calls.breakerFailures() > 0) {
+          builder.circuitBreaker(calls.breakerFailures(), calls.breakerOpenFor());
+        }
         if (clientTime != null) {
           builder.clientTime(clientTime);
         }
@@ -58,8 +65,25 @@ public interface LimiterFactory {
 
       @Override
       public String toString() {
-        return "on " + backend;
+        return "on " + backend + ", " + calls;
       }
     };
+  }
+
+  /**
+   * How limiters call Redis: the command timeout, and the circuit breaker ({@code breakerFailures}
+   * zero for the library's default, then {@code breakerOpenFor} is unused).
+   */
+  record RedisCalls(Duration commandTimeout, int breakerFailures, Duration breakerOpenFor) {
+
+    @Override
+    public String toString() {
+      return "command timeout "
+          + commandTimeout.toMillis()
+          + " ms"
+          + (breakerFailures > 0
+              ? ", breaker open after " + breakerFailures + " failures for " + breakerOpenFor
+              : "");
+    }
   }
 }
