@@ -23,10 +23,10 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
   private final KeyTable<K, KeyLimits> table;
 
   /** What {@link #tryAcquire} does per key; built once, so a call allocates nothing. */
-  private final KeyTable.Action<KeyLimits, Boolean> tryAcquire;
+  private final KeyTable.Action<KeyLimits, Void> tryAcquire;
 
-  /** What {@link #decide} does per key. */
-  private final KeyTable.Action<KeyLimits, Decision> decide;
+  /** What {@link #decide} does per key: puts the decision in the call's {@link Answer}. */
+  private final KeyTable.Action<KeyLimits, Answer> decide;
 
   LocalKeyedRateLimiter(
       List<Limit> limits, boolean countRefused, Ticker ticker, int maxKeys, KeyOverflow overflow) {
@@ -48,25 +48,27 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
     this.tryAcquire =
         new KeyTable.Action<>() {
           @Override
-          public Boolean apply(KeyLimits state, long now, long permits) {
-            return state.tryAcquire(now, permits); // boxes to a cached Boolean
+          public long apply(KeyLimits state, long now, long permits, Void unused) {
+            return state.tryAcquire(now, permits) ? 1 : 0;
           }
 
           @Override
-          public Boolean whenFull(long permits) {
-            return whenFull.allowed();
+          public long whenFull(long permits, Void unused) {
+            return whenFull.allowed() ? 1 : 0;
           }
         };
     this.decide =
         new KeyTable.Action<>() {
           @Override
-          public Decision apply(KeyLimits state, long now, long permits) {
-            return state.decide(now, permits);
+          public long apply(KeyLimits state, long now, long permits, Answer answer) {
+            answer.decision = state.decide(now, permits);
+            return 0;
           }
 
           @Override
-          public Decision whenFull(long permits) {
-            return whenFull;
+          public long whenFull(long permits, Answer answer) {
+            answer.decision = whenFull;
+            return 0;
           }
         };
     this.table = new KeyTable<>(maxKeys, newState);
@@ -77,14 +79,16 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
   public boolean tryAcquire(K key, long permits) {
     Checks.requireNonNull(key, "key");
     Permits.check(permits, largestGrantable);
-    return table.apply(key, ticker.read() - origin, permits, tryAcquire);
+    return table.apply(key, ticker.read() - origin, permits, null, tryAcquire) != 0;
   }
 
   @Override
   public Decision decide(K key, long permits) {
     Checks.requireNonNull(key, "key");
     Permits.check(permits, largestGrantable);
-    return table.apply(key, ticker.read() - origin, permits, decide);
+    Answer answer = new Answer();
+    table.apply(key, ticker.read() - origin, permits, answer, decide);
+    return answer.decision;
   }
 
   @Override
@@ -105,5 +109,10 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
   @Override
   public String toString() {
     return "KeyedRateLimiter" + limits + " " + table;
+  }
+
+  /** Carries one call's decision out of the key's monitor. */
+  private static final class Answer {
+    Decision decision;
   }
 }

@@ -18,7 +18,7 @@ final class LocalRollingCounters<K> implements RollingCounters<K> {
   private final KeyTable<K, CounterRuns> table;
 
   /** What {@link #addAndGet} does per key; built once, so a call allocates nothing. */
-  private final KeyTable.LongAction<CounterRuns> add;
+  private final KeyTable.Action<CounterRuns, Void> add;
 
   LocalRollingCounters(
       int size, long intervalNanos, Ticker ticker, int maxKeys, KeyOverflow overflow) {
@@ -26,14 +26,14 @@ final class LocalRollingCounters<K> implements RollingCounters<K> {
     this.intervalNanos = intervalNanos;
     this.ticker = ticker;
     this.add =
-        new KeyTable.LongAction<>() {
+        new KeyTable.Action<>() {
           @Override
-          public long apply(CounterRuns state, long now, long amount) {
+          public long apply(CounterRuns state, long now, long amount, Void unused) {
             return state.add(now, amount);
           }
 
           @Override
-          public long whenFull(long amount) {
+          public long whenFull(long amount, Void unused) {
             if (overflow == KeyOverflow.REFUSE) {
               throw new KeyOverflowException(maxKeys);
             }
@@ -48,7 +48,7 @@ final class LocalRollingCounters<K> implements RollingCounters<K> {
   public long addAndGet(K key, long amount) {
     Checks.requireNonNull(key, "key");
     Checks.requireNonNegative(amount, "amount");
-    return table.applyAsLong(key, ticker.read() - origin, amount, add);
+    return table.apply(key, ticker.read() - origin, amount, null, add);
   }
 
   @Override
