@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project: installs what the tests start (redis-server, redis-cli,
 # valkey-server, valkey-cli, headless chromium for the dashboard's browser test) from Debian's
-# packages when they are missing, then runs the Maven build.
+# packages when they are missing, then runs the Maven build on the default JDK (17), and the
+# library (core, Redis clients) again on JDK 25 when one is installed under /usr/lib/jvm.
 # Tests start their own servers on free loopback ports; nothing is started here.
 # Extra arguments go to Maven, e.g. scripts/test.sh -Dvalkey.skip=true
 set -euo pipefail
@@ -79,4 +80,15 @@ redis-server --version
 valkey-server --version
 java -version 2>&1 | head -1
 
-exec ./mvnw -B -ntp clean verify "$@"
+./mvnw -B -ntp clean verify "$@"
+
+# The library once more on the newest JDK where one is installed: core, testkit and both Redis
+# clients, unit and integration tests against Redis (Valkey and formatting were checked above).
+jdk25=$(ls -d /usr/lib/jvm/*-25-* /usr/lib/jvm/*-25 2>/dev/null | head -1 || true)
+if [ -n "$jdk25" ]; then
+  echo "The library on $("$jdk25/bin/java" -version 2>&1 | head -1)"
+  JAVA_HOME="$jdk25" ./mvnw -B -ntp -pl slidingwindow-core,slidingwindow-redis,slidingwindow-redis-jedis -am \
+    clean verify -Dvalkey.skip=true -Dspotless.check.skip=true "$@"
+else
+  echo "NOTE: no JDK 25 under /usr/lib/jvm, so the library's Java 25 pass did not run." >&2
+fi
