@@ -56,8 +56,16 @@ public final class RedisBackend implements AutoCloseable {
   /** The longest command timeout a limiter or counters accept. */
   static final Duration MAX_COMMAND_TIMEOUT = Duration.ofHours(1);
 
-  /** Lettuce's own timeout for the clients built here: a backstop behind each limiter's. */
-  private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(2);
+  /**
+   * Lettuce's own command timeout for the clients built here: only a backstop, as long as the
+   * longest timeout a limiter or counters accept, so that it never cuts a call short of the
+   * caller's own timeout. While Redis stalls, each limiter's circuit breaker keeps the calls left
+   * waiting for it to a few.
+   */
+  private static final Duration COMMAND_BACKSTOP = MAX_COMMAND_TIMEOUT;
+
+  /** How long the clients built here wait to connect. */
+  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
 
   /** The Lettuce connection, closed by {@link #close()}; null for another client's adapter. */
   private final StatefulConnection<String, String> connection;
@@ -391,8 +399,8 @@ public final class RedisBackend implements AutoCloseable {
   private static ClientOptions clientOptions() {
     return ClientOptions.builder()
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        .timeoutOptions(TimeoutOptions.enabled(CLIENT_TIMEOUT))
-        .socketOptions(SocketOptions.builder().connectTimeout(CLIENT_TIMEOUT).build())
+        .timeoutOptions(TimeoutOptions.enabled(COMMAND_BACKSTOP))
+        .socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).build())
         .build();
   }
 

@@ -7,6 +7,7 @@ import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
+import io.slidingwindow.redis.RedisUris;
 import io.slidingwindow.server.internal.ConfigWatcher;
 import io.slidingwindow.server.internal.Decider;
 import io.slidingwindow.server.internal.EnvoyRateLimitService;
@@ -78,7 +79,7 @@ public final class RateLimitServer implements AutoCloseable {
     }
     try {
       decider = new Decider(config, limiters);
-    } catch (ConfigException e) {
+    } catch (ConfigException | RuntimeException e) {
       closeRedis();
       throw e;
     }
@@ -95,8 +96,13 @@ public final class RateLimitServer implements AutoCloseable {
     if (System.getProperty("sun.net.httpserver.nodelay") == null) {
       System.setProperty("sun.net.httpserver.nodelay", "true");
     }
-    HttpServer httpServer =
-        HttpServer.create(new InetSocketAddress(builder.host, builder.httpPort), 64);
+    HttpServer httpServer;
+    try {
+      httpServer = HttpServer.create(new InetSocketAddress(builder.host, builder.httpPort), 64);
+    } catch (IOException | RuntimeException e) {
+      closeRedis(); // the port is taken or the host unknown: nothing else is open yet
+      throw e;
+    }
     httpExecutor = Executors.newFixedThreadPool(builder.httpThreads, daemon("slidingwindow-http"));
     httpServer.setExecutor(httpExecutor);
     httpApi = new HttpApi(decider, metrics, watcher);
@@ -234,6 +240,7 @@ public final class RateLimitServer implements AutoCloseable {
     private boolean tickerSet;
     private RedisStore redisStore;
     private Duration redisCommandTimeout = RedisRateLimiter.DEFAULT_COMMAND_TIMEOUT;
+    private boolean redisCommandTimeoutSet;
     private int breakerFailures;
     private Duration breakerOpenFor;
     private Duration reloadInterval = Duration.ofSeconds(5);
@@ -300,13 +307,15 @@ public final class RateLimitServer implements AutoCloseable {
       if (uri == null || uri.isEmpty()) {
         throw new IllegalArgumentException("redis uri must not be empty, was " + uri);
       }
-      return store(new RedisStore("standalone " + uri, () -> RedisBackend.standalone(uri)));
+      return store(
+          new RedisStore("standalone " + RedisUris.mask(uri), () -> RedisBackend.standalone(uri)));
     }
 
     /**
      * As {@link #redis}, on the master named {@code masterName} found through the given Sentinels
      * (each a URI such as {@code redis://127.0.0.1:26379}); after a failover the counts continue on
-     * the new master.
+     * the new master. Only each URI's host and port are used: neither the master nor the Sentinels
+     * may require a password yet.
      *
      * @throws IllegalArgumentException if the list is empty or holds an empty URI, or {@code
      *     masterName} is empty
@@ -319,7 +328,7 @@ public final class RateLimitServer implements AutoCloseable {
       }
       return store(
           new RedisStore(
-              "sentinel " + masterName + " via " + uris,
+              "sentinel " + masterName + " via " + RedisUris.mask(uris.toString()),
               () -> RedisBackend.sentinel(uris, masterName)));
     }
 
@@ -332,7 +341,9 @@ public final class RateLimitServer implements AutoCloseable {
      */
     public Builder redisCluster(List<String> seedUris) {
       List<String> uris = uris(seedUris, "seedUris");
-      return store(new RedisStore("cluster " + uris, () -> RedisBackend.cluster(uris)));
+      return store(
+          new RedisStore(
+              "cluster " + RedisUris.mask(uris.toString()), () -> RedisBackend.cluster(uris)));
     }
 
     /**
@@ -351,6 +362,7 @@ public final class RateLimitServer implements AutoCloseable {
             "redisCommandTimeout must be positive and at most an hour, was " + timeout);
       }
       this.redisCommandTimeout = timeout;
+      this.redisCommandTimeoutSet = true;
       return this;
     }
 
@@ -389,7 +401,8 @@ public final class RateLimitServer implements AutoCloseable {
 
     private static List<String> uris(List<String> uris, String name) {
       if (uris == null || uris.isEmpty() || uris.stream().anyMatch(u -> u == null || u.isEmpty())) {
-        throw new IllegalArgumentException(name + " must be non-empty URIs, was " + uris);
+        throw new IllegalArgumentException(
+            name + " must be non-empty URIs, was " + RedisUris.mask(String.valueOf(uris)));
       }
       return List.copyOf(uris);
     }
@@ -436,12 +449,18 @@ public final class RateLimitServer implements AutoCloseable {
      *
      * @throws ConfigException if the configuration cannot be read or is invalid
      * @throws IOException if a port cannot be bound
-     * @throws IllegalStateException if no configuration was set
+     * @throws IllegalStateException if no configuration was set, or a Redis timeout or breaker
+     *     without a Redis store
      * @throws io.lettuce.core.RedisConnectionException if Redis was set and cannot be reached
      */
     public RateLimitServer start() throws IOException, ConfigException {
       if (config == null) {
         throw new IllegalStateException("config must be set");
+      }
+      if (redisStore == null && (redisCommandTimeoutSet || breakerFailures > 0)) {
+        throw new IllegalStateException(
+            "redisCommandTimeout and redisCircuitBreaker need a Redis store (redis, redisSentinel"
+                + " or redisCluster)");
       }
       return new RateLimitServer(this);
     }

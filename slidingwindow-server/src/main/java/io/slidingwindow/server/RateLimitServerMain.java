@@ -1,5 +1,7 @@
 package io.slidingwindow.server;
 
+import io.lettuce.core.RedisConnectionException;
+import io.slidingwindow.redis.RedisUris;
 import io.slidingwindow.server.internal.DurationText;
 import java.io.IOException;
 import java.io.InputStream;
@@ -62,35 +64,50 @@ public final class RateLimitServerMain {
         default -> usage("unknown option " + option);
       }
     }
+    if (master != null && sentinels == null) {
+      usage("--redis-master needs --redis-sentinel");
+    }
+    if (sentinels != null && master == null) {
+      usage("--redis-sentinel needs --redis-master");
+    }
+    if (timeout != null && redis == null && sentinels == null && cluster == null) {
+      usage("--redis-timeout needs --redis, --redis-sentinel or --redis-cluster");
+    }
     Path path = config == null ? sampleConfig() : Path.of(config);
-    RateLimitServer server;
+    RateLimitServer.Builder builder = RateLimitServer.builder();
     try {
-      RateLimitServer.Builder builder =
-          RateLimitServer.builder()
-              .config(path)
-              .host(host)
-              .grpcPort(number(grpcPort, "grpc port"))
-              .httpPort(number(httpPort, "http port"))
-              .reloadInterval(Duration.ofSeconds(number(reloadSeconds, "reload seconds")));
+      builder
+          .config(path)
+          .host(host)
+          .grpcPort(number(grpcPort, "--grpc-port"))
+          .httpPort(number(httpPort, "--http-port"))
+          .reloadInterval(Duration.ofSeconds(number(reloadSeconds, "--reload-seconds")));
       if (redis != null) {
         builder.redis(redis);
       }
-      if (sentinels != null || master != null) {
+      if (sentinels != null) {
         builder.redisSentinel(list(sentinels), master);
       }
       if (cluster != null) {
         builder.redisCluster(list(cluster));
       }
       if (timeout != null) {
-        builder.redisCommandTimeout(DurationText.parse(timeout, "redis timeout"));
+        builder.redisCommandTimeout(DurationText.parse(timeout, "--redis-timeout"));
       }
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      usage(e.getMessage());
+      return;
+    }
+    RateLimitServer server;
+    try {
       server = builder.start();
     } catch (ConfigException e) {
       System.err.println("Bad configuration: " + e.getMessage());
       System.exit(2);
       return;
-    } catch (IllegalArgumentException | IllegalStateException e) {
-      usage(e.getMessage());
+    } catch (RedisConnectionException e) {
+      System.err.println("Cannot reach Redis: " + RedisUris.mask(String.valueOf(e.getMessage())));
+      System.exit(1);
       return;
     }
     System.out.println(

@@ -2,10 +2,13 @@ package io.slidingwindow.server;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class RateLimitServerBuilderTest {
 
@@ -68,5 +71,29 @@ class RateLimitServerBuilderTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("openFor")
         .hasMessageContaining("PT0S");
+  }
+
+  @Test
+  void start_redisTimeoutOrBreakerWithoutAStore_throwsNamingBoth(@TempDir Path dir)
+      throws Exception {
+    Path config = Files.writeString(dir.resolve("c.yaml"), "domain: d\ndescriptors: []\n");
+
+    assertThatThrownBy(
+            () ->
+                RateLimitServer.builder()
+                    .config(config)
+                    .redisCommandTimeout(Duration.ofSeconds(1))
+                    .start())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("redisCommandTimeout")
+        .hasMessageContaining("Redis store");
+    assertThatThrownBy(
+            () ->
+                RateLimitServer.builder()
+                    .config(config)
+                    .redisCircuitBreaker(2, Duration.ofSeconds(1))
+                    .start())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("redisCircuitBreaker");
   }
 }
