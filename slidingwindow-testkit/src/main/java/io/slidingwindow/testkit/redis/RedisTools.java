@@ -90,7 +90,7 @@ final class RedisTools {
     if (pathVariable == null) {
       return false;
     }
-    for (String dir : pathVariable.split(File.pathSeparator)) {
+    for (String dir : pathVariable.split(File.pathSeparator, -1)) {
       if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
         return true;
       }
