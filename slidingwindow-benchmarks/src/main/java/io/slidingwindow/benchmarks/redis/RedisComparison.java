@@ -349,7 +349,7 @@ public final class RedisComparison {
             String.join(
                 ", ",
                 workloads.stream()
-                    .map(w -> w.name() + " " + Results.whole(w.permits()))
+                    .map(w -> w.name() + " " + Results.whole((double) w.permits()))
                     .toList())));
     return h.toString();
   }
