@@ -103,12 +103,14 @@ class BuilderSettingsTest {
             .onKeyOverflow(KeyOverflow.REFUSE)
             .build();
     assertThat(keyed.tryAcquire("k")).isTrue();
+    @SuppressWarnings("CanonicalDuration") // the same second spelled in other units, on purpose
+    Duration sameSecond = Duration.ofMillis(1000);
     RollingWindow window =
         RollingWindow.builder()
             .size(4)
             .size(4)
             .interval(Duration.ofSeconds(1))
-            .interval(Duration.ofMillis(1000))
+            .interval(sameSecond)
             .ticker(ONE)
             .ticker(ONE)
             .build();

@@ -47,32 +47,35 @@ public final class KeyedMemory {
     for (int i = 0; i < keys; i++) {
       ids.add("user-" + i);
     }
-    System.out.printf(
-        Locale.ROOT,
-        "Keyed limiter of %s, %d keys of %d runs each; Java %s (%s), collectors %s, max heap %d"
-            + " MB%n",
-        LIMIT,
-        keys,
-        RUNS_PER_KEY,
-        System.getProperty("java.version"),
-        System.getProperty("java.vm.name"),
-        ManagementFactory.getGarbageCollectorMXBeans().stream()
-            .map(GarbageCollectorMXBean::getName)
-            .toList(),
-        Runtime.getRuntime().maxMemory() >> 20);
-    double[] perKey = new double[repeats];
-    for (int r = 0; r < repeats; r++) {
-      perKey[r] = measure(ids);
-      System.out.printf(Locale.ROOT, "repeat %d: %.1f bytes per live key%n", r + 1, perKey[r]);
+    try {
+      System.out.printf(
+          Locale.ROOT,
+          "Keyed limiter of %s, %d keys of %d runs each; Java %s (%s), collectors %s, max heap %d"
+              + " MB%n",
+          LIMIT,
+          keys,
+          RUNS_PER_KEY,
+          System.getProperty("java.version"),
+          System.getProperty("java.vm.name"),
+          ManagementFactory.getGarbageCollectorMXBeans().stream()
+              .map(GarbageCollectorMXBean::getName)
+              .toList(),
+          Runtime.getRuntime().maxMemory() >> 20);
+      double[] perKey = new double[repeats];
+      for (int r = 0; r < repeats; r++) {
+        perKey[r] = measure(ids);
+        System.out.printf(Locale.ROOT, "repeat %d: %.1f bytes per live key%n", r + 1, perKey[r]);
+      }
+      Arrays.sort(perKey);
+      System.out.printf(
+          Locale.ROOT,
+          "median: %.1f bytes per live key (min %.1f, max %.1f), key strings not counted%n",
+          perKey[repeats / 2],
+          perKey[0],
+          perKey[repeats - 1]);
+    } finally {
+      Reference.reachabilityFence(ids);
     }
-    Arrays.sort(perKey);
-    System.out.printf(
-        Locale.ROOT,
-        "median: %.1f bytes per live key (min %.1f, max %.1f), key strings not counted%n",
-        perKey[repeats / 2],
-        perKey[0],
-        perKey[repeats - 1]);
-    Reference.reachabilityFence(ids);
   }
 
   /** Fills a fresh limiter with every id and returns the used-heap growth per id. */
@@ -81,22 +84,25 @@ public final class KeyedMemory {
     long before = usedHeapAfterGc();
     KeyedRateLimiter<String> limiter =
         KeyedRateLimiter.builder().limit(LIMIT).ticker(nanos::get).maxKeys(ids.size()).build();
-    for (int run = 0; run < RUNS_PER_KEY; run++) {
-      nanos.set(run * LIMIT.precisionNanos());
-      for (String id : ids) {
-        if (!limiter.tryAcquire(id)) {
-          throw new IllegalStateException("refused " + id + " at run " + run);
+    try {
+      for (int run = 0; run < RUNS_PER_KEY; run++) {
+        nanos.set(run * LIMIT.precisionNanos());
+        for (String id : ids) {
+          if (!limiter.tryAcquire(id)) {
+            throw new IllegalStateException("refused " + id + " at run " + run);
+          }
         }
       }
+      long after = usedHeapAfterGc();
+      // Every key still counts its grants: one more at the last bucket time sees 1000 - 4 left.
+      Decision probe = limiter.decide(ids.get(ids.size() / 2), 1);
+      if (!probe.allowed() || probe.remaining() != LIMIT.permits() - RUNS_PER_KEY - 1) {
+        throw new IllegalStateException("a key lost its runs: " + probe);
+      }
+      return (after - before) / (double) ids.size();
+    } finally {
+      Reference.reachabilityFence(limiter);
     }
-    long after = usedHeapAfterGc();
-    // Every key still counts its grants: one more at the last bucket time sees 1000 - 4 left.
-    Decision probe = limiter.decide(ids.get(ids.size() / 2), 1);
-    if (!probe.allowed() || probe.remaining() != LIMIT.permits() - RUNS_PER_KEY - 1) {
-      throw new IllegalStateException("a key lost its runs: " + probe);
-    }
-    Reference.reachabilityFence(limiter);
-    return (after - before) / (double) ids.size();
   }
 
   /** Used heap in bytes after a few full collections, once two readings in a row agree. */

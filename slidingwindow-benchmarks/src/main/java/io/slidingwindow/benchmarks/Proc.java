@@ -46,9 +46,9 @@ public final class Proc {
    * is already counted in user and nice, so the total is the first eight fields.
    */
   public static CpuTimes parseCpuTimes(String procStat) {
-    for (String line : procStat.split("\n")) {
+    for (String line : procStat.split("\n", -1)) {
       if (line.startsWith("cpu ")) {
-        String[] f = line.trim().split("\\s+");
+        String[] f = line.trim().split("\\s+", -1);
         long total = 0;
         for (int i = 1; i <= 8 && i < f.length; i++) {
           total += Long.parseLong(f[i]);
@@ -63,7 +63,7 @@ public final class Proc {
   /** The one-minute load average from {@code /proc/loadavg}, or NaN. */
   public static double loadAverage() {
     String text = read(Path.of("/proc/loadavg"));
-    return text == null ? Double.NaN : Double.parseDouble(text.trim().split("\\s+")[0]);
+    return text == null ? Double.NaN : Double.parseDouble(text.trim().split("\\s+", -1)[0]);
   }
 
   /** This JVM's CPU time, user and system, in nanoseconds, or -1. */
@@ -93,7 +93,7 @@ public final class Proc {
    * fields 14 and 15, the 12th and 13th after it.
    */
   public static long parseProcessTicks(String stat) {
-    String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+", -1);
     return Long.parseLong(f[11]) + Long.parseLong(f[12]);
   }
 

@@ -59,41 +59,32 @@ public class TryAcquireBenchmark {
   public void setUp() {
     Duration second = Duration.ofSeconds(1);
     switch (candidate) {
-      case SLIDINGWINDOW:
-        {
-          RateLimiter ours = RateLimiter.builder().limit(Limit.of(limit, second)).build();
-          limiter = ours::tryAcquire;
-          break;
-        }
-      case BUCKET4J:
-        {
-          Bucket bucket =
-              Bucket.builder().addLimit(l -> l.capacity(limit).refillGreedy(limit, second)).build();
-          limiter = () -> bucket.tryConsume(1);
-          break;
-        }
-      case GUAVA:
-        {
-          com.google.common.util.concurrent.RateLimiter guava =
-              com.google.common.util.concurrent.RateLimiter.create(limit);
-          limiter = guava::tryAcquire;
-          break;
-        }
-      case RESILIENCE4J:
-        {
-          io.github.resilience4j.ratelimiter.RateLimiter r4j =
-              io.github.resilience4j.ratelimiter.RateLimiter.of(
-                  "benchmark",
-                  RateLimiterConfig.custom()
-                      .limitForPeriod((int) Math.min(Integer.MAX_VALUE, limit))
-                      .limitRefreshPeriod(second)
-                      .timeoutDuration(Duration.ZERO)
-                      .build());
-          limiter = r4j::acquirePermission;
-          break;
-        }
-      default:
-        throw new IllegalStateException("unknown candidate " + candidate);
+      case SLIDINGWINDOW -> {
+        RateLimiter ours = RateLimiter.builder().limit(Limit.of(limit, second)).build();
+        limiter = ours::tryAcquire;
+      }
+      case BUCKET4J -> {
+        Bucket bucket =
+            Bucket.builder().addLimit(l -> l.capacity(limit).refillGreedy(limit, second)).build();
+        limiter = () -> bucket.tryConsume(1);
+      }
+      case GUAVA -> {
+        com.google.common.util.concurrent.RateLimiter guava =
+            com.google.common.util.concurrent.RateLimiter.create((double) limit);
+        limiter = guava::tryAcquire;
+      }
+      case RESILIENCE4J -> {
+        io.github.resilience4j.ratelimiter.RateLimiter r4j =
+            io.github.resilience4j.ratelimiter.RateLimiter.of(
+                "benchmark",
+                RateLimiterConfig.custom()
+                    .limitForPeriod((int) Math.min(Integer.MAX_VALUE, limit))
+                    .limitRefreshPeriod(second)
+                    .timeoutDuration(Duration.ZERO)
+                    .build());
+        limiter = r4j::acquirePermission;
+      }
+      default -> throw new IllegalStateException("unknown candidate " + candidate);
     }
   }
 

@@ -10,7 +10,11 @@ class ProcTest {
   @Test
   void parseCpuTimes_aggregateLine_sumsTheFirstEightFieldsAndReadsSteal() {
     String stat =
-        "cpu  100 2 30 400 5 6 7 50 9 10\n" + "cpu0 50 1 15 200 2 3 3 25 4 5\n" + "intr 1 2 3\n";
+        """
+        cpu  100 2 30 400 5 6 7 50 9 10
+        cpu0 50 1 15 200 2 3 3 25 4 5
+        intr 1 2 3
+        """;
 
     Proc.CpuTimes times = Proc.parseCpuTimes(stat);
 

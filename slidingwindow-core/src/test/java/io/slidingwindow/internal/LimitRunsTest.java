@@ -61,7 +61,7 @@ class LimitRunsTest {
         for (int i = 0; i < 20_000; i++) {
           now += random.nextInt(8) == 0 ? -random.nextInt(100) : random.nextInt(120);
           now = Math.max(now, start);
-          long permits = 1 + random.nextInt(5);
+          long permits = 1L + random.nextInt(5);
           Decision packed = states.packed.decide(now, permits);
           Decision wide = states.wide.decide(now, permits);
           String where = String.format("seed %d, start %d, step %d", seed, start, i);

@@ -46,7 +46,7 @@ class RedisCountersIT {
     Random random = new Random(seed);
     for (int run = 0; run < 20; run++) {
       int size = 1 + random.nextInt(12);
-      long intervalMicros = 1 + random.nextInt(5_000);
+      long intervalMicros = 1L + random.nextInt(5_000);
       long originNanos =
           switch (run % 3) {
             case 0 -> 0;
@@ -80,7 +80,7 @@ class RedisCountersIT {
                 + now;
         switch (random.nextInt(4)) {
           case 0, 1 -> {
-            long amount = random.nextInt(200) - 20;
+            long amount = random.nextInt(200) - 20L;
             model.events.add(new long[] {now, amount});
             assertThat(counters.addAndGet(id, amount)).as(where).isEqualTo(model.at(now)[0]);
           }

@@ -71,7 +71,7 @@ class RedisHealthIT {
 
   private List<LogRecord> errorsAbout(RedisProblem problem) {
     return logged.stream()
-        .filter(r -> r.getLevel() == Level.SEVERE)
+        .filter(r -> Level.SEVERE.equals(r.getLevel()))
         .filter(r -> formatted(r).contains(problem.explanation()))
         .toList();
   }

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -47,11 +48,11 @@ class ScriptRetryTest {
                 if (!name.equals("evalsha") && !name.equals("eval")) {
                   throw new UnsupportedOperationException(name);
                 }
-                sent.add(name.toUpperCase());
+                sent.add(name.toUpperCase(Locale.ROOT));
                 Object answer = answers.poll();
                 Answer<Object> future = new Answer<>();
-                if (answer instanceof Throwable) {
-                  future.completeExceptionally((Throwable) answer);
+                if (answer instanceof Throwable failure) {
+                  future.completeExceptionally(failure);
                 } else if (answer != NO_ANSWER) {
                   future.complete(answer);
                 }

@@ -144,7 +144,7 @@ class EnvoyGrpcIT {
     for (int i = 0; i < 300; i++) {
       ticker.advance(
           random.nextInt(4) == 0 ? random.nextInt(10_000_000) : random.nextInt(2_000_000_000));
-      long hits = 1 + random.nextInt(3);
+      long hits = 1L + random.nextInt(3);
       long now = ticker.read();
       RateLimitResponse response =
           stub()

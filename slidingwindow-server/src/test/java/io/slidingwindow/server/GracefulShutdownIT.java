@@ -53,10 +53,12 @@ class GracefulShutdownIT {
     Path config = dir.resolve("api.yaml");
     Files.writeString(
         config,
-        "domain: api\n"
-            + "descriptors:\n"
-            + "  - key: client\n"
-            + "    rate_limit: {unit: second, requests_per_unit: 5}\n");
+        """
+        domain: api
+        descriptors:
+          - key: client
+            rate_limit: {unit: second, requests_per_unit: 5}
+        """);
     HoldingTicker ticker = new HoldingTicker();
     RateLimitServer server =
         RateLimitServer.builder()

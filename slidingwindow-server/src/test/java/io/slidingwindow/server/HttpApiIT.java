@@ -9,6 +9,7 @@ import io.slidingwindow.testkit.FakeTicker;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -149,7 +150,7 @@ class HttpApiIT {
         "POST /v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             + "Content-Length: 9\r\nConnection: close\r\n\r\n{\"domain\"";
     String answer;
-    try (Socket socket = new Socket("127.0.0.1", server.httpPort())) {
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.httpPort())) {
       socket.setSoTimeout(5000);
       OutputStream out = socket.getOutputStream();
       out.write(raw.getBytes(StandardCharsets.US_ASCII));

@@ -117,8 +117,8 @@ public abstract class RateLimiterConformance {
     String key = freshKey();
     long tick = tickNanos();
     for (int i = 0; i < schedule.size(); i++) {
-      ticker.advance(schedule.gapsNanos()[i]);
-      long permits = schedule.permits()[i];
+      ticker.advance(schedule.gapsNanos().get(i));
+      long permits = schedule.permits().get(i);
       Decision decision = limiter.decide(key, permits);
       if (!decision.allowed()) {
         long wait = decision.retryAfter().toNanos();
@@ -152,10 +152,10 @@ public abstract class RateLimiterConformance {
     long[] times = schedule.effectiveTimes();
     boolean steppedBack = false;
     for (int i = 0; i < schedule.size(); i++) {
-      ticker.advance(schedule.gapsNanos()[i]);
-      steppedBack |= schedule.gapsNanos()[i] < 0;
+      ticker.advance(schedule.gapsNanos().get(i));
+      steppedBack |= schedule.gapsNanos().get(i) < 0;
       long now = times[i];
-      long permits = schedule.permits()[i];
+      long permits = schedule.permits().get(i);
       boolean expected = true;
       for (SlidingLogOracle oracle : oracles) {
         expected &= oracle.wouldGrant(now, permits);
@@ -236,9 +236,9 @@ public abstract class RateLimiterConformance {
     List<SlidingLogOracle> decisive = countRefused ? attempts : granted;
     long[] times = schedule.effectiveTimes();
     for (int i = 0; i < schedule.size(); i++) {
-      ticker.advance(schedule.gapsNanos()[i]);
+      ticker.advance(schedule.gapsNanos().get(i));
       long now = times[i];
-      long permits = schedule.permits()[i];
+      long permits = schedule.permits().get(i);
       String where = schedule + " at request " + i + " (t=" + now + ", permits=" + permits + ")";
       boolean allowed;
       if (i % 2 == 0) {
@@ -301,7 +301,7 @@ public abstract class RateLimiterConformance {
     assertThat(ours.maxInAnyWindow()).as("clock origin %d", origin).isLessThanOrEqualTo(100);
     assertThat((double) ours.total())
         .as("clock origin %d", origin)
-        .isCloseTo(exactLog.total(), Percentage.withPercentage(1));
+        .isCloseTo((double) exactLog.total(), Percentage.withPercentage(1));
   }
 
   /**
@@ -353,7 +353,7 @@ public abstract class RateLimiterConformance {
         long gap = tick * (random.nextInt(4) == 0 ? 1_000 : random.nextInt(700));
         ticker.advance(gap);
         now += gap;
-        long available = threads * attemptsPerThread;
+        long available = (long) threads * attemptsPerThread;
         for (SlidingLogOracle oracle : oracles) {
           available =
               Math.min(available, oracle.permits() - oracle.countAt(now, oracle.windowNanos()));

@@ -23,7 +23,25 @@ import java.util.Random;
  * @param tickNanos the unit every time is a multiple of
  */
 public record Schedule(
-    List<Limit> limits, long originNanos, long[] gapsNanos, long[] permits, long tickNanos) {
+    List<Limit> limits,
+    long originNanos,
+    List<Long> gapsNanos,
+    List<Long> permits,
+    long tickNanos) {
+
+  /** Copies the lists, so a schedule cannot change after it is built. */
+  public Schedule {
+    limits = List.copyOf(limits);
+    gapsNanos = List.copyOf(gapsNanos);
+    permits = List.copyOf(permits);
+    if (gapsNanos.size() != permits.size()) {
+      throw new IllegalArgumentException(
+          "gapsNanos and permits must be as long as each other, were "
+              + gapsNanos.size()
+              + " and "
+              + permits.size());
+    }
+  }
 
   /** The kinds of clock origin a backend is tested from. */
   public enum Origin {
@@ -35,7 +53,7 @@ public record Schedule(
 
   /** The number of requests. */
   public int size() {
-    return gapsNanos.length;
+    return gapsNanos.size();
   }
 
   /** The smallest limit's permits: the largest valid request. */
@@ -48,11 +66,11 @@ public record Schedule(
    * less than an earlier one, since a clock that steps back means no time passed.
    */
   public long[] effectiveTimes() {
-    long[] times = new long[gapsNanos.length];
+    long[] times = new long[gapsNanos.size()];
     long now = 0;
     long latest = 0;
     for (int i = 0; i < times.length; i++) {
-      now += gapsNanos[i];
+      now += gapsNanos.get(i);
       latest = Math.max(latest, now);
       times[i] = latest;
     }
@@ -90,8 +108,8 @@ public record Schedule(
     long originNanos = origin(origin, random, longest, tickNanos);
 
     int requests = 30 + random.nextInt(250);
-    long[] gaps = new long[requests];
-    long[] permits = new long[requests];
+    List<Long> gaps = new ArrayList<>(requests);
+    List<Long> permits = new ArrayList<>(requests);
     long now = 0;
     for (int i = 0; i < requests; i++) {
       Limit pick = limits.get(random.nextInt(limits.size()));
@@ -99,93 +117,62 @@ public record Schedule(
           backwards && random.nextInt(20) == 0
               ? -tickNanos * (1 + (long) (random.nextDouble() * 2 * pick.windowNanos() / tickNanos))
               : gap(random, pick, now, tickNanos);
-      gaps[i] = gap;
+      gaps.add(gap);
       now += gap;
-      permits[i] = random.nextInt(4) == 0 ? 1 + (long) (random.nextDouble() * smallestN) : 1;
-      permits[i] = Math.min(permits[i], smallestN);
+      long weight = random.nextInt(4) == 0 ? 1 + (long) (random.nextDouble() * smallestN) : 1;
+      permits.add(Math.min(weight, smallestN));
     }
-    return new Schedule(List.copyOf(limits), originNanos, gaps, permits, tickNanos);
+    return new Schedule(limits, originNanos, gaps, permits, tickNanos);
   }
 
   private static Limit randomLimit(Random random, long tick, boolean exact) {
-    long n;
-    switch (random.nextInt(4)) {
-      case 0:
-        n = 1 + random.nextInt(3);
-        break;
-      case 1:
-        n = 1 + random.nextInt(10);
-        break;
-      case 2:
-        n = 1 + random.nextInt(60);
-        break;
-      default:
-        n = 100 + random.nextInt(200);
-        break;
-    }
-    long windowTicks = 1 + random.nextInt(random.nextBoolean() ? 20 : 2_000);
+    long n =
+        switch (random.nextInt(4)) {
+          case 0 -> 1L + random.nextInt(3);
+          case 1 -> 1L + random.nextInt(10);
+          case 2 -> 1L + random.nextInt(60);
+          default -> 100L + random.nextInt(200);
+        };
+    long windowTicks = 1L + random.nextInt(random.nextBoolean() ? 20 : 2_000);
     Limit limit = Limit.of(n, Duration.ofNanos(windowTicks * tick));
-    long precisionTicks;
-    if (exact) {
-      precisionTicks = 1;
-    } else {
-      switch (random.nextInt(4)) {
-        case 0:
-          precisionTicks = windowTicks; // one bucket per window
-          break;
-        case 1:
-          precisionTicks = Math.max(1, windowTicks / (1 + random.nextInt(10)));
-          break;
-        case 2:
-          precisionTicks = 1 + random.nextInt((int) windowTicks); // need not divide the window
-          break;
-        default:
-          precisionTicks = 1;
-          break;
-      }
-    }
+    long precisionTicks =
+        exact
+            ? 1
+            : switch (random.nextInt(4)) {
+              case 0 -> windowTicks; // one bucket per window
+              case 1 -> Math.max(1, windowTicks / (1 + random.nextInt(10)));
+              case 2 -> 1L + random.nextInt((int) windowTicks); // need not divide the window
+              default -> 1;
+            };
     return limit.withPrecision(Duration.ofNanos(precisionTicks * tick));
   }
 
   private static long origin(Origin origin, Random random, long longestWindow, long tick) {
-    long raw;
-    switch (origin) {
-      case ZERO:
-        raw = 0;
-        break;
-      case RANDOM:
-        raw = random.nextLong();
-        break;
-      case NEAR_MAX:
-        raw = Long.MAX_VALUE - longestWindow - random.nextInt(1_000);
-        break;
-      default:
-        raw = -1 - (random.nextLong() >>> 1);
-        break;
-    }
+    long raw =
+        switch (origin) {
+          case ZERO -> 0;
+          case RANDOM -> random.nextLong();
+          case NEAR_MAX -> Long.MAX_VALUE - longestWindow - random.nextInt(1_000);
+          case NEGATIVE -> -1 - (random.nextLong() >>> 1);
+        };
     return Math.floorDiv(raw, tick) * tick;
   }
 
   private static long gap(Random random, Limit limit, long now, long tick) {
     long p = limit.precisionNanos();
     long w = limit.windowNanos();
-    switch (random.nextInt(8)) {
-      case 0:
-      case 1:
-        return 0; // a burst at one instant
-      case 2:
-        { // one tick before, at, or one tick after the next bucket edge
-          long toEdge = p - Math.floorMod(now, p);
-          long offset = (random.nextInt(3) - 1) * tick;
-          return Math.max(0, toEdge + offset);
-        }
-      case 3:
-        return Math.max(0, w + (random.nextInt(3) - 1) * tick);
-      case 4:
-        return tick * (1 + random.nextInt(3));
-      default:
-        return tick * (long) (random.nextDouble() * (2 * w / tick + 1));
-    }
+    return switch (random.nextInt(8)) {
+      case 0, 1 -> 0; // a burst at one instant
+      case 2 -> {
+        // one tick before, at, or one tick after the next bucket edge
+        long toEdge = p - Math.floorMod(now, p);
+        long offset = (random.nextInt(3) - 1) * tick;
+        yield Math.max(0, toEdge + offset);
+      }
+      case 3 -> Math.max(0, w + (random.nextInt(3) - 1) * tick);
+      case 4 -> tick * (1 + random.nextInt(3));
+      default -> tick * (long) (random.nextDouble() * (2 * w / tick + 1));
+    };
   }
 
   @Override
@@ -197,7 +184,7 @@ public record Schedule(
         + ", tick="
         + tickNanos
         + ", "
-        + gapsNanos.length
+        + gapsNanos.size()
         + " requests]";
   }
 }

@@ -282,7 +282,7 @@ public final class RedisComparison {
   }
 
   private static String field(String info, String name) {
-    for (String line : info.split("\r?\n")) {
+    for (String line : info.split("\r?\n", -1)) {
       if (line.startsWith(name + ":")) {
         return line.substring(name.length() + 1).trim();
       }
@@ -293,15 +293,15 @@ public final class RedisComparison {
   /** Parses {@code cmdstat_<name>:calls=..,usec=..} lines into name → {calls, usec}. */
   static Map<String, long[]> commandStats(String info) {
     Map<String, long[]> stats = new LinkedHashMap<>();
-    for (String line : info.split("\r?\n")) {
+    for (String line : info.split("\r?\n", -1)) {
       if (!line.startsWith("cmdstat_")) {
         continue;
       }
       String name = line.substring("cmdstat_".length(), line.indexOf(':'));
       long calls = 0;
       long usec = 0;
-      for (String field : line.substring(line.indexOf(':') + 1).split(",")) {
-        String[] kv = field.split("=");
+      for (String field : line.substring(line.indexOf(':') + 1).split(",", -1)) {
+        String[] kv = field.split("=", -1);
         if (kv[0].equals("calls")) {
           calls = Long.parseLong(kv[1]);
         } else if (kv[0].equals("usec")) {
@@ -349,7 +349,7 @@ public final class RedisComparison {
             String.join(
                 ", ",
                 workloads.stream()
-                    .map(w -> w.name() + " " + Results.whole(w.permits()))
+                    .map(w -> w.name() + " " + Results.whole((double) w.permits()))
                     .toList())));
     return h.toString();
   }

@@ -66,7 +66,7 @@ record LoadOptions(
 
   private static List<Integer> parseList(String text) {
     List<Integer> list = new ArrayList<>();
-    for (String part : text.split(",")) {
+    for (String part : text.split(",", -1)) {
       list.add(Integer.parseInt(part.trim()));
     }
     return list;

@@ -395,7 +395,8 @@ public final class ServerLoad {
         errors.incrementAndGet();
         firstError.compareAndSet(null, Status.fromThrowable(t));
         // Not at once: a call that fails at its start reports here on the caller's stack.
-        retries.schedule(this::next, 1, TimeUnit.MILLISECONDS);
+        // A throw from next() would leave this chain stalled, which run() reports at the end.
+        var unused = retries.schedule(this::next, 1, TimeUnit.MILLISECONDS);
       }
 
       @Override

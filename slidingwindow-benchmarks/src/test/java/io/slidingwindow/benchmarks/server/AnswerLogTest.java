@@ -3,11 +3,14 @@ package io.slidingwindow.benchmarks.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -35,23 +38,28 @@ class AnswerLogTest {
     AnswerLog log = new AnswerLog(threads * each);
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     CountDownLatch start = new CountDownLatch(1);
+    List<Future<?>> workers = new ArrayList<>();
     try {
       for (int t = 0; t < threads; t++) {
         int thread = t;
-        pool.submit(
-            () -> {
-              start.await();
-              for (int i = 0; i < each; i++) {
-                long id = (long) thread * each + i;
-                log.record(thread, id, id + 1, AnswerLog.OK);
-              }
-              return null;
-            });
+        workers.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  for (int i = 0; i < each; i++) {
+                    long id = (long) thread * each + i;
+                    log.record(thread, id, id + 1, AnswerLog.OK);
+                  }
+                  return null;
+                }));
       }
       start.countDown();
     } finally {
       pool.shutdown();
       assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+    }
+    for (Future<?> worker : workers) {
+      worker.get(); // rethrows a worker's failure
     }
 
     assertThat(log.size()).isEqualTo(threads * each);

@@ -42,7 +42,7 @@ class LatenciesTest {
     latencies.record(Long.MAX_VALUE);
 
     assertThat((double) latencies.max())
-        .isCloseTo(Latencies.HIGHEST_NANOS, within(Latencies.HIGHEST_NANOS / 1000.0));
+        .isCloseTo((double) Latencies.HIGHEST_NANOS, within(Latencies.HIGHEST_NANOS / 1000.0));
   }
 
   @Test

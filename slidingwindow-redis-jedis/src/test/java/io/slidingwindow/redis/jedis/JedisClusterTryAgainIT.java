@@ -117,12 +117,12 @@ class JedisClusterTryAgainIT {
             .filter(l -> l.contains("myself"))
             .findFirst()
             .orElseThrow();
-    String[] fields = myself.split(" ");
+    String[] fields = myself.trim().split(" ", -1);
     for (int i = 8; i < fields.length; i++) {
       if (fields[i].startsWith("[")) {
         continue; // a slot being migrated or imported
       }
-      String[] ends = fields[i].split("-");
+      String[] ends = fields[i].split("-", -1);
       int from = Integer.parseInt(ends[0]);
       int to = ends.length > 1 ? Integer.parseInt(ends[1]) : from;
       if (slot >= from && slot <= to) {

@@ -119,8 +119,14 @@ class ConfigParserTest {
   @Test
   void parse_faults_nameTheirLine() {
     assertFault(
-        "domain: d\ndescriptors:\n  - key: a\n    rate_limit:\n      unit: second\n"
-            + "      requests_per_unit: ten\n",
+        """
+        domain: d
+        descriptors:
+          - key: a
+            rate_limit:
+              unit: second
+              requests_per_unit: ten
+        """,
         "test.yaml line 6: requests_per_unit must be a whole number from 0 to 4294967295, was"
             + " 'ten'");
     assertFault(
@@ -131,24 +137,38 @@ class ConfigParserTest {
         "domain: d\ndescriptors:\n  - key: a\n  - key: a\n",
         "test.yaml line 4: descriptor 'a' is defined twice at this level");
     assertFault(
-        "domain: d\ndescriptors:\n  - key: a\n    rate_limits:\n      - requests: 5\n"
-            + "        window: soon\n",
+        """
+        domain: d
+        descriptors:
+          - key: a
+            rate_limits:
+              - requests: 5
+                window: soon
+        """,
         "test.yaml line 6: window must be a duration such as 500ms, 90s, 5m, 1h, 1d or PT1M30S,"
             + " was 'soon'");
     assertFault(
-        "domain: d\ndescriptors:\n  - key: a\n    rate_limit:\n      unlimited: true\n"
-            + "      unit: second\n",
+        """
+        domain: d
+        descriptors:
+          - key: a
+            rate_limit:
+              unlimited: true
+              unit: second
+        """,
         "test.yaml line 6: an unlimited rate_limit has no unit");
     assertFault(
-        "domain: d\n"
-            + "descriptors:\n"
-            + "  - key: a\n"
-            + "    rate_limit:\n"
-            + "      name: n\n"
-            + "      replaces:\n"
-            + "        - name: n\n"
-            + "      unit: second\n"
-            + "      requests_per_unit: 1\n",
+        """
+        domain: d
+        descriptors:
+          - key: a
+            rate_limit:
+              name: n
+              replaces:
+                - name: n
+              unit: second
+              requests_per_unit: 1
+        """,
         "test.yaml line 7: replaces should not contain the name of its own rate_limit, 'n'");
     assertFault(
         "domain: d\ndescriptors:\n  - key: a\n    value: b\n    share_threshold: true\n",

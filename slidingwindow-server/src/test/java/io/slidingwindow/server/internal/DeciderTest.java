@@ -109,10 +109,12 @@ class DeciderTest {
     Decider decider =
         new Decider(
             Configs.parse(
-                "domain: d\n"
-                    + "descriptors:\n"
-                    + "  - key: a\n"
-                    + "    rate_limits: [{requests: 10, window: 1500ms}]\n"),
+                """
+                domain: d
+                descriptors:
+                  - key: a
+                    rate_limits: [{requests: 10, window: 1500ms}]
+                """),
             ticker,
             1000);
 

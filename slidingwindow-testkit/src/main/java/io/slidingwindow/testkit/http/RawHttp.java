@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -40,7 +41,7 @@ public final class RawHttp {
    */
   public static Response get(int port, String target) {
     try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+      socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 5_000);
       socket.setSoTimeout(10_000);
       OutputStream out = socket.getOutputStream();
       out.write(

@@ -284,16 +284,16 @@ public final class RedisClusterProcesses implements AutoCloseable {
   private record NodeLine(int port, String flags, List<int[]> slots, int firstSlot) {
 
     static NodeLine parse(String line) {
-      String[] parts = line.trim().split(" ");
+      String[] parts = line.trim().split(" ", -1);
       String address = parts[1];
       String portAndBus = address.substring(address.lastIndexOf(':') + 1);
-      int port = Integer.parseInt(portAndBus.split("[@,]")[0]);
+      int port = Integer.parseInt(portAndBus.split("[@,]", -1)[0]);
       List<int[]> slots = new ArrayList<>();
       for (int i = 8; i < parts.length; i++) {
         if (parts[i].startsWith("[")) {
           continue;
         }
-        String[] range = parts[i].split("-");
+        String[] range = parts[i].split("-", -1);
         int from = Integer.parseInt(range[0]);
         int to = range.length > 1 ? Integer.parseInt(range[1]) : from;
         slots.add(new int[] {from, to});

@@ -90,7 +90,7 @@ final class RedisTools {
     if (pathVariable == null) {
       return false;
     }
-    for (String dir : pathVariable.split(File.pathSeparator)) {
+    for (String dir : pathVariable.split(File.pathSeparator, -1)) {
       if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
         return true;
       }
@@ -104,7 +104,7 @@ final class RedisTools {
    * twice; another process may still take it, which callers handle by retrying with a new port.
    */
   static int freePort() {
-    InetAddress loopback = loopback();
+    InetAddress loopback = InetAddress.getLoopbackAddress();
     for (int attempt = 0; attempt < 50; attempt++) {
       int port;
       try (ServerSocket socket = new ServerSocket()) {
@@ -131,18 +131,10 @@ final class RedisTools {
   static boolean portIsFree(int port) {
     try (ServerSocket socket = new ServerSocket()) {
       socket.setReuseAddress(true);
-      socket.bind(new InetSocketAddress(loopback(), port), 1);
+      socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
       return true;
     } catch (IOException e) {
       return false;
-    }
-  }
-
-  private static InetAddress loopback() {
-    try {
-      return InetAddress.getByName(HOST);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 

@@ -96,7 +96,7 @@ class RedisServerProcessIT {
   @Test
   void start_portTakenAfterRelease_retriesOnAnotherPort() throws Exception {
     try (ServerSocket squatter = new ServerSocket()) {
-      squatter.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0));
+      squatter.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
       int taken = squatter.getLocalPort();
       int[] calls = {0};
       IntSupplier ports = () -> calls[0]++ == 0 ? taken : RedisTools.freePort();
