@@ -1,5 +1,8 @@
 package io.slidingwindow.benchmarks;
 
+import io.slidingwindow.Decision;
+import io.slidingwindow.KeyedRateLimiter;
+import io.slidingwindow.Limit;
 import io.slidingwindow.RollingCounters;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -15,10 +18,12 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * {@code addAndGet} on the in-process keyed counters, cycling over 1 024 live keys, each add large
- * enough that the running sums leave the range of cached boxes. Run with {@code -prof gc}: the
- * figure that matters is {@code gc.alloc.rate.norm}, the bytes allocated per call, which should be
- * zero once the call is compiled.
+ * The keyed calls that share one table: {@code tryAcquire} and {@code decide} on the in-process
+ * keyed limiter (a limit that grants nearly every call) and {@code addAndGet} on the keyed counters
+ * (adds of 1 000, so that sums leave the range of cached boxes), each cycling over 1 024 live keys.
+ * Run with {@code -prof gc}: once compiled, {@code tryAcquire} and {@code addAndGet} allocate
+ * nothing per call, {@code decide} its {@link Decision} and the 16-byte holder that carries it out
+ * of the key's lock.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -28,23 +33,38 @@ import org.openjdk.jmh.annotations.Warmup;
     jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-public class RollingCountersBenchmark {
+public class KeyedCallsBenchmark {
 
   private static final int KEYS = 1024;
 
   private final String[] keys = new String[KEYS];
+  private KeyedRateLimiter<String> limiter;
   private RollingCounters<String> counters;
   private int next;
 
   @Setup
   public void setUp() {
-    counters = RollingCounters.builder(10, Duration.ofMillis(100)).build();
+    limiter = KeyedRateLimiter.builder().limit(Limit.of(1_000_000, Duration.ofSeconds(1))).build();
     for (int i = 0; i < KEYS; i++) {
       keys[i] = "key-" + i;
     }
   }
 
-  /** Adds 1 000 to the next key and returns its window's sum. */
+  /** One permit of the next key. */
+  @Benchmark
+  public boolean tryAcquire() {
+    next = (next + 1) & (KEYS - 1);
+    return limiter.tryAcquire(keys[next], 1);
+  }
+
+  /** The decision on one permit of the next key. */
+  @Benchmark
+  public Decision decide() {
+    next = (next + 1) & (KEYS - 1);
+    return limiter.decide(keys[next], 1);
+  }
+
+  /** Adds 1 000 to the next key's counter and returns its window's sum. */
   @Benchmark
   public long addAndGet() {
     next = (next + 1) & (KEYS - 1);
