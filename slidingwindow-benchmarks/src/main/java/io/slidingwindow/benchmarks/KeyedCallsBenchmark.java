@@ -22,8 +22,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * keyed limiter (a limit that grants nearly every call) and {@code addAndGet} on the keyed counters
  * (adds of 1 000, so that sums leave the range of cached boxes), each cycling over 1 024 live keys.
  * Run with {@code -prof gc}: once compiled, {@code tryAcquire} and {@code addAndGet} allocate
- * nothing per call, {@code decide} its {@link Decision} and the 16-byte holder that carries it out
- * of the key's lock.
+ * nothing per call, {@code decide} its {@link Decision} and, unless the JIT removes it, the 16-byte
+ * holder that carries it out of the key's lock.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -45,6 +45,7 @@ public class KeyedCallsBenchmark {
   @Setup
   public void setUp() {
     limiter = KeyedRateLimiter.builder().limit(Limit.of(1_000_000, Duration.ofSeconds(1))).build();
+    counters = RollingCounters.builder(10, Duration.ofMillis(100)).build();
     for (int i = 0; i < KEYS; i++) {
       keys[i] = "key-" + i;
     }
