@@ -46,14 +46,21 @@ final class ScriptCalls {
 
   private final ScriptClient client;
   private final ProblemReport problems;
+  private final Executor tryAgainDelay;
 
   ScriptCalls(ScriptClient client) {
     this(client, new ProblemReport("(unnamed)"));
   }
 
   ScriptCalls(ScriptClient client, ProblemReport problems) {
+    this(client, problems, TRYAGAIN_DELAY);
+  }
+
+  /** With {@code tryAgainDelay} running each resend after a TRYAGAIN, for tests that hold it. */
+  ScriptCalls(ScriptClient client, ProblemReport problems, Executor tryAgainDelay) {
     this.client = client;
     this.problems = problems;
+    this.tryAgainDelay = tryAgainDelay;
   }
 
   ScriptClient client() {
@@ -227,7 +234,7 @@ final class ScriptCalls {
                 }
                 case AGAIN -> {
                   call.tryAgainLeft--;
-                  TRYAGAIN_DELAY.execute(() -> send(call));
+                  tryAgainDelay.execute(() -> send(call));
                 }
                 default -> {
                   if (errorReply == null) {

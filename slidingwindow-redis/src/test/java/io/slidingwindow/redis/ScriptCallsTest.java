@@ -80,14 +80,31 @@ class ScriptCallsTest {
   @Test
   void run_callerStopsWaitingDuringTheTryAgainPause_noRetrySent() {
     TryAgainClient client = new TryAgainClient();
+    List<Runnable> paused = new ArrayList<>();
     CompletableFuture<List<Object>> call =
-        new ScriptCalls(client).run(Script.LIMITER, new String[] {"k"}, new String[] {"a"});
+        new ScriptCalls(client, new ProblemReport("test"), paused::add)
+            .run(Script.LIMITER, new String[] {"k"}, new String[] {"a"});
+    assertThat(paused).as("the resend waits for the pause").hasSize(1);
+
     assertThat(call.cancel(false)).isTrue();
-    await()
-        .during(Duration.ofMillis(100))
-        .atMost(Duration.ofSeconds(2))
-        .until(() -> client.sent.size() == 1);
+    paused.get(0).run(); // the pause ends
+
+    assertThat(client.sent).containsExactly("EVALSHA");
     assertThat(client.noAnswers).isEmpty();
+  }
+
+  @Test
+  void run_callerStillWaitingAfterTheTryAgainPause_sentAgain() {
+    TryAgainClient client = new TryAgainClient();
+    List<Runnable> paused = new ArrayList<>();
+    CompletableFuture<List<Object>> call =
+        new ScriptCalls(client, new ProblemReport("test"), paused::add)
+            .run(Script.LIMITER, new String[] {"k"}, new String[] {"a"});
+
+    paused.get(0).run();
+
+    assertThat(client.sent).containsExactly("EVALSHA", "EVALSHA");
+    assertThat(call).isNotDone();
   }
 
   @Test
