@@ -134,10 +134,10 @@ public final class ConfigParser {
       return level;
     }
     Node list = field.getValueNode();
-    if (!(list instanceof SequenceNode)) {
+    if (!(list instanceof SequenceNode sequence)) {
       throw fault(list, "descriptors must be a list");
     }
-    for (Node item : ((SequenceNode) list).getValue()) {
+    for (Node item : sequence.getValue()) {
       Map<String, NodeTuple> fields = mapping(item, DESCRIPTOR_KEYS, "a descriptor");
       String key = string(fields, "key", item, true);
       if (key.isEmpty()) {
@@ -161,7 +161,7 @@ public final class ConfigParser {
                 + path
                 + "' has none");
       }
-      Rule rule = rule(domain, path, shadowMode, fields, item);
+      Rule rule = rule(domain, path, shadowMode, fields);
       if (rule != null) {
         rules.add(rule);
       }
@@ -173,8 +173,7 @@ public final class ConfigParser {
     return level;
   }
 
-  private Rule rule(
-      String domain, String path, boolean shadowMode, Map<String, NodeTuple> fields, Node at)
+  private Rule rule(String domain, String path, boolean shadowMode, Map<String, NodeTuple> fields)
       throws ConfigException {
     NodeTuple single = fields.get("rate_limit");
     NodeTuple extra = fields.get("rate_limits");
@@ -219,10 +218,10 @@ public final class ConfigParser {
     }
     if (hasExtra) {
       Node list = extra.getValueNode();
-      if (!(list instanceof SequenceNode) || ((SequenceNode) list).getValue().isEmpty()) {
+      if (!(list instanceof SequenceNode sequence) || sequence.getValue().isEmpty()) {
         throw fault(list, "rate_limits must be a non-empty list of {requests, window}");
       }
-      for (Node item : ((SequenceNode) list).getValue()) {
+      for (Node item : sequence.getValue()) {
         Map<String, NodeTuple> limit = mapping(item, EXTRA_LIMIT_KEYS, "a rate_limits entry");
         if (!limit.containsKey("window")) {
           throw fault(item, "a rate_limits entry needs a window, such as 90s");
@@ -305,10 +304,10 @@ public final class ConfigParser {
       return names;
     }
     Node list = field.getValueNode();
-    if (!(list instanceof SequenceNode)) {
+    if (!(list instanceof SequenceNode sequence)) {
       throw fault(list, "replaces must be a list of {name: ...}");
     }
-    for (Node item : ((SequenceNode) list).getValue()) {
+    for (Node item : sequence.getValue()) {
       Map<String, NodeTuple> entry = mapping(item, REPLACES_KEYS, "a replaces entry");
       String name = orEmpty(string(entry, "name", item, false));
       if (name.isEmpty()) {
@@ -383,19 +382,19 @@ public final class ConfigParser {
   }
 
   private String scalar(Node node, String what) throws ConfigException {
-    if (!(node instanceof ScalarNode)) {
+    if (!(node instanceof ScalarNode scalar)) {
       throw fault(node, what + " must be a single value, not a list or a map");
     }
-    return ((ScalarNode) node).getValue();
+    return scalar.getValue();
   }
 
   private Map<String, NodeTuple> mapping(Node node, Set<String> allowed, String what)
       throws ConfigException {
-    if (!(node instanceof MappingNode)) {
+    if (!(node instanceof MappingNode map)) {
       throw fault(node, what + " must be a map of keys to values");
     }
     Map<String, NodeTuple> fields = new LinkedHashMap<>();
-    for (NodeTuple tuple : ((MappingNode) node).getValue()) {
+    for (NodeTuple tuple : map.getValue()) {
       String key = scalar(tuple.getKeyNode(), "a key");
       if (!allowed.contains(key)) {
         throw fault(

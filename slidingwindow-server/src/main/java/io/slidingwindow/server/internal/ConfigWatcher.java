@@ -92,8 +92,12 @@ public final class ConfigWatcher {
     }
     lastError = message;
     metrics.reloaded(false);
-    LOG.log(
-        Level.ERROR, "Kept the last good rate limit configuration; the new one is bad: " + message);
+    String text = "Kept the last good rate limit configuration; the new one is bad: " + message;
+    if (cause == null) {
+      LOG.log(Level.ERROR, text);
+    } else {
+      LOG.log(Level.ERROR, text, cause); // an I/O failure: its trace says where
+    }
   }
 
   /** The error of the last reload, or null if it succeeded (or none failed yet). */

@@ -36,6 +36,7 @@ public final class Dashboard {
       "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
           + "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+  @SuppressWarnings("ArrayRecordComponent") // loaded once, served as is, never compared
   private record Resource(String type, byte[] bytes) {}
 
   private final Decider decider;

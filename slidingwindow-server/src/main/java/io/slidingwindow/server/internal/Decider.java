@@ -103,7 +103,7 @@ public final class Decider {
 
   private State build(RateLimitConfig config, Map<Object, KeyedRateLimiter<String>> old)
       throws ConfigException {
-    Map<Rule, KeyedRateLimiter<String>> limiters = new IdentityHashMap<>();
+    IdentityHashMap<Rule, KeyedRateLimiter<String>> limiters = new IdentityHashMap<>();
     for (Rule rule : config.rules()) {
       if (rule.counts()) {
         KeyedRateLimiter<String> kept = old.get(rule.identity());
@@ -140,7 +140,7 @@ public final class Decider {
     for (int i = 0; i < n; i++) {
       Descriptor descriptor = descriptors.get(i);
       if (descriptor.override() != null) {
-        rules[i] = overrideRule(domain, descriptor.override());
+        rules[i] = overrideRule(descriptor.override());
         counted[i] = values(descriptor.entries());
         continue;
       }
@@ -244,7 +244,7 @@ public final class Decider {
     return smallest;
   }
 
-  private Rule overrideRule(String domain, Decisions.LimitOverride override) {
+  private Rule overrideRule(Decisions.LimitOverride override) {
     if (override.unit() == TimeUnitName.UNKNOWN || override.unit() == null) {
       throw new BadRequest(
           BadRequest.Kind.INVALID_ARGUMENT, "descriptor limit override needs a unit, was UNKNOWN");

@@ -113,6 +113,7 @@ public final class DecisionRecorder {
    *     Snapshot#seconds()}
    * @param refusals refused descriptors per second, aligned likewise
    */
+  @SuppressWarnings("ArrayRecordComponent") // a fresh copy per snapshot, read once, never compared
   public record Series(String domain, String rule, long[] decisions, long[] refusals) {}
 
   /**
@@ -125,6 +126,7 @@ public final class DecisionRecorder {
    * @param topRefused the most refused descriptors of the last {@value #TOP_WINDOW_SECONDS}
    *     seconds, most refused first
    */
+  @SuppressWarnings("ArrayRecordComponent") // a fresh copy per snapshot, read once, never compared
   public record Snapshot(
       long[] seconds, List<Series> domains, List<Series> rules, List<TopKey> topRefused) {}
 
