@@ -2,6 +2,13 @@ package io.slidingwindow.servlet;
 
 import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
+import io.slidingwindow.http.HttpReply;
+import io.slidingwindow.http.PathFirewall;
+import io.slidingwindow.http.QuotaHeaders;
+import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.http.RefusalReplies;
+import io.slidingwindow.http.RequestKey;
+import io.slidingwindow.http.RequestPaths;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;

@@ -35,7 +35,8 @@ public interface RateLimitListener {
   default void onError(RateLimitRule rule, RuntimeException error) {}
 
   /**
-   * The {@link PathFirewall} answered 400 to a request before any rule saw it.
+   * The {@link io.slidingwindow.http.PathFirewall} answered 400 to a request before any rule saw
+   * it.
    *
    * @param method the request's method
    * @param requestUri the raw request URI as received, chosen by the client: escape it before

@@ -1,6 +1,7 @@
 package io.slidingwindow.servlet;
 
 import io.slidingwindow.Limit;
+import io.slidingwindow.http.PathPattern;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

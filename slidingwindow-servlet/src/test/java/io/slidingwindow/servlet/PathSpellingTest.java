@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
+import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.testkit.http.RawHttp;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServlet;

@@ -1,8 +1,8 @@
 package io.slidingwindow.spring;
 
+import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
-import io.slidingwindow.servlet.RequestKey;
 import java.util.function.Function;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.ParseException;

@@ -1,12 +1,12 @@
 package io.slidingwindow.spring;
 
 import io.slidingwindow.Limit;
+import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitListener;
 import io.slidingwindow.servlet.RateLimitRule;
-import io.slidingwindow.servlet.RateLimiterFactory;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

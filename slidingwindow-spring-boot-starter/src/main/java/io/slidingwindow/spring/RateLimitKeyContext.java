@@ -1,7 +1,7 @@
 package io.slidingwindow.spring;
 
+import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.servlet.ClientIpResolver;
-import io.slidingwindow.servlet.RequestKey;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
 import java.util.Map;

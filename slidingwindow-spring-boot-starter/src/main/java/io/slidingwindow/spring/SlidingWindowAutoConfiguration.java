@@ -4,14 +4,14 @@ import static io.slidingwindow.spring.PropertyChecks.bind;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.slidingwindow.Ticker;
+import io.slidingwindow.http.PathFirewall;
+import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
-import io.slidingwindow.servlet.PathFirewall;
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitFilter;
 import io.slidingwindow.servlet.RateLimitListener;
 import io.slidingwindow.servlet.RateLimitRule;
-import io.slidingwindow.servlet.RateLimiterFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;

@@ -1,11 +1,11 @@
 package io.slidingwindow.spring;
 
 import io.slidingwindow.Ticker;
+import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.redis.FailurePolicy;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
 import io.slidingwindow.redis.RedisUris;
-import io.slidingwindow.servlet.RateLimiterFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;

@@ -1,4 +1,4 @@
-package io.slidingwindow.servlet;
+package io.slidingwindow.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.slidingwindow.servlet;
+package io.slidingwindow.http;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;

@@ -1,4 +1,4 @@
-package io.slidingwindow.servlet;
+package io.slidingwindow.http;
 
 import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
@@ -23,18 +23,21 @@ import java.util.Set;
  * early for any rule that charged the request. On a refusal an item whose {@code t} would exceed
  * {@code Retry-After} leaves {@code t} out.
  *
+ * <p>Public for the project's server adapters (the servlet filter, the reactive filter, the gateway
+ * limiter); applications have no need of it.
+ *
  * <p>One instance per request; not thread-safe.
  */
-final class QuotaHeaders {
+public final class QuotaHeaders {
 
   /** The response header that tells how many seconds to wait. */
-  static final String RETRY_AFTER = "Retry-After";
+  public static final String RETRY_AFTER = "Retry-After";
 
   /** The draft-10 header that describes each quota policy. */
-  static final String RATE_LIMIT_POLICY = "RateLimit-Policy";
+  public static final String RATE_LIMIT_POLICY = "RateLimit-Policy";
 
   /** The draft-10 header that reports the state of each policy for this request. */
-  static final String RATE_LIMIT = "RateLimit";
+  public static final String RATE_LIMIT = "RateLimit";
 
   private final List<String> policies = new ArrayList<>();
   private final List<String> items = new ArrayList<>();
@@ -48,7 +51,7 @@ final class QuotaHeaders {
    * @param policyNames the policy name of each limit, as {@link #policyNames} gives them
    * @param decision the rule's decision, whose limit is one of {@code limits}
    */
-  void add(List<Limit> limits, List<String> policyNames, Decision decision) {
+  public void add(List<Limit> limits, List<String> policyNames, Decision decision) {
     for (int i = 0; i < limits.size(); i++) {
       policies.add(
           '"'
@@ -69,7 +72,7 @@ final class QuotaHeaders {
    * Notes a grant by an enforcing rule with {@code limits}: if it left the binding limit without a
    * permit, a later refusal's {@code Retry-After} is at least {@link #nextPermitBoundNanos}.
    */
-  void granted(List<Limit> limits, Decision grant) {
+  public void granted(List<Limit> limits, Decision grant) {
     if (grant.remaining() < 1) {
       retryNotBeforeNanos = Math.max(retryNotBeforeNanos, nextPermitBoundNanos(limits, grant));
     }
@@ -79,7 +82,7 @@ final class QuotaHeaders {
    * The {@code Retry-After} of a refusal with {@code retryAfter}, in whole seconds rounded up: the
    * refusing rule's wait, raised to the bound of every grant noted so far that left no permit.
    */
-  long retryAfterSeconds(Duration retryAfter) {
+  public long retryAfterSeconds(Duration retryAfter) {
     return retryAfterSecondsOf(
         Duration.ofNanos(Math.max(retryAfter.toNanos(), retryNotBeforeNanos)));
   }
@@ -90,7 +93,7 @@ final class QuotaHeaders {
    * @param retryAfterSeconds on a refusal its {@code Retry-After}, which caps each {@code t}; -1
    *     for none
    */
-  Map<String, String> headers(long retryAfterSeconds) {
+  public Map<String, String> headers(long retryAfterSeconds) {
     if (items.isEmpty()) {
       return Map.of();
     }
@@ -128,7 +131,7 @@ final class QuotaHeaders {
    * The whole seconds a client must wait: {@code retryAfter} rounded up, so never earlier than the
    * true wait, and at least 1 for a positive wait.
    */
-  static long retryAfterSecondsOf(Duration retryAfter) {
+  public static long retryAfterSecondsOf(Duration retryAfter) {
     long nanos = retryAfter.toNanos();
     return nanos / 1_000_000_000L + (nanos % 1_000_000_000L == 0 ? 0 : 1);
   }
@@ -142,7 +145,7 @@ final class QuotaHeaders {
    * limit, otherwise the name and the window ({@code product-2s}), or the position when two windows
    * are equal.
    */
-  static List<String> policyNames(String ruleName, List<Limit> limits) {
+  public static List<String> policyNames(String ruleName, List<Limit> limits) {
     if (limits.size() == 1) {
       return List.of(ruleName);
     }

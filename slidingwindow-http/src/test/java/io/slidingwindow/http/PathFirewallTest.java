@@ -1,9 +1,9 @@
-package io.slidingwindow.servlet;
+package io.slidingwindow.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.slidingwindow.servlet.PathFirewall.Allowance;
+import io.slidingwindow.http.PathFirewall.Allowance;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;

@@ -1,4 +1,4 @@
-package io.slidingwindow.servlet;
+package io.slidingwindow.http;
 
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;

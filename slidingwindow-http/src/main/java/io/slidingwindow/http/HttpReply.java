@@ -1,4 +1,4 @@
-package io.slidingwindow.servlet;
+package io.slidingwindow.http;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
@@ -15,14 +15,14 @@ import java.util.Map;
  * @param contentType the body's media type, without charset
  * @param body the body text, sent as UTF-8
  */
-record HttpReply(int status, Map<String, String> headers, String contentType, String body) {
+public record HttpReply(int status, Map<String, String> headers, String contentType, String body) {
 
-  HttpReply {
+  public HttpReply {
     headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
   }
 
   /** The body as UTF-8 bytes, a fresh copy. */
-  byte[] bodyBytes() {
+  public byte[] bodyBytes() {
     return body.getBytes(StandardCharsets.UTF_8);
   }
 }

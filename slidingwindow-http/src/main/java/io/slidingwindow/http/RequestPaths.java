@@ -1,4 +1,4 @@
-package io.slidingwindow.servlet;
+package io.slidingwindow.http;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;

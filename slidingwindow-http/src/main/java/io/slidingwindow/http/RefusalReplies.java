@@ -1,4 +1,4 @@
-package io.slidingwindow.servlet;
+package io.slidingwindow.http;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -7,11 +7,13 @@ import java.util.Map;
  * The refusals of HTTP rate limiting as {@link HttpReply} values, the same for every server API:
  * 429 Too Many Requests and 400 Bad Request for a path the firewall refused, each with an {@code
  * application/problem+json} body (RFC 9457) that names no rule, key, limit or path.
+ *
+ * <p>Public for the project's server adapters; applications have no need of it.
  */
-final class RefusalReplies {
+public final class RefusalReplies {
 
   /** The media type of a refusal body. */
-  static final String PROBLEM_JSON = "application/problem+json";
+  public static final String PROBLEM_JSON = "application/problem+json";
 
   private static final HttpReply BAD_REQUEST_PATH =
       new HttpReply(
@@ -30,14 +32,15 @@ final class RefusalReplies {
    * @param retryAfterSeconds the whole seconds to wait, already rounded up
    * @param rateLimitHeaders the draft-10 headers to send as well, in order
    */
-  static HttpReply tooManyRequests(long retryAfterSeconds, Map<String, String> rateLimitHeaders) {
+  public static HttpReply tooManyRequests(
+      long retryAfterSeconds, Map<String, String> rateLimitHeaders) {
     Map<String, String> headers = new LinkedHashMap<>(rateLimitHeaders);
     headers.put(QuotaHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds));
     return new HttpReply(429, headers, PROBLEM_JSON, tooManyRequestsBody(retryAfterSeconds));
   }
 
   /** A 400 answer to a request path the firewall refused; the body does not quote the path. */
-  static HttpReply badRequestPath() {
+  public static HttpReply badRequestPath() {
     return BAD_REQUEST_PATH;
   }
 
