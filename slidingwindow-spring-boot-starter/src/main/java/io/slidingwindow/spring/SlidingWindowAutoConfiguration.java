@@ -108,9 +108,7 @@ public class SlidingWindowAutoConfiguration {
    * @throws IllegalArgumentException naming the property if the bound is out of range
    */
   static RateLimiterFactory inMemoryFactory(SlidingWindowHttpProperties properties, Ticker ticker) {
-    return bind(
-        SlidingWindowHttpProperties.PREFIX + ".max-keys-per-rule",
-        () -> RateLimiterFactory.inMemory(ticker, properties.getMaxKeysPerRule()));
+    return InMemoryBackend.factory(properties, ticker);
   }
 
   /**

@@ -153,8 +153,7 @@ public class SlidingWindowRedisAutoConfiguration {
               + ".refusal-cache must be between 0 and 2^20, was "
               + redis.getRefusalCache());
     }
-    RateLimiterFactory local =
-        SlidingWindowAutoConfiguration.inMemoryFactory(http, ticker.getIfAvailable(Ticker::system));
+    RateLimiterFactory local = InMemoryBackend.factory(http, ticker.getIfAvailable(Ticker::system));
     return (ruleName, limits, countRefusedAttempts) -> {
       FailurePolicy policy =
           switch (redis.getOnFailure()) {
