@@ -266,6 +266,35 @@ class SlidingWindowRateLimiterTest {
   }
 
   @Test
+  void isAllowed_limiterAnsweringByItsOwnPolicy_isCountedAsDegraded() {
+    SlidingWindowRateLimiter limiter =
+        limiter(
+            SlidingWindowRateLimiter.OnFailure.ALLOW,
+            true,
+            l ->
+                new Decider() {
+                  @Override
+                  public java.util.concurrent.CompletionStage<io.slidingwindow.Decision> decide(
+                      String key, long permits) {
+                    return CompletableFuture.completedFuture(l.decide(key, permits));
+                  }
+
+                  @Override
+                  public boolean degraded() {
+                    return true;
+                  }
+                });
+    limiter.getConfig().put("r", config(1, sec(10)));
+
+    decide(limiter, "r", "k");
+    decide(limiter, "r", "k");
+
+    var degraded = registry.find(FailureReport.DEGRADED).tag("route", "r").counter();
+    assertThat(degraded).isNotNull();
+    assertThat(degraded.count()).isEqualTo(2);
+  }
+
+  @Test
   void onApplicationEvent_routeArguments_bindLimitsWithDurations() {
     SlidingWindowRateLimiter limiter =
         new SlidingWindowRateLimiter(
