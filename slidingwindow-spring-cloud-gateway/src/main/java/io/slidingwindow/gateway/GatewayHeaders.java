@@ -40,7 +40,7 @@ final class GatewayHeaders {
   /** Only the {@code Retry-After} of a refused {@code decision}. */
   static Map<String, String> retryAfterOnly(Decision decision) {
     return Map.of(
-        RETRY_AFTER, Long.toString(new QuotaHeaders().retryAfterSeconds(decision.retryAfter())));
+        RETRY_AFTER, Long.toString(QuotaHeaders.retryAfterSecondsOf(decision.retryAfter())));
   }
 
   /** The {@code Retry-After} of a refusal by the failure policy: one second. */

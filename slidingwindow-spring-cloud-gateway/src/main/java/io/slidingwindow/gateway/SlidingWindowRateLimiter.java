@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
@@ -174,8 +175,14 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
     } catch (IllegalArgumentException e) {
       return Mono.error(e);
     }
-    return Mono.defer(() -> Mono.fromCompletionStage(route.decider.decide(id, 1)))
-        .timeout(timeout, timer)
+    return Mono.defer(
+            () -> {
+              CompletableFuture<Decision> stage = route.decider.decide(id, 1).toCompletableFuture();
+              // Never cancels the limiter's call: a timeout only stops waiting for it.
+              Mono<Decision> decision = Mono.fromFuture(stage, true);
+              // An in-process decision is already made: no timer to arm and cancel.
+              return stage.isDone() ? decision : decision.timeout(timeout, timer);
+            })
         .map(
             decision -> {
               report.decided(routeId, route.decider.degraded());
