@@ -1,11 +1,11 @@
 package io.slidingwindow.spring;
 
 import io.slidingwindow.Limit;
+import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
-import io.slidingwindow.servlet.RateLimitListener;
 import io.slidingwindow.servlet.RateLimitRule;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
