@@ -41,6 +41,19 @@ public final class RateLimitRule {
     return new Builder(HttpRule.builder(name));
   }
 
+  /**
+   * The rule of {@code rule} keyed by {@code keyResolver}.
+   *
+   * @throws IllegalArgumentException if an argument is null
+   */
+  public static RateLimitRule of(HttpRule rule, KeyResolver keyResolver) {
+    if (rule == null || keyResolver == null) {
+      throw new IllegalArgumentException(
+          "rule and keyResolver must not be null, were " + rule + " and " + keyResolver);
+    }
+    return new RateLimitRule(rule, keyResolver);
+  }
+
   /** Whether this rule applies to a request with this method and path. */
   public boolean matches(String method, String path) {
     return rule.matches(method, path);

@@ -12,8 +12,6 @@ import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitFilter;
 import io.slidingwindow.servlet.RateLimitRule;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Function;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -119,12 +117,7 @@ public class SlidingWindowAutoConfiguration {
    */
   static RateLimitListener listener(
       ObjectProvider<RateLimitListener> listeners, ObjectProvider<MeterRegistry> registry) {
-    List<RateLimitListener> all = new ArrayList<>(listeners.orderedStream().toList());
-    MeterRegistry meters = registry.getIfUnique();
-    if (meters != null && all.stream().noneMatch(MicrometerRateLimitListener.class::isInstance)) {
-      all.add(new MicrometerRateLimitListener(meters));
-    }
-    return all.isEmpty() ? RateLimitListener.NONE : RateLimitListener.composite(all);
+    return Listeners.of(listeners, registry);
   }
 
   /**
@@ -174,6 +167,7 @@ public class SlidingWindowAutoConfiguration {
 
   /** {@link RateLimit} on Spring MVC handler methods. */
   @Configuration(proxyBeanMethods = false)
+  @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
   @ConditionalOnClass(WebMvcConfigurer.class)
   static class RateLimitAnnotationConfiguration {
 
