@@ -43,7 +43,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * then backs off in turn.
  */
 @AutoConfiguration(
-    before = SlidingWindowAutoConfiguration.class,
+    before = {SlidingWindowAutoConfiguration.class, SlidingWindowReactiveAutoConfiguration.class},
     afterName = "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration")
 @ConditionalOnClass(RedisRateLimiter.class)
 @EnableConfigurationProperties({

@@ -1,4 +1,4 @@
-package io.slidingwindow.servlet;
+package io.slidingwindow.http;
 
 import io.slidingwindow.Decision;
 import java.lang.System.Logger.Level;
@@ -8,8 +8,10 @@ import java.util.function.Consumer;
 
 /**
  * Told of every rule an enforcer is built with and of every decision it makes, for metrics and
- * logs. The decision methods run on the request thread before the response is written, so they must
- * be quick and thread-safe; an exception they throw is logged and ignored.
+ * logs; the servlet filter, {@code @RateLimit} and the reactive filter all tell the same listener.
+ * The decision methods run before the response is written, on the request's thread in a servlet
+ * application and on an event-loop or I/O thread in a reactive one, so they must be quick, must
+ * never block, and must be thread-safe; an exception they throw is logged and ignored.
  */
 public interface RateLimitListener {
 
@@ -20,23 +22,22 @@ public interface RateLimitListener {
    * {@code rule} is being put in service, once per enforcer that holds it, before any decision; for
    * example to create its metrics at zero.
    */
-  default void onRule(RateLimitRule rule) {}
+  default void onRule(HttpRule rule) {}
 
   /** {@code rule} granted a request. */
-  default void onAllowed(RateLimitRule rule, Decision decision) {}
+  default void onAllowed(HttpRule rule, Decision decision) {}
 
   /** {@code rule} refused a request; when {@code dryRun} the request went on all the same. */
-  default void onRefused(RateLimitRule rule, Decision decision, boolean dryRun) {}
+  default void onRefused(HttpRule rule, Decision decision, boolean dryRun) {}
 
   /**
    * The key resolver or the limiter of {@code rule} failed (a faulty key expression, a backend
    * outage); the request went on unlimited by it.
    */
-  default void onError(RateLimitRule rule, RuntimeException error) {}
+  default void onError(HttpRule rule, RuntimeException error) {}
 
   /**
-   * The {@link io.slidingwindow.http.PathFirewall} answered 400 to a request before any rule saw
-   * it.
+   * The {@link PathFirewall} answered 400 to a request before any rule saw it.
    *
    * @param method the request's method
    * @param requestUri the raw request URI as received, chosen by the client: escape it before
@@ -73,22 +74,22 @@ public interface RateLimitListener {
       }
 
       @Override
-      public void onRule(RateLimitRule rule) {
+      public void onRule(HttpRule rule) {
         each(l -> l.onRule(rule));
       }
 
       @Override
-      public void onAllowed(RateLimitRule rule, Decision decision) {
+      public void onAllowed(HttpRule rule, Decision decision) {
         each(l -> l.onAllowed(rule, decision));
       }
 
       @Override
-      public void onRefused(RateLimitRule rule, Decision decision, boolean dryRun) {
+      public void onRefused(HttpRule rule, Decision decision, boolean dryRun) {
         each(l -> l.onRefused(rule, decision, dryRun));
       }
 
       @Override
-      public void onError(RateLimitRule rule, RuntimeException error) {
+      public void onError(HttpRule rule, RuntimeException error) {
         each(l -> l.onError(rule, error));
       }
 
