@@ -2,6 +2,8 @@ package io.slidingwindow;
 
 import io.slidingwindow.internal.Checks;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Sliding-window rate limiters for many keys, one independent set of windows per key, with the
@@ -46,6 +48,18 @@ public interface KeyedRateLimiter<K> {
    *     exceeds a limit's {@code N}
    */
   Decision decide(K key, long permits);
+
+  /**
+   * As {@link #decide(Object, long)}, for callers that must not block, such as an event loop. A
+   * backend that waits for a remote store answers when the store does; the default, used by the
+   * in-process limiter, which never waits for anything but a key's brief lock, decides on the
+   * calling thread and returns a stage that is already complete.
+   *
+   * @throws IllegalArgumentException at once, as {@link #decide(Object, long)}
+   */
+  default CompletionStage<Decision> decideAsync(K key, long permits) {
+    return CompletableFuture.completedFuture(decide(key, permits));
+  }
 
   /** The limits every key gets, in the order they were added. */
   List<Limit> limits();

@@ -80,6 +80,36 @@ class KeyedRateLimiterTest {
   }
 
   @Test
+  void decideAsync_inMemory_isCompleteAtOnceAndCountsLikeDecide() {
+    ManualTicker ticker = new ManualTicker(0);
+    KeyedRateLimiter<String> limiter =
+        limiter(ticker, Limit.of(2, Duration.ofSeconds(1)), 10, KeyOverflow.REFUSE);
+    var first = limiter.decideAsync("a", 1).toCompletableFuture();
+    assertThat(first).isDone();
+    assertThat(first.join().allowed()).isTrue();
+    assertThat(first.join().remaining()).isEqualTo(1);
+    assertThat(limiter.decide("a", 1).allowed()).isTrue();
+    Decision refused = limiter.decideAsync("a", 1).toCompletableFuture().getNow(null);
+    assertThat(refused).isNotNull();
+    assertThat(refused.allowed()).isFalse();
+    assertThat(refused.retryAfter()).isPositive();
+    assertThat(limiter.decideAsync("b", 1).toCompletableFuture().getNow(null).allowed()).isTrue();
+    ticker.advance(SECOND + Limit.of(2, Duration.ofSeconds(1)).precisionNanos());
+    assertThat(limiter.decideAsync("a", 1).toCompletableFuture().getNow(null).allowed()).isTrue();
+  }
+
+  @Test
+  void decideAsync_invalidPermits_throwsAtOnceNamingTheValue() {
+    KeyedRateLimiter<String> limiter =
+        limiter(new ManualTicker(0), Limit.of(2, Duration.ofSeconds(1)), 10, KeyOverflow.REFUSE);
+    assertThatThrownBy(() -> limiter.decideAsync("a", 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("0");
+    assertThatThrownBy(() -> limiter.decideAsync(null, 1))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void keys_areLimitedIndependently() {
     ManualTicker ticker = new ManualTicker(0);
     LocalKeyedRateLimiter<String> limiter =

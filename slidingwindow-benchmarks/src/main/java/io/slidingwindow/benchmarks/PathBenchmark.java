@@ -1,7 +1,7 @@
 package io.slidingwindow.benchmarks;
 
-import io.slidingwindow.servlet.PathFirewall;
-import io.slidingwindow.servlet.RequestPaths;
+import io.slidingwindow.http.PathFirewall;
+import io.slidingwindow.http.RequestPaths;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;

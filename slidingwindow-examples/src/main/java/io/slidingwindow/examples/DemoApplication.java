@@ -1,8 +1,8 @@
 package io.slidingwindow.examples;
 
+import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
-import io.slidingwindow.servlet.RequestKey;
 import io.slidingwindow.spring.RateLimit;
 import java.security.Principal;
 import java.util.List;

@@ -46,6 +46,12 @@ final class LimiterCalls {
   private final Limit smallest;
   private final Duration longestWindow;
 
+  /**
+   * The limiter script, read when the limiter is built (its class loads it from the jar), so that
+   * the first call does not read a file on the thread that makes it, possibly an event loop.
+   */
+  private final Script limiterScript = Script.LIMITER;
+
   /** The calls of a limiter on {@code limits} (already copied) as {@code b} sets it up. */
   LimiterCalls(RedisRateLimiter.Builder b, List<Limit> limits) {
     this.calls = b.backend.calls();
@@ -130,7 +136,7 @@ final class LimiterCalls {
     String[] keys = keys(id);
     List<Object> reply =
         calls
-            .run(Script.LIMITER, keys, script.args(permits, false, scriptNow(localMicros())))
+            .run(limiterScript, keys, script.args(permits, false, scriptNow(localMicros())))
             .get(10, TimeUnit.SECONDS);
     return new long[] {(Long) reply.get(0), LimiterScript.nowMicros(reply)};
   }
@@ -148,7 +154,7 @@ final class LimiterCalls {
   private CompletableFuture<List<Object>> send(
       String[] keys, long permits, boolean figures, long nowMicros) {
     if (batcher == null) {
-      return calls.run(Script.LIMITER, keys, script.args(permits, figures, scriptNow(nowMicros)));
+      return calls.run(limiterScript, keys, script.args(permits, figures, scriptNow(nowMicros)));
     }
     return batcher.submit(
         new Batcher.Request(

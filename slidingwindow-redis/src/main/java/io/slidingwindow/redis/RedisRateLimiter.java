@@ -136,6 +136,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    *
    * @throws IllegalArgumentException at once, as {@link #tryAcquire(String, long)}
    */
+  @Override
   public CompletionStage<Decision> decideAsync(String id, long permits) {
     check(id, permits);
     return calls.decideAsync(id, permits);

@@ -1,7 +1,8 @@
 package io.slidingwindow.servlet;
 
+import io.slidingwindow.http.ClientAddresses;
+import io.slidingwindow.http.RequestKey;
 import jakarta.servlet.http.HttpServletRequest;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
@@ -25,25 +26,25 @@ import java.util.List;
  * IPv4-mapped IPv6 address as the IPv4 address it maps. Trust is decided on the address as written:
  * an IPv4 block does not hold the mapped form of its addresses.
  *
+ * <p>The servlet face of {@link ClientAddresses}, which holds the trust and keying rules so that
+ * other server adapters find the same client; {@link #addresses()} returns it.
+ *
  * <p>Instances are immutable and thread-safe.
  */
 public final class ClientIpResolver {
 
   /** The name of the header that proxies append the client to. */
-  public static final String X_FORWARDED_FOR = "X-Forwarded-For";
+  public static final String X_FORWARDED_FOR = ClientAddresses.X_FORWARDED_FOR;
 
   /** The IPv6 prefix length a client is keyed by unless set otherwise. */
-  public static final int DEFAULT_IPV6_PREFIX_LENGTH = 64;
+  public static final int DEFAULT_IPV6_PREFIX_LENGTH = ClientAddresses.DEFAULT_IPV6_PREFIX_LENGTH;
 
-  private static final ClientIpResolver DIRECT =
-      new ClientIpResolver(List.of(), DEFAULT_IPV6_PREFIX_LENGTH);
+  private static final ClientIpResolver DIRECT = new ClientIpResolver(ClientAddresses.direct());
 
-  private final List<IpRange> trustedProxies;
-  private final int ipv6PrefixLength;
+  private final ClientAddresses addresses;
 
-  private ClientIpResolver(List<IpRange> trustedProxies, int ipv6PrefixLength) {
-    this.trustedProxies = trustedProxies;
-    this.ipv6PrefixLength = ipv6PrefixLength;
+  private ClientIpResolver(ClientAddresses addresses) {
+    this.addresses = addresses;
   }
 
   /** A resolver that trusts no proxy: the client is always {@code remoteAddr}. */
@@ -59,14 +60,24 @@ public final class ClientIpResolver {
    *     address or CIDR block
    */
   public static ClientIpResolver trusting(List<String> cidrs) {
-    if (cidrs == null) {
-      throw new IllegalArgumentException("trusted proxies must not be null");
+    return new ClientIpResolver(ClientAddresses.trusting(cidrs));
+  }
+
+  /**
+   * A resolver that finds clients as {@code addresses} does.
+   *
+   * @throws IllegalArgumentException if {@code addresses} is null
+   */
+  public static ClientIpResolver of(ClientAddresses addresses) {
+    if (addresses == null) {
+      throw new IllegalArgumentException("addresses must not be null");
     }
-    List<IpRange> ranges = new ArrayList<>();
-    for (String cidr : cidrs) {
-      ranges.add(IpRange.parse(cidr));
-    }
-    return new ClientIpResolver(List.copyOf(ranges), DEFAULT_IPV6_PREFIX_LENGTH);
+    return new ClientIpResolver(addresses);
+  }
+
+  /** The server-neutral rules this resolver applies. */
+  public ClientAddresses addresses() {
+    return addresses;
   }
 
   /**
@@ -77,12 +88,12 @@ public final class ClientIpResolver {
    * @throws IllegalArgumentException if {@code bits} is not 1..128
    */
   public ClientIpResolver withIpv6PrefixLength(int bits) {
-    return new ClientIpResolver(trustedProxies, RequestKey.checkPrefixLength(bits));
+    return new ClientIpResolver(addresses.withIpv6PrefixLength(bits));
   }
 
   /** The IPv6 prefix length that clients are keyed by. */
   public int ipv6PrefixLength() {
-    return ipv6PrefixLength;
+    return addresses.ipv6PrefixLength();
   }
 
   /**
@@ -91,68 +102,21 @@ public final class ClientIpResolver {
    * ({@code ::ffff:192.0.2.1}) as that IPv4 address, and an IPv6 client by its prefix.
    */
   public RequestKey key(HttpServletRequest request) {
-    return RequestKey.address(resolve(request), ipv6PrefixLength);
+    return addresses.key(request.getRemoteAddr(), forwardedFor(request));
   }
 
   /** The client address of {@code request}. */
   public String resolve(HttpServletRequest request) {
+    return addresses.resolve(request.getRemoteAddr(), forwardedFor(request));
+  }
+
+  private static List<String> forwardedFor(HttpServletRequest request) {
     Enumeration<String> headers = request.getHeaders(X_FORWARDED_FOR);
-    return resolve(
-        request.getRemoteAddr(), headers == null ? List.of() : Collections.list(headers));
-  }
-
-  /** The client address for a connection from {@code remoteAddr} with these header values. */
-  String resolve(String remoteAddr, List<String> forwardedFor) {
-    String peer = normalize(remoteAddr);
-    if (!isTrusted(peer) || forwardedFor.isEmpty()) {
-      return peer;
-    }
-    List<String> hops = new ArrayList<>();
-    for (String header : forwardedFor) {
-      for (String hop : header.split(",")) {
-        String value = normalize(hop);
-        if (!value.isEmpty()) {
-          hops.add(value);
-        }
-      }
-    }
-    for (int i = hops.size() - 1; i >= 0; i--) {
-      if (!isTrusted(hops.get(i))) {
-        return hops.get(i);
-      }
-    }
-    return hops.isEmpty() ? peer : hops.get(0);
-  }
-
-  /** Whether {@code address} is one of the trusted proxies. */
-  boolean isTrusted(String address) {
-    for (IpRange range : trustedProxies) {
-      if (range.contains(address)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** Trims, and drops brackets and a port; an address stays as written otherwise. */
-  static String normalize(String hop) {
-    if (hop == null) {
-      return "";
-    }
-    String value = hop.trim();
-    if (value.startsWith("[")) {
-      int close = value.indexOf(']');
-      return close > 0 ? value.substring(1, close) : value;
-    }
-    int colon = value.indexOf(':');
-    if (colon > 0 && colon == value.lastIndexOf(':') && value.indexOf('.') > 0) {
-      return value.substring(0, colon); // IPv4 with a port
-    }
-    return value;
+    return headers == null ? List.of() : Collections.list(headers);
   }
 
   @Override
   public String toString() {
-    return "ClientIpResolver trusting " + trustedProxies + ", IPv6 clients by /" + ipv6PrefixLength;
+    return "ClientIpResolver " + addresses;
   }
 }

@@ -1,20 +1,19 @@
 package io.slidingwindow.servlet;
 
-import io.slidingwindow.Decision;
-import io.slidingwindow.KeyedRateLimiter;
+import io.slidingwindow.http.EnforcementCore;
+import io.slidingwindow.http.HttpReply;
+import io.slidingwindow.http.PathFirewall;
+import io.slidingwindow.http.QuotaHeaders;
+import io.slidingwindow.http.RateLimitListener;
+import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.http.RequestKey;
+import io.slidingwindow.http.RequestPaths;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Base64;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Applies rules to HTTP requests: takes a permit from each matching rule and answers 429 Too Many
@@ -24,10 +23,10 @@ import java.util.Set;
  * <p>Paths: first the {@link PathFirewall} (strict by default, run only if some rule has path
  * patterns) answers 400 Bad Request with an {@code application/problem+json} body to a request URI
  * that the container and the dispatcher may read differently; nothing is counted, and the listener
- * is told ({@link RateLimitListener#onRejectedPath}). Then a rule's patterns are matched against
- * every reading of the path (the container's, and the raw URI's as a dispatcher reads it, with and
- * without dot segments resolved; see {@link RequestPaths}), so a request that reaches a handler
- * under a rule's paths is counted however its path is spelled.
+ * is told ({@link io.slidingwindow.http.RateLimitListener#onRejectedPath}). Then a rule's patterns
+ * are matched against every reading of the path (the container's, and the raw URI's as a dispatcher
+ * reads it, with and without dot segments resolved; see {@link RequestPaths}), so a request that
+ * reaches a handler under a rule's paths is counted however its path is spelled.
  *
  * <p>For each request, the rules whose paths and methods match are applied in order, like a chain
  * of filters. A rule whose key resolver returns null is skipped. The limiter keys on {@link
@@ -65,9 +64,9 @@ import java.util.Set;
  * policy after itself; a rule with several adds the window ({@code product-2s}, {@code
  * product-10s}).
  *
- * <p>The header values and the refusals themselves are assembled by {@link QuotaHeaders} and {@link
- * RefusalReplies}, which know nothing of servlets, so that other server APIs can answer alike; this
- * class only reads the request and writes the resulting {@link HttpReply}.
+ * <p>The decisions themselves, the header values and the refusals are the work of {@link
+ * EnforcementCore}, which knows nothing of servlets and which the reactive filter drives alike;
+ * this class only reads the request and writes the resulting {@link HttpReply} or headers.
  *
  * <p>Instances are immutable and thread-safe if the rules' key resolvers, the limiters and the
  * listener are.
@@ -75,29 +74,16 @@ import java.util.Set;
 public final class RateLimitEnforcer {
 
   /** Longer keys are replaced by their digest. */
-  static final int MAX_KEY_CHARS = 256;
+  static final int MAX_KEY_CHARS = EnforcementCore.MAX_KEY_CHARS;
 
   private static final String REPORT = RateLimitEnforcer.class.getName() + ".report";
 
-  private static final System.Logger LOG = System.getLogger(RateLimitEnforcer.class.getName());
+  private final List<RateLimitRule> rules;
+  private final EnforcementCore<HttpServletRequest> core;
 
-  private final List<Entry> entries;
-  private final RateLimitListener listener;
-  private final boolean rateLimitHeaders;
-  private final PathFirewall pathFirewall;
-  private final boolean guardsPaths;
-
-  private RateLimitEnforcer(
-      List<Entry> entries, RateLimitListener listener, boolean headers, PathFirewall firewall) {
-    this.entries = entries;
-    this.listener = listener;
-    this.rateLimitHeaders = headers;
-    this.pathFirewall = firewall;
-    boolean anyPaths = false;
-    for (Entry entry : entries) {
-      anyPaths |= !entry.rule().paths().isEmpty();
-    }
-    this.guardsPaths = firewall.enabled() && anyPaths;
+  private RateLimitEnforcer(List<RateLimitRule> rules, EnforcementCore<HttpServletRequest> core) {
+    this.rules = rules;
+    this.core = core;
   }
 
   /** Returns a builder. */
@@ -105,17 +91,9 @@ public final class RateLimitEnforcer {
     return new Builder();
   }
 
-  /** One rule, its limiter and the policy name of each of its limits. */
-  private record Entry(
-      RateLimitRule rule, KeyedRateLimiter<String> limiter, List<String> policies) {}
-
   /** The rules, in the order they are applied. */
   public List<RateLimitRule> rules() {
-    List<RateLimitRule> rules = new ArrayList<>(entries.size());
-    for (Entry entry : entries) {
-      rules.add(entry.rule());
-    }
-    return List.copyOf(rules);
+    return rules;
   }
 
   /**
@@ -127,69 +105,18 @@ public final class RateLimitEnforcer {
   public boolean enforce(HttpServletRequest request, HttpServletResponse response)
       throws IOException {
     String method = request.getMethod();
-    if (guardsPaths) {
-      Optional<String> refusal = pathFirewall.check(request.getRequestURI());
-      if (refusal.isPresent()) {
-        LOG.log(Level.DEBUG, "request path refused: {0}", refusal.get());
-        notifyRejectedPath(method, request.getRequestURI(), refusal.get());
-        write(RefusalReplies.badRequestPath(), response);
-        return false;
-      }
-    }
-    List<String> paths = pathsOf(request);
-    String path = paths.get(0);
-    QuotaHeaders report = null;
-    for (Entry entry : entries) {
-      RateLimitRule rule = entry.rule();
-      if (!matchesAny(rule, method, paths)) {
-        continue;
-      }
-      Decision decision;
-      try {
-        RequestKey key = rule.keyResolver().key(request);
-        if (key == null) {
-          continue;
-        }
-        decision = entry.limiter().decide(boundedKey(key.value()), 1);
-      } catch (RuntimeException e) {
-        notifyError(rule, e);
-        LOG.log(
-            Level.WARNING, "rate limit rule '" + rule.name() + "' failed; request let through", e);
-        continue;
-      }
-      if (report == null) {
-        report = reportOf(request);
-      }
-      if (rateLimitHeaders) {
-        report.add(rule.limits(), entry.policies(), decision);
-      }
-      if (decision.allowed()) {
-        notifyAllowed(rule, decision);
-        if (!rule.dryRun()) {
-          report.granted(rule.limits(), decision);
-        }
-        continue;
-      }
-      notifyRefused(rule, decision, rule.dryRun());
-      if (rule.dryRun()) {
-        LOG.log(
-            Level.DEBUG,
-            "rate limit rule ''{0}'' (dry-run) would refuse {1} {2}; retry after {3} s",
-            rule.name(),
-            method,
-            path,
-            QuotaHeaders.retryAfterSecondsOf(decision.retryAfter()));
-        continue;
-      }
-      long retryAfterSeconds = report.retryAfterSeconds(decision.retryAfter());
-      write(
-          RefusalReplies.tooManyRequests(retryAfterSeconds, report.headers(retryAfterSeconds)),
-          response);
+    Optional<HttpReply> badPath = core.checkPath(method, request.getRequestURI());
+    if (badPath.isPresent()) {
+      write(badPath.get(), response);
       return false;
     }
-    if (report != null) {
-      report.headers(-1).forEach(response::setHeader);
+    EnforcementCore.Outcome outcome =
+        core.enforce(request, method, pathsOf(request), () -> reportOf(request));
+    if (!outcome.allowed()) {
+      write(outcome.refusal(), response);
+      return false;
     }
+    outcome.headers().forEach(response::setHeader);
     return true;
   }
 
@@ -224,20 +151,10 @@ public final class RateLimitEnforcer {
 
   /**
    * {@code key} itself if it has at most {@value #MAX_KEY_CHARS} characters, otherwise a SHA-256
-   * digest of it: a client cannot make each tracked key cost kilobytes by sending long header
-   * values.
+   * digest of it (see {@link EnforcementCore#boundedKey}).
    */
   static String boundedKey(String key) {
-    if (key.length() <= MAX_KEY_CHARS) {
-      return key;
-    }
-    try {
-      byte[] digest =
-          MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-      return "sha256:" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required of every Java platform", e);
-    }
+    return EnforcementCore.boundedKey(key);
   }
 
   /**
@@ -256,50 +173,11 @@ public final class RateLimitEnforcer {
     return RequestPaths.readings(containerPath, request.getRequestURI(), request.getContextPath());
   }
 
-  private static boolean matchesAny(RateLimitRule rule, String method, List<String> paths) {
-    for (int i = 0; i < paths.size(); i++) {
-      if (rule.matches(method, paths.get(i))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private void notifyAllowed(RateLimitRule rule, Decision decision) {
-    try {
-      listener.onAllowed(rule, decision);
-    } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "rate limit listener failed", e);
-    }
-  }
-
-  private void notifyRefused(RateLimitRule rule, Decision decision, boolean dryRun) {
-    try {
-      listener.onRefused(rule, decision, dryRun);
-    } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "rate limit listener failed", e);
-    }
-  }
-
-  private void notifyRejectedPath(String method, String requestUri, String reason) {
-    try {
-      listener.onRejectedPath(method, requestUri, reason);
-    } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "rate limit listener failed", e);
-    }
-  }
-
-  private void notifyError(RateLimitRule rule, RuntimeException error) {
-    try {
-      listener.onError(rule, error);
-    } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "rate limit listener failed", e);
-    }
-  }
-
   /** Builds a {@link RateLimitEnforcer}. Not thread-safe. */
   public static final class Builder {
     private final List<RateLimitRule> rules = new ArrayList<>();
+    // Checks each setting at once; build() copies them into a fresh core builder.
+    private final EnforcementCore.Builder<HttpServletRequest> checks = EnforcementCore.builder();
     private RateLimiterFactory limiterFactory = RateLimiterFactory.inMemory();
     private RateLimitListener listener = RateLimitListener.NONE;
     private boolean rateLimitHeaders;
@@ -339,9 +217,7 @@ public final class RateLimitEnforcer {
      * @throws IllegalArgumentException if {@code limiterFactory} is null
      */
     public Builder limiterFactory(RateLimiterFactory limiterFactory) {
-      if (limiterFactory == null) {
-        throw new IllegalArgumentException("limiterFactory must not be null");
-      }
+      checks.limiterFactory(limiterFactory);
       this.limiterFactory = limiterFactory;
       return this;
     }
@@ -352,9 +228,7 @@ public final class RateLimitEnforcer {
      * @throws IllegalArgumentException if {@code listener} is null
      */
     public Builder listener(RateLimitListener listener) {
-      if (listener == null) {
-        throw new IllegalArgumentException("listener must not be null");
-      }
+      checks.listener(listener);
       this.listener = listener;
       return this;
     }
@@ -376,9 +250,7 @@ public final class RateLimitEnforcer {
      * @throws IllegalArgumentException if {@code pathFirewall} is null
      */
     public Builder pathFirewall(PathFirewall pathFirewall) {
-      if (pathFirewall == null) {
-        throw new IllegalArgumentException("pathFirewall must not be null");
-      }
+      checks.pathFirewall(pathFirewall);
       this.pathFirewall = pathFirewall;
       return this;
     }
@@ -389,29 +261,21 @@ public final class RateLimitEnforcer {
      * @throws IllegalArgumentException if two rules share a name, or the factory rejects a rule
      */
     public RateLimitEnforcer build() {
-      Set<String> names = new HashSet<>();
-      List<Entry> entries = new ArrayList<>();
+      EnforcementCore.Builder<HttpServletRequest> core =
+          EnforcementCore.<HttpServletRequest>builder()
+              .limiterFactory(limiterFactory)
+              .listener(listener)
+              .rateLimitHeaders(rateLimitHeaders)
+              .pathFirewall(pathFirewall);
       for (RateLimitRule rule : rules) {
-        if (!names.add(rule.name())) {
-          throw new IllegalArgumentException(
-              "rule names must be unique, '" + rule.name() + "' repeats");
-        }
-        KeyedRateLimiter<String> limiter =
-            limiterFactory.create(rule.name(), rule.limits(), rule.countRefusedAttempts());
-        if (limiter == null) {
-          throw new IllegalArgumentException(
-              "limiterFactory returned null for rule '" + rule.name() + "'");
-        }
-        entries.add(new Entry(rule, limiter, QuotaHeaders.policyNames(rule.name(), rule.limits())));
+        KeyResolver resolver = rule.keyResolver();
+        core.rule(rule.httpRule(), (HttpServletRequest request) -> keyOf(resolver, request));
       }
-      for (RateLimitRule rule : rules) {
-        try {
-          listener.onRule(rule);
-        } catch (RuntimeException e) {
-          LOG.log(Level.WARNING, "rate limit listener failed", e);
-        }
-      }
-      return new RateLimitEnforcer(List.copyOf(entries), listener, rateLimitHeaders, pathFirewall);
+      return new RateLimitEnforcer(List.copyOf(rules), core.build());
+    }
+
+    private static RequestKey keyOf(KeyResolver resolver, HttpServletRequest request) {
+      return resolver.key(request);
     }
   }
 }

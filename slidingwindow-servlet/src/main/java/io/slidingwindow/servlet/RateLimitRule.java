@@ -1,14 +1,14 @@
 package io.slidingwindow.servlet;
 
 import io.slidingwindow.Limit;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.PathPattern;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 
 /**
- * Which requests a rule limits (path patterns and methods), under which key, and by which limits.
+ * Which requests a rule limits (path patterns and methods), under which key, and by which limits:
+ * an {@link HttpRule} with a servlet {@link KeyResolver}.
  *
  * <p>A request matches when its path matches one of the patterns (or the rule has none) and its
  * method is one of the methods (or the rule has none). {@code HEAD} counts as {@code GET}: a rule
@@ -22,22 +22,12 @@ import java.util.Set;
  */
 public final class RateLimitRule {
 
-  private final String name;
-  private final List<PathPattern> paths;
-  private final Set<String> methods;
+  private final HttpRule rule;
   private final KeyResolver keyResolver;
-  private final List<Limit> limits;
-  private final boolean countRefusedAttempts;
-  private final boolean dryRun;
 
-  private RateLimitRule(Builder b) {
-    this.name = b.name;
-    this.paths = List.copyOf(b.paths);
-    this.methods = Set.copyOf(b.methods);
-    this.keyResolver = b.keyResolver;
-    this.limits = List.copyOf(b.limits);
-    this.countRefusedAttempts = b.countRefusedAttempts;
-    this.dryRun = b.dryRun;
+  private RateLimitRule(HttpRule rule, KeyResolver keyResolver) {
+    this.rule = rule;
+    this.keyResolver = keyResolver;
   }
 
   /**
@@ -48,50 +38,45 @@ public final class RateLimitRule {
    *     than letters, digits, {@code - _ . :}
    */
   public static Builder builder(String name) {
-    if (name == null || !name.matches("[A-Za-z0-9._:-]+")) {
+    return new Builder(HttpRule.builder(name));
+  }
+
+  /**
+   * The rule of {@code rule} keyed by {@code keyResolver}.
+   *
+   * @throws IllegalArgumentException if an argument is null
+   */
+  public static RateLimitRule of(HttpRule rule, KeyResolver keyResolver) {
+    if (rule == null || keyResolver == null) {
       throw new IllegalArgumentException(
-          "name must be non-empty letters, digits, '-', '_', '.' or ':', was '" + name + "'");
+          "rule and keyResolver must not be null, were " + rule + " and " + keyResolver);
     }
-    return new Builder(name);
+    return new RateLimitRule(rule, keyResolver);
   }
 
   /** Whether this rule applies to a request with this method and path. */
   public boolean matches(String method, String path) {
-    if (!methods.isEmpty() && !matchesMethod(method)) {
-      return false;
-    }
-    if (paths.isEmpty()) {
-      return true;
-    }
-    for (PathPattern pattern : paths) {
-      if (pattern.matches(path)) {
-        return true;
-      }
-    }
-    return false;
+    return rule.matches(method, path);
   }
 
-  private boolean matchesMethod(String method) {
-    if (method == null) {
-      return false;
-    }
-    String upper = method.toUpperCase(Locale.ROOT);
-    return methods.contains(upper) || (upper.equals("HEAD") && methods.contains("GET"));
+  /** The server-neutral part of this rule: everything but the key resolver. */
+  public HttpRule httpRule() {
+    return rule;
   }
 
   /** The rule's name. */
   public String name() {
-    return name;
+    return rule.name();
   }
 
   /** The path patterns; empty means every path. */
   public List<PathPattern> paths() {
-    return paths;
+    return rule.paths();
   }
 
   /** The upper-case methods; empty means every method. */
   public Set<String> methods() {
-    return methods;
+    return rule.methods();
   }
 
   /** The key resolver. */
@@ -101,46 +86,31 @@ public final class RateLimitRule {
 
   /** The limits, all checked for every request. */
   public List<Limit> limits() {
-    return limits;
+    return rule.limits();
   }
 
   /** Whether refused requests are counted as if granted (penalty mode). */
   public boolean countRefusedAttempts() {
-    return countRefusedAttempts;
+    return rule.countRefusedAttempts();
   }
 
   /** Whether this rule only counts and reports, never refusing. */
   public boolean dryRun() {
-    return dryRun;
+    return rule.dryRun();
   }
 
   @Override
   public String toString() {
-    return "RateLimitRule["
-        + name
-        + " "
-        + paths
-        + " "
-        + methods
-        + " "
-        + limits
-        + (countRefusedAttempts ? " counting refused" : "")
-        + (dryRun ? " dry-run" : "")
-        + "]";
+    return rule.toString();
   }
 
   /** Builds a {@link RateLimitRule}. Not thread-safe. */
   public static final class Builder {
-    private final String name;
-    private final List<PathPattern> paths = new ArrayList<>();
-    private final Set<String> methods = new LinkedHashSet<>();
-    private KeyResolver keyResolver = KeyResolver.clientIp(ClientIpResolver.direct());
-    private final List<Limit> limits = new ArrayList<>();
-    private boolean countRefusedAttempts;
-    private boolean dryRun;
+    private final HttpRule.Builder rule;
+    private KeyResolver keyResolver;
 
-    private Builder(String name) {
-      this.name = name;
+    private Builder(HttpRule.Builder rule) {
+      this.rule = rule;
     }
 
     /**
@@ -149,7 +119,7 @@ public final class RateLimitRule {
      * @throws IllegalArgumentException if the pattern is invalid
      */
     public Builder path(String pattern) {
-      paths.add(PathPattern.of(pattern));
+      rule.path(pattern);
       return this;
     }
 
@@ -159,12 +129,7 @@ public final class RateLimitRule {
      * @throws IllegalArgumentException if a method is null or not a token of letters
      */
     public Builder methods(String... methods) {
-      for (String method : methods) {
-        if (method == null || !method.matches("[A-Za-z]+")) {
-          throw new IllegalArgumentException("method must be letters, was '" + method + "'");
-        }
-        this.methods.add(method.toUpperCase(Locale.ROOT));
-      }
+      rule.methods(methods);
       return this;
     }
 
@@ -187,22 +152,19 @@ public final class RateLimitRule {
      * @throws IllegalArgumentException if {@code limit} is null
      */
     public Builder limit(Limit limit) {
-      if (limit == null) {
-        throw new IllegalArgumentException("limit must not be null");
-      }
-      limits.add(limit);
+      rule.limit(limit);
       return this;
     }
 
     /** Sets whether refused requests are counted too (penalty mode); off by default. */
     public Builder countRefusedAttempts(boolean countRefusedAttempts) {
-      this.countRefusedAttempts = countRefusedAttempts;
+      rule.countRefusedAttempts(countRefusedAttempts);
       return this;
     }
 
     /** Sets dry-run: count and report, never refuse; off by default. */
     public Builder dryRun(boolean dryRun) {
-      this.dryRun = dryRun;
+      rule.dryRun(dryRun);
       return this;
     }
 
@@ -212,10 +174,9 @@ public final class RateLimitRule {
      * @throws IllegalArgumentException if no limit was added
      */
     public RateLimitRule build() {
-      if (limits.isEmpty()) {
-        throw new IllegalArgumentException("limits: rule '" + name + "' needs at least one limit");
-      }
-      return new RateLimitRule(this);
+      return new RateLimitRule(
+          rule.build(),
+          keyResolver != null ? keyResolver : KeyResolver.clientIp(ClientIpResolver.direct()));
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.slidingwindow.servlet;
 
+import io.slidingwindow.http.RequestKey;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.function.Function;
 

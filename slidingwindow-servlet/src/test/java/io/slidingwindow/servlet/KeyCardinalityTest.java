@@ -3,6 +3,7 @@ package io.slidingwindow.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.Limit;
+import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.List;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;

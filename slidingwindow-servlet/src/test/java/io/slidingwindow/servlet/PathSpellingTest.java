@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.PathFirewall;
+import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.testkit.http.RawHttp;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServlet;
@@ -224,7 +227,7 @@ class PathSpellingTest {
             .listener(
                 new RateLimitListener() {
                   @Override
-                  public void onAllowed(RateLimitRule rule, Decision decision) {
+                  public void onAllowed(HttpRule rule, Decision decision) {
                     fixture
                         .counted
                         .computeIfAbsent(rule.name(), r -> new AtomicInteger())
@@ -305,7 +308,7 @@ class PathSpellingTest {
     RateLimitListener listener =
         new RateLimitListener() {
           @Override
-          public void onAllowed(RateLimitRule rule, Decision decision) {
+          public void onAllowed(HttpRule rule, Decision decision) {
             fixture
                 .counted
                 .computeIfAbsent(rule.name(), r -> new AtomicInteger())

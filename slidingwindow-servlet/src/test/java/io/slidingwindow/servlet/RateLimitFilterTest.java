@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
+import io.slidingwindow.http.EnforcementCore;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.RateLimitListener;
+import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -310,12 +314,12 @@ class RateLimitFilterTest {
     RateLimitListener listener =
         new RateLimitListener() {
           @Override
-          public void onAllowed(RateLimitRule rule, Decision decision) {
+          public void onAllowed(HttpRule rule, Decision decision) {
             events.add("allowed");
           }
 
           @Override
-          public void onRefused(RateLimitRule rule, Decision decision, boolean dryRun) {
+          public void onRefused(HttpRule rule, Decision decision, boolean dryRun) {
             events.add(dryRun ? "refused-dry-run" : "refused");
           }
         };
@@ -433,7 +437,7 @@ class RateLimitFilterTest {
 
   @Test
   void doFilter_dryRunWouldRefuse_logsAtDebugNotInfo() throws Exception {
-    Logger logger = Logger.getLogger(RateLimitEnforcer.class.getName());
+    Logger logger = Logger.getLogger(EnforcementCore.class.getName());
     List<LogRecord> records = new CopyOnWriteArrayList<>();
     Handler handler =
         new Handler() {
@@ -510,7 +514,7 @@ class RateLimitFilterTest {
     RateLimitListener listener =
         new RateLimitListener() {
           @Override
-          public void onError(RateLimitRule r, RuntimeException error) {
+          public void onError(HttpRule r, RuntimeException error) {
             errors.add(r.name() + ": " + error.getMessage());
           }
         };

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.RateLimitListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +31,7 @@ class RateLimitListenerTest {
     }
 
     @Override
-    public void onAllowed(RateLimitRule rule, Decision decision) {
+    public void onAllowed(HttpRule rule, Decision decision) {
       allowed.add(rule.name());
     }
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.slidingwindow.Limit;
+import io.slidingwindow.http.QuotaHeaders;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -2,7 +2,7 @@ package io.slidingwindow.spring;
 
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
-import io.slidingwindow.servlet.RateLimiterFactory;
+import io.slidingwindow.http.RateLimiterFactory;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;

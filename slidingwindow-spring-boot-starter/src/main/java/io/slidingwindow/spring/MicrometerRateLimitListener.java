@@ -3,8 +3,8 @@ package io.slidingwindow.spring;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.slidingwindow.Decision;
-import io.slidingwindow.servlet.RateLimitListener;
-import io.slidingwindow.servlet.RateLimitRule;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.RateLimitListener;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -50,24 +50,24 @@ public final class MicrometerRateLimitListener implements RateLimitListener {
   }
 
   @Override
-  public void onRule(RateLimitRule rule) {
+  public void onRule(HttpRule rule) {
     for (String outcome : OUTCOMES) {
       counter(rule, outcome);
     }
   }
 
   @Override
-  public void onAllowed(RateLimitRule rule, Decision decision) {
+  public void onAllowed(HttpRule rule, Decision decision) {
     counter(rule, "allowed").increment();
   }
 
   @Override
-  public void onRefused(RateLimitRule rule, Decision decision, boolean dryRun) {
+  public void onRefused(HttpRule rule, Decision decision, boolean dryRun) {
     counter(rule, "refused").increment();
   }
 
   @Override
-  public void onError(RateLimitRule rule, RuntimeException error) {
+  public void onError(HttpRule rule, RuntimeException error) {
     counter(rule, "errored").increment();
   }
 
@@ -76,7 +76,7 @@ public final class MicrometerRateLimitListener implements RateLimitListener {
     rejectedPaths.increment();
   }
 
-  private Counter counter(RateLimitRule rule, String outcome) {
+  private Counter counter(HttpRule rule, String outcome) {
     String mode = rule.dryRun() ? "dry-run" : "enforce";
     return counters.computeIfAbsent(
         rule.name() + '\u0000' + outcome + '\u0000' + mode,

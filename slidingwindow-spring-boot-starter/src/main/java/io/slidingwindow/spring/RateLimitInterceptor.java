@@ -1,21 +1,20 @@
 package io.slidingwindow.spring;
 
 import io.slidingwindow.Limit;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.RateLimitListener;
+import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
-import io.slidingwindow.servlet.RateLimitListener;
 import io.slidingwindow.servlet.RateLimitRule;
-import io.slidingwindow.servlet.RateLimiterFactory;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.lang.reflect.Method;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerInterceptor;
@@ -40,7 +39,7 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
   private final boolean defaultDryRun;
   private final Map<Method, RateLimitEnforcer> enforcers = new ConcurrentHashMap<>();
   private final Map<Method, Boolean> unannotated = new ConcurrentHashMap<>();
-  private final Map<String, String> owners = new ConcurrentHashMap<>();
+  private final RateLimitAnnotations annotations = new RateLimitAnnotations();
 
   /**
    * Creates an interceptor whose keys cannot name {@link KeyResolver} beans.
@@ -114,36 +113,12 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
    * @throws IllegalArgumentException naming both owners if an annotation already uses the name
    */
   void reserve(String ruleName, String owner) {
-    claim(ruleName, owner);
-  }
-
-  private void claim(String name, String owner) {
-    String previous = owners.putIfAbsent(name, owner);
-    if (previous != null && !previous.equals(owner)) {
-      throw new IllegalArgumentException(
-          "rule names must be unique, '"
-              + name
-              + "' is used by "
-              + previous
-              + " and by "
-              + owner
-              + "; give one of them another name");
-    }
+    annotations.claim(ruleName, owner);
   }
 
   /** {@code @RateLimit on com.example.Api.order(String)}: the method, overloads told apart. */
   static String describe(Method method) {
-    StringBuilder b =
-        new StringBuilder("@RateLimit on ")
-            .append(method.getDeclaringClass().getName())
-            .append('.')
-            .append(method.getName())
-            .append('(');
-    Class<?>[] types = method.getParameterTypes();
-    for (int i = 0; i < types.length; i++) {
-      b.append(i == 0 ? "" : ", ").append(types[i].getSimpleName());
-    }
-    return b.append(')').toString();
+    return RateLimitAnnotations.describe(method);
   }
 
   @Override
@@ -171,30 +146,9 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
   }
 
   private RateLimitEnforcer build(Method method, RateLimit annotation) {
-    String where = describe(method);
-    String name =
-        annotation.name().isEmpty()
-            ? method.getDeclaringClass().getSimpleName() + "." + method.getName()
-            : annotation.name();
-    RateLimitRule.Builder rule;
-    try {
-      rule = RateLimitRule.builder(name);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(where + ": name is invalid: " + e.getMessage(), e);
-    }
-    claim(name, where);
-    if (annotation.limits().length == 0) {
-      throw new IllegalArgumentException(
-          where + ": limits must hold at least one limit, was empty");
-    }
-    for (String limit : annotation.limits()) {
-      rule.limit(parseLimit(where, limit));
-    }
-    rule.key(keyResolver(where, annotation.key()))
-        .countRefusedAttempts(annotation.countRefusedAttempts())
-        .dryRun(annotation.dryRun() || defaultDryRun);
+    HttpRule rule = annotations.rule(method, annotation, defaultDryRun);
     return RateLimitEnforcer.builder()
-        .rule(rule.build())
+        .rule(RateLimitRule.of(rule, keyResolver(describe(method), annotation.key())))
         .limiterFactory(limiterFactory)
         .listener(listener)
         .rateLimitHeaders(rateLimitHeaders)
@@ -203,26 +157,7 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
 
   /** Parses {@code PERMITS/WINDOW}. */
   static Limit parseLimit(String where, String text) {
-    int slash = text == null ? -1 : text.indexOf('/');
-    if (slash <= 0) {
-      throw new IllegalArgumentException(
-          where + ": limit must be PERMITS/WINDOW such as 500/2s, was '" + text + "'");
-    }
-    long permits;
-    Duration window;
-    try {
-      permits = Long.parseLong(text.substring(0, slash).trim());
-      window = DurationStyle.detectAndParse(text.substring(slash + 1).trim());
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          where + ": limit must be PERMITS/WINDOW such as 500/2s, was '" + text + "'", e);
-    }
-    try {
-      return Limit.of(permits, window);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          where + ": limit '" + text + "' is invalid: " + e.getMessage(), e);
-    }
+    return RateLimitAnnotations.parseLimit(where, text);
   }
 
   private KeyResolver keyResolver(String where, String key) {

@@ -1,12 +1,8 @@
 package io.slidingwindow.spring;
 
-import io.slidingwindow.servlet.ClientIpResolver;
-import io.slidingwindow.servlet.RequestKey;
-import jakarta.servlet.http.HttpServletRequest;
-import java.security.Principal;
+import io.slidingwindow.http.RequestKey;
 import java.util.Map;
 import java.util.Set;
-import org.springframework.web.servlet.HandlerMapping;
 
 /**
  * What a key expression ({@link RateLimit#key()}, or a rule's {@code key} in {@code
@@ -20,8 +16,11 @@ import org.springframework.web.servlet.HandlerMapping;
  * RequestKey} (plain text, a number, a concatenation) is keyed as {@link RequestKey#custom(String)}
  * of its text: it cannot spell an address, header or principal key. Raw values for computing are
  * {@code headerValue(name)}, {@code principalName}, {@code pathVariables} (a map; empty for filter
- * rules, which run before the handler is known), {@code method}, {@code path} and {@code request}.
- * Variables: {@code #clientIp}, {@code #principal}, {@code #pathVariables}, {@code #request}.
+ * rules, which run before the handler is known), {@code method}, {@code path} and {@code request}
+ * (the server's own request object: an {@code HttpServletRequest} in a servlet application, a
+ * {@code ServerHttpRequest} in a reactive one). Everything but {@code request} reads the same on
+ * both stacks, so a key written once limits alike on either. Variables: {@code #clientIp}, {@code
+ * #principal}, {@code #pathVariables}, {@code #request}.
  *
  * <p>One instance per request; not shared between threads.
  */
@@ -46,24 +45,50 @@ public final class RateLimitKeyContext {
   static final Set<String> VARIABLES =
       Set.of("clientIp", "principal", "pathVariables", "request", "root", "this");
 
-  private final HttpServletRequest request;
-  private final ClientIpResolver clientIpResolver;
+  /** What a context reads, from one server API. */
+  interface Source {
 
-  RateLimitKeyContext(HttpServletRequest request, ClientIpResolver clientIpResolver) {
-    this.request = request;
-    this.clientIpResolver = clientIpResolver;
+    /** The server's request object. */
+    Object request();
+
+    /** The key of the client address. */
+    RequestKey clientIp();
+
+    /** The authenticated principal's name, or null. */
+    String principalName();
+
+    /** The matched handler's URI template variables; empty if none or not known yet. */
+    Map<String, String> pathVariables();
+
+    /** The HTTP method. */
+    String method();
+
+    /** The request path without the query, as received. */
+    String path();
+
+    /** The first value of header {@code name}, or null. */
+    String header(String name);
   }
 
-  /** The request. */
-  public HttpServletRequest getRequest() {
-    return request;
+  private final Source source;
+
+  RateLimitKeyContext(Source source) {
+    this.source = source;
+  }
+
+  /**
+   * The request: an {@code HttpServletRequest} in a servlet application, a {@code
+   * ServerHttpRequest} in a reactive one.
+   */
+  public Object getRequest() {
+    return source.request();
   }
 
   /**
    * The key of the client address, trusted proxies and the IPv6 prefix length taken into account.
    */
   public RequestKey getClientIp() {
-    return clientIpResolver.key(request);
+    return source.clientIp();
   }
 
   /** The key of the authenticated principal, or null for an anonymous request. */
@@ -74,8 +99,7 @@ public final class RateLimitKeyContext {
 
   /** The authenticated principal's name, or null. */
   public String getPrincipalName() {
-    Principal principal = request.getUserPrincipal();
-    return principal == null ? null : principal.getName();
+    return source.principalName();
   }
 
   /** The one key shared by every request. */
@@ -87,23 +111,17 @@ public final class RateLimitKeyContext {
    * The URI template variables of the matched handler, such as {@code id} of {@code /orders/{id}}.
    */
   public Map<String, String> getPathVariables() {
-    Object vars = request.getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE);
-    if (vars instanceof Map<?, ?> map) {
-      @SuppressWarnings("unchecked")
-      Map<String, String> typed = (Map<String, String>) map;
-      return typed;
-    }
-    return Map.of();
+    return source.pathVariables();
   }
 
   /** The HTTP method. */
   public String getMethod() {
-    return request.getMethod();
+    return source.method();
   }
 
   /** The request URI without the query. */
   public String getPath() {
-    return request.getRequestURI();
+    return source.path();
   }
 
   /**
@@ -111,13 +129,13 @@ public final class RateLimitKeyContext {
    * blank; its text names the header, so it never equals an address or another header's key.
    */
   public RequestKey header(String name) {
-    String value = request.getHeader(name);
+    String value = source.header(name);
     return value == null || value.isBlank() ? null : RequestKey.header(name, value.trim());
   }
 
   /** The first value of header {@code name} as sent, or null; as a key it is plain text. */
   public String headerValue(String name) {
-    return request.getHeader(name);
+    return source.header(name);
   }
 
   /** The tuple of {@code parts} ({@link RequestKey#of(Object...)}), or null if a part is null. */

@@ -3,6 +3,7 @@ package io.slidingwindow.spring;
 import static io.slidingwindow.spring.PropertyChecks.bind;
 
 import io.slidingwindow.Limit;
+import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitRule;
@@ -18,7 +19,45 @@ final class RuleBinder {
   private RuleBinder() {}
 
   /**
-   * The rules of {@code properties}, in the order written.
+   * A rule bound from {@code slidingwindow.http.rules.NAME}, without its key resolver, which each
+   * web stack makes from {@code key} itself.
+   *
+   * @param rule the rule
+   * @param keyProperty the key's property, for messages
+   * @param key the key as written
+   */
+  record Bound(HttpRule rule, String keyProperty, String key) {}
+
+  /**
+   * The rules of {@code properties}, in the order written, each with its key still as text.
+   *
+   * @throws IllegalArgumentException naming the property and its value if one is invalid
+   */
+  static List<Bound> bound(SlidingWindowHttpProperties properties) {
+    List<Bound> rules = new ArrayList<>();
+    for (Map.Entry<String, SlidingWindowHttpProperties.Rule> e : properties.getRules().entrySet()) {
+      String prefix = SlidingWindowHttpProperties.PREFIX + ".rules." + e.getKey();
+      SlidingWindowHttpProperties.Rule rule = e.getValue();
+      HttpRule.Builder builder = bind(prefix, () -> HttpRule.builder(e.getKey()));
+      for (int i = 0; i < rule.getPaths().size(); i++) {
+        String path = rule.getPaths().get(i);
+        bind(prefix + ".paths[" + i + "]", () -> builder.path(path));
+      }
+      bind(prefix + ".methods", () -> builder.methods(rule.getMethods().toArray(new String[0])));
+      List<SlidingWindowHttpProperties.LimitSpec> limits =
+          rule.getLimits() == null ? List.of() : rule.getLimits();
+      for (int i = 0; i < limits.size(); i++) {
+        builder.limit(limit(prefix + ".limits[" + i + "]", limits.get(i)));
+      }
+      builder.countRefusedAttempts(rule.isCountRefusedAttempts());
+      builder.dryRun(rule.getDryRun() != null ? rule.getDryRun() : properties.isDryRun());
+      rules.add(new Bound(bind(prefix, builder::build), prefix + ".key", rule.getKey()));
+    }
+    return List.copyOf(rules);
+  }
+
+  /**
+   * The servlet rules of {@code properties}, in the order written.
    *
    * @param keyResolverBeans looks up a {@link KeyResolver} bean by name for {@code bean:NAME} keys;
    *     returns null if there is none
@@ -29,24 +68,11 @@ final class RuleBinder {
       ClientIpResolver clientIp,
       Function<String, KeyResolver> keyResolverBeans) {
     List<RateLimitRule> rules = new ArrayList<>();
-    for (Map.Entry<String, SlidingWindowHttpProperties.Rule> e : properties.getRules().entrySet()) {
-      String prefix = SlidingWindowHttpProperties.PREFIX + ".rules." + e.getKey();
-      SlidingWindowHttpProperties.Rule rule = e.getValue();
-      RateLimitRule.Builder builder = bind(prefix, () -> RateLimitRule.builder(e.getKey()));
-      for (int i = 0; i < rule.getPaths().size(); i++) {
-        String path = rule.getPaths().get(i);
-        bind(prefix + ".paths[" + i + "]", () -> builder.path(path));
-      }
-      bind(prefix + ".methods", () -> builder.methods(rule.getMethods().toArray(new String[0])));
-      builder.key(keyResolver(prefix + ".key", rule.getKey(), clientIp, keyResolverBeans));
-      List<SlidingWindowHttpProperties.LimitSpec> limits =
-          rule.getLimits() == null ? List.of() : rule.getLimits();
-      for (int i = 0; i < limits.size(); i++) {
-        builder.limit(limit(prefix + ".limits[" + i + "]", limits.get(i)));
-      }
-      builder.countRefusedAttempts(rule.isCountRefusedAttempts());
-      builder.dryRun(rule.getDryRun() != null ? rule.getDryRun() : properties.isDryRun());
-      rules.add(bind(prefix, builder::build));
+    for (Bound bound : bound(properties)) {
+      rules.add(
+          RateLimitRule.of(
+              bound.rule(),
+              keyResolver(bound.keyProperty(), bound.key(), clientIp, keyResolverBeans)));
     }
     return List.copyOf(rules);
   }

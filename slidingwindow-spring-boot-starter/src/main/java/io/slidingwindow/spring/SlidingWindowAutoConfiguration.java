@@ -4,16 +4,14 @@ import static io.slidingwindow.spring.PropertyChecks.bind;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.slidingwindow.Ticker;
+import io.slidingwindow.http.PathFirewall;
+import io.slidingwindow.http.RateLimitListener;
+import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
-import io.slidingwindow.servlet.PathFirewall;
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitFilter;
-import io.slidingwindow.servlet.RateLimitListener;
 import io.slidingwindow.servlet.RateLimitRule;
-import io.slidingwindow.servlet.RateLimiterFactory;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Function;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -108,9 +106,7 @@ public class SlidingWindowAutoConfiguration {
    * @throws IllegalArgumentException naming the property if the bound is out of range
    */
   static RateLimiterFactory inMemoryFactory(SlidingWindowHttpProperties properties, Ticker ticker) {
-    return bind(
-        SlidingWindowHttpProperties.PREFIX + ".max-keys-per-rule",
-        () -> RateLimiterFactory.inMemory(ticker, properties.getMaxKeysPerRule()));
+    return InMemoryBackend.factory(properties, ticker);
   }
 
   /**
@@ -119,12 +115,7 @@ public class SlidingWindowAutoConfiguration {
    */
   static RateLimitListener listener(
       ObjectProvider<RateLimitListener> listeners, ObjectProvider<MeterRegistry> registry) {
-    List<RateLimitListener> all = new ArrayList<>(listeners.orderedStream().toList());
-    MeterRegistry meters = registry.getIfUnique();
-    if (meters != null && all.stream().noneMatch(MicrometerRateLimitListener.class::isInstance)) {
-      all.add(new MicrometerRateLimitListener(meters));
-    }
-    return all.isEmpty() ? RateLimitListener.NONE : RateLimitListener.composite(all);
+    return Listeners.of(listeners, registry);
   }
 
   /**
@@ -174,6 +165,7 @@ public class SlidingWindowAutoConfiguration {
 
   /** {@link RateLimit} on Spring MVC handler methods. */
   @Configuration(proxyBeanMethods = false)
+  @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
   @ConditionalOnClass(WebMvcConfigurer.class)
   static class RateLimitAnnotationConfiguration {
 

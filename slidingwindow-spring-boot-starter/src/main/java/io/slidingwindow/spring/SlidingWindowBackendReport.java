@@ -1,7 +1,7 @@
 package io.slidingwindow.spring;
 
+import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.redis.RedisUris;
-import io.slidingwindow.servlet.RateLimiterFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;

@@ -11,7 +11,11 @@ import org.springframework.core.env.Environment;
  * SlidingWindowBackendReport}.
  */
 @AutoConfiguration(
-    after = {SlidingWindowAutoConfiguration.class, SlidingWindowRedisAutoConfiguration.class})
+    after = {
+      SlidingWindowAutoConfiguration.class,
+      SlidingWindowReactiveAutoConfiguration.class,
+      SlidingWindowRedisAutoConfiguration.class
+    })
 public class SlidingWindowBackendReportAutoConfiguration {
 
   @Bean

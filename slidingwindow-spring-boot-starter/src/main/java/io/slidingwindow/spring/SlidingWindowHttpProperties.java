@@ -1,6 +1,6 @@
 package io.slidingwindow.spring;
 
-import io.slidingwindow.servlet.PathFirewall;
+import io.slidingwindow.http.PathFirewall;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

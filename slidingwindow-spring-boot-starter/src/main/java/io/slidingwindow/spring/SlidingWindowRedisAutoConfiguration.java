@@ -1,11 +1,11 @@
 package io.slidingwindow.spring;
 
 import io.slidingwindow.Ticker;
+import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.redis.FailurePolicy;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
 import io.slidingwindow.redis.RedisUris;
-import io.slidingwindow.servlet.RateLimiterFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -43,7 +43,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * then backs off in turn.
  */
 @AutoConfiguration(
-    before = SlidingWindowAutoConfiguration.class,
+    before = {SlidingWindowAutoConfiguration.class, SlidingWindowReactiveAutoConfiguration.class},
     afterName = "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration")
 @ConditionalOnClass(RedisRateLimiter.class)
 @EnableConfigurationProperties({
@@ -153,8 +153,7 @@ public class SlidingWindowRedisAutoConfiguration {
               + ".refusal-cache must be between 0 and 2^20, was "
               + redis.getRefusalCache());
     }
-    RateLimiterFactory local =
-        SlidingWindowAutoConfiguration.inMemoryFactory(http, ticker.getIfAvailable(Ticker::system));
+    RateLimiterFactory local = InMemoryBackend.factory(http, ticker.getIfAvailable(Ticker::system));
     return (ruleName, limits, countRefusedAttempts) -> {
       FailurePolicy policy =
           switch (redis.getOnFailure()) {

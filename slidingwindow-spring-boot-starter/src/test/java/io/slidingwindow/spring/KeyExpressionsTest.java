@@ -3,9 +3,9 @@ package io.slidingwindow.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
-import io.slidingwindow.servlet.RequestKey;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;

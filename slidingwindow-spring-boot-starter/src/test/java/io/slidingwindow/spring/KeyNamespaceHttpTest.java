@@ -2,9 +2,9 @@ package io.slidingwindow.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
-import io.slidingwindow.servlet.RequestKey;
 import io.slidingwindow.testkit.FakeTicker;
 import java.io.IOException;
 import java.net.URI;

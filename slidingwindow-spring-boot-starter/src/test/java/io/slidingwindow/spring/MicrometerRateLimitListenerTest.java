@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
-import io.slidingwindow.servlet.RateLimitRule;
+import io.slidingwindow.http.HttpRule;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -21,8 +21,8 @@ class MicrometerRateLimitListenerTest {
   void events_countedPerRuleOutcomeAndMode() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     MicrometerRateLimitListener listener = new MicrometerRateLimitListener(registry);
-    RateLimitRule enforcing = RateLimitRule.builder("a").limit(LIMIT).build();
-    RateLimitRule trial = RateLimitRule.builder("b").limit(LIMIT).dryRun(true).build();
+    HttpRule enforcing = HttpRule.builder("a").limit(LIMIT).build();
+    HttpRule trial = HttpRule.builder("b").limit(LIMIT).dryRun(true).build();
 
     listener.onAllowed(enforcing, GRANT);
     listener.onAllowed(enforcing, GRANT);
@@ -46,8 +46,8 @@ class MicrometerRateLimitListenerTest {
   void onRule_registersTheRulesThreeCountersAtZero() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     MicrometerRateLimitListener listener = new MicrometerRateLimitListener(registry);
-    listener.onRule(RateLimitRule.builder("a").limit(LIMIT).build());
-    listener.onRule(RateLimitRule.builder("b").limit(LIMIT).dryRun(true).build());
+    listener.onRule(HttpRule.builder("a").limit(LIMIT).build());
+    listener.onRule(HttpRule.builder("b").limit(LIMIT).dryRun(true).build());
     for (String outcome : new String[] {"allowed", "refused", "errored"}) {
       assertThat(count(registry, "a", outcome, "enforce")).isZero();
       assertThat(count(registry, "b", outcome, "dry-run")).isZero();

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.slidingwindow.servlet.PathFirewall;
-import io.slidingwindow.servlet.PathFirewall.Allowance;
+import io.slidingwindow.http.PathFirewall;
+import io.slidingwindow.http.PathFirewall.Allowance;
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;

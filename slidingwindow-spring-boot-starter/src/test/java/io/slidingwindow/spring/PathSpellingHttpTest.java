@@ -3,8 +3,8 @@ package io.slidingwindow.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.Decision;
-import io.slidingwindow.servlet.RateLimitListener;
-import io.slidingwindow.servlet.RateLimitRule;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.testkit.http.RawHttp;
 import java.util.ArrayList;
 import java.util.List;
@@ -171,7 +171,7 @@ class PathSpellingHttpTest {
     RateLimitListener countingListener(Counters counters) {
       return new RateLimitListener() {
         @Override
-        public void onAllowed(RateLimitRule rule, Decision decision) {
+        public void onAllowed(HttpRule rule, Decision decision) {
           counters.counted.computeIfAbsent(rule.name(), r -> new AtomicInteger()).incrementAndGet();
         }
       };

@@ -8,13 +8,14 @@ import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.RateLimitListener;
+import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitFilter;
-import io.slidingwindow.servlet.RateLimitListener;
 import io.slidingwindow.servlet.RateLimitRule;
-import io.slidingwindow.servlet.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -209,12 +210,12 @@ class SlidingWindowAutoConfigurationTest {
     RateLimitListener myListener() {
       return new RateLimitListener() {
         @Override
-        public void onAllowed(RateLimitRule rule, Decision decision) {
+        public void onAllowed(HttpRule rule, Decision decision) {
           EVENTS.add(rule.name() + " allowed");
         }
 
         @Override
-        public void onRefused(RateLimitRule rule, Decision decision, boolean dryRun) {
+        public void onRefused(HttpRule rule, Decision decision, boolean dryRun) {
           EVENTS.add(rule.name() + " refused");
         }
       };

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.servlet.ClientIpResolver;
-import io.slidingwindow.servlet.PathFirewall;
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitRule;
 import java.time.Duration;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
-import io.slidingwindow.servlet.RateLimiterFactory;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.time.Duration;
 import java.util.List;

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
-import io.slidingwindow.servlet.RateLimiterFactory;
+import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.net.URI;
 import java.net.http.HttpClient;

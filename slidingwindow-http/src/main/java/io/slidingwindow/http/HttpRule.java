@@ -1,0 +1,207 @@
+package io.slidingwindow.http;
+
+import io.slidingwindow.Limit;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * What an HTTP rule limits and how, on any server: its name, the requests it applies to (path
+ * patterns and methods), its limits, whether refused requests count, and dry-run. Where a rule's
+ * key comes from depends on the server API, so each adapter pairs an {@code HttpRule} with a key
+ * resolver of its own (the servlet module's {@code RateLimitRule}, the starter's reactive rules).
+ *
+ * <p>A request matches when its path matches one of the patterns (or the rule has none) and its
+ * method is one of the methods (or the rule has none). {@code HEAD} counts as {@code GET}: a rule
+ * that lists {@code GET} limits {@code HEAD} too, since servers answer it with the GET handler.
+ * Several limits are checked together: a request is granted only if every limit allows it. With
+ * {@code countRefusedAttempts} a refused request is counted too, so a client that keeps calling
+ * while refused stays refused. In dry-run the rule counts and reports, but never refuses.
+ *
+ * <p>Instances are immutable and thread-safe.
+ */
+public final class HttpRule {
+
+  private final String name;
+  private final List<PathPattern> paths;
+  private final Set<String> methods;
+  private final List<Limit> limits;
+  private final boolean countRefusedAttempts;
+  private final boolean dryRun;
+
+  private HttpRule(Builder b) {
+    this.name = b.name;
+    this.paths = List.copyOf(b.paths);
+    this.methods = Set.copyOf(b.methods);
+    this.limits = List.copyOf(b.limits);
+    this.countRefusedAttempts = b.countRefusedAttempts;
+    this.dryRun = b.dryRun;
+  }
+
+  /**
+   * Starts a rule named {@code name}; the name appears in metrics, logs and the {@code
+   * RateLimit-Policy} header, never in a response body.
+   *
+   * @throws IllegalArgumentException if {@code name} is null, blank, or holds a character other
+   *     than letters, digits, {@code - _ . :}
+   */
+  public static Builder builder(String name) {
+    if (name == null || !name.matches("[A-Za-z0-9._:-]+")) {
+      throw new IllegalArgumentException(
+          "name must be non-empty letters, digits, '-', '_', '.' or ':', was '" + name + "'");
+    }
+    return new Builder(name);
+  }
+
+  /** Whether this rule applies to a request with this method and path. */
+  public boolean matches(String method, String path) {
+    if (!methods.isEmpty() && !matchesMethod(method)) {
+      return false;
+    }
+    if (paths.isEmpty()) {
+      return true;
+    }
+    for (PathPattern pattern : paths) {
+      if (pattern.matches(path)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private boolean matchesMethod(String method) {
+    if (method == null) {
+      return false;
+    }
+    String upper = method.toUpperCase(Locale.ROOT);
+    return methods.contains(upper) || (upper.equals("HEAD") && methods.contains("GET"));
+  }
+
+  /** The rule's name. */
+  public String name() {
+    return name;
+  }
+
+  /** The path patterns; empty means every path. */
+  public List<PathPattern> paths() {
+    return paths;
+  }
+
+  /** The upper-case methods; empty means every method. */
+  public Set<String> methods() {
+    return methods;
+  }
+
+  /** The limits, all checked for every request. */
+  public List<Limit> limits() {
+    return limits;
+  }
+
+  /** Whether refused requests are counted as if granted (penalty mode). */
+  public boolean countRefusedAttempts() {
+    return countRefusedAttempts;
+  }
+
+  /** Whether this rule only counts and reports, never refusing. */
+  public boolean dryRun() {
+    return dryRun;
+  }
+
+  @Override
+  public String toString() {
+    return "RateLimitRule["
+        + name
+        + " "
+        + paths
+        + " "
+        + methods
+        + " "
+        + limits
+        + (countRefusedAttempts ? " counting refused" : "")
+        + (dryRun ? " dry-run" : "")
+        + "]";
+  }
+
+  /** Builds an {@link HttpRule}. Not thread-safe. */
+  public static final class Builder {
+    private final String name;
+    private final List<PathPattern> paths = new ArrayList<>();
+    private final Set<String> methods = new LinkedHashSet<>();
+    private final List<Limit> limits = new ArrayList<>();
+    private boolean countRefusedAttempts;
+    private boolean dryRun;
+
+    private Builder(String name) {
+      this.name = name;
+    }
+
+    /** The name given to {@link HttpRule#builder(String)}. */
+    public String name() {
+      return name;
+    }
+
+    /**
+     * Adds a path pattern (see {@link PathPattern}).
+     *
+     * @throws IllegalArgumentException if the pattern is invalid
+     */
+    public Builder path(String pattern) {
+      paths.add(PathPattern.of(pattern));
+      return this;
+    }
+
+    /**
+     * Adds HTTP methods, case-insensitive; {@code GET} includes {@code HEAD}.
+     *
+     * @throws IllegalArgumentException if a method is null or not a token of letters
+     */
+    public Builder methods(String... methods) {
+      for (String method : methods) {
+        if (method == null || !method.matches("[A-Za-z]+")) {
+          throw new IllegalArgumentException("method must be letters, was '" + method + "'");
+        }
+        this.methods.add(method.toUpperCase(Locale.ROOT));
+      }
+      return this;
+    }
+
+    /**
+     * Adds a limit.
+     *
+     * @throws IllegalArgumentException if {@code limit} is null
+     */
+    public Builder limit(Limit limit) {
+      if (limit == null) {
+        throw new IllegalArgumentException("limit must not be null");
+      }
+      limits.add(limit);
+      return this;
+    }
+
+    /** Sets whether refused requests are counted too (penalty mode); off by default. */
+    public Builder countRefusedAttempts(boolean countRefusedAttempts) {
+      this.countRefusedAttempts = countRefusedAttempts;
+      return this;
+    }
+
+    /** Sets dry-run: count and report, never refuse; off by default. */
+    public Builder dryRun(boolean dryRun) {
+      this.dryRun = dryRun;
+      return this;
+    }
+
+    /**
+     * Builds the rule.
+     *
+     * @throws IllegalArgumentException if no limit was added
+     */
+    public HttpRule build() {
+      if (limits.isEmpty()) {
+        throw new IllegalArgumentException("limits: rule '" + name + "' needs at least one limit");
+      }
+      return new HttpRule(this);
+    }
+  }
+}

@@ -1,0 +1,169 @@
+package io.slidingwindow.http;
+
+import io.slidingwindow.Decision;
+import io.slidingwindow.Limit;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The draft-10 headers of one request ({@code RateLimit-Policy}, {@code RateLimit}) and its {@code
+ * Retry-After}, assembled from the decisions of the rules that decided it, free of any server API.
+ *
+ * <p>Each decision adds its rule's limits to {@code RateLimit-Policy} ({@code
+ * "name";q=permits;w=seconds}) and its binding limit to {@code RateLimit} ({@code
+ * "name";r=remaining;t=seconds}); {@code t} is the exact wait of a refusal, or for a grant the time
+ * until every permit the limit counts has left, in whole seconds rounded up. A grant by an
+ * enforcing rule that left its binding limit without a permit raises the {@code Retry-After} of a
+ * later refusal to a bound on when that rule grants again, so that {@code Retry-After} is never
+ * early for any rule that charged the request. On a refusal an item whose {@code t} would exceed
+ * {@code Retry-After} leaves {@code t} out.
+ *
+ * <p>Public for the project's server adapters (the servlet filter, the reactive filter, the gateway
+ * limiter); applications have no need of it.
+ *
+ * <p>One instance per request; not thread-safe.
+ */
+public final class QuotaHeaders {
+
+  /** The response header that tells how many seconds to wait. */
+  public static final String RETRY_AFTER = "Retry-After";
+
+  /** The draft-10 header that describes each quota policy. */
+  public static final String RATE_LIMIT_POLICY = "RateLimit-Policy";
+
+  /** The draft-10 header that reports the state of each policy for this request. */
+  public static final String RATE_LIMIT = "RateLimit";
+
+  private final List<String> policies = new ArrayList<>();
+  private final List<String> items = new ArrayList<>();
+  private final List<Long> itemSeconds = new ArrayList<>();
+  private long retryNotBeforeNanos;
+
+  /**
+   * Adds the header items of one rule's decision.
+   *
+   * @param limits the rule's limits
+   * @param policyNames the policy name of each limit, as {@link #policyNames} gives them
+   * @param decision the rule's decision, whose limit is one of {@code limits}
+   */
+  public void add(List<Limit> limits, List<String> policyNames, Decision decision) {
+    for (int i = 0; i < limits.size(); i++) {
+      policies.add(
+          '"'
+              + policyNames.get(i)
+              + "\";q="
+              + limits.get(i).permits()
+              + ";w="
+              + wholeSeconds(limits.get(i).windowNanos()));
+    }
+    int binding = Math.max(limits.indexOf(decision.limit()), 0);
+    items.add(
+        '"' + policyNames.get(binding) + "\";r=" + (decision.allowed() ? decision.remaining() : 0));
+    itemSeconds.add(
+        retryAfterSecondsOf(decision.allowed() ? decision.resetAfter() : decision.retryAfter()));
+  }
+
+  /**
+   * Notes a grant by an enforcing rule with {@code limits}: if it left the binding limit without a
+   * permit, a later refusal's {@code Retry-After} is at least {@link #nextPermitBoundNanos}.
+   */
+  public void granted(List<Limit> limits, Decision grant) {
+    if (grant.remaining() < 1) {
+      retryNotBeforeNanos = Math.max(retryNotBeforeNanos, nextPermitBoundNanos(limits, grant));
+    }
+  }
+
+  /**
+   * The {@code Retry-After} of a refusal with {@code retryAfter}, in whole seconds rounded up: the
+   * refusing rule's wait, raised to the bound of every grant noted so far that left no permit.
+   */
+  public long retryAfterSeconds(Duration retryAfter) {
+    return retryAfterSecondsOf(
+        Duration.ofNanos(Math.max(retryAfter.toNanos(), retryNotBeforeNanos)));
+  }
+
+  /**
+   * The two draft-10 headers from every item so far, in order; empty if there is none.
+   *
+   * @param retryAfterSeconds on a refusal its {@code Retry-After}, which caps each {@code t}; -1
+   *     for none
+   */
+  public Map<String, String> headers(long retryAfterSeconds) {
+    if (items.isEmpty()) {
+      return Map.of();
+    }
+    StringBuilder state = new StringBuilder();
+    for (int i = 0; i < items.size(); i++) {
+      state.append(i == 0 ? "" : ", ").append(items.get(i));
+      long t = itemSeconds.get(i);
+      if (retryAfterSeconds < 0 || t <= retryAfterSeconds) {
+        state.append(";t=").append(t);
+      }
+    }
+    Map<String, String> headers = new LinkedHashMap<>();
+    headers.put(RATE_LIMIT_POLICY, String.join(", ", policies));
+    headers.put(RATE_LIMIT, state.toString());
+    return headers;
+  }
+
+  /**
+   * How long until a rule with {@code limits}, whose {@code grant} left its binding limit without a
+   * permit, grants one again at the latest: the binding limit's reset, and every other limit's
+   * window plus precision (any of them may have run out with the same request, and each forgets
+   * what it counts now within that time).
+   */
+  static long nextPermitBoundNanos(List<Limit> limits, Decision grant) {
+    long bound = grant.resetAfter().toNanos();
+    for (Limit limit : limits) {
+      if (!limit.equals(grant.limit())) {
+        bound = Math.max(bound, limit.windowNanos() + limit.precisionNanos() - 1);
+      }
+    }
+    return bound;
+  }
+
+  /**
+   * The whole seconds a client must wait: {@code retryAfter} rounded up, so never earlier than the
+   * true wait, and at least 1 for a positive wait.
+   */
+  public static long retryAfterSecondsOf(Duration retryAfter) {
+    long nanos = retryAfter.toNanos();
+    return nanos / 1_000_000_000L + (nanos % 1_000_000_000L == 0 ? 0 : 1);
+  }
+
+  private static long wholeSeconds(long nanos) {
+    return Math.max(1, retryAfterSecondsOf(Duration.ofNanos(nanos)));
+  }
+
+  /**
+   * The policy names of a rule's limits, unique within the rule: the rule's name for a single
+   * limit, otherwise the name and the window ({@code product-2s}), or the position when two windows
+   * are equal.
+   */
+  public static List<String> policyNames(String ruleName, List<Limit> limits) {
+    if (limits.size() == 1) {
+      return List.of(ruleName);
+    }
+    List<String> names = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < limits.size(); i++) {
+      long nanos = limits.get(i).windowNanos();
+      String window =
+          nanos % 1_000_000_000L == 0
+              ? nanos / 1_000_000_000L + "s"
+              : nanos % 1_000_000L == 0 ? nanos / 1_000_000L + "ms" : nanos + "ns";
+      String name = ruleName + "-" + window;
+      if (!seen.add(name)) {
+        name = ruleName + "-" + (i + 1);
+        seen.add(name);
+      }
+      names.add(name);
+    }
+    return List.copyOf(names);
+  }
+}

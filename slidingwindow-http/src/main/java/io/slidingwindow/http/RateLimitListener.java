@@ -1,0 +1,107 @@
+package io.slidingwindow.http;
+
+import io.slidingwindow.Decision;
+import java.lang.System.Logger.Level;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Told of every rule an enforcer is built with and of every decision it makes, for metrics and
+ * logs; the servlet filter, {@code @RateLimit} and the reactive filter all tell the same listener.
+ * The decision methods run before the response is written, on the request's thread in a servlet
+ * application and on an event-loop or I/O thread in a reactive one, so they must be quick, must
+ * never block, and must be thread-safe; an exception they throw is logged and ignored.
+ */
+public interface RateLimitListener {
+
+  /** A listener that does nothing. */
+  RateLimitListener NONE = new RateLimitListener() {};
+
+  /**
+   * {@code rule} is being put in service, once per enforcer that holds it, before any decision; for
+   * example to create its metrics at zero.
+   */
+  default void onRule(HttpRule rule) {}
+
+  /** {@code rule} granted a request. */
+  default void onAllowed(HttpRule rule, Decision decision) {}
+
+  /** {@code rule} refused a request; when {@code dryRun} the request went on all the same. */
+  default void onRefused(HttpRule rule, Decision decision, boolean dryRun) {}
+
+  /**
+   * The key resolver or the limiter of {@code rule} failed (a faulty key expression, a backend
+   * outage); the request went on unlimited by it.
+   */
+  default void onError(HttpRule rule, RuntimeException error) {}
+
+  /**
+   * The {@link PathFirewall} answered 400 to a request before any rule saw it.
+   *
+   * @param method the request's method
+   * @param requestUri the raw request URI as received, chosen by the client: escape it before
+   *     logging it, and never use it as a metric tag
+   * @param reason why the path was refused, one of the firewall's fixed phrases (it never quotes
+   *     the path)
+   */
+  default void onRejectedPath(String method, String requestUri, String reason) {}
+
+  /**
+   * A listener that tells each of {@code listeners} in turn; one that throws is logged and does not
+   * keep the others from being told.
+   *
+   * @throws IllegalArgumentException if {@code listeners} or one of them is null
+   */
+  static RateLimitListener composite(List<? extends RateLimitListener> listeners) {
+    if (listeners == null || listeners.stream().anyMatch(Objects::isNull)) {
+      throw new IllegalArgumentException("listeners must not be or hold null, was " + listeners);
+    }
+    List<RateLimitListener> all = List.copyOf(listeners);
+    if (all.size() == 1) {
+      return all.get(0);
+    }
+    System.Logger log = System.getLogger(RateLimitListener.class.getName());
+    return new RateLimitListener() {
+      private void each(Consumer<RateLimitListener> event) {
+        for (RateLimitListener listener : all) {
+          try {
+            event.accept(listener);
+          } catch (RuntimeException e) {
+            log.log(Level.WARNING, "rate limit listener failed", e);
+          }
+        }
+      }
+
+      @Override
+      public void onRule(HttpRule rule) {
+        each(l -> l.onRule(rule));
+      }
+
+      @Override
+      public void onAllowed(HttpRule rule, Decision decision) {
+        each(l -> l.onAllowed(rule, decision));
+      }
+
+      @Override
+      public void onRefused(HttpRule rule, Decision decision, boolean dryRun) {
+        each(l -> l.onRefused(rule, decision, dryRun));
+      }
+
+      @Override
+      public void onError(HttpRule rule, RuntimeException error) {
+        each(l -> l.onError(rule, error));
+      }
+
+      @Override
+      public void onRejectedPath(String method, String requestUri, String reason) {
+        each(l -> l.onRejectedPath(method, requestUri, reason));
+      }
+
+      @Override
+      public String toString() {
+        return "RateLimitListener.composite" + all;
+      }
+    };
+  }
+}

@@ -1,0 +1,55 @@
+package io.slidingwindow.http;
+
+import io.slidingwindow.KeyedRateLimiter;
+import io.slidingwindow.Limit;
+import io.slidingwindow.Ticker;
+import java.util.List;
+
+/**
+ * Creates the keyed limiter behind each rule: the seam between HTTP and a storage backend.
+ *
+ * <p>The filter calls it once per rule when it is built, and then only uses the {@link
+ * KeyedRateLimiter} it returned, so swapping the in-process backend for a shared one (Redis) needs
+ * no change to the filter. A backend that keeps state outside the process should use {@code
+ * ruleName} to keep rules apart.
+ */
+@FunctionalInterface
+public interface RateLimiterFactory {
+
+  /**
+   * Returns a keyed limiter enforcing every one of {@code limits} for each key.
+   *
+   * @param ruleName the rule's name, unique among the rules of one filter
+   * @param limits the rule's limits, at least one
+   * @param countRefusedAttempts whether refused requests are counted too
+   * @throws IllegalArgumentException if the limits cannot be enforced by this backend
+   */
+  KeyedRateLimiter<String> create(
+      String ruleName, List<Limit> limits, boolean countRefusedAttempts);
+
+  /**
+   * The in-process backend: a {@link KeyedRateLimiter#builder()} limiter per rule, tracking at most
+   * {@code maxKeysPerRule} keys (new keys beyond that are refused until old ones expire).
+   *
+   * @throws IllegalArgumentException if {@code ticker} is null or {@code maxKeysPerRule} is not
+   *     positive or exceeds {@link Integer#MAX_VALUE}
+   */
+  static RateLimiterFactory inMemory(Ticker ticker, long maxKeysPerRule) {
+    if (ticker == null) {
+      throw new IllegalArgumentException("ticker must not be null");
+    }
+    KeyedRateLimiter.builder().maxKeys(maxKeysPerRule); // validates
+    return (ruleName, limits, countRefused) ->
+        KeyedRateLimiter.builder()
+            .limits(limits)
+            .countRefusedAttempts(countRefused)
+            .ticker(ticker)
+            .maxKeys(maxKeysPerRule)
+            .build();
+  }
+
+  /** The in-process backend on the system clock, with the default key bound. */
+  static RateLimiterFactory inMemory() {
+    return inMemory(Ticker.system(), KeyedRateLimiter.Builder.DEFAULT_MAX_KEYS);
+  }
+}

@@ -1,0 +1,175 @@
+package io.slidingwindow.spring;
+
+import io.slidingwindow.http.RequestKey;
+import java.util.function.Function;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.CompoundExpression;
+import org.springframework.expression.spel.ast.MethodReference;
+import org.springframework.expression.spel.ast.Projection;
+import org.springframework.expression.spel.ast.PropertyOrFieldReference;
+import org.springframework.expression.spel.ast.Selection;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.SimpleEvaluationContext;
+
+/**
+ * The key language of {@link KeyExpressions}, free of any server API: it checks a key's text and
+ * turns every form but {@code bean:NAME} into a function over {@link RateLimitKeyContext}, which
+ * the servlet and the reactive side each build from their own request.
+ */
+final class KeyLanguage {
+
+  /** The forms a key may take, for messages. */
+  static final String FORMS = "ip, principal, global, header:NAME, bean:NAME or a key expression";
+
+  private static final SpelExpressionParser PARSER = new SpelExpressionParser();
+
+  private KeyLanguage() {}
+
+  /** {@code key} trimmed; empty for null. */
+  static String normalize(String key) {
+    return key == null ? "" : key.trim();
+  }
+
+  /** The bean name of a {@code bean:NAME} key, or null if {@code key} has another form. */
+  static String beanName(String key) {
+    String value = normalize(key);
+    return value.startsWith("bean:") ? value.substring(5).trim() : null;
+  }
+
+  /**
+   * The header name of a {@code header:NAME} key, or null if {@code key} has another form.
+   *
+   * @throws IllegalArgumentException naming {@code where} and the key if the name is not a token
+   */
+  static String headerName(String where, String key) {
+    String value = normalize(key);
+    if (!value.startsWith("header:")) {
+      return null;
+    }
+    String name = value.substring(7).trim();
+    if (!name.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) {
+      throw invalid(where, key, "header:NAME needs a header name", null);
+    }
+    return name;
+  }
+
+  /**
+   * The function of {@code key} over a request's context, for every form but {@code bean:NAME}:
+   * {@code ip} is {@code clientIp}, {@code principal} is {@code principal ?: clientIp}, {@code
+   * header:NAME} is {@code header('NAME') ?: clientIp}, {@code global} is {@code global}, anything
+   * else a checked expression.
+   *
+   * @throws IllegalArgumentException naming {@code where} and the key if it is none of the forms,
+   *     or its expression does not parse or reads an unknown name
+   */
+  static Function<RateLimitKeyContext, RequestKey> compile(String where, String key) {
+    String value = normalize(key);
+    switch (value) {
+      case "ip":
+        return RateLimitKeyContext::getClientIp;
+      case "principal":
+        return context -> {
+          RequestKey principal = context.getPrincipal();
+          return principal != null ? principal : context.getClientIp();
+        };
+      case "global":
+        return context -> RequestKey.global();
+      default:
+        break;
+    }
+    String header = headerName(where, key);
+    if (header != null) {
+      return context -> {
+        RequestKey typed = context.header(header);
+        return typed != null ? typed : context.getClientIp();
+      };
+    }
+    if (beanName(key) != null) {
+      throw new IllegalArgumentException(where + " names a bean, was '" + key + "'");
+    }
+    return expression(where, key);
+  }
+
+  /**
+   * The function of the SpEL expression {@code key}.
+   *
+   * @throws IllegalArgumentException naming {@code where} and the key if it is empty, does not
+   *     parse or reads an unknown name
+   */
+  static Function<RateLimitKeyContext, RequestKey> expression(String where, String key) {
+    String value = normalize(key);
+    if (value.isEmpty()) {
+      throw invalid(where, key, "it is empty", null);
+    }
+    SpelExpression expression;
+    try {
+      expression = (SpelExpression) PARSER.parseExpression(value);
+    } catch (ParseException e) {
+      throw invalid(where, key, e.getSimpleMessage(), e);
+    }
+    String unknown = unknownName(expression.getAST(), true);
+    if (unknown != null) {
+      throw invalid(where, key, unknown, null);
+    }
+    return root -> {
+      EvaluationContext context =
+          SimpleEvaluationContext.forReadOnlyDataBinding()
+              .withInstanceMethods()
+              .withRootObject(root)
+              .build();
+      context.setVariable("request", root.getRequest());
+      context.setVariable("clientIp", root.getClientIp());
+      context.setVariable("principal", root.getPrincipal());
+      context.setVariable("pathVariables", root.getPathVariables());
+      Object result = expression.getValue(context);
+      if (result == null) {
+        return null;
+      }
+      return result instanceof RequestKey typed ? typed : RequestKey.custom(result.toString());
+    };
+  }
+
+  /**
+   * The first name in {@code node} that reads the root or a variable and is not one of {@link
+   * RateLimitKeyContext}'s, described; null if every one is known. {@code atRoot} says whether the
+   * node is evaluated against the root (not against the value before it in a chain).
+   */
+  private static String unknownName(SpelNode node, boolean atRoot) {
+    if (atRoot
+        && node instanceof PropertyOrFieldReference property
+        && !RateLimitKeyContext.PROPERTIES.contains(property.getName())) {
+      return "'" + property.getName() + "' is not one of " + RateLimitKeyContext.PROPERTIES;
+    }
+    if (atRoot
+        && node instanceof MethodReference method
+        && !RateLimitKeyContext.METHODS.contains(method.getName())) {
+      return "'" + method.getName() + "(...)' is not one of " + RateLimitKeyContext.METHODS;
+    }
+    if (node instanceof VariableReference
+        && !RateLimitKeyContext.VARIABLES.contains(node.toStringAST().substring(1))) {
+      return "'" + node.toStringAST() + "' is not one of #" + RateLimitKeyContext.VARIABLES;
+    }
+    if (node instanceof Selection || node instanceof Projection) {
+      return null; // evaluated against each element, not the root
+    }
+    for (int i = 0; i < node.getChildCount(); i++) {
+      // In a chain a.b(c), only a reads the root; arguments and indexes everywhere do.
+      boolean childAtRoot = node instanceof CompoundExpression ? i == 0 && atRoot : true;
+      String unknown = unknownName(node.getChild(i), childAtRoot);
+      if (unknown != null) {
+        return unknown;
+      }
+    }
+    return null;
+  }
+
+  private static IllegalArgumentException invalid(
+      String where, String key, String reason, Exception cause) {
+    return new IllegalArgumentException(
+        where + " must be " + FORMS + ", was '" + key + "': " + reason, cause);
+  }
+}

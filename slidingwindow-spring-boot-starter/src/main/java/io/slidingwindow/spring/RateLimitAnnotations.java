@@ -1,0 +1,111 @@
+package io.slidingwindow.spring;
+
+import io.slidingwindow.Limit;
+import io.slidingwindow.http.HttpRule;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.boot.convert.DurationStyle;
+
+/**
+ * What {@link RateLimit} means on any web stack: the rule of an annotated method, checked with
+ * messages that name the method, and the register of rule names, which must be unique among the
+ * filter's rules and every annotation. The Spring MVC interceptor and the WebFlux filter pair the
+ * rule with a key resolver of their own. Thread-safe.
+ */
+final class RateLimitAnnotations {
+
+  private final Map<String, String> owners = new ConcurrentHashMap<>();
+
+  /**
+   * Takes {@code name} for {@code owner}, so that nothing else can use it: each rule name stands
+   * for one limiter, one metric series and, on a shared backend, one key space.
+   *
+   * @throws IllegalArgumentException naming both owners if another owner already uses the name
+   */
+  void claim(String name, String owner) {
+    String previous = owners.putIfAbsent(name, owner);
+    if (previous != null && !previous.equals(owner)) {
+      throw new IllegalArgumentException(
+          "rule names must be unique, '"
+              + name
+              + "' is used by "
+              + previous
+              + " and by "
+              + owner
+              + "; give one of them another name");
+    }
+  }
+
+  /**
+   * The rule of {@code annotation} on {@code method}, its name claimed.
+   *
+   * @param defaultDryRun dry-run for every annotation, on top of its own flag
+   * @throws IllegalArgumentException naming the method if the annotation is invalid or its name is
+   *     taken
+   */
+  HttpRule rule(Method method, RateLimit annotation, boolean defaultDryRun) {
+    String where = describe(method);
+    String name =
+        annotation.name().isEmpty()
+            ? method.getDeclaringClass().getSimpleName() + "." + method.getName()
+            : annotation.name();
+    HttpRule.Builder rule;
+    try {
+      rule = HttpRule.builder(name);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(where + ": name is invalid: " + e.getMessage(), e);
+    }
+    claim(name, where);
+    if (annotation.limits().length == 0) {
+      throw new IllegalArgumentException(
+          where + ": limits must hold at least one limit, was empty");
+    }
+    for (String limit : annotation.limits()) {
+      rule.limit(parseLimit(where, limit));
+    }
+    return rule.countRefusedAttempts(annotation.countRefusedAttempts())
+        .dryRun(annotation.dryRun() || defaultDryRun)
+        .build();
+  }
+
+  /** {@code @RateLimit on com.example.Api.order(String)}: the method, overloads told apart. */
+  static String describe(Method method) {
+    StringBuilder b =
+        new StringBuilder("@RateLimit on ")
+            .append(method.getDeclaringClass().getName())
+            .append('.')
+            .append(method.getName())
+            .append('(');
+    Class<?>[] types = method.getParameterTypes();
+    for (int i = 0; i < types.length; i++) {
+      b.append(i == 0 ? "" : ", ").append(types[i].getSimpleName());
+    }
+    return b.append(')').toString();
+  }
+
+  /** Parses {@code PERMITS/WINDOW}. */
+  static Limit parseLimit(String where, String text) {
+    int slash = text == null ? -1 : text.indexOf('/');
+    if (slash <= 0) {
+      throw new IllegalArgumentException(
+          where + ": limit must be PERMITS/WINDOW such as 500/2s, was '" + text + "'");
+    }
+    long permits;
+    Duration window;
+    try {
+      permits = Long.parseLong(text.substring(0, slash).trim());
+      window = DurationStyle.detectAndParse(text.substring(slash + 1).trim());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          where + ": limit must be PERMITS/WINDOW such as 500/2s, was '" + text + "'", e);
+    }
+    try {
+      return Limit.of(permits, window);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          where + ": limit '" + text + "' is invalid: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,108 @@
+package io.slidingwindow.spring;
+
+import io.slidingwindow.http.EnforcementCore;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.PathFirewall;
+import io.slidingwindow.http.RateLimitListener;
+import io.slidingwindow.http.RateLimiterFactory;
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * {@link RateLimit} on WebFlux handler methods: one rule and one keyed limiter per annotated
+ * method, created through the same {@link RateLimiterFactory} as the filter's rules. The annotated
+ * methods are found when the application starts ({@link #register}); for each request the handler
+ * is looked up as the dispatcher will look it up, only if some method is annotated. Thread-safe.
+ */
+final class ReactiveRateLimitAnnotations {
+
+  private final RateLimiterFactory limiterFactory;
+  private final RateLimitListener listener;
+  private final boolean rateLimitHeaders;
+  private final boolean defaultDryRun;
+  private final Function<String, ReactiveKeyResolver> keyResolverBeans;
+  private final RateLimitAnnotations annotations = new RateLimitAnnotations();
+  private final Map<Method, EnforcementCore<ReactiveKeySource>> cores = new ConcurrentHashMap<>();
+  private volatile List<RequestMappingHandlerMapping> mappings = List.of();
+
+  ReactiveRateLimitAnnotations(
+      RateLimiterFactory limiterFactory,
+      RateLimitListener listener,
+      boolean rateLimitHeaders,
+      boolean defaultDryRun,
+      Function<String, ReactiveKeyResolver> keyResolverBeans) {
+    this.limiterFactory = limiterFactory;
+    this.listener = listener;
+    this.rateLimitHeaders = rateLimitHeaders;
+    this.defaultDryRun = defaultDryRun;
+    this.keyResolverBeans = keyResolverBeans;
+  }
+
+  /**
+   * Takes {@code ruleName} for {@code owner} (a filter rule), so that no annotation can use it.
+   *
+   * @throws IllegalArgumentException naming both owners if an annotation already uses the name
+   */
+  void reserve(String ruleName, String owner) {
+    annotations.claim(ruleName, owner);
+  }
+
+  /**
+   * Checks and prepares the annotation of every handler method of {@code mappings}, and looks
+   * handlers up in them from now on.
+   *
+   * @throws IllegalArgumentException naming the method if an annotation is invalid or its rule name
+   *     is taken
+   */
+  void register(List<RequestMappingHandlerMapping> mappings) {
+    for (RequestMappingHandlerMapping mapping : mappings) {
+      for (HandlerMethod handler : mapping.getHandlerMethods().values()) {
+        Method method = handler.getMethod();
+        RateLimit annotation = AnnotatedElementUtils.findMergedAnnotation(method, RateLimit.class);
+        if (annotation != null && !cores.containsKey(method)) {
+          cores.put(method, build(method, annotation));
+        }
+      }
+    }
+    this.mappings = List.copyOf(mappings);
+  }
+
+  /** Whether some handler method is annotated. */
+  boolean any() {
+    return !cores.isEmpty();
+  }
+
+  /** The core of the annotated handler method {@code exchange} goes to; empty if none. */
+  Mono<EnforcementCore<ReactiveKeySource>> coreOf(ServerWebExchange exchange) {
+    return Flux.fromIterable(mappings)
+        .concatMap(mapping -> mapping.getHandler(exchange))
+        .next()
+        .flatMap(
+            handler ->
+                handler instanceof HandlerMethod method
+                    ? Mono.justOrEmpty(cores.get(method.getMethod()))
+                    : Mono.empty());
+  }
+
+  private EnforcementCore<ReactiveKeySource> build(Method method, RateLimit annotation) {
+    HttpRule rule = annotations.rule(method, annotation, defaultDryRun);
+    String where = RateLimitAnnotations.describe(method) + ": key";
+    String key = annotation.key().isBlank() ? "ip" : annotation.key();
+    return EnforcementCore.<ReactiveKeySource>builder()
+        .rule(rule, ReactiveKeys.resolver(where, key, keyResolverBeans))
+        .limiterFactory(limiterFactory)
+        .listener(listener)
+        .rateLimitHeaders(rateLimitHeaders)
+        .pathFirewall(PathFirewall.off())
+        .build();
+  }
+}

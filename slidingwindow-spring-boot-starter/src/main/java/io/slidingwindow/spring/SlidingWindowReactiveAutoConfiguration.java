@@ -1,0 +1,165 @@
+package io.slidingwindow.spring;
+
+import static io.slidingwindow.spring.PropertyChecks.bind;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.slidingwindow.Ticker;
+import io.slidingwindow.http.ClientAddresses;
+import io.slidingwindow.http.EnforcementCore;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.PathFirewall;
+import io.slidingwindow.http.RateLimitListener;
+import io.slidingwindow.http.RateLimiterFactory;
+import java.util.function.Function;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
+import org.springframework.web.server.WebFilter;
+
+/**
+ * Auto-configuration of sliding-window HTTP rate limiting for reactive (WebFlux) web applications:
+ * a {@link ReactiveRateLimitFilter} that enforces {@code slidingwindow.http.rules} and {@link
+ * RateLimit} on handler methods with the same keys, headers, refusals, dry-run, metrics and path
+ * firewall as the servlet filter.
+ *
+ * <p>Every bean backs off when the application defines one of the same type: the {@link Ticker},
+ * the {@link ClientAddresses} (from {@code trusted-proxies} and {@code ipv6-prefix-length}), the
+ * {@link RateLimiterFactory} (the in-memory backend, or Redis when configured), the {@link
+ * PathFirewall} and the filter. Listeners add up as in a servlet application. {@code
+ * slidingwindow.http.enabled=false} turns it all off.
+ */
+@AutoConfiguration
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@ConditionalOnClass(WebFilter.class)
+@ConditionalOnProperty(
+    prefix = SlidingWindowHttpProperties.PREFIX,
+    name = "enabled",
+    havingValue = "true",
+    matchIfMissing = true)
+@EnableConfigurationProperties(SlidingWindowHttpProperties.class)
+public class SlidingWindowReactiveAutoConfiguration {
+
+  /** The clock of the in-memory limiters. */
+  @Bean
+  @ConditionalOnMissingBean
+  public Ticker slidingWindowTicker() {
+    return Ticker.system();
+  }
+
+  /** Finds client addresses, believing X-Forwarded-For only from the trusted proxies. */
+  @Bean
+  @ConditionalOnMissingBean
+  public ClientAddresses slidingWindowClientAddresses(SlidingWindowHttpProperties properties) {
+    ClientAddresses addresses =
+        bind(
+            SlidingWindowHttpProperties.PREFIX + ".trusted-proxies",
+            () -> ClientAddresses.trusting(properties.getTrustedProxies()));
+    return bind(
+        SlidingWindowHttpProperties.PREFIX + ".ipv6-prefix-length",
+        () -> addresses.withIpv6PrefixLength(properties.getIpv6PrefixLength()));
+  }
+
+  /**
+   * The in-memory backend: one keyed limiter per rule on the ticker, each cleaned of expired keys
+   * every {@code slidingwindow.http.cleanup-interval}. Its decisions never wait.
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public RateLimiterFactory slidingWindowRateLimiterFactory(
+      SlidingWindowHttpProperties properties, Ticker ticker) {
+    RateLimiterFactory inMemory =
+        bind(
+            SlidingWindowHttpProperties.PREFIX + ".max-keys-per-rule",
+            () -> RateLimiterFactory.inMemory(ticker, properties.getMaxKeysPerRule()));
+    return bind(
+        SlidingWindowHttpProperties.PREFIX + ".cleanup-interval",
+        () -> CleaningRateLimiterFactory.every(properties.getCleanupInterval(), inMemory));
+  }
+
+  /** The path firewall of {@code slidingwindow.http.path-firewall}. */
+  @Bean
+  @ConditionalOnMissingBean
+  public PathFirewall slidingWindowPathFirewall(SlidingWindowHttpProperties properties) {
+    return bind(
+        SlidingWindowHttpProperties.PREFIX + ".path-firewall.allow",
+        () -> properties.getPathFirewall().toFirewall());
+  }
+
+  /**
+   * Looks up a {@link ReactiveKeyResolver} bean by name for {@code bean:NAME} keys; null if none.
+   */
+  static Function<String, ReactiveKeyResolver> keyResolverBeans(ListableBeanFactory beans) {
+    return name ->
+        beans.containsBean(name) && beans.isTypeMatch(name, ReactiveKeyResolver.class)
+            ? beans.getBean(name, ReactiveKeyResolver.class)
+            : null;
+  }
+
+  /**
+   * The filter: the rules of {@code slidingwindow.http.rules}, checked here so that bad ones stop
+   * start-up, and {@link RateLimit} on handler methods.
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public ReactiveRateLimitFilter slidingWindowReactiveRateLimitFilter(
+      SlidingWindowHttpProperties properties,
+      ClientAddresses addresses,
+      RateLimiterFactory limiterFactory,
+      ObjectProvider<RateLimitListener> listeners,
+      ObjectProvider<MeterRegistry> registry,
+      ListableBeanFactory beans,
+      PathFirewall pathFirewall) {
+    RateLimitListener listener = Listeners.of(listeners, registry);
+    Function<String, ReactiveKeyResolver> keyBeans = keyResolverBeans(beans);
+    EnforcementCore.Builder<ReactiveKeySource> core =
+        EnforcementCore.<ReactiveKeySource>builder()
+            .limiterFactory(limiterFactory)
+            .listener(listener)
+            .rateLimitHeaders(properties.isRateLimitHeaders())
+            .pathFirewall(pathFirewall);
+    for (RuleBinder.Bound bound : RuleBinder.bound(properties)) {
+      core.rule(bound.rule(), ReactiveKeys.resolver(bound.keyProperty(), bound.key(), keyBeans));
+    }
+    ReactiveRateLimitAnnotations annotations =
+        new ReactiveRateLimitAnnotations(
+            limiterFactory,
+            listener,
+            properties.isRateLimitHeaders(),
+            properties.isDryRun(),
+            keyBeans);
+    return new ReactiveRateLimitFilter(
+        core.build(), addresses, annotations, properties.getFilterOrder());
+  }
+
+  /**
+   * Checks every {@link RateLimit} once the handler mappings exist, so bad ones and names taken
+   * twice (by two annotations, or by an annotation and a filter rule) stop start-up.
+   */
+  @Bean
+  static SmartInitializingSingleton slidingWindowReactiveRateLimitAnnotationCheck(
+      ObjectProvider<RequestMappingHandlerMapping> mappings,
+      ObjectProvider<ReactiveRateLimitFilter> filters) {
+    return () ->
+        filters
+            .orderedStream()
+            .forEach(
+                filter -> {
+                  ReactiveRateLimitAnnotations annotations = filter.annotations();
+                  if (annotations == null) {
+                    return;
+                  }
+                  for (HttpRule rule : filter.rules()) {
+                    annotations.reserve(rule.name(), "the filter's rule '" + rule.name() + "'");
+                  }
+                  annotations.register(mappings.orderedStream().toList());
+                });
+  }
+}

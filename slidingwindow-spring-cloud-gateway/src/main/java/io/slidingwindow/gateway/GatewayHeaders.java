@@ -1,0 +1,50 @@
+package io.slidingwindow.gateway;
+
+import io.slidingwindow.Decision;
+import io.slidingwindow.Limit;
+import io.slidingwindow.http.QuotaHeaders;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The response headers of one route's decision, assembled by {@link QuotaHeaders}: draft-10 {@code
+ * RateLimit-Policy} and {@code RateLimit}, and on a refusal {@code Retry-After} in whole seconds
+ * rounded up. Stateless.
+ */
+final class GatewayHeaders {
+
+  /** The header that tells a refused client how many seconds to wait. */
+  static final String RETRY_AFTER = QuotaHeaders.RETRY_AFTER;
+
+  private GatewayHeaders() {}
+
+  /** The policy names of a route's limits, as the headers name them. */
+  static List<String> policyNames(String routeId, List<Limit> limits) {
+    return QuotaHeaders.policyNames(routeId, limits);
+  }
+
+  /** All headers of {@code decision} on a route with {@code limits} named {@code policyNames}. */
+  static Map<String, String> of(List<Limit> limits, List<String> policyNames, Decision decision) {
+    QuotaHeaders quota = new QuotaHeaders();
+    quota.add(limits, policyNames, decision);
+    if (decision.allowed()) {
+      return quota.headers(-1);
+    }
+    long retryAfter = quota.retryAfterSeconds(decision.retryAfter());
+    Map<String, String> headers = new LinkedHashMap<>(quota.headers(retryAfter));
+    headers.put(RETRY_AFTER, Long.toString(retryAfter));
+    return headers;
+  }
+
+  /** Only the {@code Retry-After} of a refused {@code decision}. */
+  static Map<String, String> retryAfterOnly(Decision decision) {
+    return Map.of(
+        RETRY_AFTER, Long.toString(QuotaHeaders.retryAfterSecondsOf(decision.retryAfter())));
+  }
+
+  /** The {@code Retry-After} of a refusal by the failure policy: one second. */
+  static Map<String, String> retryAfterOnePolicy() {
+    return Map.of(RETRY_AFTER, "1");
+  }
+}

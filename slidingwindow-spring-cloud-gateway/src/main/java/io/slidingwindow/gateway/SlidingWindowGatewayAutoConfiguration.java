@@ -1,0 +1,95 @@
+package io.slidingwindow.gateway;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.slidingwindow.Ticker;
+import io.slidingwindow.http.RateLimiterFactory;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
+import org.springframework.cloud.gateway.support.ConfigurationService;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Registers the {@link SlidingWindowRateLimiter} bean {@code slidingWindowRateLimiter} when Spring
+ * Cloud Gateway (WebFlux) is on the class path, so that a route's {@code RequestRateLimiter} filter
+ * can name it ({@code rate-limiter: "#{@slidingWindowRateLimiter}"}); as the only {@code
+ * RateLimiter} bean it is also the filter's default.
+ *
+ * <p>Each route's keyed limiter comes from the application's {@link RateLimiterFactory} bean when
+ * there is one: the starter's Redis factory when {@code slidingwindow.redis.*} or {@code
+ * spring.data.redis.*} is configured (with {@code slidingwindow.redis.command-timeout} and {@code
+ * on-failure}), or the application's own. Otherwise the limits stay in memory, with at most {@code
+ * slidingwindow.gateway.max-keys-per-route} keys per route. The choice is logged at start-up.
+ *
+ * <p>Runs after the starter's Redis configuration and before the gateway's, whose {@code
+ * RequestRateLimiter} filter exists only when a {@code RateLimiter} bean does. Backs off for an
+ * application-defined {@link SlidingWindowRateLimiter}; {@code slidingwindow.gateway.enabled=false}
+ * turns it off.
+ */
+@AutoConfiguration(
+    afterName = "io.slidingwindow.spring.SlidingWindowRedisAutoConfiguration",
+    beforeName = "org.springframework.cloud.gateway.config.GatewayAutoConfiguration")
+@ConditionalOnClass(AbstractRateLimiter.class)
+@ConditionalOnProperty(
+    prefix = SlidingWindowGatewayProperties.PREFIX,
+    name = "enabled",
+    havingValue = "true",
+    matchIfMissing = true)
+@EnableConfigurationProperties(SlidingWindowGatewayProperties.class)
+public class SlidingWindowGatewayAutoConfiguration {
+
+  private static final Logger LOG =
+      LoggerFactory.getLogger(SlidingWindowGatewayAutoConfiguration.class);
+
+  /** The limiter, on the application's limiter factory or in memory. */
+  @Bean
+  @ConditionalOnMissingBean
+  public SlidingWindowRateLimiter slidingWindowRateLimiter(
+      SlidingWindowGatewayProperties properties,
+      ObjectProvider<RateLimiterFactory> factories,
+      ObjectProvider<Ticker> ticker,
+      ObjectProvider<ConfigurationService> configurationService,
+      ObjectProvider<MeterRegistry> registry) {
+    RateLimiterFactory factory = factories.getIfUnique();
+    if (factory == null) {
+      factory =
+          property(
+              "max-keys-per-route",
+              () ->
+                  RateLimiterFactory.inMemory(
+                      ticker.getIfAvailable(Ticker::system), properties.getMaxKeysPerRoute()));
+      LOG.info("slidingwindow: gateway rate limits in memory (no Redis configured)");
+    } else {
+      LOG.info(
+          "slidingwindow: gateway rate limits through the application's RateLimiterFactory bean"
+              + " (the starter's Redis backend when Redis is configured)");
+    }
+    RateLimiterFactory chosen = factory;
+    return property(
+        "timeout",
+        () ->
+            new SlidingWindowRateLimiter(
+                chosen,
+                properties.getTimeout(),
+                properties.getOnFailure(),
+                properties.isRateLimitHeaders(),
+                configurationService.getIfAvailable(),
+                registry.getIfUnique()));
+  }
+
+  private static <T> T property(String name, Supplier<T> call) {
+    try {
+      return call.get();
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          SlidingWindowGatewayProperties.PREFIX + "." + name + ": " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,352 @@
+package io.slidingwindow.gateway;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.slidingwindow.Decision;
+import io.slidingwindow.KeyedRateLimiter;
+import io.slidingwindow.Limit;
+import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.spring.SlidingWindowHttpProperties.LimitSpec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.springframework.cloud.gateway.event.FilterArgsEvent;
+import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
+import org.springframework.cloud.gateway.route.RouteDefinitionRouteLocator;
+import org.springframework.cloud.gateway.support.ConfigurationService;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * A {@code RateLimiter} for Spring Cloud Gateway's {@code RequestRateLimiter} filter that grants at
+ * most {@code permits} requests per key in <em>any</em> interval of length {@code window}, for each
+ * of a route's limits.
+ *
+ * <p>Configuration. Each route gives its limits in the filter's arguments, under {@value
+ * #CONFIGURATION_PROPERTY_NAME}: {@code limits[i].permits}, {@code limits[i].window} and optionally
+ * {@code limits[i].precision} (see {@link Limit}). Routes without arguments of their own use those
+ * of the gateway's default filters. A route with no limits, or with invalid ones, fails when its
+ * filters are built, naming the argument. The key is the one the filter's {@code KeyResolver}
+ * resolved; each route counts its keys apart from every other route.
+ *
+ * <p>Backends. Each route gets one {@link KeyedRateLimiter} from the {@link RateLimiterFactory}:
+ * in-process by default, Redis when the application configures one (then every gateway instance
+ * shares the route's windows). A Redis limiter is asked through its non-blocking call; an
+ * in-process limiter decides at once without waiting for anything. When a route's limits change
+ * (its definition is refreshed), the route gets a new limiter; unchanged limits keep their counts.
+ *
+ * <p>Failures. A decision that fails, or that has not come within the {@code timeout}, is answered
+ * by the {@link OnFailure} policy, counted and logged (see {@code FailureReport}); a Redis limiter
+ * that answers by its own failure policy while Redis is down is reported as well.
+ *
+ * <p>Headers. Every decided request gets draft-10 {@code RateLimit-Policy} and {@code RateLimit}
+ * headers (unless turned off), a refused one also {@code Retry-After} in whole seconds, never
+ * early. A request refused by the failure policy gets {@code Retry-After: 1} only.
+ *
+ * <p>Thread-safe.
+ */
+public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowRateLimiter.Config> {
+
+  /** The name under which a route's filter arguments hold this limiter's configuration. */
+  public static final String CONFIGURATION_PROPERTY_NAME = "sliding-window-rate-limiter";
+
+  /** The default time a decision may take before the failure policy answers. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(500);
+
+  /** Where the filter arguments of the gateway's default filters are kept. */
+  static final String DEFAULT_FILTERS = RouteDefinitionRouteLocator.DEFAULT_FILTERS;
+
+  /** What answers a decision that failed or did not come in time. */
+  public enum OnFailure {
+    /** Let the request through (the default, as the Redis limiters' default). */
+    ALLOW,
+    /** Refuse the request with {@code Retry-After: 1}. */
+    REFUSE
+  }
+
+  private final RateLimiterFactory factory;
+  private final Duration timeout;
+  private final OnFailure onFailure;
+  private final boolean headers;
+  private final Scheduler timer;
+  private final Function<KeyedRateLimiter<String>, Decider> deciders;
+  private final FailureReport report;
+  private final Map<String, RouteLimiter> routes = new ConcurrentHashMap<>();
+
+  /** Each route's bound arguments: written when routes are (re)built, read by every request. */
+  private final Map<String, Config> configs = new ConcurrentHashMap<>();
+
+  /**
+   * A limiter whose routes get their limiters from {@code factory}.
+   *
+   * @param factory makes each route's keyed limiter; the rule name it is given is {@code gateway.}
+   *     followed by the route id
+   * @param timeout how long a decision may take before {@code onFailure} answers; positive
+   * @param onFailure what answers a failed or late decision
+   * @param headers whether to send the draft-10 {@code RateLimit-Policy} and {@code RateLimit}
+   *     headers ({@code Retry-After} is always sent on a refusal)
+   * @param configurationService the gateway's, to bind each route's arguments; may be null in tests
+   * @param registry where to count failures; may be null
+   * @throws IllegalArgumentException if {@code factory} or {@code onFailure} is null, or {@code
+   *     timeout} is null or not positive
+   */
+  public SlidingWindowRateLimiter(
+      RateLimiterFactory factory,
+      Duration timeout,
+      OnFailure onFailure,
+      boolean headers,
+      ConfigurationService configurationService,
+      MeterRegistry registry) {
+    this(
+        factory,
+        timeout,
+        onFailure,
+        headers,
+        configurationService,
+        registry,
+        Schedulers.parallel(),
+        Decider::of);
+  }
+
+  /**
+   * As the public constructor, with the scheduler that times decisions out and what asks each
+   * route's limiter (tests: a virtual clock and a decider that never answers).
+   */
+  SlidingWindowRateLimiter(
+      RateLimiterFactory factory,
+      Duration timeout,
+      OnFailure onFailure,
+      boolean headers,
+      ConfigurationService configurationService,
+      MeterRegistry registry,
+      Scheduler timer,
+      Function<KeyedRateLimiter<String>, Decider> deciders) {
+    super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
+    if (factory == null) {
+      throw new IllegalArgumentException("factory must not be null");
+    }
+    if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+    }
+    if (onFailure == null) {
+      throw new IllegalArgumentException("onFailure must not be null");
+    }
+    this.factory = factory;
+    this.timeout = timeout;
+    this.onFailure = onFailure;
+    this.headers = headers;
+    this.timer = timer;
+    this.deciders = deciders;
+    this.report = new FailureReport(registry);
+  }
+
+  /** Each route's configuration by route id; a concurrent map, since requests read it. */
+  @Override
+  public Map<String, Config> getConfig() {
+    return configs;
+  }
+
+  /**
+   * Binds a route's arguments, then builds its limiter at once, so that a route with bad limits
+   * fails while the gateway builds its filters, not on its first request.
+   */
+  @Override
+  public void onApplicationEvent(FilterArgsEvent event) {
+    super.onApplicationEvent(event);
+    Config config = getConfig().get(event.getRouteId());
+    if (config != null) {
+      routeLimiter(event.getRouteId(), config);
+    }
+  }
+
+  /**
+   * Decides one request of {@code id} on {@code routeId}; never blocks. The response carries the
+   * headers described above; a route without configuration is an error (the filter answers 500).
+   */
+  @Override
+  public Mono<Response> isAllowed(String routeId, String id) {
+    RouteLimiter route;
+    try {
+      route = routeLimiter(routeId, configOf(routeId));
+    } catch (IllegalArgumentException e) {
+      return Mono.error(e);
+    }
+    return Mono.defer(
+            () -> {
+              CompletableFuture<Decision> stage = route.decider.decide(id, 1).toCompletableFuture();
+              // Never cancels the limiter's call: a timeout only stops waiting for it.
+              Mono<Decision> decision = Mono.fromFuture(stage, true);
+              // An in-process decision is already made: no timer to arm and cancel.
+              return stage.isDone() ? decision : decision.timeout(timeout, timer);
+            })
+        .map(
+            decision -> {
+              report.decided(routeId, route.decider.degraded());
+              return new Response(decision.allowed(), headersOf(route, decision));
+            })
+        .onErrorResume(e -> Mono.just(failed(routeId, e)));
+  }
+
+  private Map<String, String> headersOf(RouteLimiter route, Decision decision) {
+    if (headers) {
+      return GatewayHeaders.of(route.limits, route.policyNames, decision);
+    }
+    return decision.allowed() ? Map.of() : GatewayHeaders.retryAfterOnly(decision);
+  }
+
+  private Response failed(String routeId, Throwable cause) {
+    boolean allowed = onFailure == OnFailure.ALLOW;
+    report.failed(routeId, cause, allowed);
+    return new Response(allowed, allowed ? Map.of() : GatewayHeaders.retryAfterOnePolicy());
+  }
+
+  private Config configOf(String routeId) {
+    Config config = getConfig().get(routeId);
+    if (config == null) {
+      config = getConfig().get(DEFAULT_FILTERS);
+    }
+    if (config == null) {
+      throw new IllegalArgumentException(
+          "route "
+              + routeId
+              + " has no "
+              + CONFIGURATION_PROPERTY_NAME
+              + " arguments, nor do the default filters");
+    }
+    return config;
+  }
+
+  /** The route's limiter for {@code config}, rebuilt only if its limits changed. */
+  private RouteLimiter routeLimiter(String routeId, Config config) {
+    RouteLimiter current = routes.get(routeId);
+    if (current != null && current.config == config) {
+      return current;
+    }
+    List<Limit> limits = config.limits(routeId);
+    return routes.compute(
+        routeId,
+        (id, existing) -> {
+          if (existing != null && existing.limits.equals(limits)) {
+            return new RouteLimiter(
+                config, existing.limits, existing.policyNames, existing.decider);
+          }
+          KeyedRateLimiter<String> limiter = factory.create("gateway." + id, limits, false);
+          if (limiter == null) {
+            throw new IllegalArgumentException(
+                "route " + id + ": the limiter factory returned no limiter for " + limits);
+          }
+          return new RouteLimiter(
+              config, limits, GatewayHeaders.policyNames(id, limits), deciders.apply(limiter));
+        });
+  }
+
+  /** One route's limits, their header names and its decider, for one bound configuration. */
+  private static final class RouteLimiter {
+    final Config config;
+    final List<Limit> limits;
+    final List<String> policyNames;
+    final Decider decider;
+
+    RouteLimiter(Config config, List<Limit> limits, List<String> policyNames, Decider decider) {
+      this.config = config;
+      this.limits = limits;
+      this.policyNames = policyNames;
+      this.decider = decider;
+    }
+  }
+
+  /**
+   * One route's configuration: its limits, each {@code permits}, {@code window} and optionally
+   * {@code precision}. Bound from the route's filter arguments; not thread-safe until bound.
+   */
+  public static class Config {
+
+    private List<LimitSpec> limits = new ArrayList<>();
+
+    public List<LimitSpec> getLimits() {
+      return limits;
+    }
+
+    public Config setLimits(List<LimitSpec> limits) {
+      this.limits = limits;
+      return this;
+    }
+
+    /**
+     * Adds the limit of {@code permits} per {@code window} at the default precision, for code that
+     * configures routes directly.
+     */
+    public Config limit(long permits, Duration window) {
+      return limit(permits, window, null);
+    }
+
+    /**
+     * Adds the limit of {@code permits} per {@code window} tracked in buckets of {@code precision}
+     * (null: the default), for code that configures routes directly.
+     */
+    public Config limit(long permits, Duration window, Duration precision) {
+      LimitSpec spec = new LimitSpec();
+      spec.setPermits(permits);
+      spec.setWindow(window);
+      spec.setPrecision(precision);
+      limits.add(spec);
+      return this;
+    }
+
+    /**
+     * The limits, checked.
+     *
+     * @throws IllegalArgumentException naming the route and the argument if there is no limit or
+     *     one is invalid
+     */
+    List<Limit> limits(String routeId) {
+      String prefix = "route " + routeId + ": " + CONFIGURATION_PROPERTY_NAME + ".limits";
+      if (limits == null || limits.isEmpty()) {
+        throw new IllegalArgumentException(prefix + ": at least one limit is required, was none");
+      }
+      List<Limit> checked = new ArrayList<>();
+      for (int i = 0; i < limits.size(); i++) {
+        checked.add(limit(prefix + "[" + i + "]", limits.get(i)));
+      }
+      return List.copyOf(checked);
+    }
+
+    private static Limit limit(String prefix, LimitSpec spec) {
+      if (spec == null || spec.getPermits() == null) {
+        throw new IllegalArgumentException(prefix + ".permits: permits must be set, was null");
+      }
+      Limit limit;
+      try {
+        limit = Limit.of(spec.getPermits(), spec.getWindow());
+      } catch (IllegalArgumentException e) {
+        String argument = e.getMessage().startsWith("permits") ? "permits" : "window";
+        throw new IllegalArgumentException(prefix + "." + argument + ": " + e.getMessage(), e);
+      }
+      if (spec.getPrecision() == null) {
+        return limit;
+      }
+      try {
+        return limit.withPrecision(spec.getPrecision());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(prefix + ".precision: " + e.getMessage(), e);
+      }
+    }
+
+    @Override
+    public String toString() {
+      List<String> shown = new ArrayList<>();
+      for (LimitSpec spec : limits) {
+        shown.add(
+            spec.getPermits()
+                + " per "
+                + spec.getWindow()
+                + (spec.getPrecision() == null ? "" : " (precision " + spec.getPrecision() + ")"));
+      }
+      return "Config" + shown;
+    }
+  }
+}

@@ -1,0 +1,37 @@
+package io.slidingwindow.gateway;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** A real HTTP client for the integration tests; every call bounded by {@link #TIMEOUT}. */
+final class Http {
+
+  /** The most any request may take. */
+  static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+  private static final HttpClient CLIENT =
+      HttpClient.newBuilder().connectTimeout(TIMEOUT).version(HttpClient.Version.HTTP_1_1).build();
+
+  private Http() {}
+
+  /** GETs {@code path} of {@code base}, with {@code X-User: user} unless {@code user} is null. */
+  static HttpResponse<String> get(URI base, String path, String user) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(TIMEOUT);
+    if (user != null) {
+      request.header("X-User", user);
+    }
+    try {
+      return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
