@@ -7,8 +7,8 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Limits a Spring MVC handler method: at most {@code permits} calls in any interval of length
- * {@code window}, for each key, for every limit listed.
+ * Limits a Spring MVC or WebFlux handler method: at most {@code permits} calls in any interval of
+ * length {@code window}, for each key, for every limit listed.
  *
  * <pre>{@code
  * @GetMapping("/orders/{id}")

@@ -81,11 +81,15 @@ final class ReactiveRateLimitAnnotations {
     return !cores.isEmpty();
   }
 
-  /** The core of the annotated handler method {@code exchange} goes to; empty if none. */
+  /**
+   * The core of the annotated handler method {@code exchange} goes to; empty if none, or if the
+   * lookup fails (a method or media type no handler takes), which the dispatcher then answers.
+   */
   Mono<EnforcementCore<ReactiveKeySource>> coreOf(ServerWebExchange exchange) {
     return Flux.fromIterable(mappings)
         .concatMap(mapping -> mapping.getHandler(exchange))
         .next()
+        .onErrorResume(error -> Mono.empty())
         .flatMap(
             handler ->
                 handler instanceof HandlerMethod method
