@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -33,12 +34,13 @@ class PathSpellingTest {
   @ValueSource(booleans = {true, false})
   void issueSpellings_areRefusedOrCounted(boolean firewall) throws Exception {
     try (ConfigurableApplicationContext context =
+        // As arguments: they win over application.yml's port 8080, where default properties
+        // (SpringApplicationBuilder.properties) would lose to it.
         new SpringApplicationBuilder(DemoApplication.class)
-            .properties(
-                "server.port=0",
-                "spring.main.banner-mode=off",
-                "slidingwindow.http.path-firewall.enabled=" + firewall)
-            .run()) {
+            .run(
+                "--server.port=0",
+                "--spring.main.banner-mode=off",
+                "--slidingwindow.http.path-firewall.enabled=" + firewall)) {
       int port = ((ServletWebServerApplicationContext) context).getWebServer().getPort();
       int remaining = remaining(get(port, "/v1/product/1"));
       for (String spelling : SPELLINGS) {
@@ -70,7 +72,7 @@ class PathSpellingTest {
   /** One GET with the target as given, byte for byte; the whole response as text. */
   private static String get(int port, String target) throws IOException {
     try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+      socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 5_000);
       socket.setSoTimeout(10_000);
       socket
           .getOutputStream()

@@ -109,7 +109,7 @@ public final class ClientAddresses {
     }
     List<String> hops = new ArrayList<>();
     for (String header : forwardedFor) {
-      for (String hop : header.split(",")) {
+      for (String hop : header.split(",", -1)) {
         String value = normalize(hop);
         if (!value.isEmpty()) {
           hops.add(value);

@@ -90,7 +90,7 @@ final class IpRange {
   }
 
   private static byte[] ipv4(String address) {
-    String[] octets = address.split("\\.");
+    String[] octets = address.split("\\.", -1);
     byte[] bytes = new byte[4];
     for (int i = 0; i < 4; i++) {
       int octet = Integer.parseInt(octets[i]);

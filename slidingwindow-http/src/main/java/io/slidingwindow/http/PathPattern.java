@@ -127,7 +127,7 @@ public final class PathPattern {
 
   private static String[] split(String path) {
     List<String> parts = new ArrayList<>();
-    for (String part : path.split("/")) {
+    for (String part : path.split("/", -1)) {
       if (!part.isEmpty()) {
         parts.add(part);
       }

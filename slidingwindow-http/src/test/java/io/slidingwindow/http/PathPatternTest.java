@@ -96,7 +96,7 @@ class PathPatternTest {
   /** The same language as a regular expression over {@link #normalized}: an independent oracle. */
   private static Pattern oracle(String pattern) {
     StringBuilder regex = new StringBuilder();
-    for (String segment : pattern.split("/")) {
+    for (String segment : pattern.split("/", -1)) {
       if (segment.isEmpty()) {
         continue;
       }
@@ -105,7 +105,8 @@ class PathPatternTest {
         continue;
       }
       regex.append('/');
-      for (char c : segment.toCharArray()) {
+      for (int i = 0; i < segment.length(); i++) {
+        char c = segment.charAt(i);
         regex.append(c == '*' ? "[^/]*" : c == '?' ? "[^/]" : Pattern.quote(String.valueOf(c)));
       }
     }
@@ -115,7 +116,7 @@ class PathPatternTest {
   /** The path without empty segments, each segment preceded by '/'; the root is "". */
   private static String normalized(String path) {
     StringBuilder b = new StringBuilder();
-    for (String segment : path.split("/")) {
+    for (String segment : path.split("/", -1)) {
       if (!segment.isEmpty()) {
         b.append('/').append(segment);
       }

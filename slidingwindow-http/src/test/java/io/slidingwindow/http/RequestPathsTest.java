@@ -131,7 +131,8 @@ class RequestPathsTest {
     String path = join(segments);
     java.util.Random random = new java.util.Random(seed);
     StringBuilder spelled = new StringBuilder();
-    for (char c : path.toCharArray()) {
+    for (int i = 0; i < path.length(); i++) {
+      char c = path.charAt(i);
       if (random.nextInt(3) == 0) {
         String hex = String.format("%%%02X", (int) c);
         spelled.append(random.nextBoolean() ? hex : hex.toLowerCase(java.util.Locale.ROOT));

@@ -40,14 +40,18 @@ final class KeyExpressions {
   static KeyResolver resolver(
       String where, String key, ClientIpResolver clientIp, Function<String, KeyResolver> beans) {
     switch (KeyLanguage.normalize(key)) {
-      case "ip":
+      case "ip" -> {
         return KeyResolver.clientIp(clientIp);
-      case "principal":
+      }
+      case "principal" -> {
         return KeyResolver.principal(clientIp);
-      case "global":
+      }
+      case "global" -> {
         return KeyResolver.global();
-      default:
-        break;
+      }
+      default -> {
+        // a header, a bean or an expression: below
+      }
     }
     String header = KeyLanguage.headerName(where, key);
     if (header != null) {

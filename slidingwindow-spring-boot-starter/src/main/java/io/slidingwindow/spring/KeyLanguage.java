@@ -69,17 +69,21 @@ final class KeyLanguage {
   static Function<RateLimitKeyContext, RequestKey> compile(String where, String key) {
     String value = normalize(key);
     switch (value) {
-      case "ip":
+      case "ip" -> {
         return RateLimitKeyContext::getClientIp;
-      case "principal":
+      }
+      case "principal" -> {
         return context -> {
           RequestKey principal = context.getPrincipal();
           return principal != null ? principal : context.getClientIp();
         };
-      case "global":
+      }
+      case "global" -> {
         return context -> RequestKey.global();
-      default:
-        break;
+      }
+      default -> {
+        // a header or an expression: below
+      }
     }
     String header = headerName(where, key);
     if (header != null) {

@@ -8,7 +8,6 @@ import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.web.servlet.HandlerMapping;
@@ -16,11 +15,15 @@ import org.springframework.web.servlet.HandlerMapping;
 class KeyExpressionsTest {
 
   private static final String WHERE = "slidingwindow.http.rules.r.key";
-  private static final Function<String, KeyResolver> NO_BEANS = name -> null;
+
+  private static KeyResolver noBean(String name) {
+    return null;
+  }
+
   private final ClientIpResolver clientIp = ClientIpResolver.trusting(List.of("127.0.0.1"));
 
   private KeyResolver parse(String key) {
-    return KeyExpressions.resolver(WHERE, key, clientIp, NO_BEANS);
+    return KeyExpressions.resolver(WHERE, key, clientIp, KeyExpressionsTest::noBean);
   }
 
   private static MockHttpServletRequest request(String... headers) {
