@@ -7,7 +7,6 @@ import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
-import io.slidingwindow.redis.RedisUris;
 import io.slidingwindow.server.internal.ConfigWatcher;
 import io.slidingwindow.server.internal.Decider;
 import io.slidingwindow.server.internal.EnvoyRateLimitService;
@@ -25,7 +24,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 /**
  * A rate limit service that speaks Envoy's rate limit protocol ({@code
@@ -91,8 +89,7 @@ public final class RateLimitServer implements AutoCloseable {
             .addService(new EnvoyRateLimitService(decider, metrics))
             .maxInboundMessageSize(1 << 20)
             .build();
-    // Small JSON answers otherwise wait for the client's delayed ACK (about 40 ms each); the JDK
-    // reads this once, when its first HTTP server starts, and an explicit setting wins.
+    // Else small answers wait for delayed ACKs (~40 ms); read once by the JDK; a set value wins.
     if (System.getProperty("sun.net.httpserver.nodelay") == null) {
       System.setProperty("sun.net.httpserver.nodelay", "true");
     }
@@ -304,11 +301,7 @@ public final class RateLimitServer implements AutoCloseable {
      * @throws IllegalStateException if a Redis store was already set
      */
     public Builder redis(String uri) {
-      if (uri == null || uri.isEmpty()) {
-        throw new IllegalArgumentException("redis uri must not be empty, was " + uri);
-      }
-      return store(
-          new RedisStore("standalone " + RedisUris.mask(uri), () -> RedisBackend.standalone(uri)));
+      return store(RedisStore.standalone(uri));
     }
 
     /**
@@ -322,14 +315,7 @@ public final class RateLimitServer implements AutoCloseable {
      * @throws IllegalStateException if a Redis store was already set
      */
     public Builder redisSentinel(List<String> sentinelUris, String masterName) {
-      List<String> uris = uris(sentinelUris, "sentinelUris");
-      if (masterName == null || masterName.isEmpty()) {
-        throw new IllegalArgumentException("masterName must not be empty, was " + masterName);
-      }
-      return store(
-          new RedisStore(
-              "sentinel " + masterName + " via " + RedisUris.mask(uris.toString()),
-              () -> RedisBackend.sentinel(uris, masterName)));
+      return store(RedisStore.sentinel(sentinelUris, masterName));
     }
 
     /**
@@ -340,10 +326,7 @@ public final class RateLimitServer implements AutoCloseable {
      * @throws IllegalStateException if a Redis store was already set
      */
     public Builder redisCluster(List<String> seedUris) {
-      List<String> uris = uris(seedUris, "seedUris");
-      return store(
-          new RedisStore(
-              "cluster " + RedisUris.mask(uris.toString()), () -> RedisBackend.cluster(uris)));
+      return store(RedisStore.cluster(seedUris));
     }
 
     /**
@@ -391,20 +374,12 @@ public final class RateLimitServer implements AutoCloseable {
       if (redisStore != null) {
         throw new IllegalStateException(
             "one Redis store at most: "
-                + redisStore.description
+                + redisStore.description()
                 + " was set, then "
-                + store.description);
+                + store.description());
       }
       this.redisStore = store;
       return this;
-    }
-
-    private static List<String> uris(List<String> uris, String name) {
-      if (uris == null || uris.isEmpty() || uris.stream().anyMatch(u -> u == null || u.isEmpty())) {
-        throw new IllegalArgumentException(
-            name + " must be non-empty URIs, was " + RedisUris.mask(String.valueOf(uris)));
-      }
-      return List.copyOf(uris);
     }
 
     /**
@@ -470,13 +445,6 @@ public final class RateLimitServer implements AutoCloseable {
         throw new IllegalArgumentException(name + " must be from 0 to 65535, was " + port);
       }
       return port;
-    }
-  }
-
-  /** Where the counts live in Redis, connected when the service starts. */
-  private record RedisStore(String description, Supplier<RedisBackend> connector) {
-    RedisBackend connect() {
-      return connector.get();
     }
   }
 }
