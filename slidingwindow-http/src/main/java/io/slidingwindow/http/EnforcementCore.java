@@ -3,11 +3,7 @@ package io.slidingwindow.http;
 import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -52,7 +48,7 @@ import java.util.function.Supplier;
 public final class EnforcementCore<Q> {
 
   /** Longer keys are replaced by their digest. */
-  public static final int MAX_KEY_CHARS = 256;
+  public static final int MAX_KEY_CHARS = BoundedKeys.MAX_KEY_CHARS;
 
   private static final System.Logger LOG = System.getLogger(EnforcementCore.class.getName());
 
@@ -304,22 +300,9 @@ public final class EnforcementCore<Q> {
         cause == null ? "the limiter answered nothing" : "the limiter failed: " + cause, cause);
   }
 
-  /**
-   * {@code key} itself if it has at most {@value #MAX_KEY_CHARS} characters, otherwise a SHA-256
-   * digest of it: a client cannot make each tracked key cost kilobytes by sending long header
-   * values.
-   */
+  /** {@code key} itself if short enough, else its digest: see {@link BoundedKeys#of}. */
   public static String boundedKey(String key) {
-    if (key.length() <= MAX_KEY_CHARS) {
-      return key;
-    }
-    try {
-      byte[] digest =
-          MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-      return "sha256:" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required of every Java platform", e);
-    }
+    return BoundedKeys.of(key);
   }
 
   private static boolean matchesAny(HttpRule rule, String method, List<String> paths) {
