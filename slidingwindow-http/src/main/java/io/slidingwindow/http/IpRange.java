@@ -157,7 +157,7 @@ final class IpRange {
       }
       int value = 0;
       for (int c = 0; c < part.length(); c++) {
-        int digit = hexDigit(part.charAt(c));
+        int digit = RequestPaths.hex(part.charAt(c));
         if (digit < 0) {
           return null;
         }
@@ -170,20 +170,6 @@ final class IpRange {
       groups[hexParts + 1] = (v4[2] & 0xFF) << 8 | (v4[3] & 0xFF);
     }
     return groups;
-  }
-
-  /** The value of an ASCII hex digit, or -1. */
-  private static int hexDigit(char c) {
-    if (c >= '0' && c <= '9') {
-      return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-      return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-      return c - 'A' + 10;
-    }
-    return -1;
   }
 
   @Override
