@@ -167,7 +167,7 @@ public final class EnforcementCore<Q> {
       if (headers == null) {
         headers = report.get();
       }
-      HttpReply refusal = apply(entry, decision, headers, method, paths);
+      HttpReply refusal = apply(entry, key, decision, headers, method, paths);
       if (refusal != null) {
         return new Outcome(refusal, Map.of());
       }
@@ -217,7 +217,7 @@ public final class EnforcementCore<Q> {
                 if (headers[0] == null) {
                   headers[0] = report.get();
                 }
-                HttpReply refusal = apply(entry, answer, headers[0], method, paths);
+                HttpReply refusal = apply(entry, key, answer, headers[0], method, paths);
                 return refusal == null ? null : new Outcome(refusal, Map.of());
               })
           .thenCompose(
@@ -249,19 +249,24 @@ public final class EnforcementCore<Q> {
    * if the rule refuses and enforces, otherwise null.
    */
   private HttpReply apply(
-      Entry<Q> entry, Decision decision, QuotaHeaders report, String method, List<String> paths) {
+      Entry<Q> entry,
+      String key,
+      Decision decision,
+      QuotaHeaders report,
+      String method,
+      List<String> paths) {
     HttpRule rule = entry.rule();
     if (rateLimitHeaders) {
       report.add(rule.limits(), entry.policies(), decision);
     }
     if (decision.allowed()) {
-      notifyAllowed(rule, decision);
+      notifyAllowed(rule, decision, key);
       if (!rule.dryRun()) {
         report.granted(rule.limits(), decision);
       }
       return null;
     }
-    notifyRefused(rule, decision, rule.dryRun());
+    notifyRefused(rule, decision, rule.dryRun(), key);
     if (rule.dryRun()) {
       LOG.log(
           Level.DEBUG,
@@ -314,17 +319,17 @@ public final class EnforcementCore<Q> {
     return false;
   }
 
-  private void notifyAllowed(HttpRule rule, Decision decision) {
+  private void notifyAllowed(HttpRule rule, Decision decision, String key) {
     try {
-      listener.onAllowed(rule, decision);
+      listener.onAllowed(rule, decision, key);
     } catch (RuntimeException e) {
       LOG.log(Level.WARNING, "rate limit listener failed", e);
     }
   }
 
-  private void notifyRefused(HttpRule rule, Decision decision, boolean dryRun) {
+  private void notifyRefused(HttpRule rule, Decision decision, boolean dryRun, String key) {
     try {
-      listener.onRefused(rule, decision, dryRun);
+      listener.onRefused(rule, decision, dryRun, key);
     } catch (RuntimeException e) {
       LOG.log(Level.WARNING, "rate limit listener failed", e);
     }

@@ -48,6 +48,29 @@ public interface RateLimitListener {
   default void onRejectedPath(String method, String requestUri, String reason) {}
 
   /**
+   * {@code rule} granted a request whose key is {@code key}; enforcers call this method, which by
+   * default calls {@link #onAllowed(HttpRule, Decision)}.
+   *
+   * @param key the key the limiter counted, as {@link EnforcementCore#boundedKey} made it: chosen
+   *     by the client, at most a few hundred characters; escape it before showing or logging it,
+   *     never use it as a metric tag, and bound any memory kept per key
+   */
+  default void onAllowed(HttpRule rule, Decision decision, String key) {
+    onAllowed(rule, decision);
+  }
+
+  /**
+   * {@code rule} refused a request whose key is {@code key}; when {@code dryRun} the request went
+   * on all the same. Enforcers call this method, which by default calls {@link #onRefused(HttpRule,
+   * Decision, boolean)}.
+   *
+   * @param key the key the limiter counted: see {@link #onAllowed(HttpRule, Decision, String)}
+   */
+  default void onRefused(HttpRule rule, Decision decision, boolean dryRun, String key) {
+    onRefused(rule, decision, dryRun);
+  }
+
+  /**
    * A listener that tells each of {@code listeners} in turn; one that throws is logged and does not
    * keep the others from being told.
    *
@@ -96,6 +119,16 @@ public interface RateLimitListener {
       @Override
       public void onRejectedPath(String method, String requestUri, String reason) {
         each(l -> l.onRejectedPath(method, requestUri, reason));
+      }
+
+      @Override
+      public void onAllowed(HttpRule rule, Decision decision, String key) {
+        each(l -> l.onAllowed(rule, decision, key));
+      }
+
+      @Override
+      public void onRefused(HttpRule rule, Decision decision, boolean dryRun, String key) {
+        each(l -> l.onRefused(rule, decision, dryRun, key));
       }
 
       @Override

@@ -250,4 +250,41 @@ class EnforcementCoreTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("rule and keys must not be null");
   }
+
+  @Test
+  void enforceAndEnforceAsync_keyedListener_toldTheKeyOfEachDecision() {
+    List<String> keyed = new ArrayList<>();
+    RateLimitListener keys =
+        new RateLimitListener() {
+          @Override
+          public void onAllowed(HttpRule rule, Decision decision, String key) {
+            keyed.add("allowed " + rule.name() + " " + key);
+          }
+
+          @Override
+          public void onRefused(HttpRule rule, Decision decision, boolean dryRun, String key) {
+            keyed.add("refused " + rule.name() + (dryRun ? " dry-run " : " ") + key);
+          }
+        };
+    RateLimitListener both = RateLimitListener.composite(List.of(keys, recorder));
+    EnforcementCore<Request> sync =
+        core().listener(both).rule(rule("r", false), r -> RequestKey.custom(r.client())).build();
+    EnforcementCore<Request> async =
+        core().listener(both).rule(rule("t", true), r -> RequestKey.custom(r.client())).build();
+    for (int i = 0; i < 3; i++) {
+      sync(sync, "a");
+      async(async, "b");
+    }
+    assertThat(keyed)
+        .containsExactly(
+            "allowed r custom:a",
+            "allowed t custom:b",
+            "allowed r custom:a",
+            "allowed t custom:b",
+            "refused r custom:a",
+            "refused t dry-run custom:b");
+    assertThat(events)
+        .as("a listener of the methods without key is still told")
+        .containsSubsequence("allowed r", "allowed t", "refused r", "refused t dry-run");
+  }
 }
