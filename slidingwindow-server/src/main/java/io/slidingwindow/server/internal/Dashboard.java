@@ -1,19 +1,15 @@
 package io.slidingwindow.server.internal;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.slidingwindow.Limit;
-import io.slidingwindow.server.internal.DecisionRecorder.Series;
-import io.slidingwindow.server.internal.DecisionRecorder.Snapshot;
-import io.slidingwindow.server.internal.DecisionRecorder.TopKey;
+import io.slidingwindow.dashboard.DashboardFeed;
+import io.slidingwindow.dashboard.DashboardFeed.Configuration;
+import io.slidingwindow.dashboard.DashboardFeed.Domain;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.time.Duration;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,11 +18,12 @@ import java.util.Properties;
 
 /**
  * The live dashboard: {@code GET /v1/dashboard} answers the recent decisions, the most refused
- * descriptors, the loaded configuration and the backend's health as JSON (see {@code
- * docs/server.md}); {@code GET /} and {@code GET /dashboard} answer a page that polls it every
- * second and draws it with uPlot. The page, its script and style, and uPlot's (from the {@code
- * org.webjars.npm:uplot} jar) are served from the classpath under {@code /dashboard/}; the page
- * loads nothing from other hosts and runs no inline script (a Content-Security-Policy forbids it).
+ * descriptors, the loaded configuration and the backend's health as JSON ({@link DashboardFeed},
+ * the same document as the Spring Boot starter's actuator endpoint; see {@code docs/server.md});
+ * {@code GET /} and {@code GET /dashboard} answer a page that polls it every second and draws it
+ * with uPlot. The page, its script and style, and uPlot's (from the {@code org.webjars.npm:uplot}
+ * jar) are served from the classpath under {@code /dashboard/}; the page loads nothing from other
+ * hosts and runs no inline script (a Content-Security-Policy forbids it).
  */
 public final class Dashboard {
 
@@ -40,9 +37,8 @@ public final class Dashboard {
   private record Resource(String type, byte[] bytes) {}
 
   private final Decider decider;
-  private final DecisionRecorder recorder;
+  private final VerdictRecorder recorder;
   private final ConfigWatcher watcher;
-  private final ObjectMapper json = new ObjectMapper();
   private final Map<String, Resource> resources = new LinkedHashMap<>();
 
   /**
@@ -50,7 +46,7 @@ public final class Dashboard {
    *
    * @throws IllegalStateException if the page's files or uPlot's are missing from the classpath
    */
-  public Dashboard(Decider decider, DecisionRecorder recorder, ConfigWatcher watcher) {
+  public Dashboard(Decider decider, VerdictRecorder recorder, ConfigWatcher watcher) {
     this.decider = decider;
     this.recorder = recorder;
     this.watcher = watcher;
@@ -81,82 +77,39 @@ public final class Dashboard {
   }
 
   private void answerJson(HttpExchange exchange) throws IOException {
-    byte[] body = json.writeValueAsBytes(snapshot());
+    byte[] body = DashboardFeed.toJson(snapshot()).getBytes(StandardCharsets.UTF_8);
     exchange.getResponseHeaders().set("Cache-Control", "no-store");
     send(exchange, new Resource("application/json", body));
   }
 
-  /** The body of {@code GET /v1/dashboard}. */
-  public ObjectNode snapshot() {
-    Snapshot snapshot = recorder.snapshot();
-    ObjectNode answer = json.createObjectNode();
-    ArrayNode seconds = answer.putArray("seconds");
-    for (long second : snapshot.seconds()) {
-      seconds.add(second);
-    }
-    ArrayNode domains = answer.putArray("domains");
-    for (Series series : snapshot.domains()) {
-      series(domains.addObject().put("domain", series.domain()), series);
-    }
-    ArrayNode rules = answer.putArray("rules");
-    for (Series series : snapshot.rules()) {
-      series(rules.addObject().put("domain", series.domain()).put("rule", series.rule()), series);
-    }
-    answer.put("topWindowSeconds", DecisionRecorder.TOP_WINDOW_SECONDS);
-    ArrayNode top = answer.putArray("topRefused");
-    for (TopKey key : snapshot.topRefused()) {
-      top.addObject()
-          .put("domain", key.key().domain())
-          .put("rule", key.key().rule())
-          .put("descriptor", key.key().key())
-          .put("refusals", key.refusals());
-    }
-    answer.set("config", config());
-    answer.set("backend", backendHealth());
-    return answer;
+  /** The body of {@code GET /v1/dashboard}: see {@link DashboardFeed}. */
+  public Map<String, Object> snapshot() {
+    return DashboardFeed.of(recorder.recorder().snapshot(), config(), backendHealth());
   }
 
-  private static void series(ObjectNode out, Series series) {
-    ArrayNode decisions = out.putArray("decisions");
-    for (long n : series.decisions()) {
-      decisions.add(n);
-    }
-    ArrayNode refusals = out.putArray("refusals");
-    for (long n : series.refusals()) {
-      refusals.add(n);
-    }
-  }
-
-  private ObjectNode config() {
+  private Configuration config() {
     RateLimitConfig config = decider.config();
-    ObjectNode out = json.createObjectNode();
-    out.put("path", watcher.path().toString());
-    out.put("lastReloadError", watcher.lastError());
-    ArrayNode domains = out.putArray("domains");
+    List<Domain> domains = new ArrayList<>();
     for (String domain : config.domains()) {
-      ObjectNode domainNode = domains.addObject().put("domain", domain);
-      ArrayNode rules = domainNode.putArray("rules");
+      List<DashboardFeed.Rule> rules = new ArrayList<>();
       for (Rule rule : config.rules()) {
         if (domain.equals(rule.domain())) {
-          rules
-              .addObject()
-              .put("rule", rule.path())
-              .put("name", rule.name())
-              .put("limits", limits(rule))
-              .put("shadowMode", rule.shadowMode())
-              .put("source", rule.source());
+          rules.add(
+              new DashboardFeed.Rule(
+                  rule.path(), rule.name(), limits(rule), rule.shadowMode(), rule.source()));
         }
       }
+      domains.add(new Domain(domain, rules));
     }
-    return out;
+    return new Configuration(watcher.path().toString(), watcher.lastError(), domains);
   }
 
   /**
    * The health of the store that holds the counts: {@code {"backend": "memory"}} while counts live
    * in this process.
    */
-  ObjectNode backendHealth() {
-    return json.createObjectNode().put("backend", "memory");
+  Map<String, Object> backendHealth() {
+    return Map.of("backend", "memory");
   }
 
   /** A rule's limits as text, for example {@code "5 per 10s, 100 per 90s"}. */
@@ -165,39 +118,9 @@ public final class Dashboard {
       return "unlimited";
     }
     if (rule.blocked()) {
-      return "0 per " + window(rule.blockedUnit().length()) + " (always refused)";
+      return "0 per " + DashboardFeed.window(rule.blockedUnit().length()) + " (always refused)";
     }
-    List<String> parts = new ArrayList<>(rule.limits().size());
-    for (Limit limit : rule.limits()) {
-      parts.add(limit.permits() + " per " + window(limit.window()));
-    }
-    return String.join(", ", parts);
-  }
-
-  /** A window as a whole number of the largest unit that divides it: {@code 90s}, {@code 1d}. */
-  static String window(Duration window) {
-    long nanos;
-    try {
-      nanos = window.toNanos();
-    } catch (ArithmeticException e) {
-      return window.toString();
-    }
-    long[] sizes = {
-      86_400_000_000_000L,
-      3_600_000_000_000L,
-      60_000_000_000L,
-      1_000_000_000L,
-      1_000_000L,
-      1_000L,
-      1L
-    };
-    String[] names = {"d", "h", "m", "s", "ms", "us", "ns"};
-    for (int i = 0; i < sizes.length; i++) {
-      if (nanos % sizes[i] == 0) {
-        return nanos / sizes[i] + names[i];
-      }
-    }
-    return window.toString();
+    return DashboardFeed.limits(rule.limits());
   }
 
   private static String uplotVersion() {

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.slidingwindow.dashboard.DecisionRecorder;
 import io.slidingwindow.server.internal.Decisions.Status;
 import io.slidingwindow.server.internal.Decisions.Verdict;
 import java.util.Map;
@@ -31,10 +32,10 @@ public final class ServerMetrics {
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Map<String, Timer> timers = new ConcurrentHashMap<>();
-  private final DecisionRecorder recorder = DecisionRecorder.system();
+  private final VerdictRecorder recorder = new VerdictRecorder(DecisionRecorder.system());
 
   /** The recent decisions, per second, for the dashboard. */
-  public DecisionRecorder recorder() {
+  public VerdictRecorder recorder() {
     return recorder;
   }
 

@@ -1,18 +1,13 @@
-package io.slidingwindow.server.internal;
+package io.slidingwindow.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.slidingwindow.server.internal.DecisionRecorder.RefusedKey;
-import io.slidingwindow.server.internal.DecisionRecorder.Series;
-import io.slidingwindow.server.internal.DecisionRecorder.Snapshot;
-import io.slidingwindow.server.internal.DecisionRecorder.TopKey;
-import io.slidingwindow.server.internal.Decisions.Code;
-import io.slidingwindow.server.internal.Decisions.Descriptor;
-import io.slidingwindow.server.internal.Decisions.Entry;
-import io.slidingwindow.server.internal.Decisions.Outcome;
-import io.slidingwindow.server.internal.Decisions.Status;
-import io.slidingwindow.server.internal.Decisions.Verdict;
+import io.slidingwindow.dashboard.DecisionRecorder.Outcome;
+import io.slidingwindow.dashboard.DecisionRecorder.RefusedKey;
+import io.slidingwindow.dashboard.DecisionRecorder.Series;
+import io.slidingwindow.dashboard.DecisionRecorder.Snapshot;
+import io.slidingwindow.dashboard.DecisionRecorder.TopKey;
 import io.slidingwindow.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,24 +25,23 @@ class DecisionRecorderTest {
   private final FakeTicker ticker = new FakeTicker(123_456_789L);
   private final DecisionRecorder recorder = new DecisionRecorder(ticker, EPOCH_MILLIS);
 
-  private static Descriptor descriptor(String... keysAndValues) {
-    List<Entry> entries = new ArrayList<>();
-    for (int i = 0; i < keysAndValues.length; i += 2) {
-      entries.add(new Entry(keysAndValues[i], keysAndValues[i + 1]));
-    }
-    return new Descriptor(entries, null, null);
+  /** A decision of these tests: the rule and what it answered. */
+  private record Status(String rule, Outcome outcome) {}
+
+  private static String descriptor(String key, String value) {
+    return key + "=" + value;
   }
 
   private static Status ok(String rule) {
-    return new Status(Code.OK, null, 1, null, rule, Outcome.OK);
+    return new Status(rule, Outcome.ALLOWED);
   }
 
   private static Status refused(String rule) {
-    return new Status(Code.OVER_LIMIT, null, 0, null, rule, Outcome.OVER_LIMIT);
+    return new Status(rule, Outcome.REFUSED);
   }
 
-  private void record(String domain, Descriptor descriptor, Status status) {
-    recorder.record(domain, List.of(descriptor), new Verdict(status.code(), List.of(status)));
+  private void record(String domain, String key, Status status) {
+    recorder.record(domain, status.rule(), status.outcome(), key);
   }
 
   private static long last(long[] values) {
@@ -170,10 +164,25 @@ class DecisionRecorderTest {
   }
 
   @Test
-  void record_longValues_cutToTheBound() {
-    record("web", descriptor("client", "x".repeat(5000), "b", "c"), refused("client"));
+  void record_longKeys_cutToTheBound() {
+    record("web", "client=" + "x".repeat(5000), refused("client"));
     String key = recorder.snapshot().topRefused().get(0).key().key();
     assertThat(key).hasSize(DecisionRecorder.MAX_KEY_CHARS).startsWith("client=xxx").endsWith("…");
+  }
+
+  @Test
+  void cut_surrogatePairAtTheEdge_keptWhole() {
+    String text = "x".repeat(DecisionRecorder.MAX_KEY_CHARS - 2) + "\ud83d\ude00" + "tail";
+    String cut = DecisionRecorder.cut(text);
+    assertThat(cut).endsWith("x…").hasSize(DecisionRecorder.MAX_KEY_CHARS - 1);
+    assertThat(DecisionRecorder.cut("short")).isEqualTo("short");
+  }
+
+  @Test
+  void record_nullKeyRefused_countedAsOther() {
+    recorder.record("web", "client", Outcome.REFUSED, null);
+    assertThat(recorder.snapshot().topRefused())
+        .containsExactly(new TopKey(new RefusedKey("web", "client", DecisionRecorder.OTHER), 1));
   }
 
   @Test
@@ -202,15 +211,26 @@ class DecisionRecorderTest {
   }
 
   @Test
-  void record_shadowRefusal_isADecisionOnly() {
-    record(
-        "web",
-        descriptor("plan", "free"),
-        new Status(Code.OK, null, 0, null, "plan_free", Outcome.SHADOW_OVER_LIMIT));
+  void record_dryRunRefusal_countedApartAndAmongTheRefusedKeys() {
+    record("web", descriptor("plan", "free"), new Status("trial", Outcome.DRY_RUN_REFUSED));
     Series web = series(recorder.snapshot().domains(), "web", null);
     assertThat(last(web.decisions())).isEqualTo(1);
     assertThat(last(web.refusals())).isZero();
-    assertThat(recorder.snapshot().topRefused()).isEmpty();
+    assertThat(last(web.dryRunRefusals())).isEqualTo(1);
+    assertThat(last(series(recorder.snapshot().rules(), "web", "trial").dryRunRefusals()))
+        .isEqualTo(1);
+    assertThat(recorder.snapshot().topRefused())
+        .containsExactly(new TopKey(new RefusedKey("web", "trial", "plan=free"), 1));
+  }
+
+  @Test
+  void record_nullArguments_refusedNamingThem() {
+    assertThatThrownBy(() -> recorder.record(null, "r", Outcome.ALLOWED, "k"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("domain");
+    assertThatThrownBy(() -> recorder.record("d", "r", null, "k"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("outcome");
   }
 
   @Test

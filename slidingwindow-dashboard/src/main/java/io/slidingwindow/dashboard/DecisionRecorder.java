@@ -1,11 +1,6 @@
-package io.slidingwindow.server.internal;
+package io.slidingwindow.dashboard;
 
 import io.slidingwindow.Ticker;
-import io.slidingwindow.server.internal.Decisions.Code;
-import io.slidingwindow.server.internal.Decisions.Descriptor;
-import io.slidingwindow.server.internal.Decisions.Entry;
-import io.slidingwindow.server.internal.Decisions.Status;
-import io.slidingwindow.server.internal.Decisions.Verdict;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -18,52 +13,68 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Recent decisions for the dashboard: decided and refused descriptors per second, per domain and
- * per rule, over the last {@value #HISTORY_SECONDS} seconds, and the descriptor values refused most
- * over the last {@value #TOP_WINDOW_SECONDS} seconds.
+ * Recent decisions for the dashboard: decisions, refusals and dry-run refusals per second, per
+ * domain and per rule, over the last {@value #HISTORY_SECONDS} seconds, and the keys refused most
+ * over the last {@value #TOP_WINDOW_SECONDS} seconds. The rate limit service records one decision
+ * per descriptor (its domain is Envoy's domain, its key the descriptor's entries); the Spring Boot
+ * starter one per rule that decided a request (its domain is the application, its key the request's
+ * key).
  *
  * <p>Memory is bounded whatever the traffic: at most {@value #MAX_SERIES} domain series and as many
  * rule series (further ones are added to an {@value #OTHER} series), one ring of {@value
- * #HISTORY_SECONDS} one-second slots, and for the refused values a ring of {@value
- * #TOP_WINDOW_SECONDS} one-second tables of at most {@value #MAX_KEYS_PER_SECOND} values each
- * (refusals of further values in the same second are counted as {@value #OTHER}). Values are cut to
- * {@value #MAX_KEY_CHARS} characters. A value refused in many seconds but never among the first
- * {@value #MAX_KEYS_PER_SECOND} values of a second is missed; the counts are otherwise exact.
+ * #HISTORY_SECONDS} one-second slots, and for the refused keys a ring of {@value
+ * #TOP_WINDOW_SECONDS} one-second tables of at most {@value #MAX_KEYS_PER_SECOND} keys each
+ * (refusals of further keys in the same second are counted as {@value #OTHER}). Keys are cut to
+ * {@value #MAX_KEY_CHARS} characters. A key refused in many seconds but never among the first
+ * {@value #MAX_KEYS_PER_SECOND} keys of a second is missed; the counts are otherwise exact. Keys
+ * are chosen by clients: whoever shows them must escape them ({@link DashboardFeed} does).
  *
- * <p>A refusal is a descriptor answered OVER_LIMIT; shadow-mode refusals (answered OK) count as
- * decisions only. Time comes from the {@link Ticker}; a slot is reused once its second is older
- * than the ring. Thread-safe and lock-free: recording a descriptor is one or two atomic additions
- * to the current slot plus two map look-ups; a thread that records at the very moment its slot is
- * reused for a new second may lose that one count.
+ * <p>A refusal ({@link Outcome#REFUSED}) counts as a decision, a refusal and a refused key; a
+ * dry-run refusal ({@link Outcome#DRY_RUN_REFUSED}: a rule that only reports) as a decision, a
+ * dry-run refusal and a refused key. Time comes from the {@link Ticker}; a slot is reused once its
+ * second is older than the ring. Thread-safe and lock-free: recording a decision is one to three
+ * atomic additions to the current slot plus two map look-ups; a thread that records at the very
+ * moment its slot is reused for a new second may lose that one count.
  */
 public final class DecisionRecorder {
 
   /** The seconds of history kept. */
   public static final int HISTORY_SECONDS = 300;
 
-  /** The seconds over which the most refused values are counted. */
+  /** The seconds over which the most refused keys are counted. */
   public static final int TOP_WINDOW_SECONDS = 60;
 
   /** The most series of each kind (domains, rules); further ones are folded into {@link #OTHER}. */
   public static final int MAX_SERIES = 200;
 
-  /** The most distinct refused values counted per second. */
+  /** The most distinct refused keys counted per second. */
   public static final int MAX_KEYS_PER_SECOND = 256;
 
-  /** The longest refused value kept, in characters. */
+  /** The longest refused key kept, in characters. */
   public static final int MAX_KEY_CHARS = 200;
 
-  /** The name of the series, or refused value, that collects what exceeds the bounds. */
+  /** The name of the series, or refused key, that collects what exceeds the bounds. */
   public static final String OTHER = "other";
 
-  private static final int SLOT_WIDTH = 2 * (MAX_SERIES + 1);
+  /** What a rule answered. */
+  public enum Outcome {
+    /** Granted. */
+    ALLOWED,
+    /** Refused. */
+    REFUSED,
+    /** Over a limit of a rule that only reports (dry-run, shadow mode), so granted. */
+    DRY_RUN_REFUSED
+  }
+
+  private static final int COUNTERS = 3;
+  private static final int SLOT_WIDTH = COUNTERS * (MAX_SERIES + 1);
 
   /** A named series: its index in every slot. */
   private record SeriesId(int index, String domain, String rule) {}
 
   /**
-   * One second of counts: per series (domains, then rules) decisions at {@code 2 * index} and
-   * refusals at {@code 2 * index + 1}.
+   * One second of counts: per series (domains, then rules) decisions at {@code 3 * index}, refusals
+   * at {@code 3 * index + 1} and dry-run refusals at {@code 3 * index + 2}.
    */
   private static final class Slot {
     final long second;
@@ -75,7 +86,7 @@ public final class DecisionRecorder {
     }
   }
 
-  /** One second of refused values. */
+  /** One second of refused keys. */
   private static final class KeySlot {
     final long second;
     final ConcurrentHashMap<RefusedKey, LongAdder> counts = new ConcurrentHashMap<>();
@@ -86,20 +97,20 @@ public final class DecisionRecorder {
   }
 
   /**
-   * A refused descriptor.
+   * A refused key.
    *
    * @param domain its domain
    * @param rule the rule that refused it
-   * @param key its entries as {@code key=value}, joined by {@code ", "} (cut to {@value
-   *     #MAX_KEY_CHARS} characters), or {@value #OTHER}
+   * @param key the key as recorded (cut to {@value #MAX_KEY_CHARS} characters), or {@value #OTHER}
    */
   public record RefusedKey(String domain, String rule, String key) {}
 
   /**
-   * A refused descriptor and how often it was refused.
+   * A refused key and how often it was refused.
    *
    * @param key what was refused
-   * @param refusals its refusals over the last {@value #TOP_WINDOW_SECONDS} seconds
+   * @param refusals its refusals, dry-run ones included, over the last {@value #TOP_WINDOW_SECONDS}
+   *     seconds
    */
   public record TopKey(RefusedKey key, long refusals) {}
 
@@ -107,14 +118,14 @@ public final class DecisionRecorder {
    * One series of a snapshot.
    *
    * @param domain its domain, or {@value #OTHER}
-   * @param rule the rule's path for a rule series ({@code ""} for descriptors no rule matched), or
-   *     null for a domain series
-   * @param decisions decided descriptors per second, oldest first, aligned with {@link
-   *     Snapshot#seconds()}
-   * @param refusals refused descriptors per second, aligned likewise
+   * @param rule the rule's name for a rule series, or null for a domain series
+   * @param decisions decisions per second, oldest first, aligned with {@link Snapshot#seconds()}
+   * @param refusals refusals per second, aligned likewise
+   * @param dryRunRefusals dry-run refusals per second, aligned likewise
    */
   @SuppressWarnings("ArrayRecordComponent") // a fresh copy per snapshot, read once, never compared
-  public record Series(String domain, String rule, long[] decisions, long[] refusals) {}
+  public record Series(
+      String domain, String rule, long[] decisions, long[] refusals, long[] dryRunRefusals) {}
 
   /**
    * What the recorder holds at one moment.
@@ -123,8 +134,8 @@ public final class DecisionRecorder {
    *     the current, still counting second
    * @param domains one series per domain that decided something
    * @param rules one series per rule that decided something
-   * @param topRefused the most refused descriptors of the last {@value #TOP_WINDOW_SECONDS}
-   *     seconds, most refused first
+   * @param topRefused the most refused keys of the last {@value #TOP_WINDOW_SECONDS} seconds, most
+   *     refused first
    */
   @SuppressWarnings("ArrayRecordComponent") // a fresh copy per snapshot, read once, never compared
   public record Snapshot(
@@ -166,30 +177,36 @@ public final class DecisionRecorder {
   }
 
   /**
-   * Records a decided request: one decision per status, and a refusal for every status that is
-   * OVER_LIMIT.
+   * Records one decision of {@code rule}.
    *
-   * @param domain the request's domain
-   * @param descriptors the request's descriptors, in the order of {@code verdict}'s statuses
-   * @param verdict the answer
+   * @param domain the domain it belongs to
+   * @param rule the rule that decided
+   * @param outcome what the rule answered
+   * @param key what was refused, read only when {@code outcome} is a refusal; cut to {@value
+   *     #MAX_KEY_CHARS} characters, and {@value #OTHER} if null
+   * @throws IllegalArgumentException if {@code domain}, {@code rule} or {@code outcome} is null
    */
-  public void record(String domain, List<Descriptor> descriptors, Verdict verdict) {
+  public void record(String domain, String rule, Outcome outcome, String key) {
+    if (domain == null || rule == null || outcome == null) {
+      throw new IllegalArgumentException(
+          "domain, rule and outcome must not be null, were "
+              + domain
+              + ", "
+              + rule
+              + ", "
+              + outcome);
+    }
     long second = second();
     Slot slot = slot(second);
     SeriesId domainId = domainId(domain);
-    List<Status> statuses = verdict.statuses();
-    for (int i = 0; i < statuses.size(); i++) {
-      Status status = statuses.get(i);
-      boolean refused = status.code() == Code.OVER_LIMIT;
-      SeriesId ruleId = ruleId(domainId, domain, status.rule());
-      slot.domains.getAndIncrement(2 * domainId.index());
-      slot.rules.getAndIncrement(2 * ruleId.index());
-      if (refused) {
-        slot.domains.getAndIncrement(2 * domainId.index() + 1);
-        slot.rules.getAndIncrement(2 * ruleId.index() + 1);
-        Descriptor descriptor = i < descriptors.size() ? descriptors.get(i) : null;
-        refusedKey(second, domain, status.rule(), descriptor);
-      }
+    SeriesId ruleId = ruleId(domainId, domain, rule);
+    slot.domains.getAndIncrement(COUNTERS * domainId.index());
+    slot.rules.getAndIncrement(COUNTERS * ruleId.index());
+    if (outcome != Outcome.ALLOWED) {
+      int counter = outcome == Outcome.REFUSED ? 1 : 2;
+      slot.domains.getAndIncrement(COUNTERS * domainId.index() + counter);
+      slot.rules.getAndIncrement(COUNTERS * ruleId.index() + counter);
+      refusedKey(second, domain, rule, key);
     }
   }
 
@@ -248,9 +265,9 @@ public final class DecisionRecorder {
     return index <= MAX_SERIES ? new SeriesId(index, domain, rule) : other;
   }
 
-  private void refusedKey(long second, String domain, String rule, Descriptor descriptor) {
+  private void refusedKey(long second, String domain, String rule, String text) {
     KeySlot slot = keySlot(second);
-    RefusedKey key = new RefusedKey(domain, rule, describe(descriptor));
+    RefusedKey key = new RefusedKey(domain, rule, text == null ? OTHER : cut(text));
     LongAdder count = slot.counts.get(key);
     if (count == null) {
       if (slot.counts.size() >= MAX_KEYS_PER_SECOND) {
@@ -276,37 +293,30 @@ public final class DecisionRecorder {
     return new KeySlot(second);
   }
 
-  private static String describe(Descriptor descriptor) {
-    if (descriptor == null) {
-      return OTHER;
+  /**
+   * {@code text} if at most {@value #MAX_KEY_CHARS} characters long, else its first {@value
+   * #MAX_KEY_CHARS} - 1 characters and an ellipsis; a surrogate pair is never split.
+   */
+  public static String cut(String text) {
+    if (text.length() <= MAX_KEY_CHARS) {
+      return text;
     }
-    StringBuilder text = new StringBuilder();
-    for (Entry entry : descriptor.entries()) {
-      if (text.length() > 0) {
-        text.append(", ");
-      }
-      text.append(entry.key()).append('=').append(entry.value());
-      if (text.length() >= MAX_KEY_CHARS) {
-        break;
-      }
+    int end = MAX_KEY_CHARS - 1;
+    if (Character.isHighSurrogate(text.charAt(end - 1))) {
+      end--;
     }
-    if (text.length() > MAX_KEY_CHARS) {
-      text.setLength(MAX_KEY_CHARS - 1);
-      text.append('…');
-    }
-    return text.toString();
+    return text.substring(0, end) + '…';
   }
 
-  /** The counts of the last {@value #HISTORY_SECONDS} seconds and the most refused values. */
+  /** The counts of the last {@value #HISTORY_SECONDS} seconds and the 10 most refused keys. */
   public Snapshot snapshot() {
     return snapshot(10);
   }
 
   /**
-   * The counts of the last {@value #HISTORY_SECONDS} seconds and the {@code top} most refused
-   * values.
+   * The counts of the last {@value #HISTORY_SECONDS} seconds and the {@code top} most refused keys.
    *
-   * @param top how many refused values to return, at least 0
+   * @param top how many refused keys to return, at least 0
    * @throws IllegalArgumentException if {@code top} is negative
    */
   public Snapshot snapshot(int top) {
@@ -340,17 +350,19 @@ public final class DecisionRecorder {
     for (SeriesId id : ids) {
       long[] decisions = new long[ordered.length];
       long[] refusals = new long[ordered.length];
+      long[] dryRunRefusals = new long[ordered.length];
       boolean any = false;
       for (int i = 0; i < ordered.length; i++) {
         if (ordered[i] != null) {
           AtomicLongArray counts = domains ? ordered[i].domains : ordered[i].rules;
-          decisions[i] = counts.get(2 * id.index());
-          refusals[i] = counts.get(2 * id.index() + 1);
+          decisions[i] = counts.get(COUNTERS * id.index());
+          refusals[i] = counts.get(COUNTERS * id.index() + 1);
+          dryRunRefusals[i] = counts.get(COUNTERS * id.index() + 2);
           any |= decisions[i] != 0;
         }
       }
       if (any) {
-        out.add(new Series(id.domain(), id.rule(), decisions, refusals));
+        out.add(new Series(id.domain(), id.rule(), decisions, refusals, dryRunRefusals));
       }
     }
     out.sort(
