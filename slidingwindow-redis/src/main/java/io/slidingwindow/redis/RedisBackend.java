@@ -185,31 +185,71 @@ public final class RedisBackend implements AutoCloseable {
 
   /**
    * Connects to the master named {@code masterName} through the given Sentinels, each a URI such as
-   * {@code "redis://127.0.0.1:26379"}. After a failover the connection follows the new master.
+   * {@code "redis://127.0.0.1:26379"}, with no credentials for the master; a Sentinel URI's own
+   * credentials ({@code redis://:secret@host:26379}) are sent to that Sentinel. After a failover
+   * the connection follows the new master.
    *
    * @throws IllegalArgumentException if a URI is invalid, the list is empty, or {@code masterName}
    *     is null or empty
    */
   public static RedisBackend sentinel(List<String> sentinelUris, String masterName) {
+    return sentinel(sentinelUris, masterName, null, null, null);
+  }
+
+  /**
+   * As {@link #sentinel(List, String)}, authenticating to the master and its replicas (the data
+   * nodes) as {@code username} with {@code password}, and to every Sentinel whose URI carries no
+   * credentials of its own with {@code sentinelPassword} (Redis's {@code requirepass} of the
+   * Sentinels, which may differ from the data nodes'). The passwords are never part of a message or
+   * of {@link #toString()}.
+   *
+   * @param username the data nodes' ACL user, or null for the {@code default} user
+   * @param password the data nodes' password, or null for none; needed with {@code username}
+   * @param sentinelPassword the Sentinels' password, or null for none
+   * @throws IllegalArgumentException as {@link #sentinel(List, String)}, and if {@code username} is
+   *     given without a password
+   */
+  public static RedisBackend sentinel(
+      List<String> sentinelUris,
+      String masterName,
+      String username,
+      char[] password,
+      char[] sentinelPassword) {
     if (sentinelUris == null || sentinelUris.isEmpty()) {
       throw new IllegalArgumentException("sentinelUris must not be empty, was " + sentinelUris);
     }
     if (masterName == null || masterName.isEmpty()) {
       throw new IllegalArgumentException("masterName must not be empty, was " + masterName);
     }
-    RedisURI.Builder builder = null;
+    if (username != null && password == null) {
+      throw new IllegalArgumentException(
+          "username '" + username + "' needs a password, and none was given");
+    }
+    RedisURI.Builder builder = RedisURI.builder().withSentinelMasterId(masterName);
     for (String uri : sentinelUris) {
       RedisURI sentinel = parse(uri, "sentinelUris");
-      if (builder == null) {
-        builder = RedisURI.Builder.sentinel(sentinel.getHost(), sentinel.getPort(), masterName);
-      } else {
-        builder.withSentinel(sentinel.getHost(), sentinel.getPort());
+      if (sentinel.getPassword() == null && sentinelPassword != null) {
+        sentinel.setPassword(sentinelPassword);
       }
+      builder.withSentinel(sentinel);
     }
+    if (username != null) {
+      builder.withAuthentication(username, password);
+    } else if (password != null) {
+      builder.withPassword(password);
+    }
+    RedisURI target = builder.build();
     ClientResources resources = resources();
-    RedisClient client = RedisClient.create(resources, builder.build());
+    RedisClient client = RedisClient.create(resources, target);
     client.setOptions(clientOptions());
-    return connectOwned(client, resources, "sentinel " + masterName + " via " + sentinelUris);
+    return connectOwned(
+        client,
+        resources,
+        "sentinel "
+            + masterName
+            + " via "
+            + RedisUris.mask(sentinelUris.toString())
+            + (username != null ? " as " + username : ""));
   }
 
   /**

@@ -307,15 +307,37 @@ public final class RateLimitServer implements AutoCloseable {
     /**
      * As {@link #redis}, on the master named {@code masterName} found through the given Sentinels
      * (each a URI such as {@code redis://127.0.0.1:26379}); after a failover the counts continue on
-     * the new master. Only each URI's host and port are used: neither the master nor the Sentinels
-     * may require a password yet.
+     * the new master. The master is reached without credentials; a Sentinel URI's own credentials
+     * ({@code redis://:secret@127.0.0.1:26379}) are sent to that Sentinel.
      *
      * @throws IllegalArgumentException if the list is empty or holds an empty URI, or {@code
      *     masterName} is empty
      * @throws IllegalStateException if a Redis store was already set
      */
     public Builder redisSentinel(List<String> sentinelUris, String masterName) {
-      return store(RedisStore.sentinel(sentinelUris, masterName));
+      return store(RedisStore.sentinel(sentinelUris, masterName, null, null, null));
+    }
+
+    /**
+     * As {@link #redisSentinel(List, String)}, authenticating to the master and its replicas as
+     * {@code username} (null for Redis's {@code default} user) with {@code password}, and to each
+     * Sentinel whose URI has no credentials of its own with {@code sentinelPassword}. Passwords
+     * never appear in a log line or a message; the arrays are copied.
+     *
+     * @param password the data nodes' password, or null for none
+     * @param sentinelPassword the Sentinels' password, or null for none
+     * @throws IllegalArgumentException as {@link #redisSentinel(List, String)}, and if {@code
+     *     username} is given without {@code password}
+     * @throws IllegalStateException if a Redis store was already set
+     */
+    public Builder redisSentinel(
+        List<String> sentinelUris,
+        String masterName,
+        String username,
+        char[] password,
+        char[] sentinelPassword) {
+      return store(
+          RedisStore.sentinel(sentinelUris, masterName, username, password, sentinelPassword));
     }
 
     /**

@@ -26,7 +26,14 @@ import java.util.concurrent.CountDownLatch;
  * default). Each can also be given as a system property: {@code slidingwindow.server.config},
  * {@code ...host}, {@code ...grpcPort}, {@code ...httpPort}, {@code ...reloadSeconds}, {@code
  * ...redis}, {@code ...redisSentinel}, {@code ...redisMaster}, {@code ...redisCluster}, {@code
- * ...redisTimeout}.
+ * ...redisTimeout}, {@code ...redisUsername}.
+ *
+ * <p>With Sentinel, the credentials of the master and its replicas: {@code --redis-username NAME}
+ * (or {@code SLIDINGWINDOW_REDIS_USERNAME}) and the password in the environment variable {@code
+ * SLIDINGWINDOW_REDIS_PASSWORD} (or {@code --redis-password}, which other users of the machine can
+ * read in the process list); the Sentinels' own password in {@code
+ * SLIDINGWINDOW_REDIS_SENTINEL_PASSWORD} (or {@code --redis-sentinel-password}). Standalone and
+ * Cluster take credentials in their URIs. No password is ever printed.
  */
 public final class RateLimitServerMain {
 
@@ -44,6 +51,10 @@ public final class RateLimitServerMain {
     String master = System.getProperty("slidingwindow.server.redisMaster");
     String cluster = System.getProperty("slidingwindow.server.redisCluster");
     String timeout = System.getProperty("slidingwindow.server.redisTimeout");
+    String username = System.getProperty("slidingwindow.server.redisUsername");
+    String password = null;
+    String sentinelPassword = null;
+    boolean credentialOptions = false;
     for (int i = 0; i < args.length; i++) {
       String option = args[i];
       if (i + 1 >= args.length) {
@@ -61,6 +72,18 @@ public final class RateLimitServerMain {
         case "--redis-master" -> master = value;
         case "--redis-cluster" -> cluster = value;
         case "--redis-timeout" -> timeout = value;
+        case "--redis-username" -> {
+          username = value;
+          credentialOptions = true;
+        }
+        case "--redis-password" -> {
+          password = value;
+          credentialOptions = true;
+        }
+        case "--redis-sentinel-password" -> {
+          sentinelPassword = value;
+          credentialOptions = true;
+        }
         default -> usage("unknown option " + option);
       }
     }
@@ -69,6 +92,16 @@ public final class RateLimitServerMain {
     }
     if (sentinels != null && master == null) {
       usage("--redis-sentinel needs --redis-master");
+    }
+    if (credentialOptions && sentinels == null) {
+      usage(
+          "--redis-username, --redis-password and --redis-sentinel-password need --redis-sentinel;"
+              + " --redis and --redis-cluster take credentials in their URIs");
+    }
+    if (sentinels != null) {
+      username = orEnvironment(username, "SLIDINGWINDOW_REDIS_USERNAME");
+      password = orEnvironment(password, "SLIDINGWINDOW_REDIS_PASSWORD");
+      sentinelPassword = orEnvironment(sentinelPassword, "SLIDINGWINDOW_REDIS_SENTINEL_PASSWORD");
     }
     if (timeout != null && redis == null && sentinels == null && cluster == null) {
       usage("--redis-timeout needs --redis, --redis-sentinel or --redis-cluster");
@@ -86,7 +119,12 @@ public final class RateLimitServerMain {
         builder.redis(redis);
       }
       if (sentinels != null) {
-        builder.redisSentinel(list(sentinels), master);
+        builder.redisSentinel(
+            list(sentinels),
+            master,
+            username,
+            password == null ? null : password.toCharArray(),
+            sentinelPassword == null ? null : sentinelPassword.toCharArray());
       }
       if (cluster != null) {
         builder.redisCluster(list(cluster));
@@ -145,6 +183,15 @@ public final class RateLimitServerMain {
     return file;
   }
 
+  /** {@code value} if given, else the environment variable {@code name} if set and not empty. */
+  private static String orEnvironment(String value, String name) {
+    if (value != null) {
+      return value;
+    }
+    String fromEnvironment = System.getenv(name);
+    return fromEnvironment == null || fromEnvironment.isEmpty() ? null : fromEnvironment;
+  }
+
   private static List<String> list(String commaSeparated) {
     if (commaSeparated == null) {
       return List.of();
@@ -165,7 +212,9 @@ public final class RateLimitServerMain {
     System.err.println(
         "usage: RateLimitServerMain [--config PATH] [--host ADDRESS] [--grpc-port N]"
             + " [--http-port N] [--reload-seconds N] [--redis URI | --redis-sentinel URI,..."
-            + " --redis-master NAME | --redis-cluster URI,...] [--redis-timeout DURATION]");
+            + " --redis-master NAME [--redis-username NAME] [--redis-password PASSWORD]"
+            + " [--redis-sentinel-password PASSWORD] | --redis-cluster URI,...]"
+            + " [--redis-timeout DURATION]");
     System.exit(2);
   }
 }

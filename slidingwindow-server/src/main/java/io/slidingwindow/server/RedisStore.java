@@ -18,14 +18,31 @@ record RedisStore(String description, Supplier<RedisBackend> connector) {
     return new RedisStore("standalone " + RedisUris.mask(uri), () -> RedisBackend.standalone(uri));
   }
 
-  static RedisStore sentinel(List<String> sentinelUris, String masterName) {
+  static RedisStore sentinel(
+      List<String> sentinelUris,
+      String masterName,
+      String username,
+      char[] password,
+      char[] sentinelPassword) {
     List<String> uris = uris(sentinelUris, "sentinelUris");
     if (masterName == null || masterName.isEmpty()) {
       throw new IllegalArgumentException("masterName must not be empty, was " + masterName);
     }
+    if (username != null && (username.isEmpty() || password == null)) {
+      throw new IllegalArgumentException(
+          "redis username '" + username + "' must be non-empty and come with a password");
+    }
+    char[] data = password == null ? null : password.clone();
+    char[] sentinels = sentinelPassword == null ? null : sentinelPassword.clone();
     return new RedisStore(
-        "sentinel " + masterName + " via " + RedisUris.mask(uris.toString()),
-        () -> RedisBackend.sentinel(uris, masterName));
+        "sentinel "
+            + masterName
+            + " via "
+            + RedisUris.mask(uris.toString())
+            + (username != null ? " as " + username : "")
+            + (data != null ? " with a password" : "")
+            + (sentinels != null ? ", Sentinels with a password" : ""),
+        () -> RedisBackend.sentinel(uris, masterName, username, data, sentinels));
   }
 
   static RedisStore cluster(List<String> seedUris) {
