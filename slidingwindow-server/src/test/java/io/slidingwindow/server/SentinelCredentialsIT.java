@@ -2,6 +2,7 @@ package io.slidingwindow.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -214,6 +215,57 @@ class SentinelCredentialsIT {
                 assertThat(e.getMessage())
                     .doesNotContain(USER_PASSWORD)
                     .doesNotContain(SENTINEL_PASSWORD));
+  }
+
+  @Test
+  void main_passwordsFromTheEnvironment_startsOnTheSecuredGroupWithoutPrintingThem()
+      throws Exception {
+    Path config = dir.resolve("closed.yaml");
+    builder(); // writes the configuration
+    Path output = dir.resolve("main.log");
+    ProcessBuilder command =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty(
+                    "surefire.test.class.path", System.getProperty("java.class.path")),
+                RateLimitServerMain.class.getName(),
+                "--config",
+                config.toString(),
+                "--grpc-port",
+                "0",
+                "--http-port",
+                "0",
+                "--redis-sentinel",
+                String.join(",", group.sentinelUris()),
+                "--redis-master",
+                MASTER,
+                "--redis-username",
+                USER)
+            .redirectErrorStream(true)
+            .redirectOutput(output.toFile());
+    command.environment().put("SLIDINGWINDOW_REDIS_PASSWORD", USER_PASSWORD);
+    command.environment().put("SLIDINGWINDOW_REDIS_SENTINEL_PASSWORD", SENTINEL_PASSWORD);
+    Process process = command.start();
+    try {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> Files.readString(output).contains("Rate limit service: gRPC on"));
+      String printed = Files.readString(output);
+      assertThat(printed)
+          .contains("sentinel " + MASTER)
+          .contains("as " + USER)
+          .doesNotContain(USER_PASSWORD)
+          .doesNotContain(SENTINEL_PASSWORD);
+    } finally {
+      process.destroy();
+      if (!process.waitFor(20, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      }
+    }
+    assertThat(Files.readString(output))
+        .doesNotContain(USER_PASSWORD)
+        .doesNotContain(SENTINEL_PASSWORD);
   }
 
   /** Every message of {@code e} and its causes, with their stack trace text. */
