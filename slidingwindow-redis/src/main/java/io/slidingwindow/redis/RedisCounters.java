@@ -3,7 +3,6 @@ package io.slidingwindow.redis;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.slidingwindow.Ticker;
-import io.slidingwindow.internal.Checks;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -122,18 +121,13 @@ public final class RedisCounters {
   }
 
   /** Builds {@link RedisCounters}. Not thread-safe. */
-  public static final class Builder {
+  public static final class Builder extends RedisBuilder<Builder> {
 
-    private final RedisBackend backend;
     private int size = 60;
     private Duration interval = Duration.ofSeconds(1);
-    private String keyPrefix = RedisRateLimiter.DEFAULT_KEY_PREFIX;
-    private Ticker clientTime;
-    private Duration commandTimeout = RedisRateLimiter.DEFAULT_COMMAND_TIMEOUT;
-    private final Settings settings = new Settings();
 
     private Builder(RedisBackend backend) {
-      this.backend = backend;
+      super(backend);
     }
 
     /**
@@ -168,43 +162,6 @@ public final class RedisCounters {
                 + interval);
       }
       this.interval = interval;
-      return this;
-    }
-
-    /**
-     * Sets the first part of every key, {@code "sw"} by default.
-     *
-     * @throws IllegalArgumentException if {@code keyPrefix} is null, empty, or holds a brace or an
-     *     unpaired surrogate
-     */
-    public Builder keyPrefix(String keyPrefix) {
-      this.keyPrefix = settings.once("keyPrefix", Keys.checkPrefix(keyPrefix));
-      return this;
-    }
-
-    /**
-     * Uses {@code ticker}, truncated to microseconds since its first reading, instead of the
-     * server's {@code TIME}; for a single instance and for tests.
-     *
-     * @throws IllegalArgumentException if {@code ticker} is null
-     */
-    public Builder clientTime(Ticker ticker) {
-      this.clientTime = settings.once("clientTime", Checks.requireNonNull(ticker, "ticker"));
-      return this;
-    }
-
-    /**
-     * Sets how long a call waits for Redis, 50 ms by default.
-     *
-     * @throws IllegalArgumentException if {@code commandTimeout} is null, not positive or longer
-     *     than one hour
-     */
-    public Builder commandTimeout(Duration commandTimeout) {
-      this.commandTimeout =
-          settings.once(
-              "commandTimeout",
-              Checks.requirePositiveAtMost(
-                  commandTimeout, RedisBackend.MAX_COMMAND_TIMEOUT, "commandTimeout"));
       return this;
     }
 
