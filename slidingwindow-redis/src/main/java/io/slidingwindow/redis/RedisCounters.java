@@ -3,6 +3,7 @@ package io.slidingwindow.redis;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.slidingwindow.Ticker;
+import io.slidingwindow.internal.Checks;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -120,7 +121,10 @@ public final class RedisCounters {
     return "RedisCounters[" + script + " on " + backend + "]";
   }
 
-  /** Builds {@link RedisCounters}. Not thread-safe. */
+  /**
+   * Builds {@link RedisCounters}. Each setting may be set once: setting it again to a different
+   * value throws {@link IllegalStateException}. Not thread-safe.
+   */
   public static final class Builder extends RedisBuilder<Builder> {
 
     private int size = 60;
@@ -135,13 +139,11 @@ public final class RedisCounters {
      *
      * @throws IllegalArgumentException if {@code size} is not in 1 .. {@value
      *     RedisCounters#MAX_SIZE}
+     * @throws IllegalStateException if another size was set
      */
     public Builder size(int size) {
-      if (size <= 0 || size > MAX_SIZE) {
-        throw new IllegalArgumentException(
-            "size must be between 1 and " + MAX_SIZE + ", was " + size);
-      }
-      this.size = size;
+      Checks.requireBetween(size, 1, MAX_SIZE, "size");
+      this.size = once("size", size);
       return this;
     }
 
@@ -150,6 +152,7 @@ public final class RedisCounters {
      *
      * @throws IllegalArgumentException if {@code interval} is null, not positive, not a whole
      *     number of microseconds, or longer than a year
+     * @throws IllegalStateException if another interval was set
      */
     public Builder interval(Duration interval) {
       if (interval == null
@@ -161,7 +164,7 @@ public final class RedisCounters {
             "interval must be a positive whole number of microseconds, at most a year, was "
                 + interval);
       }
-      this.interval = interval;
+      this.interval = once("interval", interval);
       return this;
     }
 

@@ -114,6 +114,13 @@ class BuilderSettingsTest {
     RedisCounters.Builder b = RedisCounters.builder(idle()).keyPrefix("a");
 
     assertThat(b.keyPrefix("a")).isSameAs(b);
+    assertThat(b.size(10).size(10).interval(Duration.ofSeconds(2))).isSameAs(b);
+    assertThatThrownBy(() -> b.size(11))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("size was already set to 10, cannot set it to 11");
+    assertThatThrownBy(() -> b.interval(Duration.ofSeconds(3)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("interval was already set to PT2S, cannot set it to PT3S");
     assertThatThrownBy(() -> b.keyPrefix("b"))
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("keyPrefix was already set to a, cannot set it to b");
