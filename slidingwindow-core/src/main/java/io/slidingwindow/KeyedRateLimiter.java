@@ -1,6 +1,5 @@
 package io.slidingwindow;
 
-import io.slidingwindow.internal.Checks;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -83,13 +82,9 @@ public interface KeyedRateLimiter<K> {
   final class Builder extends LimiterBuilder<Builder> {
 
     /** The default bound on tracked keys. */
-    public static final long DEFAULT_MAX_KEYS = 100_000;
+    public static final long DEFAULT_MAX_KEYS = KeyBound.DEFAULT_MAX_KEYS;
 
-    /** Null until set. */
-    private Long maxKeys;
-
-    /** Null until set. */
-    private KeyOverflow overflow;
+    private final KeyBound<Builder> keyBound = new KeyBound<>(this);
 
     Builder() {}
 
@@ -101,9 +96,7 @@ public interface KeyedRateLimiter<K> {
      * @throws IllegalStateException if a different bound was set
      */
     public Builder maxKeys(long maxKeys) {
-      Checks.requireBetween(maxKeys, 1, Integer.MAX_VALUE, "maxKeys");
-      this.maxKeys = Checks.setOnce(this.maxKeys, maxKeys, "maxKeys");
-      return this;
+      return keyBound.maxKeys(maxKeys);
     }
 
     /**
@@ -114,9 +107,7 @@ public interface KeyedRateLimiter<K> {
      * @throws IllegalStateException if a different policy was set
      */
     public Builder onKeyOverflow(KeyOverflow overflow) {
-      Checks.requireNonNull(overflow, "overflow");
-      this.overflow = Checks.setOnce(this.overflow, overflow, "onKeyOverflow");
-      return this;
+      return keyBound.onKeyOverflow(overflow);
     }
 
     /**
@@ -131,8 +122,8 @@ public interface KeyedRateLimiter<K> {
           validatedLimits(),
           countsRefusedAttempts(),
           ticker(),
-          (int) (maxKeys == null ? DEFAULT_MAX_KEYS : maxKeys),
-          overflow == null ? KeyOverflow.REFUSE : overflow);
+          keyBound.maxKeys(),
+          keyBound.overflow());
     }
   }
 }

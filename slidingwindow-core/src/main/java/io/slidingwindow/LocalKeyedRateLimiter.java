@@ -6,7 +6,6 @@ import io.slidingwindow.internal.KeyTable;
 import io.slidingwindow.internal.Permits;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.LongFunction;
 
 /**
  * The in-process {@link KeyedRateLimiter}: a {@link KeyTable} from key to {@link KeyLimits}, which
@@ -14,13 +13,11 @@ import java.util.function.LongFunction;
  * Each key's state is its own table entry and lock; with one limit it is a single object (see
  * {@link KeyLimits} for the memory layout).
  */
-final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
+final class LocalKeyedRateLimiter<K> extends LocalKeyed<K, KeyLimits>
+    implements KeyedRateLimiter<K> {
 
   private final List<Limit> limits;
   private final long largestGrantable;
-  private final Ticker ticker;
-  private final long origin;
-  private final KeyTable<K, KeyLimits> table;
 
   /** What {@link #tryAcquire} does per key; built once, so a call allocates nothing. */
   private final KeyTable.Action<KeyLimits, Void> tryAcquire;
@@ -30,11 +27,10 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
 
   LocalKeyedRateLimiter(
       List<Limit> limits, boolean countRefused, Ticker ticker, int maxKeys, KeyOverflow overflow) {
+    // Computes the limits' shared figures once, and fails at build time if a limit cannot fit.
+    super(new KeyTable<>(maxKeys, KeyLimits.factory(limits, countRefused)), ticker);
     this.limits = limits;
     this.largestGrantable = Permits.largestGrantable(limits);
-    this.ticker = ticker;
-    // Computes the limits' shared figures once, and fails at build time if a limit cannot fit.
-    LongFunction<KeyLimits> newState = KeyLimits.factory(limits, countRefused);
     Limit longest = limits.get(0);
     for (Limit limit : limits) {
       if (limit.windowNanos() > longest.windowNanos()) {
@@ -71,15 +67,13 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
             return 0;
           }
         };
-    this.table = new KeyTable<>(maxKeys, newState);
-    this.origin = ticker.read();
   }
 
   @Override
   public boolean tryAcquire(K key, long permits) {
     Checks.requireNonNull(key, "key");
     Permits.check(permits, largestGrantable);
-    return table.apply(key, ticker.read() - origin, permits, null, tryAcquire) != 0;
+    return table.apply(key, now(), permits, null, tryAcquire) != 0;
   }
 
   @Override
@@ -87,23 +81,13 @@ final class LocalKeyedRateLimiter<K> implements KeyedRateLimiter<K> {
     Checks.requireNonNull(key, "key");
     Permits.check(permits, largestGrantable);
     Answer answer = new Answer();
-    table.apply(key, ticker.read() - origin, permits, answer, decide);
+    table.apply(key, now(), permits, answer, decide);
     return answer.decision;
   }
 
   @Override
   public List<Limit> limits() {
     return limits;
-  }
-
-  @Override
-  public void cleanUp() {
-    table.cleanUp(ticker.read() - origin);
-  }
-
-  /** The keys tracked now. */
-  int trackedKeys() {
-    return table.size();
   }
 
   @Override

@@ -9,22 +9,20 @@ import java.time.Duration;
  * The in-process {@link RollingCounters}: a {@link KeyTable} from key to {@link CounterRuns}, the
  * same bounded, evicting table as the in-process keyed limiter's.
  */
-final class LocalRollingCounters<K> implements RollingCounters<K> {
+final class LocalRollingCounters<K> extends LocalKeyed<K, CounterRuns>
+    implements RollingCounters<K> {
 
   private final int size;
   private final long intervalNanos;
-  private final Ticker ticker;
-  private final long origin;
-  private final KeyTable<K, CounterRuns> table;
 
   /** What {@link #addAndGet} does per key; built once, so a call allocates nothing. */
   private final KeyTable.Action<CounterRuns, Void> add;
 
   LocalRollingCounters(
       int size, long intervalNanos, Ticker ticker, int maxKeys, KeyOverflow overflow) {
+    super(new KeyTable<>(maxKeys, start -> new CounterRuns(size, intervalNanos, start)), ticker);
     this.size = size;
     this.intervalNanos = intervalNanos;
-    this.ticker = ticker;
     this.add =
         new KeyTable.Action<>() {
           @Override
@@ -40,27 +38,25 @@ final class LocalRollingCounters<K> implements RollingCounters<K> {
             return amount; // the sum of a window holding this add alone
           }
         };
-    this.table = new KeyTable<>(maxKeys, start -> new CounterRuns(size, intervalNanos, start));
-    this.origin = ticker.read();
   }
 
   @Override
   public long addAndGet(K key, long amount) {
     Checks.requireNonNull(key, "key");
     Checks.requireNonNegative(amount, "amount");
-    return table.apply(key, ticker.read() - origin, amount, null, add);
+    return table.apply(key, now(), amount, null, add);
   }
 
   @Override
   public long sum(K key) {
     Checks.requireNonNull(key, "key");
-    return table.readIfTracked(key, ticker.read() - origin, CounterRuns::sum, 0);
+    return table.readIfTracked(key, now(), CounterRuns::sum, 0);
   }
 
   @Override
   public long count(K key) {
     Checks.requireNonNull(key, "key");
-    return table.readIfTracked(key, ticker.read() - origin, CounterRuns::count, 0);
+    return table.readIfTracked(key, now(), CounterRuns::count, 0);
   }
 
   @Override
@@ -71,16 +67,6 @@ final class LocalRollingCounters<K> implements RollingCounters<K> {
   @Override
   public Duration interval() {
     return Duration.ofNanos(intervalNanos);
-  }
-
-  @Override
-  public void cleanUp() {
-    table.cleanUp(ticker.read() - origin);
-  }
-
-  /** The keys tracked now. */
-  int trackedKeys() {
-    return table.size();
   }
 
   @Override

@@ -108,16 +108,15 @@ public interface RollingCounters<K> {
   final class Builder {
 
     /** The default bound on tracked keys. */
-    public static final long DEFAULT_MAX_KEYS = 100_000;
+    public static final long DEFAULT_MAX_KEYS = KeyBound.DEFAULT_MAX_KEYS;
 
     private final int size;
     private final long intervalNanos;
 
-    /** Null until set, as the settings below. */
-    private Ticker ticker;
+    private final KeyBound<Builder> keyBound = new KeyBound<>(this);
 
-    private Long maxKeys;
-    private KeyOverflow overflow;
+    /** Null until set. */
+    private Ticker ticker;
 
     Builder(int size, Duration interval) {
       this.size = RollingWindow.checkSize(size);
@@ -148,9 +147,7 @@ public interface RollingCounters<K> {
      * @throws IllegalStateException if a different bound was set
      */
     public Builder maxKeys(long maxKeys) {
-      Checks.requireBetween(maxKeys, 1, Integer.MAX_VALUE, "maxKeys");
-      this.maxKeys = Checks.setOnce(this.maxKeys, maxKeys, "maxKeys");
-      return this;
+      return keyBound.maxKeys(maxKeys);
     }
 
     /**
@@ -161,9 +158,7 @@ public interface RollingCounters<K> {
      * @throws IllegalStateException if a different policy was set
      */
     public Builder onKeyOverflow(KeyOverflow overflow) {
-      Checks.requireNonNull(overflow, "overflow");
-      this.overflow = Checks.setOnce(this.overflow, overflow, "onKeyOverflow");
-      return this;
+      return keyBound.onKeyOverflow(overflow);
     }
 
     /**
@@ -176,8 +171,8 @@ public interface RollingCounters<K> {
           size,
           intervalNanos,
           ticker == null ? Ticker.coarse() : ticker,
-          (int) (maxKeys == null ? DEFAULT_MAX_KEYS : maxKeys),
-          overflow == null ? KeyOverflow.REFUSE : overflow);
+          keyBound.maxKeys(),
+          keyBound.overflow());
     }
   }
 }

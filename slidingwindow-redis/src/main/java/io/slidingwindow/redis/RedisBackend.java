@@ -1,5 +1,6 @@
 package io.slidingwindow.redis;
 
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionException;
@@ -21,6 +22,8 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * A connection to Redis (standalone, Sentinel or Cluster) that runs this library's scripts, over
@@ -180,7 +183,13 @@ public final class RedisBackend implements AutoCloseable {
     ClientResources resources = resources();
     RedisClient client = RedisClient.create(resources, redisUri);
     client.setOptions(clientOptions());
-    return connectOwned(client, resources, "standalone " + uri);
+    return connectOwned(
+        client,
+        resources,
+        "standalone " + uri,
+        client::connect,
+        StatefulRedisConnection::async,
+        null);
   }
 
   /**
@@ -249,7 +258,10 @@ public final class RedisBackend implements AutoCloseable {
             + masterName
             + " via "
             + RedisUris.mask(sentinelUris.toString())
-            + (username != null ? " as " + username : ""));
+            + (username != null ? " as " + username : ""),
+        client::connect,
+        StatefulRedisConnection::async,
+        null);
   }
 
   /**
@@ -277,23 +289,14 @@ public final class RedisBackend implements AutoCloseable {
                     .refreshTriggersReconnectAttempts(2)
                     .build())
             .build());
-    try {
-      StatefulRedisClusterConnection<String, String> connection = client.connect();
-      return new RedisBackend(
-          connection,
-          connection.async(),
-          () -> {
-            client.shutdown();
-            var unused = resources.shutdown(); // completes in the background
-          },
-          "cluster " + seedUris,
-          // Off the caller's thread: starting a refresh resolves every node's address.
-          () -> resources.eventExecutorGroup().execute(client::refreshPartitionsAsync));
-    } catch (RuntimeException e) {
-      client.shutdown();
-      var unused = resources.shutdown();
-      throw e;
-    }
+    return connectOwned(
+        client,
+        resources,
+        "cluster " + seedUris,
+        client::connect,
+        StatefulRedisClusterConnection::async,
+        // Off the caller's thread: starting a refresh resolves every node's address.
+        () -> resources.eventExecutorGroup().execute(client::refreshPartitionsAsync));
   }
 
   /**
@@ -387,21 +390,31 @@ public final class RedisBackend implements AutoCloseable {
     return "RedisBackend[" + description + "]";
   }
 
-  private static RedisBackend connectOwned(
-      RedisClient client, ClientResources resources, String description) {
+  /**
+   * Builds a backend that owns {@code client} and its {@code resources}, shut down by {@link
+   * #close()} or at once if {@code connect} fails, which then throws the failure, {@link
+   * #explained} where Redis said why.
+   *
+   * @param topologyRefresh starts a refresh of a Cluster client's topology; null otherwise
+   */
+  private static <C extends StatefulConnection<String, String>> RedisBackend connectOwned(
+      AbstractRedisClient client,
+      ClientResources resources,
+      String description,
+      Supplier<C> connect,
+      Function<C, RedisScriptingAsyncCommands<String, String>> commands,
+      Runnable topologyRefresh) {
+    Runnable shutdown =
+        () -> {
+          client.shutdown();
+          var unused = resources.shutdown(); // completes in the background
+        };
     try {
-      StatefulRedisConnection<String, String> connection = client.connect();
+      C connection = connect.get();
       return new RedisBackend(
-          connection,
-          connection.async(),
-          () -> {
-            client.shutdown();
-            var unused = resources.shutdown(); // completes in the background
-          },
-          description);
+          connection, commands.apply(connection), shutdown::run, description, topologyRefresh);
     } catch (RuntimeException e) {
-      client.shutdown();
-      var unused = resources.shutdown();
+      shutdown.run();
       throw explained(e, description);
     }
   }

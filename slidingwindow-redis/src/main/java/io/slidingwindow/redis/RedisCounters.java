@@ -121,19 +121,17 @@ public final class RedisCounters {
     return "RedisCounters[" + script + " on " + backend + "]";
   }
 
-  /** Builds {@link RedisCounters}. Not thread-safe. */
-  public static final class Builder {
+  /**
+   * Builds {@link RedisCounters}. Each setting may be set once: setting it again to a different
+   * value throws {@link IllegalStateException}. Not thread-safe.
+   */
+  public static final class Builder extends RedisBuilder<Builder> {
 
-    private final RedisBackend backend;
     private int size = 60;
     private Duration interval = Duration.ofSeconds(1);
-    private String keyPrefix = RedisRateLimiter.DEFAULT_KEY_PREFIX;
-    private Ticker clientTime;
-    private Duration commandTimeout = RedisRateLimiter.DEFAULT_COMMAND_TIMEOUT;
-    private final Settings settings = new Settings();
 
     private Builder(RedisBackend backend) {
-      this.backend = backend;
+      super(backend);
     }
 
     /**
@@ -141,13 +139,11 @@ public final class RedisCounters {
      *
      * @throws IllegalArgumentException if {@code size} is not in 1 .. {@value
      *     RedisCounters#MAX_SIZE}
+     * @throws IllegalStateException if another size was set
      */
     public Builder size(int size) {
-      if (size <= 0 || size > MAX_SIZE) {
-        throw new IllegalArgumentException(
-            "size must be between 1 and " + MAX_SIZE + ", was " + size);
-      }
-      this.size = size;
+      Checks.requireBetween(size, 1, MAX_SIZE, "size");
+      this.size = once("size", size);
       return this;
     }
 
@@ -156,6 +152,7 @@ public final class RedisCounters {
      *
      * @throws IllegalArgumentException if {@code interval} is null, not positive, not a whole
      *     number of microseconds, or longer than a year
+     * @throws IllegalStateException if another interval was set
      */
     public Builder interval(Duration interval) {
       if (interval == null
@@ -167,44 +164,7 @@ public final class RedisCounters {
             "interval must be a positive whole number of microseconds, at most a year, was "
                 + interval);
       }
-      this.interval = interval;
-      return this;
-    }
-
-    /**
-     * Sets the first part of every key, {@code "sw"} by default.
-     *
-     * @throws IllegalArgumentException if {@code keyPrefix} is null, empty, or holds a brace or an
-     *     unpaired surrogate
-     */
-    public Builder keyPrefix(String keyPrefix) {
-      this.keyPrefix = settings.once("keyPrefix", Keys.checkPrefix(keyPrefix));
-      return this;
-    }
-
-    /**
-     * Uses {@code ticker}, truncated to microseconds since its first reading, instead of the
-     * server's {@code TIME}; for a single instance and for tests.
-     *
-     * @throws IllegalArgumentException if {@code ticker} is null
-     */
-    public Builder clientTime(Ticker ticker) {
-      this.clientTime = settings.once("clientTime", Checks.requireNonNull(ticker, "ticker"));
-      return this;
-    }
-
-    /**
-     * Sets how long a call waits for Redis, 50 ms by default.
-     *
-     * @throws IllegalArgumentException if {@code commandTimeout} is null, not positive or longer
-     *     than one hour
-     */
-    public Builder commandTimeout(Duration commandTimeout) {
-      this.commandTimeout =
-          settings.once(
-              "commandTimeout",
-              Checks.requirePositiveAtMost(
-                  commandTimeout, RedisBackend.MAX_COMMAND_TIMEOUT, "commandTimeout"));
+      this.interval = once("interval", interval);
       return this;
     }
 

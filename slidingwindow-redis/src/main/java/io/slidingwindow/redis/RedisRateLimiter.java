@@ -4,7 +4,6 @@ import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;
-import io.slidingwindow.internal.Checks;
 import io.slidingwindow.internal.Permits;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -187,7 +186,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
   }
 
   /** Builds {@link RedisRateLimiter}s. Not thread-safe. */
-  public static final class Builder {
+  public static final class Builder extends RedisBuilder<Builder> {
 
     /** Consecutive failures that open the breaker, by default. */
     public static final int DEFAULT_BREAKER_FAILURES = 3;
@@ -198,12 +197,8 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     /** How many ids' refusals are remembered locally, by default. */
     public static final int DEFAULT_REFUSAL_CACHE_SLOTS = 4096;
 
-    final RedisBackend backend;
     final List<Limit> limits = new ArrayList<>();
-    String keyPrefix = DEFAULT_KEY_PREFIX;
     boolean countRefusedAttempts;
-    Ticker clientTime;
-    Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
     FailurePolicy failurePolicy = FailurePolicy.failOpen();
     int breakerFailures = DEFAULT_BREAKER_FAILURES;
     Duration breakerOpen = DEFAULT_BREAKER_OPEN;
@@ -211,10 +206,8 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     int refusalCacheSlots = DEFAULT_REFUSAL_CACHE_SLOTS;
     boolean batching = true;
 
-    private final Settings settings = new Settings();
-
     private Builder(RedisBackend backend) {
-      this.backend = backend;
+      super(backend);
     }
 
     /**
@@ -249,50 +242,11 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     }
 
     /**
-     * Sets the first part of every key, {@value RedisRateLimiter#DEFAULT_KEY_PREFIX} by default.
-     *
-     * @throws IllegalArgumentException if {@code keyPrefix} is null, empty, or holds a brace or an
-     *     unpaired surrogate
-     */
-    public Builder keyPrefix(String keyPrefix) {
-      this.keyPrefix = settings.once("keyPrefix", Keys.checkPrefix(keyPrefix));
-      return this;
-    }
-
-    /**
      * Sets whether refused attempts count as if granted (penalty mode); off by default. Limiters
      * that differ in this keep separate keys.
      */
     public Builder countRefusedAttempts(boolean countRefusedAttempts) {
-      this.countRefusedAttempts = settings.once("countRefusedAttempts", countRefusedAttempts);
-      return this;
-    }
-
-    /**
-     * Uses {@code ticker}, truncated to microseconds since its first reading, instead of the
-     * server's {@code TIME}. Instances with different tickers do not agree on time: use this for a
-     * single instance and for tests only.
-     *
-     * @throws IllegalArgumentException if {@code ticker} is null
-     */
-    public Builder clientTime(Ticker ticker) {
-      this.clientTime = settings.once("clientTime", Checks.requireNonNull(ticker, "ticker"));
-      return this;
-    }
-
-    /**
-     * Sets how long a call waits for Redis before the failure policy answers, {@code 50 ms} by
-     * default.
-     *
-     * @throws IllegalArgumentException if {@code commandTimeout} is null, not positive, or longer
-     *     than one hour
-     */
-    public Builder commandTimeout(Duration commandTimeout) {
-      this.commandTimeout =
-          settings.once(
-              "commandTimeout",
-              Checks.requirePositiveAtMost(
-                  commandTimeout, RedisBackend.MAX_COMMAND_TIMEOUT, "commandTimeout"));
+      this.countRefusedAttempts = once("countRefusedAttempts", countRefusedAttempts);
       return this;
     }
 
@@ -305,7 +259,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
       if (failurePolicy == null) {
         throw new IllegalArgumentException("failurePolicy must not be null");
       }
-      this.failurePolicy = settings.once("failurePolicy", failurePolicy);
+      this.failurePolicy = once("failurePolicy", failurePolicy);
       return this;
     }
 
@@ -325,7 +279,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
       if (openFor == null || openFor.isNegative() || openFor.isZero()) {
         throw new IllegalArgumentException("openFor must be positive, was " + openFor);
       }
-      settings.once("circuitBreaker", consecutiveFailures + " failures, open for " + openFor);
+      once("circuitBreaker", consecutiveFailures + " failures, open for " + openFor);
       this.breakerFailures = consecutiveFailures;
       this.breakerOpen = openFor;
       return this;
@@ -353,7 +307,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
         throw new IllegalArgumentException(
             "slots must be between 0 and " + RefusalCache.MAX_SLOTS + ", was " + slots);
       }
-      this.refusalCacheSlots = settings.once("refusalCache", slots);
+      this.refusalCacheSlots = once("refusalCache", slots);
       return this;
     }
 
@@ -366,7 +320,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
      * script call to share one slot (some Redis proxies do, even in front of a single server).
      */
     public Builder batching(boolean batching) {
-      this.batching = settings.once("batching", batching);
+      this.batching = once("batching", batching);
       return this;
     }
 

@@ -35,43 +35,16 @@ final class Load {
    */
   static Count blocking(Predicate<String> call, List<String> ids, int threads, int seconds)
       throws InterruptedException {
-    LongAdder calls = new LongAdder();
-    LongAdder granted = new LongAdder();
-    AtomicBoolean stop = new AtomicBoolean();
-    AtomicReference<Throwable> failure = new AtomicReference<>();
-    CountDownLatch done = new CountDownLatch(threads);
-    List<Thread> workers = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      int offset = t * (ids.size() / threads + 1);
-      Thread worker =
-          new Thread(
-              () -> {
-                try {
-                  for (int i = offset; !stop.get(); i++) {
-                    if (call.test(ids.get(i % ids.size()))) {
-                      granted.increment();
-                    }
-                    calls.increment();
-                  }
-                } catch (Throwable e) {
-                  failure.compareAndSet(null, e);
-                } finally {
-                  done.countDown();
-                }
-              });
-      worker.setDaemon(true);
-      workers.add(worker);
-    }
-    long start = System.nanoTime();
-    workers.forEach(Thread::start);
-    TimeUnit.SECONDS.sleep(seconds);
-    stop.set(true);
-    long nanos = System.nanoTime() - start;
-    if (!done.await(30, TimeUnit.SECONDS)) {
-      throw new IllegalStateException("workers did not stop within 30 s");
-    }
-    rethrow(failure.get());
-    return new Count(calls.sum(), granted.sum(), nanos);
+    return drive(
+        threads,
+        seconds,
+        false,
+        30,
+        (t, tally) -> {
+          for (int i = offset(t, ids, threads); !tally.stop.get(); i++) {
+            tally.answered(call.test(ids.get(i % ids.size())));
+          }
+        });
   }
 
   /**
@@ -87,58 +60,103 @@ final class Load {
       int inFlight,
       int seconds)
       throws InterruptedException {
-    LongAdder calls = new LongAdder();
-    LongAdder granted = new LongAdder();
-    AtomicBoolean stop = new AtomicBoolean();
-    AtomicReference<Throwable> failure = new AtomicReference<>();
+    return drive(
+        threads,
+        seconds,
+        true,
+        60,
+        (t, tally) -> {
+          Semaphore pending = new Semaphore(inFlight);
+          for (int i = offset(t, ids, threads);
+              !tally.stop.get() && tally.failure.get() == null;
+              i++) {
+            if (!pending.tryAcquire(1, TimeUnit.SECONDS)) {
+              continue;
+            }
+            call.apply(ids.get(i % ids.size()))
+                .whenComplete(
+                    (allowed, e) -> {
+                      if (e != null) {
+                        tally.failure.compareAndSet(null, e);
+                      } else {
+                        tally.answered(allowed);
+                      }
+                      pending.release();
+                    });
+          }
+          if (!pending.tryAcquire(inFlight, 30, TimeUnit.SECONDS)) {
+            tally.failure.compareAndSet(null, new IllegalStateException("requests still pending"));
+          }
+        });
+  }
+
+  /** Where thread {@code t} of {@code threads} starts walking {@code ids}. */
+  private static int offset(int t, List<String> ids, int threads) {
+    return t * (ids.size() / threads + 1);
+  }
+
+  /** What worker thread {@code t} does until {@code tally.stop} is set; it counts into tally. */
+  private interface Worker {
+    void run(int t, Tally tally) throws Exception;
+  }
+
+  /** What the workers of one run share. */
+  private static final class Tally {
+    final LongAdder calls = new LongAdder();
+    final LongAdder granted = new LongAdder();
+    final AtomicBoolean stop = new AtomicBoolean();
+    final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+    /** Counts one request answered. */
+    void answered(boolean allowed) {
+      if (allowed) {
+        granted.increment();
+      }
+      calls.increment();
+    }
+  }
+
+  /**
+   * Runs {@code threads} daemon threads doing {@code worker} for {@code seconds}, then sets stop
+   * and waits up to {@code stopSeconds} for them to finish. The time counted ends when stop is set,
+   * or with {@code untilDone} when the last worker has finished (for requests still answered after
+   * stop).
+   */
+  private static Count drive(
+      int threads, int seconds, boolean untilDone, int stopSeconds, Worker worker)
+      throws InterruptedException {
+    Tally tally = new Tally();
     CountDownLatch done = new CountDownLatch(threads);
     List<Thread> workers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
-      int offset = t * (ids.size() / threads + 1);
-      Semaphore pending = new Semaphore(inFlight);
-      Thread worker =
+      int thread = t;
+      Thread w =
           new Thread(
               () -> {
                 try {
-                  for (int i = offset; !stop.get() && failure.get() == null; i++) {
-                    if (!pending.tryAcquire(1, TimeUnit.SECONDS)) {
-                      continue;
-                    }
-                    call.apply(ids.get(i % ids.size()))
-                        .whenComplete(
-                            (allowed, e) -> {
-                              if (e != null) {
-                                failure.compareAndSet(null, e);
-                              } else if (allowed) {
-                                granted.increment();
-                              }
-                              calls.increment();
-                              pending.release();
-                            });
-                  }
-                  if (!pending.tryAcquire(inFlight, 30, TimeUnit.SECONDS)) {
-                    failure.compareAndSet(
-                        null, new IllegalStateException("requests still pending"));
-                  }
+                  worker.run(thread, tally);
                 } catch (Throwable e) {
-                  failure.compareAndSet(null, e);
+                  tally.failure.compareAndSet(null, e);
                 } finally {
                   done.countDown();
                 }
               });
-      worker.setDaemon(true);
-      workers.add(worker);
+      w.setDaemon(true);
+      workers.add(w);
     }
     long start = System.nanoTime();
     workers.forEach(Thread::start);
     TimeUnit.SECONDS.sleep(seconds);
-    stop.set(true);
-    if (!done.await(60, TimeUnit.SECONDS)) {
-      throw new IllegalStateException("async workers did not stop within 60 s");
-    }
+    tally.stop.set(true);
     long nanos = System.nanoTime() - start;
-    rethrow(failure.get());
-    return new Count(calls.sum(), granted.sum(), nanos);
+    if (!done.await(stopSeconds, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("workers did not stop within " + stopSeconds + " s");
+    }
+    if (untilDone) {
+      nanos = System.nanoTime() - start;
+    }
+    rethrow(tally.failure.get());
+    return new Count(tally.calls.sum(), tally.granted.sum(), nanos);
   }
 
   /**

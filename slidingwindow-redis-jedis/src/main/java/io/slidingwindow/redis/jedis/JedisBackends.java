@@ -66,17 +66,11 @@ public final class JedisBackends {
    */
   public static RedisBackend sentinel(
       List<String> sentinelUris, String masterName, Duration timeout) {
-    if (sentinelUris == null || sentinelUris.isEmpty()) {
-      throw new IllegalArgumentException("sentinelUris must not be empty, was " + sentinelUris);
-    }
+    Set<HostAndPort> sentinels = hostsAndPorts(sentinelUris, "sentinelUris");
     if (masterName == null || masterName.isEmpty()) {
       throw new IllegalArgumentException("masterName must not be empty, was " + masterName);
     }
     int millis = timeoutMillis(timeout);
-    Set<HostAndPort> sentinels = new LinkedHashSet<>();
-    for (String uri : sentinelUris) {
-      sentinels.add(JedisURIHelper.getHostAndPort(parse(uri, "sentinelUris")));
-    }
     URI first = parse(sentinelUris.get(0), "sentinelUris");
     RedisSentinelClient client =
         RedisSentinelClient.builder()
@@ -107,14 +101,8 @@ public final class JedisBackends {
    *     {@code timeout} is invalid as in {@link #standalone}
    */
   public static RedisBackend cluster(List<String> seedUris, Duration timeout) {
-    if (seedUris == null || seedUris.isEmpty()) {
-      throw new IllegalArgumentException("seedUris must not be empty, was " + seedUris);
-    }
+    Set<HostAndPort> nodes = hostsAndPorts(seedUris, "seedUris");
     int millis = timeoutMillis(timeout);
-    Set<HostAndPort> nodes = new LinkedHashSet<>();
-    for (String uri : seedUris) {
-      nodes.add(JedisURIHelper.getHostAndPort(parse(uri, "seedUris")));
-    }
     DefaultJedisClientConfig config = config(parse(seedUris.get(0), "seedUris"), millis);
     ClusterConnectionProvider provider = new ClusterConnectionProvider(nodes, config);
     RedisClusterClient client;
@@ -180,6 +168,22 @@ public final class JedisBackends {
       config.database(JedisURIHelper.getDBIndex(uri));
     }
     return config.build();
+  }
+
+  /**
+   * The host and port of each of {@code uris}, in their order.
+   *
+   * @throws IllegalArgumentException if {@code uris} is null or empty or holds an invalid URI
+   */
+  private static Set<HostAndPort> hostsAndPorts(List<String> uris, String name) {
+    if (uris == null || uris.isEmpty()) {
+      throw new IllegalArgumentException(name + " must not be empty, was " + uris);
+    }
+    Set<HostAndPort> hosts = new LinkedHashSet<>();
+    for (String uri : uris) {
+      hosts.add(JedisURIHelper.getHostAndPort(parse(uri, name)));
+    }
+    return hosts;
   }
 
   private static URI parse(String uri, String name) {

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 
@@ -45,19 +46,18 @@ final class JedisScriptClient implements ScriptClient {
 
   @Override
   public CompletableFuture<List<Object>> evalsha(String sha1, String[] keys, String[] args) {
-    try {
-      return CompletableFuture.completedFuture(
-          reply(jedis.evalsha(sha1, Arrays.asList(keys), Arrays.asList(args))));
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
+    return call(() -> jedis.evalsha(sha1, Arrays.asList(keys), Arrays.asList(args)));
   }
 
   @Override
   public CompletableFuture<List<Object>> eval(String script, String[] keys, String[] args) {
+    return call(() -> jedis.eval(script, Arrays.asList(keys), Arrays.asList(args)));
+  }
+
+  /** Runs {@code command} on this thread: a stage complete with its reply, or with its failure. */
+  private static CompletableFuture<List<Object>> call(Supplier<Object> command) {
     try {
-      return CompletableFuture.completedFuture(
-          reply(jedis.eval(script, Arrays.asList(keys), Arrays.asList(args))));
+      return CompletableFuture.completedFuture(reply(command.get()));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
