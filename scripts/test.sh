@@ -80,6 +80,8 @@ redis-server --version
 valkey-server --version
 java -version 2>&1 | head -1
 
+# The whole reactor: the Spring modules on Boot 3.5 (the parent's line) and, in
+# slidingwindow-spring-boot4-tests, the same starter and gateway on Boot 4 with Lettuce 7.
 ./mvnw -B -ntp clean verify "$@"
 
 # The library once more on the newest JDK where one is installed: core, testkit and both Redis

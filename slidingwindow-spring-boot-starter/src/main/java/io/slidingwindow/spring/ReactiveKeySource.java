@@ -5,6 +5,7 @@ import io.slidingwindow.http.RequestKey;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.security.Principal;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -39,10 +40,23 @@ record ReactiveKeySource(ServerWebExchange exchange, Principal principal, Client
     return address != null ? address.getHostAddress() : remote.getHostString();
   }
 
-  /** Every {@code X-Forwarded-For} value, in order. */
+  /**
+   * Every {@code X-Forwarded-For} value, in order, each as sent (not split at commas). Read through
+   * {@code HttpHeaders.forEach}, whose signature Spring Framework 6 and 7 share: {@code
+   * HttpHeaders.get} takes an {@code Object} in 6 and a {@code String} in 7, so a call compiled
+   * against one fails on the other.
+   */
   static List<String> forwardedFor(ServerHttpRequest request) {
-    List<String> values = request.getHeaders().get(ClientAddresses.X_FORWARDED_FOR);
-    return values == null ? List.of() : values;
+    List<String> values = new ArrayList<>(1);
+    request
+        .getHeaders()
+        .forEach(
+            (name, lines) -> {
+              if (name.equalsIgnoreCase(ClientAddresses.X_FORWARDED_FOR)) {
+                values.addAll(lines);
+              }
+            });
+    return values;
   }
 
   @Override

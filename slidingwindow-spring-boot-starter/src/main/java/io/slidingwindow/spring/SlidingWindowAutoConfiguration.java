@@ -21,7 +21,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.boot.autoconfigure.web.servlet.ConditionalOnMissingFilterBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
@@ -150,9 +149,15 @@ public class SlidingWindowAutoConfiguration {
         .build();
   }
 
-  /** Registers the filter on every path, for requests (not error or forward dispatches). */
+  /**
+   * Registers the filter on every path, for requests (not error or forward dispatches). Backs off
+   * for a {@link RateLimitFilter} bean or a registration of one (what Boot's
+   * {@code @ConditionalOnMissingFilterBean} checks; that annotation moved package in Boot 4).
+   */
   @Bean
-  @ConditionalOnMissingFilterBean(RateLimitFilter.class)
+  @ConditionalOnMissingBean(
+      value = RateLimitFilter.class,
+      parameterizedContainer = FilterRegistrationBean.class)
   public FilterRegistrationBean<RateLimitFilter> slidingWindowRateLimitFilter(
       RateLimitEnforcer enforcer, SlidingWindowHttpProperties properties) {
     FilterRegistrationBean<RateLimitFilter> registration =

@@ -44,7 +44,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  */
 @AutoConfiguration(
     before = {SlidingWindowAutoConfiguration.class, SlidingWindowReactiveAutoConfiguration.class},
-    afterName = "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration")
+    afterName = {
+      // Spring Boot 3.5, then Spring Boot 4
+      "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+      "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration"
+    })
 @ConditionalOnClass(RedisRateLimiter.class)
 @EnableConfigurationProperties({
   SlidingWindowRedisProperties.class,

@@ -1,10 +1,8 @@
 package io.slidingwindow.spring;
 
 import io.slidingwindow.redis.RedisBackend;
-import io.slidingwindow.redis.RedisRateLimiter;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
-import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -14,14 +12,17 @@ import org.springframework.context.annotation.Bean;
 /**
  * The {@code slidingwindow} health indicator ({@link SlidingWindowRedisHealthIndicator}) when the
  * actuator is on the class path and the limits are kept in Redis; off with {@code
- * management.health.slidingwindow.enabled=false}.
+ * management.health.slidingwindow.enabled=false}. For Spring Boot 3's actuator; {@link
+ * SlidingWindowRedisHealth4AutoConfiguration} is its Boot 4 twin.
  */
 @AutoConfiguration(after = SlidingWindowRedisAutoConfiguration.class)
-@ConditionalOnClass({
-  HealthIndicator.class,
-  ConditionalOnEnabledHealthIndicator.class,
-  RedisRateLimiter.class
-})
+@ConditionalOnClass(
+    name = {
+      // Spring Boot 3's health API; SlidingWindowRedisHealth4AutoConfiguration serves Boot 4.
+      "org.springframework.boot.actuate.health.HealthIndicator",
+      "org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator",
+      "io.slidingwindow.redis.RedisRateLimiter"
+    })
 @ConditionalOnBean(RedisBackend.class)
 @ConditionalOnEnabledHealthIndicator("slidingwindow")
 public class SlidingWindowRedisHealthAutoConfiguration {

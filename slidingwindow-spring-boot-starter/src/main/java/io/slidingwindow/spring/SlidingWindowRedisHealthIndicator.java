@@ -1,9 +1,6 @@
 package io.slidingwindow.spring;
 
 import io.slidingwindow.redis.RedisBackend;
-import io.slidingwindow.redis.RedisHealth;
-import io.slidingwindow.redis.RedisProblem;
-import io.slidingwindow.redis.RedisUris;
 import java.time.Duration;
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.HealthIndicator;
@@ -17,7 +14,8 @@ import org.springframework.boot.actuate.health.HealthIndicator;
  * anything), {@code limiters} and {@code breakersOpen} (how many of the starter's Redis limiters
  * skip Redis right now because it kept failing).
  *
- * <p>Each check blocks for at most about {@code slidingwindow.redis.health-timeout}.
+ * <p>Each check blocks for at most about {@code slidingwindow.redis.health-timeout}. For Spring
+ * Boot 3; {@link SlidingWindowRedisHealth4Indicator} reports the same on Boot 4.
  */
 public class SlidingWindowRedisHealthIndicator implements HealthIndicator {
 
@@ -32,13 +30,7 @@ public class SlidingWindowRedisHealthIndicator implements HealthIndicator {
    */
   public SlidingWindowRedisHealthIndicator(
       RedisBackend backend, SlidingWindowRedisLimiters limiters, Duration timeout) {
-    if (backend == null) {
-      throw new IllegalArgumentException("backend must not be null");
-    }
-    if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-      throw new IllegalArgumentException(
-          SlidingWindowRedisProperties.PREFIX + ".health-timeout must be positive, was " + timeout);
-    }
+    RedisHealthCheck.checkArguments(backend, timeout);
     this.backend = backend;
     this.limiters = limiters;
     this.timeout = timeout;
@@ -46,21 +38,7 @@ public class SlidingWindowRedisHealthIndicator implements HealthIndicator {
 
   @Override
   public Health health() {
-    RedisHealth probe = backend.health(timeout);
-    Health.Builder health = probe.up() ? Health.up() : Health.down();
-    if (probe.problem() != null) {
-      health.withDetail("problem", probe.problem().name());
-      health.withDetail("explanation", probe.problem().explanation());
-    }
-    health.withDetail("detail", RedisUris.mask(probe.detail()));
-    RedisProblem latest = backend.latestProblem();
-    if (latest != null) {
-      health.withDetail("latestProblem", latest.name());
-    }
-    if (limiters != null) {
-      health.withDetail("limiters", limiters.count());
-      health.withDetail("breakersOpen", limiters.breakersOpen());
-    }
-    return health.build();
+    RedisHealthCheck check = RedisHealthCheck.run(backend, limiters, timeout);
+    return (check.up() ? Health.up() : Health.down()).withDetails(check.details()).build();
   }
 }

@@ -15,12 +15,13 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Primary;
 
 /**
  * Registers the {@link SlidingWindowRateLimiter} bean {@code slidingWindowRateLimiter} when Spring
  * Cloud Gateway (WebFlux) is on the class path, so that a route's {@code RequestRateLimiter} filter
  * can name it ({@code rate-limiter: "#{@slidingWindowRateLimiter}"}); as the only {@code
- * RateLimiter} bean it is also the filter's default.
+ * RateLimiter} bean, or the primary one, it is also the filter's default.
  *
  * <p>Each route's keyed limiter comes from the application's {@link RateLimiterFactory} bean when
  * there is one: the starter's Redis factory when {@code slidingwindow.redis.*} or {@code
@@ -48,8 +49,13 @@ public class SlidingWindowGatewayAutoConfiguration {
   private static final Logger LOG =
       LoggerFactory.getLogger(SlidingWindowGatewayAutoConfiguration.class);
 
-  /** The limiter, on the application's limiter factory or in memory. */
+  /**
+   * The limiter, on the application's limiter factory or in memory. Primary, so that it stays the
+   * {@code RequestRateLimiter} filter's default when Spring Data Redis makes the gateway add its
+   * own {@code redisRateLimiter} bean (a route can still name that one).
+   */
   @Bean
+  @Primary
   @ConditionalOnMissingBean
   public SlidingWindowRateLimiter slidingWindowRateLimiter(
       SlidingWindowGatewayProperties properties,

@@ -1,0 +1,127 @@
+package io.slidingwindow.boot4;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.slidingwindow.redis.RedisBackend;
+import io.slidingwindow.servlet.RateLimitFilter;
+import io.slidingwindow.spring.RateLimit;
+import io.slidingwindow.testkit.redis.RedisServerProcess;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.SpringBootVersion;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.tomcat.TomcatWebServer;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Import;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * A Spring Boot 4 MVC application on Tomcat whose Redis is configured the usual way, with {@code
+ * spring.data.redis.host} and {@code port} only: the limiter keeps its windows in that real
+ * redis-server (Lettuce 7, the application's client), and the actuator's health reports it.
+ */
+class MvcBoot4IT {
+
+  private static RedisServerProcess redis;
+  private static ConfigurableApplicationContext app;
+  private static URI uri;
+
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  @Import(App.Api.class)
+  static class App {
+
+    @RestController
+    static class Api {
+      @GetMapping("/api/items/{id}")
+      String item(@PathVariable("id") String id) {
+        return "item " + id;
+      }
+
+      @GetMapping("/orders/{id}")
+      @RateLimit(limits = "2/1m", key = "pathVariables['id']", name = "order-reads")
+      String order(@PathVariable("id") String id) {
+        return "order " + id;
+      }
+    }
+  }
+
+  @BeforeAll
+  static void start() {
+    redis = RedisServerProcess.start();
+    app =
+        Apps.startWithoutGateway(
+            App.class,
+            Map.of(
+                "spring.data.redis.host",
+                "127.0.0.1",
+                "spring.data.redis.port",
+                redis.port(),
+                "slidingwindow.http.rate-limit-headers",
+                true,
+                "slidingwindow.http.rules.items.paths",
+                "/api/items/**",
+                "slidingwindow.http.rules.items.limits[0].permits",
+                3,
+                "slidingwindow.http.rules.items.limits[0].window",
+                "1m",
+                "management.endpoint.health.show-details",
+                "always"));
+    uri = Apps.uri(app);
+  }
+
+  @AfterAll
+  static void stop() {
+    app.close();
+    redis.close();
+  }
+
+  @Test
+  void context_boot4ServletApplication_registersTheFilterOnTomcatWithTheApplicationsRedis() {
+    assertThat(SpringBootVersion.getVersion()).startsWith("4.");
+    assertThat(((WebServerApplicationContext) app).getWebServer())
+        .isInstanceOf(TomcatWebServer.class);
+    assertThat(app.getBeansOfType(FilterRegistrationBean.class).values())
+        .anySatisfy(r -> assertThat(r.getFilter()).isInstanceOf(RateLimitFilter.class));
+    assertThat(app.getBeansOfType(RedisBackend.class)).hasSize(1);
+  }
+
+  @Test
+  void rule_afterThree_answers429WithHeadersAndKeepsItsWindowInTheApplicationsRedis() {
+    redis.cli("FLUSHALL");
+
+    HttpResponse<String> refused =
+        RateLimitAssertions.grantsThenRefuses(uri, "/api/items/1", null, "items", 3, 60);
+
+    assertThat(refused.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(v -> assertThat(v).startsWith("application/problem+json"));
+    assertThat(redis.cli("--scan", "--pattern", "sw:items*"))
+        .as("the rule's keys in the application's Redis")
+        .isNotBlank();
+  }
+
+  @Test
+  void rateLimitAnnotation_afterTwo_answers429AndKeepsItsWindowInRedis() {
+    RateLimitAssertions.grantsThenRefuses(uri, "/orders/7", null, "order-reads", 2, 60);
+
+    assertThat(Http.get(uri, "/orders/8", null).statusCode()).isEqualTo(200);
+    assertThat(redis.cli("--scan", "--pattern", "sw:order-reads*")).isNotBlank();
+  }
+
+  @Test
+  void health_boot4Actuator_reportsTheLimitersRedisUp() {
+    HttpResponse<String> health = Http.get(uri, "/actuator/health/slidingwindow", null);
+
+    assertThat(health.statusCode()).isEqualTo(200);
+    assertThat(health.body()).contains("\"status\":\"UP\"").contains("\"limiters\"");
+  }
+}
