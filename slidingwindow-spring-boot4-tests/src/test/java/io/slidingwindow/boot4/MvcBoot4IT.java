@@ -75,7 +75,9 @@ class MvcBoot4IT {
                 "slidingwindow.http.rules.items.limits[0].window",
                 "1m",
                 "management.endpoint.health.show-details",
-                "always"));
+                "always",
+                "management.endpoints.web.exposure.include",
+                "health,slidingwindow"));
     uri = Apps.uri(app);
   }
 
@@ -115,6 +117,22 @@ class MvcBoot4IT {
 
     assertThat(Http.get(uri, "/orders/8", null).statusCode()).isEqualTo(200);
     assertThat(redis.cli("--scan", "--pattern", "sw:order-reads*")).isNotBlank();
+  }
+
+  @Test
+  void dashboardEndpoint_boot4Actuator_answersTheRulesDecisionsAsJson() {
+    // Granted or refused (the rule keys by client address, shared with the other tests), it is
+    // one decision of the rule.
+    assertThat(Http.get(uri, "/api/items/dash", null).statusCode()).isIn(200, 429);
+
+    HttpResponse<String> feed = Http.get(uri, "/actuator/slidingwindow", null);
+
+    assertThat(feed.statusCode()).isEqualTo(200);
+    assertThat(feed.body())
+        .contains("\"topRefused\"")
+        .contains("\"config\"")
+        .contains("\"rule\":\"items\"")
+        .contains("/api/items/**");
   }
 
   @Test
