@@ -14,9 +14,7 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  */
 public class SlidingWindowRedisHealth4Indicator implements HealthIndicator {
 
-  private final RedisBackend backend;
-  private final SlidingWindowRedisLimiters limiters;
-  private final Duration timeout;
+  private final RedisHealthProbe probe;
 
   /**
    * @param limiters the limiters whose breakers to count, or null to leave those details out
@@ -25,15 +23,12 @@ public class SlidingWindowRedisHealth4Indicator implements HealthIndicator {
    */
   public SlidingWindowRedisHealth4Indicator(
       RedisBackend backend, SlidingWindowRedisLimiters limiters, Duration timeout) {
-    RedisHealthCheck.checkArguments(backend, timeout);
-    this.backend = backend;
-    this.limiters = limiters;
-    this.timeout = timeout;
+    this.probe = new RedisHealthProbe(backend, limiters, timeout);
   }
 
   @Override
   public Health health() {
-    RedisHealthCheck check = RedisHealthCheck.run(backend, limiters, timeout);
+    RedisHealthProbe.Result check = probe.run();
     return (check.up() ? Health.up() : Health.down()).withDetails(check.details()).build();
   }
 }
