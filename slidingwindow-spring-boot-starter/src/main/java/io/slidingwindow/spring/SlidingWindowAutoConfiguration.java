@@ -147,6 +147,7 @@ public class SlidingWindowAutoConfiguration {
         .listener(listener(listeners, registry))
         .rateLimitHeaders(properties.isRateLimitHeaders())
         .pathFirewall(pathFirewall)
+        .refusal(properties.getRefusal().toRefusal())
         .build();
   }
 
@@ -184,7 +185,8 @@ public class SlidingWindowAutoConfiguration {
           clientIp,
           properties.isRateLimitHeaders(),
           properties.isDryRun(),
-          keyResolverBeans(beans));
+          keyResolverBeans(beans),
+          properties.getRefusal().toRefusal());
     }
 
     @Bean

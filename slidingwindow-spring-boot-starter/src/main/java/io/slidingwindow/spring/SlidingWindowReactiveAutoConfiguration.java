@@ -124,9 +124,14 @@ public class SlidingWindowReactiveAutoConfiguration {
             .limiterFactory(limiterFactory)
             .listener(listener)
             .rateLimitHeaders(properties.isRateLimitHeaders())
-            .pathFirewall(pathFirewall);
+            .pathFirewall(pathFirewall)
+            .refusal(properties.getRefusal().toRefusal());
     for (RuleBinder.Bound bound : RuleBinder.bound(properties)) {
-      core.rule(bound.rule(), ReactiveKeys.resolver(bound.keyProperty(), bound.key(), keyBeans));
+      core.rule(
+          bound.rule(),
+          ReactiveKeys.resolver(bound.keyProperty(), bound.key(), keyBeans),
+          bound.terms().condition(RateLimitKeyContext::new),
+          bound.terms().cost(RateLimitKeyContext::new, bound.rule().cost()));
     }
     ReactiveRateLimitAnnotations annotations =
         new ReactiveRateLimitAnnotations(
@@ -134,7 +139,8 @@ public class SlidingWindowReactiveAutoConfiguration {
             listener,
             properties.isRateLimitHeaders(),
             properties.isDryRun(),
-            keyBeans);
+            keyBeans,
+            properties.getRefusal().toRefusal());
     return new ReactiveRateLimitFilter(
         core.build(), addresses, annotations, properties.getFilterOrder());
   }
