@@ -130,10 +130,13 @@ public class SlidingWindowAutoConfiguration {
         () -> properties.getPathFirewall().toFirewall());
   }
 
-  /** The rules of {@code slidingwindow.http.rules}, checked here so that bad ones stop start-up. */
+  /**
+   * The rules of {@code slidingwindow.http.rules}, checked here so that bad ones stop start-up, and
+   * rebuilt when the configuration is refreshed (see {@link ReloadableRules}).
+   */
   @Bean
-  @ConditionalOnMissingBean
-  public RateLimitEnforcer slidingWindowRateLimitEnforcer(
+  @ConditionalOnMissingBean(RateLimitEnforcer.class)
+  ReloadableRules<RateLimitEnforcer> slidingWindowServletRules(
       SlidingWindowHttpProperties properties,
       ClientIpResolver clientIp,
       RateLimiterFactory limiterFactory,
@@ -141,23 +144,45 @@ public class SlidingWindowAutoConfiguration {
       ObjectProvider<MeterRegistry> registry,
       ListableBeanFactory beans,
       PathFirewall pathFirewall) {
-    return RateLimitEnforcer.builder()
-        .rules(RuleBinder.rules(properties, clientIp, keyResolverBeans(beans)))
-        .limiterFactory(limiterFactory)
-        .listener(listener(listeners, registry))
-        .rateLimitHeaders(properties.isRateLimitHeaders())
-        .pathFirewall(pathFirewall)
-        .refusal(properties.getRefusal().toRefusal())
-        .build();
+    RateLimitListener listener = listener(listeners, registry);
+    return new ReloadableRules<>(
+        limiterFactory,
+        (bound, limiters) ->
+            RateLimitEnforcer.builder()
+                .rules(RuleBinder.rules(bound, clientIp, keyResolverBeans(beans)))
+                .limiterFactory(limiters)
+                .listener(listener)
+                .rateLimitHeaders(bound.isRateLimitHeaders())
+                .pathFirewall(pathFirewall)
+                .refusal(bound.getRefusal().toRefusal())
+                .build(),
+        properties);
   }
 
-  /** Registers the filter on every path, for requests (not error or forward dispatches). */
+  /** The rules in service when the application starts. */
+  @Bean
+  @ConditionalOnMissingBean
+  public RateLimitEnforcer slidingWindowRateLimitEnforcer(
+      ReloadableRules<RateLimitEnforcer> rules) {
+    return rules.get();
+  }
+
+  /**
+   * Registers the filter on every path, for requests (not error or forward dispatches); it applies
+   * the reloaded rules unless the application defined its own enforcer.
+   */
   @Bean
   @ConditionalOnMissingFilterBean(RateLimitFilter.class)
   public FilterRegistrationBean<RateLimitFilter> slidingWindowRateLimitFilter(
-      RateLimitEnforcer enforcer, SlidingWindowHttpProperties properties) {
-    FilterRegistrationBean<RateLimitFilter> registration =
-        new FilterRegistrationBean<>(new RateLimitFilter(enforcer));
+      RateLimitEnforcer enforcer,
+      SlidingWindowHttpProperties properties,
+      ObjectProvider<ReloadableRules<RateLimitEnforcer>> rules) {
+    ReloadableRules<RateLimitEnforcer> reloadable = rules.getIfUnique();
+    RateLimitFilter filter =
+        reloadable != null && reloadable.get() == enforcer
+            ? new RateLimitFilter(reloadable)
+            : new RateLimitFilter(enforcer);
+    FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
     registration.setName("slidingWindowRateLimitFilter");
     registration.addUrlPatterns("/*");
     registration.setOrder(properties.getFilterOrder());

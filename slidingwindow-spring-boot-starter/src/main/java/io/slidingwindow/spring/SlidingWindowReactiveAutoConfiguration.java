@@ -104,9 +104,43 @@ public class SlidingWindowReactiveAutoConfiguration {
   }
 
   /**
-   * The filter: the rules of {@code slidingwindow.http.rules}, checked here so that bad ones stop
-   * start-up, and {@link RateLimit} on handler methods.
+   * The rules of {@code slidingwindow.http.rules}, checked here so that bad ones stop start-up, and
+   * rebuilt when the configuration is refreshed (see {@link ReloadableRules}).
    */
+  @Bean
+  @ConditionalOnMissingBean(ReactiveRateLimitFilter.class)
+  ReloadableRules<EnforcementCore<ReactiveKeySource>> slidingWindowReactiveRules(
+      SlidingWindowHttpProperties properties,
+      RateLimiterFactory limiterFactory,
+      ObjectProvider<RateLimitListener> listeners,
+      ObjectProvider<MeterRegistry> registry,
+      ListableBeanFactory beans,
+      PathFirewall pathFirewall) {
+    RateLimitListener listener = Listeners.of(listeners, registry);
+    Function<String, ReactiveKeyResolver> keyBeans = keyResolverBeans(beans);
+    return new ReloadableRules<>(
+        limiterFactory,
+        (bound, limiters) -> {
+          EnforcementCore.Builder<ReactiveKeySource> core =
+              EnforcementCore.<ReactiveKeySource>builder()
+                  .limiterFactory(limiters)
+                  .listener(listener)
+                  .rateLimitHeaders(bound.isRateLimitHeaders())
+                  .pathFirewall(pathFirewall)
+                  .refusal(bound.getRefusal().toRefusal());
+          for (RuleBinder.Bound rule : RuleBinder.bound(bound)) {
+            core.rule(
+                rule.rule(),
+                ReactiveKeys.resolver(rule.keyProperty(), rule.key(), keyBeans),
+                rule.terms().condition(RateLimitKeyContext::new),
+                rule.terms().cost(RateLimitKeyContext::new, rule.rule().cost()));
+          }
+          return core.build();
+        },
+        properties);
+  }
+
+  /** The filter: the reloadable rules, and {@link RateLimit} on handler methods. */
   @Bean
   @ConditionalOnMissingBean
   public ReactiveRateLimitFilter slidingWindowReactiveRateLimitFilter(
@@ -116,23 +150,9 @@ public class SlidingWindowReactiveAutoConfiguration {
       ObjectProvider<RateLimitListener> listeners,
       ObjectProvider<MeterRegistry> registry,
       ListableBeanFactory beans,
-      PathFirewall pathFirewall) {
+      ReloadableRules<EnforcementCore<ReactiveKeySource>> rules) {
     RateLimitListener listener = Listeners.of(listeners, registry);
     Function<String, ReactiveKeyResolver> keyBeans = keyResolverBeans(beans);
-    EnforcementCore.Builder<ReactiveKeySource> core =
-        EnforcementCore.<ReactiveKeySource>builder()
-            .limiterFactory(limiterFactory)
-            .listener(listener)
-            .rateLimitHeaders(properties.isRateLimitHeaders())
-            .pathFirewall(pathFirewall)
-            .refusal(properties.getRefusal().toRefusal());
-    for (RuleBinder.Bound bound : RuleBinder.bound(properties)) {
-      core.rule(
-          bound.rule(),
-          ReactiveKeys.resolver(bound.keyProperty(), bound.key(), keyBeans),
-          bound.terms().condition(RateLimitKeyContext::new),
-          bound.terms().cost(RateLimitKeyContext::new, bound.rule().cost()));
-    }
     ReactiveRateLimitAnnotations annotations =
         new ReactiveRateLimitAnnotations(
             limiterFactory,
@@ -141,8 +161,7 @@ public class SlidingWindowReactiveAutoConfiguration {
             properties.isDryRun(),
             keyBeans,
             properties.getRefusal().toRefusal());
-    return new ReactiveRateLimitFilter(
-        core.build(), addresses, annotations, properties.getFilterOrder());
+    return new ReactiveRateLimitFilter(rules, addresses, annotations, properties.getFilterOrder());
   }
 
   /**
