@@ -1,7 +1,5 @@
 package io.slidingwindow.spring;
 
-import static io.slidingwindow.spring.PropertyChecks.bind;
-
 import io.micrometer.core.instrument.MeterRegistry;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.http.PathFirewall;
@@ -12,7 +10,6 @@ import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitFilter;
 import io.slidingwindow.servlet.RateLimitRule;
-import java.util.function.Function;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -55,58 +52,13 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
     havingValue = "true",
     matchIfMissing = true)
 @EnableConfigurationProperties(SlidingWindowHttpProperties.class)
-public class SlidingWindowAutoConfiguration {
-
-  /** The clock of the in-memory limiters. */
-  @Bean
-  @ConditionalOnMissingBean
-  public Ticker slidingWindowTicker() {
-    return Ticker.system();
-  }
+public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
 
   /** Finds client addresses, believing X-Forwarded-For only from the trusted proxies. */
   @Bean
   @ConditionalOnMissingBean
   public ClientIpResolver slidingWindowClientIpResolver(SlidingWindowHttpProperties properties) {
-    ClientIpResolver resolver =
-        bind(
-            SlidingWindowHttpProperties.PREFIX + ".trusted-proxies",
-            () -> ClientIpResolver.trusting(properties.getTrustedProxies()));
-    return bind(
-        SlidingWindowHttpProperties.PREFIX + ".ipv6-prefix-length",
-        () -> resolver.withIpv6PrefixLength(properties.getIpv6PrefixLength()));
-  }
-
-  /** Looks up a {@link KeyResolver} bean by name for {@code bean:NAME} keys; null if none. */
-  static Function<String, KeyResolver> keyResolverBeans(ListableBeanFactory beans) {
-    return name ->
-        beans.containsBean(name) && beans.isTypeMatch(name, KeyResolver.class)
-            ? beans.getBean(name, KeyResolver.class)
-            : null;
-  }
-
-  /**
-   * The in-memory backend: one keyed limiter per rule on the ticker, each cleaned of expired keys
-   * every {@code slidingwindow.http.cleanup-interval} on a daemon thread that stops with the
-   * context.
-   */
-  @Bean
-  @ConditionalOnMissingBean
-  public RateLimiterFactory slidingWindowRateLimiterFactory(
-      SlidingWindowHttpProperties properties, Ticker ticker) {
-    RateLimiterFactory inMemory = inMemoryFactory(properties, ticker);
-    return bind(
-        SlidingWindowHttpProperties.PREFIX + ".cleanup-interval",
-        () -> CleaningRateLimiterFactory.every(properties.getCleanupInterval(), inMemory));
-  }
-
-  /**
-   * The in-memory backend with {@code slidingwindow.http.max-keys-per-rule}.
-   *
-   * @throws IllegalArgumentException naming the property if the bound is out of range
-   */
-  static RateLimiterFactory inMemoryFactory(SlidingWindowHttpProperties properties, Ticker ticker) {
-    return InMemoryBackend.factory(properties, ticker);
+    return ClientIpResolver.of(clientAddresses(properties));
   }
 
   /**
@@ -116,18 +68,6 @@ public class SlidingWindowAutoConfiguration {
   static RateLimitListener listener(
       ObjectProvider<RateLimitListener> listeners, ObjectProvider<MeterRegistry> registry) {
     return Listeners.of(listeners, registry);
-  }
-
-  /**
-   * The path firewall of {@code slidingwindow.http.path-firewall}: strict unless relaxed or turned
-   * off there.
-   */
-  @Bean
-  @ConditionalOnMissingBean
-  public PathFirewall slidingWindowPathFirewall(SlidingWindowHttpProperties properties) {
-    return bind(
-        SlidingWindowHttpProperties.PREFIX + ".path-firewall.allow",
-        () -> properties.getPathFirewall().toFirewall());
   }
 
   /**
@@ -149,7 +89,7 @@ public class SlidingWindowAutoConfiguration {
         limiterFactory,
         (bound, limiters) ->
             RateLimitEnforcer.builder()
-                .rules(RuleBinder.rules(bound, clientIp, keyResolverBeans(beans)))
+                .rules(RuleBinder.rules(bound, clientIp, namedBeans(beans, KeyResolver.class)))
                 .limiterFactory(limiters)
                 .listener(listener)
                 .rateLimitHeaders(bound.isRateLimitHeaders())
@@ -210,7 +150,7 @@ public class SlidingWindowAutoConfiguration {
           clientIp,
           properties.isRateLimitHeaders(),
           properties.isDryRun(),
-          keyResolverBeans(beans),
+          namedBeans(beans, KeyResolver.class),
           properties.getRefusal().toRefusal());
     }
 

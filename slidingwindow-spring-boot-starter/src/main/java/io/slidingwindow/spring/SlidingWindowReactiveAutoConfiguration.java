@@ -1,7 +1,5 @@
 package io.slidingwindow.spring;
 
-import static io.slidingwindow.spring.PropertyChecks.bind;
-
 import io.micrometer.core.instrument.MeterRegistry;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.http.ClientAddresses;
@@ -45,62 +43,13 @@ import org.springframework.web.server.WebFilter;
     havingValue = "true",
     matchIfMissing = true)
 @EnableConfigurationProperties(SlidingWindowHttpProperties.class)
-public class SlidingWindowReactiveAutoConfiguration {
-
-  /** The clock of the in-memory limiters. */
-  @Bean
-  @ConditionalOnMissingBean
-  public Ticker slidingWindowTicker() {
-    return Ticker.system();
-  }
+public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBeans {
 
   /** Finds client addresses, believing X-Forwarded-For only from the trusted proxies. */
   @Bean
   @ConditionalOnMissingBean
   public ClientAddresses slidingWindowClientAddresses(SlidingWindowHttpProperties properties) {
-    ClientAddresses addresses =
-        bind(
-            SlidingWindowHttpProperties.PREFIX + ".trusted-proxies",
-            () -> ClientAddresses.trusting(properties.getTrustedProxies()));
-    return bind(
-        SlidingWindowHttpProperties.PREFIX + ".ipv6-prefix-length",
-        () -> addresses.withIpv6PrefixLength(properties.getIpv6PrefixLength()));
-  }
-
-  /**
-   * The in-memory backend: one keyed limiter per rule on the ticker, each cleaned of expired keys
-   * every {@code slidingwindow.http.cleanup-interval}. Its decisions never wait.
-   */
-  @Bean
-  @ConditionalOnMissingBean
-  public RateLimiterFactory slidingWindowRateLimiterFactory(
-      SlidingWindowHttpProperties properties, Ticker ticker) {
-    RateLimiterFactory inMemory =
-        bind(
-            SlidingWindowHttpProperties.PREFIX + ".max-keys-per-rule",
-            () -> RateLimiterFactory.inMemory(ticker, properties.getMaxKeysPerRule()));
-    return bind(
-        SlidingWindowHttpProperties.PREFIX + ".cleanup-interval",
-        () -> CleaningRateLimiterFactory.every(properties.getCleanupInterval(), inMemory));
-  }
-
-  /** The path firewall of {@code slidingwindow.http.path-firewall}. */
-  @Bean
-  @ConditionalOnMissingBean
-  public PathFirewall slidingWindowPathFirewall(SlidingWindowHttpProperties properties) {
-    return bind(
-        SlidingWindowHttpProperties.PREFIX + ".path-firewall.allow",
-        () -> properties.getPathFirewall().toFirewall());
-  }
-
-  /**
-   * Looks up a {@link ReactiveKeyResolver} bean by name for {@code bean:NAME} keys; null if none.
-   */
-  static Function<String, ReactiveKeyResolver> keyResolverBeans(ListableBeanFactory beans) {
-    return name ->
-        beans.containsBean(name) && beans.isTypeMatch(name, ReactiveKeyResolver.class)
-            ? beans.getBean(name, ReactiveKeyResolver.class)
-            : null;
+    return clientAddresses(properties);
   }
 
   /**
@@ -117,7 +66,7 @@ public class SlidingWindowReactiveAutoConfiguration {
       ListableBeanFactory beans,
       PathFirewall pathFirewall) {
     RateLimitListener listener = Listeners.of(listeners, registry);
-    Function<String, ReactiveKeyResolver> keyBeans = keyResolverBeans(beans);
+    Function<String, ReactiveKeyResolver> keyBeans = namedBeans(beans, ReactiveKeyResolver.class);
     return new ReloadableRules<>(
         limiterFactory,
         (bound, limiters) -> {
@@ -152,7 +101,7 @@ public class SlidingWindowReactiveAutoConfiguration {
       ListableBeanFactory beans,
       ReloadableRules<EnforcementCore<ReactiveKeySource>> rules) {
     RateLimitListener listener = Listeners.of(listeners, registry);
-    Function<String, ReactiveKeyResolver> keyBeans = keyResolverBeans(beans);
+    Function<String, ReactiveKeyResolver> keyBeans = namedBeans(beans, ReactiveKeyResolver.class);
     ReactiveRateLimitAnnotations annotations =
         new ReactiveRateLimitAnnotations(
             limiterFactory,
