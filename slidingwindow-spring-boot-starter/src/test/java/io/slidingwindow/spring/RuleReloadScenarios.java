@@ -4,21 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.testkit.FakeTicker;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.boot.web.embedded.netty.NettyReactiveWebServerFactory;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.test.context.TestPropertySource;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -64,25 +58,11 @@ abstract class RuleReloadScenarios {
     }
   }
 
-  /** Reactor Netty for the reactive stack; nested here so that no component scan finds it. */
-  @Configuration(proxyBeanMethods = false)
-  static class Netty {
-    @Bean
-    NettyReactiveWebServerFactory nettyReactiveWebServerFactory() {
-      return new NettyReactiveWebServerFactory();
-    }
-  }
-
   @LocalServerPort int port;
   @Autowired ConfigurableApplicationContext context;
 
-  private final HttpClient client =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-
   private int status(String path) throws IOException, InterruptedException {
-    HttpRequest request =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build();
-    return client.send(request, HttpResponse.BodyHandlers.ofString()).statusCode();
+    return LoopbackHttp.get(port, path).statusCode();
   }
 
   /** Puts {@code values} above every other property source and tells of the change. */

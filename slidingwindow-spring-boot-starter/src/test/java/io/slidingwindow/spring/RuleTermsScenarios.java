@@ -6,9 +6,6 @@ import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.testkit.FakeTicker;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -110,17 +107,9 @@ abstract class RuleTermsScenarios {
 
   @LocalServerPort int port;
 
-  private final HttpClient client =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-
   private HttpResponse<String> get(String path, String... headers)
       throws IOException, InterruptedException {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
-    if (headers.length > 0) {
-      request.headers(headers);
-    }
-    return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    return LoopbackHttp.get(port, path, headers);
   }
 
   private static String remaining(HttpResponse<String> response) {
