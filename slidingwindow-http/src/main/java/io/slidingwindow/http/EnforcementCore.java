@@ -12,10 +12,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * The one enforcement of HTTP rules that every server adapter drives (the servlet filter and its
@@ -25,17 +26,24 @@ import java.util.function.Supplier;
  * the {@link HttpReply} or headers it gets back. Public for the project's adapters; applications
  * configure the servlet {@code RateLimitEnforcer} or the Spring Boot starter instead.
  *
- * <p>For each request, the rules whose paths and methods match are applied in order, like a chain
- * of filters. A rule whose key is null is skipped. The limiter keys on {@link RequestKey#value()},
+ * <p>For each request, the rules whose paths and methods match, and whose condition holds, are
+ * applied in order, like a chain of filters. A rule whose key is null is skipped. A condition that
+ * throws counts as holding (the rule applies, and the listener's {@code onError} is told), so that
+ * a failing condition never exempts a request. The limiter keys on {@link RequestKey#value()},
  * which names its source; a key longer than {@value #MAX_KEY_CHARS} characters is replaced by its
  * SHA-256 digest (which no {@link RequestKey} value can spell), so that long header values cannot
- * inflate memory. The first rule that refuses (and is not in dry-run) ends the request: the rules
- * after it are not charged, and the rules before it have counted the request although it was
- * refused. A refusal is {@link RefusalReplies#tooManyRequests}, with the {@code Retry-After} of
- * {@link QuotaHeaders#retryAfterSeconds}. A dry-run rule that would refuse is reported to the
- * listener and logged at DEBUG, and the request goes on. If a key or a limiter throws (a faulty key
- * expression, a backend outage), or an asynchronous decision fails, the error is reported to the
- * listener and logged, and the request goes on unlimited by that rule (fail-open).
+ * inflate memory. A request takes the permits its rule's cost function asks for, but never fewer
+ * than {@link HttpRule#cost()} (zero or negative asks take the rule's cost; a cost function that
+ * throws takes the rule's cost and tells {@code onError}); a request that asks more permits than a
+ * limit holds is refused without asking the limiter, since no wait would grant it, with that
+ * limit's window as its wait. The first rule that refuses (and is not in dry-run) ends the request:
+ * the rules after it are not charged, and the rules before it have counted the request although it
+ * was refused. A refusal is the builder's {@link RefusalReplies.Refusal} ({@link
+ * RefusalReplies#tooManyRequests} by default), with the {@code Retry-After} of {@link
+ * QuotaHeaders#retryAfterSeconds}. A dry-run rule that would refuse is reported to the listener and
+ * logged at DEBUG, and the request goes on. If a key or a limiter throws (a faulty key expression,
+ * a backend outage), or an asynchronous decision fails, the error is reported to the listener and
+ * logged, and the request goes on unlimited by that rule (fail-open).
  *
  * <p>{@link #enforce} decides synchronously (through {@link KeyedRateLimiter#decide}); {@link
  * #enforceAsync} never blocks (through {@link KeyedRateLimiter#decideAsync}) and applies the rules
@@ -52,36 +60,30 @@ public final class EnforcementCore<Q> {
 
   private static final System.Logger LOG = System.getLogger(EnforcementCore.class.getName());
 
-  private final List<Entry<Q>> entries;
-  private final RateLimitListener listener;
+  private final List<RuleEntry<Q>> entries;
+  private final ListenerCalls listener;
   private final boolean rateLimitHeaders;
   private final PathFirewall pathFirewall;
+  private final RefusalReplies.Refusal refusal;
   private final boolean guardsPaths;
 
-  private EnforcementCore(
-      List<Entry<Q>> entries, RateLimitListener listener, boolean headers, PathFirewall firewall) {
+  private EnforcementCore(List<RuleEntry<Q>> entries, Builder<Q> b) {
     this.entries = entries;
-    this.listener = listener;
-    this.rateLimitHeaders = headers;
-    this.pathFirewall = firewall;
+    this.listener = new ListenerCalls(b.listener);
+    this.rateLimitHeaders = b.rateLimitHeaders;
+    this.pathFirewall = b.pathFirewall;
+    this.refusal = b.refusal;
     boolean anyPaths = false;
-    for (Entry<Q> entry : entries) {
+    for (RuleEntry<Q> entry : entries) {
       anyPaths |= !entry.rule().paths().isEmpty();
     }
-    this.guardsPaths = firewall.enabled() && anyPaths;
+    this.guardsPaths = b.pathFirewall.enabled() && anyPaths;
   }
 
   /** Returns a builder. */
   public static <Q> Builder<Q> builder() {
     return new Builder<>();
   }
-
-  /** One rule, its key function, its limiter and the policy name of each of its limits. */
-  private record Entry<Q>(
-      HttpRule rule,
-      Function<? super Q, RequestKey> keys,
-      KeyedRateLimiter<String> limiter,
-      List<String> policies) {}
 
   /**
    * What became of a request: refused with {@link #refusal()} to write, or let through with {@link
@@ -108,7 +110,7 @@ public final class EnforcementCore<Q> {
   /** The rules, in the order they are applied. */
   public List<HttpRule> rules() {
     List<HttpRule> rules = new ArrayList<>(entries.size());
-    for (Entry<Q> entry : entries) {
+    for (RuleEntry<Q> entry : entries) {
       rules.add(entry.rule());
     }
     return List.copyOf(rules);
@@ -131,11 +133,7 @@ public final class EnforcementCore<Q> {
       return Optional.empty();
     }
     LOG.log(Level.DEBUG, "request path refused: {0}", refusal.get());
-    try {
-      listener.onRejectedPath(method, rawPath, refusal.get());
-    } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "rate limit listener failed", e);
-    }
+    listener.rejectedPath(method, rawPath, refusal.get());
     return Optional.of(RefusalReplies.badRequestPath());
   }
 
@@ -152,14 +150,17 @@ public final class EnforcementCore<Q> {
   public Outcome enforce(
       Q request, String method, List<String> paths, Supplier<QuotaHeaders> report) {
     QuotaHeaders headers = null;
-    for (Entry<Q> entry : entries) {
-      String key = keyOf(entry, request, method, paths);
+    for (RuleEntry<Q> entry : entries) {
+      String key = entry.keyOf(request, method, paths, listener);
       if (key == null) {
         continue;
       }
-      Decision decision;
+      long permits = entry.permitsOf(request, listener);
+      Decision decision = entry.overLimit(permits);
       try {
-        decision = entry.limiter().decide(key, 1);
+        if (decision == null) {
+          decision = entry.limiter().decide(key, permits);
+        }
       } catch (RuntimeException e) {
         failed(entry, e);
         continue;
@@ -194,14 +195,19 @@ public final class EnforcementCore<Q> {
       Supplier<QuotaHeaders> report,
       QuotaHeaders[] headers) {
     for (int i = from; i < entries.size(); i++) {
-      Entry<Q> entry = entries.get(i);
-      String key = keyOf(entry, request, method, paths);
+      RuleEntry<Q> entry = entries.get(i);
+      String key = entry.keyOf(request, method, paths, listener);
       if (key == null) {
         continue;
       }
+      long permits = entry.permitsOf(request, listener);
+      Decision overLimit = entry.overLimit(permits);
       CompletionStage<Decision> decision;
       try {
-        decision = entry.limiter().decideAsync(key, 1);
+        decision =
+            overLimit != null
+                ? CompletableFuture.completedFuture(overLimit)
+                : entry.limiter().decideAsync(key, permits);
       } catch (RuntimeException e) {
         failed(entry, e);
         continue;
@@ -211,7 +217,7 @@ public final class EnforcementCore<Q> {
           .handle(
               (answer, error) -> {
                 if (error != null || answer == null) {
-                  failed(entry, asRuntime(error));
+                  failed(entry, ListenerCalls.asRuntime(error));
                   return null;
                 }
                 if (headers[0] == null) {
@@ -230,26 +236,12 @@ public final class EnforcementCore<Q> {
         headers[0] == null ? Outcome.PASS : new Outcome(null, headers[0].headers(-1)));
   }
 
-  /** The bounded key of {@code entry} for the request if its rule matches; null to skip it. */
-  private String keyOf(Entry<Q> entry, Q request, String method, List<String> paths) {
-    if (!matchesAny(entry.rule(), method, paths)) {
-      return null;
-    }
-    try {
-      RequestKey key = entry.keys().apply(request);
-      return key == null ? null : boundedKey(key.value());
-    } catch (RuntimeException e) {
-      failed(entry, e);
-      return null;
-    }
-  }
-
   /**
    * Records {@code decision} of {@code entry}: headers, listener, dry-run. Returns the 429 answer
    * if the rule refuses and enforces, otherwise null.
    */
   private HttpReply apply(
-      Entry<Q> entry,
+      RuleEntry<Q> entry,
       String key,
       Decision decision,
       QuotaHeaders report,
@@ -260,13 +252,13 @@ public final class EnforcementCore<Q> {
       report.add(rule.limits(), entry.policies(), decision);
     }
     if (decision.allowed()) {
-      notifyAllowed(rule, decision, key);
+      listener.allowed(rule, decision, key);
       if (!rule.dryRun()) {
         report.granted(rule.limits(), decision);
       }
       return null;
     }
-    notifyRefused(rule, decision, rule.dryRun(), key);
+    listener.refused(rule, decision, rule.dryRun(), key);
     if (rule.dryRun()) {
       LOG.log(
           Level.DEBUG,
@@ -278,31 +270,11 @@ public final class EnforcementCore<Q> {
       return null;
     }
     long retryAfterSeconds = report.retryAfterSeconds(decision.retryAfter());
-    return RefusalReplies.tooManyRequests(retryAfterSeconds, report.headers(retryAfterSeconds));
+    return refusal.reply(retryAfterSeconds, report.headers(retryAfterSeconds));
   }
 
-  private void failed(Entry<Q> entry, RuntimeException error) {
-    try {
-      listener.onError(entry.rule(), error);
-    } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "rate limit listener failed", e);
-    }
-    LOG.log(
-        Level.WARNING,
-        "rate limit rule '" + entry.rule().name() + "' failed; request let through",
-        error);
-  }
-
-  private static RuntimeException asRuntime(Throwable error) {
-    Throwable cause = error;
-    while (cause instanceof CompletionException && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    if (cause instanceof RuntimeException runtime) {
-      return runtime;
-    }
-    return new IllegalStateException(
-        cause == null ? "the limiter answered nothing" : "the limiter failed: " + cause, cause);
+  private void failed(RuleEntry<Q> entry, RuntimeException error) {
+    listener.error(entry.rule(), error, "request let through");
   }
 
   /** {@code key} itself if short enough, else its digest: see {@link BoundedKeys#of}. */
@@ -310,45 +282,24 @@ public final class EnforcementCore<Q> {
     return BoundedKeys.of(key);
   }
 
-  private static boolean matchesAny(HttpRule rule, String method, List<String> paths) {
-    for (int i = 0; i < paths.size(); i++) {
-      if (rule.matches(method, paths.get(i))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private void notifyAllowed(HttpRule rule, Decision decision, String key) {
-    try {
-      listener.onAllowed(rule, decision, key);
-    } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "rate limit listener failed", e);
-    }
-  }
-
-  private void notifyRefused(HttpRule rule, Decision decision, boolean dryRun, String key) {
-    try {
-      listener.onRefused(rule, decision, dryRun, key);
-    } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "rate limit listener failed", e);
-    }
-  }
-
   /** Builds an {@link EnforcementCore}. Not thread-safe. */
   public static final class Builder<Q> {
     private final List<HttpRule> rules = new ArrayList<>();
     private final List<Function<? super Q, RequestKey>> keys = new ArrayList<>();
+    private final List<Predicate<? super Q>> conditions = new ArrayList<>();
+    private final List<ToLongFunction<? super Q>> costs = new ArrayList<>();
     private RateLimiterFactory limiterFactory = RateLimiterFactory.inMemory();
     private RateLimitListener listener = RateLimitListener.NONE;
     private boolean rateLimitHeaders;
     private PathFirewall pathFirewall = PathFirewall.strict();
+    private RefusalReplies.Refusal refusal = RefusalReplies.Refusal.DEFAULT;
 
     private Builder() {}
 
     /**
-     * Adds a rule with the function that finds a request's key for it (null to skip the request);
-     * rules apply in the order added.
+     * Adds a rule with the function that finds a request's key for it (null to skip the request),
+     * applied to every request it matches, each taking {@link HttpRule#cost()} permits; rules apply
+     * in the order added.
      *
      * @throws IllegalArgumentException if {@code rule} or {@code keys} is null
      */
@@ -357,8 +308,53 @@ public final class EnforcementCore<Q> {
         throw new IllegalArgumentException(
             "rule and keys must not be null, were " + rule + " and " + keys);
       }
+      long cost = rule.cost();
+      return rule(rule, keys, request -> true, request -> cost);
+    }
+
+    /**
+     * Adds a rule with its key function (null to skip the request), its condition (whether it
+     * applies to a request that matches its paths and methods; a condition that throws counts as
+     * holding) and its cost function (the permits a request asks for: fewer than {@link
+     * HttpRule#cost()} take the rule's cost, more than a limit holds are refused, and one that
+     * throws takes the rule's cost); rules apply in the order added.
+     *
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public Builder<Q> rule(
+        HttpRule rule,
+        Function<? super Q, RequestKey> keys,
+        Predicate<? super Q> condition,
+        ToLongFunction<? super Q> cost) {
+      if (rule == null || keys == null || condition == null || cost == null) {
+        throw new IllegalArgumentException(
+            "rule, keys, condition and cost must not be null, were "
+                + rule
+                + ", "
+                + keys
+                + ", "
+                + condition
+                + " and "
+                + cost);
+      }
       rules.add(rule);
       this.keys.add(keys);
+      conditions.add(condition);
+      costs.add(cost);
+      return this;
+    }
+
+    /**
+     * Sets how refusals are answered, {@link RefusalReplies.Refusal#DEFAULT} (429, problem
+     * document) by default.
+     *
+     * @throws IllegalArgumentException if {@code refusal} is null
+     */
+    public Builder<Q> refusal(RefusalReplies.Refusal refusal) {
+      if (refusal == null) {
+        throw new IllegalArgumentException("refusal must not be null");
+      }
+      this.refusal = refusal;
       return this;
     }
 
@@ -419,7 +415,7 @@ public final class EnforcementCore<Q> {
      */
     public EnforcementCore<Q> build() {
       Set<String> names = new HashSet<>();
-      List<Entry<Q>> entries = new ArrayList<>();
+      List<RuleEntry<Q>> entries = new ArrayList<>();
       for (int i = 0; i < rules.size(); i++) {
         HttpRule rule = rules.get(i);
         if (!names.add(rule.name())) {
@@ -433,17 +429,19 @@ public final class EnforcementCore<Q> {
               "limiterFactory returned null for rule '" + rule.name() + "'");
         }
         entries.add(
-            new Entry<>(
-                rule, keys.get(i), limiter, QuotaHeaders.policyNames(rule.name(), rule.limits())));
+            new RuleEntry<>(
+                rule,
+                conditions.get(i),
+                keys.get(i),
+                costs.get(i),
+                limiter,
+                QuotaHeaders.policyNames(rule.name(), rule.limits())));
       }
+      ListenerCalls calls = new ListenerCalls(listener);
       for (HttpRule rule : rules) {
-        try {
-          listener.onRule(rule);
-        } catch (RuntimeException e) {
-          LOG.log(Level.WARNING, "rate limit listener failed", e);
-        }
+        calls.rule(rule);
       }
-      return new EnforcementCore<>(List.copyOf(entries), listener, rateLimitHeaders, pathFirewall);
+      return new EnforcementCore<>(List.copyOf(entries), this);
     }
   }
 }

@@ -30,6 +30,7 @@ public final class HttpRule {
   private final List<Limit> limits;
   private final boolean countRefusedAttempts;
   private final boolean dryRun;
+  private final long cost;
 
   private HttpRule(Builder b) {
     this.name = b.name;
@@ -38,6 +39,7 @@ public final class HttpRule {
     this.limits = List.copyOf(b.limits);
     this.countRefusedAttempts = b.countRefusedAttempts;
     this.dryRun = b.dryRun;
+    this.cost = b.cost;
   }
 
   /**
@@ -109,6 +111,29 @@ public final class HttpRule {
     return dryRun;
   }
 
+  /**
+   * The permits each request takes, 1 by default; also the fewest a request takes when a
+   * per-request cost asks fewer (see {@link EnforcementCore.Builder#rule(HttpRule,
+   * java.util.function.Function, java.util.function.Predicate,
+   * java.util.function.ToLongFunction)}).
+   */
+  public long cost() {
+    return cost;
+  }
+
+  /**
+   * The first limit that can never grant {@code permits} at once (its permits are fewer), or null
+   * if every limit can.
+   */
+  public Limit limitBelow(long permits) {
+    for (Limit limit : limits) {
+      if (limit.permits() < permits) {
+        return limit;
+      }
+    }
+    return null;
+  }
+
   @Override
   public String toString() {
     return "RateLimitRule["
@@ -121,6 +146,7 @@ public final class HttpRule {
         + limits
         + (countRefusedAttempts ? " counting refused" : "")
         + (dryRun ? " dry-run" : "")
+        + (cost != 1 ? " cost " + cost : "")
         + "]";
   }
 
@@ -132,6 +158,7 @@ public final class HttpRule {
     private final List<Limit> limits = new ArrayList<>();
     private boolean countRefusedAttempts;
     private boolean dryRun;
+    private long cost = 1;
 
     private Builder(String name) {
       this.name = name;
@@ -193,13 +220,35 @@ public final class HttpRule {
     }
 
     /**
+     * Sets the permits each request takes, 1 by default.
+     *
+     * @throws IllegalArgumentException if {@code permits} is not positive
+     */
+    public Builder cost(long permits) {
+      if (permits < 1) {
+        throw new IllegalArgumentException("cost must be positive, was " + permits);
+      }
+      this.cost = permits;
+      return this;
+    }
+
+    /**
      * Builds the rule.
      *
-     * @throws IllegalArgumentException if no limit was added
+     * @throws IllegalArgumentException if no limit was added, or the cost exceeds a limit's permits
      */
     public HttpRule build() {
       if (limits.isEmpty()) {
         throw new IllegalArgumentException("limits: rule '" + name + "' needs at least one limit");
+      }
+      for (Limit limit : limits) {
+        if (limit.permits() < cost) {
+          throw new IllegalArgumentException(
+              "cost must be at most every limit's permits, was "
+                  + cost
+                  + " with a limit of "
+                  + limit.permits());
+        }
       }
       return new HttpRule(this);
     }

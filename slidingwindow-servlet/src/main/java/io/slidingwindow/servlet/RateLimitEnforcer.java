@@ -6,6 +6,7 @@ import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.http.QuotaHeaders;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.http.RefusalReplies;
 import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.http.RequestPaths;
 import jakarta.servlet.http.HttpServletRequest;
@@ -182,6 +183,7 @@ public final class RateLimitEnforcer {
     private RateLimitListener listener = RateLimitListener.NONE;
     private boolean rateLimitHeaders;
     private PathFirewall pathFirewall = PathFirewall.strict();
+    private RefusalReplies.Refusal refusal = RefusalReplies.Refusal.DEFAULT;
 
     private Builder() {}
 
@@ -256,6 +258,18 @@ public final class RateLimitEnforcer {
     }
 
     /**
+     * Sets how refusals are answered: 429 with an {@code application/problem+json} body by default.
+     * The headers are the same whatever the answer.
+     *
+     * @throws IllegalArgumentException if {@code refusal} is null
+     */
+    public Builder refusal(RefusalReplies.Refusal refusal) {
+      checks.refusal(refusal);
+      this.refusal = refusal;
+      return this;
+    }
+
+    /**
      * Creates one limiter per rule through the factory and builds the enforcer.
      *
      * @throws IllegalArgumentException if two rules share a name, or the factory rejects a rule
@@ -266,10 +280,15 @@ public final class RateLimitEnforcer {
               .limiterFactory(limiterFactory)
               .listener(listener)
               .rateLimitHeaders(rateLimitHeaders)
-              .pathFirewall(pathFirewall);
+              .pathFirewall(pathFirewall)
+              .refusal(refusal);
       for (RateLimitRule rule : rules) {
         KeyResolver resolver = rule.keyResolver();
-        core.rule(rule.httpRule(), (HttpServletRequest request) -> keyOf(resolver, request));
+        core.rule(
+            rule.httpRule(),
+            (HttpServletRequest request) -> keyOf(resolver, request),
+            rule.condition(),
+            rule.cost());
       }
       return new RateLimitEnforcer(List.copyOf(rules), core.build());
     }

@@ -8,6 +8,7 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.function.Supplier;
 
 /**
  * A servlet filter that limits requests by rules and answers 429 Too Many Requests; see {@link
@@ -28,7 +29,7 @@ import java.io.IOException;
  */
 public final class RateLimitFilter implements Filter {
 
-  private final RateLimitEnforcer enforcer;
+  private final Supplier<RateLimitEnforcer> enforcer;
 
   /**
    * Creates a filter applying {@code enforcer}'s rules.
@@ -39,12 +40,26 @@ public final class RateLimitFilter implements Filter {
     if (enforcer == null) {
       throw new IllegalArgumentException("enforcer must not be null");
     }
-    this.enforcer = enforcer;
+    this.enforcer = () -> enforcer;
   }
 
-  /** The enforcer this filter applies. */
+  /**
+   * Creates a filter applying, to each request, the rules of the enforcer {@code enforcers} gives
+   * at that moment, so that rules can be replaced while the filter serves (a configuration reload).
+   * It must never give null.
+   *
+   * @throws IllegalArgumentException if {@code enforcers} is null
+   */
+  public RateLimitFilter(Supplier<RateLimitEnforcer> enforcers) {
+    if (enforcers == null) {
+      throw new IllegalArgumentException("enforcers must not be null");
+    }
+    this.enforcer = enforcers;
+  }
+
+  /** The enforcer this filter applies now. */
   public RateLimitEnforcer enforcer() {
-    return enforcer;
+    return enforcer.get();
   }
 
   @Override
@@ -52,7 +67,7 @@ public final class RateLimitFilter implements Filter {
       throws IOException, ServletException {
     if (request instanceof HttpServletRequest http
         && response instanceof HttpServletResponse httpResponse
-        && !enforcer.enforce(http, httpResponse)) {
+        && !enforcer.get().enforce(http, httpResponse)) {
       return;
     }
     chain.doFilter(request, response);

@@ -3,8 +3,11 @@ package io.slidingwindow.servlet;
 import io.slidingwindow.Limit;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.PathPattern;
+import jakarta.servlet.http.HttpServletRequest;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 
 /**
  * Which requests a rule limits (path patterns and methods), under which key, and by which limits:
@@ -16,7 +19,11 @@ import java.util.Set;
  * handler. Several limits are checked together: a request is granted only if every limit allows it
  * (per-URL windows such as 500 per 2 s, 2000 per 10 s and 10000 per 60 s). With {@code
  * countRefusedAttempts} a refused request is counted too, so a client that keeps calling while
- * refused stays refused. In dry-run the rule counts and reports, but never refuses.
+ * refused stays refused. In dry-run the rule counts and reports, but never refuses. A condition
+ * limits the rule to the requests it holds for, and a cost function gives each request's permits
+ * (see {@link io.slidingwindow.http.EnforcementCore.Builder#rule(HttpRule,
+ * java.util.function.Function, Predicate, ToLongFunction)} for what becomes of a failing one, of
+ * fewer permits than the rule's cost, and of more than a limit holds).
  *
  * <p>Instances are immutable and thread-safe.
  */
@@ -24,10 +31,18 @@ public final class RateLimitRule {
 
   private final HttpRule rule;
   private final KeyResolver keyResolver;
+  private final Predicate<? super HttpServletRequest> condition;
+  private final ToLongFunction<? super HttpServletRequest> cost;
 
-  private RateLimitRule(HttpRule rule, KeyResolver keyResolver) {
+  private RateLimitRule(
+      HttpRule rule,
+      KeyResolver keyResolver,
+      Predicate<? super HttpServletRequest> condition,
+      ToLongFunction<? super HttpServletRequest> cost) {
     this.rule = rule;
     this.keyResolver = keyResolver;
+    this.condition = condition;
+    this.cost = cost;
   }
 
   /**
@@ -51,7 +66,33 @@ public final class RateLimitRule {
       throw new IllegalArgumentException(
           "rule and keyResolver must not be null, were " + rule + " and " + keyResolver);
     }
-    return new RateLimitRule(rule, keyResolver);
+    long permits = rule.cost();
+    return new RateLimitRule(rule, keyResolver, request -> true, request -> permits);
+  }
+
+  /**
+   * The rule of {@code rule} keyed by {@code keyResolver}, applied only where {@code condition}
+   * holds, each request taking the permits {@code cost} gives.
+   *
+   * @throws IllegalArgumentException if an argument is null
+   */
+  public static RateLimitRule of(
+      HttpRule rule,
+      KeyResolver keyResolver,
+      Predicate<? super HttpServletRequest> condition,
+      ToLongFunction<? super HttpServletRequest> cost) {
+    if (rule == null || keyResolver == null || condition == null || cost == null) {
+      throw new IllegalArgumentException(
+          "rule, keyResolver, condition and cost must not be null, were "
+              + rule
+              + ", "
+              + keyResolver
+              + ", "
+              + condition
+              + " and "
+              + cost);
+    }
+    return new RateLimitRule(rule, keyResolver, condition, cost);
   }
 
   /** Whether this rule applies to a request with this method and path. */
@@ -84,6 +125,16 @@ public final class RateLimitRule {
     return keyResolver;
   }
 
+  /** Whether the rule applies to a request that matches its paths and methods. */
+  public Predicate<? super HttpServletRequest> condition() {
+    return condition;
+  }
+
+  /** The permits a request asks for; fewer than {@link HttpRule#cost()} take the rule's cost. */
+  public ToLongFunction<? super HttpServletRequest> cost() {
+    return cost;
+  }
+
   /** The limits, all checked for every request. */
   public List<Limit> limits() {
     return rule.limits();
@@ -108,6 +159,8 @@ public final class RateLimitRule {
   public static final class Builder {
     private final HttpRule.Builder rule;
     private KeyResolver keyResolver;
+    private Predicate<? super HttpServletRequest> condition = request -> true;
+    private ToLongFunction<? super HttpServletRequest> cost;
 
     private Builder(HttpRule.Builder rule) {
       this.rule = rule;
@@ -169,14 +222,56 @@ public final class RateLimitRule {
     }
 
     /**
+     * Applies the rule only to the requests {@code condition} holds for; every request by default.
+     *
+     * @throws IllegalArgumentException if {@code condition} is null
+     */
+    public Builder condition(Predicate<? super HttpServletRequest> condition) {
+      if (condition == null) {
+        throw new IllegalArgumentException("condition must not be null");
+      }
+      this.condition = condition;
+      return this;
+    }
+
+    /**
+     * Sets the permits each request takes, and the fewest it takes with a cost function; 1 by
+     * default.
+     *
+     * @throws IllegalArgumentException if {@code permits} is not positive
+     */
+    public Builder cost(long permits) {
+      rule.cost(permits);
+      return this;
+    }
+
+    /**
+     * Sets the function that gives the permits a request asks for; fewer than {@link #cost(long)}
+     * take that cost.
+     *
+     * @throws IllegalArgumentException if {@code cost} is null
+     */
+    public Builder cost(ToLongFunction<? super HttpServletRequest> cost) {
+      if (cost == null) {
+        throw new IllegalArgumentException("cost must not be null");
+      }
+      this.cost = cost;
+      return this;
+    }
+
+    /**
      * Builds the rule.
      *
      * @throws IllegalArgumentException if no limit was added
      */
     public RateLimitRule build() {
+      HttpRule built = rule.build();
+      long permits = built.cost();
       return new RateLimitRule(
-          rule.build(),
-          keyResolver != null ? keyResolver : KeyResolver.clientIp(ClientIpResolver.direct()));
+          built,
+          keyResolver != null ? keyResolver : KeyResolver.clientIp(ClientIpResolver.direct()),
+          condition,
+          cost != null ? cost : request -> permits);
     }
   }
 }

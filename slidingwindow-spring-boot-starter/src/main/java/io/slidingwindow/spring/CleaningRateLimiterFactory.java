@@ -85,6 +85,11 @@ final class CleaningRateLimiterFactory implements RateLimiterFactory, AutoClosea
     return limiter;
   }
 
+  /** Stops cleaning {@code limiter}, which is out of service. */
+  void forget(KeyedRateLimiter<String> limiter) {
+    limiters.remove(limiter);
+  }
+
   /** Evicts, in every limiter created so far, each key whose windows count no permit: the task. */
   void cleanUp() {
     for (KeyedRateLimiter<String> limiter : limiters) {

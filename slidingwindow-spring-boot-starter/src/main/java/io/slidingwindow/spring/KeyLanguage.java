@@ -5,11 +5,14 @@ import java.util.function.Function;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.BeanReference;
 import org.springframework.expression.spel.ast.CompoundExpression;
+import org.springframework.expression.spel.ast.ConstructorReference;
 import org.springframework.expression.spel.ast.MethodReference;
 import org.springframework.expression.spel.ast.Projection;
 import org.springframework.expression.spel.ast.PropertyOrFieldReference;
 import org.springframework.expression.spel.ast.Selection;
+import org.springframework.expression.spel.ast.TypeReference;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
@@ -105,19 +108,40 @@ final class KeyLanguage {
    *     parse or reads an unknown name
    */
   static Function<RateLimitKeyContext, RequestKey> expression(String where, String key) {
-    String value = normalize(key);
+    Function<RateLimitKeyContext, Object> value = value(where, key, "must be " + FORMS);
+    return root -> {
+      Object result = value.apply(root);
+      if (result == null) {
+        return null;
+      }
+      return result instanceof RequestKey typed ? typed : RequestKey.custom(result.toString());
+    };
+  }
+
+  /**
+   * The function of the SpEL expression {@code text} over a request's context, run as a key
+   * expression is: in a {@link SimpleEvaluationContext} (read-only data binding and instance
+   * methods; no type references, constructors or bean lookups) whose root and variables are those
+   * of {@link RateLimitKeyContext}, every root name checked now.
+   *
+   * @param what what the text must be, for messages, such as "must be a condition"
+   * @throws IllegalArgumentException naming {@code where} and the text if it is empty, does not
+   *     parse or reads an unknown name
+   */
+  static Function<RateLimitKeyContext, Object> value(String where, String text, String what) {
+    String value = normalize(text);
     if (value.isEmpty()) {
-      throw invalid(where, key, "it is empty", null);
+      throw invalid(where, text, what, "it is empty", null);
     }
     SpelExpression expression;
     try {
       expression = (SpelExpression) PARSER.parseExpression(value);
     } catch (ParseException e) {
-      throw invalid(where, key, e.getSimpleMessage(), e);
+      throw invalid(where, text, what, e.getSimpleMessage(), e);
     }
     String unknown = unknownName(expression.getAST(), true);
     if (unknown != null) {
-      throw invalid(where, key, unknown, null);
+      throw invalid(where, text, what, unknown, null);
     }
     return root -> {
       EvaluationContext context =
@@ -129,11 +153,7 @@ final class KeyLanguage {
       context.setVariable("clientIp", root.getClientIp());
       context.setVariable("principal", root.getPrincipal());
       context.setVariable("pathVariables", root.getPathVariables());
-      Object result = expression.getValue(context);
-      if (result == null) {
-        return null;
-      }
-      return result instanceof RequestKey typed ? typed : RequestKey.custom(result.toString());
+      return expression.getValue(context);
     };
   }
 
@@ -143,6 +163,11 @@ final class KeyLanguage {
    * node is evaluated against the root (not against the value before it in a chain).
    */
   private static String unknownName(SpelNode node, boolean atRoot) {
+    if (node instanceof TypeReference
+        || node instanceof ConstructorReference
+        || node instanceof BeanReference) {
+      return "'" + node.toStringAST() + "': no type, constructor or bean references";
+    }
     if (atRoot
         && node instanceof PropertyOrFieldReference property
         && !RateLimitKeyContext.PROPERTIES.contains(property.getName())) {
@@ -173,7 +198,12 @@ final class KeyLanguage {
 
   private static IllegalArgumentException invalid(
       String where, String key, String reason, Exception cause) {
+    return invalid(where, key, "must be " + FORMS, reason, cause);
+  }
+
+  private static IllegalArgumentException invalid(
+      String where, String text, String what, String reason, Exception cause) {
     return new IllegalArgumentException(
-        where + " must be " + FORMS + ", was '" + key + "': " + reason, cause);
+        where + " " + what + ", was '" + text + "': " + reason, cause);
   }
 }

@@ -4,6 +4,7 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.http.RefusalReplies;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
@@ -37,6 +38,7 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
   private final Function<String, KeyResolver> keyResolverBeans;
   private final boolean rateLimitHeaders;
   private final boolean defaultDryRun;
+  private final RefusalReplies.Refusal refusal;
   private final Map<Method, RateLimitEnforcer> enforcers = new ConcurrentHashMap<>();
   private final Map<Method, Boolean> unannotated = new ConcurrentHashMap<>();
   private final RateLimitAnnotations annotations = new RateLimitAnnotations();
@@ -72,6 +74,25 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
       boolean rateLimitHeaders,
       boolean defaultDryRun,
       Function<String, KeyResolver> keyResolverBeans) {
+    this(
+        limiterFactory,
+        listener,
+        clientIp,
+        rateLimitHeaders,
+        defaultDryRun,
+        keyResolverBeans,
+        RefusalReplies.Refusal.DEFAULT);
+  }
+
+  /** As the public constructor, with {@code refusal} as the answer to refused requests. */
+  RateLimitInterceptor(
+      RateLimiterFactory limiterFactory,
+      RateLimitListener listener,
+      ClientIpResolver clientIp,
+      boolean rateLimitHeaders,
+      boolean defaultDryRun,
+      Function<String, KeyResolver> keyResolverBeans,
+      RefusalReplies.Refusal refusal) {
     if (limiterFactory == null
         || listener == null
         || clientIp == null
@@ -92,6 +113,7 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
     this.clientIp = clientIp;
     this.rateLimitHeaders = rateLimitHeaders;
     this.defaultDryRun = defaultDryRun;
+    this.refusal = refusal;
   }
 
   /**
@@ -152,6 +174,7 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
         .limiterFactory(limiterFactory)
         .listener(listener)
         .rateLimitHeaders(rateLimitHeaders)
+        .refusal(refusal)
         .build();
   }
 

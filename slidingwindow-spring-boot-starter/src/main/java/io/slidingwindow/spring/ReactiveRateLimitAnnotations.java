@@ -5,6 +5,7 @@ import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.http.RefusalReplies;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,7 @@ final class ReactiveRateLimitAnnotations {
   private final RateLimitListener listener;
   private final boolean rateLimitHeaders;
   private final boolean defaultDryRun;
+  private final RefusalReplies.Refusal refusal;
   private final Function<String, ReactiveKeyResolver> keyResolverBeans;
   private final RateLimitAnnotations annotations = new RateLimitAnnotations();
   private final Map<Method, EnforcementCore<ReactiveKeySource>> cores = new ConcurrentHashMap<>();
@@ -39,7 +41,9 @@ final class ReactiveRateLimitAnnotations {
       RateLimitListener listener,
       boolean rateLimitHeaders,
       boolean defaultDryRun,
-      Function<String, ReactiveKeyResolver> keyResolverBeans) {
+      Function<String, ReactiveKeyResolver> keyResolverBeans,
+      RefusalReplies.Refusal refusal) {
+    this.refusal = refusal;
     this.limiterFactory = limiterFactory;
     this.listener = listener;
     this.rateLimitHeaders = rateLimitHeaders;
@@ -106,6 +110,7 @@ final class ReactiveRateLimitAnnotations {
         .limiterFactory(limiterFactory)
         .listener(listener)
         .rateLimitHeaders(rateLimitHeaders)
+        .refusal(refusal)
         .pathFirewall(PathFirewall.off())
         .build();
   }

@@ -9,6 +9,7 @@ import io.slidingwindow.http.RequestPaths;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
@@ -38,17 +39,17 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
 
   private static final String REPORT = ReactiveRateLimitFilter.class.getName() + ".report";
 
-  private final EnforcementCore<ReactiveKeySource> core;
+  private final Supplier<EnforcementCore<ReactiveKeySource>> cores;
   private final ClientAddresses addresses;
   private final ReactiveRateLimitAnnotations annotations;
   private final int order;
 
   ReactiveRateLimitFilter(
-      EnforcementCore<ReactiveKeySource> core,
+      Supplier<EnforcementCore<ReactiveKeySource>> cores,
       ClientAddresses addresses,
       ReactiveRateLimitAnnotations annotations,
       int order) {
-    this.core = core;
+    this.cores = cores;
     this.addresses = addresses;
     this.annotations = annotations;
     this.order = order;
@@ -56,7 +57,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
 
   /** The filter's rules, in the order they are applied (not those of annotations). */
   public List<HttpRule> rules() {
-    return core.rules();
+    return cores.get().rules();
   }
 
   /** The annotations this filter enforces, or null if none. */
@@ -71,6 +72,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
 
   @Override
   public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+    EnforcementCore<ReactiveKeySource> core = cores.get(); // one set of rules per request
     ServerHttpRequest request = exchange.getRequest();
     String method = request.getMethod().name();
     String rawPath = request.getURI().getRawPath();

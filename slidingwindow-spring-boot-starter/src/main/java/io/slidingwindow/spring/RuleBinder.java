@@ -7,6 +7,7 @@ import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitRule;
+import jakarta.servlet.http.HttpServletRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,8 +26,9 @@ final class RuleBinder {
    * @param rule the rule
    * @param keyProperty the key's property, for messages
    * @param key the key as written
+   * @param terms the rule's conditions and per-request cost
    */
-  record Bound(HttpRule rule, String keyProperty, String key) {}
+  record Bound(HttpRule rule, String keyProperty, String key, RuleTerms terms) {}
 
   /**
    * The rules of {@code properties}, in the order written, each with its key still as text.
@@ -51,7 +53,9 @@ final class RuleBinder {
       }
       builder.countRefusedAttempts(rule.isCountRefusedAttempts());
       builder.dryRun(rule.getDryRun() != null ? rule.getDryRun() : properties.isDryRun());
-      rules.add(new Bound(bind(prefix, builder::build), prefix + ".key", rule.getKey()));
+      bind(prefix + ".cost", () -> builder.cost(rule.getCost()));
+      HttpRule built = bind(limits.isEmpty() ? prefix : prefix + ".cost", builder::build);
+      rules.add(new Bound(built, prefix + ".key", rule.getKey(), RuleTerms.of(prefix, rule)));
     }
     return List.copyOf(rules);
   }
@@ -69,10 +73,14 @@ final class RuleBinder {
       Function<String, KeyResolver> keyResolverBeans) {
     List<RateLimitRule> rules = new ArrayList<>();
     for (Bound bound : bound(properties)) {
+      Function<HttpServletRequest, RateLimitKeyContext> contexts =
+          request -> new RateLimitKeyContext(new ServletKeySource(request, clientIp));
       rules.add(
           RateLimitRule.of(
               bound.rule(),
-              keyResolver(bound.keyProperty(), bound.key(), clientIp, keyResolverBeans)));
+              keyResolver(bound.keyProperty(), bound.key(), clientIp, keyResolverBeans),
+              bound.terms().condition(contexts),
+              bound.terms().cost(contexts, bound.rule().cost())));
     }
     return List.copyOf(rules);
   }

@@ -1,7 +1,5 @@
 package io.slidingwindow.spring;
 
-import static io.slidingwindow.spring.PropertyChecks.bind;
-
 import io.micrometer.core.instrument.MeterRegistry;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.http.PathFirewall;
@@ -12,7 +10,6 @@ import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitFilter;
 import io.slidingwindow.servlet.RateLimitRule;
-import java.util.function.Function;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -54,58 +51,13 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
     havingValue = "true",
     matchIfMissing = true)
 @EnableConfigurationProperties(SlidingWindowHttpProperties.class)
-public class SlidingWindowAutoConfiguration {
-
-  /** The clock of the in-memory limiters. */
-  @Bean
-  @ConditionalOnMissingBean
-  public Ticker slidingWindowTicker() {
-    return Ticker.system();
-  }
+public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
 
   /** Finds client addresses, believing X-Forwarded-For only from the trusted proxies. */
   @Bean
   @ConditionalOnMissingBean
   public ClientIpResolver slidingWindowClientIpResolver(SlidingWindowHttpProperties properties) {
-    ClientIpResolver resolver =
-        bind(
-            SlidingWindowHttpProperties.PREFIX + ".trusted-proxies",
-            () -> ClientIpResolver.trusting(properties.getTrustedProxies()));
-    return bind(
-        SlidingWindowHttpProperties.PREFIX + ".ipv6-prefix-length",
-        () -> resolver.withIpv6PrefixLength(properties.getIpv6PrefixLength()));
-  }
-
-  /** Looks up a {@link KeyResolver} bean by name for {@code bean:NAME} keys; null if none. */
-  static Function<String, KeyResolver> keyResolverBeans(ListableBeanFactory beans) {
-    return name ->
-        beans.containsBean(name) && beans.isTypeMatch(name, KeyResolver.class)
-            ? beans.getBean(name, KeyResolver.class)
-            : null;
-  }
-
-  /**
-   * The in-memory backend: one keyed limiter per rule on the ticker, each cleaned of expired keys
-   * every {@code slidingwindow.http.cleanup-interval} on a daemon thread that stops with the
-   * context.
-   */
-  @Bean
-  @ConditionalOnMissingBean
-  public RateLimiterFactory slidingWindowRateLimiterFactory(
-      SlidingWindowHttpProperties properties, Ticker ticker) {
-    RateLimiterFactory inMemory = inMemoryFactory(properties, ticker);
-    return bind(
-        SlidingWindowHttpProperties.PREFIX + ".cleanup-interval",
-        () -> CleaningRateLimiterFactory.every(properties.getCleanupInterval(), inMemory));
-  }
-
-  /**
-   * The in-memory backend with {@code slidingwindow.http.max-keys-per-rule}.
-   *
-   * @throws IllegalArgumentException naming the property if the bound is out of range
-   */
-  static RateLimiterFactory inMemoryFactory(SlidingWindowHttpProperties properties, Ticker ticker) {
-    return InMemoryBackend.factory(properties, ticker);
+    return ClientIpResolver.of(clientAddresses(properties));
   }
 
   /**
@@ -118,21 +70,12 @@ public class SlidingWindowAutoConfiguration {
   }
 
   /**
-   * The path firewall of {@code slidingwindow.http.path-firewall}: strict unless relaxed or turned
-   * off there.
+   * The rules of {@code slidingwindow.http.rules}, checked here so that bad ones stop start-up, and
+   * rebuilt when the configuration is refreshed (see {@link ReloadableRules}).
    */
   @Bean
-  @ConditionalOnMissingBean
-  public PathFirewall slidingWindowPathFirewall(SlidingWindowHttpProperties properties) {
-    return bind(
-        SlidingWindowHttpProperties.PREFIX + ".path-firewall.allow",
-        () -> properties.getPathFirewall().toFirewall());
-  }
-
-  /** The rules of {@code slidingwindow.http.rules}, checked here so that bad ones stop start-up. */
-  @Bean
-  @ConditionalOnMissingBean
-  public RateLimitEnforcer slidingWindowRateLimitEnforcer(
+  @ConditionalOnMissingBean(RateLimitEnforcer.class)
+  ReloadableRules<RateLimitEnforcer> slidingWindowServletRules(
       SlidingWindowHttpProperties properties,
       ClientIpResolver clientIp,
       RateLimiterFactory limiterFactory,
@@ -140,18 +83,33 @@ public class SlidingWindowAutoConfiguration {
       ObjectProvider<MeterRegistry> registry,
       ListableBeanFactory beans,
       PathFirewall pathFirewall) {
-    return RateLimitEnforcer.builder()
-        .rules(RuleBinder.rules(properties, clientIp, keyResolverBeans(beans)))
-        .limiterFactory(limiterFactory)
-        .listener(listener(listeners, registry))
-        .rateLimitHeaders(properties.isRateLimitHeaders())
-        .pathFirewall(pathFirewall)
-        .build();
+    RateLimitListener listener = listener(listeners, registry);
+    return new ReloadableRules<>(
+        limiterFactory,
+        (bound, limiters) ->
+            RateLimitEnforcer.builder()
+                .rules(RuleBinder.rules(bound, clientIp, namedBeans(beans, KeyResolver.class)))
+                .limiterFactory(limiters)
+                .listener(listener)
+                .rateLimitHeaders(bound.isRateLimitHeaders())
+                .pathFirewall(pathFirewall)
+                .refusal(bound.getRefusal().toRefusal())
+                .build(),
+        properties);
+  }
+
+  /** The rules in service when the application starts. */
+  @Bean
+  @ConditionalOnMissingBean
+  public RateLimitEnforcer slidingWindowRateLimitEnforcer(
+      ReloadableRules<RateLimitEnforcer> rules) {
+    return rules.get();
   }
 
   /**
-   * Registers the filter on every path, for requests (not error or forward dispatches). Backs off
-   * for a {@link RateLimitFilter} bean or a registration of one (what Boot's
+   * Registers the filter on every path, for requests (not error or forward dispatches); it applies
+   * the reloaded rules unless the application defined its own enforcer. Backs off for a {@link
+   * RateLimitFilter} bean or a registration of one (what Boot's
    * {@code @ConditionalOnMissingFilterBean} checks; that annotation moved package in Boot 4).
    */
   @Bean
@@ -159,9 +117,15 @@ public class SlidingWindowAutoConfiguration {
       value = RateLimitFilter.class,
       parameterizedContainer = FilterRegistrationBean.class)
   public FilterRegistrationBean<RateLimitFilter> slidingWindowRateLimitFilter(
-      RateLimitEnforcer enforcer, SlidingWindowHttpProperties properties) {
-    FilterRegistrationBean<RateLimitFilter> registration =
-        new FilterRegistrationBean<>(new RateLimitFilter(enforcer));
+      RateLimitEnforcer enforcer,
+      SlidingWindowHttpProperties properties,
+      ObjectProvider<ReloadableRules<RateLimitEnforcer>> rules) {
+    ReloadableRules<RateLimitEnforcer> reloadable = rules.getIfUnique();
+    RateLimitFilter filter =
+        reloadable != null && reloadable.get() == enforcer
+            ? new RateLimitFilter(reloadable)
+            : new RateLimitFilter(enforcer);
+    FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
     registration.setName("slidingWindowRateLimitFilter");
     registration.addUrlPatterns("/*");
     registration.setOrder(properties.getFilterOrder());
@@ -189,7 +153,8 @@ public class SlidingWindowAutoConfiguration {
           clientIp,
           properties.isRateLimitHeaders(),
           properties.isDryRun(),
-          keyResolverBeans(beans));
+          namedBeans(beans, KeyResolver.class),
+          properties.getRefusal().toRefusal());
     }
 
     @Bean

@@ -81,6 +81,9 @@ public class SlidingWindowHttpProperties {
   /** The firewall that answers 400 to paths the container and the dispatcher may read apart. */
   private PathFirewallSpec pathFirewall = new PathFirewallSpec();
 
+  /** How a refused request is answered (status, body, content type); the headers stay. */
+  private RefusalProperties refusal = new RefusalProperties();
+
   public boolean isEnabled() {
     return enabled;
   }
@@ -151,6 +154,14 @@ public class SlidingWindowHttpProperties {
 
   public void setPathFirewall(PathFirewallSpec pathFirewall) {
     this.pathFirewall = pathFirewall;
+  }
+
+  public RefusalProperties getRefusal() {
+    return refusal;
+  }
+
+  public void setRefusal(RefusalProperties refusal) {
+    this.refusal = refusal;
   }
 
   public Map<String, Rule> getRules() {
@@ -238,6 +249,36 @@ public class SlidingWindowHttpProperties {
     /** The limits, all checked for every request; at least one. */
     private List<LimitSpec> limits = new ArrayList<>();
 
+    /**
+     * Apply the rule only when this expression (over the request, as a key expression) is true,
+     * such as {@code headerValue('X-Tier') != 'internal'}; unset, always.
+     */
+    private String executeCondition;
+
+    /**
+     * Skip the rule when this expression is true, such as {@code path.startsWith('/health')};
+     * unset, never. A condition that fails at request time leaves the rule applied.
+     */
+    private String skipCondition;
+
+    /**
+     * The permits each request takes, and the fewest it takes with cost-header or cost-expression;
+     * at most every limit's permits.
+     */
+    private long cost = 1;
+
+    /**
+     * A request header giving the permits a request takes; missing, malformed, zero or negative
+     * values take cost, values above a limit's permits are refused.
+     */
+    private String costHeader;
+
+    /**
+     * An expression (as a key expression) giving the permits a request takes, such as {@code
+     * path.startsWith('/v1/export') ? 10 : 1}; read as cost-header.
+     */
+    private String costExpression;
+
     public List<String> getPaths() {
       return paths;
     }
@@ -284,6 +325,46 @@ public class SlidingWindowHttpProperties {
 
     public void setLimits(List<LimitSpec> limits) {
       this.limits = limits;
+    }
+
+    public String getExecuteCondition() {
+      return executeCondition;
+    }
+
+    public void setExecuteCondition(String executeCondition) {
+      this.executeCondition = executeCondition;
+    }
+
+    public String getSkipCondition() {
+      return skipCondition;
+    }
+
+    public void setSkipCondition(String skipCondition) {
+      this.skipCondition = skipCondition;
+    }
+
+    public long getCost() {
+      return cost;
+    }
+
+    public void setCost(long cost) {
+      this.cost = cost;
+    }
+
+    public String getCostHeader() {
+      return costHeader;
+    }
+
+    public void setCostHeader(String costHeader) {
+      this.costHeader = costHeader;
+    }
+
+    public String getCostExpression() {
+      return costExpression;
+    }
+
+    public void setCostExpression(String costExpression) {
+      this.costExpression = costExpression;
     }
   }
 

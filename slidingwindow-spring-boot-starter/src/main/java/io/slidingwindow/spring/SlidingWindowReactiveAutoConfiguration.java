@@ -1,7 +1,5 @@
 package io.slidingwindow.spring;
 
-import static io.slidingwindow.spring.PropertyChecks.bind;
-
 import io.micrometer.core.instrument.MeterRegistry;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.http.ClientAddresses;
@@ -45,68 +43,53 @@ import org.springframework.web.server.WebFilter;
     havingValue = "true",
     matchIfMissing = true)
 @EnableConfigurationProperties(SlidingWindowHttpProperties.class)
-public class SlidingWindowReactiveAutoConfiguration {
-
-  /** The clock of the in-memory limiters. */
-  @Bean
-  @ConditionalOnMissingBean
-  public Ticker slidingWindowTicker() {
-    return Ticker.system();
-  }
+public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBeans {
 
   /** Finds client addresses, believing X-Forwarded-For only from the trusted proxies. */
   @Bean
   @ConditionalOnMissingBean
   public ClientAddresses slidingWindowClientAddresses(SlidingWindowHttpProperties properties) {
-    ClientAddresses addresses =
-        bind(
-            SlidingWindowHttpProperties.PREFIX + ".trusted-proxies",
-            () -> ClientAddresses.trusting(properties.getTrustedProxies()));
-    return bind(
-        SlidingWindowHttpProperties.PREFIX + ".ipv6-prefix-length",
-        () -> addresses.withIpv6PrefixLength(properties.getIpv6PrefixLength()));
+    return clientAddresses(properties);
   }
 
   /**
-   * The in-memory backend: one keyed limiter per rule on the ticker, each cleaned of expired keys
-   * every {@code slidingwindow.http.cleanup-interval}. Its decisions never wait.
+   * The rules of {@code slidingwindow.http.rules}, checked here so that bad ones stop start-up, and
+   * rebuilt when the configuration is refreshed (see {@link ReloadableRules}).
    */
   @Bean
-  @ConditionalOnMissingBean
-  public RateLimiterFactory slidingWindowRateLimiterFactory(
-      SlidingWindowHttpProperties properties, Ticker ticker) {
-    RateLimiterFactory inMemory =
-        bind(
-            SlidingWindowHttpProperties.PREFIX + ".max-keys-per-rule",
-            () -> RateLimiterFactory.inMemory(ticker, properties.getMaxKeysPerRule()));
-    return bind(
-        SlidingWindowHttpProperties.PREFIX + ".cleanup-interval",
-        () -> CleaningRateLimiterFactory.every(properties.getCleanupInterval(), inMemory));
+  @ConditionalOnMissingBean(ReactiveRateLimitFilter.class)
+  ReloadableRules<EnforcementCore<ReactiveKeySource>> slidingWindowReactiveRules(
+      SlidingWindowHttpProperties properties,
+      RateLimiterFactory limiterFactory,
+      ObjectProvider<RateLimitListener> listeners,
+      ObjectProvider<MeterRegistry> registry,
+      ListableBeanFactory beans,
+      PathFirewall pathFirewall) {
+    RateLimitListener listener = Listeners.of(listeners, registry);
+    Function<String, ReactiveKeyResolver> keyBeans = namedBeans(beans, ReactiveKeyResolver.class);
+    return new ReloadableRules<>(
+        limiterFactory,
+        (bound, limiters) -> {
+          EnforcementCore.Builder<ReactiveKeySource> core =
+              EnforcementCore.<ReactiveKeySource>builder()
+                  .limiterFactory(limiters)
+                  .listener(listener)
+                  .rateLimitHeaders(bound.isRateLimitHeaders())
+                  .pathFirewall(pathFirewall)
+                  .refusal(bound.getRefusal().toRefusal());
+          for (RuleBinder.Bound rule : RuleBinder.bound(bound)) {
+            core.rule(
+                rule.rule(),
+                ReactiveKeys.resolver(rule.keyProperty(), rule.key(), keyBeans),
+                rule.terms().condition(RateLimitKeyContext::new),
+                rule.terms().cost(RateLimitKeyContext::new, rule.rule().cost()));
+          }
+          return core.build();
+        },
+        properties);
   }
 
-  /** The path firewall of {@code slidingwindow.http.path-firewall}. */
-  @Bean
-  @ConditionalOnMissingBean
-  public PathFirewall slidingWindowPathFirewall(SlidingWindowHttpProperties properties) {
-    return bind(
-        SlidingWindowHttpProperties.PREFIX + ".path-firewall.allow",
-        () -> properties.getPathFirewall().toFirewall());
-  }
-
-  /**
-   * Looks up a {@link ReactiveKeyResolver} bean by name for {@code bean:NAME} keys; null if none.
-   */
-  static Function<String, ReactiveKeyResolver> keyResolverBeans(ListableBeanFactory beans) {
-    return name ->
-        beans.containsBean(name) && beans.isTypeMatch(name, ReactiveKeyResolver.class)
-            ? beans.getBean(name, ReactiveKeyResolver.class)
-            : null;
-  }
-
-  /**
-   * The filter: the rules of {@code slidingwindow.http.rules}, checked here so that bad ones stop
-   * start-up, and {@link RateLimit} on handler methods.
-   */
+  /** The filter: the reloadable rules, and {@link RateLimit} on handler methods. */
   @Bean
   @ConditionalOnMissingBean
   public ReactiveRateLimitFilter slidingWindowReactiveRateLimitFilter(
@@ -116,27 +99,18 @@ public class SlidingWindowReactiveAutoConfiguration {
       ObjectProvider<RateLimitListener> listeners,
       ObjectProvider<MeterRegistry> registry,
       ListableBeanFactory beans,
-      PathFirewall pathFirewall) {
+      ReloadableRules<EnforcementCore<ReactiveKeySource>> rules) {
     RateLimitListener listener = Listeners.of(listeners, registry);
-    Function<String, ReactiveKeyResolver> keyBeans = keyResolverBeans(beans);
-    EnforcementCore.Builder<ReactiveKeySource> core =
-        EnforcementCore.<ReactiveKeySource>builder()
-            .limiterFactory(limiterFactory)
-            .listener(listener)
-            .rateLimitHeaders(properties.isRateLimitHeaders())
-            .pathFirewall(pathFirewall);
-    for (RuleBinder.Bound bound : RuleBinder.bound(properties)) {
-      core.rule(bound.rule(), ReactiveKeys.resolver(bound.keyProperty(), bound.key(), keyBeans));
-    }
+    Function<String, ReactiveKeyResolver> keyBeans = namedBeans(beans, ReactiveKeyResolver.class);
     ReactiveRateLimitAnnotations annotations =
         new ReactiveRateLimitAnnotations(
             limiterFactory,
             listener,
             properties.isRateLimitHeaders(),
             properties.isDryRun(),
-            keyBeans);
-    return new ReactiveRateLimitFilter(
-        core.build(), addresses, annotations, properties.getFilterOrder());
+            keyBeans,
+            properties.getRefusal().toRefusal());
+    return new ReactiveRateLimitFilter(rules, addresses, annotations, properties.getFilterOrder());
   }
 
   /**

@@ -7,9 +7,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.testkit.FakeTicker;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -136,17 +133,9 @@ class RateLimitHttpTest {
   @Autowired FakeTicker ticker;
   @Autowired MeterRegistry meters;
 
-  private final HttpClient client =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-
   private HttpResponse<String> get(String path, String... headers)
       throws IOException, InterruptedException {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
-    if (headers.length > 0) {
-      request.headers(headers);
-    }
-    return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    return LoopbackHttp.get(port, path, headers);
   }
 
   @Test

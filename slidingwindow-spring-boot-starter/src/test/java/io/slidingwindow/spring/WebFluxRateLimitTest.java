@@ -10,9 +10,6 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -162,17 +159,9 @@ class WebFluxRateLimitTest {
   @Autowired MeterRegistry meters;
   @Autowired ApplicationContext context;
 
-  private final HttpClient client =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-
   private HttpResponse<String> get(String path, String... headers)
       throws IOException, InterruptedException {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
-    if (headers.length > 0) {
-      request.headers(headers);
-    }
-    return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    return LoopbackHttp.get(port, path, headers);
   }
 
   private double count(String rule, String outcome, String mode) {
