@@ -179,7 +179,7 @@ public final class RedisBackend implements AutoCloseable {
    * @throws io.lettuce.core.RedisConnectionException if Redis cannot be reached
    */
   public static RedisBackend standalone(String uri) {
-    RedisURI redisUri = parse(uri, "uri");
+    RedisURI redisUri = LettuceUris.parse(uri, "uri");
     ClientResources resources = resources();
     RedisClient client = RedisClient.create(resources, redisUri);
     client.setOptions(clientOptions());
@@ -224,30 +224,8 @@ public final class RedisBackend implements AutoCloseable {
       String username,
       char[] password,
       char[] sentinelPassword) {
-    if (sentinelUris == null || sentinelUris.isEmpty()) {
-      throw new IllegalArgumentException("sentinelUris must not be empty, was " + sentinelUris);
-    }
-    if (masterName == null || masterName.isEmpty()) {
-      throw new IllegalArgumentException("masterName must not be empty, was " + masterName);
-    }
-    if (username != null && password == null) {
-      throw new IllegalArgumentException(
-          "username '" + username + "' needs a password, and none was given");
-    }
-    RedisURI.Builder builder = RedisURI.builder().withSentinelMasterId(masterName);
-    for (String uri : sentinelUris) {
-      RedisURI sentinel = parse(uri, "sentinelUris");
-      if (sentinel.getPassword() == null && sentinelPassword != null) {
-        sentinel.setPassword(sentinelPassword);
-      }
-      builder.withSentinel(sentinel);
-    }
-    if (username != null) {
-      builder.withAuthentication(username, password);
-    } else if (password != null) {
-      builder.withPassword(password);
-    }
-    RedisURI target = builder.build();
+    RedisURI target =
+        LettuceUris.sentinelTarget(sentinelUris, masterName, username, password, sentinelPassword);
     ClientResources resources = resources();
     RedisClient client = RedisClient.create(resources, target);
     client.setOptions(clientOptions());
@@ -275,7 +253,7 @@ public final class RedisBackend implements AutoCloseable {
     }
     List<RedisURI> uris = new ArrayList<>();
     for (String uri : seedUris) {
-      uris.add(parse(uri, "seedUris"));
+      uris.add(LettuceUris.parse(uri, "seedUris"));
     }
     ClientResources resources = resources();
     RedisClusterClient client = RedisClusterClient.create(resources, uris);
@@ -455,16 +433,5 @@ public final class RedisBackend implements AutoCloseable {
         .timeoutOptions(TimeoutOptions.enabled(COMMAND_BACKSTOP))
         .socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).build())
         .build();
-  }
-
-  private static RedisURI parse(String uri, String name) {
-    if (uri == null) {
-      throw new IllegalArgumentException(name + " must not hold null");
-    }
-    try {
-      return RedisURI.create(uri);
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException(name + " must hold Redis URIs, was \"" + uri + '"', e);
-    }
   }
 }

@@ -8,6 +8,7 @@ import io.slidingwindow.Ticker;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
 import io.slidingwindow.server.internal.ConfigWatcher;
+import io.slidingwindow.server.internal.DaemonThreads;
 import io.slidingwindow.server.internal.Decider;
 import io.slidingwindow.server.internal.EnvoyRateLimitService;
 import io.slidingwindow.server.internal.HttpApi;
@@ -100,7 +101,9 @@ public final class RateLimitServer implements AutoCloseable {
       closeRedis(); // the port is taken or the host unknown: nothing else is open yet
       throw e;
     }
-    httpExecutor = Executors.newFixedThreadPool(builder.httpThreads, daemon("slidingwindow-http"));
+    httpExecutor =
+        Executors.newFixedThreadPool(
+            builder.httpThreads, DaemonThreads.named("slidingwindow-http"));
     httpServer.setExecutor(httpExecutor);
     httpApi = new HttpApi(decider, metrics, watcher);
     httpApi.register(httpServer);
@@ -118,26 +121,24 @@ public final class RateLimitServer implements AutoCloseable {
     if (builder.reloadInterval.isZero()) {
       reloader = null;
     } else {
-      reloader = Executors.newSingleThreadScheduledExecutor(daemon("slidingwindow-config-reload"));
+      reloader =
+          Executors.newSingleThreadScheduledExecutor(
+              DaemonThreads.named("slidingwindow-config-reload"));
       long millis = builder.reloadInterval.toMillis();
       var unused =
           reloader.scheduleWithFixedDelay(
-              this::reloadQuietly, millis, millis, TimeUnit.MILLISECONDS);
+              watcher::checkQuietly, millis, millis, TimeUnit.MILLISECONDS);
     }
     LOG.log(
         Level.INFO,
-        "Rate limit service on "
-            + builder.host
-            + ": gRPC port "
-            + grpcPort()
-            + ", HTTP port "
-            + httpPort()
-            + "; configuration "
-            + builder.config
-            + ", domains "
-            + config.domains()
-            + "; counts "
-            + limiters);
+        "Rate limit service on {0}: gRPC port {1,number,#}, HTTP port {2,number,#}; configuration"
+            + " {3}, domains {4}; counts {5}",
+        builder.host,
+        grpcPort(),
+        httpPort(),
+        builder.config,
+        config.domains(),
+        limiters);
   }
 
   /** Returns a builder. */
@@ -167,14 +168,6 @@ public final class RateLimitServer implements AutoCloseable {
   /** The error of the last failed reload while it is in force, or null. */
   public String lastReloadError() {
     return watcher.lastError();
-  }
-
-  private void reloadQuietly() {
-    try {
-      watcher.check();
-    } catch (RuntimeException e) {
-      LOG.log(Level.ERROR, "Configuration reload failed", e);
-    }
   }
 
   /**
@@ -216,14 +209,6 @@ public final class RateLimitServer implements AutoCloseable {
     if (redis != null) {
       redis.close();
     }
-  }
-
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
-    return runnable -> {
-      Thread thread = new Thread(runnable, name);
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 
   /** Builds and starts a {@link RateLimitServer}. Not thread-safe. */
@@ -307,27 +292,15 @@ public final class RateLimitServer implements AutoCloseable {
     /**
      * As {@link #redis}, on the master named {@code masterName} found through the given Sentinels
      * (each a URI such as {@code redis://127.0.0.1:26379}); after a failover the counts continue on
-     * the new master. The master is reached without credentials; a Sentinel URI's own credentials
-     * ({@code redis://:secret@127.0.0.1:26379}) are sent to that Sentinel.
-     *
-     * @throws IllegalArgumentException if the list is empty or holds an empty URI, or {@code
-     *     masterName} is empty
-     * @throws IllegalStateException if a Redis store was already set
-     */
-    public Builder redisSentinel(List<String> sentinelUris, String masterName) {
-      return store(RedisStore.sentinel(sentinelUris, masterName, null, null, null));
-    }
-
-    /**
-     * As {@link #redisSentinel(List, String)}, authenticating to the master and its replicas as
-     * {@code username} (null for Redis's {@code default} user) with {@code password}, and to each
-     * Sentinel whose URI has no credentials of its own with {@code sentinelPassword}. Passwords
-     * never appear in a log line or a message; the arrays are copied.
+     * the new master. The master and its replicas are reached as {@code username} (null for Redis's
+     * {@code default} user) with {@code password}; each Sentinel with its URI's own credentials
+     * ({@code redis://:secret@127.0.0.1:26379}), or else {@code sentinelPassword}. Passwords never
+     * appear in a log line or a message; the arrays are copied.
      *
      * @param password the data nodes' password, or null for none
      * @param sentinelPassword the Sentinels' password, or null for none
-     * @throws IllegalArgumentException as {@link #redisSentinel(List, String)}, and if {@code
-     *     username} is given without {@code password}
+     * @throws IllegalArgumentException if the list is empty or holds an empty URI, {@code
+     *     masterName} is empty, or {@code username} is given without {@code password}
      * @throws IllegalStateException if a Redis store was already set
      */
     public Builder redisSentinel(

@@ -20,7 +20,8 @@ class RateLimitServerBuilderTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("standalone redis://127.0.0.1:1")
         .hasMessageContaining("cluster [redis://127.0.0.1:2]");
-    assertThatThrownBy(() -> builder.redisSentinel(List.of("redis://127.0.0.1:3"), "m"))
+    assertThatThrownBy(
+            () -> builder.redisSentinel(List.of("redis://127.0.0.1:3"), "m", null, null, null))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("sentinel m");
   }
@@ -29,14 +30,15 @@ class RateLimitServerBuilderTest {
   void redisSentinel_emptyUrisOrMaster_throwsNamingParameter() {
     RateLimitServer.Builder builder = RateLimitServer.builder();
 
-    assertThatThrownBy(() -> builder.redisSentinel(List.of(), "m"))
+    assertThatThrownBy(() -> builder.redisSentinel(List.of(), "m", null, null, null))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("sentinelUris")
         .hasMessageContaining("[]");
-    assertThatThrownBy(() -> builder.redisSentinel(Arrays.asList("redis://a:1", ""), "m"))
+    assertThatThrownBy(
+            () -> builder.redisSentinel(Arrays.asList("redis://a:1", ""), "m", null, null, null))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("sentinelUris");
-    assertThatThrownBy(() -> builder.redisSentinel(List.of("redis://a:1"), ""))
+    assertThatThrownBy(() -> builder.redisSentinel(List.of("redis://a:1"), "", null, null, null))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("masterName");
     assertThatThrownBy(() -> builder.redisCluster(null))

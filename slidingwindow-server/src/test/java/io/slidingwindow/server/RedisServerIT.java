@@ -145,12 +145,12 @@ class RedisServerIT {
       RateLimitServiceGrpc.RateLimitServiceBlockingStub first =
           startInstance(
               b ->
-                  b.redisSentinel(group.sentinelUris(), group.masterName())
+                  b.redisSentinel(group.sentinelUris(), group.masterName(), null, null, null)
                       .redisCommandTimeout(Duration.ofSeconds(1)));
       RateLimitServiceGrpc.RateLimitServiceBlockingStub second =
           startInstance(
               b ->
-                  b.redisSentinel(group.sentinelUris(), group.masterName())
+                  b.redisSentinel(group.sentinelUris(), group.masterName(), null, null, null)
                       .redisCommandTimeout(Duration.ofSeconds(1)));
       assertThat(decide(first, "closed", "c1")).isEqualTo(Code.OK);
       assertThat(decide(second, "closed", "c1")).isEqualTo(Code.OK);

@@ -54,6 +54,15 @@ public final class ConfigWatcher {
     this.decider = decider;
   }
 
+  /** As {@link #check}, for a scheduled task: what it throws is logged, never passed on. */
+  public void checkQuietly() {
+    try {
+      check();
+    } catch (RuntimeException e) {
+      LOG.log(Level.ERROR, "Configuration reload failed", e);
+    }
+  }
+
   /**
    * Reloads if the files changed.
    *
