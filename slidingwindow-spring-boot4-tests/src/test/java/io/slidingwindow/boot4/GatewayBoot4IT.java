@@ -3,6 +3,7 @@ package io.slidingwindow.boot4;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.gateway.SlidingWindowRateLimiter;
+import io.slidingwindow.testkit.http.LoopbackBackend;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.net.URI;
 import java.util.Map;
@@ -28,7 +29,7 @@ import reactor.core.publisher.Mono;
 class GatewayBoot4IT {
 
   private static RedisServerProcess redis;
-  private static Backend backend;
+  private static LoopbackBackend backend;
   private static ConfigurableApplicationContext gateway;
   private static URI uri;
 
@@ -46,7 +47,7 @@ class GatewayBoot4IT {
   @BeforeAll
   static void start() {
     redis = RedisServerProcess.start();
-    backend = Backend.start();
+    backend = LoopbackBackend.start();
     gateway =
         Apps.start(
             GatewayApp.class,

@@ -2,6 +2,7 @@ package io.slidingwindow.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.slidingwindow.testkit.http.LoopbackBackend;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.util.Map;
@@ -16,13 +17,13 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 class GatewayEndToEndIT {
 
-  private static Backend backend;
+  private static LoopbackBackend backend;
   private static ConfigurableApplicationContext gateway;
   private static URI uri;
 
   @BeforeAll
   static void start() {
-    backend = Backend.start();
+    backend = LoopbackBackend.start();
     gateway = GatewayTestApplication.start(backend.uri(), Map.of());
     uri = GatewayTestApplication.uri(gateway);
   }

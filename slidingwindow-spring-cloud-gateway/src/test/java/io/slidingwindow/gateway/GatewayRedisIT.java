@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.slidingwindow.Limit;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
+import io.slidingwindow.testkit.http.LoopbackBackend;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.net.URI;
 import java.net.http.HttpResponse;
@@ -40,14 +41,14 @@ class GatewayRedisIT {
   private static final Duration BOUND = Duration.ofMillis(2500);
 
   private static RedisServerProcess redis;
-  private static Backend backend;
+  private static LoopbackBackend backend;
   private static ConfigurableApplicationContext gateway;
   private static URI uri;
 
   @BeforeAll
   static void start() {
     redis = RedisServerProcess.start();
-    backend = Backend.start();
+    backend = LoopbackBackend.start();
     gateway =
         GatewayTestApplication.start(
             backend.uri(),

@@ -1,4 +1,4 @@
-package io.slidingwindow.gateway;
+package io.slidingwindow.testkit.http;
 
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
@@ -10,21 +10,25 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A backend on a free loopback port that answers 200 "ok" and counts the requests it got. */
-final class Backend implements AutoCloseable {
+/**
+ * A backend on a free loopback port that answers 200 "ok" to everything and counts the requests it
+ * got: what a gateway or proxy under test forwards to.
+ */
+public final class LoopbackBackend implements AutoCloseable {
 
   private final HttpServer server;
   private final AtomicInteger hits = new AtomicInteger();
 
-  private Backend(HttpServer server) {
+  private LoopbackBackend(HttpServer server) {
     this.server = server;
   }
 
-  static Backend start() {
+  /** Starts a backend on a free loopback port. */
+  public static LoopbackBackend start() {
     try {
       HttpServer server =
           HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-      Backend backend = new Backend(server);
+      LoopbackBackend backend = new LoopbackBackend(server);
       server.createContext(
           "/",
           exchange -> {
@@ -42,12 +46,13 @@ final class Backend implements AutoCloseable {
     }
   }
 
-  URI uri() {
+  /** Its base URI, {@code http://127.0.0.1:<port>}. */
+  public URI uri() {
     return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
   }
 
   /** How many requests reached the backend. */
-  int hits() {
+  public int hits() {
     return hits.get();
   }
 
