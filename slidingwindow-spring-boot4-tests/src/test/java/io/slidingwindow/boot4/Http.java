@@ -24,7 +24,7 @@ final class Http {
   /** GET {@code base + path}, with header {@code name: value} unless {@code name} is null. */
   static HttpResponse<String> get(URI base, String path, String name, String value) {
     HttpRequest.Builder request =
-        HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(10)).GET();
+        HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30)).GET();
     if (name != null) {
       request.header(name, value);
     }
