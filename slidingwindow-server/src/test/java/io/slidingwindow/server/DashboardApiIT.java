@@ -193,7 +193,7 @@ class DashboardApiIT {
           .contains("script-src 'self';")
           .doesNotContain("unsafe");
       assertThat(page.body())
-          .contains("/dashboard/dashboard.js")
+          .contains("\"dashboard/dashboard.js\"", "data-feed=\"/v1/dashboard\"")
           .doesNotContain("http://", "https://");
     }
     HttpResponse<String> uplot = get("/dashboard/uPlot.iife.min.js");
@@ -202,7 +202,7 @@ class DashboardApiIT {
         .hasValue("text/javascript; charset=utf-8");
     assertThat(uplot.body()).contains("uPlot");
     assertThat(get("/dashboard/uPlot.min.css").body()).contains(".uplot");
-    assertThat(get("/dashboard/dashboard.js").body()).contains("/v1/dashboard");
+    assertThat(get("/dashboard/dashboard.js").body()).contains("dataset.feed");
     assertThat(get("/dashboard/dashboard.css").statusCode()).isEqualTo(200);
   }
 

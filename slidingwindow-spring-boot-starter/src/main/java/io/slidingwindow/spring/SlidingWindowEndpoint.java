@@ -10,10 +10,14 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
  * service's dashboard feed ({@code GET /v1/dashboard}), so the same dashboard page can draw it.
  * Like every endpoint but {@code health}, it is exposed over HTTP only when {@code
  * management.endpoints.web.exposure.include} names it; it shows refused keys (client addresses, API
- * keys), so expose it only behind the access control of the other management endpoints.
+ * keys), so expose it only behind the access control of the other management endpoints. Over HTTP
+ * it also serves the page that draws it ({@link SlidingWindowPageWebExtension}).
  */
-@Endpoint(id = "slidingwindow")
+@Endpoint(id = SlidingWindowEndpoint.ID)
 public class SlidingWindowEndpoint {
+
+  /** The endpoint's id. */
+  public static final String ID = "slidingwindow";
 
   private final DashboardRateLimitListener dashboard;
 

@@ -12,12 +12,13 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 /**
- * The {@code slidingwindow} actuator endpoint ({@link SlidingWindowEndpoint}) and the listener that
- * records for it ({@link DashboardRateLimitListener}, told by every enforcer as any {@code
- * RateLimitListener} bean is), when the actuator is on the class path and the endpoint is available
- * by Spring Boot's rules: enabled ({@code management.endpoint.slidingwindow.access}) and exposed
- * ({@code management.endpoints.web.exposure.include} or its JMX twin). Nothing is recorded while it
- * is not.
+ * The {@code slidingwindow} actuator endpoint ({@link SlidingWindowEndpoint}), its dashboard page
+ * over HTTP ({@link SlidingWindowPageWebExtension}, polling the feed at the endpoint's mapped path)
+ * and the listener that records for it ({@link DashboardRateLimitListener}, told by every enforcer
+ * as any {@code RateLimitListener} bean is), when the actuator is on the class path and the
+ * endpoint is available by Spring Boot's rules: enabled ({@code
+ * management.endpoint.slidingwindow.access}) and exposed ({@code
+ * management.endpoints.web.exposure.include} or its JMX twin). Nothing is recorded while it is not.
  */
 @AutoConfiguration
 @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
@@ -38,6 +39,16 @@ public class SlidingWindowEndpointAutoConfiguration {
   @ConditionalOnMissingBean
   public SlidingWindowEndpoint slidingwindowEndpoint(DashboardRateLimitListener dashboard) {
     return new SlidingWindowEndpoint(dashboard);
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  public SlidingWindowPageWebExtension slidingwindowPageWebExtension(Environment environment) {
+    String path =
+        environment.getProperty(
+            "management.endpoints.web.path-mapping." + SlidingWindowEndpoint.ID,
+            SlidingWindowEndpoint.ID);
+    return new SlidingWindowPageWebExtension(SlidingWindowPageWebExtension.feedUrl(path));
   }
 
   /** {@code "redis"} if the limits are kept in Redis, else {@code "memory"}. */

@@ -76,6 +76,9 @@ class DashboardEndpointExposureTest {
         .as("the actuator answers (503: Spring Data Redis's indicator finds no Redis here)")
         .isIn(200, 503);
     assertThat(checks.get("/actuator/slidingwindow", null).statusCode()).isEqualTo(404);
+    assertThat(checks.get("/actuator/slidingwindow/index.html", null).statusCode()).isEqualTo(404);
+    assertThat(checks.get("/actuator/slidingwindow/dashboard/dashboard.js", null).statusCode())
+        .isEqualTo(404);
     assertThat(context.getBeansOfType(SlidingWindowEndpoint.class)).isEmpty();
     assertThat(context.getBeansOfType(DashboardRateLimitListener.class)).isEmpty();
   }
@@ -101,6 +104,7 @@ class DashboardEndpointExposureTest {
         .run(
             app -> {
               assertThat(app).doesNotHaveBean(SlidingWindowEndpoint.class);
+              assertThat(app).doesNotHaveBean(SlidingWindowPageWebExtension.class);
               assertThat(app).doesNotHaveBean(DashboardRateLimitListener.class);
             });
   }

@@ -57,4 +57,9 @@ class DashboardEndpointHttpTest {
     checks.sendTraffic();
     checks.checkFeed();
   }
+
+  @Test
+  void endpoint_pageAndItsFiles_servedWithTheirTypesAndUnknownNamesRefused() throws Exception {
+    new DashboardFeedChecks(port).checkPage("/actuator/slidingwindow", "../slidingwindow");
+  }
 }

@@ -65,4 +65,9 @@ class DashboardEndpointWebFluxTest {
     checks.sendTraffic();
     checks.checkFeed();
   }
+
+  @Test
+  void endpoint_pageAndItsFiles_servedWithTheirTypesAndUnknownNamesRefused() throws Exception {
+    new DashboardFeedChecks(port).checkPage("/actuator/slidingwindow", "../slidingwindow");
+  }
 }

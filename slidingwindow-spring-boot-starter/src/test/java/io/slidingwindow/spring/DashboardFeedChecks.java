@@ -48,6 +48,45 @@ final class DashboardFeedChecks {
     assertThat(get("/trial", null).statusCode()).as("dry-run lets it through").isEqualTo(200);
   }
 
+  /**
+   * The page and its files under {@code endpoint} (for example {@code "/actuator/slidingwindow"}),
+   * each with its content type, the page polling {@code feedUrl}; other names answer 404.
+   */
+  void checkPage(String endpoint, String feedUrl) throws IOException, InterruptedException {
+    HttpResponse<String> page = get(endpoint + "/index.html", null);
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.headers().firstValue("Content-Type")).hasValue("text/html;charset=utf-8");
+    assertThat(page.body())
+        .contains("data-feed=\"" + feedUrl + "\"")
+        .contains("src=\"dashboard/dashboard.js\"", "src=\"dashboard/uPlot.iife.min.js\"")
+        .contains("http-equiv=\"Content-Security-Policy\"")
+        .doesNotContain("http://", "https://");
+    String[][] files = {
+      {"dashboard.js", "text/javascript;charset=utf-8", "dataset.feed"},
+      {"uPlot.iife.min.js", "text/javascript;charset=utf-8", "uPlot"},
+      {"dashboard.css", "text/css;charset=utf-8", "{"},
+      {"uPlot.min.css", "text/css;charset=utf-8", ".uplot"},
+    };
+    for (String[] file : files) {
+      HttpResponse<String> response = get(endpoint + "/dashboard/" + file[0], null);
+      assertThat(response.statusCode()).as(file[0]).isEqualTo(200);
+      assertThat(response.headers().firstValue("Content-Type")).as(file[0]).hasValue(file[1]);
+      assertThat(response.body()).as(file[0]).contains(file[2]);
+    }
+    for (String unknown :
+        new String[] {
+          "/nothing.html",
+          "/dashboard.js",
+          "/dashboard/index.html",
+          "/dashboard/nothing.js",
+          "/page/dashboard.js",
+          "/dashboard/..%2Findex.html",
+          "/dashboard/%2E%2E%2Fpage%2Fdashboard.js",
+        }) {
+      assertThat(get(endpoint + unknown, null).statusCode()).as(unknown).isIn(400, 404);
+    }
+  }
+
   /** The endpoint's answer after {@link #sendTraffic}, checked field by field. */
   void checkFeed() throws IOException, InterruptedException {
     HttpResponse<String> response = get("/actuator/slidingwindow", null);

@@ -136,6 +136,28 @@ class MvcBoot4IT {
   }
 
   @Test
+  void dashboardPage_boot4Actuator_servedWithItsFilesAndUnknownNamesRefused() {
+    HttpResponse<String> page = Http.get(uri, "/actuator/slidingwindow/index.html", null);
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.headers().firstValue("Content-Type").orElse("")).startsWith("text/html");
+    assertThat(page.body()).contains("data-feed=\"../slidingwindow\"");
+
+    HttpResponse<String> script =
+        Http.get(uri, "/actuator/slidingwindow/dashboard/uPlot.iife.min.js", null);
+    assertThat(script.statusCode()).isEqualTo(200);
+    assertThat(script.headers().firstValue("Content-Type").orElse(""))
+        .startsWith("text/javascript");
+    assertThat(script.body()).contains("uPlot");
+    HttpResponse<String> style =
+        Http.get(uri, "/actuator/slidingwindow/dashboard/dashboard.css", null);
+    assertThat(style.headers().firstValue("Content-Type").orElse("")).startsWith("text/css");
+    assertThat(Http.get(uri, "/actuator/slidingwindow/dashboard/nothing.js", null).statusCode())
+        .isEqualTo(404);
+    assertThat(Http.get(uri, "/actuator/slidingwindow/nothing.html", null).statusCode())
+        .isEqualTo(404);
+  }
+
+  @Test
   void health_boot4Actuator_reportsTheLimitersRedisUp() {
     HttpResponse<String> health = Http.get(uri, "/actuator/health/slidingwindow", null);
 

@@ -5,33 +5,27 @@ import com.sun.net.httpserver.HttpServer;
 import io.slidingwindow.dashboard.DashboardFeed;
 import io.slidingwindow.dashboard.DashboardFeed.Configuration;
 import io.slidingwindow.dashboard.DashboardFeed.Domain;
+import io.slidingwindow.dashboard.DashboardPage;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 
 /**
  * The live dashboard: {@code GET /v1/dashboard} answers the recent decisions, the most refused
  * descriptors, the loaded configuration and the backend's health as JSON ({@link DashboardFeed},
  * the same document as the Spring Boot starter's actuator endpoint; see {@code docs/server.md});
  * {@code GET /} and {@code GET /dashboard} answer a page that polls it every second and draws it
- * with uPlot. The page, its script and style, and uPlot's (from the {@code org.webjars.npm:uplot}
- * jar) are served from the classpath under {@code /dashboard/}; the page loads nothing from other
- * hosts and runs no inline script (a Content-Security-Policy forbids it).
+ * with uPlot. The page, its script and style, and uPlot's ({@link DashboardPage}, shared with the
+ * starter) are served under {@code /dashboard/}; the page loads nothing from other hosts and runs
+ * no inline script (a Content-Security-Policy forbids it).
  */
 public final class Dashboard {
 
-  private static final String RESOURCES = "/io/slidingwindow/server/dashboard/";
-  private static final String UPLOT_POM = "/META-INF/maven/org.webjars.npm/uplot/pom.properties";
-  private static final String CONTENT_SECURITY_POLICY =
-      "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-          + "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  private static final String FEED = "/v1/dashboard";
 
   @SuppressWarnings("ArrayRecordComponent") // loaded once, served as is, never compared
   private record Resource(String type, byte[] bytes) {}
@@ -50,20 +44,13 @@ public final class Dashboard {
     this.decider = decider;
     this.recorder = recorder;
     this.watcher = watcher;
-    Resource page = load(RESOURCES + "index.html", "text/html; charset=utf-8");
+    DashboardPage files = DashboardPage.load();
+    Resource page = resource(files.page(FEED));
     resources.put("/", page);
     resources.put("/dashboard", page);
-    resources.put(
-        "/dashboard/dashboard.js",
-        load(RESOURCES + "dashboard.js", "text/javascript; charset=utf-8"));
-    resources.put(
-        "/dashboard/dashboard.css", load(RESOURCES + "dashboard.css", "text/css; charset=utf-8"));
-    String uplot = "/META-INF/resources/webjars/uplot/" + uplotVersion() + "/dist/";
-    resources.put(
-        "/dashboard/uPlot.iife.min.js",
-        load(uplot + "uPlot.iife.min.js", "text/javascript; charset=utf-8"));
-    resources.put(
-        "/dashboard/uPlot.min.css", load(uplot + "uPlot.min.css", "text/css; charset=utf-8"));
+    for (String name : DashboardPage.FILES) {
+      resources.put("/dashboard/" + name, resource(files.file(name).orElseThrow()));
+    }
   }
 
   /**
@@ -71,7 +58,7 @@ public final class Dashboard {
    * api}.
    */
   public void register(HttpServer server, HttpApi api) {
-    server.createContext("/v1/dashboard", api.guarded("GET", this::answerJson));
+    server.createContext(FEED, api.guarded("GET", this::answerJson));
     resources.forEach(
         (path, resource) -> server.createContext(path, api.guarded("GET", e -> send(e, resource))));
   }
@@ -123,34 +110,14 @@ public final class Dashboard {
     return DashboardFeed.limits(rule.limits());
   }
 
-  private static String uplotVersion() {
-    try (InputStream in = Dashboard.class.getResourceAsStream(UPLOT_POM)) {
-      if (in == null) {
-        throw new IllegalStateException("uPlot is missing from the classpath: no " + UPLOT_POM);
-      }
-      Properties properties = new Properties();
-      properties.load(in);
-      return properties.getProperty("version");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static Resource load(String path, String type) {
-    try (InputStream in = Dashboard.class.getResourceAsStream(path)) {
-      if (in == null) {
-        throw new IllegalStateException("dashboard file missing from the classpath: " + path);
-      }
-      return new Resource(type, in.readAllBytes());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+  private static Resource resource(DashboardPage.File file) {
+    return new Resource(file.contentType(), file.bytes());
   }
 
   private static void send(HttpExchange exchange, Resource resource) throws IOException {
     var headers = exchange.getResponseHeaders();
     headers.set("Content-Type", resource.type());
-    headers.set("Content-Security-Policy", CONTENT_SECURITY_POLICY);
+    headers.set("Content-Security-Policy", DashboardPage.CONTENT_SECURITY_POLICY);
     headers.set("X-Content-Type-Options", "nosniff");
     headers.set("Referrer-Policy", "no-referrer");
     exchange.sendResponseHeaders(200, resource.bytes().length);

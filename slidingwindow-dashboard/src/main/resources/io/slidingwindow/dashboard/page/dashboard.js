@@ -1,5 +1,6 @@
-// The dashboard page: polls /v1/dashboard every second and draws it. Every text from the server
-// is set with textContent (descriptor values are chosen by clients), never parsed as HTML.
+// The dashboard page: polls the feed its body names (data-feed) every second and draws it.
+// Every text from the server is set with textContent (descriptor values are chosen by
+// clients), never parsed as HTML.
 (function () {
   "use strict";
 
@@ -205,7 +206,7 @@
   }
 
   function poll() {
-    fetch("/v1/dashboard", { cache: "no-store" })
+    fetch(document.body.dataset.feed, { cache: "no-store" })
       .then(function (response) {
         if (!response.ok) {
           throw new Error("HTTP " + response.status);
