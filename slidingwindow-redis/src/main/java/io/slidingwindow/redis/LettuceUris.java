@@ -11,7 +11,8 @@ final class LettuceUris {
   /**
    * {@code uri} parsed.
    *
-   * @throws IllegalArgumentException naming {@code name} if {@code uri} is null or no Redis URI
+   * @throws IllegalArgumentException naming {@code name} if {@code uri} is null or no Redis URI;
+   *     its message shows the URI without its password
    */
   static RedisURI parse(String uri, String name) {
     if (uri == null) {
@@ -20,7 +21,9 @@ final class LettuceUris {
     try {
       return RedisURI.create(uri);
     } catch (RuntimeException e) {
-      throw new IllegalArgumentException(name + " must hold Redis URIs, was \"" + uri + '"', e);
+      // Not chained: Lettuce's message quotes the whole URI, password included.
+      throw new IllegalArgumentException(
+          name + " must hold Redis URIs, was \"" + RedisUris.mask(uri) + '"');
     }
   }
 

@@ -12,6 +12,24 @@ import org.junit.jupiter.api.Test;
 class RedisBackendTest {
 
   @Test
+  void factories_malformedUriWithPassword_messageAndCausesLeaveThePasswordOut() {
+    // "%zz" is no escape: Lettuce refuses the URI and quotes it whole in its own message.
+    String secret = "s3cr%zzet";
+    List<Runnable> calls =
+        List.of(
+            () -> RedisBackend.standalone("redis://:" + secret + "@127.0.0.1:6379"),
+            () -> RedisBackend.sentinel(List.of("redis://:" + secret + "@127.0.0.1:26379"), "m"),
+            () -> RedisBackend.cluster(List.of("redis://user:" + secret + "@127.0.0.1:7000")));
+    for (Runnable call : calls) {
+      assertThatThrownBy(call::run)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("must hold Redis URIs")
+          .hasMessageNotContaining(secret)
+          .hasNoCause();
+    }
+  }
+
+  @Test
   void factories_invalidArguments_areRejectedNamingTheParameter() {
     assertThatThrownBy(() -> RedisBackend.standalone(null))
         .isInstanceOf(IllegalArgumentException.class)

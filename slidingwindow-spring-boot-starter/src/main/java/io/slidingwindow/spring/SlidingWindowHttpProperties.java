@@ -251,12 +251,13 @@ public class SlidingWindowHttpProperties {
 
     /**
      * Apply the rule only when this expression (over the request, as a key expression) is true,
-     * such as {@code headerValue('X-Tier') != 'internal'}; unset, always.
+     * such as {@code method == 'POST'}; unset, always. Read nothing a client can set (a header it
+     * sends, the raw path) to decide whether a rule binds.
      */
     private String executeCondition;
 
     /**
-     * Skip the rule when this expression is true, such as {@code path.startsWith('/health')};
+     * Skip the rule when this expression is true, such as {@code principalName == 'batch-service'};
      * unset, never. A condition that fails at request time leaves the rule applied.
      */
     private String skipCondition;
@@ -275,7 +276,7 @@ public class SlidingWindowHttpProperties {
 
     /**
      * An expression (as a key expression) giving the permits a request takes, such as {@code
-     * path.startsWith('/v1/export') ? 10 : 1}; read as cost-header.
+     * principalName == null ? 5 : 1}; read as cost-header.
      */
     private String costExpression;
 
