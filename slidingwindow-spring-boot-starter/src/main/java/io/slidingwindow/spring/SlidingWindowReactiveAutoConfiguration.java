@@ -113,6 +113,12 @@ public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBean
     return new ReactiveRateLimitFilter(rules, addresses, annotations, properties.getFilterOrder());
   }
 
+  /** Warns when the server is a Reactor Netty release that can leave a connection unread. */
+  @Bean
+  static SmartInitializingSingleton slidingWindowReactorNettyCheck() {
+    return new ReactorNettyCheck();
+  }
+
   /**
    * Checks every {@link RateLimit} once the handler mappings exist, so bad ones and names taken
    * twice (by two annotations, or by an annotation and a filter rule) stop start-up.
