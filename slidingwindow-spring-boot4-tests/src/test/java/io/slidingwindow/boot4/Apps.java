@@ -1,9 +1,15 @@
 package io.slidingwindow.boot4;
 
+import io.slidingwindow.spring.RateLimit;
+import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.net.URI;
+import java.util.HashMap;
 import java.util.Map;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
 
 /** Starts this module's applications on a random loopback port. */
 final class Apps {
@@ -12,6 +18,35 @@ final class Apps {
       "org.springframework.cloud.gateway.config.GatewayRedisAutoConfiguration";
 
   private Apps() {}
+
+  /**
+   * The handlers the MVC and the WebFlux application share (the same annotations serve both): items
+   * for a filter rule, and orders limited by {@link RateLimit} to 2 a minute per order.
+   */
+  @RestController
+  static class ItemsAndOrders {
+    @GetMapping("/api/items/{id}")
+    String item(@PathVariable("id") String id) {
+      return "item " + id;
+    }
+
+    @GetMapping("/orders/{id}")
+    @RateLimit(limits = "2/1m", key = "pathVariables['id']", name = "order-reads")
+    String order(@PathVariable("id") String id) {
+      return "order " + id;
+    }
+  }
+
+  /**
+   * {@code properties} and the usual {@code spring.data.redis.host} and {@code port} of {@code
+   * redis}.
+   */
+  static Map<String, Object> withRedis(RedisServerProcess redis, Map<String, Object> properties) {
+    Map<String, Object> all = new HashMap<>(properties);
+    all.put("spring.data.redis.host", "127.0.0.1");
+    all.put("spring.data.redis.port", redis.port());
+    return all;
+  }
 
   /**
    * Runs {@code application} with a web server on 127.0.0.1 and a free port, the properties given

@@ -51,15 +51,13 @@ class GatewayBoot4IT {
     gateway =
         Apps.start(
             GatewayApp.class,
-            Map.of(
-                "spring.config.name",
-                "boot4-gateway",
-                "backend.uri",
-                backend.uri().toString(),
-                "spring.data.redis.host",
-                "127.0.0.1",
-                "spring.data.redis.port",
-                redis.port()));
+            Apps.withRedis(
+                redis,
+                Map.of(
+                    "spring.config.name",
+                    "boot4-gateway",
+                    "backend.uri",
+                    backend.uri().toString())));
     uri = Apps.uri(gateway);
   }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.servlet.RateLimitFilter;
-import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.net.URI;
 import java.net.http.HttpResponse;
@@ -20,9 +19,6 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
-import org.springframework.web.bind.annotation.GetMapping;
-import org.springframework.web.bind.annotation.PathVariable;
-import org.springframework.web.bind.annotation.RestController;
 
 /**
  * A Spring Boot 4 MVC application on Tomcat whose Redis is configured the usual way, with {@code
@@ -37,23 +33,8 @@ class MvcBoot4IT {
 
   @SpringBootConfiguration
   @EnableAutoConfiguration
-  @Import(App.Api.class)
-  static class App {
-
-    @RestController
-    static class Api {
-      @GetMapping("/api/items/{id}")
-      String item(@PathVariable("id") String id) {
-        return "item " + id;
-      }
-
-      @GetMapping("/orders/{id}")
-      @RateLimit(limits = "2/1m", key = "pathVariables['id']", name = "order-reads")
-      String order(@PathVariable("id") String id) {
-        return "order " + id;
-      }
-    }
-  }
+  @Import(Apps.ItemsAndOrders.class)
+  static class App {}
 
   @BeforeAll
   static void start() {
@@ -61,23 +42,21 @@ class MvcBoot4IT {
     app =
         Apps.startWithoutGateway(
             App.class,
-            Map.of(
-                "spring.data.redis.host",
-                "127.0.0.1",
-                "spring.data.redis.port",
-                redis.port(),
-                "slidingwindow.http.rate-limit-headers",
-                true,
-                "slidingwindow.http.rules.items.paths",
-                "/api/items/**",
-                "slidingwindow.http.rules.items.limits[0].permits",
-                3,
-                "slidingwindow.http.rules.items.limits[0].window",
-                "1m",
-                "management.endpoint.health.show-details",
-                "always",
-                "management.endpoints.web.exposure.include",
-                "health,slidingwindow"));
+            Apps.withRedis(
+                redis,
+                Map.of(
+                    "slidingwindow.http.rate-limit-headers",
+                    true,
+                    "slidingwindow.http.rules.items.paths",
+                    "/api/items/**",
+                    "slidingwindow.http.rules.items.limits[0].permits",
+                    3,
+                    "slidingwindow.http.rules.items.limits[0].window",
+                    "1m",
+                    "management.endpoint.health.show-details",
+                    "always",
+                    "management.endpoints.web.exposure.include",
+                    "health,slidingwindow")));
     uri = Apps.uri(app);
   }
 

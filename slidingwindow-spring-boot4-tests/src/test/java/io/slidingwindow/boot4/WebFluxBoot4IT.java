@@ -45,20 +45,14 @@ class WebFluxBoot4IT {
 
   @SpringBootConfiguration
   @EnableAutoConfiguration
-  @Import(App.Api.class)
+  @Import({Apps.ItemsAndOrders.class, App.Api.class})
   static class App {
 
     @RestController
     static class Api {
-      @GetMapping({"/api/items/{id}", "/api/proxied/{id}", "/api/spent/{id}"})
+      @GetMapping({"/api/proxied/{id}", "/api/spent/{id}"})
       String item(@PathVariable("id") String id) {
         return "item " + id;
-      }
-
-      @GetMapping("/orders/{id}")
-      @RateLimit(limits = "2/1m", key = "pathVariables['id']", name = "order-reads")
-      String order(@PathVariable("id") String id) {
-        return "order " + id;
       }
 
       @GetMapping("/blocking")
@@ -81,21 +75,21 @@ class WebFluxBoot4IT {
     app =
         Apps.startWithoutGateway(
             App.class,
-            Map.ofEntries(
-                Map.entry("spring.main.web-application-type", "reactive"),
-                Map.entry("spring.data.redis.host", "127.0.0.1"),
-                Map.entry("spring.data.redis.port", redis.port()),
-                Map.entry("slidingwindow.http.rate-limit-headers", true),
-                Map.entry("slidingwindow.http.trusted-proxies", "127.0.0.1/32"),
-                Map.entry("slidingwindow.http.rules.proxied.paths", "/api/proxied/**"),
-                Map.entry("slidingwindow.http.rules.proxied.limits[0].permits", 1),
-                Map.entry("slidingwindow.http.rules.proxied.limits[0].window", "1m"),
-                Map.entry("slidingwindow.http.rules.spent.paths", "/api/spent/**"),
-                Map.entry("slidingwindow.http.rules.spent.limits[0].permits", 1),
-                Map.entry("slidingwindow.http.rules.spent.limits[0].window", "1m"),
-                Map.entry("slidingwindow.http.rules.items.paths", "/api/items/**"),
-                Map.entry("slidingwindow.http.rules.items.limits[0].permits", 3),
-                Map.entry("slidingwindow.http.rules.items.limits[0].window", "1m")));
+            Apps.withRedis(
+                redis,
+                Map.ofEntries(
+                    Map.entry("spring.main.web-application-type", "reactive"),
+                    Map.entry("slidingwindow.http.rate-limit-headers", true),
+                    Map.entry("slidingwindow.http.trusted-proxies", "127.0.0.1/32"),
+                    Map.entry("slidingwindow.http.rules.proxied.paths", "/api/proxied/**"),
+                    Map.entry("slidingwindow.http.rules.proxied.limits[0].permits", 1),
+                    Map.entry("slidingwindow.http.rules.proxied.limits[0].window", "1m"),
+                    Map.entry("slidingwindow.http.rules.spent.paths", "/api/spent/**"),
+                    Map.entry("slidingwindow.http.rules.spent.limits[0].permits", 1),
+                    Map.entry("slidingwindow.http.rules.spent.limits[0].window", "1m"),
+                    Map.entry("slidingwindow.http.rules.items.paths", "/api/items/**"),
+                    Map.entry("slidingwindow.http.rules.items.limits[0].permits", 3),
+                    Map.entry("slidingwindow.http.rules.items.limits[0].window", "1m"))));
     uri = Apps.uri(app);
   }
 
