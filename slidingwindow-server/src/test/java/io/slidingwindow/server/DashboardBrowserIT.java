@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.slidingwindow.testkit.browser.HeadlessChromium;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,5 +1,6 @@
 package io.slidingwindow.server;
 
+import io.slidingwindow.testkit.browser.HeadlessChromium;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;

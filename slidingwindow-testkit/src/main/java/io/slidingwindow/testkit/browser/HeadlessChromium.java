@@ -1,4 +1,4 @@
-package io.slidingwindow.server;
+package io.slidingwindow.testkit.browser;
 
 import static org.awaitility.Awaitility.await;
 
@@ -33,10 +33,10 @@ import java.util.stream.Stream;
  * Content-Security-Policy violations). Starts its own browser with a new profile directory and
  * stops it on {@link #close()}. Every wait is bounded.
  */
-final class HeadlessChromium implements AutoCloseable {
+public final class HeadlessChromium implements AutoCloseable {
 
   /** Where Debian's {@code chromium} package installs the browser. */
-  static final Path DEFAULT_BINARY = Path.of("/usr/bin/chromium");
+  public static final Path DEFAULT_BINARY = Path.of("/usr/bin/chromium");
 
   private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
   private static final Duration CALL_TIMEOUT = Duration.ofSeconds(15);
@@ -56,7 +56,8 @@ final class HeadlessChromium implements AutoCloseable {
    *
    * @throws IllegalStateException if the binary is missing or the browser does not come up
    */
-  HeadlessChromium(Path binary, int width, int height) throws IOException, InterruptedException {
+  public HeadlessChromium(Path binary, int width, int height)
+      throws IOException, InterruptedException {
     if (!Files.isExecutable(binary)) {
       throw new IllegalStateException(
           "no Chromium at "
@@ -158,7 +159,7 @@ final class HeadlessChromium implements AutoCloseable {
   }
 
   /** Opens {@code url} in the page. */
-  void navigate(String url) throws Exception {
+  public void navigate(String url) throws Exception {
     ObjectNode params = json.createObjectNode().put("url", url);
     JsonNode result = call("Page.navigate", params);
     if (result.hasNonNull("errorText")) {
@@ -167,7 +168,7 @@ final class HeadlessChromium implements AutoCloseable {
   }
 
   /** The value of a JavaScript expression evaluated in the page, as JSON (null for undefined). */
-  JsonNode evaluate(String expression) throws Exception {
+  public JsonNode evaluate(String expression) throws Exception {
     ObjectNode params =
         json.createObjectNode().put("expression", expression).put("returnByValue", true);
     JsonNode result = call("Runtime.evaluate", params);
@@ -179,13 +180,13 @@ final class HeadlessChromium implements AutoCloseable {
   }
 
   /** A PNG of the page as shown. */
-  byte[] screenshot() throws Exception {
+  public byte[] screenshot() throws Exception {
     JsonNode result = call("Page.captureScreenshot", json.createObjectNode().put("format", "png"));
     return Base64.getDecoder().decode(result.get("data").asText());
   }
 
   /** The errors the page reported so far, one line each. */
-  List<String> errors() {
+  public List<String> errors() {
     return List.copyOf(errors);
   }
 
