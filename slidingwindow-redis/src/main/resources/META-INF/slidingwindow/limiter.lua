@@ -29,6 +29,10 @@
 -- deleted at once. A key gets PEXPIRE ARGV[2] whenever a run begins: a later grant into that same
 -- run cannot need the key for longer, since the run leaves at most W + p after it began.
 --
+-- Commands, not Lua, are the cost: each redis.call costs about as much as a call of a script that
+-- does nothing, so a request issues only the commands above (LINDEX, then at most RPUSH, LSET and
+-- PEXPIRE), the clock is read once a call, and the state lives in one flat array per call.
+--
 -- Time only moves forward: a time before the newest run's bucket is recorded into that run, and
 -- counting from an earlier time only keeps more runs, so a clock that steps back (a failover to a
 -- replica whose clock is behind) never lets more through.
