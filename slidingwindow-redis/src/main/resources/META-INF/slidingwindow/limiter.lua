@@ -29,6 +29,10 @@
 -- deleted at once. A key gets PEXPIRE ARGV[2] whenever a run begins: a later grant into that same
 -- run cannot need the key for longer, since the run leaves at most W + p after it began.
 --
+-- Commands, not Lua, are the cost: each redis.call costs about as much as a call of a script that
+-- does nothing, so a request issues only the commands above (LINDEX, then at most RPUSH, LSET and
+-- PEXPIRE), the clock is read once a call, and the state lives in one flat array per call.
+--
 -- Time only moves forward: a time before the newest run's bucket is recorded into that run, and
 -- counting from an earlier time only keeps more runs, so a clock that steps back (a failover to a
 -- replica whose clock is behind) never lets more through.
@@ -67,218 +71,73 @@ local HEADER = '<dddddd'
 local count_refused = ARGV[1] == '1'
 local ttl = ARGV[2]
 local n = tonumber(ARGV[3])
-local LIMITS = {}
+
+-- The state of every limit lives in one flat array S, ten slots per limit from o = 10 (i - 1):
+-- S[o + 1] .. S[o + 6] the header's ref, base, first, tail, total and prev (first and tail false
+-- while the limit holds nothing), S[o + 7] .. S[o + 9] the limit's N, W and p, S[o + 10] its count.
+-- Nothing is allocated per request or per limit: the script's own work stays small beside its
+-- Redis commands.
+local S = {}
 for i = 1, n do
-  local a = 4 + 3 * (i - 1)
-  LIMITS[i] = {tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])}
+  local a, o = 1 + 3 * i, 10 * (i - 1)
+  S[o + 7], S[o + 8], S[o + 9] = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
 end
 
--- The state of limit i is the array L[i]; these name its fields. REF .. PREV are the header's.
-local REF, BASE, FIRST, TAIL, TOTAL, PREV, LIMIT, WINDOW, PRECISION, SUM = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
-
-local function header(l)
-  return pack(HEADER, l[REF], l[BASE], l[FIRST], l[TAIL], l[TOTAL], l[PREV])
+-- Removes the closed runs of limit o that have left (older than bucket oldest; the newest run still
+-- counts): reads them in growing chunks up to the first closed run that still counts, or to the end
+-- of the list. The last gone run's total becomes the base, and the header is written over its
+-- place (element 2 gone), before which the list is cut.
+local function trim(key, o, oldest)
+  local ref, gone, base, first, from, chunk, done = S[o + 1], 0, S[o + 6], S[o + 4], 1, 8, false
+  while not done do
+    local runs = call('LRANGE', key, from, from + 2 * chunk - 1)
+    local j = 1
+    while j < #runs do
+      local bucket = ref + tonumber(runs[j])
+      if bucket >= oldest then
+        first = bucket
+        done = true
+        break
+      end
+      base = tonumber(runs[j + 1])
+      gone = gone + 1
+      j = j + 2
+    end
+    if #runs < 2 * chunk then
+      done = true -- the list ended: every closed run has left, and base is prev
+    end
+    from = from + 2 * chunk
+    chunk = chunk * 2
+  end
+  S[o + 2], S[o + 3] = base, first
+  call('LSET', key, 2 * gone, pack(HEADER, ref, base, first, S[o + 4], S[o + 5], S[o + 6]))
+  call('LTRIM', key, 2 * gone, -1)
 end
 
--- The time at which bucket b of a limit stops being counted: (b + 1) p + W - 1.
-local function leaves_at(l, b)
-  return (b + 1) * l[PRECISION] + l[WINDOW] - 1
-end
-
--- How long limit l stays full (no permit left) if nothing else is recorded: until its oldest run
--- leaves; 0 when it is not full.
-local function full_for(l, now)
-  if l[SUM] < l[LIMIT] or not l[FIRST] then
-    return 0
-  end
-  return leaves_at(l, l[FIRST]) - now
-end
-
-local server_now
-local out = {}
-
--- Appends the reply of a request that could not be decided: {-1, now, message}, padded to the
--- length of its reply.
-local function failed(figures, now, message)
-  local o = #out
-  out[o + 1], out[o + 2], out[o + 3] = -1, now, message
-  if figures then
-    out[o + 4], out[o + 5], out[o + 6], out[o + 7] = 0, 0, 0, 0
+-- How long from now limit o of a refused request keeps it waiting: walks the runs oldest first
+-- until enough permits have left, at most `permits` runs when only grants count (the count is
+-- then at most N). The newest run, in the header, ends the walk: by then the whole count has left.
+local function wait_for(key, o, excess, now)
+  local base, window, precision = S[o + 2], S[o + 8], S[o + 9]
+  local from, chunk = 1, 4
+  while true do
+    local runs = call('LRANGE', key, from, from + 2 * chunk - 1)
+    local j = 1
+    while j < #runs do
+      if tonumber(runs[j + 1]) - base >= excess then
+        return (S[o + 1] + tonumber(runs[j]) + 1) * precision + window - 1 - now
+      end
+      j = j + 2
+    end
+    if #runs < 2 * chunk then
+      return (S[o + 4] + 1) * precision + window - 1 - now
+    end
+    from = from + 2 * chunk
+    chunk = chunk * 2
   end
 end
 
--- Decides one request on keys KEYS[k + 1 .. k + n] and appends its reply to out. A key that holds
--- something else fails this request alone, before anything of it is written.
-local function decide(k, permits, figures, now)
-  local L = {}
-  local allowed = true
-  for i = 1, n do
-    local key = KEYS[k + i]
-    local limit, window, precision = LIMITS[i][1], LIMITS[i][2], LIMITS[i][3]
-    local oldest = floor((now - window + 1) / precision)
-    local h = redis.pcall('LINDEX', key, 0)
-    local l
-    if h then
-      if type(h) ~= 'string' or #h ~= 48 then
-        return failed(figures, now, 'slidingwindow: ' .. key .. ' does not hold a limiter state')
-      end
-      local ref, base, first, tail, total, prev = unpack(HEADER, h)
-      if tail < oldest then
-        -- Even the newest run has left: the whole list goes at once, without a scan.
-        call('DEL', key)
-      else
-        l = {ref, base, first, tail, total, prev, limit, window, precision, total - base}
-      end
-    end
-    if l == nil then
-      l = {false, 0, false, false, 0, 0, limit, window, precision, 0}
-    elseif l[FIRST] < oldest then
-      -- Some closed runs have left (not the newest, which still counts): read them in growing
-      -- chunks up to the first closed run that still counts, or to the end of the list. The last
-      -- gone run's total becomes the base, and the header is written over its place (element 2 *
-      -- gone), before which the list is cut.
-      local ref, gone, base, first, from, chunk, done = l[REF], 0, l[PREV], l[TAIL], 1, 8, false
-      while not done do
-        local runs = call('LRANGE', key, from, from + 2 * chunk - 1)
-        local j = 1
-        while j < #runs do
-          local bucket = ref + tonumber(runs[j])
-          if bucket >= oldest then
-            first = bucket
-            done = true
-            break
-          end
-          base = tonumber(runs[j + 1])
-          gone = gone + 1
-          j = j + 2
-        end
-        if #runs < 2 * chunk then
-          done = true -- the list ended: every closed run has left, and base is prev
-        end
-        from = from + 2 * chunk
-        chunk = chunk * 2
-      end
-      l[BASE], l[FIRST], l[SUM] = base, first, l[TOTAL] - base
-      call('LSET', key, 2 * gone, header(l))
-      call('LTRIM', key, 2 * gone, -1)
-    end
-    L[i] = l
-    if l[SUM] + permits > limit then
-      allowed = false
-    end
-  end
-
-  if allowed or count_refused then
-    for i = 1, n do
-      local key, l = KEYS[k + i], L[i]
-      local bucket = floor(now / l[PRECISION])
-      local add = permits
-      if count_refused and add > l[LIMIT] then
-        add = l[LIMIT]
-      end
-      if not l[TAIL] then
-        l[REF], l[FIRST], l[TAIL], l[TOTAL], l[PREV] = bucket, bucket, bucket, add, 0
-        call('RPUSH', key, header(l))
-        call('PEXPIRE', key, ttl)
-      elseif bucket <= l[TAIL] then
-        local new = l[TOTAL] + add
-        if count_refused and new - l[PREV] > l[LIMIT] then
-          new = l[PREV] + l[LIMIT]
-        end
-        if new > l[TOTAL] then
-          l[TOTAL] = new
-          call('LSET', key, 0, header(l))
-        end
-      else
-        if l[FIRST] == l[TAIL] then
-          l[REF] = l[TAIL] -- no closed run yet: offsets start from this one
-        end
-        call('RPUSH', key, l[TAIL] - l[REF], l[TOTAL])
-        l[TAIL], l[PREV], l[TOTAL] = bucket, l[TOTAL], l[TOTAL] + add
-        call('LSET', key, 0, header(l))
-        call('PEXPIRE', key, ttl)
-      end
-      l[SUM] = l[TOTAL] - l[BASE]
-    end
-  end
-
-  local result = allowed and 1 or 0
-  if not figures then
-    local hold = 0
-    if not allowed and not count_refused then
-      for i = 1, n do
-        local f = full_for(L[i], now)
-        if f > hold then
-          hold = f
-        end
-      end
-    end
-    local o = #out
-    out[o + 1], out[o + 2], out[o + 3] = result, now, hold
-    return nil
-  end
-
-  local binding, retry = 1, 0
-  if allowed then
-    local least = L[1][LIMIT] - L[1][SUM]
-    for i = 2, n do
-      if L[i][LIMIT] - L[i][SUM] < least then
-        least = L[i][LIMIT] - L[i][SUM]
-        binding = i
-      end
-    end
-  else
-    for i = 1, n do
-      -- Walk the runs oldest first until enough permits have left: at most `permits` runs when
-      -- only grants count, since the count is then at most N. The newest run, in the header,
-      -- ends the walk: by then the whole count has left.
-      local l = L[i]
-      local excess = l[SUM] - (l[LIMIT] - permits)
-      if excess > 0 then
-        local from, chunk, wait = 1, 4, nil
-        while wait == nil do
-          local runs = call('LRANGE', KEYS[k + i], from, from + 2 * chunk - 1)
-          local j = 1
-          while j < #runs do
-            if tonumber(runs[j + 1]) - l[BASE] >= excess then
-              wait = leaves_at(l, l[REF] + tonumber(runs[j])) - now
-              break
-            end
-            j = j + 2
-          end
-          if wait == nil and #runs < 2 * chunk then
-            wait = leaves_at(l, l[TAIL]) - now
-          end
-          from = from + 2 * chunk
-          chunk = chunk * 2
-        end
-        if wait > retry then
-          retry = wait
-          binding = i
-        end
-      end
-    end
-  end
-
-  local b = L[binding]
-  local remaining = b[LIMIT] - b[SUM]
-  if remaining < 0 then
-    remaining = 0
-  end
-  local reset = 0
-  if b[SUM] > 0 then
-    reset = leaves_at(b, b[TAIL]) - now
-  end
-  local hold = 0
-  if not allowed and not count_refused then
-    hold = full_for(b, now)
-  end
-  local o = #out
-  out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5], out[o + 6], out[o + 7] =
-    result, now, remaining, retry, reset, binding, hold
-  return nil
-end
-
+local out, on, server_now = {}, 0, nil
 for r = 1, #KEYS / n do
   local a = 4 + 3 * n + 2 * (r - 1)
   local q = tonumber(ARGV[a])
@@ -292,6 +151,141 @@ for r = 1, #KEYS / n do
   else
     now = tonumber(ARGV[a + 1])
   end
-  decide((r - 1) * n, floor(q / 2), q % 2 == 1, now)
+  local permits, figures, k = floor(q / 2), q % 2 == 1, (r - 1) * n
+
+  -- Reads every limit of the request. A key that holds something else fails this request alone,
+  -- before anything of it is recorded.
+  local allowed, bad = true, nil
+  for i = 1, n do
+    local key, o = KEYS[k + i], 10 * (i - 1)
+    local oldest = floor((now - S[o + 8] + 1) / S[o + 9])
+    local h = redis.pcall('LINDEX', key, 0)
+    local ref, base, first, tail, total, prev = false, 0, false, false, 0, 0
+    if h then
+      if type(h) ~= 'string' or #h ~= 48 then
+        bad = key
+        break
+      end
+      ref, base, first, tail, total, prev = unpack(HEADER, h)
+      if tail < oldest then
+        -- Even the newest run has left: the whole list goes at once, without a scan.
+        call('DEL', key)
+        ref, base, first, tail, total, prev = false, 0, false, false, 0, 0
+      end
+    end
+    S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = ref, base, first, tail, total, prev
+    if first and first < oldest then
+      trim(key, o, oldest)
+    end
+    S[o + 10] = total - S[o + 2]
+    if S[o + 10] + permits > S[o + 7] then
+      allowed = false
+    end
+  end
+
+  if bad then
+    out[on + 1], out[on + 2], out[on + 3] = -1, now, 'slidingwindow: ' .. bad .. ' does not hold a limiter state'
+    on = on + 3
+    if figures then
+      out[on + 1], out[on + 2], out[on + 3], out[on + 4] = 0, 0, 0, 0
+      on = on + 4
+    end
+  else
+    if allowed or count_refused then
+      -- Records the permits into bucket b(now) of every limit.
+      for i = 1, n do
+        local key, o = KEYS[k + i], 10 * (i - 1)
+        local limit, tail, total = S[o + 7], S[o + 4], S[o + 5]
+        local bucket = floor(now / S[o + 9])
+        local add = permits
+        if count_refused and add > limit then
+          add = limit
+        end
+        if not tail then
+          S[o + 1], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = bucket, bucket, bucket, add, 0
+          call('RPUSH', key, pack(HEADER, bucket, S[o + 2], bucket, bucket, add, 0))
+          call('PEXPIRE', key, ttl)
+        elseif bucket <= tail then
+          -- A time before the newest run's bucket is recorded into that run.
+          local new = total + add
+          if count_refused and new - S[o + 6] > limit then
+            new = S[o + 6] + limit
+          end
+          if new > total then
+            S[o + 5] = new
+            call('LSET', key, 0, pack(HEADER, S[o + 1], S[o + 2], S[o + 3], tail, new, S[o + 6]))
+          end
+        else
+          if S[o + 3] == tail then
+            S[o + 1] = tail -- no closed run yet: offsets start from this one
+          end
+          call('RPUSH', key, tail - S[o + 1], total)
+          S[o + 4], S[o + 5], S[o + 6] = bucket, total + add, total
+          call('LSET', key, 0, pack(HEADER, S[o + 1], S[o + 2], S[o + 3], bucket, total + add, total))
+          call('PEXPIRE', key, ttl)
+        end
+        S[o + 10] = S[o + 5] - S[o + 2]
+      end
+    end
+
+    local result = allowed and 1 or 0
+    if not figures then
+      -- hold: the longest time any limit stays full (until its oldest run leaves).
+      local hold = 0
+      if not allowed and not count_refused then
+        for i = 1, n do
+          local o = 10 * (i - 1)
+          if S[o + 10] >= S[o + 7] and S[o + 3] then
+            local f = (S[o + 3] + 1) * S[o + 9] + S[o + 8] - 1 - now
+            if f > hold then
+              hold = f
+            end
+          end
+        end
+      end
+      out[on + 1], out[on + 2], out[on + 3] = result, now, hold
+      on = on + 3
+    else
+      local binding, retry = 1, 0
+      if allowed then
+        local least = S[7] - S[10]
+        for i = 2, n do
+          local o = 10 * (i - 1)
+          if S[o + 7] - S[o + 10] < least then
+            least = S[o + 7] - S[o + 10]
+            binding = i
+          end
+        end
+      else
+        for i = 1, n do
+          local o = 10 * (i - 1)
+          local excess = S[o + 10] - (S[o + 7] - permits)
+          if excess > 0 then
+            local wait = wait_for(KEYS[k + i], o, excess, now)
+            if wait > retry then
+              retry = wait
+              binding = i
+            end
+          end
+        end
+      end
+      local o = 10 * (binding - 1)
+      local remaining = S[o + 7] - S[o + 10]
+      if remaining < 0 then
+        remaining = 0
+      end
+      local reset = 0
+      if S[o + 10] > 0 then
+        reset = (S[o + 4] + 1) * S[o + 9] + S[o + 8] - 1 - now
+      end
+      local hold = 0
+      if not allowed and not count_refused and S[o + 10] >= S[o + 7] and S[o + 3] then
+        hold = (S[o + 3] + 1) * S[o + 9] + S[o + 8] - 1 - now
+      end
+      out[on + 1], out[on + 2], out[on + 3], out[on + 4], out[on + 5], out[on + 6], out[on + 7] =
+        result, now, remaining, retry, reset, binding, hold
+      on = on + 7
+    end
+  end
 end
 return out
