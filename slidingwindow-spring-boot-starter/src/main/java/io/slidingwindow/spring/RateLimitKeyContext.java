@@ -1,6 +1,7 @@
 package io.slidingwindow.spring;
 
 import io.slidingwindow.http.RequestKey;
+import io.slidingwindow.http.RequestPaths;
 import java.util.Map;
 import java.util.Set;
 
@@ -16,11 +17,14 @@ import java.util.Set;
  * RequestKey} (plain text, a number, a concatenation) is keyed as {@link RequestKey#custom(String)}
  * of its text: it cannot spell an address, header or principal key. Raw values for computing are
  * {@code headerValue(name)}, {@code principalName}, {@code pathVariables} (a map; empty for filter
- * rules, which run before the handler is known), {@code method}, {@code path} and {@code request}
- * (the server's own request object: an {@code HttpServletRequest} in a servlet application, a
- * {@code ServerHttpRequest} in a reactive one). Everything but {@code request} reads the same on
- * both stacks, so a key written once limits alike on either. Variables: {@code #clientIp}, {@code
- * #principal}, {@code #pathVariables}, {@code #request}.
+ * rules, which run before the handler is known), {@code method}, {@code path} (the path as the
+ * dispatcher reads it: path parameters dropped, percent-decoded once, slashes collapsed, dot
+ * segments resolved, so {@code /api/%61dmin} reads {@code /api/admin}), {@code rawPath} (the path
+ * as received, for logging rather than deciding: a client can spell it many ways) and {@code
+ * request} (the server's own request object: an {@code HttpServletRequest} in a servlet
+ * application, a {@code ServerHttpRequest} in a reactive one). Everything but {@code request} reads
+ * the same on both stacks, so a key written once limits alike on either. Variables: {@code
+ * #clientIp}, {@code #principal}, {@code #pathVariables}, {@code #request}.
  *
  * <p>One instance per request; not shared between threads.
  */
@@ -36,6 +40,7 @@ public final class RateLimitKeyContext {
           "pathVariables",
           "method",
           "path",
+          "rawPath",
           "request");
 
   /** The root methods an expression may call. */
@@ -71,6 +76,7 @@ public final class RateLimitKeyContext {
   }
 
   private final Source source;
+  private String path;
 
   RateLimitKeyContext(Source source) {
     this.source = source;
@@ -119,8 +125,24 @@ public final class RateLimitKeyContext {
     return source.method();
   }
 
-  /** The request URI without the query. */
+  /**
+   * The request URI without the query, as the dispatcher reads it: path parameters ({@code ;...})
+   * dropped, each segment percent-decoded once, backslashes read as slashes, empty segments dropped
+   * and dot segments resolved. However a client spells a path that reaches a handler, this reads
+   * the same, so a condition, cost or key built on it cannot be stepped around by a spelling.
+   */
   public String getPath() {
+    if (path == null) {
+      path = RequestPaths.normalizedReading(source.path());
+    }
+    return path;
+  }
+
+  /**
+   * The request URI without the query, exactly as received (not decoded). A client chooses its
+   * spelling: do not decide on it (see {@link #getPath()}).
+   */
+  public String getRawPath() {
     return source.path();
   }
 

@@ -53,6 +53,12 @@ import org.springframework.web.bind.annotation.RestController;
       "slidingwindow.http.rules.expr.cost-expression=headerValue('X-Export') != null ? 4 : 1",
       "slidingwindow.http.rules.expr.limits[0].permits=5",
       "slidingwindow.http.rules.expr.limits[0].window=1m",
+      "slidingwindow.http.rules.spelled.paths=/t/spelled/**",
+      "slidingwindow.http.rules.spelled.key=global",
+      "slidingwindow.http.rules.spelled.execute-condition=path.startsWith('/t/spelled/admin')",
+      "slidingwindow.http.rules.spelled.cost-expression=rawPath.contains('%') ? 2 : 1",
+      "slidingwindow.http.rules.spelled.limits[0].permits=3",
+      "slidingwindow.http.rules.spelled.limits[0].window=1m",
       "slidingwindow.http.rules.refused.paths=/t/refused",
       "slidingwindow.http.rules.refused.limits[0].permits=1",
       "slidingwindow.http.rules.refused.limits[0].window=1m",
@@ -87,7 +93,9 @@ abstract class RuleTermsScenarios {
         "/t/broken",
         "/t/header",
         "/t/expr",
-        "/t/refused"
+        "/t/refused",
+        "/t/spelled/admin",
+        "/t/spelled/public"
       })
       String ok() {
         return "ok";
@@ -129,6 +137,29 @@ abstract class RuleTermsScenarios {
 
     assertThat(refused.statusCode()).isEqualTo(503);
     assertThat(get("/t/cond/health").statusCode()).isEqualTo(200);
+  }
+
+  /**
+   * A condition reads the path as the dispatcher does, so a spelling that reaches the same handler
+   * ({@code %61} for {@code a}) cannot turn the rule off; the raw spelling stays readable as {@code
+   * rawPath} (here it doubles the cost).
+   */
+  @Test
+  void condition_onPath_readsTheDecodedPathWhateverTheSpelling() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      assertThat(get("/t/spelled/public").statusCode()).as("not under admin").isEqualTo(200);
+    }
+    assertThat(get("/t/spelled/admin").statusCode()).isEqualTo(200);
+
+    HttpResponse<String> spelled = get("/t/spelled/%61dmin");
+    HttpResponse<String> again = get("/t/spelled/%61%64min");
+
+    assertThat(spelled.statusCode())
+        .as("the same handler, counted twice (raw '%%')")
+        .isEqualTo(200);
+    assertThat(spelled.body()).isEqualTo("ok");
+    assertThat(again.statusCode()).as("the rule's 3 permits are spent").isEqualTo(503);
+    assertThat(get("/t/spelled/public").statusCode()).isEqualTo(200);
   }
 
   @Test
