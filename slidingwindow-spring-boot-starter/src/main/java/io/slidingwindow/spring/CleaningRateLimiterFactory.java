@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * piles up), and stops when the application context closes ({@link #close()}). A limiter that
  * throws is logged and does not keep the others from being cleaned. Thread-safe.
  */
-final class CleaningRateLimiterFactory implements RateLimiterFactory, AutoCloseable {
+final class CleaningRateLimiterFactory implements ForgettingRateLimiterFactory, AutoCloseable {
 
   private static final System.Logger LOG =
       System.getLogger(CleaningRateLimiterFactory.class.getName());
@@ -86,7 +86,8 @@ final class CleaningRateLimiterFactory implements RateLimiterFactory, AutoClosea
   }
 
   /** Stops cleaning {@code limiter}, which is out of service. */
-  void forget(KeyedRateLimiter<String> limiter) {
+  @Override
+  public void forget(KeyedRateLimiter<String> limiter) {
     limiters.remove(limiter);
   }
 

@@ -100,13 +100,13 @@ final class ReloadableRules<T> implements Supplier<T> {
 
   /** Tells the backend that the limiters of {@code dropped} but not of {@code kept} are gone. */
   private void forgetAllBut(Map<String, Kept> dropped, Map<String, Kept> kept) {
-    if (!(backend instanceof CleaningRateLimiterFactory cleaning)) {
+    if (!(backend instanceof ForgettingRateLimiterFactory forgetting)) {
       return;
     }
     for (Map.Entry<String, Kept> entry : dropped.entrySet()) {
       Kept keeping = kept.get(entry.getKey());
       if (keeping == null || keeping.limiter() != entry.getValue().limiter()) {
-        cleaning.forget(entry.getValue().limiter());
+        forgetting.forget(entry.getValue().limiter());
       }
     }
   }

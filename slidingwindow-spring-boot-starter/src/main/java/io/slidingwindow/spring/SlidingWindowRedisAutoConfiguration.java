@@ -1,11 +1,14 @@
 package io.slidingwindow.spring;
 
+import io.slidingwindow.KeyedRateLimiter;
+import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.redis.FailurePolicy;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
 import io.slidingwindow.redis.RedisUris;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -158,24 +161,34 @@ public class SlidingWindowRedisAutoConfiguration {
               + redis.getRefusalCache());
     }
     RateLimiterFactory local = InMemoryBackend.factory(http, ticker.getIfAvailable(Ticker::system));
-    return (ruleName, limits, countRefusedAttempts) -> {
-      FailurePolicy policy =
-          switch (redis.getOnFailure()) {
-            case LOCAL ->
-                FailurePolicy.fallbackTo(local.create(ruleName, limits, countRefusedAttempts));
-            case ALLOW -> FailurePolicy.failOpen();
-            case REFUSE -> FailurePolicy.failClosed();
-          };
-      return built.add(
-          RedisRateLimiter.builder(backend)
-              .keyPrefix(redis.getKeyPrefix() + ":" + ruleName.replace('{', '(').replace('}', ')'))
-              .limits(limits)
-              .countRefusedAttempts(countRefusedAttempts)
-              .commandTimeout(redis.getCommandTimeout())
-              .refusalCache(redis.getRefusalCache())
-              .batching(redis.isBatching())
-              .failurePolicy(policy)
-              .build());
+    return new ForgettingRateLimiterFactory() {
+      @Override
+      public KeyedRateLimiter<String> create(
+          String ruleName, List<Limit> limits, boolean countRefusedAttempts) {
+        FailurePolicy policy =
+            switch (redis.getOnFailure()) {
+              case LOCAL ->
+                  FailurePolicy.fallbackTo(local.create(ruleName, limits, countRefusedAttempts));
+              case ALLOW -> FailurePolicy.failOpen();
+              case REFUSE -> FailurePolicy.failClosed();
+            };
+        return built.add(
+            RedisRateLimiter.builder(backend)
+                .keyPrefix(
+                    redis.getKeyPrefix() + ":" + ruleName.replace('{', '(').replace('}', ')'))
+                .limits(limits)
+                .countRefusedAttempts(countRefusedAttempts)
+                .commandTimeout(redis.getCommandTimeout())
+                .refusalCache(redis.getRefusalCache())
+                .batching(redis.isBatching())
+                .failurePolicy(policy)
+                .build());
+      }
+
+      @Override
+      public void forget(KeyedRateLimiter<String> limiter) {
+        built.remove(limiter);
+      }
     };
   }
 

@@ -5,8 +5,9 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The Redis limiters the starter's {@code RateLimiterFactory} has built, one per rule, so that the
- * health indicator can say how many have their circuit breaker open. Thread-safe.
+ * The Redis limiters the starter's {@code RateLimiterFactory} has built and that are in service,
+ * one per rule, so that the health indicator can say how many have their circuit breaker open. A
+ * reload of the rules removes those it takes out of service. Thread-safe.
  */
 public final class SlidingWindowRedisLimiters {
 
@@ -18,7 +19,12 @@ public final class SlidingWindowRedisLimiters {
     return limiter;
   }
 
-  /** How many limiters have been built. */
+  /** Forgets {@code limiter}, which is out of service (a reload replaced or removed its rule). */
+  void remove(Object limiter) {
+    limiters.remove(limiter);
+  }
+
+  /** How many limiters are in service. */
   public int count() {
     return limiters.size();
   }
