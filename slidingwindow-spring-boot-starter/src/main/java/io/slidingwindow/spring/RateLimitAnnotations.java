@@ -4,6 +4,7 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.http.HttpRule;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.boot.convert.DurationStyle;
@@ -35,6 +36,34 @@ final class RateLimitAnnotations {
               + " and by "
               + owner
               + "; give one of them another name");
+    }
+  }
+
+  /** How the register names a rule of {@code slidingwindow.http.rules} as the owner of its name. */
+  static String ruleOwner(String name) {
+    return "the filter's rule '" + name + "'";
+  }
+
+  /**
+   * Checks that no name of {@code ruleNames} (the rules of a reloaded configuration) is an
+   * annotation's.
+   *
+   * @throws IllegalArgumentException naming the property and the annotated method if one is
+   */
+  void checkRuleNames(Collection<String> ruleNames) {
+    for (String name : ruleNames) {
+      String owner = owners.get(name);
+      if (owner != null && !owner.equals(ruleOwner(name))) {
+        throw new IllegalArgumentException(
+            SlidingWindowHttpProperties.PREFIX
+                + ".rules."
+                + name
+                + ": rule names must be unique, '"
+                + name
+                + "' is used by "
+                + owner
+                + "; give the rule another name");
+      }
     }
   }
 

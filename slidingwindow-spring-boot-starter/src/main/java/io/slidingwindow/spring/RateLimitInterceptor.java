@@ -13,6 +13,7 @@ import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.lang.reflect.Method;
+import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -136,6 +137,15 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
    */
   void reserve(String ruleName, String owner) {
     annotations.claim(ruleName, owner);
+  }
+
+  /**
+   * Checks the rule names of a reloaded configuration against the annotations' names.
+   *
+   * @throws IllegalArgumentException naming the property and the method if an annotation has one
+   */
+  void checkRuleNames(Collection<String> ruleNames) {
+    annotations.checkRuleNames(ruleNames);
   }
 
   /** {@code @RateLimit on com.example.Api.order(String)}: the method, overloads told apart. */

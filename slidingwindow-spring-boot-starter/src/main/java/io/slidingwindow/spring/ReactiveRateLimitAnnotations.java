@@ -7,6 +7,7 @@ import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.http.RefusalReplies;
 import java.lang.reflect.Method;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,6 +59,15 @@ final class ReactiveRateLimitAnnotations {
    */
   void reserve(String ruleName, String owner) {
     annotations.claim(ruleName, owner);
+  }
+
+  /**
+   * Checks the rule names of a reloaded configuration against the annotations' names.
+   *
+   * @throws IllegalArgumentException naming the property and the method if an annotation has one
+   */
+  void checkRuleNames(Collection<String> ruleNames) {
+    annotations.checkRuleNames(ruleNames);
   }
 
   /**

@@ -6,6 +6,8 @@ import io.slidingwindow.http.RateLimiterFactory;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -41,6 +43,7 @@ final class ReloadableRules<T> implements Supplier<T> {
   private final Build<T> build;
   private Map<String, Kept> limiters = Map.of(); // guarded by this
   private volatile T current;
+  private volatile Consumer<Set<String>> nameCheck = names -> {};
 
   /**
    * Builds the rules of {@code properties}.
@@ -52,6 +55,14 @@ final class ReloadableRules<T> implements Supplier<T> {
     this.backend = backend;
     this.build = build;
     reload(properties);
+  }
+
+  /**
+   * Runs {@code check} on the rule names of every later reload, before anything is built: it throws
+   * to refuse the configuration (a name an annotation uses).
+   */
+  void checkNamesWith(Consumer<Set<String>> check) {
+    this.nameCheck = check;
   }
 
   /** The rules in service. */
@@ -68,6 +79,7 @@ final class ReloadableRules<T> implements Supplier<T> {
    *     service stay
    */
   synchronized T reload(SlidingWindowHttpProperties properties) {
+    nameCheck.accept(properties.getRules().keySet());
     Map<String, Kept> next = new HashMap<>();
     RateLimiterFactory reusing =
         (name, limits, countRefused) -> {

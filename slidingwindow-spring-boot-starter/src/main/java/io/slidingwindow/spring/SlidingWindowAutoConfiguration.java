@@ -175,14 +175,16 @@ public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
     SmartInitializingSingleton slidingWindowRateLimitAnnotationCheck(
         ObjectProvider<RequestMappingHandlerMapping> mappings,
         ObjectProvider<RateLimitEnforcer> enforcers,
+        ObjectProvider<ReloadableRules<RateLimitEnforcer>> rules,
         RateLimitInterceptor interceptor) {
       return () -> {
+        rules.ifAvailable(reloadable -> reloadable.checkNamesWith(interceptor::checkRuleNames));
         enforcers
             .orderedStream()
             .forEach(
                 enforcer -> {
                   for (RateLimitRule rule : enforcer.rules()) {
-                    interceptor.reserve(rule.name(), "the filter's rule '" + rule.name() + "'");
+                    interceptor.reserve(rule.name(), RateLimitAnnotations.ruleOwner(rule.name()));
                   }
                 });
         mappings

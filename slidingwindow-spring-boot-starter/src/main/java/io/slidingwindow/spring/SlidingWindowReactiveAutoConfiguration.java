@@ -126,7 +126,8 @@ public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBean
   @Bean
   static SmartInitializingSingleton slidingWindowReactiveRateLimitAnnotationCheck(
       ObjectProvider<RequestMappingHandlerMapping> mappings,
-      ObjectProvider<ReactiveRateLimitFilter> filters) {
+      ObjectProvider<ReactiveRateLimitFilter> filters,
+      ObjectProvider<ReloadableRules<EnforcementCore<ReactiveKeySource>>> rules) {
     return () ->
         filters
             .orderedStream()
@@ -137,9 +138,11 @@ public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBean
                     return;
                   }
                   for (HttpRule rule : filter.rules()) {
-                    annotations.reserve(rule.name(), "the filter's rule '" + rule.name() + "'");
+                    annotations.reserve(rule.name(), RateLimitAnnotations.ruleOwner(rule.name()));
                   }
                   annotations.register(mappings.orderedStream().toList());
+                  rules.ifAvailable(
+                      reloadable -> reloadable.checkNamesWith(annotations::checkRuleNames));
                 });
   }
 }

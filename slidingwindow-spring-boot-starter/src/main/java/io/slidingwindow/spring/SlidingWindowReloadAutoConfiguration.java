@@ -21,9 +21,11 @@ import org.springframework.core.env.ConfigurableEnvironment;
  * ERROR with the property at fault, and the rules in service stay.
  *
  * <p>Reloaded: the rules and everything in them, {@code dry-run}, {@code rate-limit-headers} and
- * {@code refusal}. Read only at start-up: {@code enabled}, the backend and its settings, {@code
- * trusted-proxies}, {@code ipv6-prefix-length}, {@code path-firewall}, {@code filter-order} and
- * {@link RateLimit} annotations. Only with spring-cloud-context on the class path.
+ * {@code refusal}, for the rules; a configuration that gives a rule the name of a {@link RateLimit}
+ * method is refused like an invalid one. Read only at start-up: {@code enabled}, the backend and
+ * its settings, {@code trusted-proxies}, {@code ipv6-prefix-length}, {@code path-firewall}, {@code
+ * filter-order} and {@link RateLimit} annotations. Only with spring-cloud-context on the class
+ * path.
  */
 @AutoConfiguration(
     after = {SlidingWindowAutoConfiguration.class, SlidingWindowReactiveAutoConfiguration.class})

@@ -39,6 +39,10 @@ import org.springframework.web.bind.annotation.RestController;
       "slidingwindow.http.rules.steady.key=global",
       "slidingwindow.http.rules.steady.limits[0].permits=1",
       "slidingwindow.http.rules.steady.limits[0].window=1m",
+      "slidingwindow.http.rules.status.paths=/r/status",
+      "slidingwindow.http.rules.status.key=global",
+      "slidingwindow.http.rules.status.limits[0].permits=1",
+      "slidingwindow.http.rules.status.limits[0].window=1m",
     })
 abstract class RuleReloadScenarios {
 
@@ -51,8 +55,22 @@ abstract class RuleReloadScenarios {
 
     @RestController
     static class Api {
-      @GetMapping({"/r/kept", "/r/kept2", "/r/changed", "/r/added", "/r/steady"})
+      @GetMapping({
+        "/r/kept",
+        "/r/kept2",
+        "/r/changed",
+        "/r/added",
+        "/r/steady",
+        "/r/status",
+        "/r/clash"
+      })
       String ok() {
+        return "ok";
+      }
+
+      @GetMapping("/r/annotated")
+      @RateLimit(name = "annotated", limits = "1/1m")
+      String annotated() {
         return "ok";
       }
     }
@@ -129,6 +147,42 @@ abstract class RuleReloadScenarios {
       undo("bad-reload-test");
     }
     assertThat(status("/r/steady")).as("same rule again, same count").isEqualTo(429);
+  }
+
+  @Test
+  void reload_ruleNamedLikeAnAnnotation_isRefusedAndTheRulesInServiceStay() throws Exception {
+    try {
+      change(
+          "clash-reload-test",
+          Map.of(
+              "slidingwindow.http.rules.annotated.paths", "/r/clash",
+              "slidingwindow.http.rules.annotated.key", "global",
+              "slidingwindow.http.rules.annotated.limits[0].permits", "1",
+              "slidingwindow.http.rules.annotated.limits[0].window", "1m"));
+
+      assertThat(status("/r/clash")).isEqualTo(200);
+      assertThat(status("/r/clash")).as("no rule on it: the reload was refused").isEqualTo(200);
+    } finally {
+      undo("clash-reload-test");
+    }
+  }
+
+  /**
+   * What reloads and what does not, as docs/spring.md says: the rules follow a new {@code refusal},
+   * while a {@link RateLimit} method keeps the refusal it was built with at start-up.
+   */
+  @Test
+  void reload_newRefusalStatus_appliesToRulesNotToAnnotations() throws Exception {
+    try {
+      change("refusal-reload-test", Map.of("slidingwindow.http.refusal.status", "503"));
+
+      assertThat(status("/r/status")).isEqualTo(200);
+      assertThat(status("/r/status")).as("a rule, reloaded").isEqualTo(503);
+      assertThat(status("/r/annotated")).isEqualTo(200);
+      assertThat(status("/r/annotated")).as("an annotation, as at start-up").isEqualTo(429);
+    } finally {
+      undo("refusal-reload-test");
+    }
   }
 
   @Test
