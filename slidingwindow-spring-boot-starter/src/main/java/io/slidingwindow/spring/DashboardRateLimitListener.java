@@ -8,6 +8,7 @@ import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.PathPattern;
 import io.slidingwindow.http.RateLimitListener;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -75,6 +76,14 @@ public final class DashboardRateLimitListener implements RateLimitListener {
     recorder.record(domain, rule.name(), dryRun ? Outcome.DRY_RUN_REFUSED : Outcome.REFUSED, key);
   }
 
+  /**
+   * Forgets the rules {@code names}, taken out of service by a reload: they leave the configuration
+   * shown, and their series leave the feed (until a rule of the same name comes back).
+   */
+  public void forgetRules(Collection<String> names) {
+    rules.keySet().removeAll(names);
+  }
+
   /** The dashboard feed: see {@link DashboardFeed}. */
   public Map<String, Object> feed() {
     List<DashboardFeed.Rule> shown = new ArrayList<>();
@@ -92,7 +101,22 @@ public final class DashboardRateLimitListener implements RateLimitListener {
             "application properties and @RateLimit",
             null,
             List.of(new DashboardFeed.Domain(domain, shown)));
-    return DashboardFeed.of(recorder.snapshot(), configuration, Map.of("backend", backend));
+    DecisionRecorder.Snapshot all = recorder.snapshot();
+    List<DecisionRecorder.Series> inService = new ArrayList<>();
+    for (DecisionRecorder.Series series : all.rules()) {
+      if (!series.domain().equals(domain) || rules.containsKey(series.rule())) {
+        inService.add(series);
+      }
+    }
+    List<DecisionRecorder.TopKey> top = new ArrayList<>();
+    for (DecisionRecorder.TopKey key : all.topRefused()) {
+      if (!key.key().domain().equals(domain) || rules.containsKey(key.key().rule())) {
+        top.add(key);
+      }
+    }
+    DecisionRecorder.Snapshot shownSnapshot =
+        new DecisionRecorder.Snapshot(all.seconds(), all.domains(), inService, top);
+    return DashboardFeed.of(shownSnapshot, configuration, Map.of("backend", backend));
   }
 
   /** What a rule applies to, for example {@code GET, POST /api/**}. */

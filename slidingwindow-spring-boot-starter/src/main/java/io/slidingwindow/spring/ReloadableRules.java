@@ -4,9 +4,11 @@ import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.http.RateLimiterFactory;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -44,6 +46,7 @@ final class ReloadableRules<T> implements Supplier<T> {
   private Map<String, Kept> limiters = Map.of(); // guarded by this
   private volatile T current;
   private volatile Consumer<Set<String>> nameCheck = names -> {};
+  private final List<Consumer<Set<String>>> removalListeners = new CopyOnWriteArrayList<>();
 
   /**
    * Builds the rules of {@code properties}.
@@ -63,6 +66,13 @@ final class ReloadableRules<T> implements Supplier<T> {
    */
   void checkNamesWith(Consumer<Set<String>> check) {
     this.nameCheck = check;
+  }
+
+  /**
+   * Tells {@code listener}, after each later reload that took rules out of service, their names.
+   */
+  void onRemoved(Consumer<Set<String>> listener) {
+    removalListeners.add(listener);
   }
 
   /** The rules in service. */
@@ -105,8 +115,14 @@ final class ReloadableRules<T> implements Supplier<T> {
       throw e;
     }
     forgetAllBut(limiters, next);
+    Set<String> removed = new HashSet<>(limiters.keySet());
+    removed.removeAll(next.keySet());
     limiters = Map.copyOf(next);
     current = built;
+    if (!removed.isEmpty()) {
+      Set<String> names = Set.copyOf(removed);
+      removalListeners.forEach(listener -> listener.accept(names));
+    }
     return built;
   }
 

@@ -2,6 +2,8 @@ package io.slidingwindow.spring;
 
 import io.slidingwindow.dashboard.DecisionRecorder;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -33,6 +35,16 @@ public class SlidingWindowEndpointAutoConfiguration {
       Environment environment, ListableBeanFactory beans) {
     String domain = environment.getProperty("spring.application.name", "application");
     return new DashboardRateLimitListener(domain, DecisionRecorder.system(), backend(beans));
+  }
+
+  /** Tells the listener of the rules a reload takes out of service, so the feed drops them. */
+  @Bean
+  static SmartInitializingSingleton slidingwindowDashboardReloads(
+      ObjectProvider<DashboardRateLimitListener> dashboard,
+      ObjectProvider<ReloadableRules<?>> rules) {
+    return () ->
+        dashboard.ifAvailable(
+            listener -> rules.orderedStream().forEach(r -> r.onRemoved(listener::forgetRules)));
   }
 
   @Bean

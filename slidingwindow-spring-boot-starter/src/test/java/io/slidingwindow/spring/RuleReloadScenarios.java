@@ -2,9 +2,13 @@ package io.slidingwindow.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.slidingwindow.testkit.FakeTicker;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -27,6 +31,7 @@ import org.springframework.web.bind.annotation.RestController;
 @TestPropertySource(
     properties = {
       "server.address=127.0.0.1",
+      "management.endpoints.web.exposure.include=slidingwindow",
       "slidingwindow.http.rules.kept.paths=/r/kept",
       "slidingwindow.http.rules.kept.key=global",
       "slidingwindow.http.rules.kept.limits[0].permits=2",
@@ -62,7 +67,8 @@ abstract class RuleReloadScenarios {
         "/r/added",
         "/r/steady",
         "/r/status",
-        "/r/clash"
+        "/r/clash",
+        "/r/brief"
       })
       String ok() {
         return "ok";
@@ -183,6 +189,47 @@ abstract class RuleReloadScenarios {
     } finally {
       undo("refusal-reload-test");
     }
+  }
+
+  /** The rule names the dashboard feed shows: in its configuration, and with series. */
+  private List<String> dashboardRules() throws IOException, InterruptedException {
+    JsonNode feed =
+        new ObjectMapper().readTree(LoopbackHttp.get(port, "/actuator/slidingwindow").body());
+    List<String> names = new ArrayList<>();
+    for (JsonNode rule : feed.path("config").path("domains").path(0).path("rules")) {
+      names.add("config:" + rule.path("rule").asText());
+    }
+    for (JsonNode series : feed.path("rules")) {
+      names.add("series:" + series.path("rule").asText());
+    }
+    for (JsonNode key : feed.path("topRefused")) {
+      names.add("refused:" + key.path("rule").asText());
+    }
+    return names;
+  }
+
+  @Test
+  void reload_removedRule_leavesTheDashboard() throws Exception {
+    try {
+      change(
+          "brief-reload-test",
+          Map.of(
+              "slidingwindow.http.rules.brief.paths", "/r/brief",
+              "slidingwindow.http.rules.brief.key", "global",
+              "slidingwindow.http.rules.brief.limits[0].permits", "1",
+              "slidingwindow.http.rules.brief.limits[0].window", "1m"));
+      assertThat(status("/r/brief")).isEqualTo(200);
+      assertThat(status("/r/brief")).isEqualTo(429);
+      assertThat(dashboardRules())
+          .contains("config:brief", "series:brief", "refused:brief", "config:steady");
+    } finally {
+      undo("brief-reload-test");
+    }
+
+    assertThat(status("/r/brief")).as("the rule is gone").isEqualTo(200);
+    assertThat(dashboardRules())
+        .doesNotContain("config:brief", "series:brief", "refused:brief")
+        .contains("config:steady", "config:annotated");
   }
 
   @Test
