@@ -93,10 +93,11 @@ public final class RateLimitServerMain {
     if (sentinels != null && master == null) {
       usage("--redis-sentinel needs --redis-master");
     }
-    if (credentialOptions && sentinels == null) {
+    if ((credentialOptions || username != null) && sentinels == null) {
       usage(
-          "--redis-username, --redis-password and --redis-sentinel-password need --redis-sentinel;"
-              + " --redis and --redis-cluster take credentials in their URIs");
+          "--redis-username (-Dslidingwindow.server.redisUsername), --redis-password and"
+              + " --redis-sentinel-password need --redis-sentinel; --redis and --redis-cluster"
+              + " take credentials in their URIs (redis://user:password@host:port)");
     }
     if (sentinels != null) {
       username = orEnvironment(username, "SLIDINGWINDOW_REDIS_USERNAME");
