@@ -34,9 +34,9 @@ import java.time.Duration;
  * single caller, or once adds stop, it is exact. Under concurrency an add is counted in the bucket
  * of a time between its own clock read and the latest read of the window.
  *
- * <p><b>Memory.</b> {@code 40 * size} bytes per stripe plus about 270 bytes of headers and padding;
- * one stripe to start with, and at most one per processor (rounded up to a power of two, at most
- * 64) when adds contend.
+ * <p><b>Memory.</b> {@code 40 * size} bytes per stripe plus about 300 bytes of headers, padding and
+ * the newest bucket's figures; one stripe to start with, and at most one per processor (rounded up
+ * to a power of two, at most 64) when adds contend.
  *
  * <p><b>Design.</b> Each bucket is a stamped slot of a ring, so an add never walks over expired
  * buckets and does no division while it stays in the current bucket; contention is met with more

@@ -76,23 +76,21 @@ final class Stripe extends StripePadding.Fields {
       // behind it.
       roll(newestBucket, size, intervalNanos);
     }
-    long[] s = slots;
-    int i = current;
-    s[i + 1]++;
-    s[i + 2] = Double.doubleToRawLongBits(Double.longBitsToDouble(s[i + 2]) + value);
+    hotCount++;
+    hotSum += value;
     // Math.min and Math.max, as a reduce merges slots with: -0.0 is below 0.0.
-    s[i + 3] = Double.doubleToRawLongBits(Math.min(Double.longBitsToDouble(s[i + 3]), value));
-    s[i + 4] = Double.doubleToRawLongBits(Math.max(Double.longBitsToDouble(s[i + 4]), value));
+    hotMin = Math.min(hotMin, value);
+    hotMax = Math.max(hotMax, value);
     return currentBucket;
   }
 
   /**
-   * Adds the slots stamped {@code oldest} through {@code newest} to {@code totals}, without
-   * blocking adders in the common case. Between two rolls only the current slot changes, so a pass
-   * reads the other slots as they are and the current slot under {@code seq} (a pass over one slot,
-   * retried if an add ran meanwhile), and is kept only if no roll ran meanwhile; every slot is thus
-   * read whole, and the pass equals the stripe at one instant. After a few failed passes it takes
-   * the lock instead.
+   * Adds the buckets stamped {@code oldest} through {@code newest} to {@code totals}, without
+   * blocking adders in the common case. Between two rolls adds write only the newest bucket's
+   * figures (the {@code hot} fields), so a pass reads the ring's other slots as they are and the
+   * newest bucket under {@code seq} (retried if an add ran meanwhile), and is kept only if no roll
+   * ran meanwhile; every bucket is thus read whole, and the pass equals the stripe at one instant.
+   * After a few failed passes it takes the lock instead.
    */
   void readInto(StripedBuckets.Totals totals, long oldest, long newest) {
     for (int attempt = 0; attempt < StripedBuckets.OPTIMISTIC_READS; attempt++) {
@@ -106,7 +104,7 @@ final class Stripe extends StripePadding.Fields {
             addSlot(totals, s, i, oldest, newest);
           }
         }
-        if (readCurrent(totals, cur, oldest, newest)) {
+        if (readCurrent(totals, oldest, newest)) {
           // The reads above cannot move below this fence, so an unchanged word proves that no
           // roll ran while they did (StampedLock#validate does the same).
           VarHandle.acquireFence();
@@ -122,40 +120,55 @@ final class Stripe extends StripePadding.Fields {
     try {
       totals.startPass();
       long[] s = slots;
+      int cur = current;
       for (int i = 0; i < s.length; i += StripedBuckets.SLOT) {
-        addSlot(totals, s, i, oldest, newest);
+        if (i != cur) {
+          addSlot(totals, s, i, oldest, newest);
+        }
       }
+      addFigures(totals, currentBucket, hotCount, hotSum, hotMin, hotMax, oldest, newest);
       totals.keepPass();
     } finally {
       unlock();
     }
   }
 
-  /** Reads the slot at {@code cur} into the pass; false if adds kept changing it meanwhile. */
-  private boolean readCurrent(StripedBuckets.Totals totals, int cur, long oldest, long newest) {
-    long[] s = slots;
+  /** Reads the newest bucket into the pass; false if adds kept changing it meanwhile. */
+  private boolean readCurrent(StripedBuckets.Totals totals, long oldest, long newest) {
     for (int attempt = 0; attempt < StripedBuckets.OPTIMISTIC_READS; attempt++) {
       int v = seq;
       if ((v & 1) == 0) {
-        long stamp = s[cur];
-        long n = s[cur + 1];
-        long sum = s[cur + 2];
-        long min = s[cur + 3];
-        long max = s[cur + 4];
+        long stamp = currentBucket;
+        long n = hotCount;
+        double sum = hotSum;
+        double min = hotMin;
+        double max = hotMax;
         VarHandle.acquireFence();
         if (seq == v) {
-          if (stamp >= oldest && stamp <= newest && n != 0) {
-            totals.passCount += n;
-            totals.passSum += Double.longBitsToDouble(sum);
-            totals.passMin = Math.min(totals.passMin, Double.longBitsToDouble(min));
-            totals.passMax = Math.max(totals.passMax, Double.longBitsToDouble(max));
-          }
+          addFigures(totals, stamp, n, sum, min, max, oldest, newest);
           return true;
         }
       }
       Thread.onSpinWait();
     }
     return false;
+  }
+
+  private static void addFigures(
+      StripedBuckets.Totals totals,
+      long stamp,
+      long n,
+      double sum,
+      double min,
+      double max,
+      long oldest,
+      long newest) {
+    if (stamp >= oldest && stamp <= newest && n != 0) {
+      totals.passCount += n;
+      totals.passSum += sum;
+      totals.passMin = Math.min(totals.passMin, min);
+      totals.passMax = Math.max(totals.passMax, max);
+    }
   }
 
   private static void addSlot(
@@ -170,29 +183,32 @@ final class Stripe extends StripePadding.Fields {
     }
   }
 
-  /** Makes {@code bucket}, not older than the current one, this stripe's newest. */
+  /**
+   * Makes {@code bucket}, newer than the current one (or the first, from the constructor), this
+   * stripe's newest: the figures of the bucket it leaves go to that bucket's slot of the ring, and
+   * the newest bucket's figures start empty.
+   */
   void roll(long bucket, int size, long intervalNanos) {
     int r = rolls;
     ROLLS.setOpaque(this, r + 1);
     // The odd word is visible before any write below (the seqlock writer's fence).
     VarHandle.storeStoreFence();
-    int base = WindowMath.ringSlot(bucket, size) * StripedBuckets.SLOT;
-    if (slots[base] != bucket) {
-      reset(base, bucket);
-    }
-    current = base;
+    long[] s = slots;
+    int old = current;
+    s[old] = currentBucket;
+    s[old + 1] = hotCount;
+    s[old + 2] = Double.doubleToRawLongBits(hotSum);
+    s[old + 3] = Double.doubleToRawLongBits(hotMin);
+    s[old + 4] = Double.doubleToRawLongBits(hotMax);
+    hotCount = 0;
+    hotSum = 0.0;
+    hotMin = Double.POSITIVE_INFINITY;
+    hotMax = Double.NEGATIVE_INFINITY;
+    current = WindowMath.ringSlot(bucket, size) * StripedBuckets.SLOT;
     // Opaque, so that a reader without the lock sees a whole value, never a torn one.
     CURRENT_BUCKET.setOpaque(this, bucket);
     currentEnd = WindowMath.bucketEnd(bucket, intervalNanos);
     // Release: every write above is visible before the word turns even again.
     ROLLS.setRelease(this, r + 2);
-  }
-
-  private void reset(int base, long bucket) {
-    slots[base] = bucket;
-    slots[base + 1] = 0;
-    slots[base + 2] = Double.doubleToRawLongBits(0.0);
-    slots[base + 3] = Double.doubleToRawLongBits(Double.POSITIVE_INFINITY);
-    slots[base + 4] = Double.doubleToRawLongBits(Double.NEGATIVE_INFINITY);
   }
 }

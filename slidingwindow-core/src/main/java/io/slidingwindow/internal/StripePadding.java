@@ -20,7 +20,11 @@ final class StripePadding {
     long p01, p02, p03, p04, p05, p06, p07, p08;
   }
 
-  /** The lock word, alone on its cache line: every add writes it twice. */
+  /**
+   * The lock word and the newest bucket's figures, together on one cache line (most often; the JVM
+   * does not align objects to lines): every add writes the word twice and the figures once, and a
+   * reduce on another processor reads them all, so one line moves between them instead of two.
+   */
   abstract static class SeqField extends Pad {
     /**
      * The lock and a sequence lock in one word (as {@code StampedLock}): odd while a thread holds
@@ -28,6 +32,18 @@ final class StripePadding {
      * whether a writer ran while it read.
      */
     volatile int seq;
+
+    /** The values added in the newest bucket, {@code currentBucket}: how many. */
+    long hotCount;
+
+    /** Their sum. */
+    double hotSum;
+
+    /** The smallest; positive infinity when none. */
+    double hotMin = Double.POSITIVE_INFINITY;
+
+    /** The largest; negative infinity when none. */
+    double hotMax = Double.NEGATIVE_INFINITY;
   }
 
   /**
@@ -49,7 +65,11 @@ final class StripePadding {
      */
     volatile int rolls;
 
-    /** The index in {@code slots} of {@code currentBucket}'s slot. */
+    /**
+     * The index in {@code slots} of {@code currentBucket}'s slot, which holds stale figures while
+     * the bucket is the newest (its figures are the {@code hot} fields) and gets them when the
+     * stripe moves on.
+     */
     int current;
 
     /** The newest bucket this stripe has seen; its slot is {@code current}. */
@@ -58,7 +78,10 @@ final class StripePadding {
     /** The first time past {@code currentBucket}: earlier times fall in it. */
     long currentEnd;
 
-    /** {@code size} slots of {@link StripedBuckets#SLOT} longs each. */
+    /**
+     * {@code size} slots of {@link StripedBuckets#SLOT} longs each: the figures of the older
+     * buckets of the ring, which no add writes.
+     */
     final long[] slots;
 
     Fields(int size) {

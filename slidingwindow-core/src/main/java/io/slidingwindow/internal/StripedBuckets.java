@@ -11,22 +11,25 @@ import java.util.Arrays;
  * nanoseconds since the owner's origin; the owner reads the clock and checks the values.
  *
  * <p><b>Design.</b> Each bucket lives in a slot of a ring of {@code size} slots, stamped with its
- * bucket number: a slot whose stamp is outside the covered range is stale and ignored, and is reset
- * when its turn as newest bucket comes. So an add never walks over expired buckets (go-zero resets
- * each bucket the clock has passed, up to {@code size} of them), and a stripe caches the end of its
- * newest bucket, so an add that stays inside it does no division: it compares, then adds.
+ * bucket number: a slot whose stamp is outside the covered range is stale and ignored, and is
+ * overwritten when its turn as newest bucket comes. So an add never walks over expired buckets
+ * (go-zero resets each bucket the clock has passed, up to {@code size} of them), and a stripe
+ * caches the end of its newest bucket, so an add that stays inside it does no division: it
+ * compares, then adds. The newest bucket's figures are not in the ring but in fields beside the
+ * stripe's lock word, and move to its slot when the stripe rolls on: an add writes one cache line,
+ * and a reduce on another processor takes that one line from it, not two.
  *
  * <p>As {@code java.util.concurrent.atomic.LongAdder} does, contention is met with more state
  * rather than waiting: the window starts with one ring (a stripe) under a one-word spin lock, and
  * when two adds collide it adds stripes, each thread keeping to the stripe that last served it. The
  * lock word of a stripe is also a sequence word (as in {@code StampedLock}), and a second sequence
- * word counts rolls (moves to a new bucket). Between two rolls, adds write the current slot and no
- * other, so a reduce reads the other slots as they are and the current one under the lock word, and
- * keeps the pass if no roll ran meanwhile: it neither writes to a stripe nor waits for its adders,
- * and takes the lock only after a few failed passes. It merges the covered slots of every stripe,
- * {@code O(stripes * size)}. One shared word holds the newest bucket any stripe has rolled to or
- * any reduce has reported (raised by CAS, about once per bucket): an add lands in that bucket or a
- * newer one, so a clock read that is behind counts at the window's latest time whatever stripe
+ * word counts rolls (moves to a new bucket). Between two rolls, adds write the newest bucket's
+ * figures and no slot, so a reduce reads the slots as they are and the figures under the lock word,
+ * and keeps the pass if no roll ran meanwhile: it neither writes to a stripe nor waits for its
+ * adders, and takes the lock only after a few failed passes. It merges the covered slots of every
+ * stripe, {@code O(stripes * size)}. One shared word holds the newest bucket any stripe has rolled
+ * to or any reduce has reported (raised by CAS, about once per bucket): an add lands in that bucket
+ * or a newer one, so a clock read that is behind counts at the window's latest time whatever stripe
  * takes it, and no add lands in a bucket a reduce has already seen leave.
  *
  * <p>Sentinel's {@code LeapArray} resets a bucket object in place, so an add that fetched the
