@@ -96,14 +96,8 @@ final class Stripe extends StripePadding.Fields {
     for (int attempt = 0; attempt < StripedBuckets.OPTIMISTIC_READS; attempt++) {
       int r = rolls; // volatile read: the reads below cannot move above it
       if ((r & 1) == 0) {
-        int cur = current;
         totals.startPass();
-        long[] s = slots;
-        for (int i = 0; i < s.length; i += StripedBuckets.SLOT) {
-          if (i != cur) {
-            addSlot(totals, s, i, oldest, newest);
-          }
-        }
+        addOlderBuckets(totals, oldest, newest);
         if (readCurrent(totals, oldest, newest)) {
           // The reads above cannot move below this fence, so an unchanged word proves that no
           // roll ran while they did (StampedLock#validate does the same).
@@ -118,18 +112,36 @@ final class Stripe extends StripePadding.Fields {
     }
     lock();
     try {
-      totals.startPass();
-      long[] s = slots;
-      int cur = current;
-      for (int i = 0; i < s.length; i += StripedBuckets.SLOT) {
-        if (i != cur) {
-          addSlot(totals, s, i, oldest, newest);
-        }
-      }
-      addFigures(totals, currentBucket, hotCount, hotSum, hotMin, hotMax, oldest, newest);
-      totals.keepPass();
+      readLocked(totals, oldest, newest);
     } finally {
       unlock();
+    }
+  }
+
+  /** What {@link #readInto} does once it holds the lock; the caller holds it. */
+  void readLocked(StripedBuckets.Totals totals, long oldest, long newest) {
+    totals.startPass();
+    addOlderBuckets(totals, oldest, newest);
+    addFigures(totals, currentBucket, hotCount, hotSum, hotMin, hotMax, oldest, newest);
+    totals.keepPass();
+  }
+
+  /** Adds the ring's slots but the newest bucket's (stale while it is the newest) to the pass. */
+  private void addOlderBuckets(StripedBuckets.Totals totals, long oldest, long newest) {
+    int cur = current;
+    long[] s = slots;
+    for (int i = 0; i < s.length; i += StripedBuckets.SLOT) {
+      if (i != cur) {
+        addFigures(
+            totals,
+            s[i],
+            s[i + 1],
+            Double.longBitsToDouble(s[i + 2]),
+            Double.longBitsToDouble(s[i + 3]),
+            Double.longBitsToDouble(s[i + 4]),
+            oldest,
+            newest);
+      }
     }
   }
 
@@ -168,18 +180,6 @@ final class Stripe extends StripePadding.Fields {
       totals.passSum += sum;
       totals.passMin = Math.min(totals.passMin, min);
       totals.passMax = Math.max(totals.passMax, max);
-    }
-  }
-
-  private static void addSlot(
-      StripedBuckets.Totals totals, long[] s, int i, long oldest, long newest) {
-    long stamp = s[i];
-    long n = s[i + 1];
-    if (stamp >= oldest && stamp <= newest && n != 0) {
-      totals.passCount += n;
-      totals.passSum += Double.longBitsToDouble(s[i + 2]);
-      totals.passMin = Math.min(totals.passMin, Double.longBitsToDouble(s[i + 3]));
-      totals.passMax = Math.max(totals.passMax, Double.longBitsToDouble(s[i + 4]));
     }
   }
 
