@@ -21,17 +21,24 @@
 --
 -- Work per request. A request reads the header (LINDEX 0). A grant into the newest bucket rewrites the
 -- header (LSET 0); a grant into a later bucket closes the newest run (RPUSH), rewrites the header
--- and sets the key's expiry. Runs leave from the head: the gone runs are read in growing chunks,
--- then cut off by writing the new header over the last gone run's place and trimming before it
--- (LSET, LTRIM). Every run is pushed once and removed once: amortised O(1) work per request, never a
+-- and, once per stretch (see Expiry), renews the key's expiry. Runs leave from the head: the gone
+-- runs are read in growing chunks, then cut off by writing the new header over the last gone run's
+-- place and trimming before it (LSET, LTRIM). Every run is pushed once and removed once: amortised O(1) work per request, never a
 -- loop over the window's buckets. At most min(N, ceil(W / p) + 1) runs are stored (ceil(W / p) + 1
 -- when refused attempts count). An empty limit has no key; a list whose newest run has left is
--- deleted at once. A key gets PEXPIRE ARGV[2] whenever a run begins: a later grant into that same
--- run cannot need the key for longer, since the run leaves at most W + p after it began.
+-- deleted at once.
+--
+-- Expiry. Let T = ARGV[2] (at least W + p of every limit) and E = T / 4. A key gets PEXPIRE T + E
+-- when it is made, and again when a run begins in a later stretch of E than the newest run (stretch
+-- floor(bucket * p / E)). Then the expiry was last set at a time at or after the start s of the
+-- newest run's stretch, so it falls at or after s + T + E, later than the newest run's start plus
+-- T, by which that run has left. A key is therefore gone at most T + E after its newest run began,
+-- and most runs need no PEXPIRE: one per stretch instead of one per run.
 --
 -- Commands, not Lua, are the cost: each redis.call costs about as much as a call of a script that
 -- does nothing, so a request issues only the commands above (LINDEX, then at most RPUSH, LSET and
--- PEXPIRE), the clock is read once a call, and the state lives in one flat array per call.
+-- now and then PEXPIRE), the clock is read once a call, and the state lives in one flat array per
+-- call.
 --
 -- Time only moves forward: a time before the newest run's bucket is recorded into that run, and
 -- counting from an earlier time only keeps more runs, so a clock that steps back (a failover to a
@@ -45,7 +52,7 @@
 -- one request per call, or requests whose keys share a slot).
 --
 -- ARGV[1]   1 to count refused attempts too, else 0
--- ARGV[2]   expiry of a key in milliseconds: the longest window plus its bucket, rounded up
+-- ARGV[2]   T, in milliseconds: the longest window plus its bucket, rounded up (see Expiry)
 -- ARGV[3]   L
 -- ARGV[4 + 3(i-1)], ARGV[5 + 3(i-1)], ARGV[6 + 3(i-1)]   N, W and p of limit i; W, p in microseconds
 -- then per request r, at a = 4 + 3L + 2(r-1):
@@ -69,7 +76,8 @@ local call, tonumber, floor, pack, unpack = redis.call, tonumber, math.floor, st
 local HEADER = '<dddddd'
 
 local count_refused = ARGV[1] == '1'
-local ttl = ARGV[2]
+local ttl = tonumber(ARGV[2])
+local expiry, stretch = ttl + math.ceil(ttl / 4), ttl * 250 -- T + E in ms, and E in microseconds
 local n = tonumber(ARGV[3])
 
 -- The state of every limit lives in one flat array S, ten slots per limit from o = 10 (i - 1):
@@ -204,7 +212,7 @@ for r = 1, #KEYS / n do
         if not tail then
           S[o + 1], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = bucket, bucket, bucket, add, 0
           call('RPUSH', key, pack(HEADER, bucket, S[o + 2], bucket, bucket, add, 0))
-          call('PEXPIRE', key, ttl)
+          call('PEXPIRE', key, expiry)
         elseif bucket <= tail then
           -- A time before the newest run's bucket is recorded into that run.
           local new = total + add
@@ -222,7 +230,10 @@ for r = 1, #KEYS / n do
           call('RPUSH', key, tail - S[o + 1], total)
           S[o + 4], S[o + 5], S[o + 6] = bucket, total + add, total
           call('LSET', key, 0, pack(HEADER, S[o + 1], S[o + 2], S[o + 3], bucket, total + add, total))
-          call('PEXPIRE', key, ttl)
+          local precision = S[o + 9]
+          if floor(bucket * precision / stretch) ~= floor(tail * precision / stretch) then
+            call('PEXPIRE', key, expiry)
+          end
         end
         S[o + 10] = S[o + 5] - S[o + 2]
       end

@@ -23,9 +23,20 @@ final class LimiterScript {
 
   /**
    * With client time the ticker need not run at the speed of Redis's clock (a test's fake ticker
-   * does not), so keys live at least this long after their newest run began.
+   * does not), so T is at least this long (keys then live at least this long after their newest run
+   * began).
    */
   static final long CLIENT_TIME_MIN_TTL_MILLIS = 60_000;
+
+  /**
+   * The expiry the script gives a key, in milliseconds, for the script's {@code ttlMillis} T (the
+   * longest window plus its bucket): T plus a quarter of T, rounded up. The script renews it once
+   * per quarter of T rather than at every run, and the extra quarter keeps the newest run covered
+   * (the proof is in limiter.lua, "Expiry").
+   */
+  static long expiryMillis(long ttlMillis) {
+    return ttlMillis + (ttlMillis + 3) / 4;
+  }
 
   private final List<Limit> limits;
   private final String[] suffixes;

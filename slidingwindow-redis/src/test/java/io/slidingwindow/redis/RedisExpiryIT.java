@@ -28,10 +28,11 @@ import org.junit.jupiter.api.Test;
 /**
  * Idle ids cost nothing: up to a million distinct ids, each granted once through the asynchronous
  * API (requests sharing calls), leave one key each; every key found has an expiry of at most the
- * window plus one bucket, and soon after the last write no key is left. The ids are driven for at
- * most {@link #DRIVE_BUDGET}, so the test stays short on a slow or busy machine; it prints how many
- * it drove, the memory per live key and the time the keys took to go. On a redis-server of its own,
- * so that its key count and memory are this test's alone.
+ * window plus one bucket and a quarter of that ({@link LimiterScript#expiryMillis}), and soon after
+ * the last write no key is left. The ids are driven for at most {@link #DRIVE_BUDGET}, so the test
+ * stays short on a slow or busy machine; it prints how many it drove, the memory per live key and
+ * the time the keys took to go. On a redis-server of its own, so that its key count and memory are
+ * this test's alone.
  */
 class RedisExpiryIT {
 
@@ -87,7 +88,7 @@ class RedisExpiryIT {
             .commandTimeout(Duration.ofSeconds(10))
             .failurePolicy(FailurePolicy.fallbackTo(new FailingLimiter()))
             .build();
-    long ttlBoundMillis = WINDOW.plus(PRECISION).toMillis();
+    long ttlBoundMillis = LimiterScript.expiryMillis(WINDOW.plus(PRECISION).toMillis());
     long usedBefore = usedMemory();
     assertThat(connection.sync().dbsize()).isZero();
 
@@ -127,7 +128,7 @@ class RedisExpiryIT {
     assertThat(connection.sync().exists(lastKey)).isEqualTo(1);
     Long lastKeyBytes = connection.sync().memoryUsage(lastKey);
 
-    // Every key SCAN finds has an expiry of at most the window plus one bucket.
+    // Every key SCAN finds has an expiry of at most the window plus one bucket, plus a quarter.
     long scanned = 0;
     long longestPttl = 0;
     ScanCursor cursor = ScanCursor.INITIAL;
@@ -156,7 +157,7 @@ class RedisExpiryIT {
 
     // Every key expires: none is left once the last one's expiry has passed.
     await()
-        .atMost(WINDOW.plus(PRECISION).plus(RECLAIM_BOUND))
+        .atMost(Duration.ofMillis(ttlBoundMillis).plus(RECLAIM_BOUND))
         .pollInterval(Duration.ofMillis(100))
         .until(() -> connection.sync().dbsize() == 0);
     long gone = System.nanoTime();

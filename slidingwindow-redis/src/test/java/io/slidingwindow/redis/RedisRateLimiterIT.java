@@ -171,30 +171,39 @@ class RedisRateLimiterIT {
     assertThat(serverTime.tryAcquire(serverId, 1)).isTrue();
     long pttl =
         Long.parseLong(SharedRedis.server().cli("PTTL", serverTime.keysOf(serverId).get(0)));
-    assertThat(pttl).as("window 100 ms + bucket 1 ms").isPositive().isLessThanOrEqualTo(101);
+    assertThat(pttl)
+        .as("window 100 ms + bucket 1 ms, and a quarter of that")
+        .isPositive()
+        .isLessThanOrEqualTo(LimiterScript.expiryMillis(101));
   }
 
   /**
-   * The expiry is set again whenever a run begins (a grant into a later bucket), and left alone by
-   * a grant into the newest run, which that expiry already covers.
+   * The expiry is renewed when a run begins in a later quarter of T (the window plus its bucket)
+   * than the newest run, not at every run and not for a grant into the newest run: a key marked
+   * with a short expiry keeps it until a run begins in the next quarter.
    */
   @Test
-  void expiry_setAgainWhenARunBegins_notForTheSameRun() {
+  void expiry_renewedWhenARunBeginsInALaterQuarter_notAtEveryRun() {
     FakeTicker ticker = new FakeTicker();
-    RedisRateLimiter limiter =
-        builder().limit(Limit.of(100, Duration.ofSeconds(1))).clientTime(ticker).build();
+    Limit limit = Limit.of(100, Duration.ofMinutes(1)); // buckets of 60 ms, T = 60 060 ms
+    RedisRateLimiter limiter = builder().limit(limit).clientTime(ticker).build();
+    long expiry = LimiterScript.expiryMillis(60_060);
     String id = freshId();
     String key = limiter.keysOf(id).get(0);
+    // Client time starts at 0 when the limiter is built, so the first quarter is [0, 15 015 ms).
     assertThat(limiter.tryAcquire(id, 1)).isTrue();
-    long minTtl = LimiterScript.CLIENT_TIME_MIN_TTL_MILLIS;
-    assertThat(pttl(key)).isBetween(minTtl - 5_000, minTtl);
+    assertThat(pttl(key)).as("a new key").isBetween(expiry - 5_000, expiry);
     SharedRedis.server().cli("PEXPIRE", key, "5000");
     assertThat(limiter.tryAcquire(id, 1)).as("same bucket").isTrue();
     assertThat(pttl(key)).isBetween(1L, 5_000L);
-    ticker.advance(Duration.ofMillis(5)); // buckets of 1 ms
-    assertThat(limiter.tryAcquire(id, 1)).as("a later bucket").isTrue();
-    assertThat(pttl(key)).isBetween(minTtl - 5_000, minTtl);
+    ticker.advance(Duration.ofMillis(100));
+    assertThat(limiter.tryAcquire(id, 1)).as("a later bucket, same quarter").isTrue();
+    assertThat(pttl(key)).isBetween(1L, 5_000L);
     assertThat(runs(key)).isEqualTo(2);
+    ticker.advance(Duration.ofMillis(15_000)); // now 15 100 ms: the second quarter
+    assertThat(limiter.tryAcquire(id, 1)).as("a run in the next quarter").isTrue();
+    assertThat(runs(key)).as("the older runs still count").isEqualTo(3);
+    assertThat(pttl(key)).isBetween(expiry - 5_000, expiry);
   }
 
   private static long pttl(String key) {
