@@ -12,19 +12,11 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.resource.ClientResources;
 import io.slidingwindow.Limit;
+import io.slidingwindow.testkit.CallerThreads;
 import io.slidingwindow.testkit.redis.RedisClusterProcesses;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -82,27 +74,13 @@ class RedisClusterFailoverIT {
               .failurePolicy(FailurePolicy.failClosed())
               .build();
       String onKilledMaster = idOnFirstMaster(limiter);
-      AtomicBoolean stop = new AtomicBoolean();
       AtomicLong answered = new AtomicLong();
       AtomicLong refused = new AtomicLong();
-      Queue<Throwable> escaped = new ConcurrentLinkedQueue<>();
-      ExecutorService pool = Executors.newFixedThreadPool(4);
-      List<Future<?>> workers = new ArrayList<>();
-      try {
-        for (int t = 0; t < 4; t++) {
-          workers.add(
-              pool.submit(
-                  () -> {
-                    for (int i = 0; i < 5_000_000 && !stop.get(); i++) {
-                      try {
-                        (limiter.tryAcquire(onKilledMaster, 1) ? answered : refused)
-                            .incrementAndGet();
-                      } catch (Throwable e) {
-                        escaped.add(e);
-                      }
-                    }
-                  }));
-        }
+      try (CallerThreads load =
+          CallerThreads.start(
+              4,
+              i ->
+                  (limiter.tryAcquire(onKilledMaster, 1) ? answered : refused).incrementAndGet())) {
         await().atMost(Duration.ofSeconds(30)).until(() -> answered.get() > 200);
         cluster.killMaster(0);
         long refusedAtKill = refused.get();
@@ -119,6 +97,7 @@ class RedisClusterFailoverIT {
         assertThat(promoted.isAlive()).isTrue();
         // And so does the backend that was connected through the failover, while the workers keep
         // calling: a grant (the failure policy only refuses) comes from Redis.
+        long answeredAtFailover = answered.get();
         await()
             .atMost(Duration.ofSeconds(30))
             .pollInterval(Duration.ofMillis(100))
@@ -132,14 +111,16 @@ class RedisClusterFailoverIT {
                                     + "; client topology "
                                     + backend.topology())
                         .isTrue());
-      } finally {
-        stop.set(true);
-        for (Future<?> worker : workers) {
-          worker.get(10, TimeUnit.SECONDS);
-        }
-        pool.shutdownNow();
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .untilAsserted(
+                () ->
+                    assertThat(answered.get())
+                        .as("grants to the load since the failover; load: %s", load)
+                        .isGreaterThan(answeredAtFailover + 200));
+        load.stop();
+        assertThat(load.escaped()).as("exceptions that escaped the limiter").isEmpty();
       }
-      assertThat(escaped).as("exceptions that escaped the limiter").isEmpty();
     }
   }
 

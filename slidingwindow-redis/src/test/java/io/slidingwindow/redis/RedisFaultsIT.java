@@ -7,19 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.testkit.CallerThreads;
 import io.slidingwindow.testkit.FailingLimiter;
 import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -50,53 +43,44 @@ class RedisFaultsIT {
   }
 
   /**
-   * Threads that call the limiter until stopped, recording what escapes and how long calls take.
+   * Threads that call the limiter on an id of their own until stopped (or their bound passes),
+   * alternating blocking and asynchronous calls, sorting the answers.
    */
   private static final class Load {
-    final AtomicBoolean stop = new AtomicBoolean();
     final AtomicLong allowed = new AtomicLong();
     final AtomicLong refused = new AtomicLong();
-    final AtomicLong slowestNanos = new AtomicLong();
-    final Queue<Throwable> escaped = new ConcurrentLinkedQueue<>();
-    final ExecutorService pool;
-    final List<Future<?>> workers = new ArrayList<>();
+    final CallerThreads threads;
 
-    Load(RedisRateLimiter limiter, int threads) {
-      pool = Executors.newFixedThreadPool(threads);
-      for (int t = 0; t < threads; t++) {
-        String id = "load-" + t;
-        workers.add(
-            pool.submit(
-                () -> {
-                  // Bounded: at most this many calls per thread, and stopped by the test.
-                  for (int i = 0; i < 5_000_000 && !stop.get(); i++) {
-                    long started = System.nanoTime();
-                    try {
-                      Decision decision =
-                          i % 2 == 0
-                              ? limiter.decide(id, 1)
-                              : limiter.decideAsync(id, 1).toCompletableFuture().get();
-                      (decision.allowed() ? allowed : refused).incrementAndGet();
-                    } catch (Throwable e) {
-                      escaped.add(e);
-                    }
-                    slowestNanos.accumulateAndGet(System.nanoTime() - started, Math::max);
-                  }
-                }));
-      }
+    Load(RedisRateLimiter limiter, int count) {
+      AtomicLong next = new AtomicLong();
+      ThreadLocal<String> id = ThreadLocal.withInitial(() -> "load-" + next.getAndIncrement());
+      threads =
+          CallerThreads.start(
+              count,
+              i -> {
+                Decision decision =
+                    i % 2 == 0
+                        ? limiter.decide(id.get(), 1)
+                        : limiter.decideAsync(id.get(), 1).toCompletableFuture().get();
+                (decision.allowed() ? allowed : refused).incrementAndGet();
+              });
     }
 
     long calls() {
-      return allowed.get() + refused.get() + escaped.size();
+      return threads.calls();
     }
 
-    /** Stops the threads and waits for them; idempotent. */
-    void stop() throws Exception {
-      stop.set(true);
-      for (Future<?> worker : workers) {
-        worker.get(10, TimeUnit.SECONDS);
-      }
-      pool.shutdownNow();
+    Queue<Throwable> escaped() {
+      return threads.escaped();
+    }
+
+    void stop() {
+      threads.stop();
+    }
+
+    @Override
+    public String toString() {
+      return allowed + " allowed, " + refused + " refused; " + threads;
     }
   }
 
@@ -119,12 +103,18 @@ class RedisFaultsIT {
       assertThat(limiter.isBreakerOpen() || load.refused.get() > 0).isTrue();
       server.restart();
       long allowedAtRestart = load.allowed.get();
-      await().atMost(BOUND).until(() -> load.allowed.get() > allowedAtRestart + 500);
+      await()
+          .atMost(BOUND)
+          .untilAsserted(
+              () ->
+                  assertThat(load.allowed.get())
+                      .as("grants since the restart; load: %s", load)
+                      .isGreaterThan(allowedAtRestart + 500));
     } finally {
       load.stop();
     }
-    assertThat(load.escaped).as("exceptions that escaped the limiter").isEmpty();
-    assertThat(Duration.ofNanos(load.slowestNanos.get()))
+    assertThat(load.escaped()).as("exceptions that escaped the limiter").isEmpty();
+    assertThat(load.threads.slowest())
         .as("slowest call; the command timeout is 50 ms")
         .isLessThan(Duration.ofSeconds(1));
   }
@@ -148,7 +138,7 @@ class RedisFaultsIT {
     } finally {
       load.stop();
     }
-    assertThat(load.escaped).as("exceptions that escaped the limiter").isEmpty();
+    assertThat(load.escaped()).as("exceptions that escaped the limiter").isEmpty();
     assertThat(load.allowed.get()).isGreaterThan(2_000);
     assertThat(load.refused.get()).isZero();
   }

@@ -9,19 +9,11 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.redis.FailurePolicy;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
+import io.slidingwindow.testkit.CallerThreads;
 import io.slidingwindow.testkit.redis.RedisClusterProcesses;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Base64;
-import java.util.List;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -79,31 +71,12 @@ class JedisClusterFailoverIT {
               .failurePolicy(FailurePolicy.failClosed())
               .build();
       String onKilledMaster = idOnFirstMaster();
-      AtomicBoolean stop = new AtomicBoolean();
       AtomicLong granted = new AtomicLong();
       AtomicLong refused = new AtomicLong();
-      AtomicLong slowestNanos = new AtomicLong();
-      Queue<Throwable> escaped = new ConcurrentLinkedQueue<>();
-      ExecutorService pool = Executors.newFixedThreadPool(4);
-      List<Future<?>> workers = new ArrayList<>();
-      try {
-        for (int t = 0; t < 4; t++) {
-          workers.add(
-              pool.submit(
-                  () -> {
-                    // Bounded: at most this many calls per thread, and stopped by the test.
-                    for (int i = 0; i < 5_000_000 && !stop.get(); i++) {
-                      long started = System.nanoTime();
-                      try {
-                        (limiter.tryAcquire(onKilledMaster, 1) ? granted : refused)
-                            .incrementAndGet();
-                      } catch (Throwable e) {
-                        escaped.add(e);
-                      }
-                      slowestNanos.accumulateAndGet(System.nanoTime() - started, Math::max);
-                    }
-                  }));
-        }
+      try (CallerThreads load =
+          CallerThreads.start(
+              4,
+              i -> (limiter.tryAcquire(onKilledMaster, 1) ? granted : refused).incrementAndGet())) {
         await().atMost(Duration.ofSeconds(30)).until(() -> granted.get() > 200);
         cluster.killMaster(0);
         long refusedAtKill = refused.get();
@@ -130,21 +103,19 @@ class JedisClusterFailoverIT {
                       .as("the same backend granted again: %s", decision)
                       .isTrue();
                 });
-        await().atMost(Duration.ofSeconds(30)).until(() -> granted.get() > grantedAtFailover + 200);
-      } finally {
-        stop.set(true);
-        try {
-          for (Future<?> worker : workers) {
-            worker.get(30, TimeUnit.SECONDS);
-          }
-        } finally {
-          pool.shutdownNow();
-        }
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .untilAsserted(
+                () ->
+                    assertThat(granted.get())
+                        .as("grants to the load since the failover; load: %s", load)
+                        .isGreaterThan(grantedAtFailover + 200));
+        load.stop();
+        assertThat(load.escaped()).as("exceptions that escaped the limiter").isEmpty();
+        assertThat(load.slowest())
+            .as("slowest call; the timeout is %s", TIMEOUT)
+            .isLessThan(TIMEOUT.multipliedBy(10));
       }
-      assertThat(escaped).as("exceptions that escaped the limiter").isEmpty();
-      assertThat(Duration.ofNanos(slowestNanos.get()))
-          .as("slowest call; the timeout is %s", TIMEOUT)
-          .isLessThan(TIMEOUT.multipliedBy(10));
     }
   }
 }

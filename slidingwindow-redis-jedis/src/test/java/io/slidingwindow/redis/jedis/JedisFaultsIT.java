@@ -9,17 +9,15 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.redis.FailurePolicy;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
+import io.slidingwindow.testkit.CallerThreads;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -61,47 +59,32 @@ class JedisFaultsIT {
    * retry-after is at most the breaker's open time), and exceptions that escaped.
    */
   private static final class Load {
-    final AtomicBoolean stop = new AtomicBoolean();
     final AtomicLong allowed = new AtomicLong();
     final AtomicLong refusedByRedis = new AtomicLong();
     final AtomicLong refusedByPolicy = new AtomicLong();
-    final AtomicLong slowestNanos = new AtomicLong();
-    final Queue<Throwable> escaped = new ConcurrentLinkedQueue<>();
-    final ExecutorService pool;
-    final List<Future<?>> workers = new ArrayList<>();
+    final CallerThreads threads;
 
-    Load(RedisRateLimiter limiter, String id, int threads) {
-      pool = Executors.newFixedThreadPool(threads);
-      for (int t = 0; t < threads; t++) {
-        workers.add(
-            pool.submit(
-                () -> {
-                  // Bounded: at most this many calls per thread, and stopped by the test.
-                  for (int i = 0; i < 5_000_000 && !stop.get(); i++) {
-                    long started = System.nanoTime();
-                    try {
-                      Decision decision =
-                          i % 2 == 0
-                              ? limiter.decide(id, 1)
-                              : limiter.decideAsync(id, 1).toCompletableFuture().get();
-                      if (decision.allowed()) {
-                        allowed.incrementAndGet();
-                      } else if (decision.retryAfter().compareTo(Duration.ofMinutes(10)) > 0) {
-                        refusedByRedis.incrementAndGet();
-                      } else {
-                        refusedByPolicy.incrementAndGet();
-                      }
-                    } catch (Throwable e) {
-                      escaped.add(e);
-                    }
-                    slowestNanos.accumulateAndGet(System.nanoTime() - started, Math::max);
-                  }
-                }));
-      }
+    Load(RedisRateLimiter limiter, String id, int count) {
+      threads =
+          CallerThreads.start(
+              count,
+              i -> {
+                Decision decision =
+                    i % 2 == 0
+                        ? limiter.decide(id, 1)
+                        : limiter.decideAsync(id, 1).toCompletableFuture().get();
+                if (decision.allowed()) {
+                  allowed.incrementAndGet();
+                } else if (decision.retryAfter().compareTo(Duration.ofMinutes(10)) > 0) {
+                  refusedByRedis.incrementAndGet();
+                } else {
+                  refusedByPolicy.incrementAndGet();
+                }
+              });
     }
 
     long calls() {
-      return allowed.get() + refusedByRedis.get() + refusedByPolicy.get() + escaped.size();
+      return threads.calls();
     }
 
     @Override
@@ -112,20 +95,13 @@ class JedisFaultsIT {
           + refusedByRedis
           + ", refused by the policy "
           + refusedByPolicy
-          + ", escaped "
-          + escaped.size();
+          + "; "
+          + threads;
     }
 
-    /** Stops the threads and waits for them, at most 30 s each. */
-    void stop() throws Exception {
-      stop.set(true);
-      try {
-        for (Future<?> worker : workers) {
-          worker.get(30, TimeUnit.SECONDS);
-        }
-      } finally {
-        pool.shutdownNow();
-      }
+    /** Stops the threads and waits for them. */
+    void stop() {
+      threads.stop();
     }
   }
 
@@ -160,8 +136,7 @@ class JedisFaultsIT {
               });
 
       server.kill();
-      long slowestBeforeKill = load.slowestNanos.get();
-      load.slowestNanos.set(0);
+      Duration slowestBeforeKill = load.threads.resetSlowest();
       long policyAtKill = load.refusedByPolicy.get();
       long callsAtKill = load.calls();
       await().atMost(BOUND).until(() -> load.calls() > callsAtKill + 500);
@@ -169,10 +144,10 @@ class JedisFaultsIT {
       assertThat(load.refusedByPolicy.get())
           .as("refusals by fail-closed; %s", load)
           .isGreaterThan(policyAtKill);
-      assertThat(Duration.ofNanos(load.slowestNanos.get()))
+      assertThat(load.threads.slowest())
           .as(
-              "slowest call while Redis is down; the timeout is %s (before: %s ms)",
-              TIMEOUT, TimeUnit.NANOSECONDS.toMillis(slowestBeforeKill))
+              "slowest call while Redis is down; the timeout is %s (before: %s)",
+              TIMEOUT, slowestBeforeKill)
           .isLessThan(TIMEOUT.multipliedBy(5));
 
       server.restart();
@@ -187,7 +162,7 @@ class JedisFaultsIT {
     } finally {
       load.stop();
     }
-    assertThat(load.escaped).as("exceptions that escaped the limiter").isEmpty();
+    assertThat(load.threads.escaped()).as("exceptions that escaped the limiter").isEmpty();
     assertThat(load.allowed)
         .as("exactly the limit before the kill and again after the restart; %s", load)
         .hasValue(2L * limit);
