@@ -3,7 +3,6 @@ package io.slidingwindow.redis;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -370,8 +369,8 @@ public final class RedisBackend implements AutoCloseable {
 
   /**
    * Builds a backend that owns {@code client} and its {@code resources}, shut down by {@link
-   * #close()} or at once if {@code connect} fails, which then throws the failure, {@link
-   * #explained} where Redis said why.
+   * #close()} or at once if {@code connect} fails (tried again where Lettuce lost Redis's reply),
+   * which then throws the failure, explained where Redis said why (see {@link LettuceConnects}).
    *
    * @param topologyRefresh starts a refresh of a Cluster client's topology; null otherwise
    */
@@ -388,35 +387,13 @@ public final class RedisBackend implements AutoCloseable {
           var unused = resources.shutdown(); // completes in the background
         };
     try {
-      C connection = connect.get();
+      C connection = LettuceConnects.connect(connect);
       return new RedisBackend(
           connection, commands.apply(connection), shutdown::run, description, topologyRefresh);
     } catch (RuntimeException e) {
       shutdown.run();
-      throw explained(e, description);
+      throw LettuceConnects.explained(e, description);
     }
-  }
-
-  /**
-   * {@code failure} to connect, as a {@link RedisConnectionException} that says why when Redis's
-   * reply in its causes names a {@link RedisProblem} (wrong credentials, say), and names the server
-   * with its password masked; {@code failure} itself otherwise.
-   */
-  static RuntimeException explained(RuntimeException failure, String description) {
-    for (Throwable t = failure; t != null; t = t.getCause()) {
-      RedisProblem problem = RedisProblem.of(t.getMessage());
-      if (problem != null) {
-        return new RedisConnectionException(
-            "cannot connect to "
-                + RedisUris.mask(description)
-                + ": "
-                + problem.explanation()
-                + "; Redis replied: "
-                + t.getMessage(),
-            failure);
-      }
-    }
-    return failure;
   }
 
   private static ClientResources resources() {
