@@ -2,9 +2,11 @@ package io.slidingwindow.redis;
 
 import io.lettuce.core.RedisConnectionException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -14,10 +16,11 @@ import java.util.function.Supplier;
  *
  * <p>The lost reply: Lettuce (6.4 to the current 7.x) reports a connect whose handshake failed and
  * closed the channel before Lettuce's own connect listener ran as {@code IllegalStateException:
- * RedisHandshakeHandler not registered}, without the reply that failed the handshake. On a busy
- * machine this happens now and then when a server refuses the credentials at once, and the caller
- * would be told nothing about them. A connect has no effect on Redis's data, so it is tried again,
- * at most {@link #ATTEMPTS} times in all, and the reply usually comes with the next failure.
+ * RedisHandshakeHandler not registered}, without the reply that failed the handshake. This
+ * project's tests met it once, on a loaded machine, where a Sentinel refused missing credentials,
+ * and the caller would have been told nothing about them. A connect has no effect on Redis's data,
+ * so it is tried again, at most {@link #ATTEMPTS} times in all, for a failure that carries the
+ * reply.
  */
 final class LettuceConnects {
 
@@ -50,22 +53,9 @@ final class LettuceConnects {
    * handshake it did not see (see the class comment).
    */
   static boolean lostReply(Throwable failure) {
-    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-    Deque<Throwable> todo = new ArrayDeque<>();
-    todo.push(failure);
-    while (!todo.isEmpty()) {
-      Throwable t = todo.pop();
-      if (!seen.add(t)) {
-        continue;
-      }
+    for (Throwable t : causesAndSuppressed(failure)) {
       if (t instanceof IllegalStateException && LOST_HANDSHAKE.equals(t.getMessage())) {
         return true;
-      }
-      if (t.getCause() != null) {
-        todo.push(t.getCause());
-      }
-      for (Throwable suppressed : t.getSuppressed()) {
-        todo.push(suppressed);
       }
     }
     return false;
@@ -73,11 +63,12 @@ final class LettuceConnects {
 
   /**
    * {@code failure} to connect, as a {@link RedisConnectionException} that says why when Redis's
-   * reply in its causes names a {@link RedisProblem} (wrong credentials, say), and names the server
-   * with its password masked; {@code failure} itself otherwise.
+   * reply in its causes, or in what they suppressed (Lettuce keeps there the failures of the other
+   * Sentinels it tried), names a {@link RedisProblem} (wrong credentials, say), and names the
+   * server with its password masked; {@code failure} itself otherwise.
    */
   static RuntimeException explained(RuntimeException failure, String description) {
-    for (Throwable t = failure; t != null; t = t.getCause()) {
+    for (Throwable t : causesAndSuppressed(failure)) {
       RedisProblem problem = RedisProblem.of(t.getMessage());
       if (problem != null) {
         return new RedisConnectionException(
@@ -91,5 +82,31 @@ final class LettuceConnects {
       }
     }
     return failure;
+  }
+
+  /**
+   * {@code failure} and everything under it, each once: the chain of causes first, then what each
+   * suppressed, depth first.
+   */
+  private static List<Throwable> causesAndSuppressed(Throwable failure) {
+    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    List<Throwable> found = new ArrayList<>();
+    Deque<Throwable> todo = new ArrayDeque<>();
+    todo.push(failure);
+    while (!todo.isEmpty()) {
+      Throwable t = todo.pop();
+      if (!seen.add(t)) {
+        continue;
+      }
+      found.add(t);
+      Throwable[] suppressed = t.getSuppressed();
+      for (int i = suppressed.length - 1; i >= 0; i--) {
+        todo.push(suppressed[i]);
+      }
+      if (t.getCause() != null) {
+        todo.push(t.getCause()); // on top: the cause chain comes first
+      }
+    }
+    return found;
   }
 }

@@ -6,25 +6,43 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 class LettuceConnectsTest {
 
-  /** Lettuce's failure of a Sentinel connect whose handshake it did not see, as it nests it. */
-  private static RedisConnectionException lostSentinelReply() {
-    RedisConnectionException outer =
-        new RedisConnectionException("Cannot connect to a Redis Sentinel: [redis://127.0.0.1:1]");
-    outer.addSuppressed(
+  /**
+   * Lettuce's failure of a connect through one Sentinel, nested as its {@code RedisClient} nests
+   * it: the failure of the last Sentinel tried is the cause (those of the others it suppresses).
+   */
+  private static RedisConnectionException sentinelFailure(Throwable reason) {
+    return new RedisConnectionException(
+        "Cannot connect to a Redis Sentinel: [redis://127.0.0.1:1]",
         new RedisConnectionException(
-            "Cannot connect Redis Sentinel at redis://127.0.0.1:1",
-            new IllegalStateException(LettuceConnects.LOST_HANDSHAKE)));
-    return outer;
+            "Cannot connect Redis Sentinel at redis://127.0.0.1:1", reason));
+  }
+
+  private static RedisConnectionException lostSentinelReply() {
+    return sentinelFailure(new IllegalStateException(LettuceConnects.LOST_HANDSHAKE));
   }
 
   private static RedisConnectionException refusedCredentials() {
-    return new RedisConnectionException(
-        "Cannot connect to a Redis Sentinel: [redis://127.0.0.1:1]",
+    return sentinelFailure(
         new RedisCommandExecutionException("NOAUTH HELLO must be called with the client already"));
+  }
+
+  /** Connects with a supplier that always throws {@code failure}'s; returns the calls it took. */
+  private static int callsUntilThrown(Supplier<RuntimeException> failure) {
+    AtomicInteger calls = new AtomicInteger();
+    assertThatThrownBy(
+            () ->
+                LettuceConnects.connect(
+                    () -> {
+                      calls.incrementAndGet();
+                      throw failure.get();
+                    }))
+        .isInstanceOf(RedisConnectionException.class);
+    return calls.get();
   }
 
   @Test
@@ -65,30 +83,15 @@ class LettuceConnectsTest {
 
   @Test
   void connect_replyLostEveryTime_givesUpAfterTheBound() {
-    AtomicInteger calls = new AtomicInteger();
-    assertThatThrownBy(
-            () ->
-                LettuceConnects.connect(
-                    () -> {
-                      calls.incrementAndGet();
-                      throw lostSentinelReply();
-                    }))
-        .isInstanceOf(RedisConnectionException.class);
-    assertThat(calls).hasValue(LettuceConnects.ATTEMPTS);
+    assertThat(callsUntilThrown(LettuceConnectsTest::lostSentinelReply))
+        .isEqualTo(LettuceConnects.ATTEMPTS);
   }
 
   @Test
   void connect_otherFailures_areNotTriedAgain() {
-    AtomicInteger calls = new AtomicInteger();
-    assertThatThrownBy(
-            () ->
-                LettuceConnects.connect(
-                    () -> {
-                      calls.incrementAndGet();
-                      throw refusedCredentials();
-                    }))
-        .hasRootCauseInstanceOf(RedisCommandExecutionException.class);
-    assertThat(calls).hasValue(1);
+    assertThat(callsUntilThrown(LettuceConnectsTest::refusedCredentials)).isEqualTo(1);
+    assertThat(callsUntilThrown(() -> new RedisConnectionException("Connection refused")))
+        .isEqualTo(1);
   }
 
   @Test
@@ -96,6 +99,9 @@ class LettuceConnectsTest {
     assertThat(LettuceConnects.lostReply(new IllegalStateException(LettuceConnects.LOST_HANDSHAKE)))
         .isTrue();
     assertThat(LettuceConnects.lostReply(lostSentinelReply())).isTrue();
+    RedisConnectionException otherSentinelLostIt = sentinelFailure(new RuntimeException("refused"));
+    otherSentinelLostIt.addSuppressed(lostSentinelReply().getCause());
+    assertThat(LettuceConnects.lostReply(otherSentinelLostIt)).isTrue();
     assertThat(
             LettuceConnects.lostReply(
                 new RuntimeException(new RuntimeException(lostSentinelReply()))))
@@ -120,6 +126,13 @@ class LettuceConnectsTest {
         .hasMessageContaining("refuses the credentials")
         .hasMessageContaining("NOAUTH")
         .hasMessageNotContaining("s3cret");
+    // Two Sentinels: the first refused the credentials, the last (the cause) could not be reached.
+    RedisConnectionException twoSentinels =
+        sentinelFailure(new RedisConnectionException("Connection refused"));
+    twoSentinels.addSuppressed(refusedCredentials().getCause());
+    assertThat(LettuceConnects.explained(twoSentinels, "sentinel m via [a, b]"))
+        .hasMessageContaining("refuses the credentials")
+        .hasMessageContaining("NOAUTH");
     RuntimeException unrelated = new RedisConnectionException("Connection refused");
     assertThat(LettuceConnects.explained(unrelated, "standalone redis://127.0.0.1:1"))
         .isSameAs(unrelated);

@@ -79,7 +79,7 @@ class RedisClusterFailoverIT {
       try (CallerThreads load =
           CallerThreads.start(
               4,
-              i ->
+              (t, i) ->
                   (limiter.tryAcquire(onKilledMaster, 1) ? answered : refused).incrementAndGet())) {
         await().atMost(Duration.ofSeconds(30)).until(() -> answered.get() > 200);
         cluster.killMaster(0);

@@ -52,16 +52,15 @@ class RedisFaultsIT {
     final CallerThreads threads;
 
     Load(RedisRateLimiter limiter, int count) {
-      AtomicLong next = new AtomicLong();
-      ThreadLocal<String> id = ThreadLocal.withInitial(() -> "load-" + next.getAndIncrement());
       threads =
           CallerThreads.start(
               count,
-              i -> {
+              (t, i) -> {
+                String id = "load-" + t;
                 Decision decision =
                     i % 2 == 0
-                        ? limiter.decide(id.get(), 1)
-                        : limiter.decideAsync(id.get(), 1).toCompletableFuture().get();
+                        ? limiter.decide(id, 1)
+                        : limiter.decideAsync(id, 1).toCompletableFuture().get();
                 (decision.allowed() ? allowed : refused).incrementAndGet();
               });
     }

@@ -12,7 +12,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAccumulator;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Threads that call something in a loop, as a load under which a test breaks a server, until the
@@ -30,15 +31,19 @@ public final class CallerThreads implements AutoCloseable {
   /** How long {@link #stop()} waits for each thread to finish its current call. */
   public static final Duration STOP_BOUND = Duration.ofSeconds(30);
 
-  /** One call; {@code index} counts the calls of its thread from 0. */
+  /**
+   * One call of thread {@code thread} (numbered from 0); {@code index} counts that thread's calls
+   * from 0.
+   */
   @FunctionalInterface
   public interface Call {
-    void run(long index) throws Exception;
+    void run(int thread, long index) throws Exception;
   }
 
   private final AtomicBoolean stop = new AtomicBoolean();
-  private final AtomicLong calls = new AtomicLong();
-  private final AtomicLong slowestNanos = new AtomicLong();
+  // Striped, so that the threads' counting does not contend where the calls themselves do not.
+  private final LongAdder calls = new LongAdder();
+  private final LongAccumulator slowestNanos = new LongAccumulator(Math::max, 0);
   private final Queue<Throwable> escaped = new ConcurrentLinkedQueue<>();
   private final ExecutorService pool;
   private final List<Future<?>> workers = new ArrayList<>();
@@ -47,18 +52,19 @@ public final class CallerThreads implements AutoCloseable {
     long deadline = System.nanoTime() + bound.toNanos();
     pool = Executors.newFixedThreadPool(threads);
     for (int t = 0; t < threads; t++) {
+      int thread = t;
       workers.add(
           pool.submit(
               () -> {
                 for (long i = 0; !stop.get() && System.nanoTime() - deadline < 0; i++) {
                   long started = System.nanoTime();
                   try {
-                    call.run(i);
+                    call.run(thread, i);
                   } catch (Throwable e) {
                     escaped.add(e);
                   }
-                  slowestNanos.accumulateAndGet(System.nanoTime() - started, Math::max);
-                  calls.incrementAndGet();
+                  slowestNanos.accumulate(System.nanoTime() - started);
+                  calls.increment();
                 }
               }));
     }
@@ -96,7 +102,7 @@ public final class CallerThreads implements AutoCloseable {
 
   /** The calls finished so far, by all threads, including those that threw. */
   public long calls() {
-    return calls.get();
+    return calls.sum();
   }
 
   /** The exceptions that calls threw, in the order they were caught. */
@@ -111,7 +117,7 @@ public final class CallerThreads implements AutoCloseable {
 
   /** Forgets the slowest call and returns it, so that a phase of the test can time its own. */
   public Duration resetSlowest() {
-    return Duration.ofNanos(slowestNanos.getAndSet(0));
+    return Duration.ofNanos(slowestNanos.getThenReset());
   }
 
   /** How many threads are still calling: fewer than started once the bound has passed. */
@@ -126,10 +132,15 @@ public final class CallerThreads implements AutoCloseable {
    * @throws IllegalStateException if a thread does not stop in time, or failed outside a call
    */
   public void stop() {
+    stop(STOP_BOUND);
+  }
+
+  /** As {@link #stop()}, waiting at most {@code wait} for each thread. */
+  void stop(Duration wait) {
     stop.set(true);
     try {
       for (Future<?> worker : workers) {
-        worker.get(STOP_BOUND.toMillis(), TimeUnit.MILLISECONDS);
+        worker.get(wait.toNanos(), TimeUnit.NANOSECONDS);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -155,7 +166,7 @@ public final class CallerThreads implements AutoCloseable {
         + " of "
         + workers.size()
         + " threads calling, slowest "
-        + TimeUnit.NANOSECONDS.toMillis(slowestNanos.get())
+        + slowest().toMillis()
         + " ms, "
         + escaped.size()
         + " escaped";

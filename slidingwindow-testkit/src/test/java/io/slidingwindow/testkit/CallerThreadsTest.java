@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -18,10 +20,10 @@ class CallerThreadsTest {
     CallerThreads load =
         CallerThreads.start(
             3,
-            i -> {
+            (t, i) -> {
               ran.incrementAndGet();
               if (i == 1) {
-                throw new IllegalStateException("call " + i);
+                throw new IllegalStateException("thread " + t);
               }
             });
     try {
@@ -36,7 +38,9 @@ class CallerThreadsTest {
     // One call per thread threw (its second), and each was kept.
     assertThat(load.escaped())
         .hasSize(3)
-        .allSatisfy(e -> assertThat(e).isInstanceOf(IllegalStateException.class));
+        .allSatisfy(e -> assertThat(e).isInstanceOf(IllegalStateException.class))
+        .extracting(Throwable::getMessage)
+        .containsExactlyInAnyOrder("thread 0", "thread 1", "thread 2");
     load.stop(); // idempotent
     assertThat(load.calls()).isEqualTo(callsAtStop);
   }
@@ -47,7 +51,7 @@ class CallerThreadsTest {
    */
   @Test
   void threadsStopOnTheirOwnWhenTheBoundPasses() {
-    CallerThreads load = CallerThreads.start(2, Duration.ofMillis(200), i -> {});
+    CallerThreads load = CallerThreads.start(2, Duration.ofMillis(200), (t, i) -> {});
     try {
       await().atMost(BOUND).until(() -> load.running() == 0);
       long calls = load.calls();
@@ -65,7 +69,7 @@ class CallerThreadsTest {
     CallerThreads load =
         CallerThreads.start(
             1,
-            i -> {
+            (t, i) -> {
               if (i == 0) { // the first call is busy for a while; the others return at once
                 long end = System.nanoTime() + busy.toNanos();
                 while (System.nanoTime() - end < 0) {
@@ -85,12 +89,34 @@ class CallerThreadsTest {
     }
   }
 
+  /** A call that outlasts the wait fails the stop instead of hanging it. */
+  @Test
+  void stop_aThreadStuckInItsCall_failsAfterTheWait() throws InterruptedException {
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    CallerThreads load =
+        CallerThreads.start(
+            1,
+            (t, i) -> {
+              entered.countDown();
+              release.await(10, TimeUnit.SECONDS);
+            });
+    try {
+      assertThat(entered.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+      assertThatThrownBy(() -> load.stop(Duration.ofMillis(100)))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("did not stop");
+    } finally {
+      release.countDown();
+    }
+  }
+
   @Test
   void rejectsBadArguments() {
-    assertThatThrownBy(() -> CallerThreads.start(0, i -> {}))
+    assertThatThrownBy(() -> CallerThreads.start(0, (t, i) -> {}))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("threads");
-    assertThatThrownBy(() -> CallerThreads.start(1, Duration.ZERO, i -> {}))
+    assertThatThrownBy(() -> CallerThreads.start(1, Duration.ZERO, (t, i) -> {}))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("bound");
     assertThatThrownBy(() -> CallerThreads.start(1, null))

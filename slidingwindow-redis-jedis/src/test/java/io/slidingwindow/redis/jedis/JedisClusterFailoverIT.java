@@ -76,7 +76,8 @@ class JedisClusterFailoverIT {
       try (CallerThreads load =
           CallerThreads.start(
               4,
-              i -> (limiter.tryAcquire(onKilledMaster, 1) ? granted : refused).incrementAndGet())) {
+              (t, i) ->
+                  (limiter.tryAcquire(onKilledMaster, 1) ? granted : refused).incrementAndGet())) {
         await().atMost(Duration.ofSeconds(30)).until(() -> granted.get() > 200);
         cluster.killMaster(0);
         long refusedAtKill = refused.get();

@@ -68,7 +68,7 @@ class JedisFaultsIT {
       threads =
           CallerThreads.start(
               count,
-              i -> {
+              (t, i) -> {
                 Decision decision =
                     i % 2 == 0
                         ? limiter.decide(id, 1)
