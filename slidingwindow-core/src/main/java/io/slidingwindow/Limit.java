@@ -56,6 +56,46 @@ public final class Limit {
   }
 
   /**
+   * Reads a limit written as {@code PERMITS/WINDOW}, such as {@code 5/10s}, {@code 500/2s} or
+   * {@code 1000/PT1M}, with the default precision; the window in the syntax of {@link
+   * DurationText}. Blanks around the parts are ignored. The one reader of limit text: an adapter
+   * that binds it from a setting names the setting when it passes the exception on.
+   *
+   * @throws IllegalArgumentException if {@code text} is null or not of that form, saying what was
+   *     expected and what was found
+   */
+  public static Limit parse(String text) {
+    if (text == null) {
+      throw new IllegalArgumentException("limit must not be null");
+    }
+    int slash = text.indexOf('/');
+    if (slash < 0 || text.indexOf('/', slash + 1) >= 0) {
+      throw new IllegalArgumentException(
+          "limit must be PERMITS/WINDOW such as 5/10s or 500/2s, was '" + text + "'");
+    }
+    String permitsText = text.substring(0, slash).trim();
+    long permits;
+    try {
+      permits = Long.parseLong(permitsText);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "limit's permits must be a whole number, was '" + permitsText + "' in '" + text + "'", e);
+    }
+    Checks.requireArgument(permits > 0, "limit's permits", "be positive", permits);
+    Duration window = DurationText.parse(text.substring(slash + 1).trim(), "limit's window");
+    return of(permits, window);
+  }
+
+  /**
+   * This limit as {@link #parse} reads it, such as {@code 5/10s}: the window in the largest whole
+   * unit of {@code d}, {@code h}, {@code m}, {@code s}, {@code ms}, {@code us}, {@code ns}. The
+   * precision is not written.
+   */
+  public String toText() {
+    return permits + "/" + DurationText.format(window());
+  }
+
+  /**
    * Returns a limit of {@code permits} per sliding {@code window} tracked to the nanosecond: an
    * exact sliding log that stores at most {@code permits} runs.
    *
