@@ -1,0 +1,23 @@
+package io.slidingwindow.jaxrs;
+
+import jakarta.annotation.Priority;
+import jakarta.inject.Inject;
+import jakarta.inject.Provider;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.PreMatching;
+import org.glassfish.grizzly.http.server.Request;
+
+/** The peer address on Jersey's Grizzly container, which is no servlet container. */
+@PreMatching
+@Priority(Priorities.AUTHENTICATION - 500)
+public final class GrizzlyPeerAddressFilter implements ContainerRequestFilter {
+
+  @Inject private Provider<Request> grizzlyRequest;
+
+  @Override
+  public void filter(ContainerRequestContext request) {
+    PeerAddress.set(request, grizzlyRequest.get().getRemoteAddr());
+  }
+}
