@@ -1,5 +1,6 @@
 package io.slidingwindow.jaxrs;
 
+import io.slidingwindow.http.EnforcementCore;
 import io.slidingwindow.http.HttpReply;
 import io.slidingwindow.http.QuotaHeaders;
 import io.slidingwindow.http.RequestPaths;
@@ -61,6 +62,17 @@ final class JaxrsExchange {
     return report;
   }
 
+  /**
+   * Lets {@code request} through with the headers of {@code outcome}, or ends it with its refusal.
+   */
+  static void apply(ContainerRequestContext request, EnforcementCore.Outcome outcome) {
+    if (outcome.allowed()) {
+      pass(request, outcome.headers());
+    } else {
+      refuse(request, outcome.refusal());
+    }
+  }
+
   /** Ends {@code request} with {@code reply}, without the headers of earlier grants. */
   static void refuse(ContainerRequestContext request, HttpReply reply) {
     request.removeProperty(HEADERS);
@@ -73,7 +85,7 @@ final class JaxrsExchange {
   }
 
   /** Notes the headers of a grant, to set on the response. */
-  static void pass(ContainerRequestContext request, Map<String, String> headers) {
+  private static void pass(ContainerRequestContext request, Map<String, String> headers) {
     if (!headers.isEmpty()) {
       request.setProperty(HEADERS, new LinkedHashMap<>(headers));
     }

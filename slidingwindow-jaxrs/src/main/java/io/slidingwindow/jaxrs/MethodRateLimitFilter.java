@@ -25,14 +25,10 @@ final class MethodRateLimitFilter implements ContainerRequestFilter, ContainerRe
 
   @Override
   public void filter(ContainerRequestContext request) {
-    EnforcementCore.Outcome outcome =
+    JaxrsExchange.apply(
+        request,
         core.enforce(
-            request, request.getMethod(), List.of("/"), () -> JaxrsExchange.report(request));
-    if (outcome.allowed()) {
-      JaxrsExchange.pass(request, outcome.headers());
-    } else {
-      JaxrsExchange.refuse(request, outcome.refusal());
-    }
+            request, request.getMethod(), List.of("/"), () -> JaxrsExchange.report(request)));
   }
 
   @Override

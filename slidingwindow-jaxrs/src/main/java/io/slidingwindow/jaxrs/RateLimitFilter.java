@@ -1,7 +1,9 @@
 package io.slidingwindow.jaxrs;
 
+import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.EnforcementCore;
 import io.slidingwindow.http.HttpReply;
+import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
@@ -13,7 +15,6 @@ import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.container.PreMatching;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -24,9 +25,9 @@ import java.util.Optional;
  *
  * <pre>{@code
  * ResourceConfig app = new ResourceConfig(HelloResource.class)
- *     .register(new ServletPeerAddressFilter())   // or a filter of your runtime: see PeerAddress
+ *     .register(GrizzlyPeerAddressFilter.class)   // ServletPeerAddressFilter on a servlet container
  *     .register(RateLimitFilter.builder()
- *         .rule(JaxrsRateLimitRule.builder("hello").path("/hello").limit("5/10s").build())
+ *         .rule(HttpRule.builder("hello").path("/hello").limit(Limit.parse("5/10s")).build())
  *         .rateLimitHeaders(true)
  *         .build());
  * }</pre>
@@ -52,12 +53,9 @@ import java.util.Optional;
 @Priority(Priorities.AUTHORIZATION + 100)
 public final class RateLimitFilter implements ContainerRequestFilter, ContainerResponseFilter {
 
-  private final List<JaxrsRateLimitRule> rules;
   private final EnforcementCore<ContainerRequestContext> core;
 
-  private RateLimitFilter(
-      List<JaxrsRateLimitRule> rules, EnforcementCore<ContainerRequestContext> core) {
-    this.rules = rules;
+  private RateLimitFilter(EnforcementCore<ContainerRequestContext> core) {
     this.core = core;
   }
 
@@ -67,8 +65,8 @@ public final class RateLimitFilter implements ContainerRequestFilter, ContainerR
   }
 
   /** The rules, in the order they are applied. */
-  public List<JaxrsRateLimitRule> rules() {
-    return rules;
+  public List<HttpRule> rules() {
+    return core.rules();
   }
 
   @Override
@@ -79,14 +77,10 @@ public final class RateLimitFilter implements ContainerRequestFilter, ContainerR
       JaxrsExchange.refuse(request, badPath.get());
       return;
     }
-    EnforcementCore.Outcome outcome =
+    JaxrsExchange.apply(
+        request,
         core.enforce(
-            request, method, JaxrsExchange.paths(request), () -> JaxrsExchange.report(request));
-    if (outcome.allowed()) {
-      JaxrsExchange.pass(request, outcome.headers());
-    } else {
-      JaxrsExchange.refuse(request, outcome.refusal());
-    }
+            request, method, JaxrsExchange.paths(request), () -> JaxrsExchange.report(request)));
   }
 
   @Override
@@ -96,23 +90,33 @@ public final class RateLimitFilter implements ContainerRequestFilter, ContainerR
 
   /** Builds a {@link RateLimitFilter}. Not thread-safe. */
   public static final class Builder {
-    private final List<JaxrsRateLimitRule> rules = new ArrayList<>();
     private final EnforcementCore.Builder<ContainerRequestContext> core = EnforcementCore.builder();
 
     private Builder() {}
 
     /**
-     * Adds a rule; rules apply in the order added.
+     * Adds a rule keyed by the peer address ({@link
+     * JaxrsKeyResolver#clientAddress(ClientAddresses)} trusting no proxy); rules apply in the order
+     * added.
      *
      * @throws IllegalArgumentException if {@code rule} is null
      */
-    public Builder rule(JaxrsRateLimitRule rule) {
-      if (rule == null) {
-        throw new IllegalArgumentException("rule must not be null");
+    public Builder rule(HttpRule rule) {
+      return rule(rule, JaxrsKeyResolver.clientAddress(ClientAddresses.direct()));
+    }
+
+    /**
+     * Adds a rule whose requests {@code keys} keys (a null key leaves a request unlimited by it);
+     * rules apply in the order added. Paths are matched within the application, below the JAX-RS
+     * base URI.
+     *
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public Builder rule(HttpRule rule, JaxrsKeyResolver keys) {
+      if (keys == null) {
+        throw new IllegalArgumentException("keys must not be null, was null for " + rule);
       }
-      rules.add(rule);
-      JaxrsKeyResolver resolver = rule.keyResolver();
-      core.rule(rule.httpRule(), resolver::key);
+      core.rule(rule, keys::key);
       return this;
     }
 
@@ -172,7 +176,7 @@ public final class RateLimitFilter implements ContainerRequestFilter, ContainerR
      * @throws IllegalArgumentException if two rules share a name, or the factory rejects a rule
      */
     public RateLimitFilter build() {
-      return new RateLimitFilter(List.copyOf(rules), core.build());
+      return new RateLimitFilter(core.build());
     }
   }
 }

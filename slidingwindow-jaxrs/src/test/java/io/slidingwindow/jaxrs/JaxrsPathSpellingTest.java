@@ -3,6 +3,7 @@ package io.slidingwindow.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.Decision;
+import io.slidingwindow.Limit;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.http.RateLimitListener;
@@ -109,11 +110,15 @@ class JaxrsPathSpellingTest {
     RateLimitFilter filter =
         RateLimitFilter.builder()
             .rule(
-                JaxrsRateLimitRule.builder("product")
+                HttpRule.builder("product")
                     .path("/v1/product/**")
-                    .limit("1000000/1m")
+                    .limit(Limit.parse("1000000/1m"))
                     .build())
-            .rule(JaxrsRateLimitRule.builder("admin").path("/v1/admin").limit("1000000/1m").build())
+            .rule(
+                HttpRule.builder("admin")
+                    .path("/v1/admin")
+                    .limit(Limit.parse("1000000/1m"))
+                    .build())
             .pathFirewall(firewall ? PathFirewall.strict() : PathFirewall.off())
             .listener(
                 new RateLimitListener() {

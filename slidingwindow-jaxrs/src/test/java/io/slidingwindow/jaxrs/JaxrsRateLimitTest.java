@@ -3,6 +3,7 @@ package io.slidingwindow.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.Decision;
+import io.slidingwindow.Limit;
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimitListener;
@@ -92,7 +93,10 @@ class JaxrsRateLimitTest {
         runtime,
         filter()
             .rule(
-                JaxrsRateLimitRule.builder("product").path("/v1/product/**").limit("5/10s").build())
+                HttpRule.builder("product")
+                    .path("/v1/product/**")
+                    .limit(Limit.parse("5/10s"))
+                    .build())
             .build());
     for (int i = 0; i < 5; i++) {
       HttpResponse<String> ok = get("/v1/product/" + i);
@@ -150,7 +154,7 @@ class JaxrsRateLimitTest {
       JaxrsServers.Runtime runtime) {
     start(
         runtime,
-        filter().rule(JaxrsRateLimitRule.builder("all").limit("100/1m").build()).build(),
+        filter().rule(HttpRule.builder("all").limit(Limit.parse("100/1m")).build()).build(),
         feature().build());
 
     HttpResponse<String> first = get("/hello");
@@ -201,13 +205,10 @@ class JaxrsRateLimitTest {
         runtime,
         filter()
             .rule(
-                JaxrsRateLimitRule.builder("broken")
-                    .limit("1/10s")
-                    .key(
-                        request -> {
-                          throw new IllegalStateException("no key");
-                        })
-                    .build())
+                HttpRule.builder("broken").limit(Limit.parse("1/10s")).build(),
+                request -> {
+                  throw new IllegalStateException("no key");
+                })
             .build());
 
     assertThat(get("/v1/admin").statusCode()).isEqualTo(200);
@@ -222,15 +223,13 @@ class JaxrsRateLimitTest {
         runtime,
         filter()
             .rule(
-                JaxrsRateLimitRule.builder("direct").path("/v1/product/**").limit("1/10s").build())
-            .rule(
-                JaxrsRateLimitRule.builder("proxied")
-                    .path("/v1/admin")
-                    .limit("1/10s")
-                    .key(
-                        JaxrsKeyResolver.clientAddress(
-                            ClientAddresses.trusting(List.of("127.0.0.1"))))
+                HttpRule.builder("direct")
+                    .path("/v1/product/**")
+                    .limit(Limit.parse("1/10s"))
                     .build())
+            .rule(
+                HttpRule.builder("proxied").path("/v1/admin").limit(Limit.parse("1/10s")).build(),
+                JaxrsKeyResolver.clientAddress(ClientAddresses.trusting(List.of("127.0.0.1"))))
             .build());
 
     get("/v1/product/1", "X-Forwarded-For", "203.0.113.1");

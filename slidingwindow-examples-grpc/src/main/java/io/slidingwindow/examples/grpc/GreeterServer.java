@@ -79,7 +79,7 @@ public final class GreeterServer {
             + server.getPort()
             + "; /helloworld.Greeter/SayHello allows 5 calls per 10 s per client address. Try:");
     System.out.println(
-        "  ./mvnw -q -pl slidingwindow-examples-grpc exec:java"
+        "  ./mvnw -q -pl slidingwindow-examples-grpc -am compile exec:java"
             + " -Dexec.mainClass=io.slidingwindow.examples.grpc.GreeterClient"
             + " -Dexec.args=\"--port "
             + server.getPort()

@@ -3,6 +3,7 @@ package io.slidingwindow.examples.jaxrs;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.jaxrs.GrizzlyPeerAddressFilter;
 import io.slidingwindow.jaxrs.RateLimitFeature;
 import java.net.URI;
 import org.glassfish.grizzly.http.server.HttpServer;
@@ -21,7 +22,10 @@ public final class HelloServer {
 
   private HelloServer() {}
 
-  /** The application: the resource, the peer address, and {@code @RateLimit} on {@code ticker}. */
+  /**
+   * The application: the resource, the client's address from Grizzly, and {@code @RateLimit} on
+   * {@code ticker}'s clock, with the draft-10 headers.
+   */
   static ResourceConfig application(Ticker ticker) {
     return new ResourceConfig(HelloResource.class)
         .register(GrizzlyPeerAddressFilter.class)

@@ -1,6 +1,5 @@
-package io.slidingwindow.examples.jaxrs;
+package io.slidingwindow.jaxrs;
 
-import io.slidingwindow.jaxrs.PeerAddress;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.inject.Provider;
@@ -11,8 +10,10 @@ import jakarta.ws.rs.container.PreMatching;
 import org.glassfish.grizzly.http.server.Request;
 
 /**
- * Tells the rate limits the client's address on Jersey's Grizzly server, which JAX-RS itself does
- * not expose (a servlet container would use {@code ServletPeerAddressFilter} instead).
+ * Records the Grizzly request's remote address as the {@link PeerAddress} of each request, for
+ * Jersey on its Grizzly HTTP server (which is no servlet container). Register it as a class, so
+ * that Jersey injects the request of each call; it runs before the rate-limit filters. Needs
+ * Grizzly and {@code jakarta.inject}, which that deployment has; nothing else in this module does.
  */
 @PreMatching
 @Priority(Priorities.AUTHENTICATION - 500)
