@@ -7,7 +7,6 @@ import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.http.EnforcementCore;
-import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.http.QuotaHeaders;
 import io.slidingwindow.http.RateLimitListener;
@@ -70,6 +69,12 @@ public final class RateLimitServerInterceptor implements ServerInterceptor {
 
   private static final Matching NONE = new Matching(false, false);
 
+  /**
+   * How many method names the interceptor remembers the matching rules of: a server's methods, but
+   * not the names a client can choose where a fallback registry accepts any method.
+   */
+  private static final int MAX_REMEMBERED_METHODS = 10_000;
+
   private final List<GrpcRateLimitRule> rules;
   private final List<GrpcRateLimitRule> callRules;
   private final List<GrpcRateLimitRule> messageRules;
@@ -126,7 +131,13 @@ public final class RateLimitServerInterceptor implements ServerInterceptor {
   public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
       ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
     String method = call.getMethodDescriptor().getFullMethodName();
-    Matching matches = matching.computeIfAbsent(method, this::matchingOf);
+    Matching matches = matching.get(method);
+    if (matches == null) {
+      matches = matchingOf(method);
+      if (matching.size() < MAX_REMEMBERED_METHODS) {
+        matching.put(method, matches);
+      }
+    }
     if (!matches.call() && !matches.message()) {
       return next.startCall(call, headers);
     }
@@ -249,12 +260,5 @@ public final class RateLimitServerInterceptor implements ServerInterceptor {
       }
       return new RateLimitServerInterceptor(this);
     }
-  }
-
-  /** The rules' server-neutral parts, in order; for tests and diagnostics. */
-  List<HttpRule> httpRules() {
-    List<HttpRule> all = new ArrayList<>(perCall.rules());
-    all.addAll(perMessage.rules());
-    return all;
   }
 }
