@@ -24,6 +24,13 @@ final class GrpcRefusals {
   static final Metadata.Key<String> RETRY_AFTER =
       Metadata.Key.of("retry-after", Metadata.ASCII_STRING_MARSHALLER);
 
+  /**
+   * The trailer by which gRPC's own retry policies (gRFC A6) learn when to try again, in
+   * milliseconds: a client whose retry policy retries {@code RESOURCE_EXHAUSTED} waits this long.
+   */
+  static final Metadata.Key<String> RETRY_PUSHBACK_MS =
+      Metadata.Key.of("grpc-retry-pushback-ms", Metadata.ASCII_STRING_MARSHALLER);
+
   private GrpcRefusals() {}
 
   /**
@@ -41,6 +48,7 @@ final class GrpcRefusals {
               header.getKey().toLowerCase(Locale.ROOT), Metadata.ASCII_STRING_MARSHALLER),
           header.getValue());
     }
+    trailers.put(RETRY_PUSHBACK_MS, Long.toString(Math.multiplyExact(seconds, 1000L)));
     com.google.rpc.Status status =
         com.google.rpc.Status.newBuilder()
             .setCode(Code.RESOURCE_EXHAUSTED_VALUE)

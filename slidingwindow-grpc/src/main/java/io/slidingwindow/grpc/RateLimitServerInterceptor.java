@@ -49,12 +49,13 @@ import java.util.function.Supplier;
  *
  * <p>A refusal closes the call with {@code RESOURCE_EXHAUSTED} and the description {@code rate
  * limit exceeded; retry after N seconds}; its trailers hold a {@code google.rpc.Status} in {@code
- * grpc-status-details-bin} with a {@code google.rpc.RetryInfo} of N seconds, and {@code
- * retry-after: N}. N is the wait rounded up to whole seconds: a retry after N seconds is never
- * early for the rule that refused (nor for an earlier rule this call left without a permit). With
- * {@link Builder#rateLimitHeaders(boolean)} the draft-10 {@code ratelimit-policy} and {@code
- * ratelimit} entries go into a granted call's response headers (per-call rules) and into a
- * refusal's trailers. No description or trailer names the key.
+ * grpc-status-details-bin} with a {@code google.rpc.RetryInfo} of N seconds, {@code retry-after:
+ * N}, and {@code grpc-retry-pushback-ms} (N * 1000), so that a client whose gRPC retry policy
+ * retries {@code RESOURCE_EXHAUSTED} waits that long. N is the wait rounded up to whole seconds: a
+ * retry after N seconds is never early for the rule that refused (nor for an earlier rule this call
+ * left without a permit). With {@link Builder#rateLimitHeaders(boolean)} the draft-10 {@code
+ * ratelimit-policy} and {@code ratelimit} entries go into a granted call's response headers
+ * (per-call rules) and into a refusal's trailers. No description or trailer names the key.
  *
  * <p>Never blocking: every decision goes through {@link KeyedRateLimiter#decideAsync}. A decision
  * that is complete at once (the in-memory limiter) is applied on the thread that called the

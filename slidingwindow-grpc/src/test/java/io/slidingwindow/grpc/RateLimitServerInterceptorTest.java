@@ -105,6 +105,7 @@ class RateLimitServerInterceptorTest {
     assertThat(refused.getStatus().getDescription())
         .isEqualTo("rate limit exceeded; retry after 6 seconds");
     assertThat(refused.getTrailers().get(GrpcRefusals.RETRY_AFTER)).isEqualTo("6");
+    assertThat(refused.getTrailers().get(GrpcRefusals.RETRY_PUSHBACK_MS)).isEqualTo("6000");
     com.google.rpc.Status details = StatusProto.fromThrowable(refused);
     assertThat(details.getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED.value());
     assertThat(details.getDetailsList()).hasSize(1);
