@@ -149,7 +149,7 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
         }
         CompletableFuture<Outcome> decision = decide(step);
         if (decision != null && !decision.isDone()) {
-          decision.whenComplete((outcome, error) -> resumeLater(step, decision));
+          var unused = decision.whenComplete((outcome, error) -> resumeLater(step, decision));
           return;
         }
         run(step, decision);

@@ -124,7 +124,7 @@ public final class GrpcRateLimitRule {
       boolean valid =
           pattern != null
               && (pattern.equals("*")
-                  || pattern.matches("[^/{}\\s]+/[^/{}\\s]+") && !pattern.contains("**"));
+                  || (pattern.matches("[^/{}\\s]+/[^/{}\\s]+") && !pattern.contains("**")));
       if (!valid) {
         throw new IllegalArgumentException(
             "method pattern must be '*' or 'package.Service/Method' (with * and ?), was '"

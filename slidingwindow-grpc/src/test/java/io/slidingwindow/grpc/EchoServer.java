@@ -22,6 +22,7 @@ import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -121,7 +122,7 @@ final class EchoServer implements AutoCloseable {
     List<ServerInterceptor> reversed = new ArrayList<>(List.of(interceptors));
     Collections.reverse(reversed);
     NettyServerBuilder builder =
-        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
             .addService(ServerInterceptors.intercept(echo, reversed))
             .addService(ServerInterceptors.intercept(other, reversed));
     if (direct) {
@@ -254,8 +255,12 @@ final class EchoServer implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
-    channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
-    server.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+  public void close() {
+    try {
+      channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+      server.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

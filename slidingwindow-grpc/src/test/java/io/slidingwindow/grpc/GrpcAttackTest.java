@@ -39,10 +39,10 @@ class GrpcAttackTest {
   }
 
   private EchoServer server(GrpcKeyResolver key, ServerInterceptor... outer) {
-    return server(RateLimiterFactory.inMemory(ticker, 10_000), key, outer);
+    return serverOn(RateLimiterFactory.inMemory(ticker, 10_000), key, outer);
   }
 
-  private EchoServer server(
+  private EchoServer serverOn(
       RateLimiterFactory limiters, GrpcKeyResolver key, ServerInterceptor... outer) {
     ServerInterceptor limit =
         RateLimitServerInterceptor.builder()
@@ -197,7 +197,7 @@ class GrpcAttackTest {
     RemoteLimiters recording = new RemoteLimiters(ticker);
     resources.add(recording);
     EchoServer server =
-        server(recording, GrpcKeyResolver.metadata("x-api-key", ClientAddressesFor.direct()));
+        serverOn(recording, GrpcKeyResolver.metadata("x-api-key", ClientAddressesFor.direct()));
     String longKey = "k".repeat(6_000);
 
     server.call(EchoServer.SAY, "1", Map.of("x-api-key", longKey));

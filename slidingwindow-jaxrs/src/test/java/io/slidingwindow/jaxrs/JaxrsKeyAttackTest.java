@@ -59,7 +59,7 @@ class JaxrsKeyAttackTest {
     };
   }
 
-  private void start(JaxrsServers.Runtime runtime) {
+  private void start(JaxrsServers.Implementation runtime) {
     RateLimitFeature feature =
         RateLimitFeature.builder()
             .limiterFactory(recording())
@@ -80,8 +80,9 @@ class JaxrsKeyAttackTest {
   }
 
   @ParameterizedTest
-  @EnumSource(JaxrsServers.Runtime.class)
-  void rotatedUnknownKeys_gainNothing_anIssuedKeyHasItsOwnWindow(JaxrsServers.Runtime runtime) {
+  @EnumSource(JaxrsServers.Implementation.class)
+  void rotatedUnknownKeys_gainNothing_anIssuedKeyHasItsOwnWindow(
+      JaxrsServers.Implementation runtime) {
     start(runtime);
     int granted = 0;
     for (int i = 0; i < 30; i++) {
@@ -96,8 +97,8 @@ class JaxrsKeyAttackTest {
   }
 
   @ParameterizedTest
-  @EnumSource(JaxrsServers.Runtime.class)
-  void longHeaderKeys_storedBounded_stillCountedEachAsItself(JaxrsServers.Runtime runtime) {
+  @EnumSource(JaxrsServers.Implementation.class)
+  void longHeaderKeys_storedBounded_stillCountedEachAsItself(JaxrsServers.Implementation runtime) {
     start(runtime);
     String longKey = "k".repeat(6_000);
 

@@ -105,7 +105,7 @@ class JaxrsPathSpellingTest {
     FIXTURES.values().forEach(fixture -> fixture.server.close());
   }
 
-  private static Fixture start(JaxrsServers.Runtime runtime, boolean firewall) {
+  private static Fixture start(JaxrsServers.Implementation runtime, boolean firewall) {
     Fixture fixture = new Fixture();
     RateLimitFilter filter =
         RateLimitFilter.builder()
@@ -137,7 +137,7 @@ class JaxrsPathSpellingTest {
 
   static Stream<Arguments> cases() {
     List<Arguments> cases = new ArrayList<>();
-    for (JaxrsServers.Runtime runtime : JaxrsServers.Runtime.values()) {
+    for (JaxrsServers.Implementation runtime : JaxrsServers.Implementation.values()) {
       for (boolean firewall : new boolean[] {true, false}) {
         for (Variant variant : VARIANTS) {
           cases.add(Arguments.of(runtime, firewall, variant));
@@ -150,7 +150,7 @@ class JaxrsPathSpellingTest {
   @ParameterizedTest(name = "{0} firewall={1}: {2}")
   @MethodSource("cases")
   void request_spelledAnyWay_isRefusedOrCountedByItsRule(
-      JaxrsServers.Runtime runtime, boolean firewall, Variant variant) {
+      JaxrsServers.Implementation runtime, boolean firewall, Variant variant) {
     Fixture fixture =
         FIXTURES.computeIfAbsent(runtime + "/" + firewall, k -> start(runtime, firewall));
     int servedBefore = fixture.api.served.size();

@@ -75,7 +75,7 @@ class JaxrsRateLimitTest {
             });
   }
 
-  private void start(JaxrsServers.Runtime runtime, Object... singletons) {
+  private void start(JaxrsServers.Implementation runtime, Object... singletons) {
     List<Object> all = new ArrayList<>(List.of(singletons));
     all.add(api);
     server = JaxrsServers.start(runtime, all);
@@ -86,9 +86,9 @@ class JaxrsRateLimitTest {
   }
 
   @ParameterizedTest
-  @EnumSource(JaxrsServers.Runtime.class)
+  @EnumSource(JaxrsServers.Implementation.class)
   void filter_sixthRequestInTenSeconds_429WithRetryAfterRateLimitHeadersAndProblemBody(
-      JaxrsServers.Runtime runtime) {
+      JaxrsServers.Implementation runtime) {
     start(
         runtime,
         filter()
@@ -132,8 +132,9 @@ class JaxrsRateLimitTest {
   }
 
   @ParameterizedTest
-  @EnumSource(JaxrsServers.Runtime.class)
-  void annotation_thirdCall_429_otherMethodsAndTheFilterUnaffected(JaxrsServers.Runtime runtime) {
+  @EnumSource(JaxrsServers.Implementation.class)
+  void annotation_thirdCall_429_otherMethodsAndTheFilterUnaffected(
+      JaxrsServers.Implementation runtime) {
     start(runtime, feature().build());
 
     assertThat(get("/hello").statusCode()).isEqualTo(200);
@@ -149,9 +150,9 @@ class JaxrsRateLimitTest {
   }
 
   @ParameterizedTest
-  @EnumSource(JaxrsServers.Runtime.class)
+  @EnumSource(JaxrsServers.Implementation.class)
   void filterAndAnnotation_bothDecide_headersReportBoth_annotationRefuses(
-      JaxrsServers.Runtime runtime) {
+      JaxrsServers.Implementation runtime) {
     start(
         runtime,
         filter().rule(HttpRule.builder("all").limit(Limit.parse("100/1m")).build()).build(),
@@ -172,9 +173,9 @@ class JaxrsRateLimitTest {
   }
 
   @ParameterizedTest
-  @EnumSource(JaxrsServers.Runtime.class)
+  @EnumSource(JaxrsServers.Implementation.class)
   void headerKey_eachValueItsOwnWindow_forgedAddressKept_missingFallsBackToTheAddress(
-      JaxrsServers.Runtime runtime) {
+      JaxrsServers.Implementation runtime) {
     start(runtime, feature().build());
 
     get("/items/1");
@@ -188,8 +189,8 @@ class JaxrsRateLimitTest {
   }
 
   @ParameterizedTest
-  @EnumSource(JaxrsServers.Runtime.class)
-  void dryRun_wouldRefuse_letsThroughAndTells(JaxrsServers.Runtime runtime) {
+  @EnumSource(JaxrsServers.Implementation.class)
+  void dryRun_wouldRefuse_letsThroughAndTells(JaxrsServers.Implementation runtime) {
     start(runtime, feature().build());
 
     assertThat(get("/search").statusCode()).isEqualTo(200);
@@ -199,8 +200,8 @@ class JaxrsRateLimitTest {
   }
 
   @ParameterizedTest
-  @EnumSource(JaxrsServers.Runtime.class)
-  void keyThatThrows_letsThroughAndTellsTheListener(JaxrsServers.Runtime runtime) {
+  @EnumSource(JaxrsServers.Implementation.class)
+  void keyThatThrows_letsThroughAndTellsTheListener(JaxrsServers.Implementation runtime) {
     start(
         runtime,
         filter()
@@ -217,8 +218,8 @@ class JaxrsRateLimitTest {
   }
 
   @ParameterizedTest
-  @EnumSource(JaxrsServers.Runtime.class)
-  void forwardedFor_trustedOnlyFromTrustedProxies(JaxrsServers.Runtime runtime) {
+  @EnumSource(JaxrsServers.Implementation.class)
+  void forwardedFor_trustedOnlyFromTrustedProxies(JaxrsServers.Implementation runtime) {
     start(
         runtime,
         filter()

@@ -22,7 +22,7 @@ import org.jboss.resteasy.plugins.server.undertow.UndertowJaxrsServer;
 final class JaxrsServers {
 
   /** The JAX-RS implementations the adapter is tested on. */
-  enum Runtime {
+  enum Implementation {
     JERSEY,
     RESTEASY
   }
@@ -43,8 +43,8 @@ final class JaxrsServers {
   private JaxrsServers() {}
 
   /** Starts {@code runtime} serving {@code singletons} (resources, filters, features) at /app. */
-  static Running start(Runtime runtime, List<Object> singletons) {
-    return runtime == Runtime.JERSEY ? jersey(singletons) : resteasy(singletons);
+  static Running start(Implementation runtime, List<Object> singletons) {
+    return runtime == Implementation.JERSEY ? jersey(singletons) : resteasy(singletons);
   }
 
   private static Running jersey(List<Object> singletons) {
@@ -74,6 +74,7 @@ final class JaxrsServers {
     Application application =
         new Application() {
           @Override
+          @SuppressWarnings("deprecation") // RESTEasy's way to serve instances
           public Set<Object> getSingletons() {
             return all;
           }

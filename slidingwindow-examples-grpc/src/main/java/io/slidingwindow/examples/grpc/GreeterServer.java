@@ -14,6 +14,7 @@ import io.slidingwindow.grpc.RateLimitServerInterceptor;
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.RateLimiterFactory;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
 /**
@@ -58,7 +59,8 @@ public final class GreeterServer {
    * @throws IOException if the port cannot be bound
    */
   static Server start(int port, Ticker ticker) throws IOException {
-    return NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
+    return NettyServerBuilder.forAddress(
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), port))
         .addService(new Greeter())
         .intercept(rateLimits(ticker))
         .build()

@@ -134,6 +134,7 @@ class OpenTelemetryRateLimitListenerTest {
   }
 
   @Test
+  @SuppressWarnings("try") // the scope only makes the span current
   void decisions_insideASpan_addAnEventWithRuleOutcomeAndRemaining() {
     EnforcementCore<String> core = core(rule("quotes", 2, false));
     Span span = sdk.getTracer("test").spanBuilder("request").startSpan();
