@@ -35,14 +35,7 @@ public final class GrpcRateLimitRule {
   private final boolean perMessage;
 
   private GrpcRateLimitRule(Builder b) {
-    HttpRule.Builder http = HttpRule.builder(b.name);
-    for (String pattern : b.methods) {
-      http.path(pattern.equals("*") ? "/**" : "/" + pattern);
-    }
-    for (Limit limit : b.limits) {
-      http.limit(limit);
-    }
-    this.rule = http.countRefusedAttempts(b.countRefusedAttempts).dryRun(b.dryRun).build();
+    this.rule = b.http.build();
     this.methods = List.copyOf(b.methods);
     this.keyResolver = b.keyResolver;
     this.perMessage = b.perMessage;
@@ -56,8 +49,7 @@ public final class GrpcRateLimitRule {
    *     than letters, digits, {@code - _ . :}
    */
   public static Builder builder(String name) {
-    HttpRule.builder(name); // validates the name
-    return new Builder(name);
+    return new Builder(HttpRule.builder(name));
   }
 
   /** Whether this rule applies to the method {@code fullMethodName} ({@code package.Service/M}). */
@@ -102,16 +94,13 @@ public final class GrpcRateLimitRule {
 
   /** Builds a {@link GrpcRateLimitRule}. Not thread-safe. */
   public static final class Builder {
-    private final String name;
+    private final HttpRule.Builder http;
     private final List<String> methods = new ArrayList<>();
-    private final List<Limit> limits = new ArrayList<>();
     private GrpcKeyResolver keyResolver = GrpcKeyResolver.peerAddress(ClientAddresses.direct());
-    private boolean countRefusedAttempts;
-    private boolean dryRun;
     private boolean perMessage;
 
-    private Builder(String name) {
-      this.name = name;
+    private Builder(HttpRule.Builder http) {
+      this.http = http;
     }
 
     /**
@@ -132,6 +121,7 @@ public final class GrpcRateLimitRule {
                 + "'");
       }
       methods.add(pattern);
+      http.path(pattern.equals("*") ? "/**" : "/" + pattern);
       return this;
     }
 
@@ -155,10 +145,7 @@ public final class GrpcRateLimitRule {
      * @throws IllegalArgumentException if {@code limit} is null
      */
     public Builder limit(Limit limit) {
-      if (limit == null) {
-        throw new IllegalArgumentException("limit must not be null");
-      }
-      limits.add(limit);
+      http.limit(limit);
       return this;
     }
 
@@ -174,13 +161,13 @@ public final class GrpcRateLimitRule {
 
     /** Sets whether refused calls are counted too (penalty mode); off by default. */
     public Builder countRefusedAttempts(boolean countRefusedAttempts) {
-      this.countRefusedAttempts = countRefusedAttempts;
+      http.countRefusedAttempts(countRefusedAttempts);
       return this;
     }
 
     /** Sets dry-run: count and report, never refuse; off by default. */
     public Builder dryRun(boolean dryRun) {
-      this.dryRun = dryRun;
+      http.dryRun(dryRun);
       return this;
     }
 
