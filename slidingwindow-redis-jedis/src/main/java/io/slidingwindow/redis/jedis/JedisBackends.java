@@ -6,8 +6,11 @@ import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisSentinelClient;
@@ -16,10 +19,10 @@ import redis.clients.jedis.providers.ClusterConnectionProvider;
 import redis.clients.jedis.util.JedisURIHelper;
 
 /**
- * {@link RedisBackend}s that talk to Redis through Jedis instead of Lettuce. Limiters and counters
- * built on them ({@code RedisRateLimiter.builder(backend)}, {@code RedisCounters.builder(backend)})
- * run the same scripts on the same keys, with the same retry rules, as on Lettuce: a Jedis instance
- * and a Lettuce instance with the same limits and key prefix share one window per id.
+ * {@link RedisBackend}s that talk to Redis through Jedis. Limiters and counters built on them
+ * ({@code RedisRateLimiter.builder(backend)}, {@code RedisCounters.builder(backend)}) run the same
+ * scripts on the same keys, with the same retry rules, as on any other client: a Jedis instance and
+ * a Lettuce instance with the same limits and key prefix share one window per id.
  *
  * <p>Jedis blocks: a call waits on the caller's thread until Redis answers or the client's socket
  * timeout passes, also on the limiters' asynchronous methods (their stages are complete when
@@ -51,7 +54,7 @@ public final class JedisBackends {
             .hostAndPort(JedisURIHelper.getHostAndPort(parsed))
             .clientConfig(config(parsed, millis))
             .build();
-    return RedisBackend.of(new JedisScriptClient(client), client, "jedis standalone " + uri);
+    return RedisBackend.of(JedisScriptClient.standalone(client), client, "jedis standalone " + uri);
   }
 
   /**
@@ -84,7 +87,7 @@ public final class JedisBackends {
                     .build())
             .build();
     return RedisBackend.of(
-        new JedisScriptClient(client),
+        JedisScriptClient.standalone(client),
         client,
         "jedis sentinel " + masterName + " via " + sentinelUris);
   }
@@ -119,17 +122,18 @@ public final class JedisBackends {
       throw e;
     }
     return RedisBackend.of(
-        new JedisScriptClient(client, provider::renewSlotCache),
+        JedisScriptClient.cluster(client, provider::renewSlotCache),
         client,
         "jedis cluster " + seedUris);
   }
 
   /**
    * Uses the caller's Jedis client as it is configured: a pooled {@link RedisClient}, a {@link
-   * RedisSentinelClient}, or a {@link RedisClusterClient} (then every request is a call of its
-   * own). Mind that Jedis's cluster client sends a command again after a timeout unless its {@code
-   * maxAttempts} is 1, and such a call may have run twice; {@link #cluster} avoids that. {@link
-   * RedisBackend#close()} leaves the client open.
+   * RedisSentinelClient}, or a cluster client ({@link RedisClusterClient} or {@link JedisCluster};
+   * then every request is a call of its own). Mind that Jedis's cluster clients send a command
+   * again after a connection failure or a timeout unless their {@code maxAttempts} is 1, and such a
+   * call may have run twice (which takes permits twice, never grants more); {@link #cluster} avoids
+   * that. {@link RedisBackend#close()} leaves the client open.
    *
    * @throws IllegalArgumentException if {@code jedis} is null
    */
@@ -138,10 +142,36 @@ public final class JedisBackends {
       throw new IllegalArgumentException("jedis must not be null");
     }
     JedisScriptClient client =
-        jedis instanceof RedisClusterClient
-            ? new JedisScriptClient(jedis, () -> {})
-            : new JedisScriptClient(jedis);
+        isCluster(jedis)
+            ? JedisScriptClient.cluster(jedis, null)
+            : JedisScriptClient.standalone(jedis);
     return RedisBackend.of(client, () -> {}, "jedis client " + jedis);
+  }
+
+  /**
+   * Uses connections to a standalone Redis or a Sentinel-managed master that {@code connections}
+   * hands out, one per call, each closed after its call: a pooled {@link Jedis} (from a {@code
+   * JedisPool}, a {@code JedisSentinelPool}, or Spring Data Redis's {@code JedisConnectionFactory})
+   * then goes back to its pool, or is dropped if a timeout broke it. The connections' socket
+   * timeout bounds how long a call waits. {@link RedisBackend#close()} closes nothing: the pool is
+   * the caller's. For example {@code JedisBackends.of(pool::getResource, "orders pool")}.
+   *
+   * @param description names the connections in logs and in the backend's {@code toString()}; a
+   *     password in a URI there is masked
+   * @throws IllegalArgumentException if an argument is null
+   */
+  public static RedisBackend of(Supplier<? extends Jedis> connections, String description) {
+    if (connections == null || description == null) {
+      throw new IllegalArgumentException(
+          "connections and description must not be null, were " + connections + ", " + description);
+    }
+    return RedisBackend.of(JedisScriptClient.borrowing(connections), () -> {}, description);
+  }
+
+  /** Whether {@code jedis} is one of Jedis's cluster clients. */
+  @SuppressWarnings("deprecation") // JedisCluster: Spring Data Redis's cluster client
+  private static boolean isCluster(UnifiedJedis jedis) {
+    return jedis instanceof RedisClusterClient || jedis instanceof JedisCluster;
   }
 
   private static int timeoutMillis(Duration timeout) {
