@@ -136,7 +136,7 @@ class FaultsIT {
   /**
    * Four threads on one id whose limit is 500 an hour. Redis grants exactly 500 and then refuses;
    * killed, it is answered for by REFUSE, which grants nothing, within the timeout; restarted
-   * (empty: its data is not kept), it grants exactly 500 more and refuses again. Any grant beyond
+   * (empty: its data is not kept), it grants up to 500 more and refuses again. Any grant beyond
    * those 2 * 500 would have escaped the limit.
    */
   @ParameterizedTest
@@ -193,9 +193,12 @@ class FaultsIT {
         load.stop();
       }
       assertThat(load.threads.escaped()).as("exceptions that escaped the limiter").isEmpty();
-      assertThat(load.allowed)
-          .as("exactly the limit before the kill and again after the restart; %s", load)
-          .hasValue(2L * limit);
+      // At most the limit again after the restart: a call that timed out there (the policy
+      // answered it) may still have run and taken a permit no one saw, never granted one more.
+      assertThat(load.allowed.get())
+          .as("the limit before the kill, at most the limit after the restart; %s", load)
+          .isGreaterThan(limit)
+          .isLessThanOrEqualTo(2L * limit);
     }
   }
 

@@ -82,7 +82,8 @@ class TryAgainIT {
     assertThat(limiter.decide(id, 1).allowed()).isFalse();
   }
 
-  private static RedisServerProcess ownerOf(RedisClusterProcesses cluster, int slot) {
+  /** The master that owns {@code slot}, from the masters' own views. */
+  static RedisServerProcess ownerOf(RedisClusterProcesses cluster, int slot) {
     return cluster.masters().stream()
         .filter(master -> owns(master, slot))
         .findFirst()

@@ -75,8 +75,8 @@ final class ApplicationRedis {
         throw new IllegalStateException(
             "slidingwindow: the application's spring.data.redis connection runs on Jedis "
                 + jedisVersion()
-                + ", which slidingwindow-redis-jedis cannot run on: it needs Jedis 7 or later"
-                + " (it is built on 8); set the jedis.version property (Spring Boot's dependency"
+                + ", which slidingwindow-redis-jedis cannot run on (it is built on Jedis 8 and"
+                + " tested on 7.0 too); set the jedis.version property (Spring Boot's dependency"
                 + " management) to 8.0.2, or set slidingwindow.redis.uri for a client of the"
                 + " limiter's own",
             e);

@@ -10,10 +10,6 @@ import java.util.function.Supplier;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisCluster;
-import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.RedisClusterClient;
-import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.providers.ClusterConnectionProvider;
 import redis.clients.jedis.util.JedisURIHelper;
@@ -32,14 +28,23 @@ import redis.clients.jedis.util.JedisURIHelper;
  *
  * <p>Standalone Redis, Sentinel and Cluster. On Cluster every request is a call of its own, and
  * commands follow MOVED and ASK but are never sent again after a connection failure.
+ *
+ * <p>Versions: the factories that make a client of their own need Jedis 7.2 or later (its {@code
+ * RedisClient} classes; this module is built on 8.0); the backends over the caller's client or
+ * connections ({@link #of(UnifiedJedis)}, {@link #of(Supplier, String)}) also run on older Jedis,
+ * as Spring Boot's managed versions are (tested on 7.0).
  */
 public final class JedisBackends {
+
+  /** Jedis's cluster clients, by name: a Jedis of the caller's may lack either. */
+  private static final List<String> CLUSTER_CLIENTS =
+      List.of("redis.clients.jedis.RedisClusterClient", "redis.clients.jedis.JedisCluster");
 
   private JedisBackends() {}
 
   /**
    * Connects to the standalone Redis at {@code uri} (for example {@code "redis://127.0.0.1:6379"},
-   * with user, password and database taken from it) through a pooled Jedis {@link RedisClient}
+   * with user, password and database taken from it) through a pooled Jedis {@code RedisClient}
    * whose connect and socket timeouts are {@code timeout}. {@link RedisBackend#close()} closes the
    * client.
    *
@@ -49,17 +54,14 @@ public final class JedisBackends {
   public static RedisBackend standalone(String uri, Duration timeout) {
     URI parsed = parse(uri, "uri");
     int millis = timeoutMillis(timeout);
-    RedisClient client =
-        RedisClient.builder()
-            .hostAndPort(JedisURIHelper.getHostAndPort(parsed))
-            .clientConfig(config(parsed, millis))
-            .build();
+    UnifiedJedis client =
+        JedisClients.standalone(JedisURIHelper.getHostAndPort(parsed), config(parsed, millis));
     return RedisBackend.of(JedisScriptClient.standalone(client), client, "jedis standalone " + uri);
   }
 
   /**
    * Connects to the master named {@code masterName} through the given Sentinels, each a URI such as
-   * {@code "redis://127.0.0.1:26379"}, with a pooled Jedis {@link RedisSentinelClient} whose
+   * {@code "redis://127.0.0.1:26379"}, with a pooled Jedis {@code RedisSentinelClient} whose
    * connect and socket timeouts are {@code timeout}; after a failover it follows the new master.
    * User, password and database of the master are taken from the first URI. {@link
    * RedisBackend#close()} closes the client.
@@ -75,17 +77,15 @@ public final class JedisBackends {
     }
     int millis = timeoutMillis(timeout);
     URI first = parse(sentinelUris.get(0), "sentinelUris");
-    RedisSentinelClient client =
-        RedisSentinelClient.builder()
-            .masterName(masterName)
-            .sentinels(sentinels)
-            .clientConfig(config(first, millis))
-            .sentinelClientConfig(
-                DefaultJedisClientConfig.builder()
-                    .connectionTimeoutMillis(millis)
-                    .socketTimeoutMillis(millis)
-                    .build())
-            .build();
+    UnifiedJedis client =
+        JedisClients.sentinel(
+            masterName,
+            sentinels,
+            config(first, millis),
+            DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(millis)
+                .socketTimeoutMillis(millis)
+                .build());
     return RedisBackend.of(
         JedisScriptClient.standalone(client),
         client,
@@ -94,7 +94,7 @@ public final class JedisBackends {
 
   /**
    * Connects to a Redis Cluster through any of its nodes, each a URI such as {@code
-   * "redis://127.0.0.1:7000"} (user and password taken from the first), with a Jedis {@link
+   * "redis://127.0.0.1:7000"} (user and password taken from the first), with a Jedis {@code
    * RedisClusterClient} whose connect and socket timeouts are {@code timeout}. Commands follow
    * MOVED and ASK but are never sent again after a connection failure or timeout (Jedis's own
    * cluster executor would, up to its {@code maxAttempts}); such a failure reads the slot map again
@@ -108,15 +108,9 @@ public final class JedisBackends {
     int millis = timeoutMillis(timeout);
     DefaultJedisClientConfig config = config(parse(seedUris.get(0), "seedUris"), millis);
     ClusterConnectionProvider provider = new ClusterConnectionProvider(nodes, config);
-    RedisClusterClient client;
+    UnifiedJedis client;
     try {
-      client =
-          RedisClusterClient.builder()
-              .nodes(nodes)
-              .clientConfig(config)
-              .connectionProvider(provider)
-              .commandExecutor(new ClusterExecutor(provider))
-              .build();
+      client = JedisClients.cluster(nodes, config, provider);
     } catch (RuntimeException e) {
       provider.close();
       throw e;
@@ -128,8 +122,8 @@ public final class JedisBackends {
   }
 
   /**
-   * Uses the caller's Jedis client as it is configured: a pooled {@link RedisClient}, a {@link
-   * RedisSentinelClient}, or a cluster client ({@link RedisClusterClient} or {@link JedisCluster};
+   * Uses the caller's Jedis client as it is configured: a pooled {@code RedisClient}, a {@code
+   * RedisSentinelClient}, or a cluster client ({@code RedisClusterClient} or {@code JedisCluster};
    * then every request is a call of its own). Mind that Jedis's cluster clients send a command
    * again after a connection failure or a timeout unless their {@code maxAttempts} is 1, and such a
    * call may have run twice (which takes permits twice, never grants more); {@link #cluster} avoids
@@ -168,10 +162,21 @@ public final class JedisBackends {
     return RedisBackend.of(JedisScriptClient.borrowing(connections), () -> {}, description);
   }
 
-  /** Whether {@code jedis} is one of Jedis's cluster clients. */
-  @SuppressWarnings("deprecation") // JedisCluster: Spring Data Redis's cluster client
+  /**
+   * Whether {@code jedis} is one of Jedis's cluster clients: {@code RedisClusterClient} (Jedis 7.2
+   * and later) or {@code JedisCluster} (Spring Data Redis's).
+   */
   private static boolean isCluster(UnifiedJedis jedis) {
-    return jedis instanceof RedisClusterClient || jedis instanceof JedisCluster;
+    for (String name : CLUSTER_CLIENTS) {
+      try {
+        if (Class.forName(name, false, UnifiedJedis.class.getClassLoader()).isInstance(jedis)) {
+          return true;
+        }
+      } catch (ClassNotFoundException e) {
+        // not in this Jedis
+      }
+    }
+    return false;
   }
 
   private static int timeoutMillis(Duration timeout) {
