@@ -55,7 +55,14 @@ final class ApplicationRedis {
   static Connected connect(RedisConnectionFactory factory, ClassLoader loader) {
     String type = factory.getClass().getName();
     if (isA(factory, LETTUCE_FACTORY, loader)) {
-      requireAdapter(LETTUCE_ADAPTER, "slidingwindow-redis-lettuce", "Lettuce", loader);
+      requireAdapter(
+          LETTUCE_ADAPTER,
+          "slidingwindow-redis-lettuce",
+          "Lettuce",
+          loader,
+          ClassUtils.isPresent(JEDIS_ADAPTER, loader)
+              ? ", or run Spring Data Redis on Jedis (spring.data.redis.client-type=jedis)"
+              : "");
       String description = ApplicationRedisClients.Lettuce.describe(factory);
       return new Connected(
           explained(() -> ApplicationRedisClients.Lettuce.connect(factory), description),
@@ -63,7 +70,7 @@ final class ApplicationRedis {
           "Lettuce");
     }
     if (isA(factory, JEDIS_FACTORY, loader)) {
-      requireAdapter(JEDIS_ADAPTER, "slidingwindow-redis-jedis", "Jedis", loader);
+      requireAdapter(JEDIS_ADAPTER, "slidingwindow-redis-jedis", "Jedis", loader, "");
       String description = ApplicationRedisClients.Jedis.describe(factory);
       try {
         return new Connected(
@@ -97,8 +104,12 @@ final class ApplicationRedis {
         && ClassUtils.resolveClassName(className, loader).isInstance(factory);
   }
 
+  /**
+   * Throws, saying what to add, unless the adapter {@code className} is on the class path; {@code
+   * otherwise} is a further way out, or empty.
+   */
   private static void requireAdapter(
-      String className, String module, String client, ClassLoader loader) {
+      String className, String module, String client, ClassLoader loader, String otherwise) {
     if (!ClassUtils.isPresent(className, loader)) {
       throw new IllegalStateException(
           "slidingwindow: the application's spring.data.redis connection runs on "
@@ -106,8 +117,10 @@ final class ApplicationRedis {
               + ", but io.slidingwindow:"
               + module
               + " is not on the class path; add it to share the limits through that"
-              + " connection, or set slidingwindow.redis.application-connection=false to keep"
-              + " them in memory, each instance on its own");
+              + " connection"
+              + otherwise
+              + ", or set slidingwindow.redis.application-connection=false to keep them in"
+              + " memory, each instance on its own");
     }
   }
 

@@ -236,6 +236,27 @@ class SlidingWindowRedisJedisIT {
   }
 
   @Test
+  void springDataRedisOnLettuceWithOnlyTheJedisAdapter_failsAtStartSayingWhatToDo() {
+    new WebApplicationContextRunner()
+        .withConfiguration(
+            AutoConfigurations.of(
+                RedisAutoConfiguration.class,
+                SlidingWindowRedisAutoConfiguration.class,
+                SlidingWindowAutoConfiguration.class))
+        .withClassLoader(new FilteredClassLoader(LettuceBackends.class))
+        .withPropertyValues("spring.data.redis.port=" + redis.port())
+        .run(
+            context ->
+                assertThat(context)
+                    .hasFailed()
+                    .getFailure()
+                    .hasStackTraceContaining(
+                        "runs on Lettuce, but io.slidingwindow:slidingwindow-redis-lettuce is not"
+                            + " on the class path")
+                    .hasStackTraceContaining("spring.data.redis.client-type=jedis"));
+  }
+
+  @Test
   void connectionFactoryOfAnotherKind_failsAtStartSayingWhatToDo() {
     new WebApplicationContextRunner()
         .withConfiguration(
