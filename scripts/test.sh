@@ -84,12 +84,13 @@ java -version 2>&1 | head -1
 # slidingwindow-spring-boot4-tests, the same starter and gateway on Boot 4 with Lettuce 7.
 ./mvnw -B -ntp clean verify "$@"
 
-# The library once more on the newest JDK where one is installed: core, testkit and both Redis
-# clients, unit and integration tests against Redis (Valkey and formatting were checked above).
+# The library once more on the newest JDK where one is installed: core, testkit, the Redis
+# modules and both client adapters, unit tests and the Redis integration suite against Redis
+# (Valkey and formatting were checked above).
 jdk25=$(ls -d /usr/lib/jvm/*-25-* /usr/lib/jvm/*-25 2>/dev/null | head -1 || true)
 if [ -n "$jdk25" ]; then
   echo "The library on $("$jdk25/bin/java" -version 2>&1 | head -1)"
-  JAVA_HOME="$jdk25" ./mvnw -B -ntp -pl slidingwindow-core,slidingwindow-redis,slidingwindow-redis-jedis -am \
+  JAVA_HOME="$jdk25" ./mvnw -B -ntp -pl slidingwindow-core,slidingwindow-redis,slidingwindow-redis-lettuce,slidingwindow-redis-jedis,slidingwindow-redis-tests -am \
     clean verify -Dvalkey.skip=true -Dspotless.check.skip=true "$@"
 else
   echo "NOTE: no JDK 25 under /usr/lib/jvm, so the library's Java 25 pass did not run." >&2

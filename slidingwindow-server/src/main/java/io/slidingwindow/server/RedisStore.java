@@ -2,6 +2,7 @@ package io.slidingwindow.server;
 
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisUris;
+import io.slidingwindow.redis.lettuce.LettuceBackends;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -15,7 +16,8 @@ record RedisStore(String description, Supplier<RedisBackend> connector) {
     if (uri == null || uri.isEmpty()) {
       throw new IllegalArgumentException("redis uri must not be empty, was " + uri);
     }
-    return new RedisStore("standalone " + RedisUris.mask(uri), () -> RedisBackend.standalone(uri));
+    return new RedisStore(
+        "standalone " + RedisUris.mask(uri), () -> LettuceBackends.standalone(uri));
   }
 
   static RedisStore sentinel(
@@ -42,13 +44,13 @@ record RedisStore(String description, Supplier<RedisBackend> connector) {
             + (username != null ? " as " + username : "")
             + (data != null ? " with a password" : "")
             + (sentinels != null ? ", Sentinels with a password" : ""),
-        () -> RedisBackend.sentinel(uris, masterName, username, data, sentinels));
+        () -> LettuceBackends.sentinel(uris, masterName, username, data, sentinels));
   }
 
   static RedisStore cluster(List<String> seedUris) {
     List<String> uris = uris(seedUris, "seedUris");
     return new RedisStore(
-        "cluster " + RedisUris.mask(uris.toString()), () -> RedisBackend.cluster(uris));
+        "cluster " + RedisUris.mask(uris.toString()), () -> LettuceBackends.cluster(uris));
   }
 
   RedisBackend connect() {

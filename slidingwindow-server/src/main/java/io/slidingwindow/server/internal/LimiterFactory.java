@@ -1,9 +1,9 @@
 package io.slidingwindow.server.internal;
 
+import io.slidingwindow.FailurePolicy;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;
-import io.slidingwindow.redis.FailurePolicy;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
 import java.time.Duration;
@@ -54,12 +54,14 @@ public interface LimiterFactory {
         if (clientTime != null) {
           builder.clientTime(clientTime);
         }
-        builder.failurePolicy(
-            switch (failureMode) {
-              case OPEN -> FailurePolicy.failOpen();
-              case CLOSED -> FailurePolicy.failClosed();
-              case LOCAL -> FailurePolicy.fallbackTo(local.create(limits, failureMode));
-            });
+        switch (failureMode) {
+          case OPEN -> builder.failurePolicy(FailurePolicy.ALLOW);
+          case CLOSED -> builder.failurePolicy(FailurePolicy.REFUSE);
+          case LOCAL ->
+              builder
+                  .failurePolicy(FailurePolicy.LOCAL)
+                  .fallback(local.create(limits, failureMode));
+        }
         return builder.build();
       }
 
