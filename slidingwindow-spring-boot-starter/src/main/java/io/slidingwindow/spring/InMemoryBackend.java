@@ -1,7 +1,5 @@
 package io.slidingwindow.spring;
 
-import static io.slidingwindow.spring.PropertyChecks.bind;
-
 import io.slidingwindow.Ticker;
 import io.slidingwindow.http.RateLimiterFactory;
 
@@ -14,13 +12,12 @@ final class InMemoryBackend {
   private InMemoryBackend() {}
 
   /**
-   * The in-memory backend with {@code slidingwindow.http.max-keys-per-rule}.
+   * The in-memory backend with {@code slidingwindow.http.max-keys-per-rule} and {@code
+   * max-keys-per-client}.
    *
-   * @throws IllegalArgumentException naming the property if the bound is out of range
+   * @throws IllegalArgumentException naming the property if a bound is out of range
    */
   static RateLimiterFactory factory(SlidingWindowHttpProperties properties, Ticker ticker) {
-    return bind(
-        SlidingWindowHttpProperties.PREFIX + ".max-keys-per-rule",
-        () -> RateLimiterFactory.inMemory(ticker, properties.getMaxKeysPerRule()));
+    return properties.inMemoryBackend(ticker);
   }
 }

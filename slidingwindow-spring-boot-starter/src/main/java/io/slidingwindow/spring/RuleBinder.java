@@ -8,7 +8,6 @@ import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitRule;
 import jakarta.servlet.http.HttpServletRequest;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -86,7 +85,8 @@ final class RuleBinder {
   }
 
   /**
-   * A limit from its properties, each value checked by {@link Limit} itself.
+   * A limit from its properties, each value checked by {@link Limit} itself: see {@link
+   * SlidingWindowHttpProperties.LimitSpec#toLimit}.
    *
    * @throws IllegalArgumentException naming the property ({@code prefix.permits}, {@code
    *     prefix.window} or {@code prefix.precision}) and {@link Limit}'s reason
@@ -95,32 +95,15 @@ final class RuleBinder {
     if (spec == null) {
       throw new IllegalArgumentException(prefix + ": a limit needs permits and window, was empty");
     }
-    Long permits = spec.getPermits();
-    if (permits == null) {
-      throw new IllegalArgumentException(prefix + ".permits: permits must be set, was null");
-    }
-    Limit limit;
-    try {
-      limit = Limit.of(permits, spec.getWindow());
-    } catch (IllegalArgumentException ex) {
-      // Limit checks and names one argument at a time: "permits ..." or "window ..."
-      String argument = ex.getMessage().startsWith("permits") ? "permits" : "window";
-      throw new IllegalArgumentException(prefix + "." + argument + ": " + ex.getMessage(), ex);
-    }
-    if (spec.getPrecision() != null) {
-      Limit withDefaultPrecision = limit;
-      Duration precision = spec.getPrecision();
-      limit = bind(prefix + ".precision", () -> withDefaultPrecision.withPrecision(precision));
-    }
-    return limit;
+    return spec.toLimit(prefix);
   }
 
-  /** The key resolver a {@code key} property names (see {@link KeyExpressions}). */
+  /** The key resolver a {@code key} property names (see {@link KeyLanguage}). */
   static KeyResolver keyResolver(
       String property,
       String key,
       ClientIpResolver clientIp,
       Function<String, KeyResolver> keyResolverBeans) {
-    return KeyExpressions.resolver(property, key, clientIp, keyResolverBeans);
+    return ServletKeys.resolver(property, key, clientIp, keyResolverBeans);
   }
 }

@@ -1,6 +1,11 @@
 package io.slidingwindow.spring;
 
+import static io.slidingwindow.spring.PropertyChecks.bind;
+
+import io.slidingwindow.Limit;
+import io.slidingwindow.Ticker;
 import io.slidingwindow.http.PathFirewall;
+import io.slidingwindow.http.RateLimiterFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -63,6 +68,13 @@ public class SlidingWindowHttpProperties {
    * The most keys each rule tracks in memory; new keys beyond it are refused until old ones expire.
    */
   private long maxKeysPerRule = 100_000;
+
+  /**
+   * The most keys of one client (address) each rule tracks in memory, besides the address's own
+   * key; unset, one hundredth of max-keys-per-rule. A client's new keys beyond it are refused, so
+   * that a flood of made-up keys from a few addresses cannot fill the table for everyone else.
+   */
+  private Long maxKeysPerClient;
 
   /**
    * How often the in-memory limiters evict the keys whose windows count nothing, so that memory
@@ -130,6 +142,32 @@ public class SlidingWindowHttpProperties {
 
   public void setMaxKeysPerRule(long maxKeysPerRule) {
     this.maxKeysPerRule = maxKeysPerRule;
+  }
+
+  public Long getMaxKeysPerClient() {
+    return maxKeysPerClient;
+  }
+
+  public void setMaxKeysPerClient(Long maxKeysPerClient) {
+    this.maxKeysPerClient = maxKeysPerClient;
+  }
+
+  /**
+   * The in-memory backend these properties describe: {@code max-keys-per-rule} keys per rule, at
+   * most {@code max-keys-per-client} of one client.
+   *
+   * @throws IllegalArgumentException naming the property whose value is out of range
+   */
+  RateLimiterFactory inMemoryBackend(Ticker ticker) {
+    long perRule = maxKeysPerRule;
+    bind(PREFIX + ".max-keys-per-rule", () -> RateLimiterFactory.inMemory(ticker, perRule));
+    if (maxKeysPerClient == null) {
+      return RateLimiterFactory.inMemory(ticker, perRule);
+    }
+    long perClient = maxKeysPerClient;
+    return bind(
+        PREFIX + ".max-keys-per-client",
+        () -> RateLimiterFactory.inMemory(ticker, perRule, perClient));
   }
 
   public Duration getCleanupInterval() {
@@ -403,6 +441,27 @@ public class SlidingWindowHttpProperties {
 
     public void setPrecision(Duration precision) {
       this.precision = precision;
+    }
+
+    /**
+     * The limit these properties describe, each value checked by {@link Limit} itself: the window
+     * alone first, then the permits with it, then the precision, so that a message names the
+     * property at fault without reading the reason's text.
+     *
+     * @param prefix the path of these properties, for messages, such as {@code
+     *     slidingwindow.http.rules.quotes.limits[0]}
+     * @throws IllegalArgumentException naming the property ({@code prefix.permits}, {@code
+     *     prefix.window} or {@code prefix.precision}) and {@link Limit}'s reason
+     */
+    public Limit toLimit(String prefix) {
+      if (permits == null) {
+        throw new IllegalArgumentException(prefix + ".permits: permits must be set, was null");
+      }
+      Duration checkedWindow = bind(prefix + ".window", () -> Limit.of(1, window)).window();
+      Limit limit = bind(prefix + ".permits", () -> Limit.of(permits, checkedWindow));
+      return precision == null
+          ? limit
+          : bind(prefix + ".precision", () -> limit.withPrecision(precision));
     }
   }
 }
