@@ -9,7 +9,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicNode;
@@ -35,19 +34,7 @@ class AttackTableTest {
                 AttackTable.ISSUED_KEY.equals(request.getHeader(AttackTable.API_KEY))
                     ? RequestKey.custom(AttackTable.ISSUED_KEY)
                     : clientIp.key(request));
-    KeyResolver faulty =
-        KeyResolver.typed(
-            request -> {
-              String fault = request.getHeader(AttackTable.FAULT);
-              if ("throw".equals(fault)) {
-                throw new IllegalStateException("the key source failed");
-              }
-              if ("null".equals(fault)) {
-                return null;
-              }
-              String tenant = request.getHeader(AttackTable.TENANT);
-              return RequestKey.custom(tenant == null ? "none" : tenant);
-            });
+    KeyResolver faulty = request -> AttackTable.faultyKey(request::getHeader);
     return new RateLimitFilter(
         RateLimitEnforcer.builder()
             .rule(
@@ -96,23 +83,10 @@ class AttackTableTest {
 
   static WayIn tomcat() {
     try {
-      Path baseDir = Files.createTempDirectory("attack-tomcat");
-      EmbeddedTomcat tomcat = new EmbeddedTomcat(filter(), new Handler(), false, "", baseDir);
-      return new WayIn() {
-        @Override
-        public int port() {
-          return tomcat.port();
-        }
-
-        @Override
-        public void close() {
-          try {
-            tomcat.close();
-          } catch (Exception e) {
-            throw new IllegalStateException(e);
-          }
-        }
-      };
+      EmbeddedTomcat tomcat =
+          new EmbeddedTomcat(
+              filter(), new Handler(), false, "", Files.createTempDirectory("attack-tomcat"));
+      return WayIn.of(tomcat.port(), () -> stop(tomcat));
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
@@ -121,21 +95,15 @@ class AttackTableTest {
   static WayIn jetty() {
     try {
       EmbeddedJetty jetty = new EmbeddedJetty(filter(), new Handler(), false);
-      return new WayIn() {
-        @Override
-        public int port() {
-          return jetty.port();
-        }
+      return WayIn.of(jetty.port(), () -> stop(jetty));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
 
-        @Override
-        public void close() {
-          try {
-            jetty.close();
-          } catch (Exception e) {
-            throw new IllegalStateException(e);
-          }
-        }
-      };
+  private static void stop(AutoCloseable server) {
+    try {
+      server.close();
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

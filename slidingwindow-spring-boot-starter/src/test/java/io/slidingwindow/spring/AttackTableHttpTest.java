@@ -8,7 +8,7 @@ import io.slidingwindow.testkit.http.AttackTable;
 import io.slidingwindow.testkit.http.WayIn;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.TestFactory;
@@ -70,31 +70,14 @@ class AttackTableHttpTest {
     }
     ConfigurableApplicationContext context =
         new SpringApplicationBuilder(app).run(args.toArray(new String[0]));
-    int port = ((WebServerApplicationContext) context).getWebServer().getPort();
-    return new WayIn() {
-      @Override
-      public int port() {
-        return port;
-      }
-
-      @Override
-      public void close() {
-        context.close();
-      }
-    };
+    return WayIn.of(
+        ((WebServerApplicationContext) context).getWebServer().getPort(), context::close);
   }
 
-  /** The faulty key source of the table, over a request's headers. */
-  static RequestKey faulty(Function<String, String> headers) {
-    String fault = headers.apply(AttackTable.FAULT);
-    if ("throw".equals(fault)) {
-      throw new IllegalStateException("the key source failed");
-    }
-    if ("null".equals(fault)) {
-      return null;
-    }
-    String tenant = headers.apply(AttackTable.TENANT);
-    return RequestKey.custom(tenant == null ? "none" : tenant);
+  /** The table's faulty key source, as an application key. */
+  static RequestKey faulty(UnaryOperator<String> headers) {
+    String text = AttackTable.faultyKey(headers);
+    return text == null ? null : RequestKey.custom(text);
   }
 
   /** The three handlers, without limits of their own. */

@@ -12,7 +12,7 @@ import io.slidingwindow.testkit.http.WayIn;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.TestFactory;
@@ -64,32 +64,18 @@ class Boot4AttackTableIT {
       redis.close();
       throw e;
     }
-    int port = Apps.uri(context).getPort();
-    return new WayIn() {
-      @Override
-      public int port() {
-        return port;
-      }
-
-      @Override
-      public void close() {
-        context.close();
-        redis.close();
-      }
-    };
+    return WayIn.of(
+        Apps.uri(context).getPort(),
+        () -> {
+          context.close();
+          redis.close();
+        });
   }
 
-  /** The faulty key source of the table, over a request's headers. */
-  static RequestKey faulty(Function<String, String> headers) {
-    String fault = headers.apply(AttackTable.FAULT);
-    if ("throw".equals(fault)) {
-      throw new IllegalStateException("the key source failed");
-    }
-    if ("null".equals(fault)) {
-      return null;
-    }
-    String tenant = headers.apply(AttackTable.TENANT);
-    return RequestKey.custom(tenant == null ? "none" : tenant);
+  /** The table's faulty key source, as an application key. */
+  static RequestKey faulty(UnaryOperator<String> headers) {
+    String text = AttackTable.faultyKey(headers);
+    return text == null ? null : RequestKey.custom(text);
   }
 
   @RestController

@@ -49,15 +49,8 @@ class AttackGateway {
   KeyResolver faultyKeyResolver(ClientAddresses addresses) {
     return GatewayKeys.typed(
         exchange -> {
-          String fault = exchange.getRequest().getHeaders().getFirst(AttackTable.FAULT);
-          if ("throw".equals(fault)) {
-            throw new IllegalStateException("the key source failed");
-          }
-          if ("null".equals(fault)) {
-            return null;
-          }
-          String tenant = exchange.getRequest().getHeaders().getFirst(AttackTable.TENANT);
-          return RequestKey.custom(tenant == null ? "none" : tenant);
+          String text = AttackTable.faultyKey(exchange.getRequest().getHeaders()::getFirst);
+          return text == null ? null : RequestKey.custom(text);
         },
         addresses);
   }
@@ -70,18 +63,11 @@ class AttackGateway {
             .properties("spring.config.name=attack-gateway", "backend.uri=" + backend.uri())
             .properties(properties)
             .run();
-    int port = ((WebServerApplicationContext) gateway).getWebServer().getPort();
-    return new WayIn() {
-      @Override
-      public int port() {
-        return port;
-      }
-
-      @Override
-      public void close() {
-        gateway.close();
-        backend.close();
-      }
-    };
+    return WayIn.of(
+        ((WebServerApplicationContext) gateway).getWebServer().getPort(),
+        () -> {
+          gateway.close();
+          backend.close();
+        });
   }
 }

@@ -25,17 +25,11 @@ class GatewayAttackTableIT {
       redis.close();
       throw e;
     }
-    return new WayIn() {
-      @Override
-      public int port() {
-        return gateway.port();
-      }
-
-      @Override
-      public void close() {
-        gateway.close();
-        redis.close();
-      }
-    };
+    return WayIn.of(
+        gateway.port(),
+        () -> {
+          gateway.close();
+          redis.close();
+        });
   }
 }

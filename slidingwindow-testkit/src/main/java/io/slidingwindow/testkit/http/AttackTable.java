@@ -2,6 +2,7 @@ package io.slidingwindow.testkit.http;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicNode;
@@ -66,6 +67,26 @@ public final class AttackTable {
   public static final String TRUSTED_PROXY = "127.0.0.1";
 
   private AttackTable() {}
+
+  /**
+   * The text of the key the faulty key source gives for a request whose header values {@code
+   * headers} reads (null for a missing header): it throws if {@value #FAULT} says {@code throw},
+   * gives null if it says {@code null}, and otherwise the {@value #TENANT} header, or {@code none}.
+   * A way in files the text as an application key.
+   *
+   * @throws IllegalStateException when asked to
+   */
+  public static String faultyKey(UnaryOperator<String> headers) {
+    String fault = headers.apply(FAULT);
+    if ("throw".equals(fault)) {
+      throw new IllegalStateException("the key source failed, as asked");
+    }
+    if ("null".equals(fault)) {
+      return null;
+    }
+    String tenant = headers.apply(TENANT);
+    return tenant == null ? "none" : tenant;
+  }
 
   /** One attack: its name and what it checks against a started way in's port. */
   record Attack(String name, Check check) {}

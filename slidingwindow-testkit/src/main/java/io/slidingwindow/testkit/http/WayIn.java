@@ -35,6 +35,21 @@ public interface WayIn extends AutoCloseable {
   @Override
   void close();
 
+  /** A started way in on {@code port}, stopped by {@code stop}. */
+  static WayIn of(int port, Runnable stop) {
+    return new WayIn() {
+      @Override
+      public int port() {
+        return port;
+      }
+
+      @Override
+      public void close() {
+        stop.run();
+      }
+    };
+  }
+
   /**
    * A way in named {@code name} (as the tests show it), started by {@code start} before its first
    * attack and closed after its last.
