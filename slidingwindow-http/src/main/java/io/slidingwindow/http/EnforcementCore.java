@@ -5,6 +5,7 @@ import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.LimiterKeys;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -30,25 +31,22 @@ import java.util.function.ToLongFunction;
  * <p>For each request, the rules whose paths and methods match, and whose condition holds, are
  * applied in order, like a chain of filters. A condition that throws counts as holding (the rule
  * applies, and the listener's {@code onError} is told), so that a failing condition never exempts a
- * request. The limiter keys on {@link LimiterKeys#bounded} of {@link RequestKey#value()}, which
- * names its source (a key longer than {@value LimiterKeys#MAX_CHARS} characters is replaced by its
- * SHA-256 digest, which no {@link RequestKey} value can spell, so that long header values cannot
- * inflate memory), with the client's key ({@link Builder#clientKey}) as the key's group, so that
- * new keys from one client cannot fill a rule's table (see {@link io.slidingwindow.KeyOverflow}). A
- * key function that gives null or throws does not exempt the request: it is counted under its
- * client's key, and so is a request whose key the limiter rejects as invalid; the listener's {@code
- * onError} is told, and the log says so once per rule. A decision for a key the limiter had no room
- * to track is reported to the listener's {@code onKeyOverflow} and logged once per rule. A request
- * takes the permits its rule's cost function asks for, but never fewer than {@link HttpRule#cost()}
- * (zero or negative asks take the rule's cost; a cost function that throws takes the rule's cost
- * and tells {@code onError}); a request that asks more permits than a limit holds is refused
- * without asking the limiter, since no wait would grant it, with that limit's window as its wait.
- * The first rule that refuses (and is not in dry-run) ends the request: the rules after it are not
- * charged, and the rules before it have counted the request although it was refused. A refusal is
- * the builder's {@link RefusalReplies.Refusal} ({@link RefusalReplies#tooManyRequests} by default),
- * with the {@code Retry-After} of {@link QuotaHeaders#retryAfterSeconds}. A dry-run rule that would
- * refuse is reported to the listener and logged at DEBUG, and the request goes on. If a limiter
- * fails otherwise (a backend outage that the backend's own failure policy did not answer), or an
+ * request. The limiter keys on {@link LimiterKeys#bounded} of {@link RequestKey#value()} (which
+ * names its source), grouped by the client's key ({@link Builder#clientKey}; see {@link
+ * io.slidingwindow.KeyOverflow}). A key function that gives null or throws, and a key the limiter
+ * rejects as invalid, count the request under its client's key: the listener's {@code onError} is
+ * told and the log says so once per rule. A key the limiter had no room to track is reported to
+ * {@code onKeyOverflow} and logged once per rule. A request takes the permits its rule's cost
+ * function asks for, but never fewer than {@link HttpRule#cost()} (zero or negative asks take the
+ * rule's cost; a cost function that throws takes the rule's cost and tells {@code onError}); a
+ * request that asks more permits than a limit holds is refused without asking the limiter, since no
+ * wait would grant it, with that limit's window as its wait. The first rule that refuses (and is
+ * not in dry-run) ends the request: the rules after it are not charged, and the rules before it
+ * have counted the request although it was refused. A refusal is the builder's {@link
+ * RefusalReplies.Refusal} ({@link RefusalReplies#tooManyRequests} by default), with the {@code
+ * Retry-After} of {@link QuotaHeaders#retryAfterSeconds}. A dry-run rule that would refuse is
+ * reported to the listener and logged at DEBUG, and the request goes on. If a limiter fails
+ * otherwise (a backend outage that the backend's own failure policy did not answer), or an
  * asynchronous decision fails so, the error is reported to the listener and logged (at WARNING once
  * per rule, then at DEBUG), and the request goes on unlimited by that rule (fail-open).
  *
@@ -69,8 +67,7 @@ public final class EnforcementCore<Q> {
   private final boolean rateLimitHeaders;
   private final PathFirewall pathFirewall;
   private final RefusalReplies.Refusal refusal;
-  private final Function<? super Q, RequestKey> clientKey;
-  private final boolean grouped;
+  private final RequestClients<Q> clients;
   private final boolean guardsPaths;
 
   private EnforcementCore(List<RuleEntry<Q>> entries, Builder<Q> b) {
@@ -79,13 +76,9 @@ public final class EnforcementCore<Q> {
     this.rateLimitHeaders = b.rateLimitHeaders;
     this.pathFirewall = b.pathFirewall;
     this.refusal = b.refusal;
-    this.clientKey = b.clientKey;
-    this.grouped = b.clientKey != null;
-    boolean anyPaths = false;
-    for (RuleEntry<Q> entry : entries) {
-      anyPaths |= !entry.rule().paths().isEmpty();
-    }
-    this.guardsPaths = b.pathFirewall.enabled() && anyPaths;
+    this.clients = new RequestClients<>(b.clientKey);
+    this.guardsPaths =
+        b.pathFirewall.enabled() && entries.stream().anyMatch(e -> !e.rule().paths().isEmpty());
   }
 
   /** Returns a builder. */
@@ -117,11 +110,7 @@ public final class EnforcementCore<Q> {
 
   /** The rules, in the order they are applied. */
   public List<HttpRule> rules() {
-    List<HttpRule> rules = new ArrayList<>(entries.size());
-    for (RuleEntry<Q> entry : entries) {
-      rules.add(entry.rule());
-    }
-    return List.copyOf(rules);
+    return entries.stream().map(RuleEntry::rule).toList();
   }
 
   /**
@@ -158,7 +147,7 @@ public final class EnforcementCore<Q> {
   public Outcome enforce(
       Q request, String method, List<String> paths, Supplier<QuotaHeaders> report) {
     QuotaHeaders headers = null;
-    Supplier<String> client = client(request);
+    Supplier<String> client = clients.of(request);
     for (RuleEntry<Q> entry : entries) {
       String key = entry.keyOf(request, method, paths, listener, client);
       if (key == null) {
@@ -167,7 +156,7 @@ public final class EnforcementCore<Q> {
       long permits = entry.permitsOf(request, listener);
       Decision decision;
       try {
-        decision = entry.decide(key, groupOf(client), permits, listener);
+        decision = entry.decide(key, clients.groupOf(client), permits, listener);
       } catch (RuntimeException e) {
         failed(entry, e);
         continue;
@@ -191,7 +180,7 @@ public final class EnforcementCore<Q> {
    */
   public CompletionStage<Outcome> enforceAsync(
       Q request, String method, List<String> paths, Supplier<QuotaHeaders> report) {
-    return next(0, request, method, paths, report, new QuotaHeaders[1], client(request));
+    return next(0, request, method, paths, report, new QuotaHeaders[1], clients.of(request));
   }
 
   private CompletionStage<Outcome> next(
@@ -211,7 +200,7 @@ public final class EnforcementCore<Q> {
       long permits = entry.permitsOf(request, listener);
       CompletionStage<Decision> decision;
       try {
-        decision = entry.decideAsync(key, groupOf(client), permits, listener);
+        decision = entry.decideAsync(key, clients.groupOf(client), permits, listener);
       } catch (RuntimeException e) {
         failed(entry, e);
         continue;
@@ -284,31 +273,6 @@ public final class EnforcementCore<Q> {
     listener.error(entry.rule(), error, "its limiter failed; the request was let through");
   }
 
-  /** The group of a rule's key: the client's key, or null without a client key function. */
-  private String groupOf(Supplier<String> client) {
-    return grouped ? client.get() : null;
-  }
-
-  /**
-   * The bounded key of {@code request}'s client, found at most once, when a rule first needs it;
-   * {@link RequestKey#global()} without a client key function, or if it gives null or throws.
-   */
-  private Supplier<String> client(Q request) {
-    String[] found = new String[1];
-    return () -> {
-      if (found[0] == null) {
-        RequestKey key = null;
-        try {
-          key = grouped ? clientKey.apply(request) : null;
-        } catch (RuntimeException e) {
-          LOG.log(Level.DEBUG, "the client key function failed: " + e);
-        }
-        found[0] = LimiterKeys.bounded((key == null ? RequestKey.global() : key).value());
-      }
-      return found[0];
-    };
-  }
-
   /** Builds an {@link EnforcementCore}. Not thread-safe. */
   public static final class Builder<Q> {
     private final List<HttpRule> rules = new ArrayList<>();
@@ -326,11 +290,9 @@ public final class EnforcementCore<Q> {
 
     /**
      * Sets how to find the key of a request's client (its address: {@link ClientAddresses#key}),
-     * read once per request that a rule matches. It is the group of every rule's key, so that new
-     * keys from one client cannot fill a rule's table, and the key a request counts under when its
-     * rule's key function gives null or throws, or the limiter rejects the key. Every server
-     * adapter sets it. Unset, keys have no group, and such requests count under {@link
-     * RequestKey#global()}: never exempted, but all counted together.
+     * read once per request that a rule matches: the group of every rule's key, and the key a
+     * request counts under when its rule's key cannot be found. Every server adapter sets it;
+     * unset, keys have no group and such requests count under {@link RequestKey#global()}.
      *
      * @throws IllegalArgumentException if {@code clientKey} is null
      */
@@ -375,13 +337,7 @@ public final class EnforcementCore<Q> {
       if (rule == null || keys == null || condition == null || cost == null) {
         throw new IllegalArgumentException(
             "rule, keys, condition and cost must not be null, were "
-                + rule
-                + ", "
-                + keys
-                + ", "
-                + condition
-                + " and "
-                + cost);
+                + Arrays.asList(rule, keys, condition, cost));
       }
       rules.add(rule);
       this.keys.add(keys);

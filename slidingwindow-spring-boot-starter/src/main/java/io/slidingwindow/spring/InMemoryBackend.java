@@ -1,5 +1,7 @@
 package io.slidingwindow.spring;
 
+import static io.slidingwindow.spring.PropertyChecks.bind;
+
 import io.slidingwindow.Ticker;
 import io.slidingwindow.http.RateLimiterFactory;
 
@@ -18,6 +20,16 @@ final class InMemoryBackend {
    * @throws IllegalArgumentException naming the property if a bound is out of range
    */
   static RateLimiterFactory factory(SlidingWindowHttpProperties properties, Ticker ticker) {
-    return properties.inMemoryBackend(ticker);
+    long perRule = properties.getMaxKeysPerRule();
+    RateLimiterFactory factory =
+        bind(
+            SlidingWindowHttpProperties.PREFIX + ".max-keys-per-rule",
+            () -> RateLimiterFactory.inMemory(ticker, perRule));
+    Long perClient = properties.getMaxKeysPerClient();
+    return perClient == null
+        ? factory
+        : bind(
+            SlidingWindowHttpProperties.PREFIX + ".max-keys-per-client",
+            () -> RateLimiterFactory.inMemory(ticker, perRule, perClient));
   }
 }

@@ -8,6 +8,7 @@ import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitRule;
 import jakarta.servlet.http.HttpServletRequest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -85,8 +86,9 @@ final class RuleBinder {
   }
 
   /**
-   * A limit from its properties, each value checked by {@link Limit} itself: see {@link
-   * SlidingWindowHttpProperties.LimitSpec#toLimit}.
+   * A limit from its properties, each value checked by {@link Limit} itself: the window alone
+   * first, then the permits with it, then the precision, so that a message names the property at
+   * fault without reading the reason's text.
    *
    * @throws IllegalArgumentException naming the property ({@code prefix.permits}, {@code
    *     prefix.window} or {@code prefix.precision}) and {@link Limit}'s reason
@@ -95,7 +97,17 @@ final class RuleBinder {
     if (spec == null) {
       throw new IllegalArgumentException(prefix + ": a limit needs permits and window, was empty");
     }
-    return spec.toLimit(prefix);
+    Long permits = spec.getPermits();
+    if (permits == null) {
+      throw new IllegalArgumentException(prefix + ".permits: permits must be set, was null");
+    }
+    // The window alone first (with a valid count), then the count with the checked window.
+    Duration window = bind(prefix + ".window", () -> Limit.of(1, spec.getWindow())).window();
+    Limit limit = bind(prefix + ".permits", () -> Limit.of(permits, window));
+    Duration precision = spec.getPrecision();
+    return precision == null
+        ? limit
+        : bind(prefix + ".precision", () -> limit.withPrecision(precision));
   }
 
   /** The key resolver a {@code key} property names (see {@link KeyLanguage}). */

@@ -1,11 +1,7 @@
 package io.slidingwindow.spring;
 
-import static io.slidingwindow.spring.PropertyChecks.bind;
-
 import io.slidingwindow.Limit;
-import io.slidingwindow.Ticker;
 import io.slidingwindow.http.PathFirewall;
-import io.slidingwindow.http.RateLimiterFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -150,24 +146,6 @@ public class SlidingWindowHttpProperties {
 
   public void setMaxKeysPerClient(Long maxKeysPerClient) {
     this.maxKeysPerClient = maxKeysPerClient;
-  }
-
-  /**
-   * The in-memory backend these properties describe: {@code max-keys-per-rule} keys per rule, at
-   * most {@code max-keys-per-client} of one client.
-   *
-   * @throws IllegalArgumentException naming the property whose value is out of range
-   */
-  RateLimiterFactory inMemoryBackend(Ticker ticker) {
-    long perRule = maxKeysPerRule;
-    bind(PREFIX + ".max-keys-per-rule", () -> RateLimiterFactory.inMemory(ticker, perRule));
-    if (maxKeysPerClient == null) {
-      return RateLimiterFactory.inMemory(ticker, perRule);
-    }
-    long perClient = maxKeysPerClient;
-    return bind(
-        PREFIX + ".max-keys-per-client",
-        () -> RateLimiterFactory.inMemory(ticker, perRule, perClient));
   }
 
   public Duration getCleanupInterval() {
@@ -444,9 +422,8 @@ public class SlidingWindowHttpProperties {
     }
 
     /**
-     * The limit these properties describe, each value checked by {@link Limit} itself: the window
-     * alone first, then the permits with it, then the precision, so that a message names the
-     * property at fault without reading the reason's text.
+     * The limit these properties describe, each value checked by {@link Limit} itself, the window
+     * first, so that a message names the property at fault without reading the reason's text.
      *
      * @param prefix the path of these properties, for messages, such as {@code
      *     slidingwindow.http.rules.quotes.limits[0]}
@@ -454,14 +431,7 @@ public class SlidingWindowHttpProperties {
      *     prefix.window} or {@code prefix.precision}) and {@link Limit}'s reason
      */
     public Limit toLimit(String prefix) {
-      if (permits == null) {
-        throw new IllegalArgumentException(prefix + ".permits: permits must be set, was null");
-      }
-      Duration checkedWindow = bind(prefix + ".window", () -> Limit.of(1, window)).window();
-      Limit limit = bind(prefix + ".permits", () -> Limit.of(permits, checkedWindow));
-      return precision == null
-          ? limit
-          : bind(prefix + ".precision", () -> limit.withPrecision(precision));
+      return RuleBinder.limit(prefix, this);
     }
   }
 }
