@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.slidingwindow.dashboard.DecisionRecorder;
 import io.slidingwindow.server.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitResponse.Code;
@@ -162,9 +163,12 @@ class DashboardApiIT {
     assertThat(body.get("topWindowSeconds").asInt()).isEqualTo(60);
     assertThat(body.get("topRefused").toString())
         .isEqualTo(
-            "[{\"domain\":\"api\",\"rule\":\"client\",\"descriptor\":\"client=c1\",\"refusals\":3},"
-                + "{\"domain\":\"api\",\"rule\":\"blocked\",\"descriptor\":\"blocked=b\","
-                + "\"refusals\":1}]");
+            "[{\"domain\":\"api\",\"rule\":\"client\",\"descriptor\":\""
+                + DecisionRecorder.shownKey("client=c1")
+                + "\",\"refusals\":3},"
+                + "{\"domain\":\"api\",\"rule\":\"blocked\",\"descriptor\":\""
+                + DecisionRecorder.shownKey("blocked=b")
+                + "\",\"refusals\":1}]");
 
     JsonNode config = body.get("config");
     assertThat(config.get("path").asText()).endsWith("api.yaml");

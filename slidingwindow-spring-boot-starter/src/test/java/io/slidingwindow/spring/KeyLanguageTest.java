@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.web.servlet.HandlerMapping;
 
-class KeyExpressionsTest {
+class KeyLanguageTest {
 
   private static final String WHERE = "slidingwindow.http.rules.r.key";
 
@@ -23,7 +23,7 @@ class KeyExpressionsTest {
   private final ClientIpResolver clientIp = ClientIpResolver.trusting(List.of("127.0.0.1"));
 
   private KeyResolver parse(String key) {
-    return KeyExpressions.resolver(WHERE, key, clientIp, KeyExpressionsTest::noBean);
+    return ServletKeys.resolver(WHERE, key, clientIp, KeyLanguageTest::noBean);
   }
 
   private static MockHttpServletRequest request(String... headers) {
@@ -98,7 +98,46 @@ class KeyExpressionsTest {
     assertThatThrownBy(() -> parse("bean:missing"))
         .hasMessage(WHERE + " names no KeyResolver bean, was 'bean:missing'");
     // Names after a dot belong to the value before them, not to the root.
-    assertThat(parse("#request.getHeader('X-A').trim()").key(request("X-A", " a "))).isNotNull();
+    assertThat(parse("headerValue('X-A').trim()").key(request("X-A", " a ")).value())
+        .isEqualTo("custom:a");
     assertThat(parse("headerValue('X-A')?.length()").key(request())).isNull();
+  }
+
+  /** Expressions read data and call the root's methods and pure methods of text, nothing else. */
+  @Test
+  void resolver_methodsOtherThanTheRootsAndTexts_failAtStartUp() {
+    assertThatThrownBy(() -> parse("#request.getHeader('X-A')"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'getHeader(...)' is not a method expressions may call");
+    assertThatThrownBy(() -> parse("request.getSession(true).id"))
+        .hasMessageContaining("'getSession(...)'");
+    assertThatThrownBy(() -> parse("clientIp.value().getClass()"))
+        .hasMessageContaining("'value(...)'");
+    assertThatThrownBy(() -> parse("T(java.lang.Runtime).getRuntime()"))
+        .hasMessageContaining("no type, constructor or bean references");
+    assertThatThrownBy(() -> parse("new java.io.File('x')"))
+        .hasMessageContaining("no type, constructor or bean references");
+  }
+
+  /** Properties with side effects, name lookups or class access are not read, even if named. */
+  @Test
+  void resolver_propertiesOutsideTheAllowedOnes_failWhenRead() {
+    MockHttpServletRequest plain = request();
+    assertThat(parse("request.requestURI").key(plain).value()).isEqualTo("custom:/orders/7");
+    assertThat(parse("request.remoteAddr").key(plain).value()).isEqualTo("custom:127.0.0.1");
+    for (String forbidden :
+        List.of(
+            "request.session",
+            "request.inputStream",
+            "request.remoteHost",
+            "request.servletContext",
+            "request.class",
+            "clientIp.class",
+            "path.bytes")) {
+      assertThatThrownBy(() -> parse(forbidden).key(request()))
+          .as(forbidden)
+          .isInstanceOf(RuntimeException.class);
+    }
+    assertThat(plain.getSession(false)).as("no session was created").isNull();
   }
 }
