@@ -114,12 +114,12 @@ start_server() {
     # shellcheck disable=SC2086
     java ${SERVER_JAVA_OPTS:-} -cp "$SERVER_CP" io.slidingwindow.server.RateLimitServerMain \
       --config "$WORK/load.yaml" --host 127.0.0.1 --grpc-port "$grpc" --http-port "$http" \
-      --reload-seconds 0 "$@" >"$log" 2>&1 &
+      --admin-port 0 --reload-seconds 0 "$@" >"$log" 2>&1 &
     SERVER_PID=$!
     # A JVM on a busy machine: up to 60 s to say it is listening.
     for _ in $(seq 1 600); do
       kill -0 "$SERVER_PID" 2>/dev/null || break
-      if grep -q '^Rate limit service: gRPC on' "$log"; then
+      if grep -q 'Rate limit service: gRPC on' "$log"; then
         GRPC_PORT="$grpc"
         return 0
       fi

@@ -57,8 +57,10 @@ class DashboardBrowserIT {
     server =
         RateLimitServer.builder()
             .config(config)
+            .host("127.0.0.1")
             .grpcPort(0)
             .httpPort(0)
+            .adminPort(0)
             .reloadInterval(Duration.ZERO)
             .start();
     Path binary =
@@ -115,7 +117,7 @@ class DashboardBrowserIT {
 
   @Test
   void dashboard_trafficWhileOpen_drawnAndListedWithoutErrors() throws Exception {
-    browser.navigate("http://127.0.0.1:" + server.httpPort() + "/dashboard");
+    browser.navigate("http://127.0.0.1:" + server.adminPort() + "/dashboard");
     // While the page loads, its body may be missing and an evaluation may meet the blank page
     // being replaced; both only delay the first draw.
     await("the page's first draw")

@@ -77,8 +77,10 @@ class EnvoyGrpcIT {
     server =
         RateLimitServer.builder()
             .config(config)
+            .host("127.0.0.1")
             .grpcPort(0)
             .httpPort(0)
+            .adminPort(0)
             .ticker(ticker)
             .reloadInterval(Duration.ZERO)
             .start();
