@@ -52,7 +52,7 @@ public final class SettingsSources {
           && (arguments.containsKey(option)
               || present(properties.apply(option.systemProperty())))) {
         throw new IllegalArgumentException(
-            where
+            (arguments.containsKey(option) ? where : "-D" + option.systemProperty())
                 + " is a secret, read from the environment only: set "
                 + option.environmentVariable()
                 + " or "

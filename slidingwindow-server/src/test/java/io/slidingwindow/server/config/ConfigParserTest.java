@@ -39,6 +39,28 @@ class ConfigParserTest {
   }
 
   @Test
+  void parse_failurePolicy_namesOfCoreAndTheOlderOnes_localByDefault() throws ConfigException {
+    String rules =
+        "descriptors:\n  - key: a\n    rate_limit: {unit: second, requests_per_unit: 1}\n";
+    String[][] cases = {
+      {"", "LOCAL"},
+      {"failure_policy: local\n", "LOCAL"},
+      {"failure_policy: allow\n", "ALLOW"},
+      {"failure_policy: refuse\n", "REFUSE"},
+      {"failure_policy: open\n", "ALLOW"},
+      {"failure_policy: closed\n", "REFUSE"}
+    };
+    for (String[] c : cases) {
+      RateLimitConfig config = Configs.parse("domain: d\n" + c[0] + rules);
+      assertThat(config.failurePolicy("d").name()).as(c[0]).isEqualTo(c[1]);
+      assertThat(match(config, "d", "a", "x").failurePolicy().name()).isEqualTo(c[1]);
+    }
+    assertFault(
+        "domain: d\nfailure_policy: sometimes\n" + rules,
+        "test.yaml line 2: failure_policy must be local, allow or refuse, was 'sometimes'");
+  }
+
+  @Test
   void match_keyAndValue_isPreferredToKeyAlone() throws ConfigException {
     RateLimitConfig config = Configs.resources("envoy-config/edge.yaml");
 
