@@ -353,7 +353,7 @@ class EnvoyGrpcIT {
     java.util.logging.Logger root = java.util.logging.Logger.getLogger("");
     root.addHandler(capture);
     try {
-      assertThatThrownBy(() -> callRaw(invalid))
+      assertThatThrownBy(() -> callRaw(channel, invalid))
           .isInstanceOfSatisfying(
               StatusRuntimeException.class,
               e -> {
@@ -361,7 +361,7 @@ class EnvoyGrpcIT {
                 assertThat(e.getStatus().getDescription())
                     .isEqualTo("a string field of the request is not valid UTF-8");
               });
-      assertThat(callRaw(valid)).isNotEmpty();
+      assertThat(callRaw(channel, valid)).isNotEmpty();
     } finally {
       root.removeHandler(capture);
     }
@@ -430,7 +430,7 @@ class EnvoyGrpcIT {
         .contains("envoy.service.ratelimit.v3.RateLimitService", "grpc.health.v1.Health");
   }
 
-  private byte[] callRaw(byte[] request) {
+  static byte[] callRaw(ManagedChannel channel, byte[] request) {
     io.grpc.MethodDescriptor.Marshaller<byte[]> bytes =
         new io.grpc.MethodDescriptor.Marshaller<>() {
           @Override
