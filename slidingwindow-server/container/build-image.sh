@@ -9,7 +9,8 @@
 # the image's user, imported as an image. LOCAL_BASE=1 makes that base without trying to pull.
 #
 # Usage: slidingwindow-server/container/build-image.sh [TAG]
-# Environment: ENGINE, BASE, LOCAL_BASE=1, SKIP_BUILD=1, MVN_FLAGS (e.g. -o), JAVA_HOME (the JDK
+# Environment: ENGINE, BASE, LOCAL_BASE=1, NEW_LOCAL_BASE=1 (make the local base again, not reuse
+# it), SKIP_BUILD=1, MVN_FLAGS (e.g. -o), JAVA_HOME (the JDK
 # that jlink comes from; it needs its jmods), PODMAN_RUNTIME (passed as --runtime to podman).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -88,14 +89,17 @@ local_base() {
     --change 'ENV PATH=/opt/java/openjdk/bin:/usr/bin:/bin' \
     --change 'ENV JAVA_HOME=/opt/java/openjdk' - slidingwindow-jre:local \
     >/dev/null 2>"$WORK/import.log" || { cat "$WORK/import.log" >&2; fail "the import of the local base failed"; }
-  echo "slidingwindow-jre:local"
 }
 
-if [ "${LOCAL_BASE:-0}" = 1 ]; then
-  BASE="$(local_base)"
-elif ! engine image inspect "$BASE" >/dev/null 2>&1 && ! engine pull -q "$BASE" >/dev/null 2>&1; then
-  echo "build-image.sh: cannot pull $BASE; making a base from the local JDK" >&2
-  BASE="$(local_base)"
+if [ "${LOCAL_BASE:-0}" = 1 ] \
+  || { ! engine image inspect "$BASE" >/dev/null 2>&1 && ! engine pull -q "$BASE" >/dev/null 2>&1; }; then
+  if [ "${NEW_LOCAL_BASE:-0}" != 1 ] && engine image inspect slidingwindow-jre:local >/dev/null 2>&1; then
+    echo "build-image.sh: using the base slidingwindow-jre:local made before (NEW_LOCAL_BASE=1 remakes it)" >&2
+  else
+    echo "build-image.sh: making a base from the local JDK (the base $BASE cannot be pulled)" >&2
+    local_base >/dev/null
+  fi
+  BASE=slidingwindow-jre:local
 fi
 
 CONTEXT="$WORK/context"
