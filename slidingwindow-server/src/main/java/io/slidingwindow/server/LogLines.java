@@ -46,7 +46,14 @@ final class LogLines extends Formatter {
     Logger root = Logger.getLogger("");
     root.setLevel(level);
     root.addHandler(handler);
+    // A client that resets its own streams (a timeout in Envoy, a benchmark that stops) is logged
+    // there as a WARNING per stream: the client's doing, not an event of this service.
+    QUIET.setLevel(level.intValue() > Level.SEVERE.intValue() ? level : Level.SEVERE);
   }
+
+  /** Kept referenced, so that its level holds (the log manager keeps loggers weakly). */
+  private static final Logger QUIET =
+      Logger.getLogger("io.grpc.netty.shaded.io.grpc.netty.NettyServerHandler");
 
   @Override
   public String format(LogRecord record) {

@@ -71,7 +71,8 @@ final class DescriptorNode {
     if (child != null) {
       return child;
     }
-    for (Child wildcard : wildcards) {
+    for (int i = 0; i < wildcards.size(); i++) { // indexed: no iterator per call
+      Child wildcard = wildcards.get(i);
       if (wildcard.key.equals(key) && wildcard.matchesPattern(value)) {
         return wildcard;
       }
