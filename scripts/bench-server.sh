@@ -17,7 +17,8 @@
 # on Redis, at the concurrency levels of LEVELS (default "64 256").
 #
 # Usage: scripts/bench-server.sh [rounds=3] [seconds=10]
-# Environment: GROUPS ("memory,redis,http"), WARMUP (3), CLIENTS (4) and STREAMS (16) of gRPC,
+# Environment: BENCH_GROUPS ("memory,redis,http"), INITIAL_WARMUP (20: seconds per target, once,
+# unmeasured, for the JIT), WARMUP (3: seconds per round), CLIENTS (4) and STREAMS (16) of gRPC,
 # HTTP_CLIENTS (64), JAVA_OPTS (of every server JVM, "-Xms512m -Xmx512m"), MVN_FLAGS (e.g. -o),
 # SKIP_BUILD=1 to reuse the last build, CHART (the PNG's path), GUARANTEE=1, LEVELS.
 set -euo pipefail
@@ -54,8 +55,9 @@ BODY="$(mktemp)"
 trap 'rm -f "$BODY"' EXIT
 java -cp "$BENCH_JAR" io.slidingwindow.benchmarks.server.ServiceBench \
   --server-jar "$SERVER_JAR" --bench-jar "$BENCH_JAR" \
-  --groups "${GROUPS:-memory,redis,http}" --rounds "$ROUNDS" --seconds "$SECONDS_PER_ROUND" \
-  --warmup "${WARMUP:-3}" --clients "${CLIENTS:-4}" --streams "${STREAMS:-16}" \
+  --groups "${BENCH_GROUPS:-memory,redis,http}" --rounds "$ROUNDS" --seconds "$SECONDS_PER_ROUND" \
+  --warmup "${WARMUP:-3}" --initial-warmup "${INITIAL_WARMUP:-20}" \
+  --clients "${CLIENTS:-4}" --streams "${STREAMS:-16}" \
   --http-clients "${HTTP_CLIENTS:-64}" --java-opts "${JAVA_OPTS:--Xms512m -Xmx512m}" \
   --out "$BODY" --chart "$CHART"
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"

@@ -35,15 +35,16 @@ import java.util.concurrent.TimeUnit;
  *       12 HTTP/1.1 servers ({@link HttpFloor}).
  * </ul>
  *
- * <p>For each target and round: calls per second (h2load's count over its measured duration) and
- * the serving process's CPU time per call, from {@code /proc/<pid>/stat} before and after the round
- * (warm-up excluded only from the count, so CPU per call is slightly high for all alike). Each
- * target is first called once with a gRPC or HTTP client to check its answer. Output: Markdown (see
- * {@link ServiceReport}) and a PNG.
+ * <p>Each target is first driven for {@code --initial-warmup} seconds, unmeasured, so that the JIT
+ * has settled (the Redis path keeps C2 busy for tens of seconds). For each target and round: calls
+ * per second (h2load's count over its measured duration) and the serving process's CPU time per
+ * call, from {@code /proc/<pid>/stat} before and after the round (warm-up excluded only from the
+ * count, so CPU per call is slightly high for all alike). Each target is first called once with a
+ * gRPC or HTTP client to check its answer. Output: Markdown (see {@link ServiceReport}) and a PNG.
  *
  * <p>Usage: {@code ServiceBench --server-jar JAR --bench-jar JAR [--groups memory,redis,http]
- * [--rounds 3] [--seconds 10] [--warmup 3] [--clients 4] [--streams 16] [--http-clients 64]
- * [--java-opts "-Xmx512m"] [--out FILE.md] [--chart FILE.png]}.
+ * [--rounds 3] [--seconds 10] [--warmup 3] [--initial-warmup 20] [--clients 4] [--streams 16]
+ * [--http-clients 64] [--java-opts "-Xmx512m"] [--out FILE.md] [--chart FILE.png]}.
  */
 public final class ServiceBench {
 
@@ -168,6 +169,13 @@ public final class ServiceBench {
     int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
     int seconds = Integer.parseInt(options.getOrDefault("seconds", "10"));
     int warmup = Integer.parseInt(options.getOrDefault("warmup", "3"));
+    int initial = Integer.parseInt(options.getOrDefault("initial-warmup", "20"));
+    // Until the JIT has settled (the Redis path keeps C2 busy for tens of seconds): not measured.
+    for (Target target : targets) {
+      if (initial > 0) {
+        run(target, initial, 0);
+      }
+    }
     List<Round> results = new ArrayList<>();
     for (int round = 1; round <= rounds; round++) {
       // Rotate the order each round, so that no target always follows the same one.
@@ -176,17 +184,7 @@ public final class ServiceBench {
         long pid = target.server().process().pid();
         Proc.CpuTimes machineBefore = Proc.cpuTimes();
         long cpuBefore = Proc.processCpuNanos(pid);
-        H2load.Result result =
-            H2load.run(
-                "http://127.0.0.1:" + target.server().port() + target.path(),
-                target.data(),
-                target.grpc(),
-                Integer.parseInt(
-                    options.getOrDefault(
-                        target.grpc() ? "clients" : "http-clients", target.grpc() ? "4" : "64")),
-                Integer.parseInt(options.getOrDefault("streams", "16")),
-                seconds,
-                warmup);
+        H2load.Result result = run(target, seconds, warmup);
         long cpu = Proc.processCpuNanos(pid) - cpuBefore;
         double calls = result.perSecond() * seconds;
         Round measured =
@@ -210,6 +208,20 @@ public final class ServiceBench {
       }
     }
     return results;
+  }
+
+  private H2load.Result run(Target target, int seconds, int warmup)
+      throws IOException, InterruptedException {
+    return H2load.run(
+        "http://127.0.0.1:" + target.server().port() + target.path(),
+        target.data(),
+        target.grpc(),
+        Integer.parseInt(
+            options.getOrDefault(
+                target.grpc() ? "clients" : "http-clients", target.grpc() ? "4" : "64")),
+        Integer.parseInt(options.getOrDefault("streams", "16")),
+        seconds,
+        warmup);
   }
 
   /** Calls the target once and checks its answer, so that a broken target is not measured. */

@@ -208,6 +208,14 @@ public final class Decider implements ConfigWatcher.Listener {
         statuses[d] = status(current, request, d, rules[d], decision.join());
         continue;
       }
+      if (rules.length == 1) { // one descriptor, the common case: no gathering
+        Rule rule = rules[0];
+        return decision.thenApply(
+            value -> {
+              statuses[0] = status(current, request, 0, rule, value);
+              return new Verdict(statuses);
+            });
+      }
       if (join == null) {
         join = new Join(statuses);
       }

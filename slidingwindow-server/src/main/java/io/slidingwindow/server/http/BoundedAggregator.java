@@ -1,7 +1,6 @@
 package io.slidingwindow.server.http;
 
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -11,11 +10,13 @@ import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
  * Gathers a request and its body, up to {@value Json#MAX_BODY_BYTES} bytes; a longer one is
- * answered 413 with a JSON error, and the connection closes. One per connection.
+ * answered 413 with a JSON error, and the connection closes a second later (its body read and
+ * dropped meanwhile). One per connection.
  */
 final class BoundedAggregator extends HttpObjectAggregator {
 
@@ -24,6 +25,14 @@ final class BoundedAggregator extends HttpObjectAggregator {
   BoundedAggregator(Consumer<String> problems) {
     super(Json.MAX_BODY_BYTES);
     this.problems = problems;
+  }
+
+  private static void closeSoon(ChannelHandlerContext ctx) {
+    var unused = ctx.executor().schedule(() -> close(ctx), 1, TimeUnit.SECONDS);
+  }
+
+  private static void close(ChannelHandlerContext ctx) {
+    var unused = ctx.close();
   }
 
   @Override
@@ -38,6 +47,9 @@ final class BoundedAggregator extends HttpObjectAggregator {
     response.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json");
     response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
     response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-    ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+    // The client may still be sending the body: read and drop it for a moment, so that closing
+    // with unread bytes does not reset the connection before the client has read the answer.
+    ctx.channel().config().setAutoRead(true);
+    ctx.writeAndFlush(response).addListener(written -> closeSoon(ctx));
   }
 }

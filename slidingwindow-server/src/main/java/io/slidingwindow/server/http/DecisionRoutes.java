@@ -1,11 +1,12 @@
 package io.slidingwindow.server.http;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
+import io.netty.buffer.ByteBufInputStream;
 import io.slidingwindow.server.decide.Decider;
 import io.slidingwindow.server.decide.DecisionEvents;
 import io.slidingwindow.server.decide.DecisionRequest;
@@ -17,7 +18,11 @@ import io.slidingwindow.server.decide.ServiceHealth;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.slidingwindow.server.grpc.EnvoyResponses;
 import io.slidingwindow.server.grpc.ProtobufRequest;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.Function;
 
@@ -105,7 +110,9 @@ public final class DecisionRoutes {
         start,
         verdict -> {
           try {
-            return JsonFormat.printer().print(EnvoyResponses.of(verdict));
+            return JsonFormat.printer()
+                .print(EnvoyResponses.of(verdict))
+                .getBytes(StandardCharsets.UTF_8);
           } catch (InvalidProtocolBufferException e) {
             throw new IllegalStateException("a RateLimitResponse prints as JSON", e);
           }
@@ -113,7 +120,7 @@ public final class DecisionRoutes {
   }
 
   private void answer(
-      Exchange exchange, DecisionRequest request, long start, Function<Verdict, String> body) {
+      Exchange exchange, DecisionRequest request, long start, Function<Verdict, byte[]> body) {
     try {
       if (decider.answersAtOnce()) {
         respond(exchange, request, decider.decide(request), start, body);
@@ -142,7 +149,7 @@ public final class DecisionRoutes {
       DecisionRequest request,
       Verdict verdict,
       long start,
-      Function<Verdict, String> body) {
+      Function<Verdict, byte[]> body) {
     events.decided(DecisionEvents.HTTP, request, verdict, System.nanoTime() - start);
     exchange.respond(
         verdict.overall() == Code.OK ? 200 : 429, "application/json", body.apply(verdict));
@@ -153,55 +160,72 @@ public final class DecisionRoutes {
     exchange.fail(e.kind() == BadRequest.Kind.NOT_FOUND ? 404 : 400, e.getMessage());
   }
 
-  /** The body as strict UTF-8, or null once answered 400. */
-  private String readText(Exchange exchange) {
+  /** Whether the body is strict UTF-8; else answered 400 and counted. */
+  private boolean utf8(Exchange exchange) {
     try {
-      return Json.utf8(exchange.body().nioBuffer());
+      Json.checkUtf8(exchange.body());
+      return true;
     } catch (IllegalArgumentException e) {
       events.refused(DecisionEvents.HTTP, "invalid_utf8");
       exchange.fail(400, e.getMessage());
-      return null;
+      return false;
     }
+  }
+
+  /** The body as strict UTF-8 text, or null once answered 400. */
+  private String readText(Exchange exchange) {
+    return utf8(exchange) ? exchange.body().toString(StandardCharsets.UTF_8) : null;
   }
 
   /** The body as JSON, or null once answered 400. */
   private JsonNode readJson(Exchange exchange) {
-    String text = readText(exchange);
-    if (text == null) {
+    if (!utf8(exchange)) {
       return null;
     }
-    try {
-      return Json.mapper().readTree(text);
+    try (InputStream in = new ByteBufInputStream(exchange.body().duplicate())) {
+      return Json.mapper().readTree(in);
     } catch (JsonProcessingException e) {
       events.refused(DecisionEvents.HTTP, "malformed_json");
       exchange.fail(400, "malformed JSON: " + e.getOriginalMessage());
       return null;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
-  private static String decideAnswer(Verdict verdict) {
-    ObjectNode answer = Json.mapper().createObjectNode();
-    answer.put("overall", verdict.overall().name());
-    ArrayNode statuses = answer.putArray("statuses");
-    for (int d = 0; d < verdict.size(); d++) {
-      Status status = verdict.status(d);
-      ObjectNode out = statuses.addObject();
-      out.put("code", status.code().name());
-      out.put("outcome", status.outcome().name());
-      out.put("rule", status.tag());
-      if (status.limit() != null) {
-        ObjectNode limit = out.putObject("limit");
-        limit.put("name", status.limit().name());
-        limit.put("requests", status.limit().requestsPerUnit());
-        limit.put("window", status.limit().window().toString());
-        limit.put("unit", status.limit().unit().name());
+  /** The answer of {@code /v1/decide}, written straight to JSON bytes. */
+  private static byte[] decideAnswer(Verdict verdict) {
+    ByteArrayBuilder bytes = new ByteArrayBuilder(256);
+    try (JsonGenerator out = Json.mapper().getFactory().createGenerator(bytes)) {
+      out.writeStartObject();
+      out.writeStringField("overall", verdict.overall().name());
+      out.writeArrayFieldStart("statuses");
+      for (int d = 0; d < verdict.size(); d++) {
+        Status status = verdict.status(d);
+        out.writeStartObject();
+        out.writeStringField("code", status.code().name());
+        out.writeStringField("outcome", status.outcome().name());
+        out.writeStringField("rule", status.tag());
+        if (status.limit() != null) {
+          out.writeObjectFieldStart("limit");
+          out.writeStringField("name", status.limit().name());
+          out.writeNumberField("requests", status.limit().requestsPerUnit());
+          out.writeStringField("window", status.limit().window().toString());
+          out.writeStringField("unit", status.limit().unit().name());
+          out.writeEndObject();
+        }
+        out.writeNumberField("remaining", status.remaining());
+        if (status.untilReset() != null) {
+          out.writeNumberField("durationUntilResetMillis", ceilMillis(status.untilReset()));
+        }
+        out.writeEndObject();
       }
-      out.put("remaining", status.remaining());
-      if (status.untilReset() != null) {
-        out.put("durationUntilResetMillis", ceilMillis(status.untilReset()));
-      }
+      out.writeEndArray();
+      out.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
-    return answer.toString();
+    return bytes.toByteArray();
   }
 
   private static long ceilMillis(Duration d) {

@@ -17,7 +17,6 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -196,7 +195,9 @@ public final class HttpPort {
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
       timeout.requestComplete();
       inFlight.incrementAndGet();
-      String path = new QueryStringDecoder(request.uri()).path();
+      String uri = request.uri();
+      int query = uri.indexOf('?');
+      String path = query < 0 ? uri : uri.substring(0, query);
       Exchange exchange =
           new Exchange(
               ctx,

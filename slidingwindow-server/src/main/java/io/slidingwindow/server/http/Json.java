@@ -3,6 +3,7 @@ package io.slidingwindow.server.http;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.netty.buffer.ByteBuf;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -52,28 +53,33 @@ public final class Json {
   }
 
   /**
-   * {@code bytes} decoded as UTF-8, strictly: a malformed sequence (a stray continuation byte, an
-   * overlong form, a surrogate, a cut-off character) is refused rather than replaced, so that
-   * different values never become the same text.
+   * Checks that {@code bytes} (from its reader index, not moved) are UTF-8, strictly: a malformed
+   * sequence (a stray continuation byte, an overlong form, a surrogate, a cut-off character) is
+   * refused rather than replaced, so that different values never become the same text. ASCII, the
+   * common case, is checked without decoding.
    *
    * @throws IllegalArgumentException saying at which byte the UTF-8 breaks
    */
-  public static String utf8(ByteBuffer bytes) {
+  public static void checkUtf8(ByteBuf bytes) {
+    int start = bytes.readerIndex();
+    int end = bytes.writerIndex();
+    if (bytes.forEachByte(start, end - start, b -> b >= 0) < 0) {
+      return; // every byte below 0x80
+    }
+    ByteBuffer buffer = bytes.nioBuffer(start, end - start);
     CharsetDecoder decoder =
         StandardCharsets.UTF_8
             .newDecoder()
             .onMalformedInput(CodingErrorAction.REPORT)
             .onUnmappableCharacter(CodingErrorAction.REPORT);
-    int start = bytes.position();
-    CharBuffer chars = CharBuffer.allocate(bytes.remaining());
-    CoderResult result = decoder.decode(bytes, chars, true);
+    CharBuffer chars = CharBuffer.allocate(buffer.remaining());
+    CoderResult result = decoder.decode(buffer, chars, true);
     if (!result.isError()) {
       result = decoder.flush(chars);
     }
     if (result.isError()) {
       throw new IllegalArgumentException(
-          "the body is not valid UTF-8 (at byte " + (bytes.position() - start) + ")");
+          "the body is not valid UTF-8 (at byte " + buffer.position() + ")");
     }
-    return chars.flip().toString();
   }
 }

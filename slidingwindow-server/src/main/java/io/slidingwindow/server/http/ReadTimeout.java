@@ -14,8 +14,10 @@ import java.util.function.Consumer;
 /**
  * Closes a connection whose request does not arrive whole within the read timeout of its first
  * byte, answering 408. Sits before the HTTP codec, so it sees bytes, even of a request line that
- * never ends; the dispatcher tells it when a request is complete. One per connection, used on its
- * event loop only.
+ * never ends; the dispatcher tells it when a request is complete. One timer per connection, not per
+ * request: it wakes at most once a timeout, and when a request has been arriving for longer than
+ * the timeout it ends the connection, else it sleeps until that request's time is up. One per
+ * connection, used on its event loop only.
  */
 final class ReadTimeout extends ChannelDuplexHandler {
 
@@ -26,6 +28,9 @@ final class ReadTimeout extends ChannelDuplexHandler {
   private final Consumer<String> problems;
   private ChannelHandlerContext context;
   private ScheduledFuture<?> timer;
+
+  /** When the first byte of the request now arriving came, or 0 between requests. */
+  private long requestStart;
 
   ReadTimeout(Duration timeout, Consumer<String> problems) {
     this.timeoutNanos = timeout.toNanos();
@@ -38,25 +43,54 @@ final class ReadTimeout extends ChannelDuplexHandler {
   }
 
   @Override
+  public void channelActive(ChannelHandlerContext ctx) throws Exception {
+    timer = ctx.executor().schedule(this::check, timeoutNanos, TimeUnit.NANOSECONDS);
+    super.channelActive(ctx);
+  }
+
+  @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (timer == null && msg instanceof ByteBuf bytes && bytes.isReadable()) {
-      timer = ctx.executor().schedule(this::expire, timeoutNanos, TimeUnit.NANOSECONDS);
+    if (requestStart == 0 && msg instanceof ByteBuf bytes && bytes.isReadable()) {
+      requestStart = started(System.nanoTime());
     }
     ctx.fireChannelRead(msg);
   }
 
   /** A whole request arrived: its clock stops; the next byte starts the next request's. */
   void requestComplete() {
-    if (timer != null) {
-      timer.cancel(false);
-      timer = null;
-    }
+    requestStart = 0;
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-    requestComplete();
+    if (timer != null) {
+      timer.cancel(false);
+      timer = null;
+    }
     super.channelInactive(ctx);
+  }
+
+  private void check() {
+    timer = null;
+    if (!context.channel().isActive()) {
+      return;
+    }
+    long start = requestStart;
+    long waited = start == 0 ? 0 : System.nanoTime() - start;
+    if (waited >= timeoutNanos) {
+      problems.accept("read_timeout");
+      var unused =
+          context
+              .writeAndFlush(Unpooled.wrappedBuffer(ANSWER))
+              .addListener(ChannelFutureListener.CLOSE);
+      return;
+    }
+    timer = context.executor().schedule(this::check, timeoutNanos - waited, TimeUnit.NANOSECONDS);
+  }
+
+  /** {@code now}, never 0 (which marks no request). */
+  private static long started(long now) {
+    return now == 0 ? 1 : now;
   }
 
   private static byte[] answer(String body) {
@@ -69,14 +103,5 @@ final class ReadTimeout extends ChannelDuplexHandler {
             "",
             body)
         .getBytes(StandardCharsets.US_ASCII);
-  }
-
-  private void expire() {
-    timer = null;
-    problems.accept("read_timeout");
-    var unused =
-        context
-            .writeAndFlush(Unpooled.wrappedBuffer(ANSWER))
-            .addListener(ChannelFutureListener.CLOSE);
   }
 }
