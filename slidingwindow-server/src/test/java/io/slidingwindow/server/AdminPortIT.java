@@ -43,13 +43,7 @@ class AdminPortIT {
           - key: client
             rate_limit: {unit: minute, requests_per_unit: 2, name: per_client}
         """);
-    return RateLimitServer.builder()
-        .config(config)
-        .host("127.0.0.1")
-        .grpcPort(0)
-        .httpPort(0)
-        .adminPort(0)
-        .reloadInterval(Duration.ZERO);
+    return TestServers.onLoopback(config);
   }
 
   @Test

@@ -55,17 +55,7 @@ class HttpBoundsIT {
           - key: client
             rate_limit: {unit: minute, requests_per_unit: 1000}
         """);
-    server =
-        settings
-            .apply(
-                RateLimitServer.builder()
-                    .config(config)
-                    .host("127.0.0.1")
-                    .grpcPort(0)
-                    .httpPort(0)
-                    .adminPort(0)
-                    .reloadInterval(Duration.ZERO))
-            .start();
+    server = settings.apply(TestServers.onLoopback(config)).start();
   }
 
   @AfterEach

@@ -61,13 +61,7 @@ class ReadinessIT {
             rate_limit: {unit: minute, requests_per_unit: 100}
         """);
     server =
-        RateLimitServer.builder()
-            .config(config)
-            .host("127.0.0.1")
-            .grpcPort(0)
-            .httpPort(0)
-            .adminPort(0)
-            .reloadInterval(Duration.ZERO)
+        TestServers.onLoopback(config)
             .redis(redis.uri())
             .redisCommandTimeout(Duration.ofMillis(200))
             .start();

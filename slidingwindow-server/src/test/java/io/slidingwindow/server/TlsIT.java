@@ -57,13 +57,7 @@ class TlsIT {
             rate_limit: {unit: minute, requests_per_unit: 100}
         """);
     server =
-        RateLimitServer.builder()
-            .config(config)
-            .host("127.0.0.1")
-            .grpcPort(0)
-            .httpPort(0)
-            .adminPort(0)
-            .reloadInterval(Duration.ZERO)
+        TestServers.onLoopback(config)
             .tls(certificates.serverCert(), certificates.serverKey())
             .tlsClientCa(certificates.caCert())
             .start();

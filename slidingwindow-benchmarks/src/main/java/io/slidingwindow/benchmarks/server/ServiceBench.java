@@ -342,40 +342,31 @@ public final class ServiceBench {
   }
 
   private Server floor(String mode, String redis) throws Exception {
-    int port = freePort();
-    List<String> command = java();
-    command.addAll(
-        List.of(
-            "-cp",
-            options.get("bench-jar"),
-            GrpcFloor.class.getName(),
-            "--port",
-            Integer.toString(port),
-            "--mode",
-            mode));
-    if (redis != null) {
-      command.addAll(List.of("--redis", redis));
-    }
-    Process process = start("floor-" + mode, command, Map.of());
-    awaitListening(process, port);
-    return new Server("floor-" + mode, process, port, 0);
+    return floor(GrpcFloor.class, mode, redis == null ? List.of() : List.of("--redis", redis));
   }
 
   private Server httpFloor(String mode) throws Exception {
+    return floor(HttpFloor.class, mode, List.of());
+  }
+
+  /** A floor, {@code main} of {@code type} in the benchmarks' jar, on a free port. */
+  private Server floor(Class<?> type, String mode, List<String> more) throws Exception {
     int port = freePort();
     List<String> command = java();
     command.addAll(
         List.of(
             "-cp",
             options.get("bench-jar"),
-            HttpFloor.class.getName(),
+            type.getName(),
             "--port",
             Integer.toString(port),
             "--mode",
             mode));
-    Process process = start("http-" + mode, command, Map.of());
+    command.addAll(more);
+    String name = type.getSimpleName() + "-" + mode;
+    Process process = start(name, command, Map.of());
     awaitListening(process, port);
-    return new Server("http-" + mode, process, port, 0);
+    return new Server(name, process, port, 0);
   }
 
   private List<String> java() {

@@ -92,14 +92,16 @@ final class ServiceReport {
 
   static void chart(List<Round> rounds, Path png) throws IOException {
     DefaultCategoryDataset data = new DefaultCategoryDataset();
-    for (Map.Entry<String, List<Round>> target : byTarget(rounds).entrySet()) {
-      double[] perSecond =
-          target.getValue().stream().mapToDouble(Round::perSecond).sorted().toArray();
-      data.addValue(median(perSecond), "median calls/s", target.getKey().replace("/", ": "));
+    for (List<Round> target : byTarget(rounds).values()) {
+      double[] perSecond = target.stream().mapToDouble(Round::perSecond).sorted().toArray();
+      data.addValue(
+          median(perSecond),
+          "median calls/s",
+          target.get(0).group() + ": " + target.get(0).target());
     }
     JFreeChart chart =
         ChartFactory.createBarChart(
-            "The rate limit service against its floors (median of rounds)",
+            "The rate limit service (blue) against its floors (grey): median calls/s of rounds",
             null,
             "calls per second",
             data,
@@ -110,8 +112,21 @@ final class ServiceReport {
     CategoryPlot plot = chart.getCategoryPlot();
     plot.setBackgroundPaint(Color.WHITE);
     plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
-    BarRenderer renderer = (BarRenderer) plot.getRenderer();
-    renderer.setSeriesPaint(0, new Color(0x3b6ea8));
+    // Floors grey, the service blue.
+    BarRenderer renderer =
+        new BarRenderer() {
+          private static final long serialVersionUID = 1L;
+
+          @Override
+          public java.awt.Paint getItemPaint(int row, int column) {
+            return data.getColumnKey(column).toString().contains("floor")
+                ? new Color(0x9a9a9a)
+                : new Color(0x3b6ea8);
+          }
+        };
+    renderer.setShadowVisible(false);
+    renderer.setBarPainter(new org.jfree.chart.renderer.category.StandardBarPainter());
+    plot.setRenderer(renderer);
     renderer.setDefaultItemLabelGenerator(
         new StandardCategoryItemLabelGenerator("{2}", new DecimalFormat("#,##0")));
     renderer.setDefaultItemLabelsVisible(true);

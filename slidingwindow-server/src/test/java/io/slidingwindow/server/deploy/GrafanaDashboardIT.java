@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.slidingwindow.server.RateLimitServer;
+import io.slidingwindow.server.TestServers;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -54,15 +54,7 @@ class GrafanaDashboardIT {
         """;
     Files.writeString(config, rules);
     HttpClient client = HttpClient.newHttpClient();
-    try (RateLimitServer server =
-        RateLimitServer.builder()
-            .config(config)
-            .host("127.0.0.1")
-            .grpcPort(0)
-            .httpPort(0)
-            .adminPort(0)
-            .reloadInterval(Duration.ZERO)
-            .start()) {
+    try (RateLimitServer server = TestServers.onLoopback(config).start()) {
       String decide =
           "{\"domain\": \"api\", \"descriptors\": [{\"entries\": [{\"key\": \"client\","
               + " \"value\": \"c\"}]}]}";
