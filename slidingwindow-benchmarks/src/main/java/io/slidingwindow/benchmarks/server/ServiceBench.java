@@ -67,6 +67,7 @@ public final class ServiceBench {
   private final Map<String, String> options;
   private final Path work;
   private final List<Process> processes = new ArrayList<>();
+  private final List<String> notes = new ArrayList<>();
 
   private ServiceBench(Map<String, String> options) throws IOException {
     this.options = options;
@@ -86,7 +87,7 @@ public final class ServiceBench {
         rounds.addAll(bench.group(group.trim()));
         bench.stopAll();
       }
-      String report = ServiceReport.markdown(rounds, options);
+      String report = ServiceReport.markdown(rounds, options, bench.notes);
       System.out.println(report);
       if (options.containsKey("out")) {
         Files.writeString(Path.of(options.get("out")), report);
@@ -115,7 +116,10 @@ public final class ServiceBench {
     Path granted = grpcData("granted");
     Path refused = grpcData("refused");
     List<Target> targets = new ArrayList<>();
+    // The redis group: one redis-server for the floor and one for the service, so that each's
+    // script calls are counted apart.
     RedisServerProcess redis = null;
+    RedisServerProcess floorRedis = null;
     try {
       switch (group) {
         case "memory" -> {
@@ -127,9 +131,10 @@ public final class ServiceBench {
         }
         case "redis" -> {
           redis = RedisServerProcess.start();
+          floorRedis = RedisServerProcess.start();
           Server service = service(config, redis.uri(), false);
           targets.add(
-              grpc(group, "floor, Lettuce return 1", floor("lettuce", redis.uri()), granted));
+              grpc(group, "floor, Lettuce return 1", floor("lettuce", floorRedis.uri()), granted));
           targets.add(grpc(group, "service on Redis, granted", service, granted));
           targets.add(grpc(group, "service on Redis, refused", service, refused));
         }
@@ -148,16 +153,27 @@ public final class ServiceBench {
       List<Round> measured = measure(targets);
       for (Target target : targets) {
         if (target.server().admin() > 0 && target.name().startsWith("service")) {
-          System.err.printf(
-              "%s: %s decisions answered by the failure policy%n",
-              group, backendErrors(target.server().admin()));
+          notes.add(
+              group
+                  + ": "
+                  + backendErrors(target.server().admin())
+                  + " decisions answered by the failure policy");
           break;
         }
       }
+      if (redis != null) {
+        // The script calls, from each redis-server's own count.
+        scriptCalls(group + ", service's redis-server", redis);
+        scriptCalls(group + ", floor's redis-server", floorRedis);
+      }
+      notes.forEach(System.err::println);
       return measured;
     } finally {
       if (redis != null) {
         redis.close();
+      }
+      if (floorRedis != null) {
+        floorRedis.close();
       }
     }
   }
@@ -265,6 +281,14 @@ public final class ServiceBench {
     } finally {
       channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     }
+  }
+
+  private void scriptCalls(String which, RedisServerProcess redis) {
+    redis
+        .cli("INFO", "commandstats")
+        .lines()
+        .filter(line -> line.startsWith("cmdstat_evalsha:"))
+        .forEach(line -> notes.add(which + ": " + line));
   }
 
   /** The service's backend errors counter, read from its admin port. */

@@ -36,7 +36,7 @@ final class ServiceReport {
 
   private ServiceReport() {}
 
-  static String markdown(List<Round> rounds, Map<String, String> options) {
+  static String markdown(List<Round> rounds, Map<String, String> options, List<String> notes) {
     StringBuilder out = new StringBuilder();
     out.append(
         String.format(
@@ -86,6 +86,10 @@ final class ServiceReport {
               worst,
               own.stream().mapToLong(Round::failed).sum(),
               own.stream().mapToDouble(Round::stealPercent).max().orElse(Double.NaN)));
+    }
+    out.append('\n');
+    for (String note : notes) {
+      out.append("- ").append(note).append('\n');
     }
     return out.toString();
   }
