@@ -178,7 +178,8 @@ class DashboardBrowserIT {
     assertThat(text("document.querySelector('#config tbody').textContent"))
         .contains("3 per 1m")
         .contains("unlimited");
-    assertThat(text("document.getElementById('backend').textContent")).isEqualTo("backend: memory");
+    assertThat(text("document.getElementById('backend').textContent"))
+        .isEqualTo("backend: memory, store: in memory, state: up, errors: 0");
     assertThat(number("Number(document.body.dataset.updated)")).isPositive();
 
     assertThat(browser.errors()).as("errors the page reported").isEmpty();

@@ -95,7 +95,18 @@ class GracefulShutdownIT {
               HttpResponse.BodyHandlers.ofString());
       assertThat(ticker.held.await(10, TimeUnit.SECONDS)).isTrue();
 
-      CompletableFuture<Void> closing = CompletableFuture.runAsync(server::close);
+      // A thread of its own: the common pool has one thread on a 2-CPU machine, which a task of
+      // another test may hold.
+      CompletableFuture<Void> closing = new CompletableFuture<>();
+      Thread closer =
+          new Thread(
+              () -> {
+                server.close();
+                closing.complete(null);
+              },
+              "closer");
+      closer.setDaemon(true);
+      closer.start();
       // Calls run on the event loop, which the held ticker blocks: a new call comes on a new
       // connection, which a stopping server no longer accepts.
       await()
