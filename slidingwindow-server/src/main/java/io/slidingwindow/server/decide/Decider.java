@@ -167,19 +167,28 @@ public final class Decider implements ConfigWatcher.Listener {
    */
   public Verdict decide(DecisionRequest request) {
     State current = state;
+    if (request.count() == 1) { // the common case, without arrays (one descriptor replaces none)
+      RequestChecks.check(current.config(), request, overrides != null);
+      Rule rule =
+          isOverride(request, 0) ? null : current.config().match(request.domain(), request, 0);
+      return new Verdict(decideNow(current, request, 0, rule));
+    }
     Rule[] rules = plan(current, request);
     Status[] statuses = new Status[rules.length];
     for (int d = 0; d < rules.length; d++) {
-      Status status = immediate(current, request, d, rules[d]);
-      if (status == null) {
-        Decision decision =
-            limiter(current, request, d, rules[d])
-                .decide(id(current, request, d, rules[d]), hits(request, d));
-        status = status(current, request, d, rules[d], decision);
-      }
-      statuses[d] = status;
+      statuses[d] = decideNow(current, request, d, rules[d]);
     }
     return new Verdict(statuses);
+  }
+
+  private Status decideNow(State current, DecisionRequest request, int d, Rule rule) {
+    Status status = immediate(current, request, d, rule);
+    if (status != null) {
+      return status;
+    }
+    Decision decision =
+        limiter(current, request, d, rule).decide(id(current, request, d, rule), hits(request, d));
+    return status(current, request, d, rule, decision);
   }
 
   /**

@@ -80,10 +80,20 @@ public final class Decisions {
    * array it is given.
    */
   public static final class Verdict {
+    private final Status single;
     private final Status[] statuses;
     private final Code overall;
 
+    /** The verdict of a request of one descriptor. */
+    public Verdict(Status status) {
+      this.single = status;
+      this.statuses = null;
+      this.overall = status.code();
+    }
+
+    /** The verdict of a request of these descriptors' statuses, in order. */
     public Verdict(Status... statuses) {
+      this.single = null;
       this.statuses = statuses;
       Code code = Code.OK;
       for (Status status : statuses) {
@@ -101,11 +111,17 @@ public final class Decisions {
 
     /** The number of statuses: one per descriptor. */
     public int size() {
-      return statuses.length;
+      return statuses == null ? 1 : statuses.length;
     }
 
     /** The status of descriptor {@code d}, in the request's order. */
     public Status status(int d) {
+      if (statuses == null) {
+        if (d != 0) {
+          throw new IndexOutOfBoundsException("descriptor " + d + " of 1");
+        }
+        return single;
+      }
       return statuses[d];
     }
   }
