@@ -243,17 +243,19 @@ public final class ServiceBench {
   /** Calls the target once and checks its answer, so that a broken target is not measured. */
   private static void check(Target target) throws Exception {
     if (!target.grpc()) {
-      H2load.Result once =
-          H2load.run(
-              "http://127.0.0.1:" + target.server().port() + target.path(),
-              target.data(),
-              false,
-              1,
-              1,
-              1,
-              0);
-      if (once.succeeded() == 0) {
-        throw new IllegalStateException(target.name() + " does not answer 2xx");
+      java.net.http.HttpResponse<String> answer =
+          java.net.http.HttpClient.newHttpClient()
+              .send(
+                  java.net.http.HttpRequest.newBuilder(
+                          java.net.URI.create(
+                              "http://127.0.0.1:" + target.server().port() + target.path()))
+                      .timeout(java.time.Duration.ofSeconds(10))
+                      .POST(java.net.http.HttpRequest.BodyPublishers.ofFile(target.data()))
+                      .build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString());
+      if (answer.statusCode() != 200) {
+        throw new IllegalStateException(
+            target.name() + " answered " + answer.statusCode() + ": " + answer.body());
       }
       return;
     }
