@@ -134,6 +134,10 @@ final class ServiceReport {
     renderer.setDefaultItemLabelGenerator(
         new StandardCategoryItemLabelGenerator("{2}", new DecimalFormat("#,##0")));
     renderer.setDefaultItemLabelsVisible(true);
+    renderer.setDefaultPositiveItemLabelPosition(
+        new org.jfree.chart.labels.ItemLabelPosition(
+            org.jfree.chart.labels.ItemLabelAnchor.OUTSIDE3,
+            org.jfree.chart.ui.TextAnchor.CENTER_LEFT));
     renderer.setDefaultItemLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
     plot.getDomainAxis().setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
     Path parent = png.toAbsolutePath().getParent();
