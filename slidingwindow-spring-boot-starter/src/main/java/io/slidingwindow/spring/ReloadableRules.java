@@ -3,6 +3,7 @@ package io.slidingwindow.spring;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.spring.internal.KeyLanguage;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -45,7 +46,7 @@ final class ReloadableRules<T> implements Supplier<T> {
   private final Build<T> build;
   private Map<String, Kept> limiters = Map.of(); // guarded by this
   private volatile T current;
-  private volatile Consumer<Set<String>> nameCheck = names -> {};
+  private volatile Consumer<String> nameCheck = name -> {};
   private final List<Consumer<Set<String>>> removalListeners = new CopyOnWriteArrayList<>();
 
   /**
@@ -61,10 +62,11 @@ final class ReloadableRules<T> implements Supplier<T> {
   }
 
   /**
-   * Runs {@code check} on the rule names of every later reload, before anything is built: it throws
-   * to refuse the configuration (a name an annotation uses).
+   * Runs {@code check} on each rule name of every later reload, before anything is built: it throws
+   * to refuse the configuration (a name an annotation uses), and the message names the rule's
+   * property.
    */
-  void checkNamesWith(Consumer<Set<String>> check) {
+  void checkNamesWith(Consumer<String> check) {
     this.nameCheck = check;
   }
 
@@ -89,7 +91,10 @@ final class ReloadableRules<T> implements Supplier<T> {
    *     service stay
    */
   synchronized T reload(SlidingWindowHttpProperties properties) {
-    nameCheck.accept(properties.getRules().keySet());
+    for (String name : properties.getRules().keySet()) {
+      PropertyChecks.check(
+          SlidingWindowHttpProperties.PREFIX + ".rules." + name, () -> nameCheck.accept(name));
+    }
     Map<String, Kept> next = new HashMap<>();
     RateLimiterFactory reusing =
         (name, limits, countRefused) -> {

@@ -7,6 +7,7 @@ import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitRule;
+import io.slidingwindow.webmvc.ServletKeys;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -74,7 +75,7 @@ final class RuleBinder {
     List<RateLimitRule> rules = new ArrayList<>();
     for (Bound bound : bound(properties)) {
       Function<HttpServletRequest, RateLimitKeyContext> contexts =
-          request -> new RateLimitKeyContext(new ServletKeySource(request, clientIp));
+          request -> ServletKeys.context(request, clientIp);
       rules.add(
           RateLimitRule.of(
               bound.rule(),
@@ -110,7 +111,7 @@ final class RuleBinder {
         : bind(prefix + ".precision", () -> limit.withPrecision(precision));
   }
 
-  /** The key resolver a {@code key} property names (see {@link KeyLanguage}). */
+  /** The key resolver a {@code key} property names (see {@link ServletKeys}). */
   static KeyResolver keyResolver(
       String property,
       String key,

@@ -1,5 +1,6 @@
 package io.slidingwindow.spring;
 
+import io.slidingwindow.spring.internal.KeyLanguage;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.ToLongFunction;

@@ -10,6 +10,8 @@ import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitFilter;
 import io.slidingwindow.servlet.RateLimitRule;
+import io.slidingwindow.spring.internal.RateLimitAnnotations;
+import io.slidingwindow.webmvc.RateLimitInterceptor;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -187,7 +189,7 @@ public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
         ObjectProvider<ReloadableRules<RateLimitEnforcer>> rules,
         RateLimitInterceptor interceptor) {
       return () -> {
-        rules.ifAvailable(reloadable -> reloadable.checkNamesWith(interceptor::checkRuleNames));
+        rules.ifAvailable(reloadable -> reloadable.checkNamesWith(interceptor::checkRuleName));
         enforcers
             .orderedStream()
             .forEach(

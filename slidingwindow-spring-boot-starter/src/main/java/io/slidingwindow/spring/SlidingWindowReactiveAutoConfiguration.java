@@ -8,6 +8,12 @@ import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.spring.internal.RateLimitAnnotations;
+import io.slidingwindow.webflux.ReactiveKeyResolver;
+import io.slidingwindow.webflux.ReactiveKeySource;
+import io.slidingwindow.webflux.ReactiveKeys;
+import io.slidingwindow.webflux.ReactiveRateLimitAnnotations;
+import io.slidingwindow.webflux.ReactiveRateLimitFilter;
 import java.util.function.Function;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -83,8 +89,8 @@ public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBean
             core.rule(
                 rule.rule(),
                 ReactiveKeys.resolver(rule.keyProperty(), rule.key(), keyBeans),
-                rule.terms().condition(RateLimitKeyContext::new),
-                rule.terms().cost(RateLimitKeyContext::new, rule.rule().cost()));
+                rule.terms().condition(ReactiveKeySource::context),
+                rule.terms().cost(ReactiveKeySource::context, rule.rule().cost()));
           }
           return core.build();
         },
@@ -151,7 +157,7 @@ public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBean
                   }
                   annotations.register(mappings.orderedStream().toList());
                   rules.ifAvailable(
-                      reloadable -> reloadable.checkNamesWith(annotations::checkRuleNames));
+                      reloadable -> reloadable.checkNamesWith(annotations::checkRuleName));
                 });
   }
 }

@@ -6,6 +6,8 @@ import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.testkit.http.AttackTable;
 import io.slidingwindow.testkit.http.WayIn;
+import io.slidingwindow.webflux.ReactiveClientKeys;
+import io.slidingwindow.webflux.ReactiveKeyResolver;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;

@@ -17,6 +17,7 @@ import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitFilter;
 import io.slidingwindow.servlet.RateLimitRule;
 import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.webmvc.RateLimitInterceptor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,6 +3,7 @@ package io.slidingwindow.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.servlet.RateLimitEnforcer;
+import io.slidingwindow.webflux.ReactiveRateLimitFilter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.slidingwindow.spring.PathSpellingHttpTest.Counters;
 import io.slidingwindow.spring.PathSpellingHttpTest.Variant;
 import io.slidingwindow.testkit.http.RawHttp;
+import io.slidingwindow.webflux.ReactiveRateLimitFilter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -9,6 +9,7 @@ import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.webflux.ReactiveRateLimitFilter;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.slidingwindow.spring;
+package io.slidingwindow.webmvc;
 
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimitListener;
@@ -8,11 +8,14 @@ import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitRule;
+import io.slidingwindow.spring.RateLimit;
+import io.slidingwindow.spring.RateLimitKeyContext;
+import io.slidingwindow.spring.internal.RateLimitAnnotations;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.lang.reflect.Method;
-import java.util.Collection;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -27,9 +30,8 @@ import org.springframework.web.servlet.HandlerInterceptor;
  * <p>Only the request dispatch is counted: async, error and forward dispatches pass. Keys are
  * written in the same language as rules' keys in {@code application.yml}: shorthands ({@code ip},
  * {@code principal}, {@code header:NAME}, {@code global}, {@code bean:NAME}) or an expression over
- * {@link RateLimitKeyContext} in a restricted context (see {@link KeyLanguage}); see {@link
- * RateLimit#key()}. A key that is null or throws counts the request under its client's address.
- * Thread-safe.
+ * {@link RateLimitKeyContext} in a restricted context; see {@link RateLimit#key()}. A key that is
+ * null or throws counts the request under its client's address. Thread-safe.
  */
 public final class RateLimitInterceptor implements HandlerInterceptor {
 
@@ -85,8 +87,15 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
         RefusalReplies.Refusal.DEFAULT);
   }
 
-  /** As the public constructor, with {@code refusal} as the answer to refused requests. */
-  RateLimitInterceptor(
+  /**
+   * Creates an interceptor that answers refused requests with {@code refusal}.
+   *
+   * @param defaultDryRun dry-run for every annotation, on top of each one's own flag
+   * @param keyResolverBeans looks up a {@link KeyResolver} bean by name for {@code bean:NAME} keys;
+   *     returns null if there is none
+   * @throws IllegalArgumentException if an argument is null
+   */
+  public RateLimitInterceptor(
       RateLimiterFactory limiterFactory,
       RateLimitListener listener,
       ClientIpResolver clientIp,
@@ -97,16 +106,11 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
     if (limiterFactory == null
         || listener == null
         || clientIp == null
-        || keyResolverBeans == null) {
+        || keyResolverBeans == null
+        || refusal == null) {
       throw new IllegalArgumentException(
-          "limiterFactory, listener, clientIp and keyResolverBeans must not be null, were "
-              + limiterFactory
-              + ", "
-              + listener
-              + ", "
-              + clientIp
-              + ", "
-              + keyResolverBeans);
+          "limiterFactory, listener, clientIp, keyResolverBeans and refusal must not be null, were "
+              + Arrays.asList(limiterFactory, listener, clientIp, keyResolverBeans, refusal));
     }
     this.keyResolverBeans = keyResolverBeans;
     this.limiterFactory = limiterFactory;
@@ -135,17 +139,17 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
    *
    * @throws IllegalArgumentException naming both owners if an annotation already uses the name
    */
-  void reserve(String ruleName, String owner) {
+  public void reserve(String ruleName, String owner) {
     annotations.claim(ruleName, owner);
   }
 
   /**
-   * Checks the rule names of a reloaded configuration against the annotations' names.
+   * Checks the name of a rule of a reloaded configuration against the annotations' names.
    *
-   * @throws IllegalArgumentException naming the property and the method if an annotation has one
+   * @throws IllegalArgumentException naming the annotated method if an annotation has it
    */
-  void checkRuleNames(Collection<String> ruleNames) {
-    annotations.checkRuleNames(ruleNames);
+  public void checkRuleName(String ruleName) {
+    annotations.checkRuleName(ruleName);
   }
 
   /** {@code @RateLimit on com.example.Api.order(String)}: the method, overloads told apart. */

@@ -1,6 +1,8 @@
-package io.slidingwindow.spring;
+package io.slidingwindow.spring.internal;
 
 import io.slidingwindow.http.RequestKey;
+import io.slidingwindow.spring.RateLimit;
+import io.slidingwindow.spring.RateLimitKeyContext;
 import java.util.TreeSet;
 import java.util.function.Function;
 import org.springframework.expression.EvaluationContext;
@@ -22,8 +24,8 @@ import org.springframework.expression.spel.support.SimpleEvaluationContext;
 /**
  * The one key language of rules in {@code application.yml} and of {@link RateLimit#key()}, free of
  * any server API: it checks a key's text and turns every form but {@code bean:NAME} into a function
- * over {@link RateLimitKeyContext}, which the servlet side ({@link ServletKeys}) and the reactive
- * side ({@link ReactiveKeys}) each build from their own request.
+ * over {@link RateLimitKeyContext}, which the servlet side ({@code slidingwindow-webmvc}) and the
+ * reactive side ({@code slidingwindow-webflux}) each build from their own request.
  *
  * <p>A key is a shorthand or an expression. The shorthands are {@code ip} (the same key as the
  * expression {@code clientIp}), {@code principal} ({@code principal ?: clientIp}), {@code
@@ -37,22 +39,23 @@ import org.springframework.expression.spel.support.SimpleEvaluationContext;
  * RequestKey#custom(String)} of its text; null (or a throw) counts the request under its client's
  * address.
  */
-final class KeyLanguage {
+public final class KeyLanguage {
 
   /** The forms a key may take, for messages. */
-  static final String FORMS = "ip, principal, global, header:NAME, bean:NAME or a key expression";
+  public static final String FORMS =
+      "ip, principal, global, header:NAME, bean:NAME or a key expression";
 
   private static final SpelExpressionParser PARSER = new SpelExpressionParser();
 
   private KeyLanguage() {}
 
   /** {@code key} trimmed; empty for null. */
-  static String normalize(String key) {
+  public static String normalize(String key) {
     return key == null ? "" : key.trim();
   }
 
   /** The bean name of a {@code bean:NAME} key, or null if {@code key} has another form. */
-  static String beanName(String key) {
+  public static String beanName(String key) {
     String value = normalize(key);
     return value.startsWith("bean:") ? value.substring(5).trim() : null;
   }
@@ -62,7 +65,7 @@ final class KeyLanguage {
    *
    * @throws IllegalArgumentException naming {@code where} and the key if the name is not a token
    */
-  static String headerName(String where, String key) {
+  public static String headerName(String where, String key) {
     String value = normalize(key);
     if (!value.startsWith("header:")) {
       return null;
@@ -83,7 +86,7 @@ final class KeyLanguage {
    * @throws IllegalArgumentException naming {@code where} and the key if it is none of the forms,
    *     or its expression does not parse or reads an unknown name
    */
-  static Function<RateLimitKeyContext, RequestKey> compile(String where, String key) {
+  public static Function<RateLimitKeyContext, RequestKey> compile(String where, String key) {
     String value = normalize(key);
     switch (value) {
       case "ip" -> {
@@ -121,7 +124,7 @@ final class KeyLanguage {
    * @throws IllegalArgumentException naming {@code where} and the key if it is empty, does not
    *     parse or reads an unknown name
    */
-  static Function<RateLimitKeyContext, RequestKey> expression(String where, String key) {
+  public static Function<RateLimitKeyContext, RequestKey> expression(String where, String key) {
     Function<RateLimitKeyContext, Object> value = value(where, key, "must be " + FORMS);
     return root -> {
       Object result = value.apply(root);
@@ -143,7 +146,8 @@ final class KeyLanguage {
    * @throws IllegalArgumentException naming {@code where} and the text if it is empty, does not
    *     parse or reads an unknown name
    */
-  static Function<RateLimitKeyContext, Object> value(String where, String text, String what) {
+  public static Function<RateLimitKeyContext, Object> value(
+      String where, String text, String what) {
     String value = normalize(text);
     if (value.isEmpty()) {
       throw invalid(where, text, what, "it is empty", null);
@@ -185,13 +189,13 @@ final class KeyLanguage {
     }
     if (atRoot
         && node instanceof PropertyOrFieldReference property
-        && !RateLimitKeyContext.PROPERTIES.contains(property.getName())) {
-      return "'" + property.getName() + "' is not one of " + RateLimitKeyContext.PROPERTIES;
+        && !KeyAccess.ROOT_PROPERTIES.contains(property.getName())) {
+      return "'" + property.getName() + "' is not one of " + KeyAccess.ROOT_PROPERTIES;
     }
     if (atRoot
         && node instanceof MethodReference method
-        && !RateLimitKeyContext.METHODS.contains(method.getName())) {
-      return "'" + method.getName() + "(...)' is not one of " + RateLimitKeyContext.METHODS;
+        && !KeyAccess.ROOT_METHODS.contains(method.getName())) {
+      return "'" + method.getName() + "(...)' is not one of " + KeyAccess.ROOT_METHODS;
     }
     if (!atRoot
         && node instanceof MethodReference method
@@ -199,13 +203,13 @@ final class KeyLanguage {
       return "'"
           + method.getName()
           + "(...)' is not a method expressions may call: only the root's "
-          + RateLimitKeyContext.METHODS
+          + KeyAccess.ROOT_METHODS
           + " and, on text, "
           + new TreeSet<>(KeyAccess.STRING_METHODS);
     }
     if (node instanceof VariableReference
-        && !RateLimitKeyContext.VARIABLES.contains(node.toStringAST().substring(1))) {
-      return "'" + node.toStringAST() + "' is not one of #" + RateLimitKeyContext.VARIABLES;
+        && !KeyAccess.VARIABLES.contains(node.toStringAST().substring(1))) {
+      return "'" + node.toStringAST() + "' is not one of #" + KeyAccess.VARIABLES;
     }
     if (node instanceof Selection || node instanceof Projection) {
       return null; // evaluated against each element, not the root

@@ -1,4 +1,4 @@
-package io.slidingwindow.spring;
+package io.slidingwindow.webmvc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,7 +1,8 @@
-package io.slidingwindow.spring;
+package io.slidingwindow.webmvc;
 
 import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.servlet.ClientIpResolver;
+import io.slidingwindow.spring.RateLimitKeyContext;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
 import java.util.Map;

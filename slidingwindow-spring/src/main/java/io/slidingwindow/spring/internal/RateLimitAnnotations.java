@@ -1,9 +1,9 @@
-package io.slidingwindow.spring;
+package io.slidingwindow.spring.internal;
 
 import io.slidingwindow.Limit;
 import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.spring.RateLimit;
 import java.lang.reflect.Method;
-import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -13,7 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * filter's rules and every annotation. The Spring MVC interceptor and the WebFlux filter pair the
  * rule with a key resolver of their own. Thread-safe.
  */
-final class RateLimitAnnotations {
+public final class RateLimitAnnotations {
 
   private final Map<String, String> owners = new ConcurrentHashMap<>();
 
@@ -23,7 +23,7 @@ final class RateLimitAnnotations {
    *
    * @throws IllegalArgumentException naming both owners if another owner already uses the name
    */
-  void claim(String name, String owner) {
+  public void claim(String name, String owner) {
     String previous = owners.putIfAbsent(name, owner);
     if (previous != null && !previous.equals(owner)) {
       throw new IllegalArgumentException(
@@ -38,30 +38,24 @@ final class RateLimitAnnotations {
   }
 
   /** How the register names a rule of {@code slidingwindow.http.rules} as the owner of its name. */
-  static String ruleOwner(String name) {
+  public static String ruleOwner(String name) {
     return "the filter's rule '" + name + "'";
   }
 
   /**
-   * Checks that no name of {@code ruleNames} (the rules of a reloaded configuration) is an
-   * annotation's.
+   * Checks that {@code ruleName} (a rule of a reloaded configuration) is no annotation's.
    *
-   * @throws IllegalArgumentException naming the property and the annotated method if one is
+   * @throws IllegalArgumentException naming the annotated method if it is
    */
-  void checkRuleNames(Collection<String> ruleNames) {
-    for (String name : ruleNames) {
-      String owner = owners.get(name);
-      if (owner != null && !owner.equals(ruleOwner(name))) {
-        throw new IllegalArgumentException(
-            SlidingWindowHttpProperties.PREFIX
-                + ".rules."
-                + name
-                + ": rule names must be unique, '"
-                + name
-                + "' is used by "
-                + owner
-                + "; give the rule another name");
-      }
+  public void checkRuleName(String ruleName) {
+    String owner = owners.get(ruleName);
+    if (owner != null && !owner.equals(ruleOwner(ruleName))) {
+      throw new IllegalArgumentException(
+          "rule names must be unique, '"
+              + ruleName
+              + "' is used by "
+              + owner
+              + "; give the rule another name");
     }
   }
 
@@ -72,7 +66,7 @@ final class RateLimitAnnotations {
    * @throws IllegalArgumentException naming the method if the annotation is invalid or its name is
    *     taken
    */
-  HttpRule rule(Method method, RateLimit annotation, boolean defaultDryRun) {
+  public HttpRule rule(Method method, RateLimit annotation, boolean defaultDryRun) {
     String where = describe(method);
     String name =
         annotation.name().isEmpty()
@@ -100,7 +94,7 @@ final class RateLimitAnnotations {
   }
 
   /** {@code @RateLimit on com.example.Api.order(String)}: the method, overloads told apart. */
-  static String describe(Method method) {
+  public static String describe(Method method) {
     StringBuilder b =
         new StringBuilder("@RateLimit on ")
             .append(method.getDeclaringClass().getName())
@@ -121,7 +115,7 @@ final class RateLimitAnnotations {
    * @throws IllegalArgumentException naming {@code where}, the limit's index and {@link
    *     Limit#parse}'s reason
    */
-  static Limit parseLimit(String where, int index, String text) {
+  public static Limit parseLimit(String where, int index, String text) {
     try {
       return Limit.parse(text);
     } catch (IllegalArgumentException e) {

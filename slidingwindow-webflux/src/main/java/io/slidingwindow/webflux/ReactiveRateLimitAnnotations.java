@@ -1,4 +1,4 @@
-package io.slidingwindow.spring;
+package io.slidingwindow.webflux;
 
 import io.slidingwindow.http.EnforcementCore;
 import io.slidingwindow.http.HttpRule;
@@ -6,8 +6,10 @@ import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.http.RefusalReplies;
+import io.slidingwindow.spring.RateLimit;
+import io.slidingwindow.spring.internal.RateLimitAnnotations;
 import java.lang.reflect.Method;
-import java.util.Collection;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,7 +27,7 @@ import reactor.core.publisher.Mono;
  * methods are found when the application starts ({@link #register}); for each request the handler
  * is looked up as the dispatcher will look it up, only if some method is annotated. Thread-safe.
  */
-final class ReactiveRateLimitAnnotations {
+public final class ReactiveRateLimitAnnotations {
 
   private final RateLimiterFactory limiterFactory;
   private final RateLimitListener listener;
@@ -37,13 +39,26 @@ final class ReactiveRateLimitAnnotations {
   private final Map<Method, EnforcementCore<ReactiveKeySource>> cores = new ConcurrentHashMap<>();
   private volatile List<RequestMappingHandlerMapping> mappings = List.of();
 
-  ReactiveRateLimitAnnotations(
+  /**
+   * Annotations whose limiters come from {@code limiterFactory}.
+   *
+   * @param defaultDryRun dry-run for every annotation, on top of each one's own flag
+   * @param keyResolverBeans looks up a {@link ReactiveKeyResolver} bean by name for {@code
+   *     bean:NAME} keys; returns null if there is none
+   * @throws IllegalArgumentException if an argument is null
+   */
+  public ReactiveRateLimitAnnotations(
       RateLimiterFactory limiterFactory,
       RateLimitListener listener,
       boolean rateLimitHeaders,
       boolean defaultDryRun,
       Function<String, ReactiveKeyResolver> keyResolverBeans,
       RefusalReplies.Refusal refusal) {
+    if (limiterFactory == null || listener == null || keyResolverBeans == null || refusal == null) {
+      throw new IllegalArgumentException(
+          "limiterFactory, listener, keyResolverBeans and refusal must not be null, were "
+              + Arrays.asList(limiterFactory, listener, keyResolverBeans, refusal));
+    }
     this.refusal = refusal;
     this.limiterFactory = limiterFactory;
     this.listener = listener;
@@ -57,17 +72,17 @@ final class ReactiveRateLimitAnnotations {
    *
    * @throws IllegalArgumentException naming both owners if an annotation already uses the name
    */
-  void reserve(String ruleName, String owner) {
+  public void reserve(String ruleName, String owner) {
     annotations.claim(ruleName, owner);
   }
 
   /**
-   * Checks the rule names of a reloaded configuration against the annotations' names.
+   * Checks the name of a rule of a reloaded configuration against the annotations' names.
    *
-   * @throws IllegalArgumentException naming the property and the method if an annotation has one
+   * @throws IllegalArgumentException naming the annotated method if an annotation has it
    */
-  void checkRuleNames(Collection<String> ruleNames) {
-    annotations.checkRuleNames(ruleNames);
+  public void checkRuleName(String ruleName) {
+    annotations.checkRuleName(ruleName);
   }
 
   /**
@@ -77,7 +92,7 @@ final class ReactiveRateLimitAnnotations {
    * @throws IllegalArgumentException naming the method if an annotation is invalid or its rule name
    *     is taken
    */
-  void register(List<RequestMappingHandlerMapping> mappings) {
+  public void register(List<RequestMappingHandlerMapping> mappings) {
     for (RequestMappingHandlerMapping mapping : mappings) {
       for (HandlerMethod handler : mapping.getHandlerMethods().values()) {
         Method method = handler.getMethod();

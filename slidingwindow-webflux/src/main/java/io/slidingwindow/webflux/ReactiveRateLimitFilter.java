@@ -1,4 +1,4 @@
-package io.slidingwindow.spring;
+package io.slidingwindow.webflux;
 
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.EnforcementCore;
@@ -6,6 +6,7 @@ import io.slidingwindow.http.HttpReply;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.QuotaHeaders;
 import io.slidingwindow.http.RequestPaths;
+import io.slidingwindow.spring.RateLimit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,11 +45,25 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
   private final ReactiveRateLimitAnnotations annotations;
   private final int order;
 
-  ReactiveRateLimitFilter(
+  /**
+   * A filter of the rules {@code cores} gives (asked once per request, so that a reload takes
+   * effect at the next request), then of the annotations, if any.
+   *
+   * @param cores the rules in service; {@link ReactiveKeys#resolver} makes their key functions
+   * @param addresses how the client address is found
+   * @param annotations the annotated handler methods' rules, or null for none
+   * @param order the filter's order among the application's web filters
+   * @throws IllegalArgumentException if {@code cores} or {@code addresses} is null
+   */
+  public ReactiveRateLimitFilter(
       Supplier<EnforcementCore<ReactiveKeySource>> cores,
       ClientAddresses addresses,
       ReactiveRateLimitAnnotations annotations,
       int order) {
+    if (cores == null || addresses == null) {
+      throw new IllegalArgumentException(
+          "cores and addresses must not be null, were " + cores + " and " + addresses);
+    }
     this.cores = cores;
     this.addresses = addresses;
     this.annotations = annotations;
@@ -61,7 +76,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
   }
 
   /** The annotations this filter enforces, or null if none. */
-  ReactiveRateLimitAnnotations annotations() {
+  public ReactiveRateLimitAnnotations annotations() {
     return annotations;
   }
 

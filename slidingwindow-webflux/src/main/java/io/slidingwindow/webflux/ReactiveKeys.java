@@ -1,10 +1,15 @@
-package io.slidingwindow.spring;
+package io.slidingwindow.webflux;
 
 import io.slidingwindow.http.RequestKey;
+import io.slidingwindow.spring.RateLimitKeyContext;
+import io.slidingwindow.spring.internal.KeyLanguage;
 import java.util.function.Function;
 
-/** The key language of {@link KeyLanguage} for reactive requests. */
-final class ReactiveKeys {
+/**
+ * The key language ({@link io.slidingwindow.spring.RateLimit#key()}, a rule's {@code key}) on
+ * reactive requests. Stateless.
+ */
+public final class ReactiveKeys {
 
   private ReactiveKeys() {}
 
@@ -17,7 +22,7 @@ final class ReactiveKeys {
    * @throws IllegalArgumentException naming {@code where} and the key if it is none of the forms,
    *     names a missing bean, or its expression does not parse or reads an unknown name
    */
-  static Function<ReactiveKeySource, RequestKey> resolver(
+  public static Function<ReactiveKeySource, RequestKey> resolver(
       String where, String key, Function<String, ReactiveKeyResolver> beans) {
     String beanName = KeyLanguage.beanName(key);
     if (beanName != null) {
@@ -29,6 +34,6 @@ final class ReactiveKeys {
       return source -> bean.key(source.exchange(), source.principal());
     }
     Function<RateLimitKeyContext, RequestKey> compiled = KeyLanguage.compile(where, key);
-    return source -> compiled.apply(new RateLimitKeyContext(source));
+    return source -> compiled.apply(source.context());
   }
 }

@@ -1,5 +1,6 @@
-package io.slidingwindow.spring;
+package io.slidingwindow.spring.internal;
 
+import io.slidingwindow.spring.RateLimitKeyContext;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Map;
@@ -19,14 +20,34 @@ import org.springframework.expression.spel.support.ReflectivePropertyAccessor;
  * such as {@code getSession}, {@code getInputStream}, or a name lookup such as {@code
  * getRemoteHost}).
  *
- * <p>Properties: every property of {@link RateLimitKeyContext}, the name of a {@link
- * java.security.Principal}, and of the server's request, the parts of its target, method, addresses
- * and content type (the side-effect-free getters listed in {@link #PROPERTIES}). Methods: the
- * root's {@link RateLimitKeyContext#METHODS}, and on text the pure methods of {@link
+ * <p>Properties: every property of {@link RateLimitKeyContext} ({@link #ROOT_PROPERTIES}), the name
+ * of a {@link java.security.Principal}, and of the server's request, the parts of its target,
+ * method, addresses and content type (the side-effect-free getters listed in {@link #PROPERTIES}).
+ * Methods: the root's {@link #ROOT_METHODS}, and on text the pure methods of {@link
  * #STRING_METHODS}. Types are matched by name, so that neither web stack's classes need be present.
  * Stateless and thread-safe.
  */
 final class KeyAccess {
+
+  /** The root properties an expression may read. */
+  static final Set<String> ROOT_PROPERTIES =
+      Set.of(
+          "clientIp",
+          "principal",
+          "principalName",
+          "global",
+          "pathVariables",
+          "method",
+          "path",
+          "rawPath",
+          "request");
+
+  /** The root methods an expression may call. */
+  static final Set<String> ROOT_METHODS = Set.of("header", "headerValue", "key");
+
+  /** The variables an expression may read. */
+  static final Set<String> VARIABLES =
+      Set.of("clientIp", "principal", "pathVariables", "request", "root", "this");
 
   /** The methods an expression may call on text. */
   static final Set<String> STRING_METHODS =
@@ -152,7 +173,7 @@ final class KeyAccess {
   static boolean isCallable(Method method, Class<?> targetClass) {
     if (RateLimitKeyContext.class.isAssignableFrom(targetClass)) {
       return method.getDeclaringClass() == RateLimitKeyContext.class
-          && RateLimitKeyContext.METHODS.contains(method.getName());
+          && ROOT_METHODS.contains(method.getName());
     }
     return targetClass == String.class && STRING_METHODS.contains(method.getName());
   }

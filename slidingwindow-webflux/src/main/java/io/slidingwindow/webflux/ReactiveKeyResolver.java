@@ -1,4 +1,4 @@
-package io.slidingwindow.spring;
+package io.slidingwindow.webflux;
 
 import io.slidingwindow.http.RequestKey;
 import java.security.Principal;

@@ -1,12 +1,18 @@
-package io.slidingwindow.spring;
+package io.slidingwindow.webmvc;
 
 import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
+import io.slidingwindow.spring.RateLimitKeyContext;
+import io.slidingwindow.spring.internal.KeyLanguage;
+import jakarta.servlet.http.HttpServletRequest;
 import java.util.function.Function;
 
-/** The key language of {@link KeyLanguage} for servlet requests. */
-final class ServletKeys {
+/**
+ * The key language ({@link io.slidingwindow.spring.RateLimit#key()}, a rule's {@code key}) on
+ * servlet requests. Stateless.
+ */
+public final class ServletKeys {
 
   private ServletKeys() {}
 
@@ -20,7 +26,7 @@ final class ServletKeys {
    * @throws IllegalArgumentException naming {@code where} and the key if it is none of the forms,
    *     names a missing bean, or its expression does not parse or reads an unknown name
    */
-  static KeyResolver resolver(
+  public static KeyResolver resolver(
       String where, String key, ClientIpResolver clientIp, Function<String, KeyResolver> beans) {
     String beanName = KeyLanguage.beanName(key);
     if (beanName != null) {
@@ -31,8 +37,14 @@ final class ServletKeys {
       return bean;
     }
     Function<RateLimitKeyContext, RequestKey> compiled = KeyLanguage.compile(where, key);
-    return KeyResolver.typed(
-        request ->
-            compiled.apply(new RateLimitKeyContext(new ServletKeySource(request, clientIp))));
+    return KeyResolver.typed(request -> compiled.apply(context(request, clientIp)));
+  }
+
+  /**
+   * What a key expression, condition or cost reads of {@code request}, its client address found by
+   * {@code clientIp}.
+   */
+  public static RateLimitKeyContext context(HttpServletRequest request, ClientIpResolver clientIp) {
+    return new RateLimitKeyContext(new ServletKeySource(request, clientIp));
   }
 }

@@ -1,7 +1,8 @@
-package io.slidingwindow.spring;
+package io.slidingwindow.webflux;
 
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.RequestKey;
+import io.slidingwindow.spring.RateLimitKeyContext;
 import java.security.Principal;
 import java.util.Map;
 import org.springframework.web.reactive.HandlerMapping;
@@ -10,10 +11,21 @@ import org.springframework.web.server.ServerWebExchange;
 /**
  * One request of a reactive application as the rules' keys read it: the exchange, its principal
  * (resolved before the rules run, since the exchange gives it only asynchronously) and the client
- * address rules.
+ * address rules. The request type of the reactive filter's {@link
+ * io.slidingwindow.http.EnforcementCore}.
+ *
+ * @param exchange the exchange
+ * @param principal its authenticated principal, null if anonymous
+ * @param addresses how its client address is found
  */
-record ReactiveKeySource(ServerWebExchange exchange, Principal principal, ClientAddresses addresses)
+public record ReactiveKeySource(
+    ServerWebExchange exchange, Principal principal, ClientAddresses addresses)
     implements RateLimitKeyContext.Source {
+
+  /** What a key expression, condition or cost reads of this request. */
+  public RateLimitKeyContext context() {
+    return new RateLimitKeyContext(this);
+  }
 
   @Override
   public Object request() {

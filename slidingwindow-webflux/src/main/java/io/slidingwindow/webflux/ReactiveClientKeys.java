@@ -1,4 +1,4 @@
-package io.slidingwindow.spring;
+package io.slidingwindow.webflux;
 
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.RequestKey;

@@ -3,7 +3,6 @@ package io.slidingwindow.spring;
 import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.http.RequestPaths;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * What a key expression ({@link RateLimit#key()}, or a rule's {@code key} in {@code
@@ -30,28 +29,11 @@ import java.util.Set;
  */
 public final class RateLimitKeyContext {
 
-  /** The root properties an expression may read. */
-  static final Set<String> PROPERTIES =
-      Set.of(
-          "clientIp",
-          "principal",
-          "principalName",
-          "global",
-          "pathVariables",
-          "method",
-          "path",
-          "rawPath",
-          "request");
-
-  /** The root methods an expression may call. */
-  static final Set<String> METHODS = Set.of("header", "headerValue", "key");
-
-  /** The variables an expression may read. */
-  static final Set<String> VARIABLES =
-      Set.of("clientIp", "principal", "pathVariables", "request", "root", "this");
-
-  /** What a context reads, from one server API. */
-  interface Source {
+  /**
+   * What a context reads, from one server API: each web stack's adapter implements it over its own
+   * request.
+   */
+  public interface Source {
 
     /** The server's request object. */
     Object request();
@@ -78,7 +60,15 @@ public final class RateLimitKeyContext {
   private final Source source;
   private String path;
 
-  RateLimitKeyContext(Source source) {
+  /**
+   * The context of one request, read through {@code source}.
+   *
+   * @throws IllegalArgumentException if {@code source} is null
+   */
+  public RateLimitKeyContext(Source source) {
+    if (source == null) {
+      throw new IllegalArgumentException("source must not be null");
+    }
     this.source = source;
   }
 
