@@ -10,8 +10,8 @@ import java.util.Set;
 /**
  * What an HTTP rule limits and how, on any server: its name, the requests it applies to (path
  * patterns and methods), its limits, whether refused requests count, and dry-run. Where a rule's
- * key comes from depends on the server API, so each adapter pairs an {@code HttpRule} with a key
- * resolver of its own (the servlet module's {@code RateLimitRule}, the starter's reactive rules).
+ * key comes from depends on the server API, so each adapter takes an {@code HttpRule} with a key
+ * resolver of its own (the servlet {@code RateLimitEnforcer}, the JAX-RS and reactive filters).
  *
  * <p>A request matches when its path matches one of the patterns (or the rule has none) and its
  * method is one of the methods (or the rule has none). {@code HEAD} counts as {@code GET}: a rule
@@ -147,7 +147,7 @@ public final class HttpRule {
 
   @Override
   public String toString() {
-    return "RateLimitRule["
+    return "HttpRule["
         + name
         + " "
         + paths

@@ -7,7 +7,6 @@ import io.slidingwindow.http.RefusalReplies;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
-import io.slidingwindow.servlet.RateLimitRule;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.RateLimitKeyContext;
 import io.slidingwindow.spring.internal.RateLimitAnnotations;
@@ -184,7 +183,7 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
   private RateLimitEnforcer build(Method method, RateLimit annotation) {
     HttpRule rule = annotations.rule(method, annotation, defaultDryRun);
     return RateLimitEnforcer.builder()
-        .rule(RateLimitRule.of(rule, keyResolver(describe(method), annotation.key())))
+        .rule(rule, keyResolver(describe(method), annotation.key()))
         .limiterFactory(limiterFactory)
         .listener(listener)
         .rateLimitHeaders(rateLimitHeaders)

@@ -6,7 +6,7 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
-import io.slidingwindow.servlet.RateLimitRule;
+import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.spring.RateLimitKeyContext;
 import io.slidingwindow.webmvc.ServletKeys;
 import jakarta.servlet.http.HttpServletRequest;
@@ -63,28 +63,28 @@ final class RuleBinder {
   }
 
   /**
-   * The servlet rules of {@code properties}, in the order written.
+   * Adds the rules of {@code properties}, in the order written, to {@code enforcer}.
    *
    * @param keyResolverBeans looks up a {@link KeyResolver} bean by name for {@code bean:NAME} keys;
    *     returns null if there is none
+   * @return {@code enforcer}
    * @throws IllegalArgumentException naming the property and its value if one is invalid
    */
-  static List<RateLimitRule> rules(
+  static RateLimitEnforcer.Builder addRules(
+      RateLimitEnforcer.Builder enforcer,
       SlidingWindowHttpProperties properties,
       ClientIpResolver clientIp,
       Function<String, KeyResolver> keyResolverBeans) {
-    List<RateLimitRule> rules = new ArrayList<>();
+    Function<HttpServletRequest, RateLimitKeyContext> contexts =
+        request -> ServletKeys.context(request, clientIp);
     for (Bound bound : bound(properties)) {
-      Function<HttpServletRequest, RateLimitKeyContext> contexts =
-          request -> ServletKeys.context(request, clientIp);
-      rules.add(
-          RateLimitRule.of(
-              bound.rule(),
-              keyResolver(bound.keyProperty(), bound.key(), clientIp, keyResolverBeans),
-              bound.terms().condition(contexts),
-              bound.terms().cost(contexts, bound.rule().cost())));
+      enforcer.rule(
+          bound.rule(),
+          ServletKeys.resolver(bound.keyProperty(), bound.key(), clientIp, keyResolverBeans),
+          bound.terms().condition(contexts),
+          bound.terms().cost(contexts, bound.rule().cost()));
     }
-    return List.copyOf(rules);
+    return enforcer;
   }
 
   /**
@@ -110,14 +110,5 @@ final class RuleBinder {
     return precision == null
         ? limit
         : bind(prefix + ".precision", () -> limit.withPrecision(precision));
-  }
-
-  /** The key resolver a {@code key} property names (see {@link ServletKeys}). */
-  static KeyResolver keyResolver(
-      String property,
-      String key,
-      ClientIpResolver clientIp,
-      Function<String, KeyResolver> keyResolverBeans) {
-    return ServletKeys.resolver(property, key, clientIp, keyResolverBeans);
   }
 }

@@ -2,6 +2,7 @@ package io.slidingwindow.spring.web;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.slidingwindow.Ticker;
+import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
@@ -9,7 +10,6 @@ import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitFilter;
-import io.slidingwindow.servlet.RateLimitRule;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.internal.RateLimitAnnotations;
 import io.slidingwindow.webmvc.RateLimitInterceptor;
@@ -91,8 +91,11 @@ public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
     return new ReloadableRules<>(
         limiterFactory,
         (bound, limiters) ->
-            RateLimitEnforcer.builder()
-                .rules(RuleBinder.rules(bound, clientIp, namedBeans(beans, KeyResolver.class)))
+            RuleBinder.addRules(
+                    RateLimitEnforcer.builder(),
+                    bound,
+                    clientIp,
+                    namedBeans(beans, KeyResolver.class))
                 .limiterFactory(limiters)
                 .listener(listener)
                 .rateLimitHeaders(bound.isRateLimitHeaders())
@@ -195,7 +198,7 @@ public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
             .orderedStream()
             .forEach(
                 enforcer -> {
-                  for (RateLimitRule rule : enforcer.rules()) {
+                  for (HttpRule rule : enforcer.rules()) {
                     interceptor.reserve(rule.name(), RateLimitAnnotations.ruleOwner(rule.name()));
                   }
                 });

@@ -15,7 +15,6 @@ import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitFilter;
-import io.slidingwindow.servlet.RateLimitRule;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.webmvc.RateLimitInterceptor;
@@ -69,7 +68,7 @@ class SlidingWindowAutoConfigurationTest {
               assertThat(limiter.tryAcquire("k")).isTrue();
               assertThat(limiter.tryAcquire("k")).isFalse();
               assertThat(context.getBean(RateLimitEnforcer.class).rules())
-                  .extracting(RateLimitRule::name)
+                  .extracting(HttpRule::name)
                   .containsExactly("product");
             });
   }
@@ -88,7 +87,7 @@ class SlidingWindowAutoConfigurationTest {
             "slidingwindow.http.rules.v1-product.limits[2].window=60s")
         .run(
             context -> {
-              RateLimitRule rule = context.getBean(RateLimitEnforcer.class).rules().get(0);
+              HttpRule rule = context.getBean(RateLimitEnforcer.class).rules().get(0);
               assertThat(rule.name()).isEqualTo("v1-product");
               assertThat(rule.limits())
                   .containsExactly(
@@ -109,10 +108,8 @@ class SlidingWindowAutoConfigurationTest {
         .withPropertyValues("spring.config.location=classpath:per-url-windows.yml")
         .run(
             context -> {
-              List<RateLimitRule> rules = context.getBean(RateLimitEnforcer.class).rules();
-              assertThat(rules)
-                  .extracting(RateLimitRule::name)
-                  .containsExactly("v1-product", "login");
+              List<HttpRule> rules = context.getBean(RateLimitEnforcer.class).rules();
+              assertThat(rules).extracting(HttpRule::name).containsExactly("v1-product", "login");
               assertThat(rules.get(0).limits())
                   .containsExactly(
                       Limit.of(500, Duration.ofSeconds(2)),
@@ -140,8 +137,8 @@ class SlidingWindowAutoConfigurationTest {
             "slidingwindow.http.rules.other.limits[0].window=1s")
         .run(
             context -> {
-              List<RateLimitRule> rules = context.getBean(RateLimitEnforcer.class).rules();
-              RateLimitRule product = rules.get(0);
+              List<HttpRule> rules = context.getBean(RateLimitEnforcer.class).rules();
+              HttpRule product = rules.get(0);
               assertThat(product.limits())
                   .containsExactly(
                       Limit.of(5, Duration.ofSeconds(60)).withPrecision(Duration.ofSeconds(1)));
@@ -152,10 +149,18 @@ class SlidingWindowAutoConfigurationTest {
             });
   }
 
-  /** Runs one GET through {@code enforcer} and returns the status it set (200 if none). */
-  private static int get(RateLimitEnforcer enforcer, String path) throws Exception {
+  /**
+   * Runs one GET through {@code enforcer}, with the header pairs given, and returns the status it
+   * set (200 if none).
+   */
+  private static int get(RateLimitEnforcer enforcer, String path, String... headers)
+      throws Exception {
+    MockHttpServletRequest request = new MockHttpServletRequest("GET", path);
+    for (int i = 0; i + 1 < headers.length; i += 2) {
+      request.addHeader(headers[i], headers[i + 1]);
+    }
     MockHttpServletResponse response = new MockHttpServletResponse();
-    enforcer.enforce(new MockHttpServletRequest("GET", path), response);
+    enforcer.enforce(request, response);
     return response.getStatus();
   }
 
@@ -276,7 +281,7 @@ class SlidingWindowAutoConfigurationTest {
 
   private static RateLimitEnforcer enforcerWithRule(String name) {
     return RateLimitEnforcer.builder()
-        .rule(RateLimitRule.builder(name).limit(Limit.of(1, Duration.ofSeconds(1))).build())
+        .rule(HttpRule.builder(name).limit(Limit.of(1, Duration.ofSeconds(1))).build())
         .build();
   }
 
@@ -311,7 +316,7 @@ class SlidingWindowAutoConfigurationTest {
               assertThat(context.getBeansOfType(FilterRegistrationBean.class)).isEmpty();
               assertThat(context).hasBean("slidingWindowRateLimitEnforcer");
               assertThat(context.getBean(RateLimitEnforcer.class).rules())
-                  .extracting(RateLimitRule::name)
+                  .extracting(HttpRule::name)
                   .containsExactly("product");
             });
   }
@@ -385,12 +390,11 @@ class SlidingWindowAutoConfigurationTest {
             context -> {
               assertThat(context).hasSingleBean(ClientIpResolver.class);
               RateLimitEnforcer enforcer = context.getBean(RateLimitEnforcer.class);
-              MockHttpServletRequest fromProxy = new MockHttpServletRequest("GET", "/a");
-              fromProxy.addHeader("X-Forwarded-For", "198.51.100.1");
-              assertThat(enforcer.rules().get(0).keyResolver().resolve(fromProxy))
-                  .as(
-                      "the MockHttpServletRequest peer is 127.0.0.1, trusted only by the user's bean")
-                  .isEqualTo("ip:198.51.100.1");
+              // The MockHttpServletRequest peer is 127.0.0.1, trusted only by the user's bean: each
+              // forwarded client has a permit of its own.
+              assertThat(get(enforcer, "/a", "X-Forwarded-For", "198.51.100.1")).isEqualTo(200);
+              assertThat(get(enforcer, "/a", "X-Forwarded-For", "198.51.100.2")).isEqualTo(200);
+              assertThat(get(enforcer, "/a", "X-Forwarded-For", "198.51.100.1")).isEqualTo(429);
             });
   }
 
@@ -494,9 +498,14 @@ class SlidingWindowAutoConfigurationTest {
             RULE + ".limits[0].permits=1",
             RULE + ".limits[0].window=1s")
         .run(
-            context ->
-                assertThat(context.getBean(RateLimitEnforcer.class).rules().get(0).keyResolver())
-                    .isSameAs(tenant));
+            context -> {
+              RateLimitEnforcer enforcer = context.getBean(RateLimitEnforcer.class);
+              assertThat(get(enforcer, "/a", "X-Tenant", "a")).isEqualTo(200);
+              assertThat(get(enforcer, "/a", "X-Tenant", "b")).isEqualTo(200);
+              assertThat(get(enforcer, "/a", "X-Tenant", "a"))
+                  .as("tenant a's own key, from the bean")
+                  .isEqualTo(429);
+            });
   }
 
   @Test

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.servlet.ClientIpResolver;
+import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
-import io.slidingwindow.servlet.RateLimitRule;
+import io.slidingwindow.webmvc.ServletKeys;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;
@@ -35,17 +37,23 @@ class SlidingWindowHttpPropertiesTest {
   @Test
   void ruleDefaults_areTheRuleBuildersDefaults() {
     properties.getRules().put("r", rule());
-    RateLimitRule bound =
-        RuleBinder.rules(properties, ClientIpResolver.direct(), name -> null).get(0);
-    RateLimitRule built = RateLimitRule.builder("r").limit(LIMIT).build();
+    RuleBinder.Bound binding = RuleBinder.bound(properties).get(0);
+    HttpRule bound = binding.rule();
+    HttpRule built = HttpRule.builder("r").limit(LIMIT).build();
 
     assertThat(bound.dryRun()).isEqualTo(built.dryRun());
     assertThat(bound.countRefusedAttempts()).isEqualTo(built.countRefusedAttempts());
     assertThat(bound.limits()).isEqualTo(built.limits());
     assertThat(bound.paths()).isEqualTo(built.paths());
+    assertThat(bound.cost()).isEqualTo(built.cost());
     MockHttpServletRequest request = new MockHttpServletRequest("GET", "/a");
     request.setRemoteAddr("192.0.2.7");
-    assertThat(bound.keyResolver().key(request)).isEqualTo(built.keyResolver().key(request));
+    KeyResolver boundKey =
+        ServletKeys.resolver(
+            binding.keyProperty(), binding.key(), ClientIpResolver.direct(), name -> null);
+    assertThat(boundKey.key(request))
+        .as("the enforcer keys a rule added without a key resolver by the client address")
+        .isEqualTo(KeyResolver.clientIp(ClientIpResolver.direct()).key(request));
   }
 
   @Test
@@ -68,7 +76,7 @@ class SlidingWindowHttpPropertiesTest {
   @Test
   void rateLimitHeaders_default_isTheEnforcersDefaultOfNoHeaders() throws Exception {
     RateLimitEnforcer byDefault =
-        RateLimitEnforcer.builder().rule(RateLimitRule.builder("r").limit(LIMIT).build()).build();
+        RateLimitEnforcer.builder().rule(HttpRule.builder("r").limit(LIMIT).build()).build();
     MockHttpServletResponse response = new MockHttpServletResponse();
     byDefault.enforce(new MockHttpServletRequest("GET", "/a"), response);
 

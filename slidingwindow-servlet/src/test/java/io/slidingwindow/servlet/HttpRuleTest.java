@@ -4,17 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.slidingwindow.Limit;
+import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.QuotaHeaders;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-class RateLimitRuleTest {
+/**
+ * The rules of a servlet enforcer: {@link HttpRule}s, checked when built, matched by method and
+ * path.
+ */
+class HttpRuleTest {
 
   private static final Limit LIMIT = Limit.of(1, Duration.ofSeconds(1));
 
   @Test
   void build_withoutLimits_throwsNamingTheRule() {
-    assertThatThrownBy(() -> RateLimitRule.builder("empty").build())
+    assertThatThrownBy(() -> HttpRule.builder("empty").build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("limits")
         .hasMessageContaining("empty");
@@ -22,36 +27,36 @@ class RateLimitRuleTest {
 
   @Test
   void builder_badNameOrMethod_throwsNamingTheValue() {
-    assertThatThrownBy(() -> RateLimitRule.builder("has space"))
+    assertThatThrownBy(() -> HttpRule.builder("has space"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("has space");
-    assertThatThrownBy(() -> RateLimitRule.builder("r").methods("GE T"))
+    assertThatThrownBy(() -> HttpRule.builder("r").methods("GE T"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("GE T");
   }
 
   @Test
   void matches_noPathsOrMethods_matchesEverything() {
-    RateLimitRule rule = RateLimitRule.builder("all").limit(LIMIT).build();
+    HttpRule rule = HttpRule.builder("all").limit(LIMIT).build();
     assertThat(rule.matches("DELETE", "/anything")).isTrue();
     assertThat(rule.matches("GET", "/")).isTrue();
   }
 
   @Test
   void matches_headOnGetRule_matchesAsGet() {
-    RateLimitRule reads = RateLimitRule.builder("reads").methods("get").limit(LIMIT).build();
+    HttpRule reads = HttpRule.builder("reads").methods("get").limit(LIMIT).build();
     assertThat(reads.matches("HEAD", "/a")).isTrue();
     assertThat(reads.matches("head", "/a")).isTrue();
     assertThat(reads.matches("GET", "/a")).isTrue();
     assertThat(reads.matches("POST", "/a")).isFalse();
-    RateLimitRule writes = RateLimitRule.builder("writes").methods("POST").limit(LIMIT).build();
+    HttpRule writes = HttpRule.builder("writes").methods("POST").limit(LIMIT).build();
     assertThat(writes.matches("HEAD", "/a")).isFalse();
     assertThat(writes.matches(null, "/a")).isFalse();
   }
 
   @Test
   void enforcerBuild_duplicateRuleNames_throws() {
-    RateLimitRule a = RateLimitRule.builder("same").limit(LIMIT).build();
+    HttpRule a = HttpRule.builder("same").limit(LIMIT).build();
     assertThatThrownBy(() -> RateLimitEnforcer.builder().rule(a).rule(a).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("same");
@@ -67,8 +72,8 @@ class RateLimitRuleTest {
 
   @Test
   void policyNames_repeatedWindow_fallsBackToIndex() {
-    RateLimitRule rule =
-        RateLimitRule.builder("p")
+    HttpRule rule =
+        HttpRule.builder("p")
             .limit(Limit.of(5, Duration.ofMillis(500)))
             .limit(Limit.of(9, Duration.ofSeconds(2)))
             .limit(Limit.exact(9, Duration.ofSeconds(2)))
