@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -133,16 +134,15 @@ public final class HttpRule {
   }
 
   /**
-   * The first limit that can never grant {@code permits} at once (its permits are fewer), or null
-   * if every limit can.
+   * The first limit that can never grant {@code permits} at once (its permits are fewer), if any.
    */
-  public Limit limitBelow(long permits) {
+  Optional<Limit> limitBelow(long permits) {
     for (Limit limit : limits) {
       if (limit.permits() < permits) {
-        return limit;
+        return Optional.of(limit);
       }
     }
-    return null;
+    return Optional.empty();
   }
 
   @Override
