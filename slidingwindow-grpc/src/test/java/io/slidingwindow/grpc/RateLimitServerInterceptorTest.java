@@ -293,7 +293,7 @@ class RateLimitServerInterceptorTest {
   }
 
   @Test
-  void keyThatThrows_letsTheCallThroughAndTellsTheListener() {
+  void keyThatThrows_isCountedNotExemptAndTellsTheListener() {
     EchoServer server =
         server(
             interceptor()
@@ -307,10 +307,11 @@ class RateLimitServerInterceptorTest {
                 .build());
 
     server.say("a");
-    server.say("b");
+    StatusRuntimeException refused = refusal(() -> server.say("b"));
 
-    assertThat(server.received).hasSize(2);
-    assertThat(events).containsExactly("error say", "error say");
+    assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(server.received).hasSize(1);
+    assertThat(events).containsExactly("error say", "allowed say", "error say", "refused say");
   }
 
   @Test
