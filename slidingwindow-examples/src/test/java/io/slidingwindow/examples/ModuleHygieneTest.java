@@ -31,21 +31,16 @@ import org.w3c.dom.NodeList;
  * The house rules every module of the repository keeps, read from its sources, poms and jars: each
  * main package has a {@code package-info.java} saying what it holds; no main package holds more
  * than {@value #MAX_PACKAGE_FILES} Java files and no main file more than {@value #MAX_FILE_LINES}
- * lines; each module names itself for the module path ({@code Automatic-Module-Name}, from its
- * {@code automatic-module-name} property, unique and a valid module name) and every jar built so
- * far carries that name. The examples run after the published modules in the build, so their jars
- * are there to be read in a full {@code verify}; a jar not built yet is not read.
+ * lines; no package is in two modules; each module names itself for the module path ({@code
+ * Automatic-Module-Name}, from its {@code automatic-module-name} property, unique and a valid
+ * module name) and every jar built so far carries that name. The examples run after the published
+ * modules in the build, so their jars are there to be read in a full {@code verify}; a jar not
+ * built yet is not read.
  */
 class ModuleHygieneTest {
 
   static final int MAX_PACKAGE_FILES = 25;
   static final int MAX_FILE_LINES = 450;
-
-  /**
-   * Modules left out of the package-info check, with the reason. Issue 25: the service's packages
-   * are being laid out by job; it joins the check with its new layout.
-   */
-  private static final Set<String> PACKAGE_INFO_LATER = Set.of("slidingwindow-server");
 
   private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
 
@@ -56,12 +51,11 @@ class ModuleHygieneTest {
 
     List<String> problems = new ArrayList<>();
     for (Path module : modules) {
-      if (!PACKAGE_INFO_LATER.contains(module.getFileName().toString())) {
-        problems.addAll(packagesWithoutInfo(module));
-      }
+      problems.addAll(packagesWithoutInfo(module));
       problems.addAll(oversized(module));
     }
     problems.addAll(moduleNames(ROOT, modules));
+    problems.addAll(splitPackages(modules));
     assertThat(problems).isEmpty();
   }
 
@@ -161,6 +155,16 @@ class ModuleHygieneTest {
             root.resolve("d") + ": automatic-module-name io.example-d is no module name");
   }
 
+  @Test
+  void splitPackages_onePackageInTwoModules_isReported(@TempDir Path root) throws IOException {
+    write(root.resolve("a/src/main/java/x/y/One.java"), "package x.y;");
+    write(root.resolve("a/src/main/java/x/z/Two.java"), "package x.z;");
+    write(root.resolve("b/src/main/java/x/y/Three.java"), "package x.y;");
+
+    assertThat(splitPackages(List.of(root.resolve("a"), root.resolve("b"))))
+        .containsExactly(root.resolve("b") + ": package x/y is also in " + root.resolve("a"));
+  }
+
   /** The modules of the parent pom, in order. */
   static List<Path> modules(Path root) {
     NodeList names = read(root.resolve("pom.xml")).getElementsByTagName("module");
@@ -225,6 +229,26 @@ class ModuleHygieneTest {
       Path other = owners.putIfAbsent(name.get(), module);
       if (other != null) {
         problems.add(module + ": automatic-module-name " + name.get() + " is also " + other + "'s");
+      }
+    }
+    return problems;
+  }
+
+  /**
+   * One line for each main package that two modules hold: on the module path a package belongs to
+   * one module only.
+   */
+  static List<String> splitPackages(List<Path> modules) {
+    List<String> problems = new ArrayList<>();
+    Map<Path, Path> owners = new HashMap<>();
+    for (Path module : modules) {
+      Path sources = module.resolve("src/main/java");
+      for (Path directory : mainPackages(module).keySet()) {
+        Path name = sources.relativize(directory);
+        Path other = owners.putIfAbsent(name, module);
+        if (other != null) {
+          problems.add(module + ": package " + name + " is also in " + other);
+        }
       }
     }
     return problems;
