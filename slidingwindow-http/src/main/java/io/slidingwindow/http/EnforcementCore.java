@@ -169,7 +169,7 @@ public final class EnforcementCore<Q> {
         return new Outcome(refusal, Map.of());
       }
     }
-    return headers == null ? Outcome.PASS : new Outcome(null, headers.headers(-1));
+    return headers == null ? Outcome.PASS : new Outcome(null, headers.headers());
   }
 
   /**
@@ -226,7 +226,7 @@ public final class EnforcementCore<Q> {
                       : next(following, request, method, paths, report, headers, client));
     }
     return CompletableFuture.completedFuture(
-        headers[0] == null ? Outcome.PASS : new Outcome(null, headers[0].headers(-1)));
+        headers[0] == null ? Outcome.PASS : new Outcome(null, headers[0].headers()));
   }
 
   /**

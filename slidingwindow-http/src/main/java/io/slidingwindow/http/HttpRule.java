@@ -5,13 +5,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 
 /**
  * What an HTTP rule limits and how, on any server: its name, the requests it applies to (path
  * patterns and methods), its limits, whether refused requests count, and dry-run. Where a rule's
- * key comes from depends on the server API, so each adapter pairs an {@code HttpRule} with a key
- * resolver of its own (the servlet module's {@code RateLimitRule}, the starter's reactive rules).
+ * key comes from depends on the server API, so each adapter takes an {@code HttpRule} with a key
+ * resolver of its own (the servlet {@code RateLimitEnforcer}, the JAX-RS and reactive filters).
  *
  * <p>A request matches when its path matches one of the patterns (or the rule has none) and its
  * method is one of the methods (or the rule has none). {@code HEAD} counts as {@code GET}: a rule
@@ -133,21 +134,20 @@ public final class HttpRule {
   }
 
   /**
-   * The first limit that can never grant {@code permits} at once (its permits are fewer), or null
-   * if every limit can.
+   * The first limit that can never grant {@code permits} at once (its permits are fewer), if any.
    */
-  public Limit limitBelow(long permits) {
+  Optional<Limit> limitBelow(long permits) {
     for (Limit limit : limits) {
       if (limit.permits() < permits) {
-        return limit;
+        return Optional.of(limit);
       }
     }
-    return null;
+    return Optional.empty();
   }
 
   @Override
   public String toString() {
-    return "RateLimitRule["
+    return "HttpRule["
         + name
         + " "
         + paths

@@ -88,12 +88,31 @@ public final class QuotaHeaders {
   }
 
   /**
-   * The two draft-10 headers from every item so far, in order; empty if there is none.
+   * The two draft-10 headers of a request let through, from every item so far, in order; empty if
+   * there is none.
+   */
+  public Map<String, String> headers() {
+    return render(Long.MAX_VALUE);
+  }
+
+  /**
+   * The two draft-10 headers of a refused request, from every item so far, in order; empty if there
+   * is none. Its {@code Retry-After} caps each {@code t}: an item whose {@code t} would exceed it
+   * leaves {@code t} out.
    *
-   * @param retryAfterSeconds on a refusal its {@code Retry-After}, which caps each {@code t}; -1
-   *     for none
+   * @param retryAfterSeconds the refusal's {@code Retry-After}, in whole seconds
+   * @throws IllegalArgumentException if {@code retryAfterSeconds} is negative
    */
   public Map<String, String> headers(long retryAfterSeconds) {
+    if (retryAfterSeconds < 0) {
+      throw new IllegalArgumentException(
+          "retryAfterSeconds must not be negative, was " + retryAfterSeconds);
+    }
+    return render(retryAfterSeconds);
+  }
+
+  /** The headers, leaving out each {@code t} above {@code maxSeconds}. */
+  private Map<String, String> render(long maxSeconds) {
     if (items.isEmpty()) {
       return Map.of();
     }
@@ -101,7 +120,7 @@ public final class QuotaHeaders {
     for (int i = 0; i < items.size(); i++) {
       state.append(i == 0 ? "" : ", ").append(items.get(i));
       long t = itemSeconds.get(i);
-      if (retryAfterSeconds < 0 || t <= retryAfterSeconds) {
+      if (t <= maxSeconds) {
         state.append(";t=").append(t);
       }
     }

@@ -28,6 +28,14 @@ public interface RateLimiterFactory {
       String ruleName, List<Limit> limits, boolean countRefusedAttempts);
 
   /**
+   * Lets go of {@code limiter}, which this factory created and which is now out of service (a
+   * reload of the rules replaced or removed its rule). A factory that keeps hold of the limiters it
+   * creates, to clean or report on them, drops it here, so that reloads do not hold old limiters
+   * for good; by default this does nothing.
+   */
+  default void release(KeyedRateLimiter<String> limiter) {}
+
+  /**
    * The in-process backend: a {@link KeyedRateLimiter#builder()} limiter per rule, tracking at most
    * {@code maxKeysPerRule} keys, at most one hundredth of them from one client (new keys beyond
    * either bound are refused until old ones expire; see {@link io.slidingwindow.KeyOverflow}).

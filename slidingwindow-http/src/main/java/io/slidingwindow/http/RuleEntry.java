@@ -79,8 +79,9 @@ record RuleEntry<Q>(
    * and {@code resetAfter} are that limit's window, and {@code remaining} is 0 (not asked).
    */
   Decision overLimit(long permits) {
-    Limit limit = rule.limitBelow(permits);
-    return limit == null ? null : Decision.refused(0, limit.window(), limit.window(), limit);
+    return rule.limitBelow(permits)
+        .map(limit -> Decision.refused(0, limit.window(), limit.window(), limit))
+        .orElse(null);
   }
 
   /**

@@ -17,7 +17,7 @@ class QuotaHeadersTest {
 
   @Test
   void headers_noDecision_areEmpty() {
-    assertThat(new QuotaHeaders().headers(-1)).isEmpty();
+    assertThat(new QuotaHeaders().headers()).isEmpty();
   }
 
   @Test
@@ -28,7 +28,7 @@ class QuotaHeadersTest {
         QuotaHeaders.policyNames("product", BOTH),
         Decision.granted(3, Duration.ofMillis(1_500), SHORT));
 
-    assertThat(headers.headers(-1))
+    assertThat(headers.headers())
         .containsExactly(
             Map.entry(
                 QuotaHeaders.RATE_LIMIT_POLICY,

@@ -114,7 +114,7 @@ public final class RateLimitServer implements AutoCloseable {
               health);
       opened.add(grpc::shutdownNow);
       http =
-          HttpPort.open(
+          new HttpPort(
               new InetSocketAddress(ports.host(), ports.http()),
               DecisionRoutes.router(decider, metrics, health),
               settings.http(),
@@ -124,7 +124,7 @@ public final class RateLimitServer implements AutoCloseable {
       opened.add(() -> http.close(0));
       String adminHost = ports.adminToken() != null ? ports.host() : "127.0.0.1";
       admin =
-          HttpPort.open(
+          new HttpPort(
               new InetSocketAddress(adminHost, ports.admin()),
               AdminRoutes.router(ports.adminToken(), decider, watcher, metrics, health),
               settings.http(),

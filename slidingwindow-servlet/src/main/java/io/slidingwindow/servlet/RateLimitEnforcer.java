@@ -2,6 +2,7 @@ package io.slidingwindow.servlet;
 
 import io.slidingwindow.http.EnforcementCore;
 import io.slidingwindow.http.HttpReply;
+import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.http.QuotaHeaders;
 import io.slidingwindow.http.RateLimitListener;
@@ -13,13 +14,22 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 
 /**
  * Applies rules to HTTP requests: takes a permit from each matching rule and answers 429 Too Many
  * Requests when one refuses. {@link RateLimitFilter} wraps it as a servlet filter; the Spring Boot
  * starter also drives it from {@code @RateLimit} handler methods.
+ *
+ * <p>A rule is an {@link HttpRule} (its name, paths, methods, limits, penalty mode, dry-run and
+ * cost) with a {@link KeyResolver} ({@link Builder#rule(HttpRule, KeyResolver)}), keyed by the
+ * client's address when it has none; a condition and a cost function may choose the requests it
+ * applies to and what each takes ({@link Builder#rule(HttpRule, KeyResolver, Predicate,
+ * ToLongFunction)}).
  *
  * <p>Paths: first the {@link PathFirewall} (strict by default, run only if some rule has path
  * patterns) answers 400 Bad Request with an {@code application/problem+json} body to a request URI
@@ -81,11 +91,9 @@ public final class RateLimitEnforcer {
 
   private static final String REPORT = RateLimitEnforcer.class.getName() + ".report";
 
-  private final List<RateLimitRule> rules;
   private final EnforcementCore<HttpServletRequest> core;
 
-  private RateLimitEnforcer(List<RateLimitRule> rules, EnforcementCore<HttpServletRequest> core) {
-    this.rules = rules;
+  private RateLimitEnforcer(EnforcementCore<HttpServletRequest> core) {
     this.core = core;
   }
 
@@ -95,8 +103,8 @@ public final class RateLimitEnforcer {
   }
 
   /** The rules, in the order they are applied. */
-  public List<RateLimitRule> rules() {
-    return rules;
+  public List<HttpRule> rules() {
+    return core.rules();
   }
 
   /**
@@ -170,7 +178,14 @@ public final class RateLimitEnforcer {
 
   /** Builds a {@link RateLimitEnforcer}. Not thread-safe. */
   public static final class Builder {
-    private final List<RateLimitRule> rules = new ArrayList<>();
+    /** A rule with what it reads of a request; a null key resolver keys by the client address. */
+    private record Entry(
+        HttpRule rule,
+        KeyResolver keys,
+        Predicate<? super HttpServletRequest> condition,
+        ToLongFunction<? super HttpServletRequest> cost) {}
+
+    private final List<Entry> rules = new ArrayList<>();
     // Checks each setting at once; build() copies them into a fresh core builder.
     private final EnforcementCore.Builder<HttpServletRequest> checks = EnforcementCore.builder();
     private RateLimiterFactory limiterFactory = RateLimiterFactory.inMemory();
@@ -184,8 +199,8 @@ public final class RateLimitEnforcer {
 
     /**
      * Sets how the client's address is found ({@link ClientIpResolver#direct()}, the connection's
-     * peer, by default): the key a request counts under when its rule's key resolver returns null
-     * or throws, and the group of every key.
+     * peer, by default): the key of a rule added without a key resolver, the key a request counts
+     * under when its rule's key resolver returns null or throws, and the group of every key.
      *
      * @throws IllegalArgumentException if {@code clientIp} is null
      */
@@ -198,28 +213,56 @@ public final class RateLimitEnforcer {
     }
 
     /**
-     * Adds a rule; rules apply in the order added.
+     * Adds a rule keyed by the client's address (see {@link #clientIp}); rules apply in the order
+     * added.
      *
      * @throws IllegalArgumentException if {@code rule} is null
      */
-    public Builder rule(RateLimitRule rule) {
+    public Builder rule(HttpRule rule) {
       if (rule == null) {
         throw new IllegalArgumentException("rule must not be null");
       }
-      rules.add(rule);
+      long permits = rule.cost();
+      rules.add(new Entry(rule, null, request -> true, request -> permits));
       return this;
     }
 
     /**
-     * Adds each of {@code rules}.
+     * Adds a rule whose requests {@code keys} keys (a null key, or a throw, counts a request under
+     * its client's address); rules apply in the order added.
      *
-     * @throws IllegalArgumentException if {@code rules} or one of them is null
+     * @throws IllegalArgumentException if an argument is null
      */
-    public Builder rules(List<RateLimitRule> rules) {
-      if (rules == null) {
-        throw new IllegalArgumentException("rules must not be null");
+    public Builder rule(HttpRule rule, KeyResolver keys) {
+      if (rule == null || keys == null) {
+        throw new IllegalArgumentException(
+            "rule and keys must not be null, were " + rule + " and " + keys);
       }
-      rules.forEach(this::rule);
+      long permits = rule.cost();
+      rules.add(new Entry(rule, keys, request -> true, request -> permits));
+      return this;
+    }
+
+    /**
+     * Adds a rule whose requests {@code keys} keys, applied only where {@code condition} holds (one
+     * that throws counts as holding), each request taking the permits {@code cost} gives: fewer
+     * than {@link HttpRule#cost()} take the rule's cost, more than a limit holds are refused, and a
+     * cost that throws takes the rule's cost (see {@link EnforcementCore.Builder#rule(HttpRule,
+     * java.util.function.Function, Predicate, ToLongFunction)}). Rules apply in the order added.
+     *
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public Builder rule(
+        HttpRule rule,
+        KeyResolver keys,
+        Predicate<? super HttpServletRequest> condition,
+        ToLongFunction<? super HttpServletRequest> cost) {
+      if (rule == null || keys == null || condition == null || cost == null) {
+        throw new IllegalArgumentException(
+            "rule, keys, condition and cost must not be null, were "
+                + Arrays.asList(rule, keys, condition, cost));
+      }
+      rules.add(new Entry(rule, keys, condition, cost));
       return this;
     }
 
@@ -293,19 +336,12 @@ public final class RateLimitEnforcer {
               .pathFirewall(pathFirewall)
               .refusal(refusal)
               .clientKey(clientIp::key);
-      for (RateLimitRule rule : rules) {
-        KeyResolver resolver = rule.keyResolver();
-        core.rule(
-            rule.httpRule(),
-            (HttpServletRequest request) -> keyOf(resolver, request),
-            rule.condition(),
-            rule.cost());
+      ClientIpResolver addresses = clientIp;
+      for (Entry entry : rules) {
+        KeyResolver keys = entry.keys() != null ? entry.keys() : KeyResolver.clientIp(addresses);
+        core.rule(entry.rule(), keys::key, entry.condition(), entry.cost());
       }
-      return new RateLimitEnforcer(List.copyOf(rules), core.build());
-    }
-
-    private static RequestKey keyOf(KeyResolver resolver, HttpServletRequest request) {
-      return resolver.key(request);
+      return new RateLimitEnforcer(core.build());
     }
   }
 }

@@ -16,11 +16,11 @@ import java.util.function.Supplier;
  *
  * <pre>{@code
  * RateLimitFilter filter = new RateLimitFilter(RateLimitEnforcer.builder()
- *     .rule(RateLimitRule.builder("product").path("/v1/product/**")
+ *     .rule(HttpRule.builder("product").path("/v1/product/**")
  *         .limit(Limit.of(500, Duration.ofSeconds(2)))
  *         .limit(Limit.of(2000, Duration.ofSeconds(10)))
  *         .limit(Limit.of(10000, Duration.ofSeconds(60)))
- *         .build())
+ *         .build(), KeyResolver.principal(ClientIpResolver.direct()))
  *     .rateLimitHeaders(true)
  *     .build());
  * }</pre>

@@ -1,6 +1,7 @@
 package io.slidingwindow.servlet;
 
 import io.slidingwindow.Limit;
+import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.testkit.http.AttackTable;
 import io.slidingwindow.testkit.http.WayIn;
@@ -38,23 +39,14 @@ class AttackTableTest {
     return new RateLimitFilter(
         RateLimitEnforcer.builder()
             .rule(
-                RateLimitRule.builder("limited")
-                    .path(AttackTable.LIMITED + "/**")
-                    .key(issuedOrAddress)
-                    .limit(limit)
-                    .build())
+                HttpRule.builder("limited").path(AttackTable.LIMITED + "/**").limit(limit).build(),
+                issuedOrAddress)
             .rule(
-                RateLimitRule.builder("raw")
-                    .path(AttackTable.RAW + "/**")
-                    .key(KeyResolver.header(AttackTable.API_KEY, clientIp))
-                    .limit(limit)
-                    .build())
+                HttpRule.builder("raw").path(AttackTable.RAW + "/**").limit(limit).build(),
+                KeyResolver.header(AttackTable.API_KEY, clientIp))
             .rule(
-                RateLimitRule.builder("faulty")
-                    .path(AttackTable.FAULTY + "/**")
-                    .key(faulty)
-                    .limit(limit)
-                    .build())
+                HttpRule.builder("faulty").path(AttackTable.FAULTY + "/**").limit(limit).build(),
+                faulty)
             .clientIp(clientIp)
             .build());
   }

@@ -3,6 +3,7 @@ package io.slidingwindow.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.Limit;
+import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
 import java.time.Duration;
@@ -29,7 +30,7 @@ class KeyCardinalityTest {
 
   private RateLimitEnforcer enforcer(KeyResolver key) {
     return RateLimitEnforcer.builder()
-        .rule(RateLimitRule.builder("flood").key(key).limit(LIMIT).build())
+        .rule(HttpRule.builder("flood").limit(LIMIT).build(), key)
         .limiterFactory(RateLimiterFactory.inMemory(ticker, MAX_KEYS))
         .build();
   }

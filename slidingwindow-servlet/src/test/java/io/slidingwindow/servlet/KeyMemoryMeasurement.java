@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
 import java.lang.management.ManagementFactory;
@@ -47,7 +48,7 @@ class KeyMemoryMeasurement {
     RateLimiterFactory memory = RateLimiterFactory.inMemory(ticker, KEYS);
     RateLimitEnforcer enforcer =
         RateLimitEnforcer.builder()
-            .rule(RateLimitRule.builder("measured").key(key).limit(LIMIT).build())
+            .rule(HttpRule.builder("measured").limit(LIMIT).build(), key)
             .limiterFactory(
                 (name, limits, countRefused) -> {
                   KeyedRateLimiter<String> limiter = memory.create(name, limits, countRefused);

@@ -220,7 +220,7 @@ class PathSpellingTest {
     RateLimitEnforcer enforcer =
         RateLimitEnforcer.builder()
             .rule(
-                RateLimitRule.builder("product")
+                HttpRule.builder("product")
                     .path("/v1/product/**")
                     .limit(Limit.of(1_000_000, Duration.ofMinutes(1)))
                     .build())
@@ -318,12 +318,12 @@ class PathSpellingTest {
     RateLimitEnforcer enforcer =
         RateLimitEnforcer.builder()
             .rule(
-                RateLimitRule.builder("product")
+                HttpRule.builder("product")
                     .path("/v1/product/**")
                     .limit(Limit.of(1_000_000, Duration.ofMinutes(1)))
                     .build())
             .rule(
-                RateLimitRule.builder("admin")
+                HttpRule.builder("admin")
                     .path("/v1/admin")
                     .limit(Limit.of(1_000_000, Duration.ofMinutes(1)))
                     .build())

@@ -43,8 +43,8 @@ class RateLimitFilterTest {
 
   @Test
   void doFilter_afterNRequests_answers429WithRetryAfterAndProblemBody() throws Exception {
-    RateLimitRule rule =
-        RateLimitRule.builder("product")
+    HttpRule rule =
+        HttpRule.builder("product")
             .path("/v1/product/**")
             .limit(Limit.exact(3, Duration.ofSeconds(10)))
             .build();
@@ -75,8 +75,7 @@ class RateLimitFilterTest {
 
   @Test
   void doFilter_retryAfter_isRoundedUpAndNeverEarlierThanTheTrueWait() throws Exception {
-    RateLimitRule rule =
-        RateLimitRule.builder("r").limit(Limit.exact(2, Duration.ofSeconds(5))).build();
+    HttpRule rule = HttpRule.builder("r").limit(Limit.exact(2, Duration.ofSeconds(5))).build();
     try (EmbeddedTomcat server = serve(RateLimitEnforcer.builder().rule(rule))) {
       assertThat(server.get("/a").statusCode()).isEqualTo(200); // t = 0
       ticker.advance(2_700_000_000L);
@@ -94,8 +93,8 @@ class RateLimitFilterTest {
 
   @Test
   void doFilter_retryAfterOnManySchedules_isNeverEarly() throws Exception {
-    RateLimitRule rule =
-        RateLimitRule.builder("r")
+    HttpRule rule =
+        HttpRule.builder("r")
             .limit(Limit.of(4, Duration.ofMillis(2500)))
             .limit(Limit.of(6, Duration.ofSeconds(7)))
             .build();
@@ -128,8 +127,8 @@ class RateLimitFilterTest {
 
   @Test
   void doFilter_rateLimitHeaders_followDraft10() throws Exception {
-    RateLimitRule rule =
-        RateLimitRule.builder("product")
+    HttpRule rule =
+        HttpRule.builder("product")
             .limit(Limit.exact(3, Duration.ofSeconds(2)))
             .limit(Limit.exact(5, Duration.ofSeconds(10)))
             .build();
@@ -170,15 +169,15 @@ class RateLimitFilterTest {
   };
 
   private List<Integer> replayPublishedExample(boolean countRefusedAttempts) throws Exception {
-    RateLimitRule rule =
-        RateLimitRule.builder("v1-product")
+    HttpRule rule =
+        HttpRule.builder("v1-product")
             .path("/v1/product")
-            .key(KeyResolver.global())
             .limit(Limit.of(5, Duration.ofSeconds(60)))
             .countRefusedAttempts(countRefusedAttempts)
             .build();
     List<Integer> statuses = new ArrayList<>();
-    try (EmbeddedTomcat server = serve(RateLimitEnforcer.builder().rule(rule))) {
+    try (EmbeddedTomcat server =
+        serve(RateLimitEnforcer.builder().rule(rule, KeyResolver.global()))) {
       long previous = 0;
       for (long t : SEED_002_TIMES) {
         ticker.advance((t - previous) * SECOND);
@@ -209,12 +208,14 @@ class RateLimitFilterTest {
 
   @Test
   void doFilter_spoofedForwardedForFromUntrustedClient_keepsTheClientsKey() throws Exception {
-    RateLimitRule rule =
-        RateLimitRule.builder("per-ip")
-            .key(KeyResolver.clientIp(ClientIpResolver.trusting(List.of("10.0.0.0/8"))))
-            .limit(Limit.exact(2, Duration.ofSeconds(60)))
-            .build();
-    try (EmbeddedTomcat server = serve(RateLimitEnforcer.builder().rule(rule))) {
+    HttpRule rule =
+        HttpRule.builder("per-ip").limit(Limit.exact(2, Duration.ofSeconds(60))).build();
+    try (EmbeddedTomcat server =
+        serve(
+            RateLimitEnforcer.builder()
+                .rule(
+                    rule,
+                    KeyResolver.clientIp(ClientIpResolver.trusting(List.of("10.0.0.0/8")))))) {
       // The test client connects from 127.0.0.1, which is not a trusted proxy.
       assertThat(server.get("/a", "X-Forwarded-For", "198.51.100.1").statusCode()).isEqualTo(200);
       assertThat(server.get("/a", "X-Forwarded-For", "198.51.100.2").statusCode()).isEqualTo(200);
@@ -226,12 +227,14 @@ class RateLimitFilterTest {
 
   @Test
   void doFilter_forwardedForFromTrustedProxy_keysOnRightMostUntrustedHop() throws Exception {
-    RateLimitRule rule =
-        RateLimitRule.builder("per-ip")
-            .key(KeyResolver.clientIp(ClientIpResolver.trusting(List.of("127.0.0.1/32"))))
-            .limit(Limit.exact(1, Duration.ofSeconds(60)))
-            .build();
-    try (EmbeddedTomcat server = serve(RateLimitEnforcer.builder().rule(rule))) {
+    HttpRule rule =
+        HttpRule.builder("per-ip").limit(Limit.exact(1, Duration.ofSeconds(60))).build();
+    try (EmbeddedTomcat server =
+        serve(
+            RateLimitEnforcer.builder()
+                .rule(
+                    rule,
+                    KeyResolver.clientIp(ClientIpResolver.trusting(List.of("127.0.0.1/32")))))) {
       assertThat(server.get("/a", "X-Forwarded-For", "198.51.100.1").statusCode()).isEqualTo(200);
       assertThat(server.get("/a", "X-Forwarded-For", "198.51.100.2").statusCode()).isEqualTo(200);
       // A client behind the proxy that forges a left-most hop is still keyed on its own address.
@@ -243,12 +246,12 @@ class RateLimitFilterTest {
 
   @Test
   void doFilter_headerKey_limitsEachHeaderValueAndFallsBackToTheAddress() throws Exception {
-    RateLimitRule rule =
-        RateLimitRule.builder("per-key")
-            .key(KeyResolver.header("X-Api-Key", ClientIpResolver.direct()))
-            .limit(Limit.exact(1, Duration.ofSeconds(60)))
-            .build();
-    try (EmbeddedTomcat server = serve(RateLimitEnforcer.builder().rule(rule))) {
+    HttpRule rule =
+        HttpRule.builder("per-key").limit(Limit.exact(1, Duration.ofSeconds(60))).build();
+    try (EmbeddedTomcat server =
+        serve(
+            RateLimitEnforcer.builder()
+                .rule(rule, KeyResolver.header("X-Api-Key", ClientIpResolver.direct())))) {
       assertThat(server.get("/a", "X-Api-Key", "alice").statusCode()).isEqualTo(200);
       assertThat(server.get("/a", "X-Api-Key", "alice").statusCode()).isEqualTo(429);
       assertThat(server.get("/a", "X-Api-Key", "bob").statusCode()).isEqualTo(200);
@@ -261,12 +264,12 @@ class RateLimitFilterTest {
 
   @Test
   void doFilter_headerValueSpellingAnAddress_cannotDrainThatAddressesQuota() throws Exception {
-    RateLimitRule rule =
-        RateLimitRule.builder("per-key")
-            .key(KeyResolver.header("X-Api-Key", ClientIpResolver.direct()))
-            .limit(Limit.exact(2, Duration.ofSeconds(60)))
-            .build();
-    try (EmbeddedTomcat server = serve(RateLimitEnforcer.builder().rule(rule))) {
+    HttpRule rule =
+        HttpRule.builder("per-key").limit(Limit.exact(2, Duration.ofSeconds(60))).build();
+    try (EmbeddedTomcat server =
+        serve(
+            RateLimitEnforcer.builder()
+                .rule(rule, KeyResolver.header("X-Api-Key", ClientIpResolver.direct())))) {
       // Another client (same loopback peer here) spends the quota of keys spelling the address.
       for (String forged : List.of("127.0.0.1", "ip:127.0.0.1", "ip%3A127.0.0.1")) {
         assertThat(server.get("/a", "X-Api-Key", forged).statusCode()).isEqualTo(200);
@@ -282,12 +285,13 @@ class RateLimitFilterTest {
 
   @Test
   void doFilter_ipv6ClientRotatingInsideItsPrefix_sharesOneQuota() throws Exception {
-    RateLimitRule rule =
-        RateLimitRule.builder("per-client")
-            .key(KeyResolver.clientIp(ClientIpResolver.trusting(List.of("127.0.0.1"))))
-            .limit(Limit.exact(3, Duration.ofSeconds(60)))
-            .build();
-    try (EmbeddedTomcat server = serve(RateLimitEnforcer.builder().rule(rule))) {
+    HttpRule rule =
+        HttpRule.builder("per-client").limit(Limit.exact(3, Duration.ofSeconds(60))).build();
+    try (EmbeddedTomcat server =
+        serve(
+            RateLimitEnforcer.builder()
+                .rule(
+                    rule, KeyResolver.clientIp(ClientIpResolver.trusting(List.of("127.0.0.1")))))) {
       for (int i = 1; i <= 3; i++) {
         String hop = "2001:db8:aa:bb:" + Integer.toHexString(i * 4099) + "::" + i;
         assertThat(server.get("/a", "X-Forwarded-For", hop).statusCode()).isEqualTo(200);
@@ -323,8 +327,8 @@ class RateLimitFilterTest {
             events.add(dryRun ? "refused-dry-run" : "refused");
           }
         };
-    RateLimitRule rule =
-        RateLimitRule.builder("new-rule")
+    HttpRule rule =
+        HttpRule.builder("new-rule")
             .limit(Limit.exact(2, Duration.ofSeconds(60)))
             .dryRun(true)
             .build();
@@ -344,8 +348,8 @@ class RateLimitFilterTest {
 
   @Test
   void doFilter_methodsAndPaths_limitOnlyMatchingRequests() throws Exception {
-    RateLimitRule rule =
-        RateLimitRule.builder("writes")
+    HttpRule rule =
+        HttpRule.builder("writes")
             .path("/orders/**")
             .methods("post", "PUT")
             .limit(Limit.exact(1, Duration.ofSeconds(60)))
@@ -364,17 +368,15 @@ class RateLimitFilterTest {
 
   @Test
   void doFilter_laterRuleRefuses_earlierRuleWasChargedLaterRulesNot() throws Exception {
-    RateLimitRule global =
-        RateLimitRule.builder("global")
-            .key(KeyResolver.global())
-            .limit(Limit.exact(3, Duration.ofSeconds(60)))
-            .build();
-    RateLimitRule strict =
-        RateLimitRule.builder("strict")
+    HttpRule global =
+        HttpRule.builder("global").limit(Limit.exact(3, Duration.ofSeconds(60))).build();
+    HttpRule strict =
+        HttpRule.builder("strict")
             .path("/strict")
             .limit(Limit.exact(1, Duration.ofSeconds(60)))
             .build();
-    try (EmbeddedTomcat server = serve(RateLimitEnforcer.builder().rule(global).rule(strict))) {
+    try (EmbeddedTomcat server =
+        serve(RateLimitEnforcer.builder().rule(global, KeyResolver.global()).rule(strict))) {
       assertThat(server.get("/strict").statusCode()).isEqualTo(200); // global 1, strict 1
       assertThat(server.get("/strict").statusCode()).isEqualTo(429); // global 2, strict refused
       assertThat(server.get("/other").statusCode()).isEqualTo(200); // global 3
@@ -385,15 +387,15 @@ class RateLimitFilterTest {
   @Test
   void doFilter_laterRuleRefusesAfterEarlierRuleRanOut_retryAfterCoversTheEarlierRule()
       throws Exception {
-    RateLimitRule site =
-        RateLimitRule.builder("site")
-            .key(KeyResolver.global())
-            .limit(Limit.exact(2, Duration.ofSeconds(10)))
-            .build();
-    RateLimitRule x =
-        RateLimitRule.builder("x").path("/x").limit(Limit.exact(1, Duration.ofSeconds(4))).build();
+    HttpRule site = HttpRule.builder("site").limit(Limit.exact(2, Duration.ofSeconds(10))).build();
+    HttpRule x =
+        HttpRule.builder("x").path("/x").limit(Limit.exact(1, Duration.ofSeconds(4))).build();
     try (EmbeddedTomcat server =
-        serve(RateLimitEnforcer.builder().rule(site).rule(x).rateLimitHeaders(true))) {
+        serve(
+            RateLimitEnforcer.builder()
+                .rule(site, KeyResolver.global())
+                .rule(x)
+                .rateLimitHeaders(true))) {
       assertThat(server.get("/x").statusCode()).isEqualTo(200); // site 1 of 2, x 1 of 1
       HttpResponse<String> refused = server.get("/x"); // site 2 of 2 (counted), x refuses for 4 s
       assertThat(refused.statusCode()).isEqualTo(429);
@@ -410,15 +412,15 @@ class RateLimitFilterTest {
 
   @Test
   void doFilter_earlierRuleRanOutOnTwoLimits_retryAfterCoversTheLongerOne() throws Exception {
-    RateLimitRule site =
-        RateLimitRule.builder("site")
-            .key(KeyResolver.global())
+    HttpRule site =
+        HttpRule.builder("site")
             .limit(Limit.exact(2, Duration.ofSeconds(2)))
             .limit(Limit.exact(3, Duration.ofSeconds(10)))
             .build();
-    RateLimitRule x =
-        RateLimitRule.builder("x").path("/x").limit(Limit.exact(1, Duration.ofSeconds(4))).build();
-    try (EmbeddedTomcat server = serve(RateLimitEnforcer.builder().rule(site).rule(x))) {
+    HttpRule x =
+        HttpRule.builder("x").path("/x").limit(Limit.exact(1, Duration.ofSeconds(4))).build();
+    try (EmbeddedTomcat server =
+        serve(RateLimitEnforcer.builder().rule(site, KeyResolver.global()).rule(x))) {
       assertThat(server.get("/x").statusCode()).isEqualTo(200); // t = 0
       ticker.advance(2_500_000_000L);
       assertThat(server.get("/y").statusCode()).isEqualTo(200); // t = 2.5
@@ -455,8 +457,8 @@ class RateLimitFilterTest {
     Level previous = logger.getLevel();
     logger.setLevel(Level.ALL);
     logger.addHandler(handler);
-    RateLimitRule rule =
-        RateLimitRule.builder("trial")
+    HttpRule rule =
+        HttpRule.builder("trial")
             .limit(Limit.exact(1, Duration.ofSeconds(60)))
             .dryRun(true)
             .build();
@@ -475,8 +477,8 @@ class RateLimitFilterTest {
 
   @Test
   void doFilter_headOnGetRule_isCountedAsGet() throws Exception {
-    RateLimitRule rule =
-        RateLimitRule.builder("reads")
+    HttpRule rule =
+        HttpRule.builder("reads")
             .methods("GET")
             .limit(Limit.exact(2, Duration.ofSeconds(60)))
             .build();
@@ -509,8 +511,7 @@ class RateLimitFilterTest {
                 return limits;
               }
             };
-    RateLimitRule rule =
-        RateLimitRule.builder("r").limit(Limit.exact(1, Duration.ofSeconds(60))).build();
+    HttpRule rule = HttpRule.builder("r").limit(Limit.exact(1, Duration.ofSeconds(60))).build();
     RateLimitListener listener =
         new RateLimitListener() {
           @Override

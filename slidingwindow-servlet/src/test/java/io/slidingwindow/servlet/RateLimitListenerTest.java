@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 class RateLimitListenerTest {
 
-  private static final RateLimitRule PRODUCT =
-      RateLimitRule.builder("product")
+  private static final HttpRule PRODUCT =
+      HttpRule.builder("product")
           .path("/v1/product/**")
           .limit(Limit.of(100, Duration.ofMinutes(1)))
           .build();

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.spring.RateLimit;
-import io.slidingwindow.spring.ReactiveRateLimitFilter;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
+import io.slidingwindow.webflux.ReactiveRateLimitFilter;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.util.Map;

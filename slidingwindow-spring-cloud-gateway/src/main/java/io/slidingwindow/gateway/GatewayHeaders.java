@@ -29,7 +29,7 @@ final class GatewayHeaders {
     QuotaHeaders quota = new QuotaHeaders();
     quota.add(limits, policyNames, decision);
     if (decision.allowed()) {
-      return quota.headers(-1);
+      return quota.headers();
     }
     long retryAfter = quota.retryAfterSeconds(decision.retryAfter());
     Map<String, String> headers = new LinkedHashMap<>(quota.headers(retryAfter));

@@ -2,7 +2,7 @@ package io.slidingwindow.gateway;
 
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.RequestKey;
-import io.slidingwindow.spring.ReactiveClientKeys;
+import io.slidingwindow.webflux.ReactiveClientKeys;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Predicate;

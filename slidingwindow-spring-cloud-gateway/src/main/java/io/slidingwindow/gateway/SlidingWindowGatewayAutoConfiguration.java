@@ -38,7 +38,7 @@ import reactor.core.scheduler.Schedulers;
  * turns it off.
  */
 @AutoConfiguration(
-    afterName = "io.slidingwindow.spring.SlidingWindowRedisAutoConfiguration",
+    afterName = "io.slidingwindow.spring.redis.SlidingWindowRedisAutoConfiguration",
     beforeName = "org.springframework.cloud.gateway.config.GatewayAutoConfiguration")
 @ConditionalOnClass(AbstractRateLimiter.class)
 @ConditionalOnProperty(

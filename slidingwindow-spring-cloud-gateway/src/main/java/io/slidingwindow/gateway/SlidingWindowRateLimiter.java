@@ -7,7 +7,7 @@ import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.http.RateLimiterFactory;
-import io.slidingwindow.spring.SlidingWindowHttpProperties.LimitSpec;
+import io.slidingwindow.spring.web.SlidingWindowHttpProperties.LimitSpec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,10 +2,10 @@ package io.slidingwindow.gateway;
 
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.RequestKey;
-import io.slidingwindow.spring.ReactiveClientKeys;
 import io.slidingwindow.testkit.http.AttackTable;
 import io.slidingwindow.testkit.http.LoopbackBackend;
 import io.slidingwindow.testkit.http.WayIn;
+import io.slidingwindow.webflux.ReactiveClientKeys;
 import java.util.Map;
 import java.util.Set;
 import org.springframework.boot.SpringBootConfiguration;

@@ -1,6 +1,7 @@
 package io.slidingwindow.benchmarks.server;
 
 import io.slidingwindow.Ticker;
+import io.slidingwindow.benchmarks.ThroughputRun;
 import io.slidingwindow.server.config.ConfigParser;
 import io.slidingwindow.server.decide.Decider;
 import io.slidingwindow.server.decide.Decisions.Verdict;
@@ -12,18 +13,11 @@ import io.slidingwindow.server.grpc.EnvoyResponses;
 import io.slidingwindow.server.grpc.ProtobufRequest;
 import io.slidingwindow.server.settings.Settings;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * What the service's own work costs per call in memory, without gRPC: deciding a parsed {@code
@@ -33,14 +27,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code Decision}); {@code decideAndRespond} adds the response message.
  */
 @State(Scope.Thread)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(
-    value = 1,
-    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-public class DecideBenchmark {
+public class DecideBenchmark extends ThroughputRun {
 
   /** {@code granted}: within a limit of 10^9 a second; {@code refused}: over 1 an hour. */
   @Param({"granted", "refused"})

@@ -53,7 +53,15 @@ public final class HttpPort {
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile boolean draining;
 
-  private HttpPort(
+  /**
+   * Opens a port on {@code address} whose requests {@code router} answers, on {@code group}'s event
+   * loops.
+   *
+   * @param ssl TLS of every connection, or null for plain HTTP
+   * @param problems hears each bound that ended a connection
+   * @throws IOException if the address cannot be bound
+   */
+  public HttpPort(
       InetSocketAddress address,
       Router router,
       Settings.Http bounds,
@@ -95,25 +103,6 @@ public final class HttpPort {
     } catch (RuntimeException e) {
       throw new IOException("cannot listen on " + address + ": " + e.getMessage(), e);
     }
-  }
-
-  /**
-   * Opens a port on {@code address} whose requests {@code router} answers, on {@code group}'s event
-   * loops.
-   *
-   * @param ssl TLS of every connection, or null for plain HTTP
-   * @param problems hears each bound that ended a connection
-   * @throws IOException if the address cannot be bound
-   */
-  public static HttpPort open(
-      InetSocketAddress address,
-      Router router,
-      Settings.Http bounds,
-      SslContext ssl,
-      EventLoopGroup group,
-      Consumer<String> problems)
-      throws IOException {
-    return new HttpPort(address, router, bounds, ssl, group, problems);
   }
 
   /** The bound port. */

@@ -1,0 +1,143 @@
+package io.slidingwindow.spring.web;
+
+import io.slidingwindow.KeyedRateLimiter;
+import io.slidingwindow.Limit;
+import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.spring.internal.KeyLanguage;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * The rules of {@code slidingwindow.http.rules} as one web stack serves them ({@code T}: the
+ * servlet enforcer, or the reactive filter's core), rebuilt from new properties when the
+ * application's configuration is refreshed.
+ *
+ * <p>A reload keeps the limiter, and so the counts, of every rule whose name, key (as written),
+ * limits and count-refused-attempts are unchanged, whatever else changed (paths, methods,
+ * conditions, cost, dry-run); any other rule starts from zero, and the limiters of rules that are
+ * gone are dropped. A reload that fails (a bad value) changes nothing: the rules in service stay.
+ * Requests in flight finish with the rules they started with.
+ *
+ * <p>Thread-safe: reloads are serialized, and {@link #get()} reads the rules in service without a
+ * lock.
+ *
+ * @param <T> what a web stack serves the rules with
+ */
+public final class ReloadableRules<T> implements Supplier<T> {
+
+  /** Builds a stack's rules from properties, creating their limiters through the factory given. */
+  @FunctionalInterface
+  interface Build<T> {
+    T build(SlidingWindowHttpProperties properties, RateLimiterFactory limiters);
+  }
+
+  /** What a limiter's counts depend on: the rule's key as written and its limits. */
+  private record Signature(String key, List<Limit> limits, boolean countRefusedAttempts) {}
+
+  private record Kept(Signature signature, KeyedRateLimiter<String> limiter) {}
+
+  private final RateLimiterFactory backend;
+  private final Build<T> build;
+  private Map<String, Kept> limiters = Map.of(); // guarded by this
+  private volatile T current;
+  private volatile Consumer<String> nameCheck = name -> {};
+  private final List<Consumer<Set<String>>> removalListeners = new CopyOnWriteArrayList<>();
+
+  /**
+   * Builds the rules of {@code properties}.
+   *
+   * @throws IllegalArgumentException naming the property if a value is invalid
+   */
+  ReloadableRules(
+      RateLimiterFactory backend, Build<T> build, SlidingWindowHttpProperties properties) {
+    this.backend = backend;
+    this.build = build;
+    reload(properties);
+  }
+
+  /**
+   * Runs {@code check} on each rule name of every later reload, before anything is built: it throws
+   * to refuse the configuration (a name an annotation uses), and the message names the rule's
+   * property.
+   */
+  void checkNamesWith(Consumer<String> check) {
+    this.nameCheck = check;
+  }
+
+  /**
+   * Tells {@code listener}, after each later reload that took rules out of service, their names.
+   */
+  public void onRemoved(Consumer<Set<String>> listener) {
+    removalListeners.add(listener);
+  }
+
+  /** The rules in service. */
+  @Override
+  public T get() {
+    return current;
+  }
+
+  /**
+   * Puts the rules of {@code properties} in service, keeping the limiters of unchanged rules.
+   *
+   * @return the rules now in service
+   * @throws IllegalArgumentException naming the property if a value is invalid; the rules in
+   *     service stay
+   */
+  synchronized T reload(SlidingWindowHttpProperties properties) {
+    for (String name : properties.getRules().keySet()) {
+      PropertyChecks.check(
+          SlidingWindowHttpProperties.PREFIX + ".rules." + name, () -> nameCheck.accept(name));
+    }
+    Map<String, Kept> next = new HashMap<>();
+    RateLimiterFactory reusing =
+        (name, limits, countRefused) -> {
+          SlidingWindowHttpProperties.Rule rule = properties.getRules().get(name);
+          Signature signature =
+              new Signature(
+                  rule == null ? "" : KeyLanguage.normalize(rule.getKey()),
+                  List.copyOf(limits),
+                  countRefused);
+          Kept old = limiters.get(name);
+          KeyedRateLimiter<String> limiter =
+              old != null && old.signature().equals(signature)
+                  ? old.limiter()
+                  : backend.create(name, limits, countRefused);
+          next.put(name, new Kept(signature, limiter));
+          return limiter;
+        };
+    T built;
+    try {
+      built = build.build(properties, reusing);
+    } catch (RuntimeException e) {
+      releaseAllBut(next, limiters); // limiters made for the failed build
+      throw e;
+    }
+    releaseAllBut(limiters, next);
+    Set<String> removed = new HashSet<>(limiters.keySet());
+    removed.removeAll(next.keySet());
+    limiters = Map.copyOf(next);
+    current = built;
+    if (!removed.isEmpty()) {
+      Set<String> names = Set.copyOf(removed);
+      removalListeners.forEach(listener -> listener.accept(names));
+    }
+    return built;
+  }
+
+  /** Tells the backend that the limiters of {@code dropped} but not of {@code kept} are gone. */
+  private void releaseAllBut(Map<String, Kept> dropped, Map<String, Kept> kept) {
+    for (Map.Entry<String, Kept> entry : dropped.entrySet()) {
+      Kept keeping = kept.get(entry.getKey());
+      if (keeping == null || keeping.limiter() != entry.getValue().limiter()) {
+        backend.release(entry.getValue().limiter());
+      }
+    }
+  }
+}

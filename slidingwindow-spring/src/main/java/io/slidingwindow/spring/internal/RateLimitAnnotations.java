@@ -1,0 +1,125 @@
+package io.slidingwindow.spring.internal;
+
+import io.slidingwindow.Limit;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.spring.RateLimit;
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What {@link RateLimit} means on any web stack: the rule of an annotated method, checked with
+ * messages that name the method, and the register of rule names, which must be unique among the
+ * filter's rules and every annotation. The Spring MVC interceptor and the WebFlux filter pair the
+ * rule with a key resolver of their own. Thread-safe.
+ */
+public final class RateLimitAnnotations {
+
+  private final Map<String, String> owners = new ConcurrentHashMap<>();
+
+  /**
+   * Takes {@code name} for {@code owner}, so that nothing else can use it: each rule name stands
+   * for one limiter, one metric series and, on a shared backend, one key space.
+   *
+   * @throws IllegalArgumentException naming both owners if another owner already uses the name
+   */
+  public void claim(String name, String owner) {
+    String previous = owners.putIfAbsent(name, owner);
+    if (previous != null && !previous.equals(owner)) {
+      throw new IllegalArgumentException(
+          "rule names must be unique, '"
+              + name
+              + "' is used by "
+              + previous
+              + " and by "
+              + owner
+              + "; give one of them another name");
+    }
+  }
+
+  /** How the register names a rule of {@code slidingwindow.http.rules} as the owner of its name. */
+  public static String ruleOwner(String name) {
+    return "the filter's rule '" + name + "'";
+  }
+
+  /**
+   * Checks that {@code ruleName} (a rule of a reloaded configuration) is no annotation's.
+   *
+   * @throws IllegalArgumentException naming the annotated method if it is
+   */
+  public void checkRuleName(String ruleName) {
+    String owner = owners.get(ruleName);
+    if (owner != null && !owner.equals(ruleOwner(ruleName))) {
+      throw new IllegalArgumentException(
+          "rule names must be unique, '"
+              + ruleName
+              + "' is used by "
+              + owner
+              + "; give the rule another name");
+    }
+  }
+
+  /**
+   * The rule of {@code annotation} on {@code method}, its name claimed.
+   *
+   * @param defaultDryRun dry-run for every annotation, on top of its own flag
+   * @throws IllegalArgumentException naming the method if the annotation is invalid or its name is
+   *     taken
+   */
+  public HttpRule rule(Method method, RateLimit annotation, boolean defaultDryRun) {
+    String where = describe(method);
+    String name =
+        annotation.name().isEmpty()
+            ? method.getDeclaringClass().getSimpleName() + "." + method.getName()
+            : annotation.name();
+    HttpRule.Builder rule;
+    try {
+      rule = HttpRule.builder(name);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(where + ": name is invalid: " + e.getMessage(), e);
+    }
+    claim(name, where);
+    if (annotation.limits().length == 0) {
+      throw new IllegalArgumentException(
+          where + ": limits must hold at least one limit, was empty");
+    }
+    String[] limits = annotation.limits();
+    for (int i = 0; i < limits.length; i++) {
+      rule.limit(parseLimit(where, i, limits[i]));
+    }
+    return rule.countRefusedAttempts(annotation.countRefusedAttempts())
+        .dryRun(annotation.dryRun() || defaultDryRun)
+        .declaredOn(where)
+        .build();
+  }
+
+  /** {@code @RateLimit on com.example.Api.order(String)}: the method, overloads told apart. */
+  public static String describe(Method method) {
+    StringBuilder b =
+        new StringBuilder("@RateLimit on ")
+            .append(method.getDeclaringClass().getName())
+            .append('.')
+            .append(method.getName())
+            .append('(');
+    Class<?>[] types = method.getParameterTypes();
+    for (int i = 0; i < types.length; i++) {
+      b.append(i == 0 ? "" : ", ").append(types[i].getSimpleName());
+    }
+    return b.append(')').toString();
+  }
+
+  /**
+   * Reads one of an annotation's limits with {@link Limit#parse}.
+   *
+   * @param where the annotated method, for the message
+   * @throws IllegalArgumentException naming {@code where}, the limit's index and {@link
+   *     Limit#parse}'s reason
+   */
+  public static Limit parseLimit(String where, int index, String text) {
+    try {
+      return Limit.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(where + ": limits[" + index + "]: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,162 @@
+package io.slidingwindow.webflux;
+
+import io.slidingwindow.http.ClientAddresses;
+import io.slidingwindow.http.EnforcementCore;
+import io.slidingwindow.http.HttpReply;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.QuotaHeaders;
+import io.slidingwindow.http.RequestPaths;
+import io.slidingwindow.spring.RateLimit;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.springframework.core.Ordered;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import reactor.core.publisher.Mono;
+
+/**
+ * The rules of {@code slidingwindow.http.rules}, and {@link RateLimit} on handler methods, in a
+ * reactive (WebFlux) application: the same {@link EnforcementCore} as the servlet filter, so the
+ * same matching, keys, headers, 429 answer, dry-run, listener and path firewall.
+ *
+ * <p>For each request: the path firewall first (400 for an ambiguous raw path, before any handler
+ * runs); then the rules, matched against every reading of the raw path ({@link RequestPaths});
+ * then, if the request goes to an annotated handler method, that method's rule. Decisions go
+ * through the limiters' asynchronous API, so no event-loop thread waits for a decision; the
+ * principal is resolved first, also without blocking. A refusal ends the exchange with the core's
+ * answer; a request let through carries the draft-10 headers (when turned on) and goes down the
+ * chain.
+ *
+ * <p>Thread-safe.
+ */
+public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
+
+  private static final String REPORT = ReactiveRateLimitFilter.class.getName() + ".report";
+
+  private final Supplier<EnforcementCore<ReactiveKeySource>> cores;
+  private final ClientAddresses addresses;
+  private final ReactiveRateLimitAnnotations annotations;
+  private final int order;
+
+  /**
+   * A filter of the rules {@code cores} gives (asked once per request, so that a reload takes
+   * effect at the next request), then of the annotations, if any.
+   *
+   * @param cores the rules in service; {@link ReactiveKeys#resolver} makes their key functions
+   * @param addresses how the client address is found
+   * @param annotations the annotated handler methods' rules, or null for none
+   * @param order the filter's order among the application's web filters
+   * @throws IllegalArgumentException if {@code cores} or {@code addresses} is null
+   */
+  public ReactiveRateLimitFilter(
+      Supplier<EnforcementCore<ReactiveKeySource>> cores,
+      ClientAddresses addresses,
+      ReactiveRateLimitAnnotations annotations,
+      int order) {
+    if (cores == null || addresses == null) {
+      throw new IllegalArgumentException(
+          "cores and addresses must not be null, were " + cores + " and " + addresses);
+    }
+    this.cores = cores;
+    this.addresses = addresses;
+    this.annotations = annotations;
+    this.order = order;
+  }
+
+  /** The filter's rules, in the order they are applied (not those of annotations). */
+  public List<HttpRule> rules() {
+    return cores.get().rules();
+  }
+
+  /** The annotations this filter enforces, or null if none. */
+  public ReactiveRateLimitAnnotations annotations() {
+    return annotations;
+  }
+
+  @Override
+  public int getOrder() {
+    return order;
+  }
+
+  @Override
+  public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+    EnforcementCore<ReactiveKeySource> core = cores.get(); // one set of rules per request
+    ServerHttpRequest request = exchange.getRequest();
+    String method = request.getMethod().name();
+    String rawPath = request.getURI().getRawPath();
+    Optional<HttpReply> badPath = core.checkPath(method, rawPath);
+    if (badPath.isPresent()) {
+      return write(exchange, badPath.get());
+    }
+    List<String> paths =
+        RequestPaths.readings(null, rawPath, request.getPath().contextPath().value());
+    return exchange
+        .getPrincipal()
+        .map(Optional::of)
+        .defaultIfEmpty(Optional.empty())
+        .flatMap(
+            principal -> {
+              ReactiveKeySource source =
+                  new ReactiveKeySource(exchange, principal.orElse(null), addresses);
+              return enforce(core, source, method, paths)
+                  .flatMap(
+                      outcome ->
+                          outcome.allowed() && annotations != null && annotations.any()
+                              ? annotations
+                                  .coreOf(exchange)
+                                  .flatMap(handler -> enforce(handler, source, method, paths))
+                                  .defaultIfEmpty(outcome)
+                              : Mono.just(outcome));
+            })
+        .flatMap(
+            outcome -> {
+              if (!outcome.allowed()) {
+                return write(exchange, outcome.refusal());
+              }
+              setHeaders(exchange.getResponse(), outcome.headers());
+              return chain.filter(exchange);
+            });
+  }
+
+  private static Mono<EnforcementCore.Outcome> enforce(
+      EnforcementCore<ReactiveKeySource> core,
+      ReactiveKeySource source,
+      String method,
+      List<String> paths) {
+    return Mono.fromCompletionStage(
+        () -> core.enforceAsync(source, method, paths, () -> reportOf(source.exchange())));
+  }
+
+  /** The headers found so far for the exchange, shared by the rules and an annotated method's. */
+  private static QuotaHeaders reportOf(ServerWebExchange exchange) {
+    QuotaHeaders report = exchange.getAttribute(REPORT);
+    if (report == null) {
+      report = new QuotaHeaders();
+      exchange.getAttributes().put(REPORT, report);
+    }
+    return report;
+  }
+
+  private static void setHeaders(ServerHttpResponse response, Map<String, String> headers) {
+    HttpHeaders target = response.getHeaders();
+    headers.forEach(target::set);
+  }
+
+  /** Ends the exchange with {@code reply}: status, headers, and the UTF-8 body with its type. */
+  static Mono<Void> write(ServerWebExchange exchange, HttpReply reply) {
+    ServerHttpResponse response = exchange.getResponse();
+    response.setStatusCode(HttpStatusCode.valueOf(reply.status()));
+    setHeaders(response, reply.headers());
+    byte[] body = reply.bodyBytes();
+    response.getHeaders().set(HttpHeaders.CONTENT_TYPE, reply.contentType() + ";charset=UTF-8");
+    response.getHeaders().setContentLength(body.length);
+    return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+  }
+}
