@@ -51,6 +51,10 @@ public final class ModelScenarios {
   @SafeVarargs
   public static ExecutionScenario scenario(
       List<Actor> initial, List<Actor> post, List<Actor>... threads) {
-    return new ExecutionScenario(initial, new ArrayList<>(List.of(threads)), post, null);
+    List<List<Actor>> parallel = new ArrayList<>();
+    for (List<Actor> thread : threads) {
+      parallel.add(thread);
+    }
+    return new ExecutionScenario(initial, parallel, post, null);
   }
 }

@@ -95,10 +95,11 @@ public class StripedBucketsLincheckTest {
       double max = Double.NEGATIVE_INFINITY;
       for (long[] add : adds) {
         if (add[0] >= oldest && add[0] <= last) {
+          double value = add[1];
           count++;
-          sum += add[1];
-          min = Math.min(min, add[1]);
-          max = Math.max(max, add[1]);
+          sum += value;
+          min = Math.min(min, value);
+          max = Math.max(max, value);
         }
       }
       long first = Math.max(oldest, 0);

@@ -124,6 +124,10 @@ public class LocalRateLimiterLincheckTest {
   @SafeVarargs
   private static ExecutionScenario scenario(
       List<Actor> initial, List<Actor> post, List<Actor>... threads) {
-    return new ExecutionScenario(initial, new ArrayList<>(List.of(threads)), post, null);
+    List<List<Actor>> parallel = new ArrayList<>();
+    for (List<Actor> thread : threads) {
+      parallel.add(thread);
+    }
+    return new ExecutionScenario(initial, parallel, post, null);
   }
 }
