@@ -45,6 +45,23 @@ class CounterRunsEdgesTest {
   }
 
   @Test
+  void add_ringThatWrappedAndIsFull_growsKeepingTheRunsInOrder() {
+    CounterRuns runs = new CounterRuns(8, INTERVAL, 0);
+    runs.add(0, 1);
+    runs.add(70, 2);
+    // Bucket 0 leaves and bucket 8 takes its slot, ahead of bucket 7's: the ring has wrapped.
+    runs.add(80, 4);
+    assertThat(runs.capacity()).isEqualTo(2);
+    runs.add(90, 8);
+    assertThat(runs.capacity()).isEqualTo(4);
+    assertThat(runs.sum(90)).isEqualTo(14);
+    // Buckets 7, 8 and 9 leave in that order.
+    assertThat(runs.sum(150)).isEqualTo(12);
+    assertThat(runs.sum(160)).isEqualTo(8);
+    assertThat(runs.sum(170)).isZero();
+  }
+
+  @Test
   void latest_isTheNewestTimeSeenAndNeverGoesBack() {
     CounterRuns runs = new CounterRuns(4, INTERVAL, 7);
     assertThat(runs.latest()).isEqualTo(7);

@@ -276,12 +276,13 @@ class HttpPartsEdgesTest {
     assertThat(PathPattern.of("/a/*")).isNotEqualTo(PathPattern.of("/a/**"));
     assertThat(PathPattern.of("/a/*")).isNotEqualTo("/a/*");
     assertThat(PathPattern.of("/a/*").hashCode()).isEqualTo(PathPattern.of("/a/*").hashCode());
+    assertThat(PathPattern.of("/a/*").hashCode()).isNotEqualTo(PathPattern.of("/b/*").hashCode());
     assertThat(PathPattern.of("/a/*")).hasToString("/a/*");
   }
 
-  @Test
-  void logs_refusedPathsDryRunsAndFailures_areWrittenForOperators() {
-    Logger logger = Logger.getLogger(EnforcementCore.class.getName());
+  /** Collects what {@code logger} writes while {@code action} runs, as "LEVEL message". */
+  private static List<String> logged(Class<?> logger, Runnable action) {
+    Logger jul = Logger.getLogger(logger.getName());
     List<String> lines = new ArrayList<>();
     Handler handler =
         new Handler() {
@@ -296,33 +297,59 @@ class HttpPartsEdgesTest {
           @Override
           public void close() {}
         };
-    Level before = logger.getLevel();
-    logger.setLevel(Level.ALL);
-    logger.addHandler(handler);
+    Level before = jul.getLevel();
+    jul.setLevel(Level.ALL);
+    jul.addHandler(handler);
     try {
-      EnforcementCore<String> core =
-          EnforcementCore.<String>builder()
-              .limiterFactory(RateLimiterFactory.inMemory(new FakeTicker(), 10))
-              .rule(
-                  HttpRule.builder("dry").path("/**").limit(ONE_PER_10S).dryRun(true).build(),
-                  RequestKey::custom)
-              .rule(
-                  HttpRule.builder("broken").path("/**").limit(ONE_PER_10S).build(),
-                  request -> {
-                    throw new IllegalStateException("no key");
-                  })
-              .build();
-      core.checkPath("GET", "/a/../b");
-      core.enforce("c", "GET", List.of("/a"), QuotaHeaders::new);
-      core.enforce("c", "GET", List.of("/a"), QuotaHeaders::new);
+      action.run();
     } finally {
-      logger.removeHandler(handler);
-      logger.setLevel(before);
+      jul.removeHandler(handler);
+      jul.setLevel(before);
     }
+    return lines;
+  }
+
+  @Test
+  void composite_listenerThatThrows_isLoggedAsAWarning() {
+    RateLimitListener throwing =
+        new RateLimitListener() {
+          @Override
+          public void onRule(HttpRule rule) {
+            throw new IllegalStateException("fails");
+          }
+        };
+    RateLimitListener both =
+        RateLimitListener.composite(List.of(throwing, new RateLimitListener() {}));
+    HttpRule rule = HttpRule.builder("r").limit(ONE_PER_10S).build();
+    assertThat(logged(RateLimitListener.class, () -> both.onRule(rule)))
+        .containsExactly("WARNING rate limit listener failed");
+  }
+
+  @Test
+  void logs_refusedPathsDryRunsAndFailures_areWrittenForOperators() {
+    List<String> lines = logged(EnforcementCore.class, HttpPartsEdgesTest::refusePathRunDryAndFail);
     assertThat(lines)
         .anyMatch(line -> line.startsWith("FINE request path refused"))
         .anyMatch(line -> line.startsWith("FINE rate limit rule ''{0}'' (dry-run) would refuse"))
         .anyMatch(line -> line.startsWith("WARNING rate limit rule 'broken' failed"));
+  }
+
+  private static void refusePathRunDryAndFail() {
+    EnforcementCore<String> core =
+        EnforcementCore.<String>builder()
+            .limiterFactory(RateLimiterFactory.inMemory(new FakeTicker(), 10))
+            .rule(
+                HttpRule.builder("dry").path("/**").limit(ONE_PER_10S).dryRun(true).build(),
+                RequestKey::custom)
+            .rule(
+                HttpRule.builder("broken").path("/**").limit(ONE_PER_10S).build(),
+                request -> {
+                  throw new IllegalStateException("no key");
+                })
+            .build();
+    core.checkPath("GET", "/a/../b");
+    core.enforce("c", "GET", List.of("/a"), QuotaHeaders::new);
+    core.enforce("c", "GET", List.of("/a"), QuotaHeaders::new);
   }
 
   @Test

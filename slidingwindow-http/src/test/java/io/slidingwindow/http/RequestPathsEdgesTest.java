@@ -115,6 +115,17 @@ class RequestPathsEdgesTest {
   }
 
   @Test
+  void decode_firstCharacterBeyondAscii_isKeptAsItsUtf8() {
+    assertThat(RequestPaths.decode("\u0080%41\u007F", 0, 5)).isEqualTo("\u0080A\u007F");
+  }
+
+  @Test
+  void withinContext_contextOfMoreSegmentsThanAreFollowed_isStillStrippedLiterally() {
+    String context = "/s".repeat(17);
+    assertThat(RequestPaths.withinContext(context + "/x", context)).containsExactly("/x");
+  }
+
+  @Test
   void decode_escapesWithADigitZero_areDecoded() {
     assertThat(RequestPaths.decode("%0A%20%30", 0, 9)).isEqualTo("\n 0");
     assertThat(RequestPaths.decode("%00", 0, 3)).isEqualTo("\0");
