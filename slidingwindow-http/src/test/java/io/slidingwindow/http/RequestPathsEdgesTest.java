@@ -50,6 +50,12 @@ class RequestPathsEdgesTest {
   }
 
   @Test
+  void withinContext_plainPathWithDotSegments_isAlsoStrippedAsRead() {
+    assertThat(RequestPaths.withinContext("/app/../app/v", "/app"))
+        .containsExactly("/../app/v", "/v");
+  }
+
+  @Test
   void withinContext_contextEndingInPathParameters_isStrippedLiterallyAndAsRead() {
     assertThat(RequestPaths.withinContext("/app;jsessionid=1/v1", "/app"))
         .containsExactly(";jsessionid=1/v1", "/v1");
