@@ -20,10 +20,17 @@ public final class Decision {
   private final Duration retryAfter;
   private final Duration resetAfter;
   private final Limit limit;
+  private final boolean keyOverflow;
 
   private Decision(
-      boolean allowed, long remaining, Duration retryAfter, Duration resetAfter, Limit limit) {
+      boolean allowed,
+      long remaining,
+      Duration retryAfter,
+      Duration resetAfter,
+      Limit limit,
+      boolean keyOverflow) {
     this.allowed = allowed;
+    this.keyOverflow = keyOverflow;
     this.remaining = Checks.requireNonNegative(remaining, "remaining");
     this.retryAfter = checkDuration(retryAfter, "retryAfter");
     this.resetAfter = checkDuration(resetAfter, "resetAfter");
@@ -40,7 +47,7 @@ public final class Decision {
    *     or negative, or {@code limit} is null
    */
   public static Decision granted(long remaining, Duration resetAfter, Limit limit) {
-    return new Decision(true, remaining, Duration.ZERO, resetAfter, limit);
+    return new Decision(true, remaining, Duration.ZERO, resetAfter, limit, false);
   }
 
   /**
@@ -55,7 +62,23 @@ public final class Decision {
    */
   public static Decision refused(
       long remaining, Duration retryAfter, Duration resetAfter, Limit limit) {
-    return new Decision(false, remaining, retryAfter, resetAfter, limit);
+    return new Decision(false, remaining, retryAfter, resetAfter, limit, false);
+  }
+
+  /**
+   * The answer of a keyed limiter that found no room to track a new key (see {@link KeyOverflow}):
+   * the policy's, not the key's windows'. Its {@code remaining} is 0, since nothing is known of the
+   * key; a refusal's {@code retryAfter} and {@code resetAfter} are {@code wait}, a hint.
+   *
+   * @param allowed whether the policy grants the request (uncounted) or refuses it
+   * @param wait the hint of a refusal (ignored for a grant)
+   * @param limit the limit reported, the longest
+   * @throws IllegalArgumentException if {@code wait} is null or negative, or {@code limit} is null
+   */
+  public static Decision keyOverflow(boolean allowed, Duration wait, Limit limit) {
+    return allowed
+        ? new Decision(true, 0, Duration.ZERO, Duration.ZERO, limit, true)
+        : new Decision(false, 0, wait, wait, limit, true);
   }
 
   private static Duration checkDuration(Duration duration, String name) {
@@ -79,8 +102,8 @@ public final class Decision {
   /**
    * Zero when allowed; otherwise how long from now until the same request would be granted if no
    * other request arrives meanwhile. Never early: retrying sooner is refused. (The one exception is
-   * a keyed limiter refusing a new key for want of room, see {@link KeyOverflow#REFUSE}, whose
-   * retryAfter is a hint.)
+   * a keyed limiter refusing a new key for want of room, {@link #isKeyOverflow()}, whose retryAfter
+   * is a hint.)
    */
   public Duration retryAfter() {
     return retryAfter;
@@ -99,6 +122,14 @@ public final class Decision {
     return limit;
   }
 
+  /**
+   * Whether this is a keyed limiter's answer for a new key it had no room to track ({@link
+   * #keyOverflow}), decided by its {@link KeyOverflow} policy rather than by the key's windows.
+   */
+  public boolean isKeyOverflow() {
+    return keyOverflow;
+  }
+
   @Override
   public boolean equals(Object o) {
     if (!(o instanceof Decision d)) {
@@ -108,7 +139,8 @@ public final class Decision {
         && remaining == d.remaining
         && retryAfter.equals(d.retryAfter)
         && resetAfter.equals(d.resetAfter)
-        && limit.equals(d.limit);
+        && limit.equals(d.limit)
+        && keyOverflow == d.keyOverflow;
   }
 
   @Override
@@ -117,7 +149,8 @@ public final class Decision {
     h = h * 31 + Long.hashCode(remaining);
     h = h * 31 + retryAfter.hashCode();
     h = h * 31 + resetAfter.hashCode();
-    return h * 31 + limit.hashCode();
+    h = h * 31 + limit.hashCode();
+    return h * 31 + Boolean.hashCode(keyOverflow);
   }
 
   /**
@@ -136,6 +169,7 @@ public final class Decision {
         + resetAfter
         + ", limit="
         + limit
+        + (keyOverflow ? ", keyOverflow" : "")
         + "]";
   }
 }

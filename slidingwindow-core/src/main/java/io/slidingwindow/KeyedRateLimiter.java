@@ -1,5 +1,6 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Checks;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -10,9 +11,11 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>The in-process implementation from {@link #builder()} tracks a key from its first request and
  * evicts it once its windows count no permit, which forgets nothing. It never tracks more than
- * {@link Builder#maxKeys(long)} keys; what happens to new keys beyond that is the {@link
- * KeyOverflow} policy. It is thread-safe: each key has its own lock (the monitor of its state), and
- * requests for different keys do not contend.
+ * {@link Builder#maxKeys(long)} keys, nor more than {@link Builder#maxKeysPerGroup(long)} of one
+ * group (see {@link #decide(Object, Object, long)}); what happens to new keys beyond that is the
+ * {@link KeyOverflow} policy, whose design and guarantee {@link KeyOverflow} states. String keys
+ * are stored as {@link LimiterKeys#bounded(String)} of themselves. It is thread-safe: each key has
+ * its own lock (the monitor of its state), and requests for different keys do not contend.
  *
  * <p>Memory, besides the key itself, with compressed references (measured with {@code KeyedMemory}
  * in the benchmarks module). A key with one limit costs about 90 bytes: its node and slot in the
@@ -60,6 +63,32 @@ public interface KeyedRateLimiter<K> {
     return CompletableFuture.completedFuture(decide(key, permits));
   }
 
+  /**
+   * As {@link #decide(Object, long)} for a key of {@code group}: who presents the key, such as the
+   * client address of an HTTP request keyed on its API key. The in-process limiter tracks a new key
+   * only while its group holds fewer than {@link Builder#maxKeysPerGroup(long)} keys (a key equal
+   * to its group is not counted against it), so that new keys from a few groups cannot fill the
+   * table (see {@link KeyOverflow}). Backends without a key table ignore {@code group}, which is
+   * what this default does.
+   *
+   * @param group the key's group, or null for none
+   * @throws IllegalArgumentException as {@link #decide(Object, long)}
+   */
+  default Decision decide(K key, K group, long permits) {
+    return decide(key, permits);
+  }
+
+  /**
+   * As {@link #decide(Object, Object, long)}, without blocking, as {@link #decideAsync(Object,
+   * long)}; by default that call, {@code group} ignored.
+   *
+   * @param group the key's group, or null for none
+   * @throws IllegalArgumentException at once, as {@link #decide(Object, long)}
+   */
+  default CompletionStage<Decision> decideAsync(K key, K group, long permits) {
+    return decideAsync(key, permits);
+  }
+
   /** The limits every key gets, in the order they were added. */
   List<Limit> limits();
 
@@ -84,7 +113,13 @@ public interface KeyedRateLimiter<K> {
     /** The default bound on tracked keys. */
     public static final long DEFAULT_MAX_KEYS = KeyBound.DEFAULT_MAX_KEYS;
 
+    /** One group may hold this fraction of {@link #maxKeys} unless set: one hundredth. */
+    private static final int DEFAULT_GROUP_SHARE = 100;
+
     private final KeyBound<Builder> keyBound = new KeyBound<>(this);
+
+    /** Null until set. */
+    private Long maxKeysPerGroup;
 
     Builder() {}
 
@@ -100,8 +135,25 @@ public interface KeyedRateLimiter<K> {
     }
 
     /**
-     * Sets what happens to new keys while {@link #maxKeys} keys are tracked, {@link
-     * KeyOverflow#REFUSE} by default.
+     * Sets the most keys of one group tracked at once (see {@link KeyedRateLimiter#decide(Object,
+     * Object, long)}); by default one hundredth of {@link #maxKeys}, at least 1. A key equal to its
+     * group is not counted against the group. Keys of fewer than {@code maxKeys / (maxKeysPerGroup
+     * + 1)} groups can never fill the table.
+     *
+     * @throws IllegalArgumentException if {@code maxKeysPerGroup} is not positive or exceeds {@link
+     *     Integer#MAX_VALUE}
+     * @throws IllegalStateException if a different bound was set
+     */
+    public Builder maxKeysPerGroup(long maxKeysPerGroup) {
+      Checks.requireBetween(maxKeysPerGroup, 1, Integer.MAX_VALUE, "maxKeysPerGroup");
+      this.maxKeysPerGroup =
+          Checks.setOnce(this.maxKeysPerGroup, maxKeysPerGroup, "maxKeysPerGroup");
+      return this;
+    }
+
+    /**
+     * Sets what happens to new keys while {@link #maxKeys} keys are tracked, or their group's
+     * {@link #maxKeysPerGroup}, {@link KeyOverflow#REFUSE} by default.
      *
      * @throws IllegalArgumentException if {@code overflow} is null
      * @throws IllegalStateException if a different policy was set
@@ -118,11 +170,17 @@ public interface KeyedRateLimiter<K> {
      *     fit in memory
      */
     public <K> KeyedRateLimiter<K> build() {
+      int maxKeys = keyBound.maxKeys();
+      int perGroup =
+          maxKeysPerGroup == null
+              ? Math.max(1, maxKeys / DEFAULT_GROUP_SHARE)
+              : (int) Math.min(maxKeysPerGroup, maxKeys);
       return new LocalKeyedRateLimiter<>(
           validatedLimits(),
           countsRefusedAttempts(),
           ticker(),
-          keyBound.maxKeys(),
+          maxKeys,
+          perGroup,
           keyBound.overflow());
     }
   }

@@ -1,5 +1,6 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.Checks;
 import io.slidingwindow.internal.KeyTable;
 
 /**
@@ -21,6 +22,18 @@ abstract class LocalKeyed<K, S extends KeyTable.State> {
     this.table = table;
     this.ticker = ticker;
     this.origin = ticker.read();
+  }
+
+  /**
+   * The key stored for {@code key}: {@link LimiterKeys#bounded(String)} of a string, any other key
+   * as it is.
+   *
+   * @throws IllegalArgumentException if {@code key} is null
+   */
+  @SuppressWarnings("unchecked")
+  static <K> K bounded(K key) {
+    Checks.requireNonNull(key, "key");
+    return key instanceof String text ? (K) LimiterKeys.bounded(text) : key;
   }
 
   /** Nanoseconds since the origin, read once per operation. */

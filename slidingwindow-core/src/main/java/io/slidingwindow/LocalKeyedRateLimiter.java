@@ -1,17 +1,18 @@
 package io.slidingwindow;
 
-import io.slidingwindow.internal.Checks;
 import io.slidingwindow.internal.KeyLimits;
 import io.slidingwindow.internal.KeyTable;
 import io.slidingwindow.internal.Permits;
-import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The in-process {@link KeyedRateLimiter}: a {@link KeyTable} from key to {@link KeyLimits}, which
  * bounds the tracked keys and evicts a key only once its windows are empty (see its design note).
  * Each key's state is its own table entry and lock; with one limit it is a single object (see
- * {@link KeyLimits} for the memory layout).
+ * {@link KeyLimits} for the memory layout). String keys are stored as {@link
+ * LimiterKeys#bounded(String)} of themselves, so no key costs more than a short one.
  */
 final class LocalKeyedRateLimiter<K> extends LocalKeyed<K, KeyLimits>
     implements KeyedRateLimiter<K> {
@@ -26,9 +27,15 @@ final class LocalKeyedRateLimiter<K> extends LocalKeyed<K, KeyLimits>
   private final KeyTable.Action<KeyLimits, Answer> decide;
 
   LocalKeyedRateLimiter(
-      List<Limit> limits, boolean countRefused, Ticker ticker, int maxKeys, KeyOverflow overflow) {
+      List<Limit> limits,
+      boolean countRefused,
+      Ticker ticker,
+      int maxKeys,
+      int maxKeysPerGroup,
+      KeyOverflow overflow) {
     // Computes the limits' shared figures once, and fails at build time if a limit cannot fit.
-    super(new KeyTable<>(maxKeys, KeyLimits.factory(limits, countRefused)), ticker);
+    super(
+        new KeyTable<>(maxKeys, maxKeysPerGroup, KeyLimits.factory(limits, countRefused)), ticker);
     this.limits = limits;
     this.largestGrantable = Permits.largestGrantable(limits);
     Limit longest = limits.get(0);
@@ -38,9 +45,7 @@ final class LocalKeyedRateLimiter<K> extends LocalKeyed<K, KeyLimits>
       }
     }
     Decision whenFull =
-        overflow == KeyOverflow.REFUSE
-            ? Decision.refused(0, longest.window(), longest.window(), longest)
-            : Decision.granted(0, Duration.ZERO, longest);
+        Decision.keyOverflow(overflow != KeyOverflow.REFUSE, longest.window(), longest);
     this.tryAcquire =
         new KeyTable.Action<>() {
           @Override
@@ -71,18 +76,29 @@ final class LocalKeyedRateLimiter<K> extends LocalKeyed<K, KeyLimits>
 
   @Override
   public boolean tryAcquire(K key, long permits) {
-    Checks.requireNonNull(key, "key");
+    K stored = bounded(key);
     Permits.check(permits, largestGrantable);
-    return table.apply(key, now(), permits, null, tryAcquire) != 0;
+    return table.apply(stored, now(), permits, null, tryAcquire) != 0;
   }
 
   @Override
   public Decision decide(K key, long permits) {
-    Checks.requireNonNull(key, "key");
+    return decide(key, null, permits);
+  }
+
+  @Override
+  public Decision decide(K key, K group, long permits) {
+    K stored = bounded(key);
+    K storedGroup = group == null ? null : bounded(group);
     Permits.check(permits, largestGrantable);
     Answer answer = new Answer();
-    table.apply(key, now(), permits, answer, decide);
+    table.apply(stored, storedGroup, now(), permits, answer, decide);
     return answer.decision;
+  }
+
+  @Override
+  public CompletionStage<Decision> decideAsync(K key, K group, long permits) {
+    return CompletableFuture.completedFuture(decide(key, group, permits));
   }
 
   @Override

@@ -7,7 +7,8 @@ import java.time.Duration;
 
 /**
  * The in-process {@link RollingCounters}: a {@link KeyTable} from key to {@link CounterRuns}, the
- * same bounded, evicting table as the in-process keyed limiter's.
+ * same bounded, evicting table as the in-process keyed limiter's, with string keys stored as {@link
+ * LimiterKeys#bounded(String)} of themselves.
  */
 final class LocalRollingCounters<K> extends LocalKeyed<K, CounterRuns>
     implements RollingCounters<K> {
@@ -42,21 +43,19 @@ final class LocalRollingCounters<K> extends LocalKeyed<K, CounterRuns>
 
   @Override
   public long addAndGet(K key, long amount) {
-    Checks.requireNonNull(key, "key");
+    K stored = bounded(key);
     Checks.requireNonNegative(amount, "amount");
-    return table.apply(key, now(), amount, null, add);
+    return table.apply(stored, now(), amount, null, add);
   }
 
   @Override
   public long sum(K key) {
-    Checks.requireNonNull(key, "key");
-    return table.readIfTracked(key, now(), CounterRuns::sum, 0);
+    return table.readIfTracked(bounded(key), now(), CounterRuns::sum, 0);
   }
 
   @Override
   public long count(K key) {
-    Checks.requireNonNull(key, "key");
-    return table.readIfTracked(key, now(), CounterRuns::count, 0);
+    return table.readIfTracked(bounded(key), now(), CounterRuns::count, 0);
   }
 
   @Override

@@ -148,7 +148,9 @@ class KeyedRateLimiterTest {
 
     Decision overflow = limiter.decide("c", 1);
     assertThat(overflow.allowed()).isFalse();
+    assertThat(overflow.isKeyOverflow()).isTrue();
     assertThat(overflow.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(limiter.decide("a", 1).isKeyOverflow()).as("a tracked key's refusal").isFalse();
     assertThat(limiter.tryAcquire("c")).isFalse();
     assertThat(limiter.tryAcquire("a")).as("a is still limited").isFalse();
 
@@ -199,7 +201,10 @@ class KeyedRateLimiterTest {
 
     assertThat(limiter.tryAcquire("b")).isTrue();
     assertThat(limiter.tryAcquire("b")).isTrue();
-    assertThat(limiter.decide("b", 1).allowed()).isTrue();
+    Decision untracked = limiter.decide("b", 1);
+    assertThat(untracked.allowed()).isTrue();
+    assertThat(untracked.isKeyOverflow()).isTrue();
+    assertThat(untracked.remaining()).isZero();
     assertThat(limiter.trackedKeys()).isEqualTo(1);
   }
 
@@ -237,6 +242,13 @@ class KeyedRateLimiterTest {
     assertThatThrownBy(() -> KeyedRateLimiter.builder().maxKeys(1L << 32))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("maxKeys");
+    assertThatThrownBy(() -> KeyedRateLimiter.builder().maxKeysPerGroup(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxKeysPerGroup")
+        .hasMessageContaining("was 0");
+    assertThatThrownBy(() -> KeyedRateLimiter.builder().maxKeysPerGroup(2).maxKeysPerGroup(3))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("maxKeysPerGroup");
     assertThatThrownBy(() -> KeyedRateLimiter.builder().onKeyOverflow(null))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("overflow must not be null");

@@ -27,6 +27,14 @@ import java.util.function.LongFunction;
  * <p>Bound. {@code size} is reserved before an entry is inserted and released after one is removed,
  * so at most {@code maxKeys} entries are ever in the map.
  *
+ * <p>Groups. A caller may name the group a new key belongs to (in HTTP, the client address that
+ * presents it). A group holds at most {@code maxKeysPerGroup} entries, reserved before the entry is
+ * inserted and released after it is removed, as {@code size} is; a key equal to its group is not
+ * counted against it. So keys of fewer than {@code maxKeys / (maxKeysPerGroup + 1)} groups can
+ * never fill the table: a flood of new keys from a few groups finds no room once its groups are
+ * full, and every other group's keys still do. A new key of a full group waits for no sweep; it
+ * tries one (if none is in progress) and is refused if that frees nothing of its group.
+ *
  * <p>Memory. The per-key state is the entry itself, with the entry's flags and monitor: the table
  * adds to it only the map's node (32 bytes with compressed references) and its slot in the map's
  * array (4 bytes, at the map's load factor 5 to 11 bytes per key), and no wrapper or lock object
@@ -53,6 +61,9 @@ public final class KeyTable<K, S extends KeyTable.State> {
 
     /** Left the map; callers holding it must look the key up again. */
     private boolean retired;
+
+    /** The group this entry is counted against, or null; released when it leaves the map. */
+    private Object group;
 
     /**
      * Not yet used by the caller that created it: empty, yet not to be evicted, or that caller
@@ -108,8 +119,13 @@ public final class KeyTable<K, S extends KeyTable.State> {
   private static final int SWEEP_WHEN_FULL = 16;
 
   private final int maxKeys;
+  private final int maxKeysPerGroup;
   private final LongFunction<S> newState;
   private final ConcurrentHashMap<K, S> entries = new ConcurrentHashMap<>();
+
+  /** The entries each group holds; a group leaves when it holds none. */
+  private final ConcurrentHashMap<Object, Integer> groups = new ConcurrentHashMap<>();
+
   private final AtomicInteger size = new AtomicInteger();
   private final ReentrantLock sweepLock = new ReentrantLock();
 
@@ -125,10 +141,19 @@ public final class KeyTable<K, S extends KeyTable.State> {
 
   /**
    * A table of at most {@code maxKeys} keys (positive), whose new states come from {@code
-   * newState}, given the time their clock starts at (earlier times count as it).
+   * newState}, given the time their clock starts at (earlier times count as it); no group bound.
    */
   public KeyTable(int maxKeys, LongFunction<S> newState) {
+    this(maxKeys, maxKeys, newState);
+  }
+
+  /**
+   * A table of at most {@code maxKeys} keys, at most {@code maxKeysPerGroup} of them (positive) in
+   * one group, besides a key equal to its group.
+   */
+  public KeyTable(int maxKeys, int maxKeysPerGroup, LongFunction<S> newState) {
     this.maxKeys = maxKeys;
+    this.maxKeysPerGroup = maxKeysPerGroup;
     this.newState = newState;
   }
 
@@ -151,8 +176,22 @@ public final class KeyTable<K, S extends KeyTable.State> {
    */
   public <C> long apply(
       K key, long now, long argument, C context, Action<? super S, ? super C> action) {
+    return apply(key, null, now, argument, context, action);
+  }
+
+  /**
+   * As {@link #apply(Object, long, long, Object, Action)}, a new key being tracked only if {@code
+   * group} (null for none) has room for it too.
+   */
+  public <C> long apply(
+      K key,
+      Object group,
+      long now,
+      long argument,
+      C context,
+      Action<? super S, ? super C> action) {
     for (; ; ) {
-      S entry = entryFor(key, now);
+      S entry = entryFor(key, group, now);
       if (entry == null) {
         return action.whenFull(argument, context);
       }
@@ -184,11 +223,19 @@ public final class KeyTable<K, S extends KeyTable.State> {
     }
   }
 
-  /** The entry of {@code key}, tracking it if new; null if the table is full. */
-  private S entryFor(K key, long now) {
+  /** The entry of {@code key}, tracking it if new; null if the table or its group is full. */
+  private S entryFor(K key, Object group, long now) {
     S entry = entries.get(key);
     if (entry != null) {
       return entry;
+    }
+    Object counted =
+        group == null || maxKeysPerGroup >= maxKeys || group.equals(key) ? null : group;
+    if (counted != null && !reserveIn(counted)) {
+      trySweep(now, SWEEP_WHEN_FULL);
+      if (!reserveIn(counted)) {
+        return entries.get(key); // another thread may have tracked it meanwhile
+      }
     }
     if (!reserve()) {
       // Wait for a sweep in progress: it may be about to release the slot of an evicted entry.
@@ -199,6 +246,7 @@ public final class KeyTable<K, S extends KeyTable.State> {
         sweepLock.unlock();
       }
       if (!reserve()) {
+        release(counted);
         return entries.get(key); // another thread may have tracked it meanwhile
       }
     }
@@ -211,15 +259,23 @@ public final class KeyTable<K, S extends KeyTable.State> {
             key,
             k -> {
               S fresh = newState.apply(evictedUpTo);
+              ((State) fresh).group = counted;
               created[0] = fresh;
               return fresh;
             });
     if (tracked != created[0]) {
       size.decrementAndGet();
+      release(counted);
       return tracked;
     }
     trySweep(now, SWEEP_PER_NEW_KEY);
     return tracked;
+  }
+
+  /** The keys of {@code group} tracked now, a key equal to its group not counted. */
+  public int sizeOf(Object group) {
+    Integer held = groups.get(group);
+    return held == null ? 0 : held;
   }
 
   /** The keys tracked now. */
@@ -259,6 +315,26 @@ public final class KeyTable<K, S extends KeyTable.State> {
     return false;
   }
 
+  /** Reserves a place in {@code group}; false if it holds its most entries. */
+  private boolean reserveIn(Object group) {
+    boolean[] reserved = new boolean[1];
+    groups.compute(
+        group,
+        (g, held) -> {
+          int n = held == null ? 0 : held;
+          reserved[0] = n < maxKeysPerGroup;
+          return reserved[0] ? n + 1 : held;
+        });
+    return reserved[0];
+  }
+
+  /** Releases a place of {@code group} (null: nothing to release). */
+  private void release(Object group) {
+    if (group != null) {
+      groups.computeIfPresent(group, (g, held) -> held <= 1 ? null : held - 1);
+    }
+  }
+
   private void trySweep(long now, int budget) {
     if (sweepLock.tryLock()) {
       try {
@@ -291,6 +367,7 @@ public final class KeyTable<K, S extends KeyTable.State> {
           flags.retired = true;
           entries.remove(candidate.getKey(), entry);
           size.decrementAndGet();
+          release(flags.group);
         }
       }
     }

@@ -26,8 +26,12 @@ import java.util.concurrent.atomic.LongAdder;
  * #TOP_WINDOW_SECONDS} one-second tables of at most {@value #MAX_KEYS_PER_SECOND} keys each
  * (refusals of further keys in the same second are counted as {@value #OTHER}). Keys are cut to
  * {@value #MAX_KEY_CHARS} characters. A key refused in many seconds but never among the first
- * {@value #MAX_KEYS_PER_SECOND} keys of a second is missed; the counts are otherwise exact. Keys
- * are chosen by clients: whoever shows them must escape them ({@link DashboardFeed} does).
+ * {@value #MAX_KEYS_PER_SECOND} keys of a second is missed; the counts are otherwise exact.
+ *
+ * <p>Keys are kept in memory as recorded, but a {@link #snapshot()} never shows them: it shows each
+ * as {@link #shownKey(String)} makes it, the name of its source and a short hash, so that the
+ * dashboard does not publish issued API keys, user names or addresses. Sources are chosen by
+ * clients too: whoever shows them must escape them ({@link DashboardFeed} does).
  *
  * <p>A refusal ({@link Outcome#REFUSED}) counts as a decision, a refusal and a refused key; a
  * dry-run refusal ({@link Outcome#DRY_RUN_REFUSED}: a rule that only reports) as a decision, a
@@ -101,7 +105,8 @@ public final class DecisionRecorder {
    *
    * @param domain its domain
    * @param rule the rule that refused it
-   * @param key the key as recorded (cut to {@value #MAX_KEY_CHARS} characters), or {@value #OTHER}
+   * @param key the key as shown ({@link #shownKey(String)} of the key as recorded), or {@value
+   *     #OTHER}
    */
   public record RefusedKey(String domain, String rule, String key) {}
 
@@ -294,6 +299,22 @@ public final class DecisionRecorder {
   }
 
   /**
+   * How a snapshot shows the key {@code recorded} (cut to {@value #MAX_KEY_CHARS} characters): the
+   * name of its source when it has one ({@code ip:}, {@code header:x-api-key:}, {@code principal:},
+   * {@code client=}), then {@code #} and 12 hex digits of a hash keyed with a secret drawn once per
+   * process. The same key shows the same within a process; the key cannot be read back from it.
+   * {@value #OTHER} shows as itself.
+   *
+   * @throws IllegalArgumentException if {@code recorded} is null
+   */
+  public static String shownKey(String recorded) {
+    if (recorded == null) {
+      throw new IllegalArgumentException("recorded must not be null");
+    }
+    return recorded.equals(OTHER) ? OTHER : ShownKeys.of(cut(recorded));
+  }
+
+  /**
    * {@code text} if at most {@value #MAX_KEY_CHARS} characters long, else its first {@value
    * #MAX_KEY_CHARS} - 1 characters and an ellipsis; a surrogate pair is never split.
    */
@@ -386,6 +407,14 @@ public final class DecisionRecorder {
             .thenComparing(k -> k.key().domain())
             .thenComparing(k -> k.key().rule())
             .thenComparing(k -> k.key().key()));
-    return keys.size() > top ? List.copyOf(keys.subList(0, top)) : List.copyOf(keys);
+    List<TopKey> shown = new ArrayList<>(Math.min(top, keys.size()));
+    for (TopKey key : keys.subList(0, Math.min(top, keys.size()))) {
+      RefusedKey recorded = key.key();
+      shown.add(
+          new TopKey(
+              new RefusedKey(recorded.domain(), recorded.rule(), shownKey(recorded.key())),
+              key.refusals()));
+    }
+    return List.copyOf(shown);
   }
 }

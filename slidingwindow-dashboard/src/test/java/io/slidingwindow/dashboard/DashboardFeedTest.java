@@ -46,10 +46,12 @@ class DashboardFeedTest {
         .contains("\"rules\":[{\"domain\":\"shop\",\"rule\":\"api\",\"decisions\":[" + zeros)
         .contains(
             "\"topWindowSeconds\":60,\"topRefused\":["
-                + "{\"domain\":\"shop\",\"rule\":\"api\",\"descriptor\":\"ip:10.0.0.1\","
-                + "\"refusals\":1},"
-                + "{\"domain\":\"shop\",\"rule\":\"trial\",\"descriptor\":\"ip:10.0.0.2\","
-                + "\"refusals\":1}]")
+                + "{\"domain\":\"shop\",\"rule\":\"api\",\"descriptor\":\""
+                + DecisionRecorder.shownKey("ip:10.0.0.1")
+                + "\",\"refusals\":1},"
+                + "{\"domain\":\"shop\",\"rule\":\"trial\",\"descriptor\":\""
+                + DecisionRecorder.shownKey("ip:10.0.0.2")
+                + "\",\"refusals\":1}]")
         .endsWith(
             "\"config\":{\"path\":\"application properties\",\"lastReloadError\":null,"
                 + "\"domains\":[{\"domain\":\"shop\",\"rules\":[{\"rule\":\"api\",\"name\":\"api\","
@@ -58,17 +60,18 @@ class DashboardFeedTest {
   }
 
   @Test
-  void toJson_keyChosenByAClient_escapedIntoOneString() {
+  void toJson_textChosenByAClient_escapedIntoOneStringAndTheKeyNeverShown() {
     String hostile = "\"</script><b>&\\\n\r\t\u0000\u2028\ud800 é \ud83d\ude00";
-    recorder.record("shop", "api", Outcome.REFUSED, hostile);
+    recorder.record(hostile, "api", Outcome.REFUSED, hostile);
 
     String json =
         DashboardFeed.toJson(DashboardFeed.of(recorder.snapshot(), CONFIG, Map.of("backend", "x")));
 
     assertThat(json)
         .contains(
-            "\"descriptor\":\"\\\"\\u003c/script\\u003e\\u003cb\\u003e\\u0026\\\\\\n\\r\\t"
+            "\"domain\":\"\\\"\\u003c/script\\u003e\\u003cb\\u003e\\u0026\\\\\\n\\r\\t"
                 + "\\u0000\\u2028\\ud800 é \ud83d\ude00\"")
+        .contains("\"descriptor\":\"" + DecisionRecorder.shownKey(hostile) + "\"")
         .doesNotContain("<", ">", "\n");
   }
 

@@ -122,14 +122,14 @@ class DecisionRecorderTest {
 
     assertThat(recorder.snapshot().topRefused())
         .containsExactly(
-            new TopKey(new RefusedKey("web", "client", "client=heavy"), 6),
-            new TopKey(new RefusedKey("web", "client", "client=medium"), 3));
+            new TopKey(new RefusedKey("web", "client", shown("client=heavy")), 6),
+            new TopKey(new RefusedKey("web", "client", shown("client=medium")), 3));
 
     ticker.advance(Duration.ofSeconds(30));
     assertThat(recorder.snapshot().topRefused())
         .containsExactly(
-            new TopKey(new RefusedKey("web", "client", "client=medium"), 3),
-            new TopKey(new RefusedKey("web", "client", "client=heavy"), 1));
+            new TopKey(new RefusedKey("web", "client", shown("client=medium")), 3),
+            new TopKey(new RefusedKey("web", "client", shown("client=heavy")), 1));
 
     ticker.advance(Duration.ofSeconds(30));
     assertThat(recorder.snapshot().topRefused()).isEmpty();
@@ -144,7 +144,8 @@ class DecisionRecorderTest {
     }
     List<TopKey> top = recorder.snapshot().topRefused();
     assertThat(top).hasSize(10);
-    assertThat(top.get(0)).isEqualTo(new TopKey(new RefusedKey("web", "client", "client=c19"), 20));
+    assertThat(top.get(0))
+        .isEqualTo(new TopKey(new RefusedKey("web", "client", shown("client=c19")), 20));
     assertThat(recorder.snapshot(3).topRefused()).hasSize(3);
     assertThatThrownBy(() -> recorder.snapshot(-1))
         .isInstanceOf(IllegalArgumentException.class)
@@ -164,10 +165,28 @@ class DecisionRecorderTest {
   }
 
   @Test
-  void record_longKeys_cutToTheBound() {
-    record("web", "client=" + "x".repeat(5000), refused("client"));
+  void record_longKeys_cutToTheBoundAndShownAsAHash() {
+    String longKey = "client=" + "x".repeat(5000);
+    record("web", longKey, refused("client"));
     String key = recorder.snapshot().topRefused().get(0).key().key();
-    assertThat(key).hasSize(DecisionRecorder.MAX_KEY_CHARS).startsWith("client=xxx").endsWith("…");
+    assertThat(key)
+        .isEqualTo(DecisionRecorder.shownKey(DecisionRecorder.cut(longKey)))
+        .matches("client=#[0-9a-f]{12}");
+  }
+
+  @Test
+  void shownKey_neverTheKey_butItsSourceAndAStableHash() {
+    assertThat(DecisionRecorder.shownKey("ip:203.0.113.7"))
+        .matches("ip:#[0-9a-f]{12}")
+        .isEqualTo(DecisionRecorder.shownKey("ip:203.0.113.7"))
+        .isNotEqualTo(DecisionRecorder.shownKey("ip:203.0.113.8"));
+    assertThat(DecisionRecorder.shownKey("header:x-api-key:demo-key-1"))
+        .matches("header:x-api-key:#[0-9a-f]{12}")
+        .doesNotContain("demo-key-1");
+    assertThat(DecisionRecorder.shownKey("principal:alice")).matches("principal:#[0-9a-f]{12}");
+    assertThat(DecisionRecorder.shownKey("(custom:42|ip:203.0.113.7)")).matches("#[0-9a-f]{12}");
+    assertThat(DecisionRecorder.shownKey("sha256:abc")).matches("sha256:#[0-9a-f]{12}");
+    assertThat(DecisionRecorder.shownKey(DecisionRecorder.OTHER)).isEqualTo(DecisionRecorder.OTHER);
   }
 
   @Test
@@ -220,7 +239,7 @@ class DecisionRecorderTest {
     assertThat(last(series(recorder.snapshot().rules(), "web", "trial").dryRunRefusals()))
         .isEqualTo(1);
     assertThat(recorder.snapshot().topRefused())
-        .containsExactly(new TopKey(new RefusedKey("web", "trial", "plan=free"), 1));
+        .containsExactly(new TopKey(new RefusedKey("web", "trial", shown("plan=free")), 1));
   }
 
   @Test
@@ -271,5 +290,9 @@ class DecisionRecorderTest {
     assertThatThrownBy(() -> new DecisionRecorder(null, 0))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("ticker");
+  }
+
+  private static String shown(String key) {
+    return DecisionRecorder.shownKey(key);
   }
 }

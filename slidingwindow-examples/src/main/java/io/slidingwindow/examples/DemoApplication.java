@@ -11,10 +11,13 @@ import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
+import org.springframework.boot.actuate.health.HealthEndpoint;
+import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.web.context.WebServerInitializedEvent;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.event.EventListener;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -35,11 +38,15 @@ public class DemoApplication {
   /** Prints where the API listens and how to see a limit at work. */
   @EventListener
   public void onStarted(WebServerInitializedEvent event) {
-    System.out.println(startupMessage(event.getWebServer().getPort()));
+    if (event.getApplicationContext().getParent() == null) { // not the management server's
+      String management =
+          event.getApplicationContext().getEnvironment().getProperty("management.server.port");
+      System.out.println(startupMessage(event.getWebServer().getPort(), management));
+    }
   }
 
-  /** The line printed on start. */
-  static String startupMessage(int port) {
+  /** The line printed on start; {@code managementPort} may be null. */
+  static String startupMessage(int port, String managementPort) {
     String base = "http://localhost:" + port;
     return "\nslidingwindow demo API listening on "
         + base
@@ -49,7 +56,12 @@ public class DemoApplication {
         + "/api/quotes; done; echo   # 200 x5, then 429\n"
         + "     curl -i "
         + base
-        + "/api/quotes   # RateLimit-Policy, RateLimit, Retry-After\n";
+        + "/api/quotes   # RateLimit-Policy, RateLimit, Retry-After\n"
+        + (managementPort == null
+            ? ""
+            : "metrics and the dashboard: http://127.0.0.1:"
+                + managementPort
+                + "/actuator/slidingwindow/index.html (loopback only)\n");
   }
 
   /**
@@ -76,6 +88,28 @@ public class DemoApplication {
         });
   }
 
+  /**
+   * Health on the application port, as load balancers expect it there: the status alone (200 when
+   * up, 503 otherwise), while the report with details, metrics and the rest of actuator stay on the
+   * management port.
+   */
+  @RestController
+  static class Health {
+
+    private final HealthEndpoint health;
+
+    Health(HealthEndpoint health) {
+      this.health = health;
+    }
+
+    @GetMapping("/actuator/health")
+    ResponseEntity<Map<String, String>> health() {
+      Status status = health.health().getStatus();
+      return ResponseEntity.status(status.equals(Status.UP) ? 200 : 503)
+          .body(Map.of("status", status.getCode()));
+    }
+  }
+
   /** The endpoints. */
   @RestController
   static class Api {
@@ -93,8 +127,10 @@ public class DemoApplication {
     }
 
     /**
-     * Rule {@code product}: the per-URL windows of a classic servlet-filter limiter, 500 per 2 s,
-     * 2000 per 10 s, 10000 per minute.
+     * Rules {@code product-per-client} (100 per 2 s, 400 per 10 s, 2000 per minute for each client
+     * address) and {@code product}: the per-URL windows of a classic servlet-filter limiter, 500
+     * per 2 s, 2000 per 10 s, 10000 per minute, for all clients together. The per-client rule comes
+     * first, so that one client cannot spend everyone's budget.
      */
     @GetMapping("/v1/product/{id}")
     Map<String, String> product(@PathVariable("id") String id) {

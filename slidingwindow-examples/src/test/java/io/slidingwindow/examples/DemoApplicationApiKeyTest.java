@@ -24,7 +24,7 @@ import org.springframework.context.annotation.Bean;
  */
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-    properties = "slidingwindow.http.trusted-proxies=127.0.0.1")
+    properties = {"slidingwindow.http.trusted-proxies=127.0.0.1", "management.server.port=0"})
 class DemoApplicationApiKeyTest {
 
   private static final String VICTIM = "198.51.100.7";

@@ -17,7 +17,9 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 
 /** The demo API as shipped (its application.yml), on a random port, with a fake clock. */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    properties = "management.server.port=0")
 class DemoApplicationTest {
 
   @TestConfiguration
@@ -101,9 +103,10 @@ class DemoApplicationTest {
 
   @Test
   void startupMessage_namesTheUrlAndACurlHint() {
-    assertThat(DemoApplication.startupMessage(8080))
+    assertThat(DemoApplication.startupMessage(8080, "8090"))
         .contains("listening on http://localhost:8080")
         .contains("curl")
-        .contains("http://localhost:8080/api/quotes");
+        .contains("http://localhost:8080/api/quotes")
+        .contains("http://127.0.0.1:8090/actuator/slidingwindow/index.html");
   }
 }

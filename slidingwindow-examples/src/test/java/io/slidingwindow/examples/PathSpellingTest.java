@@ -39,6 +39,7 @@ class PathSpellingTest {
         new SpringApplicationBuilder(DemoApplication.class)
             .run(
                 "--server.port=0",
+                "--management.server.port=0",
                 "--spring.main.banner-mode=off",
                 "--slidingwindow.http.path-firewall.enabled=" + firewall)) {
       int port = ((ServletWebServerApplicationContext) context).getWebServer().getPort();

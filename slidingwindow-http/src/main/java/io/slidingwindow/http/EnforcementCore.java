@@ -2,8 +2,10 @@ package io.slidingwindow.http;
 
 import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
+import io.slidingwindow.LimiterKeys;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -27,23 +29,26 @@ import java.util.function.ToLongFunction;
  * configure the servlet {@code RateLimitEnforcer} or the Spring Boot starter instead.
  *
  * <p>For each request, the rules whose paths and methods match, and whose condition holds, are
- * applied in order, like a chain of filters. A rule whose key is null is skipped. A condition that
- * throws counts as holding (the rule applies, and the listener's {@code onError} is told), so that
- * a failing condition never exempts a request. The limiter keys on {@link RequestKey#value()},
- * which names its source; a key longer than {@value #MAX_KEY_CHARS} characters is replaced by its
- * SHA-256 digest (which no {@link RequestKey} value can spell), so that long header values cannot
- * inflate memory. A request takes the permits its rule's cost function asks for, but never fewer
- * than {@link HttpRule#cost()} (zero or negative asks take the rule's cost; a cost function that
- * throws takes the rule's cost and tells {@code onError}); a request that asks more permits than a
- * limit holds is refused without asking the limiter, since no wait would grant it, with that
- * limit's window as its wait. The first rule that refuses (and is not in dry-run) ends the request:
- * the rules after it are not charged, and the rules before it have counted the request although it
- * was refused. A refusal is the builder's {@link RefusalReplies.Refusal} ({@link
- * RefusalReplies#tooManyRequests} by default), with the {@code Retry-After} of {@link
- * QuotaHeaders#retryAfterSeconds}. A dry-run rule that would refuse is reported to the listener and
- * logged at DEBUG, and the request goes on. If a key or a limiter throws (a faulty key expression,
- * a backend outage), or an asynchronous decision fails, the error is reported to the listener and
- * logged, and the request goes on unlimited by that rule (fail-open).
+ * applied in order, like a chain of filters. A condition that throws counts as holding (the rule
+ * applies, and the listener's {@code onError} is told), so that a failing condition never exempts a
+ * request. The limiter keys on {@link LimiterKeys#bounded} of {@link RequestKey#value()} (which
+ * names its source), grouped by the client's key ({@link Builder#clientKey}; see {@link
+ * io.slidingwindow.KeyOverflow}). A key function that gives null or throws, and a key the limiter
+ * rejects as invalid, count the request under its client's key: the listener's {@code onError} is
+ * told and the log says so once per rule. A key the limiter had no room to track is reported to
+ * {@code onKeyOverflow} and logged once per rule. A request takes the permits its rule's cost
+ * function asks for, but never fewer than {@link HttpRule#cost()} (zero or negative asks take the
+ * rule's cost; a cost function that throws takes the rule's cost and tells {@code onError}); a
+ * request that asks more permits than a limit holds is refused without asking the limiter, since no
+ * wait would grant it, with that limit's window as its wait. The first rule that refuses (and is
+ * not in dry-run) ends the request: the rules after it are not charged, and the rules before it
+ * have counted the request although it was refused. A refusal is the builder's {@link
+ * RefusalReplies.Refusal} ({@link RefusalReplies#tooManyRequests} by default), with the {@code
+ * Retry-After} of {@link QuotaHeaders#retryAfterSeconds}. A dry-run rule that would refuse is
+ * reported to the listener and logged at DEBUG, and the request goes on. If a limiter fails
+ * otherwise (a backend outage that the backend's own failure policy did not answer), or an
+ * asynchronous decision fails so, the error is reported to the listener and logged (at WARNING once
+ * per rule, then at DEBUG), and the request goes on unlimited by that rule (fail-open).
  *
  * <p>{@link #enforce} decides synchronously (through {@link KeyedRateLimiter#decide}); {@link
  * #enforceAsync} never blocks (through {@link KeyedRateLimiter#decideAsync}) and applies the rules
@@ -55,9 +60,6 @@ import java.util.function.ToLongFunction;
  */
 public final class EnforcementCore<Q> {
 
-  /** Longer keys are replaced by their digest. */
-  public static final int MAX_KEY_CHARS = BoundedKeys.MAX_KEY_CHARS;
-
   private static final System.Logger LOG = System.getLogger(EnforcementCore.class.getName());
 
   private final List<RuleEntry<Q>> entries;
@@ -65,6 +67,7 @@ public final class EnforcementCore<Q> {
   private final boolean rateLimitHeaders;
   private final PathFirewall pathFirewall;
   private final RefusalReplies.Refusal refusal;
+  private final RequestClients<Q> clients;
   private final boolean guardsPaths;
 
   private EnforcementCore(List<RuleEntry<Q>> entries, Builder<Q> b) {
@@ -73,11 +76,9 @@ public final class EnforcementCore<Q> {
     this.rateLimitHeaders = b.rateLimitHeaders;
     this.pathFirewall = b.pathFirewall;
     this.refusal = b.refusal;
-    boolean anyPaths = false;
-    for (RuleEntry<Q> entry : entries) {
-      anyPaths |= !entry.rule().paths().isEmpty();
-    }
-    this.guardsPaths = b.pathFirewall.enabled() && anyPaths;
+    this.clients = new RequestClients<>(b.clientKey);
+    this.guardsPaths =
+        b.pathFirewall.enabled() && entries.stream().anyMatch(e -> !e.rule().paths().isEmpty());
   }
 
   /** Returns a builder. */
@@ -109,11 +110,7 @@ public final class EnforcementCore<Q> {
 
   /** The rules, in the order they are applied. */
   public List<HttpRule> rules() {
-    List<HttpRule> rules = new ArrayList<>(entries.size());
-    for (RuleEntry<Q> entry : entries) {
-      rules.add(entry.rule());
-    }
-    return List.copyOf(rules);
+    return entries.stream().map(RuleEntry::rule).toList();
   }
 
   /**
@@ -150,17 +147,16 @@ public final class EnforcementCore<Q> {
   public Outcome enforce(
       Q request, String method, List<String> paths, Supplier<QuotaHeaders> report) {
     QuotaHeaders headers = null;
+    Supplier<String> client = clients.of(request);
     for (RuleEntry<Q> entry : entries) {
-      String key = entry.keyOf(request, method, paths, listener);
+      String key = entry.keyOf(request, method, paths, listener, client);
       if (key == null) {
         continue;
       }
       long permits = entry.permitsOf(request, listener);
-      Decision decision = entry.overLimit(permits);
+      Decision decision;
       try {
-        if (decision == null) {
-          decision = entry.limiter().decide(key, permits);
-        }
+        decision = entry.decide(key, clients.groupOf(client), permits, listener);
       } catch (RuntimeException e) {
         failed(entry, e);
         continue;
@@ -184,7 +180,7 @@ public final class EnforcementCore<Q> {
    */
   public CompletionStage<Outcome> enforceAsync(
       Q request, String method, List<String> paths, Supplier<QuotaHeaders> report) {
-    return next(0, request, method, paths, report, new QuotaHeaders[1]);
+    return next(0, request, method, paths, report, new QuotaHeaders[1], clients.of(request));
   }
 
   private CompletionStage<Outcome> next(
@@ -193,21 +189,18 @@ public final class EnforcementCore<Q> {
       String method,
       List<String> paths,
       Supplier<QuotaHeaders> report,
-      QuotaHeaders[] headers) {
+      QuotaHeaders[] headers,
+      Supplier<String> client) {
     for (int i = from; i < entries.size(); i++) {
       RuleEntry<Q> entry = entries.get(i);
-      String key = entry.keyOf(request, method, paths, listener);
+      String key = entry.keyOf(request, method, paths, listener, client);
       if (key == null) {
         continue;
       }
       long permits = entry.permitsOf(request, listener);
-      Decision overLimit = entry.overLimit(permits);
       CompletionStage<Decision> decision;
       try {
-        decision =
-            overLimit != null
-                ? CompletableFuture.completedFuture(overLimit)
-                : entry.limiter().decideAsync(key, permits);
+        decision = entry.decideAsync(key, clients.groupOf(client), permits, listener);
       } catch (RuntimeException e) {
         failed(entry, e);
         continue;
@@ -230,7 +223,7 @@ public final class EnforcementCore<Q> {
               refused ->
                   refused != null
                       ? CompletableFuture.completedFuture(refused)
-                      : next(following, request, method, paths, report, headers));
+                      : next(following, request, method, paths, report, headers, client));
     }
     return CompletableFuture.completedFuture(
         headers[0] == null ? Outcome.PASS : new Outcome(null, headers[0].headers(-1)));
@@ -248,6 +241,9 @@ public final class EnforcementCore<Q> {
       String method,
       List<String> paths) {
     HttpRule rule = entry.rule();
+    if (decision.isKeyOverflow()) {
+      listener.keyOverflow(rule);
+    }
     if (rateLimitHeaders) {
       report.add(rule.limits(), entry.policies(), decision);
     }
@@ -274,12 +270,7 @@ public final class EnforcementCore<Q> {
   }
 
   private void failed(RuleEntry<Q> entry, RuntimeException error) {
-    listener.error(entry.rule(), error, "request let through");
-  }
-
-  /** {@code key} itself if short enough, else its digest: see {@link BoundedKeys#of}. */
-  public static String boundedKey(String key) {
-    return BoundedKeys.of(key);
+    listener.error(entry.rule(), error, "its limiter failed; the request was let through");
   }
 
   /** Builds an {@link EnforcementCore}. Not thread-safe. */
@@ -293,13 +284,30 @@ public final class EnforcementCore<Q> {
     private boolean rateLimitHeaders;
     private PathFirewall pathFirewall = PathFirewall.strict();
     private RefusalReplies.Refusal refusal = RefusalReplies.Refusal.DEFAULT;
+    private Function<? super Q, RequestKey> clientKey;
 
     private Builder() {}
 
     /**
-     * Adds a rule with the function that finds a request's key for it (null to skip the request),
-     * applied to every request it matches, each taking {@link HttpRule#cost()} permits; rules apply
-     * in the order added.
+     * Sets how to find the key of a request's client (its address: {@link ClientAddresses#key}),
+     * read once per request that a rule matches: the group of every rule's key, and the key a
+     * request counts under when its rule's key cannot be found. Every server adapter sets it;
+     * unset, keys have no group and such requests count under {@link RequestKey#global()}.
+     *
+     * @throws IllegalArgumentException if {@code clientKey} is null
+     */
+    public Builder<Q> clientKey(Function<? super Q, RequestKey> clientKey) {
+      if (clientKey == null) {
+        throw new IllegalArgumentException("clientKey must not be null");
+      }
+      this.clientKey = clientKey;
+      return this;
+    }
+
+    /**
+     * Adds a rule with the function that finds a request's key for it (null, or a throw, counts the
+     * request under its client's key), applied to every request it matches, each taking {@link
+     * HttpRule#cost()} permits; rules apply in the order added.
      *
      * @throws IllegalArgumentException if {@code rule} or {@code keys} is null
      */
@@ -313,11 +321,11 @@ public final class EnforcementCore<Q> {
     }
 
     /**
-     * Adds a rule with its key function (null to skip the request), its condition (whether it
-     * applies to a request that matches its paths and methods; a condition that throws counts as
-     * holding) and its cost function (the permits a request asks for: fewer than {@link
-     * HttpRule#cost()} take the rule's cost, more than a limit holds are refused, and one that
-     * throws takes the rule's cost); rules apply in the order added.
+     * Adds a rule with its key function (null, or a throw, counts the request under its client's
+     * key), its condition (whether it applies to a request that matches its paths and methods; a
+     * condition that throws counts as holding) and its cost function (the permits a request asks
+     * for: fewer than {@link HttpRule#cost()} take the rule's cost, more than a limit holds are
+     * refused, and one that throws takes the rule's cost); rules apply in the order added.
      *
      * @throws IllegalArgumentException if an argument is null
      */
@@ -329,13 +337,7 @@ public final class EnforcementCore<Q> {
       if (rule == null || keys == null || condition == null || cost == null) {
         throw new IllegalArgumentException(
             "rule, keys, condition and cost must not be null, were "
-                + rule
-                + ", "
-                + keys
-                + ", "
-                + condition
-                + " and "
-                + cost);
+                + Arrays.asList(rule, keys, condition, cost));
       }
       rules.add(rule);
       this.keys.add(keys);

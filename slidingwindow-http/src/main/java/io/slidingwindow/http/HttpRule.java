@@ -31,6 +31,7 @@ public final class HttpRule {
   private final boolean countRefusedAttempts;
   private final boolean dryRun;
   private final long cost;
+  private final String declaredOn;
 
   private HttpRule(Builder b) {
     this.name = b.name;
@@ -40,6 +41,7 @@ public final class HttpRule {
     this.countRefusedAttempts = b.countRefusedAttempts;
     this.dryRun = b.dryRun;
     this.cost = b.cost;
+    this.declaredOn = b.declaredOn;
   }
 
   /**
@@ -122,6 +124,15 @@ public final class HttpRule {
   }
 
   /**
+   * The handler this rule belongs to, for a rule that limits one handler (such as {@code
+   * "@RateLimit on com.example.Api.order(String)"}), whatever path reaches it; null for a rule that
+   * limits by its paths.
+   */
+  public String declaredOn() {
+    return declaredOn;
+  }
+
+  /**
    * The first limit that can never grant {@code permits} at once (its permits are fewer), or null
    * if every limit can.
    */
@@ -159,6 +170,7 @@ public final class HttpRule {
     private boolean countRefusedAttempts;
     private boolean dryRun;
     private long cost = 1;
+    private String declaredOn;
 
     private Builder(String name) {
       this.name = name;
@@ -229,6 +241,19 @@ public final class HttpRule {
         throw new IllegalArgumentException("cost must be positive, was " + permits);
       }
       this.cost = permits;
+      return this;
+    }
+
+    /**
+     * Sets the handler this rule belongs to (see {@link HttpRule#declaredOn()}); none by default.
+     *
+     * @throws IllegalArgumentException if {@code handler} is null or blank
+     */
+    public Builder declaredOn(String handler) {
+      if (handler == null || handler.isBlank()) {
+        throw new IllegalArgumentException("handler must not be blank, was '" + handler + "'");
+      }
+      this.declaredOn = handler;
       return this;
     }
 

@@ -31,10 +31,20 @@ public interface RateLimitListener {
   default void onRefused(HttpRule rule, Decision decision, boolean dryRun) {}
 
   /**
-   * The key resolver or the limiter of {@code rule} failed (a faulty key expression, a backend
-   * outage); the request went on unlimited by it.
+   * A part of {@code rule} failed for a request: its key (a key function that threw or gave null,
+   * or a key the limiter rejected; the request was then counted under its client address), its
+   * condition (the rule applied), its cost (the request took the rule's cost) or its limiter (a
+   * backend outage that the backend's own failure policy did not answer; the request went on
+   * unlimited by the rule).
    */
   default void onError(HttpRule rule, RuntimeException error) {}
+
+  /**
+   * {@code rule}'s limiter had no room to track the key of a request (see {@link
+   * io.slidingwindow.KeyOverflow}): its table held its most keys, or the client's most keys. The
+   * decision, also reported to {@code onAllowed} or {@code onRefused}, was the overflow policy's.
+   */
+  default void onKeyOverflow(HttpRule rule) {}
 
   /**
    * The {@link PathFirewall} answered 400 to a request before any rule saw it.
@@ -51,8 +61,8 @@ public interface RateLimitListener {
    * {@code rule} granted a request whose key is {@code key}; enforcers call this method, which by
    * default calls {@link #onAllowed(HttpRule, Decision)}.
    *
-   * @param key the key the limiter counted, as {@link EnforcementCore#boundedKey} made it: chosen
-   *     by the client, at most a few hundred characters; escape it before showing or logging it,
+   * @param key the key the limiter counted, as {@link io.slidingwindow.LimiterKeys#bounded} made
+   *     it: chosen by the client, at most 256 characters; escape it before showing or logging it,
    *     never use it as a metric tag, and bound any memory kept per key
    */
   default void onAllowed(HttpRule rule, Decision decision, String key) {
@@ -114,6 +124,11 @@ public interface RateLimitListener {
       @Override
       public void onError(HttpRule rule, RuntimeException error) {
         each(l -> l.onError(rule, error));
+      }
+
+      @Override
+      public void onKeyOverflow(HttpRule rule) {
+        each(l -> l.onKeyOverflow(rule));
       }
 
       @Override

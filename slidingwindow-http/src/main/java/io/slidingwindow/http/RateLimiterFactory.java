@@ -29,22 +29,38 @@ public interface RateLimiterFactory {
 
   /**
    * The in-process backend: a {@link KeyedRateLimiter#builder()} limiter per rule, tracking at most
-   * {@code maxKeysPerRule} keys (new keys beyond that are refused until old ones expire).
+   * {@code maxKeysPerRule} keys, at most one hundredth of them from one client (new keys beyond
+   * either bound are refused until old ones expire; see {@link io.slidingwindow.KeyOverflow}).
    *
    * @throws IllegalArgumentException if {@code ticker} is null or {@code maxKeysPerRule} is not
    *     positive or exceeds {@link Integer#MAX_VALUE}
    */
   static RateLimiterFactory inMemory(Ticker ticker, long maxKeysPerRule) {
+    return inMemory(ticker, maxKeysPerRule, Math.max(1, maxKeysPerRule / 100));
+  }
+
+  /**
+   * The in-process backend: a {@link KeyedRateLimiter#builder()} limiter per rule, tracking at most
+   * {@code maxKeysPerRule} keys, at most {@code maxKeysPerClient} of them from one client besides
+   * the client's own address key (new keys beyond either bound are refused until old ones expire;
+   * see {@link io.slidingwindow.KeyOverflow}).
+   *
+   * @throws IllegalArgumentException if {@code ticker} is null, or a bound is not positive or
+   *     exceeds {@link Integer#MAX_VALUE}
+   */
+  static RateLimiterFactory inMemory(Ticker ticker, long maxKeysPerRule, long maxKeysPerClient) {
     if (ticker == null) {
       throw new IllegalArgumentException("ticker must not be null");
     }
     KeyedRateLimiter.builder().maxKeys(maxKeysPerRule); // validates
+    KeyedRateLimiter.builder().maxKeysPerGroup(maxKeysPerClient);
     return (ruleName, limits, countRefused) ->
         KeyedRateLimiter.builder()
             .limits(limits)
             .countRefusedAttempts(countRefused)
             .ticker(ticker)
             .maxKeys(maxKeysPerRule)
+            .maxKeysPerGroup(maxKeysPerClient)
             .build();
   }
 

@@ -22,9 +22,10 @@ import java.util.Locale;
  *           or, for a client address that is no IP literal, its text escaped as above
  * </pre>
  *
- * <p>so that each value parses back in exactly one way. No value starts with {@code sha256:}, the
- * form the enforcer gives over-long keys. Header names are compared case-insensitively, as HTTP
- * does.
+ * <p>so that each value parses back in exactly one way. No value starts with {@value
+ * io.slidingwindow.LimiterKeys#DIGEST_PREFIX}, so {@link io.slidingwindow.LimiterKeys#bounded},
+ * which every way in applies before a key is stored, keeps every short value as it is and is
+ * injective over all values. Header names are compared case-insensitively, as HTTP does.
  *
  * <p>Instances are immutable and thread-safe.
  */

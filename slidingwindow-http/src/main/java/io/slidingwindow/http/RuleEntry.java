@@ -3,14 +3,21 @@ package io.slidingwindow.http;
 import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.LimiterKeys;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
 /**
  * One rule of an {@link EnforcementCore} with what it reads from a request (its condition, its key,
- * its cost) and its limiter. Immutable; thread-safe if the functions and the limiter are.
+ * its cost) and its limiter. A key function that gives null or throws does not exempt a request:
+ * the request is counted under its client's key instead, and so is a request whose key the limiter
+ * rejects as invalid ({@link IllegalArgumentException}); no failure policy ever sees an invalid
+ * key. Immutable; thread-safe if the functions and the limiter are.
  *
  * @param rule the rule
  * @param applies whether the rule applies to a request that matches its paths and methods
@@ -26,6 +33,17 @@ record RuleEntry<Q>(
     ToLongFunction<? super Q> permits,
     KeyedRateLimiter<String> limiter,
     List<String> policies) {
+
+  /** What became of a request whose key function gave no key or threw. */
+  private static final String KEY_FAILED =
+      "its key function gave no key; the request counts under its client's key";
+
+  /** What became of a request whose key the limiter rejected. */
+  private static final String KEY_REJECTED =
+      "its limiter rejected the key; the request counts under its client's key";
+
+  /** A key function's null, told to listeners; thrown by nothing, so it has no stack trace. */
+  private static final RuntimeException NO_KEY = new NoKey();
 
   /**
    * Whether the rule's condition holds for {@code request}; true if the condition throws, which
@@ -67,20 +85,113 @@ record RuleEntry<Q>(
 
   /**
    * The bounded key of the request if the rule matches one of its {@code paths} and {@code method}
-   * and applies to it; null to skip it, also if finding the key throws, which {@code calls} is told
-   * of.
+   * and applies to it, null to skip it; {@code client} if the key function gives null or throws,
+   * which {@code calls} is told of.
+   *
+   * @param client the bounded key of the request's client, found once per request
    */
-  String keyOf(Q request, String method, List<String> paths, ListenerCalls calls) {
+  String keyOf(
+      Q request, String method, List<String> paths, ListenerCalls calls, Supplier<String> client) {
     if (!matchesAny(method, paths) || !applies(request, calls)) {
       return null;
     }
+    RequestKey key;
     try {
-      RequestKey key = keys.apply(request);
-      return key == null ? null : BoundedKeys.of(key.value());
+      key = keys.apply(request);
     } catch (RuntimeException e) {
-      calls.error(rule, e, "request let through");
-      return null;
+      calls.error(rule, e, KEY_FAILED);
+      return client.get();
     }
+    if (key == null) {
+      calls.error(rule, NO_KEY, KEY_FAILED);
+      return client.get();
+    }
+    return LimiterKeys.bounded(key.value());
+  }
+
+  /**
+   * The decision on {@code permits} for {@code key} of {@code client} (its group, or null for
+   * none), made at once: the over-limit refusal, else the limiter's; if the limiter rejects the key
+   * as invalid, the decision for {@code client} (or {@link RequestKey#global()}), and a refusal if
+   * it rejects that too. Other failures are thrown.
+   */
+  Decision decide(String key, String client, long permits, ListenerCalls calls) {
+    Decision over = overLimit(permits);
+    if (over != null) {
+      return over;
+    }
+    try {
+      return limiter.decide(key, client, permits);
+    } catch (IllegalArgumentException e) {
+      String fallback = fallback(client);
+      if (key.equals(fallback)) {
+        return invalid();
+      }
+      calls.error(rule, e, KEY_REJECTED);
+      try {
+        return limiter.decide(fallback, client, permits);
+      } catch (IllegalArgumentException again) {
+        return invalid();
+      }
+    }
+  }
+
+  /**
+   * As {@link #decide}, without blocking: through {@link KeyedRateLimiter#decideAsync(Object,
+   * Object, long)}. The stage completes exceptionally only for failures other than an invalid key.
+   */
+  CompletionStage<Decision> decideAsync(
+      String key, String client, long permits, ListenerCalls calls) {
+    Decision over = overLimit(permits);
+    if (over != null) {
+      return CompletableFuture.completedFuture(over);
+    }
+    return ask(key, client, permits)
+        .exceptionallyCompose(
+            error -> {
+              if (!(ListenerCalls.asRuntime(error) instanceof IllegalArgumentException invalid)) {
+                return CompletableFuture.failedFuture(error);
+              }
+              String fallback = fallback(client);
+              if (key.equals(fallback)) {
+                return CompletableFuture.completedFuture(invalid());
+              }
+              calls.error(rule, invalid, KEY_REJECTED);
+              return ask(fallback, client, permits)
+                  .exceptionallyCompose(
+                      again ->
+                          ListenerCalls.asRuntime(again) instanceof IllegalArgumentException
+                              ? CompletableFuture.completedFuture(invalid())
+                              : CompletableFuture.failedFuture(again));
+            });
+  }
+
+  /** The key a request counts under when the limiter rejects its own: its client's. */
+  private static String fallback(String client) {
+    return client != null ? client : RequestKey.global().value();
+  }
+
+  /** The limiter's asynchronous decision, with an invalid argument as a failed stage. */
+  private CompletionStage<Decision> ask(String key, String client, long permits) {
+    try {
+      return limiter.decideAsync(key, client, permits);
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * The refusal of a request whose client key, too, the limiter rejects: never a grant. Reports the
+   * rule's longest limit, whose window is the wait.
+   */
+  private Decision invalid() {
+    Limit longest = rule.limits().get(0);
+    for (Limit limit : rule.limits()) {
+      if (limit.windowNanos() > longest.windowNanos()) {
+        longest = limit;
+      }
+    }
+    return Decision.refused(0, longest.window(), longest.window(), longest);
   }
 
   private boolean matchesAny(String method, List<String> paths) {
@@ -90,5 +201,14 @@ record RuleEntry<Q>(
       }
     }
     return false;
+  }
+
+  /** The report of a key function that gave null. */
+  private static final class NoKey extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    NoKey() {
+      super("the key function gave no key", null, false, false);
+    }
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,17 +46,32 @@ class EnforcementCoreTest {
         }
 
         @Override
+        public void onKeyOverflow(HttpRule rule) {
+          events.add("overflow " + rule.name());
+        }
+
+        @Override
         public void onRejectedPath(String method, String requestUri, String reason) {
           events.add("rejected " + method + " " + requestUri);
         }
       };
 
-  /** A request of these tests: the text its key is made of. */
-  private record Request(String client) {}
+  /**
+   * A request of these tests: the text its key is made of, and its client address.
+   *
+   * @param client the text of its key
+   * @param address its client address
+   */
+  private record Request(String client, String address) {
+    Request(String client) {
+      this(client, "192.0.2.1");
+    }
+  }
 
   private EnforcementCore.Builder<Request> core() {
     return EnforcementCore.<Request>builder()
-        .limiterFactory(RateLimiterFactory.inMemory(ticker, 100))
+        .limiterFactory(RateLimiterFactory.inMemory(ticker, 100, 100))
+        .clientKey(r -> RequestKey.address(r.address(), 64))
         .listener(recorder)
         .rateLimitHeaders(true);
   }
@@ -65,12 +81,20 @@ class EnforcementCoreTest {
   }
 
   private static EnforcementCore.Outcome sync(EnforcementCore<Request> core, String client) {
-    return core.enforce(new Request(client), "GET", List.of("/api/a"), QuotaHeaders::new);
+    return sync(core, new Request(client));
+  }
+
+  private static EnforcementCore.Outcome sync(EnforcementCore<Request> core, Request request) {
+    return core.enforce(request, "GET", List.of("/api/a"), QuotaHeaders::new);
   }
 
   private static EnforcementCore.Outcome async(EnforcementCore<Request> core, String client) {
+    return async(core, new Request(client));
+  }
+
+  private static EnforcementCore.Outcome async(EnforcementCore<Request> core, Request request) {
     CompletableFuture<EnforcementCore.Outcome> outcome =
-        core.enforceAsync(new Request(client), "GET", List.of("/api/a"), QuotaHeaders::new)
+        core.enforceAsync(request, "GET", List.of("/api/a"), QuotaHeaders::new)
             .toCompletableFuture();
     assertThat(outcome).as("in-memory decisions complete at once").isDone();
     return outcome.join();
@@ -146,70 +170,171 @@ class EnforcementCoreTest {
     assertThat(outcome.headers().get(QuotaHeaders.RATE_LIMIT)).contains("\"second\";r=1");
   }
 
+  /** A limiter whose every decision fails with {@code error}, at once or in its stage. */
+  private static RateLimiterFactory failingWith(RuntimeException error) {
+    return (name, limits, countRefused) ->
+        new KeyedRateLimiter<>() {
+          @Override
+          public boolean tryAcquire(String key, long permits) {
+            throw new AssertionError("not used");
+          }
+
+          @Override
+          public Decision decide(String key, long permits) {
+            throw error;
+          }
+
+          @Override
+          public CompletionStage<Decision> decideAsync(String key, long permits) {
+            return CompletableFuture.failedFuture(error);
+          }
+
+          @Override
+          public List<Limit> limits() {
+            return limits;
+          }
+        };
+  }
+
   @Test
-  void enforceAsync_failingDecisionOrKey_failsOpenAndTellsTheListener() {
-    RateLimiterFactory failing =
-        (name, limits, countRefused) ->
-            new KeyedRateLimiter<>() {
-              @Override
-              public boolean tryAcquire(String key, long permits) {
-                throw new AssertionError("not used");
-              }
-
-              @Override
-              public Decision decide(String key, long permits) {
-                throw new IllegalStateException("backend down");
-              }
-
-              @Override
-              public CompletionStage<Decision> decideAsync(String key, long permits) {
-                return CompletableFuture.failedFuture(new IllegalStateException("backend down"));
-              }
-
-              @Override
-              public List<Limit> limits() {
-                return limits;
-              }
-            };
+  void enforceAndEnforceAsync_backendFailure_failsOpenAndTellsTheListener() {
     EnforcementCore<Request> core =
         core()
-            .limiterFactory(failing)
+            .limiterFactory(failingWith(new IllegalStateException("backend down")))
             .rule(rule("down", false), r -> RequestKey.custom(r.client()))
-            .build();
-    EnforcementCore<Request> badKey =
-        core()
-            .rule(
-                rule("key", false),
-                r -> {
-                  throw new IllegalArgumentException("bad expression");
-                })
             .build();
 
     assertThat(async(core, "c")).isEqualTo(new EnforcementCore.Outcome(null, Map.of()));
     assertThat(sync(core, "c").allowed()).isTrue();
-    assertThat(async(badKey, "c").allowed()).isTrue();
     assertThat(events)
-        .containsExactly(
-            "rule down",
-            "rule key",
-            "error down backend down",
-            "error down backend down",
-            "error key bad expression");
+        .containsExactly("rule down", "error down backend down", "error down backend down");
+  }
+
+  /** A key function that throws or gives null never exempts: the client's address counts. */
+  @Test
+  void enforceAndEnforceAsync_keyThatThrowsOrIsNull_countsUnderTheClientAddress() {
+    EnforcementCore<Request> core =
+        core()
+            .rule(
+                rule("faulty", false),
+                r -> {
+                  if (r.client().equals("throw")) {
+                    throw new IllegalArgumentException("bad expression");
+                  }
+                  return r.client().equals("null") ? null : RequestKey.custom(r.client());
+                })
+            .build();
+    List<String> keys = new ArrayList<>();
+    EnforcementCore<Request> keyed =
+        core()
+            .listener(
+                new RateLimitListener() {
+                  @Override
+                  public void onAllowed(HttpRule rule, Decision decision, String key) {
+                    keys.add(key);
+                  }
+                })
+            .rule(rule("seen", false), r -> null)
+            .build();
+
+    assertThat(async(core, "throw").allowed()).isTrue();
+    assertThat(sync(core, "null").allowed()).isTrue();
+    assertThat(async(core, "throw").allowed()).as("the address's two permits are spent").isFalse();
+    assertThat(sync(core, "null").allowed()).isFalse();
+    assertThat(sync(core, "own key").allowed()).as("a key of its own still counts apart").isTrue();
+    assertThat(async(core, new Request("throw", "192.0.2.2")).allowed())
+        .as("another address")
+        .isTrue();
+    sync(keyed, "x");
+    assertThat(keys).containsExactly("ip:192.0.2.1");
+    assertThat(events)
+        .contains(
+            "error faulty bad expression",
+            "error faulty the key function gave no key",
+            "refused faulty",
+            "allowed faulty");
   }
 
   @Test
-  void enforceAsync_ruleNotMatchingOrNullKey_isSkipped() {
+  void enforceAndEnforceAsync_limiterRejectingTheKey_countsUnderTheClientAddressNeverGrants() {
+    EnforcementCore<Request> picky =
+        core()
+            .limiterFactory(
+                (name, limits, countRefused) -> {
+                  KeyedRateLimiter<String> inner =
+                      KeyedRateLimiter.builder().limits(limits).ticker(ticker).build();
+                  return new RejectingCustomKeys(inner);
+                })
+            .rule(rule("picky", false), r -> RequestKey.custom(r.client()))
+            .build();
+    EnforcementCore<Request> rejectsAll =
+        core()
+            .limiterFactory(failingWith(new IllegalArgumentException("key too long")))
+            .rule(rule("all", false), r -> RequestKey.custom(r.client()))
+            .build();
+
+    assertThat(sync(picky, "a").allowed()).isTrue();
+    assertThat(async(picky, "b").allowed()).isTrue();
+    assertThat(async(picky, "c").allowed()).as("all three counted under one address").isFalse();
+    assertThat(sync(rejectsAll, "a").allowed()).as("no policy turns it into a grant").isFalse();
+    assertThat(async(rejectsAll, "a").allowed()).isFalse();
+    assertThat(events).contains("error picky custom keys are rejected", "error all key too long");
+  }
+
+  /** A limiter that rejects custom keys as invalid and decides every other key. */
+  private record RejectingCustomKeys(KeyedRateLimiter<String> inner)
+      implements KeyedRateLimiter<String> {
+    @Override
+    public boolean tryAcquire(String key, long permits) {
+      return decide(key, permits).allowed();
+    }
+
+    @Override
+    public Decision decide(String key, long permits) {
+      if (key.startsWith("custom:")) {
+        throw new IllegalArgumentException("custom keys are rejected");
+      }
+      return inner.decide(key, permits);
+    }
+
+    @Override
+    public List<Limit> limits() {
+      return inner.limits();
+    }
+  }
+
+  @Test
+  void enforce_clientFloodingNewKeys_overflowsItsOwnShareOnlyAndTellsTheListener() {
+    EnforcementCore<Request> core =
+        core()
+            .limiterFactory(RateLimiterFactory.inMemory(ticker, 100, 5))
+            .rule(rule("keys", false), r -> RequestKey.custom(r.client()))
+            .build();
+    int granted = 0;
+    for (int i = 0; i < 50; i++) {
+      granted += sync(core, "flood" + i).allowed() ? 1 : 0;
+    }
+    assertThat(granted).isEqualTo(5);
+    assertThat(events).contains("overflow keys");
+    for (int i = 0; i < 20; i++) {
+      assertThat(async(core, new Request("own" + i, "198.51.100." + i)).allowed())
+          .as("client %d", i)
+          .isTrue();
+    }
+  }
+
+  @Test
+  void enforceAsync_ruleNotMatching_isSkipped() {
     EnforcementCore<Request> core =
         core()
             .rule(
                 HttpRule.builder("posts").methods("POST").limit(TWO_PER_10S).build(),
                 r -> RequestKey.global())
-            .rule(rule("none", false), r -> null)
             .build();
     EnforcementCore.Outcome outcome = async(core, "c");
     assertThat(outcome.allowed()).isTrue();
     assertThat(outcome.headers()).isEmpty();
-    assertThat(events).containsExactly("rule posts", "rule none");
+    assertThat(events).containsExactly("rule posts");
   }
 
   @Test
@@ -227,13 +352,29 @@ class EnforcementCoreTest {
   }
 
   @Test
-  void boundedKey_longKey_isItsDigestAndShortKeyItself() {
-    String shortKey = "h".repeat(EnforcementCore.MAX_KEY_CHARS);
-    String longKey = shortKey + "x";
-    assertThat(EnforcementCore.boundedKey(shortKey)).isEqualTo(shortKey);
-    assertThat(EnforcementCore.boundedKey(longKey)).startsWith("sha256:").hasSize(50);
-    assertThat(EnforcementCore.boundedKey(longKey))
-        .isNotEqualTo(EnforcementCore.boundedKey(longKey + "y"));
+  void enforce_longKey_isCountedUnderItsDigest() {
+    List<String> keys = new ArrayList<>();
+    EnforcementCore<Request> core =
+        core()
+            .listener(
+                new RateLimitListener() {
+                  @Override
+                  public void onAllowed(HttpRule rule, Decision decision, String key) {
+                    keys.add(key);
+                  }
+                })
+            .rule(rule("r", false), r -> RequestKey.custom(r.client()))
+            .build();
+    String longText = "h".repeat(1_100);
+
+    assertThat(sync(core, longText).allowed()).isTrue();
+    assertThat(async(core, longText).allowed()).isTrue();
+    assertThat(sync(core, longText).allowed()).isFalse();
+    assertThat(sync(core, longText + "y").allowed()).as("not cut: another key").isTrue();
+    assertThat(keys.get(0))
+        .isEqualTo(LimiterKeys.bounded("custom:" + longText))
+        .startsWith(LimiterKeys.DIGEST_PREFIX)
+        .hasSizeLessThanOrEqualTo(LimiterKeys.MAX_CHARS);
   }
 
   @Test

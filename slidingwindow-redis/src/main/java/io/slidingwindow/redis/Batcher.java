@@ -11,11 +11,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>A request joins a queue. While fewer than {@link #MAX_IN_FLIGHT} calls are on their way, the
  * thread that queued a request takes everything queued (at most {@link #MAX_REQUESTS}) and sends it
- * as one call; when a call's reply arrives, the Lettuce thread that receives it sends what queued
- * meanwhile, then hands each request its part of the reply. A lone request is sent at once, alone;
- * under load, requests share calls, which saves a round trip's work per request on the client and
- * on Redis. The script decides the requests of one call one after the other, each on the state the
- * ones before left, exactly as if they had been sent one by one in that order.
+ * as one call; when a call's reply arrives, the thread that receives it (the client library's, or
+ * with a blocking client the caller's own) sends what queued meanwhile, then hands each request its
+ * part of the reply. A lone request is sent at once, alone; under load, requests share calls, which
+ * saves a round trip's work per request on the client and on Redis. The script decides the requests
+ * of one call one after the other, each on the state the ones before left, exactly as if they had
+ * been sent one by one in that order.
  *
  * <p>A request whose caller stopped waiting (its future is done) before it was sent is dropped; one
  * already sent may still run, as any timed-out call may. Requests of different calls in flight at
@@ -54,6 +55,11 @@ final class Batcher {
   Batcher(ScriptCalls calls, LimiterScript script) {
     this.calls = calls;
     this.script = script;
+  }
+
+  /** How many requests wait for a call to carry them (for tests that hold Redis still). */
+  int queued() {
+    return queue.size();
   }
 
   /** Queues {@code request} and sends it, with whatever else waits, as soon as a call may go. */

@@ -1,26 +1,28 @@
 package io.slidingwindow.redis;
 
+import io.slidingwindow.LimiterKeys;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
 /**
  * Builds the hash-tagged Redis keys of an id.
  *
- * <p>Every key of one id is {@code <prefix>:{<tag>}:<suffix>}. The tag is a marker letter and the
- * URL-safe Base64 (no padding) of the id's bytes: UTF-8 for well-formed strings ({@code u}), and
- * for strings holding an unpaired surrogate ({@code w}) the two bytes of each UTF-16 code unit,
- * high byte first, written here rather than by a charset encoder (which would replace every
- * unpaired surrogate by U+FFFD, so that ids differing only in which lone surrogate they hold would
- * share a tag). Both encodings are injective and the marker tells them apart, so distinct ids
- * always give distinct tags. Base64 has no braces, and the marker keeps the tag non-empty even for
- * the empty id, so Redis Cluster hashes exactly the tag: all keys of an id land in one slot,
- * whatever bytes the id holds (braces, CR LF, NUL, any Unicode). Ids of more than {@link
- * #MAX_ID_BYTES} encoded bytes are refused. Stateless and thread-safe.
+ * <p>Every key of one id is {@code <prefix>:{<tag>}:<suffix>}. The id first goes through the one
+ * long-key rule of the library, {@link LimiterKeys#bounded(String)}: an id of more than {@value
+ * LimiterKeys#MAX_CHARS} characters (or one that starts with its digest prefix) is replaced by its
+ * SHA-256 digest, so an id of any length is keyed, in at most {@value LimiterKeys#MAX_CHARS}
+ * characters. The tag is then a marker letter and the URL-safe Base64 (no padding) of the stored
+ * key's bytes: UTF-8 for well-formed strings ({@code u}), and for strings holding an unpaired
+ * surrogate ({@code w}) the two bytes of each UTF-16 code unit, high byte first, written here
+ * rather than by a charset encoder (which would replace every unpaired surrogate by U+FFFD, so that
+ * ids differing only in which lone surrogate they hold would share a tag). Both encodings are
+ * injective and the marker tells them apart, so distinct ids always give distinct tags (up to
+ * SHA-256 collisions between long ids). Base64 has no braces, and the marker keeps the tag
+ * non-empty even for the empty id, so Redis Cluster hashes exactly the tag: all keys of an id land
+ * in one slot, whatever the id holds (braces, CR LF, NUL, any Unicode, any length). A tag takes at
+ * most 1 + 4 * 256 characters. Stateless and thread-safe.
  */
 final class Keys {
-
-  /** The most bytes an id may take once encoded (UTF-8, or UTF-16 for malformed strings). */
-  static final int MAX_ID_BYTES = 1024;
 
   /**
    * The key the health probe writes to (an expiry on a key that never exists). Its tag starts with
@@ -33,21 +35,22 @@ final class Keys {
   private Keys() {}
 
   /**
-   * Returns {@code prefix + ":{" + tag + "}:"} for {@code id}.
+   * Returns {@code prefix + ":{" + tag + "}:"} for the stored key of {@code id}, {@link
+   * LimiterKeys#bounded(String)}.
    *
-   * @throws IllegalArgumentException if {@code id} is null or longer than {@link #MAX_ID_BYTES}
-   *     encoded bytes
+   * @throws IllegalArgumentException if {@code id} is null
    */
   static String tagged(String prefix, String id) {
-    if (id == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
-    boolean wellFormed = isWellFormed(id);
-    byte[] bytes = wellFormed ? id.getBytes(StandardCharsets.UTF_8) : codeUnits(id);
-    if (bytes.length > MAX_ID_BYTES) {
-      throw new IllegalArgumentException(
-          "key must take at most " + MAX_ID_BYTES + " bytes, was " + bytes.length + " bytes");
-    }
+    return taggedStored(prefix, LimiterKeys.bounded(id));
+  }
+
+  /**
+   * Returns {@code prefix + ":{" + tag + "}:"} for {@code stored}, a key already bounded by {@link
+   * LimiterKeys#bounded(String)}.
+   */
+  static String taggedStored(String prefix, String stored) {
+    boolean wellFormed = isWellFormed(stored);
+    byte[] bytes = wellFormed ? stored.getBytes(StandardCharsets.UTF_8) : codeUnits(stored);
     return prefix + ":{" + (wellFormed ? 'u' : 'w') + BASE64.encodeToString(bytes) + "}:";
   }
 

@@ -1,6 +1,8 @@
 package io.slidingwindow.redis;
 
 import io.slidingwindow.Decision;
+import io.slidingwindow.FailurePolicy;
+import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;
 import java.lang.System.Logger.Level;
@@ -17,7 +19,9 @@ import java.util.function.Function;
  * What a {@link RedisRateLimiter} does with a checked request: answer it from the refusal cache, or
  * send it to Redis (alone or batched) through the shared {@link ScriptCalls}, and turn the reply
  * into a decision, or a failure into the failure policy's answer (telling the breaker). Synchronous
- * and asynchronous requests take the same stage and end in {@link #accepted}. Thread-safe.
+ * and asynchronous requests take the same stage and end in {@link #accepted}. Every method takes
+ * the id's stored key ({@code LimiterKeys.bounded}), already checked, as are the permits.
+ * Thread-safe.
  */
 final class LimiterCalls {
 
@@ -42,6 +46,10 @@ final class LimiterCalls {
 
   private final long timeoutNanos;
   private final FailurePolicy policy;
+
+  /** The in-process limiter that decides under {@link FailurePolicy#LOCAL}; null otherwise. */
+  private final KeyedRateLimiter<String> fallback;
+
   private final CircuitBreaker breaker;
   private final Limit smallest;
   private final Duration longestWindow;
@@ -52,8 +60,11 @@ final class LimiterCalls {
    */
   private final Script limiterScript = Script.LIMITER;
 
-  /** The calls of a limiter on {@code limits} (already copied) as {@code b} sets it up. */
-  LimiterCalls(RedisRateLimiter.Builder b, List<Limit> limits) {
+  /**
+   * The calls of a limiter on {@code limits} (already copied) as {@code b} sets it up, with {@code
+   * fallback} deciding under {@link FailurePolicy#LOCAL} (null for the other policies).
+   */
+  LimiterCalls(RedisRateLimiter.Builder b, List<Limit> limits, KeyedRateLimiter<String> fallback) {
     this.calls = b.backend.calls();
     this.limits = limits;
     this.prefix = b.keyPrefix;
@@ -79,6 +90,7 @@ final class LimiterCalls {
         countRefused || b.refusalCacheSlots == 0 ? null : new RefusalCache(b.refusalCacheSlots);
     this.timeoutNanos = b.commandTimeout.toNanos();
     this.policy = b.failurePolicy;
+    this.fallback = fallback;
     this.breaker = new CircuitBreaker(b.breakerFailures, b.breakerOpen.toNanos(), b.breakerTicker);
   }
 
@@ -141,9 +153,9 @@ final class LimiterCalls {
     return new long[] {(Long) reply.get(0), LimiterScript.nowMicros(reply)};
   }
 
-  /** The Redis keys of {@code id}, one per limit, in the order of the limits. */
+  /** The Redis keys of the stored key {@code id}, one per limit, in the order of the limits. */
   String[] keys(String id) {
-    return script.keys(Keys.tagged(prefix, id));
+    return script.keys(Keys.taggedStored(prefix, id));
   }
 
   private String scriptNow(long nowMicros) {
@@ -298,13 +310,18 @@ final class LimiterCalls {
   }
 
   private Decision onFailure(String id, long permits) {
-    return switch (policy.kind()) {
-      case OPEN -> Decision.granted(0, Duration.ZERO, smallest);
-      case CLOSED -> {
+    return switch (policy) {
+      case ALLOW -> Decision.granted(0, Duration.ZERO, smallest);
+      case REFUSE -> {
         long retry = Math.max(TimeUnit.MILLISECONDS.toNanos(1), breaker.nanosUntilProbe());
         yield Decision.refused(0, Duration.ofNanos(retry), longestWindow, smallest);
       }
-      default -> policy.fallback().decide(id, permits);
+      case LOCAL -> fallback.decide(id, permits);
     };
+  }
+
+  /** How many requests wait to be sent in a shared call; 0 without batching. */
+  int queued() {
+    return batcher == null ? 0 : batcher.queued();
   }
 }

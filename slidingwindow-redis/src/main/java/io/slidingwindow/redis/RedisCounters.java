@@ -1,7 +1,5 @@
 package io.slidingwindow.redis;
 
-import io.lettuce.core.RedisCommandTimeoutException;
-import io.lettuce.core.RedisException;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.internal.Checks;
 import java.time.Duration;
@@ -27,9 +25,12 @@ import java.util.concurrent.TimeoutException;
  * microseconds unless {@link Builder#clientTime(Ticker)} is set; the interval must be whole
  * microseconds. Sums are exact while below 2<sup>53</sup> in magnitude.
  *
+ * <p>Ids. As for the limiter, an id is stored as {@link io.slidingwindow.LimiterKeys#bounded}: an
+ * id of any length and content is counted, in a key of bounded length.
+ *
  * <p>Failures. Unlike a limiter, a counter has no safe default answer: when Redis fails or does not
- * answer within the command timeout (50 ms by default), the call throws a Lettuce {@link
- * RedisException} ({@link RedisCommandTimeoutException} for a timeout). Thread-safe.
+ * answer within the command timeout (50 ms by default), the call throws a {@link
+ * RedisCallException}. Thread-safe.
  */
 public final class RedisCounters {
 
@@ -69,9 +70,8 @@ public final class RedisCounters {
   /**
    * Adds one event of {@code amount} for {@code id} now and returns the sum it covers afterwards.
    *
-   * @throws IllegalArgumentException if {@code id} is null or longer than {@link
-   *     RedisRateLimiter#MAX_ID_BYTES} bytes
-   * @throws RedisException if Redis fails or does not answer in time
+   * @throws IllegalArgumentException if {@code id} is null
+   * @throws RedisCallException if Redis fails or does not answer in time
    */
   public long addAndGet(String id, long amount) {
     return CounterScript.sum(call(id, true, amount));
@@ -81,7 +81,7 @@ public final class RedisCounters {
    * The sum of the amounts added for {@code id} in the covered span.
    *
    * @throws IllegalArgumentException as {@link #addAndGet}
-   * @throws RedisException as {@link #addAndGet}
+   * @throws RedisCallException as {@link #addAndGet}
    */
   public long sum(String id) {
     return CounterScript.sum(call(id, false, 0));
@@ -91,7 +91,7 @@ public final class RedisCounters {
    * The number of events added for {@code id} in the covered span.
    *
    * @throws IllegalArgumentException as {@link #addAndGet}
-   * @throws RedisException as {@link #addAndGet}
+   * @throws RedisCallException as {@link #addAndGet}
    */
   public long count(String id) {
     return CounterScript.count(call(id, false, 0));
@@ -105,14 +105,14 @@ public final class RedisCounters {
       return calls.await(
           calls.run(Script.COUNTER, keys, script.args(amount, add, now)), timeoutNanos);
     } catch (TimeoutException e) {
-      throw new RedisCommandTimeoutException(
-          "no answer from Redis within " + Duration.ofNanos(timeoutNanos));
+      throw new RedisCallException(
+          "no answer from Redis within " + Duration.ofNanos(timeoutNanos) + " on " + backend, e);
     } catch (ExecutionException e) {
       Throwable cause = ScriptCalls.unwrap(e.getCause());
-      throw cause instanceof RedisException redis ? redis : new RedisException(cause);
+      throw new RedisCallException("Redis call failed on " + backend + ": " + cause, cause);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new RedisException("interrupted while waiting for Redis", e);
+      throw new RedisCallException("interrupted while waiting for Redis on " + backend, e);
     }
   }
 

@@ -1,8 +1,10 @@
 package io.slidingwindow.redis;
 
 import io.slidingwindow.Decision;
+import io.slidingwindow.FailurePolicy;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.internal.Permits;
 import java.time.Duration;
@@ -33,13 +35,14 @@ import java.util.concurrent.CompletionStage;
  * µs>:<p µs>} ({@code :r} appended when refused attempts count): a 48-byte header that holds the
  * newest (bucket, running total) run, then one run per older non-empty bucket, stored as an offset
  * from a reference bucket and a running total: at most {@code min(N, ceil(W / p) + 1)} runs, about
- * 7 bytes each. The hash tag is an encoding of the id, so all keys of a call share one Cluster slot
- * whatever bytes the id holds; ids are limited to {@link #MAX_ID_BYTES} bytes. A key expires the
- * longest window plus its precision after its newest run began, by which time that run has left the
- * window (with client time, no sooner than a minute: that ticker need not run at Redis's speed).
- * Server work per request is amortised O(1) per limit; a refusal from {@link #decide} also walks
- * the runs that must leave before the request fits (at most {@code permits} runs when only grants
- * count).
+ * 7 bytes each. The hash tag is an encoding of the id's stored key, {@link
+ * LimiterKeys#bounded(String)} (the id itself up to 256 characters, its SHA-256 digest beyond), so
+ * an id of any length and content is keyed, and all keys of a call share one Cluster slot. A key
+ * expires the longest window plus its precision after its newest run began, by which time that run
+ * has left the window (with client time, no sooner than a minute: that ticker need not run at
+ * Redis's speed). Server work per request is amortised O(1) per limit; a refusal from {@link
+ * #decide} also walks the runs that must leave before the request fits (at most {@code permits}
+ * runs when only grants count).
  *
  * <p>Refusals without a round trip. When Redis refuses an id because one of its limits has no
  * permit left, nothing but time can free one, so the limiter remembers the refusal until that
@@ -52,15 +55,15 @@ import java.util.concurrent.CompletionStage;
  * instead of one per request. On Cluster every request is a call of its own.
  *
  * <p>Failures. No Redis exception escapes a call: when Redis errs, does not answer within the
- * command timeout, or the circuit breaker is open, the {@link FailurePolicy} decides. A call that
- * timed out is never retried, since it may have run.
+ * command timeout, or the circuit breaker is open, the {@link FailurePolicy} decides ({@link
+ * FailurePolicy#LOCAL} by default: an in-process limiter with the same limits). A call that timed
+ * out is never retried, since it may have run. A bad argument (a null id, a weight that is not
+ * positive or exceeds a limit) is the caller's: it is thrown at once, from the synchronous and the
+ * asynchronous methods alike, and never reaches Redis or the failure policy.
  *
  * <p>Thread-safe; the synchronous methods block for at most the command timeout.
  */
 public final class RedisRateLimiter implements KeyedRateLimiter<String> {
-
-  /** The most bytes an id may take (UTF-8; UTF-16 for strings with unpaired surrogates). */
-  public static final int MAX_ID_BYTES = Keys.MAX_ID_BYTES;
 
   /** The default command timeout. */
   public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofMillis(50);
@@ -73,11 +76,11 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
   private final long largestGrantable;
   private final LimiterCalls calls;
 
-  private RedisRateLimiter(Builder b) {
+  private RedisRateLimiter(Builder b, KeyedRateLimiter<String> fallback) {
     this.backend = b.backend;
     this.limits = List.copyOf(b.limits);
     this.largestGrantable = Permits.largestGrantable(limits);
-    this.calls = new LimiterCalls(b, limits);
+    this.calls = new LimiterCalls(b, limits, fallback);
   }
 
   /**
@@ -97,13 +100,12 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    * shared with other requests (see {@link Builder#batching(boolean)}).
    *
    * @return whether the permits were granted, or the failure policy's answer when Redis fails
-   * @throws IllegalArgumentException if {@code id} is null or longer than {@link #MAX_ID_BYTES}
-   *     bytes, or {@code permits} is not positive or exceeds a limit's {@code N}
+   * @throws IllegalArgumentException if {@code id} is null, or {@code permits} is not positive or
+   *     exceeds a limit's {@code N}
    */
   @Override
   public boolean tryAcquire(String id, long permits) {
-    check(id, permits);
-    return calls.tryAcquire(id, permits);
+    return calls.tryAcquire(stored(id, permits), permits);
   }
 
   /**
@@ -114,8 +116,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    */
   @Override
   public Decision decide(String id, long permits) {
-    check(id, permits);
-    return calls.decide(id, permits);
+    return calls.decide(stored(id, permits), permits);
   }
 
   /**
@@ -125,8 +126,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    * @throws IllegalArgumentException at once, as {@link #tryAcquire(String, long)}
    */
   public CompletionStage<Boolean> tryAcquireAsync(String id, long permits) {
-    check(id, permits);
-    return calls.tryAcquireAsync(id, permits);
+    return calls.tryAcquireAsync(stored(id, permits), permits);
   }
 
   /**
@@ -137,8 +137,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    */
   @Override
   public CompletionStage<Decision> decideAsync(String id, long permits) {
-    check(id, permits);
-    return calls.decideAsync(id, permits);
+    return calls.decideAsync(stored(id, permits), permits);
   }
 
   @Override
@@ -151,13 +150,17 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    * check the server timestamps of grants. Fails when Redis fails (no policy).
    */
   long[] tryAcquireWithTime(String id, long permits) throws Exception {
-    check(id, permits);
-    return calls.tryAcquireWithTime(id, permits);
+    return calls.tryAcquireWithTime(stored(id, permits), permits);
   }
 
   /** The Redis keys of {@code id}, one per limit, in the order of {@link #limits()}. */
   List<String> keysOf(String id) {
-    return List.of(calls.keys(id));
+    return List.of(calls.keys(LimiterKeys.bounded(id)));
+  }
+
+  /** How many requests wait to share a script call (for tests that hold Redis still). */
+  int queuedRequests() {
+    return calls.queued();
   }
 
   /**
@@ -170,14 +173,16 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
   }
 
   /**
-   * Checks a request before anything else, so that a refusal answered from the cache builds no
-   * keys; an id too long to be keyed is refused when its keys are built, and never cached.
+   * Checks a request before anything else and returns the id's stored key, {@link
+   * LimiterKeys#bounded(String)}: what the Redis keys, the refusal cache and the fallback limiter
+   * hold, so that none of them holds more than {@value LimiterKeys#MAX_CHARS} characters per id.
+   *
+   * @throws IllegalArgumentException if {@code id} is null or {@code permits} is invalid
    */
-  private void check(String id, long permits) {
-    if (id == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
+  private String stored(String id, long permits) {
+    String key = LimiterKeys.bounded(id);
     Permits.check(permits, largestGrantable);
+    return key;
   }
 
   @Override
@@ -199,7 +204,11 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
 
     final List<Limit> limits = new ArrayList<>();
     boolean countRefusedAttempts;
-    FailurePolicy failurePolicy = FailurePolicy.failOpen();
+    FailurePolicy failurePolicy = FailurePolicy.DEFAULT;
+
+    /** Null unless set: then {@link FailurePolicy#LOCAL} builds one with the same limits. */
+    KeyedRateLimiter<String> fallback;
+
     int breakerFailures = DEFAULT_BREAKER_FAILURES;
     Duration breakerOpen = DEFAULT_BREAKER_OPEN;
     Ticker breakerTicker = Ticker.system();
@@ -251,15 +260,40 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     }
 
     /**
-     * Sets what answers while Redis fails, {@link FailurePolicy#failOpen()} by default.
+     * Sets what answers while Redis fails (an error, no answer within the command timeout, or an
+     * open circuit breaker), {@link FailurePolicy#LOCAL} by default: {@link FailurePolicy#LOCAL}
+     * asks an in-process limiter (by default one with this limiter's limits, clock and penalty
+     * mode, so each instance then limits on its own; see {@link #fallback}); {@link
+     * FailurePolicy#ALLOW} grants, with {@code remaining = 0} since the true figure is unknown;
+     * {@link FailurePolicy#REFUSE} refuses, with a {@code retryAfter} of the time until the breaker
+     * next probes Redis (at least one millisecond).
      *
      * @throws IllegalArgumentException if {@code failurePolicy} is null
+     * @throws IllegalStateException if another policy was set
      */
     public Builder failurePolicy(FailurePolicy failurePolicy) {
       if (failurePolicy == null) {
         throw new IllegalArgumentException("failurePolicy must not be null");
       }
       this.failurePolicy = once("failurePolicy", failurePolicy);
+      return this;
+    }
+
+    /**
+     * Sets the in-process limiter that decides under {@link FailurePolicy#LOCAL} while Redis fails,
+     * instead of one with this limiter's limits: for example one with each instance's share of the
+     * limits, so that a fleet of {@code n} instances does not grant up to {@code n} times a limit
+     * while Redis is down. It is asked with the id's stored key ({@link
+     * LimiterKeys#bounded(String)}: the id itself unless longer than 256 characters).
+     *
+     * @throws IllegalArgumentException if {@code fallback} is null
+     * @throws IllegalStateException if another fallback was set
+     */
+    public Builder fallback(KeyedRateLimiter<String> fallback) {
+      if (fallback == null) {
+        throw new IllegalArgumentException("fallback must not be null");
+      }
+      this.fallback = once("fallback", fallback);
       return this;
     }
 
@@ -333,13 +367,32 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     /**
      * Builds the limiter; with client time, reads the ticker once as the origin.
      *
-     * @throws IllegalArgumentException if no limit was added
+     * @throws IllegalArgumentException if no limit was added, or a fallback was set while the
+     *     failure policy is not {@link FailurePolicy#LOCAL}
      */
     public RedisRateLimiter build() {
       if (limits.isEmpty()) {
         throw new IllegalArgumentException("limits: at least one limit is required");
       }
-      return new RedisRateLimiter(this);
+      if (fallback != null && failurePolicy != FailurePolicy.LOCAL) {
+        throw new IllegalArgumentException(
+            "fallback is asked only under FailurePolicy.LOCAL, but failurePolicy is "
+                + failurePolicy);
+      }
+      return new RedisRateLimiter(
+          this, failurePolicy == FailurePolicy.LOCAL ? localFallback() : null);
+    }
+
+    /** The fallback set, or an in-process limiter with these limits, clock and penalty mode. */
+    private KeyedRateLimiter<String> localFallback() {
+      if (fallback != null) {
+        return fallback;
+      }
+      return KeyedRateLimiter.builder()
+          .limits(limits)
+          .countRefusedAttempts(countRefusedAttempts)
+          .ticker(clientTime != null ? clientTime : Ticker.system())
+          .build();
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.slidingwindow.redis;
 
+import io.slidingwindow.Ticker;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -7,6 +8,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Runs this library's scripts through a {@link ScriptClient}, with the one set of retry rules that
@@ -17,8 +19,15 @@ import java.util.concurrent.TimeoutException;
  * multi-key call during a Cluster slot migration) sends the same command again after {@link
  * #TRYAGAIN_PAUSE_NANOS}, at most {@link #TRYAGAIN_RETRIES} times, and only while the caller still
  * waits. Nothing else is sent again: above all not a call that got no answer, since it may have
- * run. A call that fails without an answer is reported to the client ({@link
- * ScriptClient#onNoAnswer}).
+ * run.
+ *
+ * <p>On Cluster, a call that fails without an answer (no connection, refused while disconnected,
+ * timed out) also asks the client to read the topology again ({@link
+ * ScriptClient#refreshTopology}), at most once per {@link #REFRESH_INTERVAL_NANOS} of the ticker:
+ * while calls keep failing after a master failed over, the client reads the topology again at least
+ * that often, and calls for the master's slots reach the promoted replica soon after the nodes
+ * agree on it, whatever the client's own triggers do. The call itself is not retried and does not
+ * wait for the refresh.
  *
  * <p>Synchronous callers wait on the same stage as asynchronous ones ({@link #await}), so both take
  * exactly the same path. Thread-safe.
@@ -34,6 +43,9 @@ final class ScriptCalls {
   private static final Executor TRYAGAIN_DELAY =
       CompletableFuture.delayedExecutor(TRYAGAIN_PAUSE_NANOS, TimeUnit.NANOSECONDS);
 
+  /** The least time between two topology refreshes that calls without an answer ask for. */
+  static final long REFRESH_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
   /** What follows a failed attempt. */
   enum Next {
     /** Send the script's text with EVAL. */
@@ -47,20 +59,29 @@ final class ScriptCalls {
   private final ScriptClient client;
   private final ProblemReport problems;
   private final Executor tryAgainDelay;
+  private final Ticker ticker;
+
+  /** When a call without an answer last asked for a topology refresh, on {@link #ticker}. */
+  private final AtomicLong lastRefresh;
 
   ScriptCalls(ScriptClient client) {
     this(client, new ProblemReport("(unnamed)"));
   }
 
   ScriptCalls(ScriptClient client, ProblemReport problems) {
-    this(client, problems, TRYAGAIN_DELAY);
+    this(client, problems, TRYAGAIN_DELAY, Ticker.system());
   }
 
-  /** With {@code tryAgainDelay} running each resend after a TRYAGAIN, for tests that hold it. */
-  ScriptCalls(ScriptClient client, ProblemReport problems, Executor tryAgainDelay) {
+  /**
+   * With {@code tryAgainDelay} running each resend after a TRYAGAIN and {@code ticker} timing the
+   * topology refreshes, for tests that hold them.
+   */
+  ScriptCalls(ScriptClient client, ProblemReport problems, Executor tryAgainDelay, Ticker ticker) {
     this.client = client;
     this.problems = problems;
     this.tryAgainDelay = tryAgainDelay;
+    this.ticker = ticker;
+    this.lastRefresh = new AtomicLong(ticker.read() - REFRESH_INTERVAL_NANOS);
   }
 
   ScriptClient client() {
@@ -117,7 +138,7 @@ final class ScriptCalls {
     } catch (TimeoutException | InterruptedException e) {
       if (call.cancel(false)) {
         if (e instanceof TimeoutException) {
-          client.onNoAnswer(e);
+          noAnswer();
         }
         throw e;
       }
@@ -137,9 +158,29 @@ final class ScriptCalls {
         .whenComplete(
             (reply, error) -> {
               if (unwrap(error) instanceof TimeoutException) {
-                client.onNoAnswer(error);
+                noAnswer();
               }
             });
+  }
+
+  /**
+   * Told of every call that got no answer: on Cluster, asks the client to read the topology again,
+   * unless a call did less than {@link #REFRESH_INTERVAL_NANOS} ago. A refresh that fails to start
+   * (the client is closing) is left to the next call without an answer.
+   */
+  private void noAnswer() {
+    if (!client.isCluster()) {
+      return;
+    }
+    long last = lastRefresh.get();
+    long now = ticker.read();
+    if (now - last >= REFRESH_INTERVAL_NANOS && lastRefresh.compareAndSet(last, now)) {
+      try {
+        client.refreshTopology();
+      } catch (RuntimeException e) {
+        // The client is closing: nothing is left to refresh.
+      }
+    }
   }
 
   /** The failure inside {@link CompletionException} wrappers. */
@@ -238,7 +279,7 @@ final class ScriptCalls {
                 }
                 default -> {
                   if (errorReply == null) {
-                    client.onNoAnswer(cause);
+                    noAnswer();
                   } else {
                     problems.onErrorReply(errorReply);
                   }

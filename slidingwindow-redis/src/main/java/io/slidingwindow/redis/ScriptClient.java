@@ -4,12 +4,13 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The few things this library asks of a Redis client library: send EVALSHA and EVAL, and tell an
- * error reply from Redis apart from a call that got no answer. Everything above it (the scripts'
- * arguments and replies, which failures are retried, time limits, batching, failure policies) is
- * the same for every client. The Lettuce adapter is built into {@link RedisBackend}'s factories;
- * another client library's adapter implements this and is wrapped by {@link
- * RedisBackend#of(ScriptClient, AutoCloseable, String)}.
+ * The few things this library asks of a Redis client library: send EVALSHA and EVAL, tell an error
+ * reply from Redis apart from a call that got no answer, and read a Cluster's topology again when
+ * asked. Everything above it (the scripts' arguments and replies, which failures are retried, time
+ * limits, how often the topology is read again, batching, failure policies) is the same for every
+ * client. {@code slidingwindow-redis-lettuce} and {@code slidingwindow-redis-jedis} hold the
+ * adapters of Lettuce and Jedis; an adapter is wrapped by {@link RedisBackend#of(ScriptClient,
+ * AutoCloseable, String)}.
  *
  * <p>Replies are the script's array as a list whose integers are {@link Long}s and whose strings
  * are {@link String}s. A failure, of Redis or of the connection, completes the returned stage
@@ -32,10 +33,12 @@ public interface ScriptClient {
   String errorReply(Throwable failure);
 
   /**
-   * Told when a call got no answer from Redis; a Cluster client may refresh its topology here. Must
-   * return at once.
+   * Starts reading the Cluster's topology (which node serves which slot) again, in the background,
+   * and returns at once. Called on Cluster only, after a call got no answer, at most once a second
+   * per backend: after a master fails over, calls for its slots then reach the promoted replica.
+   * Not called when {@link #isCluster()} is false.
    */
-  void onNoAnswer(Throwable failure);
+  void refreshTopology();
 
   /** Whether this is a Redis Cluster, where one call may only hold keys of one slot. */
   boolean isCluster();

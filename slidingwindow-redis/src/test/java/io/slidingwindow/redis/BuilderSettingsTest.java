@@ -3,10 +3,12 @@ package io.slidingwindow.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.slidingwindow.FailurePolicy;
+import io.slidingwindow.KeyedRateLimiter;
+import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /** A Redis builder setting given twice: the same value again is fine, another is an error. */
@@ -14,33 +16,7 @@ class BuilderSettingsTest {
 
   /** A backend that is never called: the builders only hold it. */
   private static RedisBackend idle() {
-    ScriptClient never =
-        new ScriptClient() {
-          @Override
-          public CompletableFuture<List<Object>> evalsha(
-              String sha1, String[] keys, String[] args) {
-            throw new AssertionError("not called");
-          }
-
-          @Override
-          public CompletableFuture<List<Object>> eval(String script, String[] keys, String[] args) {
-            throw new AssertionError("not called");
-          }
-
-          @Override
-          public String errorReply(Throwable failure) {
-            return null;
-          }
-
-          @Override
-          public void onNoAnswer(Throwable failure) {}
-
-          @Override
-          public boolean isCluster() {
-            return false;
-          }
-        };
-    return RedisBackend.of(never, () -> {}, "idle");
+    return new ScriptedClient().backend();
   }
 
   @Test
@@ -58,8 +34,7 @@ class BuilderSettingsTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("batching");
     assertThatThrownBy(
-            () ->
-                b.failurePolicy(FailurePolicy.failOpen()).failurePolicy(FailurePolicy.failClosed()))
+            () -> b.failurePolicy(FailurePolicy.ALLOW).failurePolicy(FailurePolicy.REFUSE))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("failurePolicy");
   }
@@ -124,5 +99,79 @@ class BuilderSettingsTest {
     assertThatThrownBy(() -> b.keyPrefix("b"))
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("keyPrefix was already set to a, cannot set it to b");
+  }
+
+  @Test
+  void limiterBuilder_invalidSettings_areRejectedNamingTheParameter() {
+    RedisRateLimiter.Builder builder = RedisRateLimiter.builder(idle());
+    assertThatThrownBy(() -> builder.limit(Limit.of(5, Duration.ofNanos(1_500))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("window");
+    assertThatThrownBy(
+            () ->
+                builder.limit(
+                    Limit.of(5, Duration.ofSeconds(1)).withPrecision(Duration.ofNanos(2_500))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("precision");
+    assertThatThrownBy(() -> builder.limit(null)).hasMessageContaining("limit");
+    assertThatThrownBy(() -> builder.commandTimeout(Duration.ZERO))
+        .hasMessageContaining("commandTimeout");
+    assertThatThrownBy(() -> builder.keyPrefix("a{b")).hasMessageContaining("keyPrefix");
+    assertThatThrownBy(() -> builder.circuitBreaker(0, Duration.ofSeconds(1)))
+        .hasMessageContaining("consecutiveFailures");
+    assertThatThrownBy(() -> builder.failurePolicy(null)).hasMessageContaining("failurePolicy");
+    assertThatThrownBy(() -> builder.fallback(null)).hasMessageContaining("fallback");
+    assertThatThrownBy(() -> builder.refusalCache(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("slots");
+    assertThatThrownBy(() -> builder.refusalCache(RefusalCache.MAX_SLOTS + 1))
+        .hasMessageContaining("slots");
+    assertThatThrownBy(builder::build).hasMessageContaining("limits");
+    assertThatThrownBy(() -> RedisRateLimiter.builder(null)).hasMessageContaining("backend");
+    assertThat(builder.limit(Limit.exact(5, Duration.ofSeconds(1))).build().limits())
+        .containsExactly(Limit.exact(5, Duration.ofSeconds(1)));
+  }
+
+  @Test
+  void limiterBuilder_fallbackWithAnotherPolicyThanLocal_isRejectedNamingBoth() {
+    KeyedRateLimiter<String> share =
+        KeyedRateLimiter.builder().limit(Limit.of(1, Duration.ofSeconds(1))).build();
+    for (FailurePolicy policy : List.of(FailurePolicy.ALLOW, FailurePolicy.REFUSE)) {
+      RedisRateLimiter.Builder b =
+          RedisRateLimiter.builder(idle())
+              .limit(Limit.of(5, Duration.ofSeconds(1)))
+              .failurePolicy(policy)
+              .fallback(share);
+      assertThatThrownBy(b::build)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("fallback")
+          .hasMessageContaining("LOCAL")
+          .hasMessageContaining(policy.name());
+    }
+  }
+
+  @Test
+  void countersBuilder_invalidSettings_areRejectedNamingTheParameter() {
+    RedisCounters.Builder builder = RedisCounters.builder(idle());
+    assertThatThrownBy(() -> builder.size(0)).hasMessageContaining("size");
+    assertThatThrownBy(() -> builder.size(RedisCounters.MAX_SIZE + 1)).hasMessageContaining("size");
+    assertThatThrownBy(() -> builder.interval(Duration.ofNanos(1_500)))
+        .hasMessageContaining("interval");
+    assertThatThrownBy(() -> builder.interval(Duration.ZERO)).hasMessageContaining("interval");
+    assertThatThrownBy(() -> builder.keyPrefix("{")).hasMessageContaining("keyPrefix");
+    assertThatThrownBy(() -> builder.build().sum(null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("key");
+    assertThatThrownBy(() -> RedisCounters.builder(null)).hasMessageContaining("backend");
+  }
+
+  @Test
+  void builders_prefixWithALoneSurrogate_areRejected() {
+    assertThatThrownBy(() -> RedisRateLimiter.builder(idle()).keyPrefix("sw\uD800"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unpaired surrogate at index 2");
+    assertThatThrownBy(() -> RedisCounters.builder(idle()).keyPrefix("\uDC00sw"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unpaired surrogate at index 0");
   }
 }

@@ -3,7 +3,8 @@ package io.slidingwindow.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.lettuce.core.cluster.SlotHash;
+import io.slidingwindow.LimiterKeys;
+import io.slidingwindow.testkit.redis.ClusterSlots;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.HashSet;
@@ -17,6 +18,12 @@ import net.jqwik.api.Provide;
 import org.junit.jupiter.api.Test;
 
 class KeysTest {
+
+  /**
+   * The longest tag: the marker and the Base64 of a stored key of at most 256 characters, 3 bytes
+   * each in UTF-8 (2 each in the UTF-16 form of malformed strings).
+   */
+  private static final int TAG_BOUND = 1 + 4 * (3 * LimiterKeys.MAX_CHARS / 3);
 
   private static final List<String> AWKWARD_IDS =
       List.of(
@@ -34,8 +41,12 @@ class KeysTest {
           "\uD800",
           "\uDC00lone low",
           "\uD83D\uDE00 emoji",
-          "x".repeat(Keys.MAX_ID_BYTES),
-          "é".repeat(Keys.MAX_ID_BYTES / 2));
+          "x".repeat(LimiterKeys.MAX_CHARS),
+          "x".repeat(LimiterKeys.MAX_CHARS + 1),
+          "x".repeat(1_100),
+          "é".repeat(100_000),
+          "\uD800".repeat(5_000),
+          LimiterKeys.DIGEST_PREFIX + "spelled");
 
   @Test
   void tagged_awkwardIds_allKeysOfAnIdShareOneSlot() {
@@ -44,9 +55,9 @@ class KeysTest {
       List<String> keys =
           List.of(
               tagged + "5:1000000:1000", tagged + "100:60000000:60000", tagged + "c:60:1000000");
-      int slot = SlotHash.getSlot(keys.get(0));
+      int slot = ClusterSlots.slot(keys.get(0));
       for (String key : keys) {
-        assertThat(SlotHash.getSlot(key))
+        assertThat(ClusterSlots.slot(key))
             .as("slot of %s for id %s", key, escape(id))
             .isEqualTo(slot);
         assertThat(key.indexOf('{'))
@@ -116,20 +127,56 @@ class KeysTest {
   void tagged_anyString_allKeysShareTheSlotOfTheTag(@ForAll("awkwardStrings") String id) {
     String tagged = Keys.tagged("sw", id);
     String tag = tagged.substring(tagged.indexOf('{') + 1, tagged.indexOf('}'));
-    int slot = SlotHash.getSlot(tag);
-    assertThat(SlotHash.getSlot(tagged + "5:1000000:1000")).isEqualTo(slot);
-    assertThat(SlotHash.getSlot(tagged + "c:60:1000000")).isEqualTo(slot);
+    int slot = ClusterSlots.slot(tag);
+    assertThat(ClusterSlots.slot(tagged + "5:1000000:1000")).isEqualTo(slot);
+    assertThat(ClusterSlots.slot(tagged + "c:60:1000000")).isEqualTo(slot);
+  }
+
+  /**
+   * An id of any length is keyed: beyond 256 characters (or spelled with the digest prefix) by its
+   * digest, so the tag never grows past a fixed bound, and ids that differ anywhere keep apart.
+   */
+  @Test
+  void tagged_idsOfAnyLength_boundedTagsThatStayApart() {
+    String base = "k".repeat(10_000);
+    Set<String> tags = new HashSet<>();
+    for (String id :
+        List.of(
+            base,
+            base + "x",
+            "x" + base,
+            new StringBuilder(base).replace(7_777, 7_778, "j").toString())) {
+      String tagged = Keys.tagged("sw", id);
+      assertThat(tagged).isEqualTo(Keys.taggedStored("sw", LimiterKeys.bounded(id)));
+      assertThat(tagged.length()).isLessThanOrEqualTo("sw:{}:".length() + TAG_BOUND);
+      tags.add(tagged);
+    }
+    assertThat(tags).hasSize(4);
+    String atTheLimit = "é".repeat(LimiterKeys.MAX_CHARS);
+    assertThat(decode(Keys.tagged("sw", atTheLimit))).as("kept as it is").isEqualTo(atTheLimit);
+    assertThat(Keys.tagged("sw", LimiterKeys.DIGEST_PREFIX + "x"))
+        .as("a short id spelled like a digest is digested too")
+        .isNotEqualTo(Keys.taggedStored("sw", LimiterKeys.DIGEST_PREFIX + "x"));
+  }
+
+  @Property(tries = 300)
+  void tagged_anyStringOfAnyLength_tagWithinTheBound(@ForAll("longStrings") String id) {
+    String tagged = Keys.tagged("sw", id);
+    assertThat(tagged.length()).isLessThanOrEqualTo("sw:{}:".length() + TAG_BOUND);
+    String tag = tagged.substring(tagged.indexOf('{') + 1, tagged.indexOf('}'));
+    assertThat(ClusterSlots.slot(tagged + "5:1000000:1000")).isEqualTo(ClusterSlots.slot(tag));
+  }
+
+  @Provide
+  Arbitrary<String> longStrings() {
+    return Arbitraries.strings()
+        .withChars('\uD800', '\uDC00', '{', '}', '\0', 'a', 'é', '\uFFFF')
+        .withCharRange('\u4E00', '\u4E10')
+        .ofMaxLength(3 * LimiterKeys.MAX_CHARS);
   }
 
   @Test
-  void tagged_idPastTheCap_isRejectedNamingKeyAndLength() {
-    assertThatThrownBy(() -> Keys.tagged("sw", "x".repeat(Keys.MAX_ID_BYTES + 1)))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("key")
-        .hasMessageContaining(Integer.toString(Keys.MAX_ID_BYTES + 1));
-    assertThatThrownBy(() -> Keys.tagged("sw", "é".repeat(Keys.MAX_ID_BYTES / 2 + 1)))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining(Integer.toString(Keys.MAX_ID_BYTES + 2));
+  void tagged_nullId_isRejectedNamingTheKey() {
     assertThatThrownBy(() -> Keys.tagged("sw", null))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("key");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.slidingwindow.redis.ScriptCalls.Next;
+import io.slidingwindow.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -47,7 +48,7 @@ class ScriptCallsTest {
   /** A client whose every call is answered TRYAGAIN. */
   private static final class TryAgainClient implements ScriptClient {
     final List<String> sent = Collections.synchronizedList(new ArrayList<>());
-    final List<Throwable> noAnswers = Collections.synchronizedList(new ArrayList<>());
+    final List<String> refreshes = Collections.synchronizedList(new ArrayList<>());
 
     @Override
     public CompletableFuture<List<Object>> evalsha(String sha1, String[] keys, String[] args) {
@@ -67,8 +68,8 @@ class ScriptCallsTest {
     }
 
     @Override
-    public void onNoAnswer(Throwable failure) {
-      noAnswers.add(failure);
+    public void refreshTopology() {
+      refreshes.add("refresh");
     }
 
     @Override
@@ -82,7 +83,7 @@ class ScriptCallsTest {
     TryAgainClient client = new TryAgainClient();
     List<Runnable> paused = new ArrayList<>();
     CompletableFuture<List<Object>> call =
-        new ScriptCalls(client, new ProblemReport("test"), paused::add)
+        new ScriptCalls(client, new ProblemReport("test"), paused::add, new FakeTicker())
             .run(Script.LIMITER, new String[] {"k"}, new String[] {"a"});
     assertThat(paused).as("the resend waits for the pause").hasSize(1);
 
@@ -90,7 +91,7 @@ class ScriptCallsTest {
     paused.get(0).run(); // the pause ends
 
     assertThat(client.sent).containsExactly("EVALSHA");
-    assertThat(client.noAnswers).isEmpty();
+    assertThat(client.refreshes).isEmpty();
   }
 
   @Test
@@ -98,7 +99,7 @@ class ScriptCallsTest {
     TryAgainClient client = new TryAgainClient();
     List<Runnable> paused = new ArrayList<>();
     CompletableFuture<List<Object>> call =
-        new ScriptCalls(client, new ProblemReport("test"), paused::add)
+        new ScriptCalls(client, new ProblemReport("test"), paused::add, new FakeTicker())
             .run(Script.LIMITER, new String[] {"k"}, new String[] {"a"});
 
     paused.get(0).run();
@@ -115,7 +116,7 @@ class ScriptCallsTest {
     await().atMost(Duration.ofSeconds(2)).until(call::isDone);
     assertThat(call).isCompletedExceptionally();
     assertThat(client.sent).containsExactly("EVALSHA", "EVALSHA", "EVALSHA");
-    assertThat(client.noAnswers).as("an error reply is an answer").isEmpty();
+    assertThat(client.refreshes).as("an error reply is an answer").isEmpty();
   }
 
   /** A client whose calls are sent and never answered; it keeps what it sent. */
@@ -141,7 +142,9 @@ class ScriptCallsTest {
     }
 
     @Override
-    public void onNoAnswer(Throwable failure) {}
+    public void refreshTopology() {
+      throw new AssertionError("not a Cluster");
+    }
 
     @Override
     public boolean isCluster() {
@@ -180,5 +183,47 @@ class ScriptCallsTest {
     assertThat(call).isCompletedExceptionally();
     assertThat(client.sent).hasSize(1);
     await().atMost(Duration.ofSeconds(10)).until(() -> client.sent.get(0).isCancelled());
+  }
+
+  /**
+   * On Cluster, calls without an answer ask for a topology refresh at most once per interval of the
+   * ticker, whichever way they ended (no answer from the client, or a timeout of the caller's).
+   */
+  @Test
+  void noAnswerOnCluster_refreshAtMostOncePerInterval() throws Exception {
+    FakeTicker ticker = new FakeTicker();
+    ScriptedClient client = ScriptedClient.onCluster();
+    ScriptCalls calls = new ScriptCalls(client, new ProblemReport("test"), Runnable::run, ticker);
+    for (int i = 0; i < 5; i++) {
+      assertThat(calls.run(Script.LIMITER, new String[] {"k"}, new String[0]))
+          .isCompletedExceptionally(); // the scripted connection is dropped
+    }
+    assertThat(client.topologyRefreshes).as("the first asks at once").hasValue(1);
+    ticker.advance(ScriptCalls.REFRESH_INTERVAL_NANOS - 1);
+    var unused = calls.run(Script.LIMITER, new String[] {"k"}, new String[0]);
+    assertThat(client.topologyRefreshes).hasValue(1);
+    ticker.advance(1);
+    try {
+      calls.await(new java.util.concurrent.CompletableFuture<>(), 1_000_000);
+    } catch (java.util.concurrent.TimeoutException expected) {
+      // a timeout is a call without an answer too
+    }
+    assertThat(client.topologyRefreshes).hasValue(2);
+  }
+
+  @Test
+  void errorRepliesOrNotCluster_neverAskForARefresh() {
+    ScriptedClient cluster = ScriptedClient.onCluster(new ScriptedClient.ErrorReply("WRONGTYPE x"));
+    var unused =
+        new ScriptCalls(cluster, new ProblemReport("test"), Runnable::run, new FakeTicker())
+            .run(Script.LIMITER, new String[] {"k"}, new String[0]);
+    assertThat(cluster.topologyRefreshes).as("an error reply is an answer").hasValue(0);
+
+    ScriptedClient standalone = new ScriptedClient();
+    var dropped =
+        new ScriptCalls(standalone, new ProblemReport("test"), Runnable::run, new FakeTicker())
+            .run(Script.LIMITER, new String[] {"k"}, new String[0]);
+    assertThat(dropped).isCompletedExceptionally();
+    assertThat(standalone.topologyRefreshes).as("not a Cluster").hasValue(0);
   }
 }

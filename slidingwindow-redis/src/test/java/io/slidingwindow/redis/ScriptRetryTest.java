@@ -2,84 +2,28 @@ package io.slidingwindow.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisFuture;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.slidingwindow.FailurePolicy;
 import io.slidingwindow.Limit;
-import java.lang.reflect.Proxy;
+import io.slidingwindow.redis.ScriptedClient.ErrorReply;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Deque;
 import java.util.List;
-import java.util.Locale;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
  * The retry rules of a script call (NOSCRIPT re-sent with EVAL, TRYAGAIN re-sent at most twice,
  * nothing else and never a call without an answer), through the limiter's synchronous and
- * asynchronous paths alike, over Lettuce commands whose answers the test scripts. No network.
+ * asynchronous paths alike, over a client whose answers the test scripts. No network. The client
+ * adapters' reading of their libraries' failures is tested in their own modules.
  */
 class ScriptRetryTest {
 
-  private static final Object NO_ANSWER = new Object();
-
-  /** Scripting commands that answer from a queue and record which command each call was. */
-  private static final class ScriptedCommands {
-    final Deque<Object> answers = new ArrayDeque<>();
-    final List<String> sent = Collections.synchronizedList(new ArrayList<>());
-
-    ScriptedCommands(Object... answers) {
-      this.answers.addAll(List.of(answers));
-    }
-
-    @SuppressWarnings("unchecked")
-    RedisScriptingAsyncCommands<String, String> proxy() {
-      return (RedisScriptingAsyncCommands<String, String>)
-          Proxy.newProxyInstance(
-              getClass().getClassLoader(),
-              new Class<?>[] {RedisScriptingAsyncCommands.class},
-              (self, method, args) -> {
-                String name = method.getName();
-                if (!name.equals("evalsha") && !name.equals("eval")) {
-                  throw new UnsupportedOperationException(name);
-                }
-                sent.add(name.toUpperCase(Locale.ROOT));
-                Object answer = answers.poll();
-                Answer<Object> future = new Answer<>();
-                if (answer instanceof Throwable failure) {
-                  future.completeExceptionally(failure);
-                } else if (answer != NO_ANSWER) {
-                  future.complete(answer);
-                }
-                return future;
-              });
-    }
+  private static ErrorReply noScript() {
+    return new ErrorReply("NOSCRIPT No matching script. Please use EVAL.");
   }
 
-  /** A Lettuce future completed by the test. */
-  private static final class Answer<T> extends CompletableFuture<T> implements RedisFuture<T> {
-    @Override
-    public String getError() {
-      return null;
-    }
-
-    @Override
-    public boolean await(long timeout, TimeUnit unit) {
-      throw new UnsupportedOperationException();
-    }
-  }
-
-  private static Exception noScript() {
-    return new RedisNoScriptException("NOSCRIPT No matching script. Please use EVAL.");
-  }
-
-  private static Exception tryAgain() {
-    return new RedisCommandExecutionException("TRYAGAIN Multiple keys request during rehashing");
+  private static ErrorReply tryAgain() {
+    return new ErrorReply("TRYAGAIN Multiple keys request during rehashing of slot");
   }
 
   /** The script's answer to one request without figures: granted, at 1 s, nothing held. */
@@ -96,21 +40,21 @@ class ScriptRetryTest {
   private record Outcome(boolean allowed, List<String> sent) {}
 
   private static Outcome tryAcquire(Path path, Object... answers) throws Exception {
-    ScriptedCommands commands = new ScriptedCommands(answers);
-    try (RedisBackend backend = RedisBackend.over(commands.proxy())) {
+    ScriptedClient client = new ScriptedClient(answers);
+    try (RedisBackend backend = client.backend()) {
       RedisRateLimiter limiter =
           RedisRateLimiter.builder(backend)
               .limit(Limit.of(5, Duration.ofMinutes(1)))
               .batching(false)
               .refusalCache(0)
-              .commandTimeout(Duration.ofSeconds(2))
-              .failurePolicy(FailurePolicy.failClosed())
+              .commandTimeout(Duration.ofMillis(300))
+              .failurePolicy(FailurePolicy.REFUSE)
               .build();
       boolean allowed =
           path == Path.SYNC
               ? limiter.tryAcquire("id", 1)
               : limiter.tryAcquireAsync("id", 1).toCompletableFuture().get(10, TimeUnit.SECONDS);
-      return new Outcome(allowed, List.copyOf(commands.sent));
+      return new Outcome(allowed, List.copyOf(client.sent));
     }
   }
 
@@ -128,7 +72,7 @@ class ScriptRetryTest {
     for (Path path : Path.values()) {
       Outcome outcome = tryAcquire(path, tryAgain(), tryAgain(), tryAgain(), granted());
       assertThat(outcome.sent()).as(path.name()).containsExactly("EVALSHA", "EVALSHA", "EVALSHA");
-      assertThat(outcome.allowed()).as(path.name() + ": fail-closed answers").isFalse();
+      assertThat(outcome.allowed()).as(path.name() + ": REFUSE answers").isFalse();
     }
   }
 
@@ -153,7 +97,16 @@ class ScriptRetryTest {
   @Test
   void noAnswerInTime_bothPaths_neverSentAgain() throws Exception {
     for (Path path : Path.values()) {
-      Outcome outcome = tryAcquire(path, NO_ANSWER, granted());
+      Outcome outcome = tryAcquire(path, ScriptedClient.NO_ANSWER, granted());
+      assertThat(outcome.sent()).as(path.name()).containsExactly("EVALSHA");
+      assertThat(outcome.allowed()).as(path.name()).isFalse();
+    }
+  }
+
+  @Test
+  void connectionDropped_bothPaths_neverSentAgain() throws Exception {
+    for (Path path : Path.values()) {
+      Outcome outcome = tryAcquire(path, new IllegalStateException("connection reset"), granted());
       assertThat(outcome.sent()).as(path.name()).containsExactly("EVALSHA");
       assertThat(outcome.allowed()).as(path.name()).isFalse();
     }
@@ -162,8 +115,8 @@ class ScriptRetryTest {
   @Test
   void otherErrorReply_bothPaths_notRetried() throws Exception {
     for (Path path : Path.values()) {
-      Exception wrongType = new RedisCommandExecutionException("WRONGTYPE Operation against a key");
-      Outcome outcome = tryAcquire(path, wrongType, granted());
+      Outcome outcome =
+          tryAcquire(path, new ErrorReply("WRONGTYPE Operation against a key"), granted());
       assertThat(outcome.sent()).as(path.name()).containsExactly("EVALSHA");
       assertThat(outcome.allowed()).as(path.name()).isFalse();
     }

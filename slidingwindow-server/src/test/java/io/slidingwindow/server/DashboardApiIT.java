@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.slidingwindow.dashboard.DecisionRecorder;
 import io.slidingwindow.server.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitResponse.Code;
@@ -73,8 +74,10 @@ class DashboardApiIT {
     server =
         RateLimitServer.builder()
             .config(config)
+            .host("127.0.0.1")
             .grpcPort(0)
             .httpPort(0)
+            .adminPort(0)
             .ticker(ticker)
             .reloadInterval(Duration.ZERO)
             .start();
@@ -107,7 +110,7 @@ class DashboardApiIT {
 
   private HttpResponse<String> get(String path) throws IOException, InterruptedException {
     return client.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort() + path))
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.adminPort() + path))
             .timeout(Duration.ofSeconds(10))
             .build(),
         HttpResponse.BodyHandlers.ofString());
@@ -162,9 +165,12 @@ class DashboardApiIT {
     assertThat(body.get("topWindowSeconds").asInt()).isEqualTo(60);
     assertThat(body.get("topRefused").toString())
         .isEqualTo(
-            "[{\"domain\":\"api\",\"rule\":\"client\",\"descriptor\":\"client=c1\",\"refusals\":3},"
-                + "{\"domain\":\"api\",\"rule\":\"blocked\",\"descriptor\":\"blocked=b\","
-                + "\"refusals\":1}]");
+            "[{\"domain\":\"api\",\"rule\":\"client\",\"descriptor\":\""
+                + DecisionRecorder.shownKey("client=c1")
+                + "\",\"refusals\":3},"
+                + "{\"domain\":\"api\",\"rule\":\"blocked\",\"descriptor\":\""
+                + DecisionRecorder.shownKey("blocked=b")
+                + "\",\"refusals\":1}]");
 
     JsonNode config = body.get("config");
     assertThat(config.get("path").asText()).endsWith("api.yaml");
@@ -179,7 +185,9 @@ class DashboardApiIT {
     assertThat(find(rules, "rule", "trial").get("shadowMode").asBoolean()).isTrue();
     assertThat(find(rules, "rule", "trial").get("source").asText()).contains("api.yaml line");
 
-    assertThat(body.get("backend").toString()).isEqualTo("{\"backend\":\"memory\"}");
+    assertThat(body.get("backend").toString())
+        .isEqualTo(
+            "{\"backend\":\"memory\",\"store\":\"in memory\",\"state\":\"up\",\"errors\":0}");
   }
 
   @Test
@@ -213,7 +221,7 @@ class DashboardApiIT {
     HttpResponse<String> post =
         client.send(
             HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + server.httpPort() + "/v1/dashboard"))
+                    URI.create("http://127.0.0.1:" + server.adminPort() + "/v1/dashboard"))
                 .timeout(Duration.ofSeconds(10))
                 .POST(HttpRequest.BodyPublishers.noBody())
                 .build(),

@@ -18,9 +18,11 @@ import java.util.function.Function;
  * built-in namespaces. Keys are also per rule: each rule has its own limiter (and on a shared
  * backend its own key space), so rules never share a bucket.
  *
- * <p>A resolver may return {@code null}: the rule then does not apply to that request. The built-in
- * resolvers never do; those keyed on a header or on the principal fall back to the client address
- * when the request has none, so leaving the header out does not escape the limit.
+ * <p>A resolver that returns {@code null} or throws does not exempt a request: the enforcer counts
+ * it under its client's address instead (see {@link RateLimitEnforcer.Builder#clientIp}), and says
+ * so in the log once per rule. The built-in resolvers never do; those keyed on a header or on the
+ * principal fall back to the client address when the request has none, so leaving the header out
+ * does not escape the limit.
  *
  * <p>Implementations must be thread-safe: one resolver serves every request.
  */
@@ -28,16 +30,16 @@ import java.util.function.Function;
 public interface KeyResolver {
 
   /**
-   * The key of {@code request} as text, or {@code null} to leave the request unlimited by this
-   * rule. Text from a resolver that does not override {@link #key(HttpServletRequest)} is an
+   * The key of {@code request} as text, or {@code null} to count it under its client's address.
+   * Text from a resolver that does not override {@link #key(HttpServletRequest)} is an
    * application-chosen key ({@link RequestKey#custom(String)}); for the built-in resolvers it is
    * {@link RequestKey#value()}.
    */
   String resolve(HttpServletRequest request);
 
   /**
-   * The key the enforcer limits {@code request} under, or {@code null} to leave it unlimited by
-   * this rule. By default {@link RequestKey#custom(String)} of {@link
+   * The key the enforcer limits {@code request} under, or {@code null} to count it under its
+   * client's address. By default {@link RequestKey#custom(String)} of {@link
    * #resolve(HttpServletRequest)}.
    */
   default RequestKey key(HttpServletRequest request) {
@@ -46,8 +48,9 @@ public interface KeyResolver {
   }
 
   /**
-   * A resolver returning the typed keys of {@code keys} (null leaves the request unlimited), for
-   * applications that combine sources themselves: a checked API key, else the client address.
+   * A resolver returning the typed keys of {@code keys} (null counts it under its client's
+   * address), for applications that combine sources themselves: a checked API key, else the client
+   * address.
    *
    * @throws IllegalArgumentException if {@code keys} is null
    */

@@ -30,13 +30,17 @@ import java.util.Optional;
  * reaches a handler under a rule's paths is counted however its path is spelled.
  *
  * <p>For each request, the rules whose paths and methods match are applied in order, like a chain
- * of filters. A rule whose key resolver returns null is skipped. The limiter keys on {@link
- * KeyResolver#key}'s {@link RequestKey#value()}, which names its source, so that one source's
- * values never meet another's; a key longer than 256 characters is replaced by its SHA-256 digest
- * (which no {@link RequestKey} value can spell), so that long header values cannot inflate memory.
- * The first rule that refuses (and is not in dry-run) ends the request: the rules after it are not
- * charged, and the rules before it have counted the request although it was refused. A refusal is
- * answered with status 429, {@code Retry-After} in whole seconds rounded up, and an {@code
+ * of filters. The limiter keys on {@link KeyResolver#key}'s {@link RequestKey#value()}, which names
+ * its source, so that one source's values never meet another's, as {@link
+ * io.slidingwindow.LimiterKeys#bounded} stores it (a key longer than 256 characters is replaced by
+ * its SHA-256 digest, which no {@link RequestKey} value can spell, so that long header values
+ * cannot inflate memory). A key resolver that returns null or throws does not exempt a request: it
+ * is counted under its client's address ({@link Builder#clientIp}), and the log says so once per
+ * rule. The client's address is also the group of every key, so that new keys from one client
+ * cannot fill a rule's table (see {@link io.slidingwindow.KeyOverflow}). The first rule that
+ * refuses (and is not in dry-run) ends the request: the rules after it are not charged, and the
+ * rules before it have counted the request although it was refused. A refusal is answered with
+ * status 429, {@code Retry-After} in whole seconds rounded up, and an {@code
  * application/problem+json} body (RFC 9457) that names no rule, key or limit. A dry-run rule that
  * would refuse is reported to the listener and logged at DEBUG, and the request goes on.
  *
@@ -49,9 +53,10 @@ import java.util.Optional;
  * be late, never early. Rules after the refusing one were not consulted and may still refuse the
  * retry.
  *
- * <p>If a key resolver or a limiter throws (a faulty key expression, a backend outage), the error
- * is reported to the listener and logged, and the request goes on unlimited by that rule
- * (fail-open); backends with their own failure policy decide before that.
+ * <p>If a limiter throws (a backend outage), the error is reported to the listener and logged, and
+ * the request goes on unlimited by that rule (fail-open); backends with their own failure policy
+ * decide before that. A key the limiter rejects as invalid is no outage: the request is counted
+ * under its client's address, and never granted by a failure policy.
  *
  * <p>With rate-limit headers on, every response to a request that at least one rule decided (the
  * rule matched, had a key and its limiter answered) carries {@code RateLimit-Policy} (each limit of
@@ -73,9 +78,6 @@ import java.util.Optional;
  * listener are.
  */
 public final class RateLimitEnforcer {
-
-  /** Longer keys are replaced by their digest. */
-  static final int MAX_KEY_CHARS = EnforcementCore.MAX_KEY_CHARS;
 
   private static final String REPORT = RateLimitEnforcer.class.getName() + ".report";
 
@@ -151,14 +153,6 @@ public final class RateLimitEnforcer {
   }
 
   /**
-   * {@code key} itself if it has at most {@value #MAX_KEY_CHARS} characters, otherwise a SHA-256
-   * digest of it (see {@link EnforcementCore#boundedKey}).
-   */
-  static String boundedKey(String key) {
-    return EnforcementCore.boundedKey(key);
-  }
-
-  /**
    * Every reading of the request's path within the application that a rule is matched against (see
    * {@link RequestPaths}): the container's (decoded and normalized), then the raw URI's.
    */
@@ -184,8 +178,24 @@ public final class RateLimitEnforcer {
     private boolean rateLimitHeaders;
     private PathFirewall pathFirewall = PathFirewall.strict();
     private RefusalReplies.Refusal refusal = RefusalReplies.Refusal.DEFAULT;
+    private ClientIpResolver clientIp = ClientIpResolver.direct();
 
     private Builder() {}
+
+    /**
+     * Sets how the client's address is found ({@link ClientIpResolver#direct()}, the connection's
+     * peer, by default): the key a request counts under when its rule's key resolver returns null
+     * or throws, and the group of every key.
+     *
+     * @throws IllegalArgumentException if {@code clientIp} is null
+     */
+    public Builder clientIp(ClientIpResolver clientIp) {
+      if (clientIp == null) {
+        throw new IllegalArgumentException("clientIp must not be null");
+      }
+      this.clientIp = clientIp;
+      return this;
+    }
 
     /**
      * Adds a rule; rules apply in the order added.
@@ -281,7 +291,8 @@ public final class RateLimitEnforcer {
               .listener(listener)
               .rateLimitHeaders(rateLimitHeaders)
               .pathFirewall(pathFirewall)
-              .refusal(refusal);
+              .refusal(refusal)
+              .clientKey(clientIp::key);
       for (RateLimitRule rule : rules) {
         KeyResolver resolver = rule.keyResolver();
         core.rule(

@@ -115,7 +115,10 @@ class KeyMemoryMeasurement {
       String apiKey =
           Long.toHexString(random.nextLong() | Long.MIN_VALUE)
               + Long.toHexString(random.nextLong() | Long.MIN_VALUE);
-      return FakeHttp.request("203.0.113.1", "/api", "X-Api-Key", apiKey);
+      // From 1 000 addresses, 200 keys each: within each address's share of the table.
+      int client = i % 1_000;
+      return FakeHttp.request(
+          "203.0." + (113 + client / 256) + "." + (client % 256), "/api", "X-Api-Key", apiKey);
     }
     return FakeHttp.request(
         "10." + (i >>> 16 & 0xFF) + "." + (i >>> 8 & 0xFF) + "." + (i & 0xFF), "/api");

@@ -6,9 +6,10 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * The limiter's connection on the application's Lettuce client, closed just before that client's
- * connection factory stops (a later phase stops first), so that the connection is not closed twice
- * when the factory shuts its client down; closed on destruction too, if the context never started.
+ * The limiter's backend on the application's connection factory (a connection of its Lettuce
+ * client, or its Jedis pool), closed just before that factory stops (a later phase stops first), so
+ * that nothing is closed twice when the factory shuts its client down; closed on destruction too,
+ * if the context never started.
  */
 final class ApplicationRedisConnection implements SmartLifecycle, DisposableBean {
 

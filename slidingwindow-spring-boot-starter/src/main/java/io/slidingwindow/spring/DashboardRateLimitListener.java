@@ -20,9 +20,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * slidingwindow} actuator endpoint answers: per second the decisions, refusals and dry-run refusals
  * of each rule, and the keys refused most, in a {@link DecisionRecorder} whose memory is bounded
  * whatever the clients send (at most {@value DecisionRecorder#MAX_KEYS_PER_SECOND} keys a second,
- * each cut to {@value DecisionRecorder#MAX_KEY_CHARS} characters). Every rule is recorded under one
- * domain, the application's name; the configuration shown is every rule an enforcer was built with
- * (the filter's, {@code @RateLimit}'s), at most {@value #MAX_RULES}.
+ * each cut to {@value DecisionRecorder#MAX_KEY_CHARS} characters; the feed shows each as its source
+ * and a short hash, {@link DecisionRecorder#shownKey}, never the key). Every rule is recorded under
+ * one domain, the application's name; the configuration shown is every rule an enforcer was built
+ * with (the filter's, {@code @RateLimit}'s), at most {@value #MAX_RULES}.
  *
  * <p>Thread-safe and non-blocking, as a listener must be.
  */
@@ -119,8 +120,14 @@ public final class DashboardRateLimitListener implements RateLimitListener {
     return DashboardFeed.of(shownSnapshot, configuration, Map.of("backend", backend));
   }
 
-  /** What a rule applies to, for example {@code GET, POST /api/**}. */
+  /**
+   * What a rule applies to, for example {@code GET, POST /api/**}, or for an annotation's rule the
+   * annotated method ({@code @RateLimit on com.example.Api.order(String)}).
+   */
   private static String source(HttpRule rule) {
+    if (rule.declaredOn() != null) {
+      return rule.declaredOn();
+    }
     String methods =
         rule.methods().isEmpty() ? "" : String.join(", ", new TreeSet<>(rule.methods()));
     List<String> paths = new ArrayList<>();

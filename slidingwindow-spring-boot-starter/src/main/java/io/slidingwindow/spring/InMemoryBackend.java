@@ -14,13 +14,22 @@ final class InMemoryBackend {
   private InMemoryBackend() {}
 
   /**
-   * The in-memory backend with {@code slidingwindow.http.max-keys-per-rule}.
+   * The in-memory backend with {@code slidingwindow.http.max-keys-per-rule} and {@code
+   * max-keys-per-client}.
    *
-   * @throws IllegalArgumentException naming the property if the bound is out of range
+   * @throws IllegalArgumentException naming the property if a bound is out of range
    */
   static RateLimiterFactory factory(SlidingWindowHttpProperties properties, Ticker ticker) {
-    return bind(
-        SlidingWindowHttpProperties.PREFIX + ".max-keys-per-rule",
-        () -> RateLimiterFactory.inMemory(ticker, properties.getMaxKeysPerRule()));
+    long perRule = properties.getMaxKeysPerRule();
+    RateLimiterFactory factory =
+        bind(
+            SlidingWindowHttpProperties.PREFIX + ".max-keys-per-rule",
+            () -> RateLimiterFactory.inMemory(ticker, perRule));
+    Long perClient = properties.getMaxKeysPerClient();
+    return perClient == null
+        ? factory
+        : bind(
+            SlidingWindowHttpProperties.PREFIX + ".max-keys-per-client",
+            () -> RateLimiterFactory.inMemory(ticker, perRule, perClient));
   }
 }

@@ -1,6 +1,7 @@
 package io.slidingwindow.spring;
 
 import io.slidingwindow.http.RequestKey;
+import java.util.TreeSet;
 import java.util.function.Function;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.ParseException;
@@ -19,9 +20,22 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.SimpleEvaluationContext;
 
 /**
- * The key language of {@link KeyExpressions}, free of any server API: it checks a key's text and
- * turns every form but {@code bean:NAME} into a function over {@link RateLimitKeyContext}, which
- * the servlet and the reactive side each build from their own request.
+ * The one key language of rules in {@code application.yml} and of {@link RateLimit#key()}, free of
+ * any server API: it checks a key's text and turns every form but {@code bean:NAME} into a function
+ * over {@link RateLimitKeyContext}, which the servlet side ({@link ServletKeys}) and the reactive
+ * side ({@link ReactiveKeys}) each build from their own request.
+ *
+ * <p>A key is a shorthand or an expression. The shorthands are {@code ip} (the same key as the
+ * expression {@code clientIp}), {@code principal} ({@code principal ?: clientIp}), {@code
+ * header:NAME} ({@code header('NAME') ?: clientIp}), {@code global} ({@code global}) and {@code
+ * bean:NAME} (a key resolver bean of the web stack). Anything else is a SpEL expression over {@link
+ * RateLimitKeyContext}, run in a restricted context: read-only data binding of the properties
+ * {@link KeyAccess} names, the root's methods and a few pure methods of text, and no type
+ * references, constructors or bean lookups. Its root properties, methods and variables, and every
+ * method it calls, are checked when the application starts, so a misspelt or forbidden name stops
+ * it. A result that is a {@link RequestKey} is used as is; any other is {@link
+ * RequestKey#custom(String)} of its text; null (or a throw) counts the request under its client's
+ * address.
  */
 final class KeyLanguage {
 
@@ -120,9 +134,10 @@ final class KeyLanguage {
 
   /**
    * The function of the SpEL expression {@code text} over a request's context, run as a key
-   * expression is: in a {@link SimpleEvaluationContext} (read-only data binding and instance
-   * methods; no type references, constructors or bean lookups) whose root and variables are those
-   * of {@link RateLimitKeyContext}, every root name checked now.
+   * expression is: in a {@link SimpleEvaluationContext} that reads only the properties and calls
+   * only the methods {@link KeyAccess} allows (no type references, constructors or bean lookups),
+   * whose root and variables are those of {@link RateLimitKeyContext}, every root name and every
+   * method name checked now.
    *
    * @param what what the text must be, for messages, such as "must be a condition"
    * @throws IllegalArgumentException naming {@code where} and the text if it is empty, does not
@@ -145,8 +160,8 @@ final class KeyLanguage {
     }
     return root -> {
       EvaluationContext context =
-          SimpleEvaluationContext.forReadOnlyDataBinding()
-              .withInstanceMethods()
+          SimpleEvaluationContext.forPropertyAccessors(KeyAccess.READ)
+              .withMethodResolvers(KeyAccess.CALL)
               .withRootObject(root)
               .build();
       context.setVariable("request", root.getRequest());
@@ -177,6 +192,16 @@ final class KeyLanguage {
         && node instanceof MethodReference method
         && !RateLimitKeyContext.METHODS.contains(method.getName())) {
       return "'" + method.getName() + "(...)' is not one of " + RateLimitKeyContext.METHODS;
+    }
+    if (!atRoot
+        && node instanceof MethodReference method
+        && !KeyAccess.STRING_METHODS.contains(method.getName())) {
+      return "'"
+          + method.getName()
+          + "(...)' is not a method expressions may call: only the root's "
+          + RateLimitKeyContext.METHODS
+          + " and, on text, "
+          + new TreeSet<>(KeyAccess.STRING_METHODS);
     }
     if (node instanceof VariableReference
         && !RateLimitKeyContext.VARIABLES.contains(node.toStringAST().substring(1))) {

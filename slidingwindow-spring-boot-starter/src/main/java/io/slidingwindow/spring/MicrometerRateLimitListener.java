@@ -17,12 +17,17 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Requests the path firewall answered 400 are counted apart, by the untagged counter {@value
  * #REJECTED_PATHS_METRIC}: no rule saw them, and a meter name keeps one set of tag keys (Prometheus
- * needs it). It is registered at zero with this listener. Thread-safe.
+ * needs it). It is registered at zero with this listener. Requests whose key a rule's limiter had
+ * no room to track (see {@link io.slidingwindow.KeyOverflow}) are counted by {@value
+ * #KEY_OVERFLOWS_METRIC}, tag {@code rule}, registered at zero with the rule. Thread-safe.
  */
 public final class MicrometerRateLimitListener implements RateLimitListener {
 
   /** The counter's name. */
   public static final String METRIC = "slidingwindow.http.requests";
+
+  /** The counter of requests whose key a rule's limiter had no room to track. */
+  public static final String KEY_OVERFLOWS_METRIC = "slidingwindow.http.key.overflows";
 
   /** The counter of requests the path firewall answered 400. */
   public static final String REJECTED_PATHS_METRIC = "slidingwindow.http.rejected.paths";
@@ -31,6 +36,7 @@ public final class MicrometerRateLimitListener implements RateLimitListener {
 
   private final MeterRegistry registry;
   private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Counter> overflows = new ConcurrentHashMap<>();
   private final Counter rejectedPaths;
 
   /**
@@ -54,6 +60,24 @@ public final class MicrometerRateLimitListener implements RateLimitListener {
     for (String outcome : OUTCOMES) {
       counter(rule, outcome);
     }
+    overflows(rule);
+  }
+
+  @Override
+  public void onKeyOverflow(HttpRule rule) {
+    overflows(rule).increment();
+  }
+
+  private Counter overflows(HttpRule rule) {
+    return overflows.computeIfAbsent(
+        rule.name(),
+        name ->
+            Counter.builder(KEY_OVERFLOWS_METRIC)
+                .description(
+                    "HTTP requests whose key a rate limit rule had no room to track, answered by"
+                        + " its key overflow policy")
+                .tag("rule", name)
+                .register(registry));
   }
 
   @Override

@@ -16,17 +16,18 @@ import java.lang.annotation.Target;
  * Order order(@PathVariable String id) { ... }
  * }</pre>
  *
- * <p>Each limit is {@code PERMITS/WINDOW}, the window in Spring Boot's duration syntax ({@code
- * 500ms}, {@code 2s}, {@code 1m}, {@code 1h}, {@code PT30S}). The key is written as a rule's key in
- * {@code application.yml}: a shorthand ({@code ip}, {@code principal}, {@code header:NAME}, {@code
- * global}, {@code bean:NAME}) or a SpEL expression evaluated against the request before the handler
- * runs; see {@link RateLimitKeyContext} for what it can read. Its sources ({@code clientIp}, {@code
- * header('X')}, {@code principal}) are typed keys that never share a bucket, and a plain-text
- * result has a namespace of its own, so a header value cannot spell an address. An empty key means
- * the client address. A key that evaluates to null leaves the request unlimited by this annotation
- * (write {@code principal ?: clientIp} to fall back). Limits and expressions, with the names they
- * read, are checked at start-up. Refusals are answered as the filter's are (429, {@code
- * Retry-After}, problem body).
+ * <p>Each limit is {@code PERMITS/WINDOW} as {@link io.slidingwindow.Limit#parse} reads it, the
+ * window a whole number with a unit ({@code 500ms}, {@code 2s}, {@code 1m}, {@code 1h}, {@code 1d})
+ * or ISO-8601 ({@code PT30S}). The key is written as a rule's key in {@code application.yml}: a
+ * shorthand ({@code ip}, {@code principal}, {@code header:NAME}, {@code global}, {@code bean:NAME})
+ * or a SpEL expression evaluated against the request before the handler runs, in a restricted
+ * context (read-only properties, the root's methods and pure methods of text); see {@link
+ * RateLimitKeyContext} for what it can read. Its sources ({@code clientIp}, {@code header('X')},
+ * {@code principal}) are typed keys that never share a bucket, and a plain-text result has a
+ * namespace of its own, so a header value cannot spell an address. An empty key means the client
+ * address. A key that evaluates to null, or throws, counts the request under its client address.
+ * Limits and expressions, with the names and methods they use, are checked at start-up. Refusals
+ * are answered as the filter's are (429, {@code Retry-After}, problem body).
  *
  * <p>A client chooses its headers: keying on one gives each value sent a quota of its own. Key on a
  * value the application has checked (a {@code bean:NAME} resolver that knows the valid API keys, or

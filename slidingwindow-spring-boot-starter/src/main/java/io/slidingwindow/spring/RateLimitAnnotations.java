@@ -3,11 +3,9 @@ package io.slidingwindow.spring;
 import io.slidingwindow.Limit;
 import io.slidingwindow.http.HttpRule;
 import java.lang.reflect.Method;
-import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.springframework.boot.convert.DurationStyle;
 
 /**
  * What {@link RateLimit} means on any web stack: the rule of an annotated method, checked with
@@ -91,11 +89,13 @@ final class RateLimitAnnotations {
       throw new IllegalArgumentException(
           where + ": limits must hold at least one limit, was empty");
     }
-    for (String limit : annotation.limits()) {
-      rule.limit(parseLimit(where, limit));
+    String[] limits = annotation.limits();
+    for (int i = 0; i < limits.length; i++) {
+      rule.limit(parseLimit(where, i, limits[i]));
     }
     return rule.countRefusedAttempts(annotation.countRefusedAttempts())
         .dryRun(annotation.dryRun() || defaultDryRun)
+        .declaredOn(where)
         .build();
   }
 
@@ -114,27 +114,18 @@ final class RateLimitAnnotations {
     return b.append(')').toString();
   }
 
-  /** Parses {@code PERMITS/WINDOW}. */
-  static Limit parseLimit(String where, String text) {
-    int slash = text == null ? -1 : text.indexOf('/');
-    if (slash <= 0) {
-      throw new IllegalArgumentException(
-          where + ": limit must be PERMITS/WINDOW such as 500/2s, was '" + text + "'");
-    }
-    long permits;
-    Duration window;
+  /**
+   * Reads one of an annotation's limits with {@link Limit#parse}.
+   *
+   * @param where the annotated method, for the message
+   * @throws IllegalArgumentException naming {@code where}, the limit's index and {@link
+   *     Limit#parse}'s reason
+   */
+  static Limit parseLimit(String where, int index, String text) {
     try {
-      permits = Long.parseLong(text.substring(0, slash).trim());
-      window = DurationStyle.detectAndParse(text.substring(slash + 1).trim());
+      return Limit.parse(text);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          where + ": limit must be PERMITS/WINDOW such as 500/2s, was '" + text + "'", e);
-    }
-    try {
-      return Limit.of(permits, window);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          where + ": limit '" + text + "' is invalid: " + e.getMessage(), e);
+      throw new IllegalArgumentException(where + ": limits[" + index + "]: " + e.getMessage(), e);
     }
   }
 }

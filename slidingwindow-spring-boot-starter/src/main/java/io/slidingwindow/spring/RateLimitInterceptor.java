@@ -1,6 +1,5 @@
 package io.slidingwindow.spring;
 
-import io.slidingwindow.Limit;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
@@ -28,8 +27,9 @@ import org.springframework.web.servlet.HandlerInterceptor;
  * <p>Only the request dispatch is counted: async, error and forward dispatches pass. Keys are
  * written in the same language as rules' keys in {@code application.yml}: shorthands ({@code ip},
  * {@code principal}, {@code header:NAME}, {@code global}, {@code bean:NAME}) or an expression over
- * {@link RateLimitKeyContext} in a restricted context (no type references, constructors or bean
- * lookups); see {@link RateLimit#key()}. Thread-safe.
+ * {@link RateLimitKeyContext} in a restricted context (see {@link KeyLanguage}); see {@link
+ * RateLimit#key()}. A key that is null or throws counts the request under its client's address.
+ * Thread-safe.
  */
 public final class RateLimitInterceptor implements HandlerInterceptor {
 
@@ -185,18 +185,14 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
         .listener(listener)
         .rateLimitHeaders(rateLimitHeaders)
         .refusal(refusal)
+        .clientIp(clientIp)
         .build();
-  }
-
-  /** Parses {@code PERMITS/WINDOW}. */
-  static Limit parseLimit(String where, String text) {
-    return RateLimitAnnotations.parseLimit(where, text);
   }
 
   private KeyResolver keyResolver(String where, String key) {
     if (key.isBlank()) {
       return KeyResolver.clientIp(clientIp);
     }
-    return KeyExpressions.resolver(where + ": key", key, clientIp, keyResolverBeans);
+    return ServletKeys.resolver(where + ": key", key, clientIp, keyResolverBeans);
   }
 }

@@ -7,8 +7,9 @@ import org.springframework.web.server.ServerWebExchange;
 /**
  * Chooses the key of a request in a reactive application, for rules whose key is {@code bean:NAME}:
  * the WebFlux counterpart of the servlet {@code KeyResolver}. Return a typed {@link RequestKey}
- * ({@link RequestKey#custom(String)} for a value the application chose), or null to leave the
- * request unlimited by the rule.
+ * ({@link RequestKey#custom(String)} for a value the application chose; {@link
+ * ReactiveClientKeys#of} for the client address), or null to count the request under its client
+ * address, as a throw does too.
  *
  * <p>It runs on an event-loop thread for every request the rule matches: it must not block (no I/O,
  * no waiting on a lock held for long), and must be thread-safe.
@@ -17,7 +18,7 @@ import org.springframework.web.server.ServerWebExchange;
 public interface ReactiveKeyResolver {
 
   /**
-   * The key of {@code exchange}, or null to leave it unlimited by the rule.
+   * The key of {@code exchange}, or null to count it under its client address.
    *
    * @param principal the authenticated principal, already resolved; null if anonymous
    */

@@ -2,13 +2,8 @@ package io.slidingwindow.spring;
 
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.RequestKey;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.security.Principal;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.server.ServerWebExchange;
 
@@ -27,36 +22,7 @@ record ReactiveKeySource(ServerWebExchange exchange, Principal principal, Client
 
   @Override
   public RequestKey clientIp() {
-    return addresses.key(remoteAddress(exchange.getRequest()), forwardedFor(exchange.getRequest()));
-  }
-
-  /** The peer's address as text, as a servlet container reports it; empty if unknown. */
-  static String remoteAddress(ServerHttpRequest request) {
-    InetSocketAddress remote = request.getRemoteAddress();
-    if (remote == null) {
-      return "";
-    }
-    InetAddress address = remote.getAddress();
-    return address != null ? address.getHostAddress() : remote.getHostString();
-  }
-
-  /**
-   * Every {@code X-Forwarded-For} value, in order, each as sent (not split at commas). Read through
-   * {@code HttpHeaders.forEach}, whose signature Spring Framework 6 and 7 share: {@code
-   * HttpHeaders.get} takes an {@code Object} in 6 and a {@code String} in 7, so a call compiled
-   * against one fails on the other.
-   */
-  static List<String> forwardedFor(ServerHttpRequest request) {
-    List<String> values = new ArrayList<>(1);
-    request
-        .getHeaders()
-        .forEach(
-            (name, lines) -> {
-              if (name.equalsIgnoreCase(ClientAddresses.X_FORWARDED_FOR)) {
-                values.addAll(lines);
-              }
-            });
-    return values;
+    return ReactiveClientKeys.of(addresses, exchange.getRequest());
   }
 
   @Override

@@ -3,7 +3,7 @@ package io.slidingwindow.spring;
 import io.slidingwindow.http.RequestKey;
 import java.util.function.Function;
 
-/** The key language of {@link KeyExpressions} for reactive requests. */
+/** The key language of {@link KeyLanguage} for reactive requests. */
 final class ReactiveKeys {
 
   private ReactiveKeys() {}

@@ -122,6 +122,7 @@ final class ReactiveRateLimitAnnotations {
         .rateLimitHeaders(rateLimitHeaders)
         .refusal(refusal)
         .pathFirewall(PathFirewall.off())
+        .clientKey(ReactiveKeySource::clientIp)
         .build();
   }
 }

@@ -86,7 +86,9 @@ final class RuleBinder {
   }
 
   /**
-   * A limit from its properties, each value checked by {@link Limit} itself.
+   * A limit from its properties, each value checked by {@link Limit} itself: the window alone
+   * first, then the permits with it, then the precision, so that a message names the property at
+   * fault without reading the reason's text.
    *
    * @throws IllegalArgumentException naming the property ({@code prefix.permits}, {@code
    *     prefix.window} or {@code prefix.precision}) and {@link Limit}'s reason
@@ -99,28 +101,21 @@ final class RuleBinder {
     if (permits == null) {
       throw new IllegalArgumentException(prefix + ".permits: permits must be set, was null");
     }
-    Limit limit;
-    try {
-      limit = Limit.of(permits, spec.getWindow());
-    } catch (IllegalArgumentException ex) {
-      // Limit checks and names one argument at a time: "permits ..." or "window ..."
-      String argument = ex.getMessage().startsWith("permits") ? "permits" : "window";
-      throw new IllegalArgumentException(prefix + "." + argument + ": " + ex.getMessage(), ex);
-    }
-    if (spec.getPrecision() != null) {
-      Limit withDefaultPrecision = limit;
-      Duration precision = spec.getPrecision();
-      limit = bind(prefix + ".precision", () -> withDefaultPrecision.withPrecision(precision));
-    }
-    return limit;
+    // The window alone first (with a valid count), then the count with the checked window.
+    Duration window = bind(prefix + ".window", () -> Limit.of(1, spec.getWindow())).window();
+    Limit limit = bind(prefix + ".permits", () -> Limit.of(permits, window));
+    Duration precision = spec.getPrecision();
+    return precision == null
+        ? limit
+        : bind(prefix + ".precision", () -> limit.withPrecision(precision));
   }
 
-  /** The key resolver a {@code key} property names (see {@link KeyExpressions}). */
+  /** The key resolver a {@code key} property names (see {@link KeyLanguage}). */
   static KeyResolver keyResolver(
       String property,
       String key,
       ClientIpResolver clientIp,
       Function<String, KeyResolver> keyResolverBeans) {
-    return KeyExpressions.resolver(property, key, clientIp, keyResolverBeans);
+    return ServletKeys.resolver(property, key, clientIp, keyResolverBeans);
   }
 }

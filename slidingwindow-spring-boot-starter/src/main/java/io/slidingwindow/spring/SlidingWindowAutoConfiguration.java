@@ -22,6 +22,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
@@ -94,6 +95,7 @@ public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
                 .rateLimitHeaders(bound.isRateLimitHeaders())
                 .pathFirewall(pathFirewall)
                 .refusal(bound.getRefusal().toRefusal())
+                .clientIp(clientIp)
                 .build(),
         properties);
   }
@@ -130,6 +132,13 @@ public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
     registration.addUrlPatterns("/*");
     registration.setOrder(properties.getFilterOrder());
     return registration;
+  }
+
+  /** Warns at start-up when forwarded headers are believed from any peer. */
+  @Bean
+  static SmartInitializingSingleton slidingWindowForwardedHeadersCheck(
+      Environment environment, SlidingWindowHttpProperties properties) {
+    return new ForwardedHeadersCheck(environment, properties, true);
   }
 
   /** {@link RateLimit} on Spring MVC handler methods. */

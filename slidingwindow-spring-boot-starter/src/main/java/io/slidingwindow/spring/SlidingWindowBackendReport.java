@@ -22,8 +22,6 @@ final class SlidingWindowBackendReport implements SmartInitializingSingleton {
   private static final String REDIS_BACKEND = "io.slidingwindow.redis.RedisBackend";
   private static final String CONNECTION_FACTORY =
       "org.springframework.data.redis.connection.RedisConnectionFactory";
-  private static final String LETTUCE_FACTORY =
-      "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory";
 
   private final ConfigurableListableBeanFactory beans;
   private final Environment environment;
@@ -67,8 +65,9 @@ final class SlidingWindowBackendReport implements SmartInitializingSingleton {
     if (!ClassUtils.isPresent(REDIS_BACKEND, getClass().getClassLoader())) {
       if (redis.namesDeployment() || springDataRedis) {
         LOG.warn(
-            "slidingwindow: rate limits in memory: {} is configured, but io.slidingwindow:slidingwindow-redis"
-                + " is not on the class path; add it to share the limits through Redis",
+            "slidingwindow: rate limits in memory: {} is configured, but no Redis client adapter"
+                + " is on the class path; add io.slidingwindow:slidingwindow-redis-lettuce (or"
+                + " slidingwindow-redis-jedis) to share the limits through Redis",
             redis.namesDeployment() ? "slidingwindow.redis" : "spring.data.redis");
       } else {
         LOG.info(
@@ -76,18 +75,7 @@ final class SlidingWindowBackendReport implements SmartInitializingSingleton {
       }
       return;
     }
-    Class<?> type = connectionFactory == null ? null : beans.getType(connectionFactory);
-    boolean lettuce = type != null && type.getName().equals(LETTUCE_FACTORY);
-    if (type != null && !lettuce && !Boolean.FALSE.equals(redis.getApplicationConnection())) {
-      LOG.warn(
-          "slidingwindow: rate limits in memory: the application's Redis connection factory is a {},"
-              + " whose connection pool stays inside Spring Data Redis (the limiter runs on its"
-              + " Lettuce client only, and a client of the limiter's own from the same settings"
-              + " would be a second pool); use Lettuce for spring.data.redis (Spring Boot's"
-              + " default), set slidingwindow.redis.uri, or declare a RedisBackend bean"
-              + " (slidingwindow-redis-jedis: JedisBackends)",
-          type.getSimpleName());
-    } else if (Boolean.FALSE.equals(redis.getApplicationConnection())) {
+    if (Boolean.FALSE.equals(redis.getApplicationConnection())) {
       LOG.info(
           "slidingwindow: rate limits in memory: slidingwindow.redis.application-connection is false"
               + " and slidingwindow.redis names no uri, cluster.nodes or sentinel.master");
@@ -96,7 +84,7 @@ final class SlidingWindowBackendReport implements SmartInitializingSingleton {
           "slidingwindow: rate limits in memory: spring.data.redis is set, but the application has no"
               + " Spring Data Redis connection factory (add spring-boot-starter-data-redis) and"
               + " slidingwindow.redis names no uri, cluster.nodes or sentinel.master");
-    } else if (lettuce) {
+    } else if (connectionFactory != null) {
       LOG.info(
           "slidingwindow: rate limits in memory: no slidingwindow.redis uri, cluster.nodes or"
               + " sentinel.master, and no spring.data.redis property is set; set"

@@ -1,5 +1,6 @@
 package io.slidingwindow.spring;
 
+import io.slidingwindow.Limit;
 import io.slidingwindow.http.PathFirewall;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -63,6 +64,13 @@ public class SlidingWindowHttpProperties {
    * The most keys each rule tracks in memory; new keys beyond it are refused until old ones expire.
    */
   private long maxKeysPerRule = 100_000;
+
+  /**
+   * The most keys of one client (address) each rule tracks in memory, besides the address's own
+   * key; unset, one hundredth of max-keys-per-rule. A client's new keys beyond it are refused, so
+   * that a flood of made-up keys from a few addresses cannot fill the table for everyone else.
+   */
+  private Long maxKeysPerClient;
 
   /**
    * How often the in-memory limiters evict the keys whose windows count nothing, so that memory
@@ -130,6 +138,14 @@ public class SlidingWindowHttpProperties {
 
   public void setMaxKeysPerRule(long maxKeysPerRule) {
     this.maxKeysPerRule = maxKeysPerRule;
+  }
+
+  public Long getMaxKeysPerClient() {
+    return maxKeysPerClient;
+  }
+
+  public void setMaxKeysPerClient(Long maxKeysPerClient) {
+    this.maxKeysPerClient = maxKeysPerClient;
   }
 
   public Duration getCleanupInterval() {
@@ -403,6 +419,19 @@ public class SlidingWindowHttpProperties {
 
     public void setPrecision(Duration precision) {
       this.precision = precision;
+    }
+
+    /**
+     * The limit these properties describe, each value checked by {@link Limit} itself, the window
+     * first, so that a message names the property at fault without reading the reason's text.
+     *
+     * @param prefix the path of these properties, for messages, such as {@code
+     *     slidingwindow.http.rules.quotes.limits[0]}
+     * @throws IllegalArgumentException naming the property ({@code prefix.permits}, {@code
+     *     prefix.window} or {@code prefix.precision}) and {@link Limit}'s reason
+     */
+    public Limit toLimit(String prefix) {
+      return RuleBinder.limit(prefix, this);
     }
   }
 }

@@ -19,6 +19,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
 import org.springframework.web.server.WebFilter;
 
@@ -76,7 +77,8 @@ public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBean
                   .listener(listener)
                   .rateLimitHeaders(bound.isRateLimitHeaders())
                   .pathFirewall(pathFirewall)
-                  .refusal(bound.getRefusal().toRefusal());
+                  .refusal(bound.getRefusal().toRefusal())
+                  .clientKey(ReactiveKeySource::clientIp);
           for (RuleBinder.Bound rule : RuleBinder.bound(bound)) {
             core.rule(
                 rule.rule(),
@@ -111,6 +113,13 @@ public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBean
             keyBeans,
             properties.getRefusal().toRefusal());
     return new ReactiveRateLimitFilter(rules, addresses, annotations, properties.getFilterOrder());
+  }
+
+  /** Warns at start-up when forwarded headers are believed from any peer. */
+  @Bean
+  static SmartInitializingSingleton slidingWindowForwardedHeadersCheck(
+      Environment environment, SlidingWindowHttpProperties properties) {
+    return new ForwardedHeadersCheck(environment, properties, false);
   }
 
   /** Warns when the server is a Reactor Netty release that can leave a connection unread. */

@@ -1,10 +1,10 @@
 package io.slidingwindow.spring;
 
+import io.slidingwindow.FailurePolicy;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.http.RateLimiterFactory;
-import io.slidingwindow.redis.FailurePolicy;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
 import io.slidingwindow.redis.RedisUris;
@@ -19,12 +19,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.core.type.AnnotatedTypeMetadata;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.ClassUtils;
 
 /**
  * Puts every rule's windows in Redis when {@code slidingwindow-redis} is on the class path and
@@ -34,12 +37,16 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  *
  * <p>Which Redis, first match wins: a user-defined {@link RedisBackend} bean; the deployment that
  * {@code slidingwindow.redis.uri}, {@code slidingwindow.redis.cluster.nodes} or {@code
- * slidingwindow.redis.sentinel.master} names (a client of its own); the application's Spring Data
- * Redis {@link LettuceConnectionFactory} when some {@code spring.data.redis} property is set (or
- * {@code slidingwindow.redis.application-connection=true}): a connection of that factory's own
- * Lettuce client, with its hosts, Sentinel or Cluster, TLS and credentials, and no second client.
- * The choice is logged at INFO, passwords masked; when none applies, {@link
- * SlidingWindowBackendReport} logs why the limits stay in memory.
+ * slidingwindow.redis.sentinel.master} names (a client of its own, Lettuce through {@code
+ * slidingwindow-redis-lettuce}, else Jedis through {@code slidingwindow-redis-jedis}); the
+ * application's Spring Data Redis {@link RedisConnectionFactory} when some {@code
+ * spring.data.redis} property is set (or {@code slidingwindow.redis.application-connection=true}):
+ * the factory's own Lettuce client or Jedis pool, with its hosts, Sentinel or Cluster, TLS and
+ * credentials, and no second client (see {@link ApplicationRedis}). The choice is logged at INFO,
+ * passwords masked. Redis that is configured but cannot be used (no client adapter on the class
+ * path, a connection factory of another kind) stops the start with a message that says what to do;
+ * when no Redis is configured, {@link SlidingWindowBackendReport} logs why the limits stay in
+ * memory.
  *
  * <p>Backs off for a user-defined {@link RateLimiterFactory}. Runs after Spring Boot's Redis
  * auto-configuration and before {@link SlidingWindowAutoConfiguration}, whose in-memory factory
@@ -63,26 +70,28 @@ public class SlidingWindowRedisAutoConfiguration {
       LoggerFactory.getLogger(SlidingWindowRedisAutoConfiguration.class);
 
   /**
-   * A connection of the application's Spring Data Redis client, closed with the application context
-   * (the client itself stays the application's).
+   * A backend on the application's Spring Data Redis connection factory, closed with the
+   * application context (the factory's client and pool stay the application's).
    */
   @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(LettuceConnectionFactory.class)
+  @ConditionalOnClass(RedisConnectionFactory.class)
   @Conditional(UseApplicationConnection.class)
   static class ApplicationConnectionConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(RedisBackend.class)
-    @ConditionalOnBean(LettuceConnectionFactory.class)
+    @ConditionalOnBean(RedisConnectionFactory.class)
     ApplicationRedisConnection slidingWindowApplicationRedisConnection(
-        LettuceConnectionFactory factory) {
-      String description = ApplicationRedis.describe(factory);
-      RedisBackend backend = ApplicationRedis.connect(factory, description);
+        RedisConnectionFactory factory, ResourceLoader resources) {
+      ApplicationRedis.Connected connected =
+          ApplicationRedis.connect(factory, resources.getClassLoader());
       LOG.info(
           "slidingwindow: rate limits in Redis through the application's spring.data.redis"
-              + " connection ({})",
-          description);
-      return new ApplicationRedisConnection(backend, factory.getPhase());
+              + " connection ({}) over {}",
+          connected.description(),
+          connected.client());
+      int phase = factory instanceof SmartLifecycle lifecycle ? lifecycle.getPhase() : 0;
+      return new ApplicationRedisConnection(connected.backend(), phase);
     }
 
     /** Closed by its {@link ApplicationRedisConnection}. */
@@ -93,46 +102,76 @@ public class SlidingWindowRedisAutoConfiguration {
     }
   }
 
-  /** The connection, closed with the application context. */
+  /**
+   * The connection, closed with the application context: a Lettuce client of its own when {@code
+   * slidingwindow-redis-lettuce} is on the class path, else a Jedis client through {@code
+   * slidingwindow-redis-jedis}, whose connect and socket timeouts are the command timeout.
+   *
+   * @throws IllegalArgumentException naming the properties if they name no deployment or more than
+   *     one
+   * @throws IllegalStateException saying what to add if neither client adapter is on the class path
+   */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   @Conditional(RedisConfigured.class)
-  public RedisBackend slidingWindowRedisBackend(SlidingWindowRedisProperties properties) {
+  public RedisBackend slidingWindowRedisBackend(
+      SlidingWindowRedisProperties properties, ResourceLoader resources) {
     String uri = properties.getUri();
-    boolean cluster = !properties.getCluster().getNodes().isEmpty();
+    List<String> clusterNodes = properties.getCluster().getNodes();
     String master = properties.getSentinel().getMaster();
-    int chosen = (uri != null ? 1 : 0) + (cluster ? 1 : 0) + (master != null ? 1 : 0);
+    List<String> sentinelNodes = properties.getSentinel().getNodes();
+    int chosen =
+        (uri != null ? 1 : 0) + (clusterNodes.isEmpty() ? 0 : 1) + (master != null ? 1 : 0);
     if (chosen != 1) {
       throw new IllegalArgumentException(
           SlidingWindowRedisProperties.PREFIX
               + ": set exactly one of uri, cluster.nodes and sentinel.master, found "
               + chosen);
     }
-    if (uri != null) {
-      RedisBackend backend = RedisBackend.standalone(uri);
-      LOG.info(
-          "slidingwindow: rate limits in Redis through slidingwindow.redis.uri {}",
-          RedisUris.mask(uri));
-      return backend;
-    }
-    if (cluster) {
-      RedisBackend backend = RedisBackend.cluster(properties.getCluster().getNodes());
-      LOG.info(
-          "slidingwindow: rate limits in Redis through slidingwindow.redis.cluster.nodes {}",
-          RedisUris.mask(properties.getCluster().getNodes().toString()));
-      return backend;
-    }
-    if (properties.getSentinel().getNodes().isEmpty()) {
+    if (master != null && sentinelNodes.isEmpty()) {
       throw new IllegalArgumentException(
           SlidingWindowRedisProperties.PREFIX
               + ".sentinel.nodes must list the sentinels of master "
               + master);
     }
-    RedisBackend backend = RedisBackend.sentinel(properties.getSentinel().getNodes(), master);
-    LOG.info(
-        "slidingwindow: rate limits in Redis through slidingwindow.redis.sentinel master {} via {}",
-        master,
-        RedisUris.mask(properties.getSentinel().getNodes().toString()));
+    ClassLoader loader = resources.getClassLoader();
+    String client;
+    RedisBackend backend;
+    if (ClassUtils.isPresent(ApplicationRedis.LETTUCE_ADAPTER, loader)) {
+      client = "Lettuce";
+      backend =
+          ApplicationRedisClients.Lettuce.deployment(uri, clusterNodes, master, sentinelNodes);
+    } else if (ClassUtils.isPresent(ApplicationRedis.JEDIS_ADAPTER, loader)) {
+      client = "Jedis";
+      backend =
+          ApplicationRedisClients.Jedis.deployment(
+              uri, clusterNodes, master, sentinelNodes, properties.getCommandTimeout());
+    } else {
+      throw new IllegalStateException(
+          "slidingwindow: "
+              + SlidingWindowRedisProperties.PREFIX
+              + " names a Redis deployment, but no Redis client adapter is on the class path;"
+              + " add io.slidingwindow:slidingwindow-redis-lettuce (or"
+              + " slidingwindow-redis-jedis)");
+    }
+    if (uri != null) {
+      LOG.info(
+          "slidingwindow: rate limits in Redis through slidingwindow.redis.uri {} over {}",
+          RedisUris.mask(uri),
+          client);
+    } else if (!clusterNodes.isEmpty()) {
+      LOG.info(
+          "slidingwindow: rate limits in Redis through slidingwindow.redis.cluster.nodes {} over {}",
+          RedisUris.mask(clusterNodes.toString()),
+          client);
+    } else {
+      LOG.info(
+          "slidingwindow: rate limits in Redis through slidingwindow.redis.sentinel master {} via"
+              + " {} over {}",
+          master,
+          RedisUris.mask(sentinelNodes.toString()),
+          client);
+    }
     return backend;
   }
 
@@ -165,14 +204,8 @@ public class SlidingWindowRedisAutoConfiguration {
       @Override
       public KeyedRateLimiter<String> create(
           String ruleName, List<Limit> limits, boolean countRefusedAttempts) {
-        FailurePolicy policy =
-            switch (redis.getOnFailure()) {
-              case LOCAL ->
-                  FailurePolicy.fallbackTo(local.create(ruleName, limits, countRefusedAttempts));
-              case ALLOW -> FailurePolicy.failOpen();
-              case REFUSE -> FailurePolicy.failClosed();
-            };
-        return built.add(
+        FailurePolicy policy = redis.getOnFailure();
+        RedisRateLimiter.Builder builder =
             RedisRateLimiter.builder(backend)
                 .keyPrefix(
                     redis.getKeyPrefix() + ":" + ruleName.replace('{', '(').replace('}', ')'))
@@ -181,8 +214,12 @@ public class SlidingWindowRedisAutoConfiguration {
                 .commandTimeout(redis.getCommandTimeout())
                 .refusalCache(redis.getRefusalCache())
                 .batching(redis.isBatching())
-                .failurePolicy(policy)
-                .build());
+                .failurePolicy(policy);
+        if (policy == FailurePolicy.LOCAL) {
+          // The starter's in-memory limiter, with its key bound and clock.
+          builder.fallback(local.create(ruleName, limits, countRefusedAttempts));
+        }
+        return built.add(builder.build());
       }
 
       @Override

@@ -1,5 +1,6 @@
 package io.slidingwindow.spring;
 
+import io.slidingwindow.FailurePolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,16 +22,6 @@ public class SlidingWindowRedisProperties {
   /** The prefix of every property here. */
   public static final String PREFIX = "slidingwindow.redis";
 
-  /** What a limiter does while Redis does not answer. */
-  public enum OnFailure {
-    /** Limit each instance on its own, in memory, with the rule's limits (the default). */
-    LOCAL,
-    /** Let every request through. */
-    ALLOW,
-    /** Refuse every request. */
-    REFUSE
-  }
-
   /** A standalone server, e.g. {@code redis://127.0.0.1:6379}. */
   private String uri;
 
@@ -41,10 +32,10 @@ public class SlidingWindowRedisProperties {
   private final Sentinel sentinel = new Sentinel();
 
   /**
-   * Whether the limiter uses the application's own Lettuce connection factory (Spring Data Redis,
-   * {@code spring.data.redis.*}) when {@code uri}, {@code cluster.nodes} and {@code
+   * Whether the limiter uses the application's own connection factory (Spring Data Redis, {@code
+   * spring.data.redis.*}, on Lettuce or Jedis) when {@code uri}, {@code cluster.nodes} and {@code
    * sentinel.master} are all unset. Unset (the default): only when some {@code spring.data.redis}
-   * property is set; true: whenever the application has a {@code LettuceConnectionFactory}; false:
+   * property is set; true: whenever the application has a {@code RedisConnectionFactory}; false:
    * never.
    */
   private Boolean applicationConnection;
@@ -58,8 +49,13 @@ public class SlidingWindowRedisProperties {
   /** How long a limiter waits for Redis before its failure policy decides. */
   private Duration commandTimeout = Duration.ofMillis(50);
 
-  /** What a limiter does while Redis does not answer. */
-  private OnFailure onFailure = OnFailure.LOCAL;
+  /**
+   * What a limiter does while Redis fails (an error, no answer within the command timeout, an open
+   * circuit breaker): {@code local} limits each instance on its own, in memory, with the rule's
+   * limits (the default); {@code allow} lets every request through; {@code refuse} refuses every
+   * request.
+   */
+  private FailurePolicy onFailure = FailurePolicy.DEFAULT;
 
   /**
    * How many ids' refusals each rule's limiter remembers, to refuse a full id without a round trip
@@ -157,12 +153,13 @@ public class SlidingWindowRedisProperties {
     this.batching = batching;
   }
 
-  public OnFailure getOnFailure() {
+  public FailurePolicy getOnFailure() {
     return onFailure;
   }
 
-  public void setOnFailure(OnFailure onFailure) {
-    this.onFailure = onFailure;
+  /** Sets the failure policy; null (an empty value) means the default, {@code local}. */
+  public void setOnFailure(FailurePolicy onFailure) {
+    this.onFailure = onFailure == null ? FailurePolicy.DEFAULT : onFailure;
   }
 
   /** Redis Cluster: the seed nodes. */

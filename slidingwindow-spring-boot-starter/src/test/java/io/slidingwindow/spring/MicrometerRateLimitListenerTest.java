@@ -56,6 +56,28 @@ class MicrometerRateLimitListenerTest {
   }
 
   @Test
+  void onKeyOverflow_countedPerRuleFromZero() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    MicrometerRateLimitListener listener = new MicrometerRateLimitListener(registry);
+    HttpRule rule = HttpRule.builder("keys").limit(LIMIT).build();
+    listener.onRule(rule);
+    assertThat(overflows(registry, "keys")).isZero();
+
+    listener.onKeyOverflow(rule);
+    listener.onKeyOverflow(rule);
+
+    assertThat(overflows(registry, "keys")).isEqualTo(2);
+  }
+
+  private static double overflows(SimpleMeterRegistry registry, String rule) {
+    return registry
+        .get(MicrometerRateLimitListener.KEY_OVERFLOWS_METRIC)
+        .tags("rule", rule)
+        .counter()
+        .count();
+  }
+
+  @Test
   void onRejectedPath_countsTheFirewallsRefusalsApartFromEveryRule() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     MicrometerRateLimitListener listener = new MicrometerRateLimitListener(registry);

@@ -113,10 +113,7 @@ class RateLimitHttpTest {
       }
 
       @GetMapping("/fragile")
-      @RateLimit(
-          limits = "1/1m",
-          key = "#request.getHeader('X-Tenant').toUpperCase()",
-          name = "fragile")
+      @RateLimit(limits = "1/1m", key = "headerValue('X-Tenant').toUpperCase()", name = "fragile")
       String fragile() {
         return "fragile";
       }
@@ -245,20 +242,25 @@ class RateLimitHttpTest {
     assertThat(count("async", "allowed")).isEqualTo(2);
   }
 
+  /** A key that throws skips nothing: the request counts under its address, and is errored. */
   @Test
-  void failingKeys_requestGoesOnAndIsCountedAsErrored() throws Exception {
+  void failingKeys_countUnderTheClientAddressAndAreCountedAsErrored() throws Exception {
     assertThat(get("/v1/tenant").statusCode()).isEqualTo(200);
-    assertThat(get("/v1/tenant").statusCode()).as("fail-open, not limited").isEqualTo(200);
+    assertThat(get("/v1/tenant").statusCode())
+        .as("the address's one permit is spent")
+        .isEqualTo(429);
     assertThat(count("tenant", "errored")).isEqualTo(2);
-    assertThat(count("tenant", "allowed")).isZero();
+    assertThat(count("tenant", "allowed")).isEqualTo(1);
+    assertThat(count("tenant", "refused")).isEqualTo(1);
 
     assertThat(get("/fragile").body())
-        .isEqualTo("fragile"); // no X-Tenant: the key expression throws
+        .isEqualTo("fragile"); // no X-Tenant: the key expression throws, the address counts
     assertThat(count("fragile", "errored")).isEqualTo(1);
     assertThat(get("/fragile", "X-Tenant", "acme").statusCode()).isEqualTo(200);
     assertThat(get("/fragile", "X-Tenant", "acme").statusCode()).isEqualTo(429);
-    assertThat(count("fragile", "allowed")).isEqualTo(1);
-    assertThat(count("fragile", "refused")).isEqualTo(1);
+    assertThat(get("/fragile").statusCode()).as("the address's permit is spent").isEqualTo(429);
+    assertThat(count("fragile", "allowed")).isEqualTo(2);
+    assertThat(count("fragile", "refused")).isEqualTo(2);
   }
 
   @Test

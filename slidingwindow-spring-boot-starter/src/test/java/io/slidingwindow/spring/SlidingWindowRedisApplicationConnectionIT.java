@@ -7,6 +7,7 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
+import io.slidingwindow.redis.lettuce.LettuceBackends;
 import io.slidingwindow.testkit.redis.RedisClusterProcesses;
 import io.slidingwindow.testkit.redis.RedisSentinelProcesses;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
@@ -267,7 +268,7 @@ class SlidingWindowRedisApplicationConnectionIT {
         .withBean(
             "ordersRedis",
             RedisBackend.class,
-            () -> RedisBackend.standalone(redis.uri()),
+            () -> LettuceBackends.standalone(redis.uri()),
             definition -> definition.setDestroyMethodName("close"))
         .run(
             context -> {

@@ -106,6 +106,42 @@ class SlidingWindowRedisAutoConfigurationIT {
     }
   }
 
+  /**
+   * {@code on-failure} binds core's failure policy by its lower-case name: with Redis down, {@code
+   * allow} grants everything, {@code refuse} nothing, and {@code local} (the default) the limit.
+   */
+  @Test
+  void onFailure_eachPolicy_answersWhileRedisIsDown() {
+    for (String policy : List.of("allow", "refuse", "local", "")) {
+      try (RedisServerProcess doomed = RedisServerProcess.start()) {
+        runner
+            .withPropertyValues(
+                "slidingwindow.redis.uri=" + doomed.uri(),
+                "slidingwindow.redis.on-failure=" + policy)
+            .run(
+                context -> {
+                  KeyedRateLimiter<String> limiter =
+                      context
+                          .getBean(RateLimiterFactory.class)
+                          .create("policy-" + policy, THREE_PER_MINUTE, false);
+                  doomed.kill();
+                  int granted = 0;
+                  for (int i = 0; i < 5; i++) {
+                    granted += limiter.tryAcquire("client") ? 1 : 0;
+                  }
+                  assertThat(granted)
+                      .as("grants with Redis down under on-failure '%s'", policy)
+                      .isEqualTo(
+                          switch (policy) {
+                            case "allow" -> 5;
+                            case "refuse" -> 0;
+                            default -> 3;
+                          });
+                });
+      }
+    }
+  }
+
   @Test
   void userFactory_bothBackendsBackOff() {
     RateLimiterFactory mine = RateLimiterFactory.inMemory();

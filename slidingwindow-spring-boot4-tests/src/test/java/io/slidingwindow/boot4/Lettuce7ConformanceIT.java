@@ -6,9 +6,9 @@ import io.lettuce.core.LettuceVersion;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;
-import io.slidingwindow.redis.FailurePolicy;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
+import io.slidingwindow.redis.lettuce.LettuceBackends;
 import io.slidingwindow.testkit.FailingLimiter;
 import io.slidingwindow.testkit.RateLimiterConformance;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The core conformance kit (the sliding-log oracle's scenarios) against {@link RedisRateLimiter} on
  * Lettuce 7 and a real redis-server, in client-time mode so that the kit's fake clock drives the
- * script; slidingwindow-redis runs the same kit on Lettuce 6. A failure reaching the failure policy
- * fails the test.
+ * script; slidingwindow-redis-tests runs the same kit on Lettuce 6. A failure reaching the failure
+ * policy fails the test.
  */
 class Lettuce7ConformanceIT extends RateLimiterConformance {
 
@@ -30,7 +30,7 @@ class Lettuce7ConformanceIT extends RateLimiterConformance {
    */
   private static final class Shared {
     static final RedisServerProcess SERVER = RedisServerProcess.start();
-    static final RedisBackend BACKEND = RedisBackend.standalone(SERVER.uri());
+    static final RedisBackend BACKEND = LettuceBackends.standalone(SERVER.uri());
 
     static {
       Runtime.getRuntime().addShutdownHook(new Thread(BACKEND::close));
@@ -45,7 +45,7 @@ class Lettuce7ConformanceIT extends RateLimiterConformance {
         .countRefusedAttempts(countRefusedAttempts)
         .clientTime(ticker)
         .commandTimeout(Duration.ofSeconds(5))
-        .failurePolicy(FailurePolicy.fallbackTo(new FailingLimiter()))
+        .fallback(new FailingLimiter())
         .build();
   }
 
@@ -55,7 +55,9 @@ class Lettuce7ConformanceIT extends RateLimiterConformance {
     return 1_000;
   }
 
-  /** As in slidingwindow-redis: a clock stepping back is recorded into the newest stored run. */
+  /**
+   * As in slidingwindow-redis-tests: a clock stepping back is recorded into the newest stored run.
+   */
   @Override
   protected boolean decidesAtLatestReading() {
     return false;

@@ -2,6 +2,7 @@ package io.slidingwindow.gateway;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.slidingwindow.Ticker;
+import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.RateLimiterFactory;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -13,9 +14,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
+import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Registers the {@link SlidingWindowRateLimiter} bean {@code slidingWindowRateLimiter} when Spring
@@ -78,16 +81,33 @@ public class SlidingWindowGatewayAutoConfiguration {
               + " (the starter's Redis backend when Redis is configured)");
     }
     RateLimiterFactory chosen = factory;
+    RateLimiterFactory local =
+        RateLimiterFactory.inMemory(
+            ticker.getIfAvailable(Ticker::system), properties.getMaxKeysPerRoute());
     return property(
         "timeout",
         () ->
             new SlidingWindowRateLimiter(
                 chosen,
+                local,
                 properties.getTimeout(),
                 properties.getOnFailure(),
                 properties.isRateLimitHeaders(),
                 configurationService.getIfAvailable(),
-                registry.getIfUnique()));
+                registry.getIfUnique(),
+                Schedulers.parallel()));
+  }
+
+  /**
+   * The routes' default key: the authenticated user, else the client address ({@link
+   * GatewayKeys#principalOrAddress}, with the starter's {@link ClientAddresses}: trusted proxies
+   * and IPv6 prefix from {@code slidingwindow.http.*}). The gateway's own default refuses anonymous
+   * requests with 403 instead. Backs off for any {@code KeyResolver} bean of the application.
+   */
+  @Bean
+  @ConditionalOnMissingBean(KeyResolver.class)
+  public KeyResolver slidingWindowKeyResolver(ObjectProvider<ClientAddresses> addresses) {
+    return GatewayKeys.principalOrAddress(addresses.getIfAvailable(ClientAddresses::direct));
   }
 
   private static <T> T property(String name, Supplier<T> call) {

@@ -1,5 +1,6 @@
 package io.slidingwindow.gateway;
 
+import io.slidingwindow.FailurePolicy;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -25,8 +26,11 @@ public class SlidingWindowGatewayProperties {
    */
   private Duration timeout = SlidingWindowRateLimiter.DEFAULT_TIMEOUT;
 
-  /** What answers a decision that failed or took longer than the timeout: allow or refuse. */
-  private SlidingWindowRateLimiter.OnFailure onFailure = SlidingWindowRateLimiter.OnFailure.ALLOW;
+  /**
+   * What answers a decision that failed or took longer than the timeout: local (an in-memory
+   * limiter per route with its limits, the default), allow or refuse.
+   */
+  private FailurePolicy onFailure = FailurePolicy.DEFAULT;
 
   /** Whether responses carry the draft-10 RateLimit-Policy and RateLimit headers. */
   private boolean rateLimitHeaders = true;
@@ -50,11 +54,11 @@ public class SlidingWindowGatewayProperties {
     this.timeout = timeout;
   }
 
-  public SlidingWindowRateLimiter.OnFailure getOnFailure() {
+  public FailurePolicy getOnFailure() {
     return onFailure;
   }
 
-  public void setOnFailure(SlidingWindowRateLimiter.OnFailure onFailure) {
+  public void setOnFailure(FailurePolicy onFailure) {
     this.onFailure = onFailure;
   }
 

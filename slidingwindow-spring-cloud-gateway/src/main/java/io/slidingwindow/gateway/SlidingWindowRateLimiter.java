@@ -2,8 +2,10 @@ package io.slidingwindow.gateway;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.slidingwindow.Decision;
+import io.slidingwindow.FailurePolicy;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.spring.SlidingWindowHttpProperties.LimitSpec;
 import java.time.Duration;
@@ -11,8 +13,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
 import org.springframework.cloud.gateway.route.RouteDefinitionRouteLocator;
@@ -31,17 +35,24 @@ import reactor.core.scheduler.Schedulers;
  * {@code limits[i].precision} (see {@link Limit}). Routes without arguments of their own use those
  * of the gateway's default filters. A route with no limits, or with invalid ones, fails when its
  * filters are built, naming the argument. The key is the one the filter's {@code KeyResolver}
- * resolved; each route counts its keys apart from every other route.
+ * resolved (see {@link GatewayKeys} for resolvers that key on a checked API key or the client
+ * address), stored as {@link LimiterKeys#bounded} of itself, so that a long key costs no more than
+ * a short one; each route counts its keys apart from every other route.
  *
  * <p>Backends. Each route gets one {@link KeyedRateLimiter} from the {@link RateLimiterFactory}:
  * in-process by default, Redis when the application configures one (then every gateway instance
- * shares the route's windows). A Redis limiter is asked through its non-blocking call; an
- * in-process limiter decides at once without waiting for anything. When a route's limits change
- * (its definition is refreshed), the route gets a new limiter; unchanged limits keep their counts.
+ * shares the route's windows). Every decision goes through {@link KeyedRateLimiter#decideAsync}: a
+ * Redis limiter answers when Redis does, an in-process limiter at once. When a route's limits
+ * change (its definition is refreshed), the route gets a new limiter; unchanged limits keep their
+ * counts.
  *
  * <p>Failures. A decision that fails, or that has not come within the {@code timeout}, is answered
- * by the {@link OnFailure} policy, counted and logged (see {@code FailureReport}); a Redis limiter
- * that answers by its own failure policy while Redis is down is reported as well.
+ * by the {@link FailurePolicy}: {@link FailurePolicy#LOCAL} (the default) decides in this process's
+ * memory with the route's limits, {@link FailurePolicy#ALLOW} grants, {@link FailurePolicy#REFUSE}
+ * refuses; each is counted and logged (see {@code FailureReport}), and a Redis limiter that answers
+ * by its own failure policy while Redis is down is reported as well. A key the limiter rejects as
+ * invalid is no failure: the request is refused, whatever the policy, and the log says so once per
+ * route.
  *
  * <p>Headers. Every decided request gets draft-10 {@code RateLimit-Policy} and {@code RateLimit}
  * headers (unless turned off), a refused one also {@code Retry-After} in whole seconds, never
@@ -60,20 +71,12 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
   /** Where the filter arguments of the gateway's default filters are kept. */
   static final String DEFAULT_FILTERS = RouteDefinitionRouteLocator.DEFAULT_FILTERS;
 
-  /** What answers a decision that failed or did not come in time. */
-  public enum OnFailure {
-    /** Let the request through (the default, as the Redis limiters' default). */
-    ALLOW,
-    /** Refuse the request with {@code Retry-After: 1}. */
-    REFUSE
-  }
-
   private final RateLimiterFactory factory;
+  private final RateLimiterFactory local;
   private final Duration timeout;
-  private final OnFailure onFailure;
+  private final FailurePolicy onFailure;
   private final boolean headers;
   private final Scheduler timer;
-  private final Function<KeyedRateLimiter<String>, Decider> deciders;
   private final FailureReport report;
   private final Map<String, RouteLimiter> routes = new ConcurrentHashMap<>();
 
@@ -86,7 +89,8 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
    * @param factory makes each route's keyed limiter; the rule name it is given is {@code gateway.}
    *     followed by the route id
    * @param timeout how long a decision may take before {@code onFailure} answers; positive
-   * @param onFailure what answers a failed or late decision
+   * @param onFailure what answers a failed or late decision ({@link FailurePolicy#DEFAULT} is
+   *     {@link FailurePolicy#LOCAL}: an in-memory limiter per route, on the system clock)
    * @param headers whether to send the draft-10 {@code RateLimit-Policy} and {@code RateLimit}
    *     headers ({@code Retry-After} is always sent on a refusal)
    * @param configurationService the gateway's, to bind each route's arguments; may be null in tests
@@ -97,37 +101,38 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
   public SlidingWindowRateLimiter(
       RateLimiterFactory factory,
       Duration timeout,
-      OnFailure onFailure,
+      FailurePolicy onFailure,
       boolean headers,
       ConfigurationService configurationService,
       MeterRegistry registry) {
     this(
         factory,
+        RateLimiterFactory.inMemory(),
         timeout,
         onFailure,
         headers,
         configurationService,
         registry,
-        Schedulers.parallel(),
-        Decider::of);
+        Schedulers.parallel());
   }
 
   /**
-   * As the public constructor, with the scheduler that times decisions out and what asks each
-   * route's limiter (tests: a virtual clock and a decider that never answers).
+   * As the public constructor, with where {@link FailurePolicy#LOCAL} keeps each route's windows
+   * and the scheduler that times decisions out (tests: a fake clock and a virtual scheduler).
    */
   SlidingWindowRateLimiter(
       RateLimiterFactory factory,
+      RateLimiterFactory local,
       Duration timeout,
-      OnFailure onFailure,
+      FailurePolicy onFailure,
       boolean headers,
       ConfigurationService configurationService,
       MeterRegistry registry,
-      Scheduler timer,
-      Function<KeyedRateLimiter<String>, Decider> deciders) {
+      Scheduler timer) {
     super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
-    if (factory == null) {
-      throw new IllegalArgumentException("factory must not be null");
+    if (factory == null || local == null) {
+      throw new IllegalArgumentException(
+          (factory == null ? "factory" : "local") + " must not be null");
     }
     if (timeout == null || timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("timeout must be positive, was " + timeout);
@@ -136,11 +141,11 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
       throw new IllegalArgumentException("onFailure must not be null");
     }
     this.factory = factory;
+    this.local = local;
     this.timeout = timeout;
     this.onFailure = onFailure;
     this.headers = headers;
     this.timer = timer;
-    this.deciders = deciders;
     this.report = new FailureReport(registry);
   }
 
@@ -175,9 +180,15 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
     } catch (IllegalArgumentException e) {
       return Mono.error(e);
     }
+    String key = LimiterKeys.bounded(id == null ? "" : id);
     return Mono.defer(
             () -> {
-              CompletableFuture<Decision> stage = route.decider.decide(id, 1).toCompletableFuture();
+              CompletableFuture<Decision> stage;
+              try {
+                stage = route.limiter.decideAsync(key, 1).toCompletableFuture();
+              } catch (RuntimeException e) {
+                return Mono.error(e);
+              }
               // Never cancels the limiter's call: a timeout only stops waiting for it.
               Mono<Decision> decision = Mono.fromFuture(stage, true);
               // An in-process decision is already made: no timer to arm and cancel.
@@ -185,10 +196,13 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
             })
         .map(
             decision -> {
-              report.decided(routeId, route.decider.degraded());
+              report.decided(routeId, RedisBreakers.open(route.limiter));
+              if (decision.isKeyOverflow()) {
+                report.keyOverflow(routeId);
+              }
               return new Response(decision.allowed(), headersOf(route, decision));
             })
-        .onErrorResume(e -> Mono.just(failed(routeId, e)));
+        .onErrorResume(e -> Mono.just(failed(routeId, route, key, e)));
   }
 
   private Map<String, String> headersOf(RouteLimiter route, Decision decision) {
@@ -198,10 +212,43 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
     return decision.allowed() ? Map.of() : GatewayHeaders.retryAfterOnly(decision);
   }
 
-  private Response failed(String routeId, Throwable cause) {
-    boolean allowed = onFailure == OnFailure.ALLOW;
-    report.failed(routeId, cause, allowed);
-    return new Response(allowed, allowed ? Map.of() : GatewayHeaders.retryAfterOnePolicy());
+  /**
+   * The answer to a decision of {@code key} that failed with {@code error}: a refusal for a key the
+   * limiter rejected (never a grant), else the failure policy's.
+   */
+  private Response failed(String routeId, RouteLimiter route, String key, Throwable error) {
+    Throwable cause = unwrap(error);
+    if (cause instanceof IllegalArgumentException invalid) {
+      report.invalidKey(routeId, invalid);
+      return new Response(false, GatewayHeaders.retryAfterOnePolicy());
+    }
+    Response answer =
+        switch (onFailure) {
+          case ALLOW -> new Response(true, Map.of());
+          case REFUSE -> new Response(false, GatewayHeaders.retryAfterOnePolicy());
+          case LOCAL -> decideLocally(route, key);
+        };
+    report.failed(routeId, cause, answer.isAllowed());
+    return answer;
+  }
+
+  /** The route's in-memory decision, as {@link FailurePolicy#LOCAL} makes it. */
+  private Response decideLocally(RouteLimiter route, String key) {
+    try {
+      Decision decision = route.local().decide(key, 1);
+      return new Response(decision.allowed(), headersOf(route, decision));
+    } catch (RuntimeException e) {
+      return new Response(false, GatewayHeaders.retryAfterOnePolicy());
+    }
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    Throwable cause = error;
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
   }
 
   private Config configOf(String routeId) {
@@ -231,8 +278,7 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
         routeId,
         (id, existing) -> {
           if (existing != null && existing.limits.equals(limits)) {
-            return new RouteLimiter(
-                config, existing.limits, existing.policyNames, existing.decider);
+            return existing.boundTo(config);
           }
           KeyedRateLimiter<String> limiter = factory.create("gateway." + id, limits, false);
           if (limiter == null) {
@@ -240,22 +286,78 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
                 "route " + id + ": the limiter factory returned no limiter for " + limits);
           }
           return new RouteLimiter(
-              config, limits, GatewayHeaders.policyNames(id, limits), deciders.apply(limiter));
+              config,
+              limits,
+              GatewayHeaders.policyNames(id, limits),
+              limiter,
+              () -> local.create("gateway." + id, limits, false));
         });
   }
 
-  /** One route's limits, their header names and its decider, for one bound configuration. */
+  /**
+   * One route's limits, their header names, its limiter and the in-memory limiter of {@link
+   * FailurePolicy#LOCAL} (made on first use, shared by every configuration of the same limits), for
+   * one bound configuration.
+   */
   private static final class RouteLimiter {
     final Config config;
     final List<Limit> limits;
     final List<String> policyNames;
-    final Decider decider;
+    final KeyedRateLimiter<String> limiter;
+    private final LocalLimiter local;
 
-    RouteLimiter(Config config, List<Limit> limits, List<String> policyNames, Decider decider) {
+    RouteLimiter(
+        Config config,
+        List<Limit> limits,
+        List<String> policyNames,
+        KeyedRateLimiter<String> limiter,
+        Supplier<KeyedRateLimiter<String>> local) {
+      this(config, limits, policyNames, limiter, new LocalLimiter(local));
+    }
+
+    private RouteLimiter(
+        Config config,
+        List<Limit> limits,
+        List<String> policyNames,
+        KeyedRateLimiter<String> limiter,
+        LocalLimiter local) {
       this.config = config;
       this.limits = limits;
       this.policyNames = policyNames;
-      this.decider = decider;
+      this.limiter = limiter;
+      this.local = local;
+    }
+
+    RouteLimiter boundTo(Config newConfig) {
+      return new RouteLimiter(newConfig, limits, policyNames, limiter, local);
+    }
+
+    KeyedRateLimiter<String> local() {
+      return local.get();
+    }
+  }
+
+  /** The in-memory limiter of a route, made on first use. Thread-safe. */
+  private static final class LocalLimiter {
+    private final Supplier<KeyedRateLimiter<String>> create;
+    private volatile KeyedRateLimiter<String> limiter;
+
+    LocalLimiter(Supplier<KeyedRateLimiter<String>> create) {
+      this.create = create;
+    }
+
+    KeyedRateLimiter<String> get() {
+      KeyedRateLimiter<String> made = limiter;
+      if (made == null) {
+        synchronized (this) {
+          made = limiter;
+          if (made == null) {
+            made = create.get();
+            limiter = made;
+          }
+        }
+      }
+      return made;
     }
   }
 
@@ -316,24 +418,10 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
     }
 
     private static Limit limit(String prefix, LimitSpec spec) {
-      if (spec == null || spec.getPermits() == null) {
+      if (spec == null) {
         throw new IllegalArgumentException(prefix + ".permits: permits must be set, was null");
       }
-      Limit limit;
-      try {
-        limit = Limit.of(spec.getPermits(), spec.getWindow());
-      } catch (IllegalArgumentException e) {
-        String argument = e.getMessage().startsWith("permits") ? "permits" : "window";
-        throw new IllegalArgumentException(prefix + "." + argument + ": " + e.getMessage(), e);
-      }
-      if (spec.getPrecision() == null) {
-        return limit;
-      }
-      try {
-        return limit.withPrecision(spec.getPrecision());
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(prefix + ".precision: " + e.getMessage(), e);
-      }
+      return spec.toLimit(prefix);
     }
 
     @Override

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.slidingwindow.Limit;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
+import io.slidingwindow.redis.lettuce.LettuceBackends;
 import io.slidingwindow.testkit.http.LoopbackBackend;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.net.URI;
@@ -78,7 +79,7 @@ class GatewayRedisIT {
     assertThat(redis.cli("KEYS", "sw:gateway.orders:*")).isNotBlank();
 
     // Another instance: the same route's limits and key prefix on the same Redis.
-    try (RedisBackend other = RedisBackend.standalone(redis.uri())) {
+    try (RedisBackend other = LettuceBackends.standalone(redis.uri())) {
       RedisRateLimiter instance =
           RedisRateLimiter.builder(other)
               .keyPrefix("sw:gateway.orders")

@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.slidingwindow.Decision;
+import io.slidingwindow.FailurePolicy;
 import io.slidingwindow.KeyedRateLimiter;
+import io.slidingwindow.Limit;
+import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
 import java.time.Duration;
@@ -12,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
@@ -37,15 +42,47 @@ class SlidingWindowRateLimiterTest {
       };
 
   private SlidingWindowRateLimiter limiter(
-      SlidingWindowRateLimiter.OnFailure onFailure,
-      boolean headers,
-      Function<KeyedRateLimiter<String>, Decider> deciders) {
+      FailurePolicy onFailure, boolean headers, RateLimiterFactory factory) {
     return new SlidingWindowRateLimiter(
-        inMemory, TIMEOUT, onFailure, headers, null, registry, timer, deciders);
+        factory,
+        RateLimiterFactory.inMemory(ticker, 1000),
+        TIMEOUT,
+        onFailure,
+        headers,
+        null,
+        registry,
+        timer);
   }
 
   private SlidingWindowRateLimiter limiter() {
-    return limiter(SlidingWindowRateLimiter.OnFailure.ALLOW, true, Decider::of);
+    return limiter(FailurePolicy.ALLOW, true, inMemory);
+  }
+
+  /** A backend whose limiters answer through {@code answer}, which may never complete. */
+  private static RateLimiterFactory answering(
+      Function<String, CompletableFuture<Decision>> answer) {
+    return (ruleName, limits, countRefused) ->
+        new KeyedRateLimiter<>() {
+          @Override
+          public boolean tryAcquire(String key, long permits) {
+            throw new AssertionError("not used");
+          }
+
+          @Override
+          public Decision decide(String key, long permits) {
+            throw new AssertionError("not used");
+          }
+
+          @Override
+          public CompletionStage<Decision> decideAsync(String key, long permits) {
+            return answer.apply(key);
+          }
+
+          @Override
+          public List<Limit> limits() {
+            return limits;
+          }
+        };
   }
 
   private static Response decide(SlidingWindowRateLimiter limiter, String route, String key) {
@@ -145,8 +182,7 @@ class SlidingWindowRateLimiterTest {
 
   @Test
   void isAllowed_headersOff_sendsOnlyRetryAfterOnRefusal() {
-    SlidingWindowRateLimiter limiter =
-        limiter(SlidingWindowRateLimiter.OnFailure.ALLOW, false, Decider::of);
+    SlidingWindowRateLimiter limiter = limiter(FailurePolicy.ALLOW, false, inMemory);
     limiter.getConfig().put("r", config(1, sec(10)));
 
     assertThat(decide(limiter, "r", "k").getHeaders()).isEmpty();
@@ -187,9 +223,8 @@ class SlidingWindowRateLimiterTest {
 
   @Test
   void isAllowed_decisionLaterThanTimeout_refusePolicyAnswersAtTheTimeout() {
-    CompletableFuture<io.slidingwindow.Decision> never = new CompletableFuture<>();
-    SlidingWindowRateLimiter limiter =
-        limiter(SlidingWindowRateLimiter.OnFailure.REFUSE, true, l -> (key, permits) -> never);
+    CompletableFuture<Decision> never = new CompletableFuture<>();
+    SlidingWindowRateLimiter limiter = limiter(FailurePolicy.REFUSE, true, answering(key -> never));
     limiter.getConfig().put("r", config(1, sec(10)));
 
     StepVerifier.create(limiter.isAllowed("r", "k"))
@@ -208,10 +243,7 @@ class SlidingWindowRateLimiterTest {
   @Test
   void isAllowed_decisionLaterThanTimeout_allowPolicyLetsThroughAndCounts() {
     SlidingWindowRateLimiter limiter =
-        limiter(
-            SlidingWindowRateLimiter.OnFailure.ALLOW,
-            true,
-            l -> (key, permits) -> new CompletableFuture<>());
+        limiter(FailurePolicy.ALLOW, true, answering(key -> new CompletableFuture<>()));
     limiter.getConfig().put("r", config(1, sec(10)));
 
     for (int i = 0; i < 2; i++) {
@@ -227,36 +259,38 @@ class SlidingWindowRateLimiterTest {
     assertThat(failures("r", "timeout", "allowed")).isEqualTo(2);
   }
 
+  /** The default policy decides late decisions in memory, with the route's limits. */
+  @Test
+  void isAllowed_decisionLaterThanTimeout_localPolicyDecidesInMemory() {
+    SlidingWindowRateLimiter limiter =
+        limiter(FailurePolicy.DEFAULT, true, answering(key -> new CompletableFuture<>()));
+    limiter.getConfig().put("r", config(1, sec(10)));
+    List<Response> responses = new ArrayList<>();
+
+    for (int i = 0; i < 2; i++) {
+      StepVerifier.create(limiter.isAllowed("r", "k"))
+          .then(() -> timer.advanceTimeBy(TIMEOUT))
+          .consumeNextWith(responses::add)
+          .verifyComplete();
+    }
+
+    assertThat(responses.get(0).isAllowed()).isTrue();
+    assertThat(responses.get(1).isAllowed()).as("the local window holds one").isFalse();
+    assertThat(responses.get(1).getHeaders()).containsKeys("RateLimit", "Retry-After");
+    assertThat(failures("r", "timeout", "allowed")).isEqualTo(1);
+    assertThat(failures("r", "timeout", "refused")).isEqualTo(1);
+  }
+
   @Test
   void isAllowed_limiterThrows_policyAnswersAndCountsAnError() {
-    RateLimiterFactory throwing =
-        (ruleName, limits, countRefused) ->
-            new KeyedRateLimiter<>() {
-              @Override
-              public boolean tryAcquire(String key, long permits) {
-                throw new IllegalStateException("backend down");
-              }
-
-              @Override
-              public io.slidingwindow.Decision decide(String key, long permits) {
-                throw new IllegalStateException("backend down");
-              }
-
-              @Override
-              public List<io.slidingwindow.Limit> limits() {
-                return limits;
-              }
-            };
     SlidingWindowRateLimiter limiter =
-        new SlidingWindowRateLimiter(
-            throwing,
-            TIMEOUT,
-            SlidingWindowRateLimiter.OnFailure.REFUSE,
+        limiter(
+            FailurePolicy.REFUSE,
             true,
-            null,
-            registry,
-            timer,
-            Decider::of);
+            answering(
+                key -> {
+                  throw new IllegalStateException("backend down");
+                }));
     limiter.getConfig().put("r", config(1, sec(10)));
 
     Response response = decide(limiter, "r", "k");
@@ -265,29 +299,98 @@ class SlidingWindowRateLimiterTest {
     assertThat(failures("r", "error", "refused")).isEqualTo(1);
   }
 
+  /** An invalid key is never a backend failure: no policy turns it into a grant. */
   @Test
-  void isAllowed_limiterAnsweringByItsOwnPolicy_isCountedAsDegraded() {
+  void isAllowed_limiterRejectsTheKey_refusedWhateverThePolicy() {
+    for (FailurePolicy policy : FailurePolicy.values()) {
+      SlidingWindowRateLimiter atOnce =
+          limiter(
+              policy,
+              true,
+              answering(
+                  key -> {
+                    throw new IllegalArgumentException("key must take at most 1024 bytes");
+                  }));
+      SlidingWindowRateLimiter later =
+          limiter(
+              policy,
+              true,
+              answering(
+                  key -> CompletableFuture.failedFuture(new IllegalArgumentException("bad key"))));
+      atOnce.getConfig().put("r", config(1, sec(10)));
+      later.getConfig().put("r", config(1, sec(10)));
+
+      assertThat(decide(atOnce, "r", "k").isAllowed()).as(policy.name()).isFalse();
+      assertThat(decide(later, "r", "k").isAllowed()).as(policy.name()).isFalse();
+    }
+    assertThat(failures("r", "invalid-key", "refused")).isEqualTo(6);
+  }
+
+  /** A key of 1,100 characters is stored as its digest: bounded, and limited like any other. */
+  @Test
+  void isAllowed_longKey_isBoundedAndLimited() {
+    List<String> seen = new ArrayList<>();
+    RateLimiterFactory recording =
+        (ruleName, limits, countRefused) -> {
+          KeyedRateLimiter<String> inner = inMemory.create(ruleName, limits, countRefused);
+          return new KeyedRateLimiter<>() {
+            @Override
+            public boolean tryAcquire(String key, long permits) {
+              throw new AssertionError("not used");
+            }
+
+            @Override
+            public Decision decide(String key, long permits) {
+              seen.add(key);
+              return inner.decide(key, permits);
+            }
+
+            @Override
+            public List<Limit> limits() {
+              return limits;
+            }
+          };
+        };
+    SlidingWindowRateLimiter limiter = limiter(FailurePolicy.ALLOW, true, recording);
+    limiter.getConfig().put("r", config(5, sec(10)));
+    String longKey = "k".repeat(1_100);
+
+    int granted = 0;
+    for (int i = 0; i < 12; i++) {
+      granted += decide(limiter, "r", longKey).isAllowed() ? 1 : 0;
+    }
+
+    assertThat(granted).isEqualTo(5);
+    assertThat(seen).allMatch(key -> key.equals(LimiterKeys.bounded(longKey)));
+    assertThat(seen.get(0)).hasSizeLessThanOrEqualTo(LimiterKeys.MAX_CHARS);
+  }
+
+  @Test
+  void isAllowed_tableFull_countsTheOverflow() {
     SlidingWindowRateLimiter limiter =
         limiter(
-            SlidingWindowRateLimiter.OnFailure.ALLOW,
+            FailurePolicy.ALLOW,
             true,
-            l ->
-                new Decider() {
-                  @Override
-                  public java.util.concurrent.CompletionStage<io.slidingwindow.Decision> decide(
-                      String key, long permits) {
-                    return CompletableFuture.completedFuture(l.decide(key, permits));
-                  }
-
-                  @Override
-                  public boolean degraded() {
-                    return true;
-                  }
-                });
+            (ruleName, limits, countRefused) ->
+                RateLimiterFactory.inMemory(ticker, 2).create(ruleName, limits, countRefused));
     limiter.getConfig().put("r", config(1, sec(10)));
 
-    decide(limiter, "r", "k");
-    decide(limiter, "r", "k");
+    decide(limiter, "r", "a");
+    decide(limiter, "r", "b");
+    Response third = decide(limiter, "r", "c");
+
+    assertThat(third.isAllowed()).isFalse();
+    assertThat(registry.get(FailureReport.KEY_OVERFLOWS).tag("route", "r").counter().count())
+        .isEqualTo(1);
+  }
+
+  @Test
+  void failureReport_limiterAnsweringByItsOwnPolicy_isCountedAsDegraded() {
+    FailureReport report = new FailureReport(registry);
+
+    report.decided("r", true);
+    report.decided("r", true);
+    report.decided("r", false);
 
     var degraded = registry.find(FailureReport.DEGRADED).tag("route", "r").counter();
     assertThat(degraded).isNotNull();
@@ -300,7 +403,7 @@ class SlidingWindowRateLimiterTest {
         new SlidingWindowRateLimiter(
             inMemory,
             TIMEOUT,
-            SlidingWindowRateLimiter.OnFailure.ALLOW,
+            FailurePolicy.ALLOW,
             true,
             new ConfigurationService(new DefaultListableBeanFactory(), () -> null, () -> null),
             registry);
@@ -328,7 +431,7 @@ class SlidingWindowRateLimiterTest {
         new SlidingWindowRateLimiter(
             inMemory,
             TIMEOUT,
-            SlidingWindowRateLimiter.OnFailure.ALLOW,
+            FailurePolicy.ALLOW,
             true,
             new ConfigurationService(new DefaultListableBeanFactory(), () -> null, () -> null),
             registry);
@@ -363,18 +466,12 @@ class SlidingWindowRateLimiterTest {
     assertThatThrownBy(
             () ->
                 new SlidingWindowRateLimiter(
-                    inMemory,
-                    Duration.ZERO,
-                    SlidingWindowRateLimiter.OnFailure.ALLOW,
-                    true,
-                    null,
-                    null))
+                    inMemory, Duration.ZERO, FailurePolicy.ALLOW, true, null, null))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("timeout must be positive, was PT0S");
     assertThatThrownBy(
             () ->
-                new SlidingWindowRateLimiter(
-                    null, TIMEOUT, SlidingWindowRateLimiter.OnFailure.ALLOW, true, null, null))
+                new SlidingWindowRateLimiter(null, TIMEOUT, FailurePolicy.ALLOW, true, null, null))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("factory must not be null");
   }

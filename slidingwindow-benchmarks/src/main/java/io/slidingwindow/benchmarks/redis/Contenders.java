@@ -12,11 +12,12 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
+import io.slidingwindow.FailurePolicy;
 import io.slidingwindow.Limit;
-import io.slidingwindow.redis.FailurePolicy;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
 import io.slidingwindow.redis.jedis.JedisBackends;
+import io.slidingwindow.redis.lettuce.LettuceBackends;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -131,7 +132,7 @@ return 0
   Contenders(String uri, int port, int threads) {
     this.port = port;
     this.threads = threads;
-    this.backend = RedisBackend.standalone(uri);
+    this.backend = LettuceBackends.standalone(uri);
     this.bucket4jClient = RedisClient.create(uri);
     this.bucket4jConnection =
         bucket4jClient.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE));
@@ -272,7 +273,7 @@ return 0
         RedisRateLimiter.builder(on)
             .limit(Limit.of(permits, WINDOW))
             .commandTimeout(TIMEOUT)
-            .failurePolicy(FailurePolicy.failClosed());
+            .failurePolicy(FailurePolicy.REFUSE);
     if (!refusalCache) {
       builder.refusalCache(0);
     }

@@ -6,9 +6,9 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
+import io.slidingwindow.FailurePolicy;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;
-import io.slidingwindow.redis.FailurePolicy;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
 import java.nio.charset.StandardCharsets;
@@ -48,7 +48,7 @@ final class RedisMemory {
               .limit(limit)
               .clientTime(ticker)
               .commandTimeout(Duration.ofSeconds(5))
-              .failurePolicy(FailurePolicy.failClosed())
+              .failurePolicy(FailurePolicy.REFUSE)
               .build();
       String id = "memory-" + limit.permits();
       // One grant per bucket (60 ms apart) or per microsecond: the most runs the limit can hold.

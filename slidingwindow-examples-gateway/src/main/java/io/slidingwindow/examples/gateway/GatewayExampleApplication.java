@@ -1,11 +1,13 @@
 package io.slidingwindow.examples.gateway;
 
-import java.net.InetSocketAddress;
+import io.slidingwindow.gateway.GatewayKeys;
+import io.slidingwindow.http.ClientAddresses;
+import java.util.Set;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.context.annotation.Bean;
-import reactor.core.publisher.Mono;
 
 /**
  * A gateway in front of one backend ({@code backend.uri}, {@code http://127.0.0.1:8081} by default)
@@ -17,22 +19,18 @@ import reactor.core.publisher.Mono;
 public class GatewayExampleApplication {
 
   /**
-   * The client's {@code X-Api-Key} header, or else its address: the key each limit counts by.
-   * Referenced by the route as {@code #{@apiKeyResolver}}.
+   * The key each limit counts by: the client's {@code X-Api-Key} if this gateway issued it ({@code
+   * gateway.api-keys}), else the client's address (IPv6 by its /64; {@code X-Forwarded-For} only
+   * from {@code slidingwindow.http.trusted-proxies}). A client chooses the header it sends: keying
+   * on it as sent would give every made-up value a fresh quota, so keys nobody issued, and requests
+   * without one, all count against their address. Referenced by the route as {@code
+   * #{@apiKeyResolver}}.
    */
   @Bean
-  KeyResolver apiKeyResolver() {
-    return exchange -> {
-      String apiKey = exchange.getRequest().getHeaders().getFirst("X-Api-Key");
-      if (apiKey != null && !apiKey.isBlank()) {
-        return Mono.just("key:" + apiKey);
-      }
-      InetSocketAddress remote = exchange.getRequest().getRemoteAddress();
-      return Mono.justOrEmpty(
-          remote == null || remote.getAddress() == null
-              ? null
-              : "ip:" + remote.getAddress().getHostAddress());
-    };
+  KeyResolver apiKeyResolver(
+      @Value("${gateway.api-keys}") Set<String> issuedKeys, ClientAddresses addresses) {
+    Set<String> issued = Set.copyOf(issuedKeys);
+    return GatewayKeys.issuedKey("X-Api-Key", issued::contains, addresses);
   }
 
   public static void main(String[] args) {

@@ -6,92 +6,121 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.Supplier;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.commands.ScriptingKeyCommands;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
- * {@link ScriptClient} over a Jedis client. Jedis blocks the calling thread until Redis answers or
- * the client's socket timeout passes, so every stage returned here is already complete. Jedis
- * reports Redis's error replies as {@link JedisDataException}s (NOSCRIPT as its subclass {@code
- * JedisNoScriptException}); anything else, such as a {@code JedisConnectionException} for a socket
- * timeout, is a call without an answer. Thread-safe as far as the client is (a pooled {@code
- * RedisClient} is).
+ * {@link ScriptClient} over Jedis: a shared client ({@link UnifiedJedis}, which pools its own
+ * connections), or connections borrowed one per call and closed after it (a pooled {@link Jedis}
+ * then goes back to its pool, or is dropped if the call broke it). Jedis blocks the calling thread
+ * until Redis answers or the client's socket timeout passes, so every stage returned here is
+ * already complete. Jedis reports Redis's error replies as {@link JedisDataException}s (NOSCRIPT as
+ * its subclass {@code JedisNoScriptException}, a refused AUTH as {@code
+ * JedisAccessControlException}, possibly inside the failure to get a pooled connection); anything
+ * else, such as a {@code JedisConnectionException} for a socket timeout, is a call without an
+ * answer. Thread-safe as far as the client or the source of connections is (a pool is).
  */
 final class JedisScriptClient implements ScriptClient {
 
-  /** The least time between two slot-map refreshes that failed calls ask for. */
-  private static final long REFRESH_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-  private final UnifiedJedis jedis;
-
-  /** Reads a Cluster's slot map again (blocking); null when not Cluster. */
-  private final Runnable slotRefresh;
-
-  /** When a failed call last asked for a slot-map refresh (System.nanoTime). */
-  private final AtomicLong lastRefresh = new AtomicLong(System.nanoTime() - REFRESH_INTERVAL_NANOS);
-
-  /** A client of a standalone Redis (or a Sentinel-managed master). */
-  JedisScriptClient(UnifiedJedis jedis) {
-    this(jedis, null);
+  /** Runs one command on a connection of the client's: the shared one, or a borrowed one. */
+  @FunctionalInterface
+  interface Connections {
+    Object run(Function<ScriptingKeyCommands, Object> command);
   }
 
-  /** A client of a Redis Cluster whose slot map {@code slotRefresh} reads again (or not). */
-  JedisScriptClient(UnifiedJedis jedis, Runnable slotRefresh) {
-    this.jedis = jedis;
+  private final Connections connections;
+
+  /** Reads a Cluster's slot map again (blocking); null when not Cluster or not possible. */
+  private final Runnable slotRefresh;
+
+  private final boolean cluster;
+
+  private JedisScriptClient(Connections connections, boolean cluster, Runnable slotRefresh) {
+    this.connections = connections;
+    this.cluster = cluster;
     this.slotRefresh = slotRefresh;
+  }
+
+  /** Over a client of a standalone Redis or a Sentinel-managed master. */
+  static JedisScriptClient standalone(UnifiedJedis jedis) {
+    return new JedisScriptClient(command -> command.apply(jedis), false, null);
+  }
+
+  /** Over a client of a Redis Cluster whose slot map {@code slotRefresh} reads again, or null. */
+  static JedisScriptClient cluster(UnifiedJedis jedis, Runnable slotRefresh) {
+    return new JedisScriptClient(command -> command.apply(jedis), true, slotRefresh);
+  }
+
+  /**
+   * Over connections to a standalone Redis or a Sentinel-managed master that {@code borrow} hands
+   * out, one per call, closed after it.
+   */
+  static JedisScriptClient borrowing(Supplier<? extends Jedis> borrow) {
+    return new JedisScriptClient(
+        command -> {
+          try (Jedis jedis = borrow.get()) {
+            return command.apply(jedis);
+          }
+        },
+        false,
+        null);
   }
 
   @Override
   public CompletableFuture<List<Object>> evalsha(String sha1, String[] keys, String[] args) {
-    return call(() -> jedis.evalsha(sha1, Arrays.asList(keys), Arrays.asList(args)));
+    return call(jedis -> jedis.evalsha(sha1, Arrays.asList(keys), Arrays.asList(args)));
   }
 
   @Override
   public CompletableFuture<List<Object>> eval(String script, String[] keys, String[] args) {
-    return call(() -> jedis.eval(script, Arrays.asList(keys), Arrays.asList(args)));
+    return call(jedis -> jedis.eval(script, Arrays.asList(keys), Arrays.asList(args)));
   }
 
   /** Runs {@code command} on this thread: a stage complete with its reply, or with its failure. */
-  private static CompletableFuture<List<Object>> call(Supplier<Object> command) {
+  private CompletableFuture<List<Object>> call(Function<ScriptingKeyCommands, Object> command) {
     try {
-      return CompletableFuture.completedFuture(reply(command.get()));
+      return CompletableFuture.completedFuture(reply(connections.run(command)));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
   }
 
+  /**
+   * Redis's error reply in {@code failure} or its causes (a pool that cannot open a connection
+   * wraps the AUTH refusal that stopped it), or null.
+   */
   @Override
   public String errorReply(Throwable failure) {
-    if (!(failure instanceof JedisDataException)) {
-      return null;
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof JedisDataException) {
+        return t.getMessage() == null ? "" : t.getMessage();
+      }
+      if (t.getCause() == t) {
+        break;
+      }
     }
-    return failure.getMessage() == null ? "" : failure.getMessage();
+    return null;
   }
 
   /**
-   * On Cluster, reads the slot map again in the background, at most once a second, so that after a
-   * failover calls reach the promoted replica; the call itself is not sent again. Elsewhere
-   * nothing: the pool replaces broken connections.
+   * Reads the slot map again in a thread of the common pool (Jedis blocks while it reads), so that
+   * after a failover calls reach the promoted replica; the call itself is not sent again. A refresh
+   * that fails is left to the next call without an answer.
    */
   @Override
-  public void onNoAnswer(Throwable failure) {
-    if (slotRefresh == null) {
-      return;
-    }
-    long last = lastRefresh.get();
-    long now = System.nanoTime();
-    if (now - last >= REFRESH_INTERVAL_NANOS && lastRefresh.compareAndSet(last, now)) {
-      CompletableFuture.runAsync(slotRefresh)
-          .exceptionally(e -> null); // the next failed call asks again
+  public void refreshTopology() {
+    if (slotRefresh != null) {
+      var unused = CompletableFuture.runAsync(slotRefresh).exceptionally(e -> null);
     }
   }
 
   @Override
   public boolean isCluster() {
-    return slotRefresh != null;
+    return cluster;
   }
 
   /**

@@ -11,8 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A backend on a free loopback port that answers 200 "ok" to everything and counts the requests it
- * got: what a gateway or proxy under test forwards to.
+ * A backend on a free loopback port that answers 200 and a fixed body ("ok" unless told) to
+ * everything and counts the requests it got: what a gateway or proxy under test forwards to.
  */
 public final class LoopbackBackend implements AutoCloseable {
 
@@ -23,8 +23,14 @@ public final class LoopbackBackend implements AutoCloseable {
     this.server = server;
   }
 
-  /** Starts a backend on a free loopback port. */
+  /** Starts a backend on a free loopback port that answers "ok". */
   public static LoopbackBackend start() {
+    return start("ok");
+  }
+
+  /** Starts a backend on a free loopback port that answers {@code body}. */
+  public static LoopbackBackend start(String body) {
+    byte[] answer = body.getBytes(StandardCharsets.UTF_8);
     try {
       HttpServer server =
           HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -33,10 +39,14 @@ public final class LoopbackBackend implements AutoCloseable {
           "/",
           exchange -> {
             backend.hits.incrementAndGet();
-            byte[] body = "ok".getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(200, body.length);
+            if (exchange.getRequestMethod().equals("HEAD")) {
+              exchange.sendResponseHeaders(200, -1);
+              exchange.close();
+              return;
+            }
+            exchange.sendResponseHeaders(200, answer.length);
             try (OutputStream out = exchange.getResponseBody()) {
-              out.write(body);
+              out.write(answer);
             }
           });
       server.start();

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * One real {@code redis-server} process (or a sentinel, {@code redis-server --sentinel}) on a free
@@ -227,6 +229,38 @@ public final class RedisServerProcess implements AutoCloseable {
    */
   public String cli(String... args) {
     return cli(RedisTools.CLI_BOUND, args);
+  }
+
+  /**
+   * How many times the server has run {@code command} (lower case, such as {@code "evalsha"}) since
+   * it started or its statistics were reset ({@code CONFIG RESETSTAT}), from {@code INFO
+   * commandstats}; 0 if never.
+   */
+  public long commandCalls(String command) {
+    return commandStat(command, "calls");
+  }
+
+  /**
+   * How many times the server refused to run {@code command} before running it (such as a multi-key
+   * call answered TRYAGAIN during a slot migration), from {@code INFO commandstats}; 0 if never.
+   */
+  public long rejectedCalls(String command) {
+    return commandStat(command, "rejected_calls");
+  }
+
+  private long commandStat(String command, String field) {
+    Matcher line =
+        Pattern.compile("cmdstat_" + Pattern.quote(command) + ":(\\S+)")
+            .matcher(cli("INFO", "commandstats"));
+    if (!line.find()) {
+      return 0;
+    }
+    for (String pair : line.group(1).split(",", -1)) {
+      if (pair.startsWith(field + "=")) {
+        return Long.parseLong(pair.substring(field.length() + 1));
+      }
+    }
+    return 0;
   }
 
   private String cli(Duration bound, String... args) {

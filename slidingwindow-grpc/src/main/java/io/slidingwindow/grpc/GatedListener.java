@@ -1,0 +1,213 @@
+package io.slidingwindow.grpc;
+
+import io.grpc.Context;
+import io.grpc.ServerCall;
+import io.grpc.Status;
+import io.slidingwindow.http.EnforcementCore.Outcome;
+import java.lang.System.Logger.Level;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * The listener of a limited call: it holds the call's events back while a decision is pending (the
+ * call's start, or a message under a per-message rule) and hands them to the application's listener
+ * in order once the decision lets them through, without blocking any thread.
+ *
+ * <p>Every event is a step in one queue, run by one drain at a time. A step may first ask for a
+ * decision; a decision already complete (an in-memory limiter) is applied at once on the thread
+ * that delivered the event; one that completes later resumes the drain on the executor, never on
+ * the backend's thread that completed it, since the application's handler runs next. Events that
+ * arrive meanwhile wait in the queue. After a refusal the call is closed and every later event is
+ * dropped. The application's listener is always called with the call's {@link Context} attached,
+ * one event at a time, in order.
+ */
+final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
+
+  private static final System.Logger LOG = System.getLogger(GatedListener.class.getName());
+
+  /** One event: an optional decision to wait for, then what to do with its outcome (or null). */
+  private record Step(Supplier<CompletionStage<Outcome>> decision, Consumer<Outcome> then) {}
+
+  private final Executor executor;
+  private final Context context;
+  private final LimitedCall<ReqT, ?> call;
+  private final Supplier<CompletionStage<Outcome>> messageDecision;
+  private final Object lock = new Object();
+  private final ArrayDeque<Step> steps = new ArrayDeque<>();
+  private boolean draining;
+
+  // Read and written only by the drain, which runs one step at a time.
+  private ServerCall.Listener<ReqT> delegate;
+  private boolean ended;
+
+  /**
+   * @param messageDecision the decision on each client message; null if no rule counts messages
+   */
+  GatedListener(
+      Executor executor,
+      Context context,
+      LimitedCall<ReqT, ?> call,
+      Supplier<CompletionStage<Outcome>> messageDecision) {
+    this.executor = executor;
+    this.context = context;
+    this.call = call;
+    this.messageDecision = messageDecision;
+  }
+
+  /**
+   * Decides the call's start with {@code decision} (null: no decision), then starts the
+   * application's listener with {@code start} if it is allowed, or closes the call if not.
+   */
+  void start(
+      Supplier<CompletionStage<Outcome>> decision, Supplier<ServerCall.Listener<ReqT>> start) {
+    submit(
+        new Step(
+            decision,
+            outcome -> {
+              if (outcome != null && !outcome.allowed()) {
+                ended = true;
+                call.refuse(outcome.refusal());
+                return;
+              }
+              if (outcome != null) {
+                call.grantHeaders(outcome.headers());
+              }
+              delegate = start.get();
+            }));
+  }
+
+  @Override
+  public void onMessage(ReqT message) {
+    submit(
+        new Step(
+            messageDecision,
+            outcome -> {
+              if (outcome != null && !outcome.allowed()) {
+                ended = true;
+                call.refuse(outcome.refusal());
+                delegate.onCancel();
+                return;
+              }
+              delegate.onMessage(message);
+            }));
+  }
+
+  @Override
+  public void onHalfClose() {
+    submit(new Step(null, outcome -> delegate.onHalfClose()));
+  }
+
+  @Override
+  public void onCancel() {
+    submit(new Step(null, outcome -> delegate.onCancel()));
+  }
+
+  @Override
+  public void onComplete() {
+    submit(new Step(null, outcome -> delegate.onComplete()));
+  }
+
+  @Override
+  public void onReady() {
+    submit(new Step(null, outcome -> delegate.onReady()));
+  }
+
+  private void submit(Step step) {
+    synchronized (lock) {
+      steps.add(step);
+      if (draining) {
+        return;
+      }
+      draining = true;
+    }
+    drain();
+  }
+
+  /**
+   * Runs the queued steps in order until the queue is empty (then another event starts the next
+   * drain) or a step waits for a decision (then its completion resumes the drain).
+   */
+  private void drain() {
+    Context previous = context.attach();
+    try {
+      while (true) {
+        Step step;
+        synchronized (lock) {
+          step = steps.poll();
+          if (step == null) {
+            draining = false;
+            return;
+          }
+        }
+        if (ended) {
+          continue;
+        }
+        CompletableFuture<Outcome> decision = decide(step);
+        if (decision != null && !decision.isDone()) {
+          var unused = decision.whenComplete((outcome, error) -> resumeLater(step, decision));
+          return;
+        }
+        run(step, decision);
+      }
+    } finally {
+      context.detach(previous);
+    }
+  }
+
+  private void resumeLater(Step step, CompletableFuture<Outcome> decision) {
+    try {
+      executor.execute(() -> resume(step, decision));
+    } catch (RejectedExecutionException e) {
+      resume(step, decision); // an executor shut down with the server: finish the call here
+    }
+  }
+
+  private void resume(Step step, CompletableFuture<Outcome> decision) {
+    Context previous = context.attach();
+    try {
+      run(step, decision);
+    } finally {
+      context.detach(previous);
+    }
+    drain();
+  }
+
+  private CompletableFuture<Outcome> decide(Step step) {
+    if (step.decision() == null) {
+      return null;
+    }
+    try {
+      return step.decision().get().toCompletableFuture();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Applies {@code step} to its decision's outcome. A decision that failed lets the event through
+   * (the enforcement itself never fails; this guards against a fault in between). An application
+   * listener that throws ends the call with {@code UNKNOWN}, as gRPC does.
+   */
+  private void run(Step step, CompletableFuture<Outcome> decision) {
+    Outcome outcome = null;
+    if (decision != null) {
+      try {
+        outcome = decision.join();
+      } catch (RuntimeException e) {
+        LOG.log(Level.WARNING, "rate limit decision failed; call let through", e);
+      }
+    }
+    try {
+      step.then().accept(outcome);
+    } catch (RuntimeException e) {
+      ended = true;
+      LOG.log(Level.WARNING, "gRPC call listener failed", e);
+      call.fail(Status.UNKNOWN.withDescription("Application error processing RPC").withCause(e));
+    }
+  }
+}

@@ -1,0 +1,266 @@
+package io.slidingwindow.grpc;
+
+import com.google.protobuf.StringValue;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ClientInterceptors;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Server;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.ProtoUtils;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.MetadataUtils;
+import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A real gRPC server on Netty over 127.0.0.1 with a hand-written service (no generated code), and a
+ * real client channel to it: {@code test.Echo/Say} (unary), {@code test.Echo/Chat} (bidi
+ * streaming), {@code test.Echo/Upload} (client streaming) and {@code test.Other/Ping} (unary).
+ */
+final class EchoServer implements AutoCloseable {
+
+  static final MethodDescriptor<StringValue, StringValue> SAY = method("test.Echo/Say", false);
+  static final MethodDescriptor<StringValue, StringValue> CHAT = method("test.Echo/Chat", true);
+  static final MethodDescriptor<StringValue, StringValue> UPLOAD =
+      MethodDescriptor.<StringValue, StringValue>newBuilder()
+          .setType(MethodDescriptor.MethodType.CLIENT_STREAMING)
+          .setFullMethodName("test.Echo/Upload")
+          .setRequestMarshaller(ProtoUtils.marshaller(StringValue.getDefaultInstance()))
+          .setResponseMarshaller(ProtoUtils.marshaller(StringValue.getDefaultInstance()))
+          .build();
+  static final MethodDescriptor<StringValue, StringValue> PING = method("test.Other/Ping", false);
+
+  /** Every request message a handler received, as "method:text". */
+  final ConcurrentLinkedQueue<String> received = new ConcurrentLinkedQueue<>();
+
+  /** The threads the handlers ran on. */
+  final ConcurrentLinkedQueue<String> handlerThreads = new ConcurrentLinkedQueue<>();
+
+  private final Server server;
+  private final ManagedChannel channel;
+
+  private EchoServer(Server server) {
+    this.server = server;
+    this.channel =
+        NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
+  }
+
+  static MethodDescriptor<StringValue, StringValue> method(String name, boolean streaming) {
+    return MethodDescriptor.<StringValue, StringValue>newBuilder()
+        .setType(
+            streaming
+                ? MethodDescriptor.MethodType.BIDI_STREAMING
+                : MethodDescriptor.MethodType.UNARY)
+        .setFullMethodName(name)
+        .setRequestMarshaller(ProtoUtils.marshaller(StringValue.getDefaultInstance()))
+        .setResponseMarshaller(ProtoUtils.marshaller(StringValue.getDefaultInstance()))
+        .build();
+  }
+
+  /** Starts a server whose services are wrapped by {@code interceptors}, the first outermost. */
+  static EchoServer start(ServerInterceptor... interceptors) {
+    return start(false, interceptors);
+  }
+
+  /**
+   * Starts a server; with {@code direct} its calls run on the Netty event loop (a direct executor),
+   * so that anything that blocks in an interceptor blocks the loop.
+   */
+  static EchoServer start(boolean direct, ServerInterceptor... interceptors) {
+    EchoServer[] self = new EchoServer[1];
+    ServerServiceDefinition echo =
+        ServerServiceDefinition.builder("test.Echo")
+            .addMethod(
+                SAY,
+                ServerCalls.asyncUnaryCall(
+                    (request, response) -> {
+                      self[0].record("Say", request.getValue());
+                      response.onNext(StringValue.of("hello " + request.getValue()));
+                      response.onCompleted();
+                    }))
+            .addMethod(
+                CHAT,
+                ServerCalls.asyncBidiStreamingCall(response -> self[0].echo("Chat", response)))
+            .addMethod(
+                UPLOAD,
+                ServerCalls.asyncClientStreamingCall(response -> self[0].count("Upload", response)))
+            .build();
+    ServerServiceDefinition other =
+        ServerServiceDefinition.builder("test.Other")
+            .addMethod(
+                PING,
+                ServerCalls.asyncUnaryCall(
+                    (request, response) -> {
+                      self[0].record("Ping", request.getValue());
+                      response.onNext(StringValue.of("pong"));
+                      response.onCompleted();
+                    }))
+            .build();
+    List<ServerInterceptor> reversed = new ArrayList<>(List.of(interceptors));
+    Collections.reverse(reversed);
+    NettyServerBuilder builder =
+        NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+            .addService(ServerInterceptors.intercept(echo, reversed))
+            .addService(ServerInterceptors.intercept(other, reversed));
+    if (direct) {
+      builder.directExecutor();
+    }
+    try {
+      self[0] = new EchoServer(builder.build().start());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return self[0];
+  }
+
+  private void record(String method, String text) {
+    received.add(method + ":" + text);
+    handlerThreads.add(Thread.currentThread().getName());
+  }
+
+  private StreamObserver<StringValue> echo(String method, StreamObserver<StringValue> response) {
+    return new StreamObserver<>() {
+      @Override
+      public void onNext(StringValue value) {
+        record(method, value.getValue());
+        response.onNext(value);
+      }
+
+      @Override
+      public void onError(Throwable t) {}
+
+      @Override
+      public void onCompleted() {
+        response.onCompleted();
+      }
+    };
+  }
+
+  private StreamObserver<StringValue> count(String method, StreamObserver<StringValue> response) {
+    AtomicInteger count = new AtomicInteger();
+    return new StreamObserver<>() {
+      @Override
+      public void onNext(StringValue value) {
+        record(method, value.getValue());
+        count.incrementAndGet();
+      }
+
+      @Override
+      public void onError(Throwable t) {}
+
+      @Override
+      public void onCompleted() {
+        response.onNext(StringValue.of(Integer.toString(count.get())));
+        response.onCompleted();
+      }
+    };
+  }
+
+  int port() {
+    return server.getPort();
+  }
+
+  /**
+   * Calls {@code method} once with {@code text} and metadata {@code headers}; throws on failure.
+   */
+  String call(
+      MethodDescriptor<StringValue, StringValue> method, String text, Map<String, String> headers) {
+    return ClientCalls.blockingUnaryCall(
+            ClientInterceptors.intercept(channel, metadata(headers)),
+            method,
+            CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS),
+            StringValue.of(text))
+        .getValue();
+  }
+
+  String say(String text) {
+    return call(SAY, text, Map.of());
+  }
+
+  /** What a stream got back: the replies, and the status it ended with. */
+  record Stream(List<String> replies, Status status, Metadata trailers) {}
+
+  /** Sends {@code texts} on one {@code method} stream, then half-closes; waits for its end. */
+  Stream stream(
+      MethodDescriptor<StringValue, StringValue> method,
+      List<String> texts,
+      Map<String, String> headers) {
+    ClientCall<StringValue, StringValue> call =
+        ClientInterceptors.intercept(channel, metadata(headers))
+            .newCall(method, CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS));
+    List<String> replies = Collections.synchronizedList(new ArrayList<>());
+    CompletableFuture<Stream> done = new CompletableFuture<>();
+    StreamObserver<StringValue> requests =
+        ClientCalls.asyncBidiStreamingCall(
+            call,
+            new StreamObserver<>() {
+              @Override
+              public void onNext(StringValue value) {
+                replies.add(value.getValue());
+              }
+
+              @Override
+              public void onError(Throwable t) {
+                Metadata trailers = Status.trailersFromThrowable(t);
+                done.complete(new Stream(List.copyOf(replies), Status.fromThrowable(t), trailers));
+              }
+
+              @Override
+              public void onCompleted() {
+                done.complete(new Stream(List.copyOf(replies), Status.OK, new Metadata()));
+              }
+            });
+    texts.forEach(text -> requests.onNext(StringValue.of(text)));
+    requests.onCompleted();
+    try {
+      return done.get(20, TimeUnit.SECONDS);
+    } catch (InterruptedException | ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("the stream did not end", e);
+    }
+  }
+
+  private static ClientInterceptor metadata(Map<String, String> headers) {
+    Metadata metadata = new Metadata();
+    headers.forEach(
+        (name, value) ->
+            metadata.put(Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER), value));
+    return MetadataUtils.newAttachHeadersInterceptor(metadata);
+  }
+
+  ManagedChannel channel() {
+    return channel;
+  }
+
+  @Override
+  public void close() {
+    try {
+      channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+      server.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,234 @@
+package io.slidingwindow.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.grpc.Attributes;
+import io.grpc.Context;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerCall;
+import io.grpc.Status;
+import io.slidingwindow.http.EnforcementCore.Outcome;
+import io.slidingwindow.http.RefusalReplies;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.junit.jupiter.api.Test;
+
+/** The listener's ordering and hand-over, with decisions the test completes itself. */
+class GatedListenerTest {
+
+  private static final Outcome ALLOWED = new Outcome(null, Map.of());
+  private static final Outcome REFUSED =
+      new Outcome(RefusalReplies.tooManyRequests(3, Map.of()), Map.of());
+
+  private final List<String> app = Collections.synchronizedList(new ArrayList<>());
+  private final ArrayDeque<Runnable> executor = new ArrayDeque<>();
+  private final RecordingCall call = new RecordingCall();
+  private final Context.Key<String> user = Context.key("user");
+  private final Context context = Context.ROOT.withValue(user, "ann");
+
+  /** The application's listener: records each event with the context value it saw. */
+  private ServerCall.Listener<String> application() {
+    app.add("start " + user.get());
+    return new ServerCall.Listener<>() {
+      @Override
+      public void onMessage(String message) {
+        app.add("message " + message + " " + user.get());
+      }
+
+      @Override
+      public void onHalfClose() {
+        app.add("half-close");
+      }
+
+      @Override
+      public void onCancel() {
+        app.add("cancel");
+      }
+
+      @Override
+      public void onComplete() {
+        app.add("complete");
+      }
+    };
+  }
+
+  private GatedListener<String> gate(ArrayDeque<CompletableFuture<Outcome>> messageDecisions) {
+    return new GatedListener<>(
+        executor::add,
+        context,
+        new LimitedCall<>(call),
+        messageDecisions == null ? null : messageDecisions::poll);
+  }
+
+  private static void completeOnAnotherThread(CompletableFuture<Outcome> decision, Outcome outcome)
+      throws InterruptedException {
+    Thread backend = new Thread(() -> decision.complete(outcome), "backend");
+    backend.start();
+    backend.join(10_000);
+  }
+
+  private void runExecutor() {
+    while (!executor.isEmpty()) {
+      executor.poll().run();
+    }
+  }
+
+  @Test
+  void pendingStart_holdsEvents_thenGoesOnFromTheExecutorInOrder() throws Exception {
+    CompletableFuture<Outcome> decision = new CompletableFuture<>();
+    GatedListener<String> gate = gate(null);
+    gate.start(() -> decision, this::application);
+    gate.onMessage("a");
+    gate.onMessage("b");
+    gate.onHalfClose();
+    assertThat(app).isEmpty();
+
+    completeOnAnotherThread(decision, ALLOWED);
+    assertThat(app).as("nothing runs on the backend's thread").isEmpty();
+    assertThat(executor).hasSize(1);
+
+    runExecutor();
+    assertThat(app).containsExactly("start ann", "message a ann", "message b ann", "half-close");
+    gate.onMessage("c");
+    assertThat(app).last().isEqualTo("message c ann");
+  }
+
+  @Test
+  void refusedStart_closesTheCall_andDropsEveryEvent() throws Exception {
+    CompletableFuture<Outcome> decision = new CompletableFuture<>();
+    GatedListener<String> gate = gate(null);
+    gate.start(() -> decision, this::application);
+    gate.onMessage("a");
+
+    completeOnAnotherThread(decision, REFUSED);
+    runExecutor();
+    gate.onHalfClose();
+    gate.onComplete();
+
+    assertThat(app).isEmpty();
+    assertThat(call.closed.getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(call.trailers.get(GrpcRefusals.RETRY_AFTER)).isEqualTo("3");
+  }
+
+  @Test
+  void perMessage_eachMessageWaitsForItsDecision_aRefusalEndsTheStream() throws Exception {
+    CompletableFuture<Outcome> first = new CompletableFuture<>();
+    CompletableFuture<Outcome> second = new CompletableFuture<>();
+    ArrayDeque<CompletableFuture<Outcome>> decisions = new ArrayDeque<>(List.of(first, second));
+    GatedListener<String> gate = gate(decisions);
+    gate.start(null, this::application);
+    gate.onMessage("a");
+    gate.onMessage("b");
+    gate.onMessage("c");
+    assertThat(app).containsExactly("start ann");
+
+    completeOnAnotherThread(first, ALLOWED);
+    runExecutor();
+    assertThat(app).containsExactly("start ann", "message a ann");
+    assertThat(second).as("the second message's decision was asked for").isNotDone();
+
+    completeOnAnotherThread(second, REFUSED);
+    runExecutor();
+    gate.onMessage("d");
+
+    assertThat(app).containsExactly("start ann", "message a ann", "cancel");
+    assertThat(call.closed.getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(decisions).as("no decision for messages after the refusal").isEmpty();
+  }
+
+  @Test
+  void completeDecisions_runOnTheDeliveringThread_withoutTheExecutor() {
+    GatedListener<String> gate =
+        gate(new ArrayDeque<>(List.of(CompletableFuture.completedFuture(ALLOWED))));
+    gate.start(() -> CompletableFuture.completedFuture(ALLOWED), this::application);
+    gate.onMessage("a");
+
+    assertThat(app).containsExactly("start ann", "message a ann");
+    assertThat(executor).isEmpty();
+  }
+
+  @Test
+  void applicationListenerThrows_endsTheCallWithUnknown() {
+    GatedListener<String> gate =
+        new GatedListener<>(
+            executor::add,
+            context,
+            new LimitedCall<>(call),
+            () -> (CompletionStage<Outcome>) CompletableFuture.completedFuture(ALLOWED));
+    gate.start(
+        null,
+        () ->
+            new ServerCall.Listener<String>() {
+              @Override
+              public void onMessage(String message) {
+                throw new IllegalStateException("handler failed");
+              }
+            });
+    gate.onMessage("a");
+    gate.onMessage("b");
+
+    assertThat(call.closed.getCode()).isEqualTo(Status.Code.UNKNOWN);
+  }
+
+  /** A server call that records how it was closed. */
+  private static final class RecordingCall extends ServerCall<String, String> {
+    Status closed;
+    Metadata trailers;
+
+    @Override
+    public void request(int numMessages) {}
+
+    @Override
+    public void sendHeaders(Metadata headers) {}
+
+    @Override
+    public void sendMessage(String message) {}
+
+    @Override
+    public void close(Status status, Metadata trailers) {
+      this.closed = status;
+      this.trailers = trailers;
+    }
+
+    @Override
+    public boolean isCancelled() {
+      return false;
+    }
+
+    @Override
+    public Attributes getAttributes() {
+      return Attributes.EMPTY;
+    }
+
+    @Override
+    public MethodDescriptor<String, String> getMethodDescriptor() {
+      MethodDescriptor.Marshaller<String> text =
+          new MethodDescriptor.Marshaller<>() {
+            @Override
+            public InputStream stream(String value) {
+              return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
+            }
+
+            @Override
+            public String parse(InputStream stream) {
+              return "";
+            }
+          };
+      return MethodDescriptor.<String, String>newBuilder()
+          .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
+          .setFullMethodName("test.Echo/Chat")
+          .setRequestMarshaller(text)
+          .setResponseMarshaller(text)
+          .build();
+    }
+  }
+}

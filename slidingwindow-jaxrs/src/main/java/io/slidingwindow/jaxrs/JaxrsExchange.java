@@ -1,0 +1,100 @@
+package io.slidingwindow.jaxrs;
+
+import io.slidingwindow.http.EnforcementCore;
+import io.slidingwindow.http.HttpReply;
+import io.slidingwindow.http.QuotaHeaders;
+import io.slidingwindow.http.RequestPaths;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the JAX-RS filters read from a request and write to it: its path readings, the headers and
+ * {@code Retry-After} bound that every rule deciding it shares, and the answer. Stateless.
+ */
+final class JaxrsExchange {
+
+  private static final String REPORT = JaxrsExchange.class.getName() + ".report";
+  private static final String HEADERS = JaxrsExchange.class.getName() + ".headers";
+
+  private JaxrsExchange() {}
+
+  /** The request target's path as received, not decoded, without the query. */
+  static String rawPath(ContainerRequestContext request) {
+    String raw = request.getUriInfo().getRequestUri().getRawPath();
+    return raw == null || raw.isEmpty() ? "/" : raw;
+  }
+
+  /**
+   * Every reading of the request's path within the application (below the base URI) that a rule is
+   * matched against: the runtime's decoded path, then the raw path's (see {@link RequestPaths}).
+   */
+  static List<String> paths(ContainerRequestContext request) {
+    UriInfo uri = request.getUriInfo();
+    String decoded;
+    try {
+      decoded = uri.getPath(true);
+      decoded = decoded.startsWith("/") ? decoded : "/" + decoded;
+    } catch (RuntimeException e) {
+      decoded = null; // a runtime that will not decode an ambiguous path
+    }
+    String base = uri.getBaseUri().getRawPath();
+    if (base != null && base.endsWith("/")) {
+      base = base.substring(0, base.length() - 1);
+    }
+    return RequestPaths.readings(decoded, rawPath(request), base);
+  }
+
+  /**
+   * The headers found so far for {@code request}, kept as a request property so that the filter's
+   * rules and an annotated method's rule report together.
+   */
+  static QuotaHeaders report(ContainerRequestContext request) {
+    if (request.getProperty(REPORT) instanceof QuotaHeaders report) {
+      return report;
+    }
+    QuotaHeaders report = new QuotaHeaders();
+    request.setProperty(REPORT, report);
+    return report;
+  }
+
+  /**
+   * Lets {@code request} through with the headers of {@code outcome}, or ends it with its refusal.
+   */
+  static void apply(ContainerRequestContext request, EnforcementCore.Outcome outcome) {
+    if (outcome.allowed()) {
+      pass(request, outcome.headers());
+    } else {
+      refuse(request, outcome.refusal());
+    }
+  }
+
+  /** Ends {@code request} with {@code reply}, without the headers of earlier grants. */
+  static void refuse(ContainerRequestContext request, HttpReply reply) {
+    request.removeProperty(HEADERS);
+    Response.ResponseBuilder response =
+        Response.status(reply.status())
+            .type(reply.contentType() + ";charset=UTF-8")
+            .entity(reply.body());
+    reply.headers().forEach(response::header);
+    request.abortWith(response.build());
+  }
+
+  /** Notes the headers of a grant, to set on the response. */
+  private static void pass(ContainerRequestContext request, Map<String, String> headers) {
+    if (!headers.isEmpty()) {
+      request.setProperty(HEADERS, new LinkedHashMap<>(headers));
+    }
+  }
+
+  /** Sets the headers of the grants of {@code request}, if any, on its response. */
+  static void addHeaders(ContainerRequestContext request, ContainerResponseContext response) {
+    if (request.getProperty(HEADERS) instanceof Map<?, ?> headers) {
+      headers.forEach((name, value) -> response.getHeaders().putSingle((String) name, value));
+    }
+  }
+}

@@ -1,0 +1,234 @@
+package io.slidingwindow.jaxrs;
+
+import io.slidingwindow.Limit;
+import io.slidingwindow.http.ClientAddresses;
+import io.slidingwindow.http.EnforcementCore;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.RateLimitListener;
+import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.http.RefusalReplies;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.DynamicFeature;
+import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.FeatureContext;
+import java.lang.reflect.Method;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Puts {@link RateLimit} on resource methods into effect: when the application starts, each
+ * annotated method gets a filter that applies its rule to every request the method is about to
+ * handle, after resource matching, so whatever path reached the method is counted.
+ *
+ * <pre>{@code
+ * ResourceConfig app = new ResourceConfig(OrderResource.class)
+ *     .register(new ServletPeerAddressFilter())
+ *     .register(RateLimitFeature.builder().rateLimitHeaders(true).build());
+ * }</pre>
+ *
+ * <p>An annotation whose limits or key cannot be read, or whose name another annotated method has
+ * already taken, fails the application's start with an {@link IllegalArgumentException} naming the
+ * method. Each method's rule has its own limiter, created once, whatever number of times the
+ * runtime configures the method. Refusals, headers, dry-run and fail-open are those of {@link
+ * RateLimitFilter}; a request that the filter and an annotation both decide reports both in its
+ * headers. Thread-safe.
+ */
+public final class RateLimitFeature implements DynamicFeature {
+
+  private final Builder settings;
+  private final Map<Method, MethodRateLimitFilter> filters = new HashMap<>();
+  private final Map<String, Method> names = new HashMap<>();
+
+  private RateLimitFeature(Builder settings) {
+    this.settings = settings;
+  }
+
+  /** Returns a builder. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  @Override
+  public void configure(ResourceInfo resourceInfo, FeatureContext context) {
+    Method method = resourceInfo.getResourceMethod();
+    RateLimit annotation = method == null ? null : method.getAnnotation(RateLimit.class);
+    if (annotation != null) {
+      context.register(filterOf(method, annotation));
+    }
+  }
+
+  private synchronized MethodRateLimitFilter filterOf(Method method, RateLimit annotation) {
+    MethodRateLimitFilter existing = filters.get(method);
+    if (existing != null) {
+      return existing;
+    }
+    String where = method.getDeclaringClass().getName() + "." + method.getName();
+    String name =
+        annotation.name().isEmpty()
+            ? method.getDeclaringClass().getSimpleName() + "." + method.getName()
+            : annotation.name();
+    Method other = names.get(name);
+    if (other != null) {
+      throw new IllegalArgumentException(
+          "@RateLimit name '"
+              + name
+              + "' of "
+              + where
+              + " is taken by "
+              + other.getDeclaringClass().getName()
+              + "."
+              + other.getName());
+    }
+    HttpRule rule;
+    JaxrsKeyResolver keys;
+    try {
+      HttpRule.Builder builder =
+          HttpRule.builder(name)
+              .countRefusedAttempts(annotation.countRefusedAttempts())
+              .dryRun(annotation.dryRun());
+      for (String limit : annotation.limits()) {
+        builder.limit(Limit.parse(limit));
+      }
+      rule = builder.build();
+      keys = keyOf(annotation.key());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("@RateLimit on " + where + ": " + e.getMessage(), e);
+    }
+    MethodRateLimitFilter filter =
+        new MethodRateLimitFilter(
+            EnforcementCore.<ContainerRequestContext>builder()
+                .limiterFactory(settings.limiterFactory)
+                .listener(settings.listener)
+                .rateLimitHeaders(settings.rateLimitHeaders)
+                .refusal(settings.refusal)
+                .rule(rule, keys::key)
+                .build());
+    filters.put(method, filter);
+    names.put(name, method);
+    return filter;
+  }
+
+  /** The resolver a key text names. */
+  private JaxrsKeyResolver keyOf(String key) {
+    String text = key.trim();
+    if (text.isEmpty() || text.equals("ip")) {
+      return JaxrsKeyResolver.clientAddress(settings.clientAddresses);
+    }
+    if (text.equals("principal")) {
+      return JaxrsKeyResolver.principal(settings.clientAddresses);
+    }
+    if (text.equals("global")) {
+      return JaxrsKeyResolver.global();
+    }
+    if (text.startsWith("header:")) {
+      return JaxrsKeyResolver.header(text.substring(7), settings.clientAddresses);
+    }
+    if (text.startsWith("resolver:")) {
+      JaxrsKeyResolver resolver = settings.resolvers.get(text.substring(9));
+      if (resolver == null) {
+        throw new IllegalArgumentException(
+            "key names resolver '"
+                + text.substring(9)
+                + "', which the feature was not given; it has "
+                + settings.resolvers.keySet());
+      }
+      return resolver;
+    }
+    throw new IllegalArgumentException(
+        "key must be ip, principal, global, header:NAME or resolver:NAME, was '" + key + "'");
+  }
+
+  /** Builds a {@link RateLimitFeature}. Not thread-safe. */
+  public static final class Builder {
+    private RateLimiterFactory limiterFactory = RateLimiterFactory.inMemory();
+    private RateLimitListener listener = RateLimitListener.NONE;
+    private boolean rateLimitHeaders;
+    private ClientAddresses clientAddresses = ClientAddresses.direct();
+    private RefusalReplies.Refusal refusal = RefusalReplies.Refusal.DEFAULT;
+    private final Map<String, JaxrsKeyResolver> resolvers = new HashMap<>();
+
+    private Builder() {}
+
+    /**
+     * Sets the backend, {@link RateLimiterFactory#inMemory()} by default.
+     *
+     * @throws IllegalArgumentException if {@code limiterFactory} is null
+     */
+    public Builder limiterFactory(RateLimiterFactory limiterFactory) {
+      this.limiterFactory = requireNonNull(limiterFactory, "limiterFactory");
+      return this;
+    }
+
+    /**
+     * Sets the listener (metrics, logs, tracing), none by default.
+     *
+     * @throws IllegalArgumentException if {@code listener} is null
+     */
+    public Builder listener(RateLimitListener listener) {
+      this.listener = requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Sets whether to send the {@code RateLimit-Policy} and {@code RateLimit} headers; off by
+     * default.
+     */
+    public Builder rateLimitHeaders(boolean rateLimitHeaders) {
+      this.rateLimitHeaders = rateLimitHeaders;
+      return this;
+    }
+
+    /**
+     * Sets how client addresses are found (trusted proxies, IPv6 prefix), {@link
+     * ClientAddresses#direct()} by default.
+     *
+     * @throws IllegalArgumentException if {@code clientAddresses} is null
+     */
+    public Builder clientAddresses(ClientAddresses clientAddresses) {
+      this.clientAddresses = requireNonNull(clientAddresses, "clientAddresses");
+      return this;
+    }
+
+    /**
+     * Sets how refusals are answered: 429 with an {@code application/problem+json} body by default.
+     *
+     * @throws IllegalArgumentException if {@code refusal} is null
+     */
+    public Builder refusal(RefusalReplies.Refusal refusal) {
+      this.refusal = requireNonNull(refusal, "refusal");
+      return this;
+    }
+
+    /**
+     * Names a key resolver for {@code key = "resolver:NAME"}.
+     *
+     * @throws IllegalArgumentException if {@code name} is blank or {@code resolver} is null
+     */
+    public Builder keyResolver(String name, JaxrsKeyResolver resolver) {
+      if (name == null || name.isBlank()) {
+        throw new IllegalArgumentException("resolver name must not be blank, was '" + name + "'");
+      }
+      resolvers.put(name.trim(), requireNonNull(resolver, "resolver"));
+      return this;
+    }
+
+    /** Builds the feature. */
+    public RateLimitFeature build() {
+      Builder copy = new Builder();
+      copy.limiterFactory = limiterFactory;
+      copy.listener = listener;
+      copy.rateLimitHeaders = rateLimitHeaders;
+      copy.clientAddresses = clientAddresses;
+      copy.refusal = refusal;
+      copy.resolvers.putAll(resolvers);
+      return new RateLimitFeature(copy);
+    }
+
+    private static <T> T requireNonNull(T value, String name) {
+      if (value == null) {
+        throw new IllegalArgumentException(name + " must not be null");
+      }
+      return value;
+    }
+  }
+}

@@ -1,0 +1,182 @@
+package io.slidingwindow.jaxrs;
+
+import io.slidingwindow.http.ClientAddresses;
+import io.slidingwindow.http.EnforcementCore;
+import io.slidingwindow.http.HttpReply;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.PathFirewall;
+import io.slidingwindow.http.RateLimitListener;
+import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.http.RefusalReplies;
+import jakarta.annotation.Priority;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.container.PreMatching;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A JAX-RS filter that limits requests by rules over paths and answers 429 Too Many Requests, on
+ * any JAX-RS runtime; the counterpart of the servlet filter, with the same rules, keys, headers and
+ * answers.
+ *
+ * <pre>{@code
+ * ResourceConfig app = new ResourceConfig(HelloResource.class)
+ *     .register(GrizzlyPeerAddressFilter.class)   // ServletPeerAddressFilter on a servlet container
+ *     .register(RateLimitFilter.builder()
+ *         .rule(HttpRule.builder("hello").path("/hello").limit(Limit.parse("5/10s")).build())
+ *         .rateLimitHeaders(true)
+ *         .build());
+ * }</pre>
+ *
+ * <p>It runs before resource matching ({@link PreMatching}), after pre-matching filters of a lower
+ * priority (authentication, the peer address). First the {@link PathFirewall} (strict by default,
+ * run only if some rule has path patterns) answers 400 to a request path that readers could take
+ * differently; nothing is counted. Then the rules whose paths and methods match, with paths matched
+ * within the application against every reading of the request path, are applied in order: each
+ * takes a permit under its key, and the first that refuses (and is not in dry-run) answers 429 with
+ * {@code Retry-After} (whole seconds, rounded up, never early) and an {@code
+ * application/problem+json} body that names no rule, key or limit. With rate-limit headers on,
+ * every response to a request some rule decided carries the draft-10 {@code RateLimit-Policy} and
+ * {@code RateLimit} headers. A key or backend that fails lets the request through and tells the
+ * listener. All of this is {@link EnforcementCore}'s, shared with the servlet and reactive filters;
+ * this class only reads the request and writes the answer.
+ *
+ * <p>Decisions are synchronous ({@code KeyedRateLimiter.decide}), on the request's thread, as
+ * JAX-RS filters run. Instances are immutable and thread-safe if the key resolvers, the limiters
+ * and the listener are.
+ */
+@PreMatching
+@Priority(Priorities.AUTHORIZATION + 100)
+public final class RateLimitFilter implements ContainerRequestFilter, ContainerResponseFilter {
+
+  private final EnforcementCore<ContainerRequestContext> core;
+
+  private RateLimitFilter(EnforcementCore<ContainerRequestContext> core) {
+    this.core = core;
+  }
+
+  /** Returns a builder. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The rules, in the order they are applied. */
+  public List<HttpRule> rules() {
+    return core.rules();
+  }
+
+  @Override
+  public void filter(ContainerRequestContext request) {
+    String method = request.getMethod();
+    Optional<HttpReply> badPath = core.checkPath(method, JaxrsExchange.rawPath(request));
+    if (badPath.isPresent()) {
+      JaxrsExchange.refuse(request, badPath.get());
+      return;
+    }
+    JaxrsExchange.apply(
+        request,
+        core.enforce(
+            request, method, JaxrsExchange.paths(request), () -> JaxrsExchange.report(request)));
+  }
+
+  @Override
+  public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+    JaxrsExchange.addHeaders(request, response);
+  }
+
+  /** Builds a {@link RateLimitFilter}. Not thread-safe. */
+  public static final class Builder {
+    private final EnforcementCore.Builder<ContainerRequestContext> core = EnforcementCore.builder();
+
+    private Builder() {}
+
+    /**
+     * Adds a rule keyed by the peer address ({@link
+     * JaxrsKeyResolver#clientAddress(ClientAddresses)} trusting no proxy); rules apply in the order
+     * added.
+     *
+     * @throws IllegalArgumentException if {@code rule} is null
+     */
+    public Builder rule(HttpRule rule) {
+      return rule(rule, JaxrsKeyResolver.clientAddress(ClientAddresses.direct()));
+    }
+
+    /**
+     * Adds a rule whose requests {@code keys} keys (a null key leaves a request unlimited by it);
+     * rules apply in the order added. Paths are matched within the application, below the JAX-RS
+     * base URI.
+     *
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public Builder rule(HttpRule rule, JaxrsKeyResolver keys) {
+      if (keys == null) {
+        throw new IllegalArgumentException("keys must not be null, was null for " + rule);
+      }
+      core.rule(rule, keys::key);
+      return this;
+    }
+
+    /**
+     * Sets the backend, {@link RateLimiterFactory#inMemory()} by default.
+     *
+     * @throws IllegalArgumentException if {@code limiterFactory} is null
+     */
+    public Builder limiterFactory(RateLimiterFactory limiterFactory) {
+      core.limiterFactory(limiterFactory);
+      return this;
+    }
+
+    /**
+     * Sets the listener (metrics, logs, tracing), none by default.
+     *
+     * @throws IllegalArgumentException if {@code listener} is null
+     */
+    public Builder listener(RateLimitListener listener) {
+      core.listener(listener);
+      return this;
+    }
+
+    /**
+     * Sets whether to send the {@code RateLimit-Policy} and {@code RateLimit} headers; off by
+     * default.
+     */
+    public Builder rateLimitHeaders(boolean rateLimitHeaders) {
+      core.rateLimitHeaders(rateLimitHeaders);
+      return this;
+    }
+
+    /**
+     * Sets the firewall that refuses ambiguous request paths with 400 before any rule counts them,
+     * {@link PathFirewall#strict()} by default.
+     *
+     * @throws IllegalArgumentException if {@code pathFirewall} is null
+     */
+    public Builder pathFirewall(PathFirewall pathFirewall) {
+      core.pathFirewall(pathFirewall);
+      return this;
+    }
+
+    /**
+     * Sets how refusals are answered: 429 with an {@code application/problem+json} body by default.
+     *
+     * @throws IllegalArgumentException if {@code refusal} is null
+     */
+    public Builder refusal(RefusalReplies.Refusal refusal) {
+      core.refusal(refusal);
+      return this;
+    }
+
+    /**
+     * Creates one limiter per rule through the factory and builds the filter.
+     *
+     * @throws IllegalArgumentException if two rules share a name, or the factory rejects a rule
+     */
+    public RateLimitFilter build() {
+      return new RateLimitFilter(core.build());
+    }
+  }
+}

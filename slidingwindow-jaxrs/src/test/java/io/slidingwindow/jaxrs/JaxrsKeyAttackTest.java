@@ -1,0 +1,115 @@
+package io.slidingwindow.jaxrs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.slidingwindow.Decision;
+import io.slidingwindow.KeyedRateLimiter;
+import io.slidingwindow.Limit;
+import io.slidingwindow.LimiterKeys;
+import io.slidingwindow.http.ClientAddresses;
+import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.http.RequestKey;
+import io.slidingwindow.testkit.FakeTicker;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Keys a client chooses: rotated, forged, long; over HTTP on both runtimes. */
+class JaxrsKeyAttackTest {
+
+  private final FakeTicker ticker = new FakeTicker();
+  private final ConcurrentLinkedQueue<String> stored = new ConcurrentLinkedQueue<>();
+  private final Api api = new Api();
+  private JaxrsServers.Running server;
+
+  @AfterEach
+  void stop() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  /** The in-memory backend, recording every key it is asked for. */
+  private RateLimiterFactory recording() {
+    RateLimiterFactory memory = RateLimiterFactory.inMemory(ticker, 100_000);
+    return (name, limits, countRefused) -> {
+      KeyedRateLimiter<String> windows = memory.create(name, limits, countRefused);
+      return new KeyedRateLimiter<>() {
+        @Override
+        public boolean tryAcquire(String key, long permits) {
+          stored.add(key);
+          return windows.tryAcquire(key, permits);
+        }
+
+        @Override
+        public Decision decide(String key, long permits) {
+          stored.add(key);
+          return windows.decide(key, permits);
+        }
+
+        @Override
+        public List<Limit> limits() {
+          return windows.limits();
+        }
+      };
+    };
+  }
+
+  private void start(JaxrsServers.Implementation runtime) {
+    RateLimitFeature feature =
+        RateLimitFeature.builder()
+            .limiterFactory(recording())
+            .keyResolver(
+                "issued",
+                request -> {
+                  String key = request.getHeaderString("X-Api-Key");
+                  return key != null && Set.of("demo-key-1").contains(key)
+                      ? RequestKey.custom(key)
+                      : JaxrsKeyResolver.clientAddress(ClientAddresses.direct()).key(request);
+                })
+            .build();
+    server = JaxrsServers.start(runtime, new ArrayList<>(List.of(api, feature)));
+  }
+
+  private int status(String path, String... headers) {
+    return Http.get(server.uri(path), headers).statusCode();
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void rotatedUnknownKeys_gainNothing_anIssuedKeyHasItsOwnWindow(
+      JaxrsServers.Implementation runtime) {
+    start(runtime);
+    int granted = 0;
+    for (int i = 0; i < 30; i++) {
+      if (status("/reports/1", "X-Api-Key", "guess-" + i) == 200) {
+        granted++;
+      }
+    }
+
+    assertThat(granted).as("unknown keys are the one client address").isEqualTo(2);
+    assertThat(status("/reports/1", "X-Api-Key", "demo-key-1")).isEqualTo(200);
+    assertThat(status("/reports/1", "X-Api-Key", "custom:demo-key-1")).isEqualTo(429);
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void longHeaderKeys_storedBounded_stillCountedEachAsItself(JaxrsServers.Implementation runtime) {
+    start(runtime);
+    String longKey = "k".repeat(6_000);
+
+    assertThat(status("/items/1", "X-Api-Key", longKey)).isEqualTo(200);
+    assertThat(status("/items/2", "X-Api-Key", longKey)).isEqualTo(200);
+    assertThat(status("/items/3", "X-Api-Key", longKey)).isEqualTo(429);
+    assertThat(status("/items/4", "X-Api-Key", longKey + "x")).isEqualTo(200);
+
+    assertThat(stored)
+        .hasSize(4)
+        .allSatisfy(key -> assertThat(key).hasSizeLessThanOrEqualTo(LimiterKeys.MAX_CHARS))
+        .allSatisfy(key -> assertThat(key).startsWith(LimiterKeys.DIGEST_PREFIX));
+  }
+}

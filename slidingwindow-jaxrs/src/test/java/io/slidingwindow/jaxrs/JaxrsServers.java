@@ -1,0 +1,105 @@
+package io.slidingwindow.jaxrs;
+
+import io.undertow.Undertow;
+import jakarta.ws.rs.core.Application;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.glassfish.grizzly.http.server.HttpServer;
+import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpServerFactory;
+import org.glassfish.jersey.server.ResourceConfig;
+import org.jboss.resteasy.plugins.server.undertow.UndertowJaxrsServer;
+
+/**
+ * Real JAX-RS servers on 127.0.0.1, each with the application at {@code /app}: Jersey on Grizzly
+ * (its own HTTP server, the peer address from a Grizzly filter) and RESTEasy on Undertow (a servlet
+ * deployment, the peer address from {@link ServletPeerAddressFilter}).
+ */
+final class JaxrsServers {
+
+  /** The JAX-RS implementations the adapter is tested on. */
+  enum Implementation {
+    JERSEY,
+    RESTEASY
+  }
+
+  /** A running server. */
+  interface Running extends AutoCloseable {
+    int port();
+
+    /** The application's base, {@code http://127.0.0.1:PORT/app}. */
+    default URI uri(String path) {
+      return URI.create("http://127.0.0.1:" + port() + "/app" + path);
+    }
+
+    @Override
+    void close();
+  }
+
+  private JaxrsServers() {}
+
+  /** Starts {@code runtime} serving {@code singletons} (resources, filters, features) at /app. */
+  static Running start(Implementation runtime, List<Object> singletons) {
+    return runtime == Implementation.JERSEY ? jersey(singletons) : resteasy(singletons);
+  }
+
+  private static Running jersey(List<Object> singletons) {
+    ResourceConfig config = new ResourceConfig().register(GrizzlyPeerAddressFilter.class);
+    singletons.forEach(config::register);
+    HttpServer server =
+        GrizzlyHttpServerFactory.createHttpServer(
+            URI.create("http://127.0.0.1:0/app/"), config, true);
+    int port = server.getListener("grizzly").getPort();
+    return new Running() {
+      @Override
+      public int port() {
+        return port;
+      }
+
+      @Override
+      public void close() {
+        server.shutdownNow();
+      }
+    };
+  }
+
+  private static Running resteasy(List<Object> singletons) {
+    int port = freePort();
+    Set<Object> all = new HashSet<>(singletons);
+    all.add(new ServletPeerAddressFilter());
+    Application application =
+        new Application() {
+          @Override
+          @SuppressWarnings("deprecation") // RESTEasy's way to serve instances
+          public Set<Object> getSingletons() {
+            return all;
+          }
+        };
+    UndertowJaxrsServer server =
+        new UndertowJaxrsServer().start(Undertow.builder().addHttpListener(port, "127.0.0.1"));
+    server.deploy(application, "/app");
+    return new Running() {
+      @Override
+      public int port() {
+        return port;
+      }
+
+      @Override
+      public void close() {
+        server.stop();
+      }
+    };
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,293 @@
+package io.slidingwindow.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.slidingwindow.Decision;
+import io.slidingwindow.FailurePolicy;
+import io.slidingwindow.Limit;
+import io.slidingwindow.testkit.FailingLimiter;
+import io.slidingwindow.testkit.FakeTicker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Requests sharing script calls, for each client, on a server of its own so that the script calls
+ * counted by {@code INFO commandstats} are this class's alone. With Jedis a call blocks its caller,
+ * so requests queue only while other threads' calls are on their way: the scenarios that need a
+ * queue send each request from a thread of its own, for both clients.
+ */
+class BatchingIT {
+
+  private static OwnRedis redis;
+
+  @BeforeAll
+  static void start() {
+    redis = new OwnRedis();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (redis != null) {
+      redis.close();
+    }
+  }
+
+  private static long scriptCalls() {
+    return redis.scriptCalls();
+  }
+
+  private static RedisRateLimiter.Builder limiter(Client client, String prefix, Limit limit) {
+    return RedisRateLimiter.builder(redis.backend(client))
+        .keyPrefix(prefix + "-" + client)
+        .limit(limit)
+        .clientTime(new FakeTicker());
+  }
+
+  /** Sends each of {@code ids} from a thread of its own, all at once; the answers by id. */
+  /**
+   * How long a test holds Redis still while its requests queue. The test waits, for at most {@link
+   * #QUEUE_BOUND}, until they have all queued, so that no request comes after the first calls
+   * return however slowly the threads start; a pause that ends first fails the test there.
+   */
+  private static final Duration PAUSE = Duration.ofSeconds(3);
+
+  private static final Duration QUEUE_BOUND = Duration.ofMillis(2500);
+
+  private static void untilQueued(RedisRateLimiter limiter, int requests) {
+    await()
+        .atMost(QUEUE_BOUND)
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> limiter.queuedRequests() >= requests);
+  }
+
+  private static <T> Map<String, T> fromThreadsOfTheirOwn(
+      List<String> ids, Function<String, CompletableFuture<T>> request) throws Exception {
+    return fromThreadsOfTheirOwn(ids, request, () -> {});
+  }
+
+  /**
+   * As above, running {@code whileSent} once every thread has been let go and before the answers
+   * are collected: a test that holds Redis still waits there until the requests have queued.
+   */
+  private static <T> Map<String, T> fromThreadsOfTheirOwn(
+      List<String> ids, Function<String, CompletableFuture<T>> request, Runnable whileSent)
+      throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(ids.size());
+    CountDownLatch start = new CountDownLatch(1);
+    try {
+      Map<String, Future<CompletableFuture<T>>> sent = new HashMap<>();
+      for (String id : ids) {
+        sent.put(
+            id,
+            pool.submit(
+                () -> {
+                  start.await();
+                  return request.apply(id);
+                }));
+      }
+      start.countDown();
+      whileSent.run();
+      Map<String, T> answers = new HashMap<>();
+      for (String id : ids) {
+        answers.put(id, sent.get(id).get(30, TimeUnit.SECONDS).get(30, TimeUnit.SECONDS));
+      }
+      return answers;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /**
+   * Sixteen threads on one limiter with a clock that stands still: on a shared id exactly N are
+   * granted, on each thread's own id exactly its N, and the requests took fewer script calls than
+   * there were requests, so some calls carried several.
+   */
+  @ParameterizedTest
+  @EnumSource(Client.class)
+  void sixteenThreads_sharedAndOwnIds_exactGrantsInFewerCalls(Client client) throws Exception {
+    RedisRateLimiter limiter =
+        limiter(client, "sixteen", Limit.of(200, Duration.ofSeconds(1)))
+            .refusalCache(0)
+            .commandTimeout(Client.GENEROUS)
+            .fallback(new FailingLimiter())
+            .build();
+    int threads = 16;
+    int callsPerThread = 300;
+    AtomicLong sharedGrants = new AtomicLong();
+    long[] ownGrants = new long[threads];
+    long before = scriptCalls();
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    CountDownLatch start = new CountDownLatch(1);
+    try {
+      List<Future<?>> workers = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int thread = t;
+        workers.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  for (int i = 0; i < callsPerThread; i++) {
+                    if (limiter.tryAcquire("shared", 1)) {
+                      sharedGrants.incrementAndGet();
+                    }
+                    Decision own = limiter.decide("own-" + thread, 1);
+                    if (own.allowed()) {
+                      ownGrants[thread]++;
+                    }
+                  }
+                  return null;
+                }));
+      }
+      start.countDown();
+      for (Future<?> worker : workers) {
+        worker.get(2, TimeUnit.MINUTES);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(sharedGrants.get()).isEqualTo(200);
+    for (int t = 0; t < threads; t++) {
+      assertThat(ownGrants[t]).as("thread %d's own id", t).isEqualTo(200);
+    }
+    long requests = 2L * threads * callsPerThread;
+    assertThat(scriptCalls() - before)
+        .as("script calls for %d requests", requests)
+        .isLessThan(requests);
+  }
+
+  /**
+   * With Redis paused, two calls are on their way and a third request waits in the queue; all three
+   * time out. The waiting one is then never sent: once Redis has run the two, a fourth request
+   * (which queues behind anything left) finds exactly those two permits and its own. Lettuce only:
+   * a Jedis call that times out closes its connection and Redis drops it unrun, so a request sent
+   * late could not be told from one never sent; the rule itself is the client-free batcher's, and
+   * {@code ScriptRulesIT} checks what Jedis does with a paused call.
+   */
+  @Test
+  void lettuce_requestTimedOutBeforeItWasSent_isNeverSent() throws Exception {
+    FakeTicker ticker = new FakeTicker();
+    Limit limit = Limit.of(10, Duration.ofMinutes(1));
+    RedisBackend backend = redis.backend(Client.LETTUCE);
+    RedisRateLimiter limiter =
+        RedisRateLimiter.builder(backend)
+            .limit(limit)
+            .clientTime(ticker)
+            .commandTimeout(Duration.ofMillis(100))
+            .circuitBreaker(100, Duration.ofSeconds(1))
+            .failurePolicy(FailurePolicy.REFUSE)
+            .build();
+    RedisRateLimiter probe =
+        RedisRateLimiter.builder(backend)
+            .limit(limit)
+            .clientTime(ticker)
+            .batching(false)
+            .refusalCache(0)
+            .commandTimeout(Client.GENEROUS)
+            .fallback(new FailingLimiter())
+            .build();
+    String id = "paused";
+    assertThat(probe.tryAcquire("paused-warm-up", 1)).isTrue(); // the script is loaded from here on
+    long before = scriptCalls();
+    redis.server.cli("CLIENT", "PAUSE", "1000", "ALL");
+    List<CompletableFuture<Boolean>> answers = new ArrayList<>();
+    for (int i = 0; i < Batcher.MAX_IN_FLIGHT + 1; i++) {
+      answers.add(limiter.tryAcquireAsync(id, 1).toCompletableFuture());
+    }
+    for (CompletableFuture<Boolean> answer : answers) {
+      assertThat(answer.get(5, TimeUnit.SECONDS)).as("REFUSE while paused").isFalse();
+    }
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> scriptCalls() - before >= Batcher.MAX_IN_FLIGHT);
+    assertThat(limiter.tryAcquireAsync(id, 1).toCompletableFuture().get(5, TimeUnit.SECONDS))
+        .isTrue();
+    Decision all = probe.decide(id, 10); // refused, so nothing recorded
+    assertThat(all.allowed()).isFalse();
+    assertThat(all.remaining())
+        .as("the calls sent and the fourth, not the dropped one")
+        .isEqualTo(10 - Batcher.MAX_IN_FLIGHT - 1);
+  }
+
+  /**
+   * A key that holds something else (a string, a list in another layout) fails its own request
+   * only: the other requests of the same call are decided, and that request gets the failure
+   * policy's answer. Redis is paused while six threads send a request each: two go alone, the other
+   * four queue and share one call.
+   */
+  @ParameterizedTest
+  @EnumSource(Client.class)
+  void keyHoldingSomethingElse_failsItsRequestOnly(Client client) throws Exception {
+    RedisRateLimiter limiter =
+        limiter(client, "wrong-type", Limit.of(10, Duration.ofMinutes(1)))
+            .commandTimeout(Client.GENEROUS)
+            .failurePolicy(FailurePolicy.REFUSE)
+            .build();
+    redis.server.cli("SET", limiter.keysOf("string").get(0), "x");
+    redis.server.cli("RPUSH", limiter.keysOf("old-layout").get(0), "17", "0", "0", "1");
+    assertThat(limiter.tryAcquire("warm-up", 1)).isTrue(); // the script is loaded from here on
+    long before = scriptCalls();
+    redis.server.cli("CLIENT", "PAUSE", String.valueOf(PAUSE.toMillis()), "ALL");
+    List<String> ids = List.of("first", "second", "string", "good", "old-layout", "also-good");
+    Map<String, Decision> answers =
+        fromThreadsOfTheirOwn(
+            ids,
+            id -> limiter.decideAsync(id, 1).toCompletableFuture(),
+            () -> untilQueued(limiter, ids.size() - Batcher.MAX_IN_FLIGHT));
+    for (String id : ids) {
+      assertThat(answers.get(id).allowed())
+          .as("id %s", id)
+          .isEqualTo(!id.equals("string") && !id.equals("old-layout"));
+    }
+    assertThat(scriptCalls() - before)
+        .as("two calls alone, then one for the four queued")
+        .isEqualTo(3);
+    assertThat(redis.server.cli("GET", limiter.keysOf("string").get(0))).isEqualTo("x");
+  }
+
+  /**
+   * A call carries at most {@link Batcher#MAX_REQUESTS} requests: with Redis paused, the first
+   * requests go alone and the next 70 queue; they then leave in two calls, 64 and 6.
+   */
+  @ParameterizedTest
+  @EnumSource(Client.class)
+  void queuedRequests_leaveInCallsOfAtMostMaxRequests(Client client) throws Exception {
+    RedisRateLimiter limiter =
+        limiter(client, "max", Limit.of(10, Duration.ofMinutes(1)))
+            .commandTimeout(Client.GENEROUS)
+            .failurePolicy(FailurePolicy.REFUSE)
+            .build();
+    int queued = Batcher.MAX_REQUESTS + 6;
+    assertThat(limiter.tryAcquire("max-warm-up", 1)).isTrue(); // the script is loaded from here on
+    long before = scriptCalls();
+    redis.server.cli("CLIENT", "PAUSE", String.valueOf(PAUSE.toMillis()), "ALL");
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < Batcher.MAX_IN_FLIGHT + queued; i++) {
+      ids.add("max-" + i);
+    }
+    Map<String, Boolean> answers =
+        fromThreadsOfTheirOwn(
+            ids,
+            id -> limiter.tryAcquireAsync(id, 1).toCompletableFuture(),
+            () -> untilQueued(limiter, queued));
+    assertThat(answers.values()).hasSize(ids.size()).containsOnly(true);
+    assertThat(scriptCalls() - before).isEqualTo(Batcher.MAX_IN_FLIGHT + 2);
+  }
+}
