@@ -2,8 +2,10 @@ package io.slidingwindow.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.slidingwindow.testkit.FakeTicker;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -183,6 +185,21 @@ class ScriptCallsEdgesTest {
     assertThat(call).isCancelled();
     assertThat(client.attempts.get(0)).isCancelled();
     assertThat(client.refreshes).as("an interrupt is not a call without an answer").isZero();
+  }
+
+  @Test
+  void within_timedOutOnCluster_asksForOneRefresh() {
+    HookedClient client = new HookedClient();
+    client.cluster = true;
+    ScriptCalls calls = new ScriptCalls(client);
+
+    CompletableFuture<List<Object>> call =
+        calls.within(calls.run(Script.LIMITER, KEYS, ARGS), TimeUnit.MILLISECONDS.toNanos(20));
+
+    await().atMost(Duration.ofSeconds(10)).until(call::isDone);
+    assertThatThrownBy(call::join).cause().isInstanceOf(TimeoutException.class);
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.attempts.get(0).isCancelled());
+    assertThat(client.refreshes).as("the timeout, not the dropped attempt").isEqualTo(1);
   }
 
   @Test
