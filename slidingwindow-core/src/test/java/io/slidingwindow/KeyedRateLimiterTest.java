@@ -79,6 +79,41 @@ class KeyedRateLimiterTest {
     assertThat(granted[0]).isPositive();
   }
 
+  /** A backend without a key table: answers every key alike and records what it was asked. */
+  private static final class Recording implements KeyedRateLimiter<String> {
+    final List<String> asked = new ArrayList<>();
+    final Decision answer =
+        Decision.granted(3, Duration.ofSeconds(1), Limit.of(5, Duration.ofSeconds(1)));
+
+    @Override
+    public boolean tryAcquire(String key, long permits) {
+      asked.add("tryAcquire " + key + " " + permits);
+      return true;
+    }
+
+    @Override
+    public Decision decide(String key, long permits) {
+      asked.add("decide " + key + " " + permits);
+      return answer;
+    }
+
+    @Override
+    public List<Limit> limits() {
+      return List.of(answer.limit());
+    }
+  }
+
+  @Test
+  void defaults_withGroup_theGroupIgnoredAndTheKeyDecided() {
+    Recording backend = new Recording();
+    assertThat(backend.decide("k", "g", 2)).isSameAs(backend.answer);
+    assertThat(backend.decideAsync("k", "g", 3).toCompletableFuture().join())
+        .isSameAs(backend.answer);
+    assertThat(backend.tryAcquire("k")).isTrue();
+    backend.cleanUp();
+    assertThat(backend.asked).containsExactly("decide k 2", "decide k 3", "tryAcquire k 1");
+  }
+
   @Test
   void decideAsync_inMemory_isCompleteAtOnceAndCountsLikeDecide() {
     ManualTicker ticker = new ManualTicker(0);

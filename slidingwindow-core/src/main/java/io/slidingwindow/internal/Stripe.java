@@ -123,6 +123,7 @@ final class Stripe extends StripePadding.Fields {
     totals.startPass();
     addOlderBuckets(totals, oldest, newest);
     addFigures(totals, currentBucket, hotCount, hotSum, hotMin, hotMax, oldest, newest);
+    totals.passBucket = currentBucket;
     totals.keepPass();
   }
 
@@ -158,6 +159,7 @@ final class Stripe extends StripePadding.Fields {
         VarHandle.acquireFence();
         if (seq == v) {
           addFigures(totals, stamp, n, sum, min, max, oldest, newest);
+          totals.passBucket = stamp;
           return true;
         }
       }

@@ -208,18 +208,29 @@ public final class StripedBuckets {
       // this only keeps a reduce from reporting an older bucket than a running add has used.
       bucket = Math.max(bucket, stripe.currentBucketRacy());
     }
-    raiseNewestBucket(seen, bucket);
-    long oldest = WindowMath.rollingOldestBucket(bucket, size);
-    long newest = ignoreCurrent ? bucket - 1 : bucket;
     Totals totals = new Totals();
-    for (Stripe stripe : s) {
-      stripe.readInto(totals, oldest, newest);
+    for (; ; ) {
+      raiseNewestBucket(seen, bucket);
+      long oldest = WindowMath.rollingOldestBucket(bucket, size);
+      long newest = ignoreCurrent ? bucket - 1 : bucket;
+      for (Stripe stripe : s) {
+        stripe.readInto(totals, oldest, newest);
+      }
+      if (totals.newestRead <= bucket) {
+        // Buckets before the origin's (bucket 0) held no time of this window: they are not
+        // counted in the length that rates divide by.
+        long first = Math.max(oldest, 0);
+        totals.lengthNanos = newest < first ? 0 : (newest - first + 1) * intervalNanos;
+        return totals;
+      }
+      // A stripe rolled past this window's newest bucket while the reduce ran, and its ring gave
+      // that bucket the slot of one this window covers: the stripe as read has lost that bucket,
+      // and an add that completed before the reduce began may be in it. Read again as of the
+      // newer bucket, which the stripe has reached anyway (about once per bucket at most).
+      seen = newestBucket;
+      bucket = Math.max(seen, totals.newestRead);
+      totals.clear();
     }
-    // Buckets before the origin's (bucket 0) held no time of this window: they are not counted in
-    // the length that rates divide by.
-    long first = Math.max(oldest, 0);
-    totals.lengthNanos = newest < first ? 0 : (newest - first + 1) * intervalNanos;
-    return totals;
   }
 
   /**
@@ -241,6 +252,20 @@ public final class StripedBuckets {
     double passMin;
     double passMax;
 
+    /** The newest bucket of the stripe the current pass reads, as of that pass. */
+    long passBucket;
+
+    /** The newest bucket of any stripe read, as of the passes kept. */
+    long newestRead = Long.MIN_VALUE;
+
+    void clear() {
+      count = 0;
+      sum = 0;
+      min = Double.POSITIVE_INFINITY;
+      max = Double.NEGATIVE_INFINITY;
+      newestRead = Long.MIN_VALUE;
+    }
+
     void startPass() {
       passCount = 0;
       passSum = 0;
@@ -253,6 +278,7 @@ public final class StripedBuckets {
       sum += passSum;
       min = Math.min(min, passMin);
       max = Math.max(max, passMax);
+      newestRead = Math.max(newestRead, passBucket);
     }
 
     /** How many values were added in the covered buckets. */

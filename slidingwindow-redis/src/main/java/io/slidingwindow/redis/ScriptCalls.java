@@ -2,6 +2,7 @@ package io.slidingwindow.redis;
 
 import io.slidingwindow.Ticker;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -267,6 +268,9 @@ final class ScriptCalls {
                 return;
               }
               Throwable cause = unwrap(error);
+              if (cause instanceof CancellationException && call.isDone()) {
+                return; // dropped since its caller stopped waiting; a timeout counted where it ran
+              }
               String errorReply = client.errorReply(cause);
               switch (next(errorReply, call.sentWithEval, call.tryAgainLeft)) {
                 case EVAL -> {

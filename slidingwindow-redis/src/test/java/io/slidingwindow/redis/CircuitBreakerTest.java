@@ -69,4 +69,56 @@ class CircuitBreakerTest {
     breaker.onFailure();
     assertThat(breaker.tryPass()).as("the failure count restarted at the close").isTrue();
   }
+
+  @Test
+  void nanosUntilProbe_closedOrProbing_zero() {
+    FakeTicker ticker = new FakeTicker(123);
+    CircuitBreaker breaker = new CircuitBreaker(1, OPEN_NANOS, ticker);
+    assertThat(breaker.nanosUntilProbe()).as("closed").isZero();
+    assertThat(breaker.isOpen()).isFalse();
+    breaker.onFailure();
+    assertThat(breaker.isOpen()).isTrue();
+    ticker.advance(OPEN_NANOS);
+    assertThat(breaker.tryPass()).isTrue();
+    assertThat(breaker.isOpen()).as("probing").isTrue();
+    assertThat(breaker.nanosUntilProbe()).as("probing").isZero();
+  }
+
+  @Test
+  void nanosUntilProbe_openLongerThanItsTime_zeroNotNegative() {
+    FakeTicker ticker = new FakeTicker();
+    CircuitBreaker breaker = new CircuitBreaker(1, OPEN_NANOS, ticker);
+    breaker.onFailure();
+    ticker.advance(3 * OPEN_NANOS);
+    assertThat(breaker.nanosUntilProbe()).isZero();
+  }
+
+  @Test
+  void onFailure_whileOpen_doesNotMoveTheOpeningTime() {
+    FakeTicker ticker = new FakeTicker();
+    CircuitBreaker breaker = new CircuitBreaker(2, OPEN_NANOS, ticker);
+    breaker.onFailure();
+    breaker.onFailure();
+    ticker.advance(OPEN_NANOS / 2);
+    breaker.onFailure(); // a call let through before it opened fails late
+    breaker.onFailure();
+    assertThat(breaker.nanosUntilProbe()).isEqualTo(OPEN_NANOS / 2);
+    ticker.advance(OPEN_NANOS / 2);
+    assertThat(breaker.tryPass()).isTrue();
+  }
+
+  @Test
+  void onFailure_afterAnOpeningAndAClose_countsAgainFromZero() {
+    FakeTicker ticker = new FakeTicker();
+    CircuitBreaker breaker = new CircuitBreaker(2, OPEN_NANOS, ticker);
+    breaker.onFailure();
+    breaker.onFailure();
+    ticker.advance(OPEN_NANOS);
+    assertThat(breaker.tryPass()).isTrue();
+    breaker.onSuccess();
+    breaker.onFailure();
+    assertThat(breaker.isOpen()).as("one failure of two").isFalse();
+    breaker.onFailure();
+    assertThat(breaker.isOpen()).isTrue();
+  }
 }

@@ -2,6 +2,8 @@ package io.slidingwindow.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class RefusalCacheTest {
@@ -37,5 +39,51 @@ class RefusalCacheTest {
     cache.put(refusal("b", 100));
     assertThat(cache.find("a", 50)).isNull();
     assertThat(cache.find("b", 50)).isNotNull();
+  }
+
+  @Test
+  void find_emptyCache_null() {
+    RefusalCache cache = new RefusalCache(8);
+    assertThat(cache.find("a", 0)).isNull();
+    assertThat(cache.find("", Long.MIN_VALUE)).isNull();
+  }
+
+  @Test
+  void find_entryFound_isThePutEntry() {
+    RefusalCache cache = new RefusalCache(4);
+    RefusalCache.Entry entry = new RefusalCache.Entry("a", 100, 3, 10, 20, 30, 1);
+    cache.put(entry);
+    assertThat(cache.find("a", 10)).isSameAs(entry);
+  }
+
+  /**
+   * Ids whose hash codes agree in their low 16 bits and differ above still take different slots:
+   * the slot mixes the high half of the hash code in, so such ids do not push each other out.
+   */
+  @Test
+  void put_idsWhoseHashCodesDifferOnlyInTheHighHalf_allKept() {
+    RefusalCache cache = new RefusalCache(1 << 16);
+    List<String> ids = new ArrayList<>();
+    for (int high = 1; high <= 8; high++) {
+      char first = (char) (high * 65_536 / 31 + 1);
+      char second = (char) (0x4000 + high * 65_536 - first * 31);
+      String id = new String(new char[] {first, second});
+      assertThat(id.hashCode()).isEqualTo(0x4000 + high * 65_536);
+      ids.add(id);
+      cache.put(refusal(id, 100));
+    }
+    for (String id : ids) {
+      assertThat(cache.find(id, 50)).as("hash code %x", id.hashCode()).isNotNull();
+    }
+  }
+
+  @Test
+  void put_manyIds_everySlotInRange() {
+    RefusalCache cache = new RefusalCache(64);
+    for (int i = 0; i < 10_000; i++) {
+      String id = "id" + i;
+      cache.put(refusal(id, 100));
+      assertThat(cache.find(id, 0)).isNotNull();
+    }
   }
 }
