@@ -8,7 +8,6 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.Plan;
 import io.slidingwindow.PlanResolver;
 import io.slidingwindow.Quota;
-import io.slidingwindow.Reservation;
 import io.slidingwindow.Ticker;
 import java.time.Clock;
 import java.time.Duration;
@@ -26,12 +25,11 @@ import net.jqwik.api.Property;
 import org.junit.jupiter.api.Test;
 
 /**
- * Plans and calendar quotas, which every keyed backend must pass: keys whose plan changes at random
- * moments, checked against a model of the rule of {@link Plan} on the oracles ({@link
- * WindowModel}), and calendar quotas across period boundaries, in zones whose days start oddly,
- * checked against {@link CalendarLogOracle}. A backend's test extends this class and says how to
- * build a limiter with plans, and whether it seeds new windows (in process) or starts them empty
- * (Redis).
+ * Plans, which every keyed backend must pass: keys whose plan changes at random moments, checked
+ * against a model of the rule of {@link Plan} on the oracles ({@link WindowModel}). A backend's
+ * test extends this class (or {@link CalendarQuotaConformance}, when it has calendar quotas) and
+ * says how to build a limiter with plans, and whether it seeds new windows (in process) or starts
+ * them empty (Redis).
  *
  * <p>Randomness comes from a seed that jqwik prints with a failure; every time is driven by a
  * {@link FakeTicker}, and the calendar by a fixed clock read when the limiter is built.
@@ -40,11 +38,11 @@ public abstract class PlanConformance {
 
   private static final AtomicLong KEYS = new AtomicLong();
 
-  private static final List<CalendarPeriod> PERIODS =
+  static final List<CalendarPeriod> PERIODS =
       List.of(CalendarPeriod.DAY, CalendarPeriod.WEEK, CalendarPeriod.MONTH, CalendarPeriod.YEAR);
 
   /** Days on which periods start oddly, each in its zone: gaps and overlaps at midnight, a skip. */
-  private static final List<Object[]> ODD_DAYS =
+  static final List<Object[]> ODD_DAYS =
       List.of(
           new Object[] {"America/St_Johns", LocalDate.of(2009, 11, 1)}, // back from 00:01 to 23:01
           new Object[] {"America/Santiago", LocalDate.of(2024, 4, 7)}, // back from 00:00 to 23:00
@@ -69,6 +67,14 @@ public abstract class PlanConformance {
    * (in process) or empty (Redis, which keeps no record of an id's earlier limits).
    */
   protected abstract boolean seedsNewWindows();
+
+  /**
+   * Whether the backend has calendar quotas, so that plans may hold them; {@link
+   * CalendarQuotaConformance} says yes and checks them.
+   */
+  protected boolean calendarQuotas() {
+    return false;
+  }
 
   /** The finest time unit the backend resolves; every generated time is a multiple of it. */
   protected long tickNanos() {
@@ -100,7 +106,7 @@ public abstract class PlanConformance {
     }
     Object[] odd = ODD_DAYS.get(random.nextInt(ODD_DAYS.size()));
     ZoneId zone = ZoneId.of((String) odd[0]);
-    if (random.nextBoolean()) {
+    if (calendarQuotas() && random.nextBoolean()) {
       shapes.add(Limit.calendar(1, CalendarPeriod.DAY, zone));
     }
     List<Plan> plans = new ArrayList<>();
@@ -149,7 +155,7 @@ public abstract class PlanConformance {
               .isGreaterThanOrEqualTo(models.get(l).counted(now));
         }
       } else if (op < 19) {
-        long back = 1 + random.nextInt(5);
+        long back = 1L + random.nextInt(5);
         limiter.refund(key, Math.min(back, largest(limits)));
         models.forEach(m -> m.removeNewest(Math.min(back, largest(limits))));
       } else if (op < 21) {
@@ -169,100 +175,6 @@ public abstract class PlanConformance {
                 .as("what the window holds at a grant, %s, %s", model, where)
                 .isLessThanOrEqualTo(model.limit().permits());
           }
-        }
-      }
-    }
-  }
-
-  /**
-   * A calendar quota (with an exact sliding window beside it, now and then) across period
-   * boundaries in odd zones, with refunds, reservations and resets: every decision and every peek
-   * is the calendar log's.
-   */
-  @Property(tries = 60)
-  void calendarQuota_acrossPeriodBoundaries_decidesAsTheCalendarLog(@ForAll long seed) {
-    Random random = new Random(seed);
-    long tick = tickNanos();
-    Object[] odd = ODD_DAYS.get(random.nextInt(ODD_DAYS.size()));
-    ZoneId zone = ZoneId.of((String) odd[0]);
-    CalendarPeriod period = PERIODS.get(random.nextInt(PERIODS.size()));
-    Limit quota = Limit.calendar(1 + random.nextInt(random.nextBoolean() ? 5 : 60), period, zone);
-    Limit exact =
-        Limit.of(1 + random.nextInt(30), Duration.ofNanos((1 + random.nextInt(3_000)) * tick))
-            .withPrecision(Duration.ofNanos(tick));
-    boolean both = random.nextBoolean();
-    List<Limit> limits = both ? List.of(quota, exact) : List.of(quota);
-    long anchor = anchorNear(random, zone, (LocalDate) odd[1], period, 200_000 * tick);
-    FakeTicker ticker = new FakeTicker(random.nextLong());
-    KeyedRateLimiter<String> limiter = newLimiter(limits, key -> null, ticker, clockAt(anchor));
-    String key = freshKey();
-    CalendarLogOracle calendar = new CalendarLogOracle(quota);
-    SlidingLogOracle sliding = SlidingLogOracle.of(exact);
-    List<long[]> reserved = new ArrayList<>();
-    List<Reservation> reservations = new ArrayList<>();
-    long now = 0;
-    for (int i = 0; i < 200; i++) {
-      long gap =
-          random.nextInt(40) == 0
-              ? ((long) (random.nextDouble() * (double) (period.longest().toNanos() / tick))) * tick
-              : tick * random.nextInt(2_000);
-      now += gap;
-      ticker.advance(gap);
-      long epoch = anchor + now;
-      String where =
-          "seed "
-              + seed
-              + ", step "
-              + i
-              + " (t="
-              + now
-              + ", "
-              + Instant.ofEpochSecond(0, epoch)
-              + "), "
-              + limits;
-      int op = random.nextInt(20);
-      if (op < 3) {
-        Quota.Usage usage = limiter.peek(key).limits().get(0);
-        long used = calendar.countAt(epoch);
-        assertThat(usage.used()).as("used, " + where).isEqualTo(used);
-        assertThat(usage.resetAfter().toNanos())
-            .as("resetAfter, " + where)
-            .isEqualTo(used == 0 ? 0 : calendar.endOf(epoch) - epoch);
-      } else if (op < 5) {
-        long back = Math.min(1 + random.nextInt(3), largest(limits));
-        limiter.refund(key, back);
-        calendar.removeNewest(back);
-        sliding.removeNewest(back);
-      } else if (op < 7 && !reserved.isEmpty()) {
-        int r = random.nextInt(reserved.size());
-        long[] at = reserved.remove(r);
-        assertThat(reservations.remove(r).refund()).as(where).isTrue();
-        calendar.removeInPeriod(anchor + at[0], at[1]);
-        sliding.removeInBucket(at[0], tick, at[1]);
-      } else if (op == 7) {
-        limiter.reset(key);
-        calendar.clear();
-        sliding.clear();
-      } else {
-        long smallest = both ? Math.min(quota.permits(), exact.permits()) : quota.permits();
-        long permits = random.nextInt(4) == 0 ? 1 + (long) (random.nextDouble() * smallest) : 1;
-        boolean expected =
-            calendar.wouldGrant(epoch, permits) && (!both || sliding.wouldGrant(now, permits));
-        boolean allowed;
-        if (op < 12) {
-          Reservation reservation = limiter.reserve(key, permits);
-          allowed = reservation.decision().allowed();
-          if (allowed) {
-            reserved.add(new long[] {now, permits});
-            reservations.add(reservation);
-          }
-        } else {
-          allowed = limiter.decide(key, permits).allowed();
-        }
-        assertThat(allowed).as("decision of the calendar log, " + where).isEqualTo(expected);
-        if (allowed) {
-          calendar.record(epoch, permits);
-          sliding.record(now, permits);
         }
       }
     }
@@ -390,7 +302,7 @@ public abstract class PlanConformance {
     return carried;
   }
 
-  private static long largest(List<Limit> limits) {
+  static long largest(List<Limit> limits) {
     return limits.stream().mapToLong(Limit::permits).max().orElseThrow();
   }
 
@@ -408,16 +320,15 @@ public abstract class PlanConformance {
    * the start of {@code day} in {@code zone}, found by the oracle; a whole number of ticks before
    * it, so that the boundary falls on a tick of the limiter's clock.
    */
-  private long anchorNear(
-      Random random, ZoneId zone, LocalDate day, CalendarPeriod period, long before) {
+  long anchorNear(Random random, ZoneId zone, LocalDate day, CalendarPeriod period, long before) {
     CalendarLogOracle oracle = new CalendarLogOracle(Limit.calendar(1, period, zone));
     long dayStart = new CalendarLogOracle(Limit.calendar(1, CalendarPeriod.DAY, zone)).startOf(day);
     long boundary = oracle.endOf(dayStart - 1);
     long tick = tickNanos();
-    return boundary - ((long) (random.nextDouble() * (double) (before / tick))) * tick;
+    return boundary - ((long) (random.nextDouble() * Math.floorDiv(before, tick))) * tick;
   }
 
-  private static Clock clockAt(long epochNanos) {
+  static Clock clockAt(long epochNanos) {
     return Clock.fixed(Instant.ofEpochSecond(0, epochNanos), ZoneOffset.UTC);
   }
 }

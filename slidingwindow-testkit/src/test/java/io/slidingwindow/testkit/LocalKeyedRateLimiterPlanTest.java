@@ -7,8 +7,8 @@ import io.slidingwindow.Ticker;
 import java.time.Clock;
 import java.util.List;
 
-/** The in-process keyed limiter against the plan kit: new windows are seeded. */
-class LocalKeyedRateLimiterPlanTest extends PlanConformance {
+/** The in-process keyed limiter against the plan and calendar kits: new windows are seeded. */
+class LocalKeyedRateLimiterPlanTest extends CalendarQuotaConformance {
 
   @Override
   protected KeyedRateLimiter<String> newLimiter(
