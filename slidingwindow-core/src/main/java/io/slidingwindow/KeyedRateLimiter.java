@@ -1,6 +1,7 @@
 package io.slidingwindow;
 
 import io.slidingwindow.internal.Checks;
+import io.slidingwindow.internal.Planner;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -24,6 +25,17 @@ import java.util.concurrent.CompletionStage;
  * at two slots and doubles up to {@link Limit#maxStoredRuns()}. For example 1000 per minute at the
  * default 60 ms precision, with 3 runs in a ring of 4: about 140 bytes. A key with {@code n >= 2}
  * limits costs about {@code 100 + 50 * n} bytes plus a ring per limit.
+ *
+ * <p>Plans. A limiter built with a {@link PlanResolver} ({@link Builder#build(PlanResolver)}) gives
+ * each key its plan's limits instead of the default ones; the rule by which a key's recorded
+ * permits follow a change of its limits, and the guarantee across it, are stated in {@link Plan}.
+ *
+ * <p>Quota operations. {@link #peek} reads what is left of a key's limits without taking anything;
+ * {@link #reset} forgets a key's recorded permits; {@link #refund} takes recorded permits back;
+ * {@link #reserve} takes permits as {@link #decide} does and can give exactly those back, for
+ * counting after the fact (see {@link Reservation}). Reset and refund are operations for the
+ * application or its administrators, never for the client whose quota they change: a client that
+ * may refund its own permits has no limit. In process they are atomic per key, as every call is.
  *
  * @param <K> the key type; keys need consistent {@code equals} and {@code hashCode}
  */
@@ -89,8 +101,120 @@ public interface KeyedRateLimiter<K> {
     return decideAsync(key, permits);
   }
 
-  /** The limits every key gets, in the order they were added. */
+  /**
+   * The limits every key gets, in the order they were added; with plans, the default limits of keys
+   * on no plan.
+   */
   List<Limit> limits();
+
+  /**
+   * What is left of {@code key}'s limits now, one {@link Quota.Usage} per limit, without taking
+   * anything and without tracking a key that is not tracked yet (its quota is then whole).
+   *
+   * @throws IllegalArgumentException if {@code key} is null
+   * @throws UnsupportedOperationException if this limiter keeps no state it can read (the default)
+   */
+  default Quota peek(K key) {
+    throw new UnsupportedOperationException(getClass().getName() + " cannot peek");
+  }
+
+  /**
+   * As {@link #peek}, without blocking; by default that call, answered at once.
+   *
+   * @throws IllegalArgumentException at once, as {@link #peek}
+   */
+  default CompletionStage<Quota> peekAsync(K key) {
+    return CompletableFuture.completedFuture(peek(key));
+  }
+
+  /**
+   * Forgets every permit recorded for {@code key}, in every limit: its quota is whole again. The
+   * guarantee then covers the permits recorded since: an interval that spans the reset may hold
+   * those granted before it too. An administrator's operation (see the class comment).
+   *
+   * @throws IllegalArgumentException if {@code key} is null
+   * @throws UnsupportedOperationException if this limiter cannot reset (the default)
+   */
+  default void reset(K key) {
+    throw new UnsupportedOperationException(getClass().getName() + " cannot reset");
+  }
+
+  /**
+   * As {@link #reset}, without blocking; by default that call, answered at once.
+   *
+   * @throws IllegalArgumentException at once, as {@link #reset}
+   */
+  default CompletionStage<Void> resetAsync(K key) {
+    reset(key);
+    return CompletableFuture.completedFuture(null);
+  }
+
+  /**
+   * Takes back up to {@code permits} of the newest permits recorded for {@code key}, in each limit
+   * separately: its newest bucket first, then the one before, until {@code permits} are taken back
+   * or the window holds none (so a window never goes below zero, and its quota never above its
+   * limit). The newest are taken because they would count longest: a refund right after a grant
+   * takes back what that grant recorded (to give back the permits of one earlier request exactly,
+   * use {@link #reserve}). The guarantee holds for the permits that stay recorded: removing permits
+   * cannot put more than {@code N} into any interval, and every later grant is decided on all
+   * permits still recorded. An administrator's operation (see the class comment).
+   *
+   * @return what is left of the key's limits afterwards
+   * @throws IllegalArgumentException if {@code key} is null, or {@code permits} is not positive or
+   *     exceeds the key's largest limit
+   * @throws UnsupportedOperationException if this limiter cannot refund (the default), or counts
+   *     refused attempts (its stored runs are compressed on the premise that none is taken back)
+   */
+  default Quota refund(K key, long permits) {
+    throw new UnsupportedOperationException(getClass().getName() + " cannot refund");
+  }
+
+  /**
+   * As {@link #refund}, without blocking; by default that call, answered at once.
+   *
+   * @throws IllegalArgumentException at once, as {@link #refund}
+   */
+  default CompletionStage<Quota> refundAsync(K key, long permits) {
+    return CompletableFuture.completedFuture(refund(key, permits));
+  }
+
+  /** Reserves {@code permits} for {@code key}; as {@link #reserve(Object, Object, long)}. */
+  default Reservation reserve(K key, long permits) {
+    return reserve(key, null, permits);
+  }
+
+  /**
+   * Takes {@code permits} for {@code key} of {@code group} exactly as {@link #decide(Object,
+   * Object, long)} does, and returns a {@link Reservation} that can give exactly those permits back
+   * once: reserve now, refund later, for rules that count a request only when its answer meets a
+   * condition. The in-process and Redis limiters take back exactly the reserved permits; this
+   * default, for other backends, refunds with {@link #refund} (the key's newest permits).
+   *
+   * @param group the key's group, or null for none
+   * @throws IllegalArgumentException as {@link #decide(Object, long)}
+   */
+  default Reservation reserve(K key, K group, long permits) {
+    return reservationOf(this, key, permits, decide(key, group, permits));
+  }
+
+  /**
+   * As {@link #reserve(Object, Object, long)}, without blocking, as {@link #decideAsync(Object,
+   * long)}.
+   *
+   * @param group the key's group, or null for none
+   * @throws IllegalArgumentException at once, as {@link #decide(Object, long)}
+   */
+  default CompletionStage<Reservation> reserveAsync(K key, K group, long permits) {
+    return decideAsync(key, group, permits).thenApply(d -> reservationOf(this, key, permits, d));
+  }
+
+  /**
+   * Makes every key ask the {@link PlanResolver} again on its next call, for a run-time change of
+   * plans: after a plan's limits change, or keys move to other plans. Each key's recorded permits
+   * are carried over as {@link Plan} says. A backend that asks on every call (the Redis limiter),
+   * or has no plans, does nothing, which is this default.
+   */
+  default void refreshPlans() {}
 
   /**
    * Evicts every key whose windows count no permit now. The in-process limiter also does this
@@ -102,6 +226,27 @@ public interface KeyedRateLimiter<K> {
   /** Returns a builder of in-process keyed limiters. */
   static Builder builder() {
     return new Builder();
+  }
+
+  /** The default reservation: a grant that was counted is refunded with {@link #refund}. */
+  private static <K> Reservation reservationOf(
+      KeyedRateLimiter<K> limiter, K key, long permits, Decision decision) {
+    if (!decision.allowed() || decision.isKeyOverflow()) {
+      return Reservation.nonRefundable(decision);
+    }
+    return Reservation.refundable(
+        decision,
+        new Reservation.Refunder() {
+          @Override
+          public void refund() {
+            limiter.refund(key, permits);
+          }
+
+          @Override
+          public CompletionStage<Void> refundAsync() {
+            return limiter.refundAsync(key, permits).thenApply(q -> null);
+          }
+        });
   }
 
   /**
@@ -170,18 +315,38 @@ public interface KeyedRateLimiter<K> {
      *     fit in memory
      */
     public <K> KeyedRateLimiter<K> build() {
+      return build(null);
+    }
+
+    /**
+     * Builds a keyed limiter whose keys get their plan's limits, as {@code plans} says, and the
+     * limits of this builder when on no plan. A key's plan is asked for when the key is tracked,
+     * kept with its state, and asked for again after {@link KeyedRateLimiter#refreshPlans()} or
+     * once the key was evicted; the resolver gets the key as given to the limiter. How a key's
+     * recorded permits follow a change of its limits is stated in {@link Plan}. A plan whose limit
+     * cannot fit in memory fails the call of its first key with {@link IllegalArgumentException}.
+     *
+     * @param <K> the key type
+     * @param plans the resolver, or null for none (every key gets this builder's limits)
+     * @throws IllegalArgumentException as {@link #build()}
+     */
+    public <K> KeyedRateLimiter<K> build(PlanResolver<K> plans) {
       int maxKeys = keyBound.maxKeys();
       int perGroup =
           maxKeysPerGroup == null
               ? Math.max(1, maxKeys / DEFAULT_GROUP_SHARE)
               : (int) Math.min(maxKeysPerGroup, maxKeys);
+      List<Limit> limits = validatedLimits();
+      long anchor = anchorEpochNanos();
+      Planner<K> planner =
+          plans == null ? null : new Planner<>(plans, limits, countsRefusedAttempts(), anchor);
       return new LocalKeyedRateLimiter<>(
-          validatedLimits(),
+          limits,
           countsRefusedAttempts(),
           ticker(),
-          maxKeys,
-          perGroup,
-          keyBound.overflow());
+          anchor,
+          planner,
+          new LocalKeyedRateLimiter.Bounds(maxKeys, perGroup, keyBound.overflow()));
     }
   }
 }

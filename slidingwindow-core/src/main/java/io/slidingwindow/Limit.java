@@ -2,7 +2,13 @@ package io.slidingwindow;
 
 import io.slidingwindow.internal.Checks;
 import io.slidingwindow.internal.WindowMath;
+import java.time.DateTimeException;
 import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A limit of {@code permits} per sliding {@code window}, tracked in buckets of width {@code
@@ -19,6 +25,12 @@ import java.time.Duration;
  * <p>The default precision is {@code window / 1000}, but not below one microsecond (and never above
  * the window).
  *
+ * <p>A calendar quota ({@link #calendar}) is the other kind: at most {@code permits} in each {@link
+ * CalendarPeriod} of a time zone's calendar (a day, week, month or year, each starting as {@link
+ * CalendarPeriod} says), counted exactly, one count per period. Its {@link #window()} and {@link
+ * #precision()} are {@link CalendarPeriod#longest()}, an upper bound of a period's length used for
+ * hints; decisions use the period's true boundaries. Sliding windows stay the default.
+ *
  * <p>Instances are immutable and thread-safe.
  */
 public final class Limit {
@@ -33,10 +45,23 @@ public final class Limit {
   private final long windowNanos;
   private final long precisionNanos;
 
+  /** Null for a sliding window. */
+  private final CalendarPeriod period;
+
+  /** Null for a sliding window. */
+  private final ZoneId zone;
+
   private Limit(long permits, long windowNanos, long precisionNanos) {
+    this(permits, windowNanos, precisionNanos, null, null);
+  }
+
+  private Limit(
+      long permits, long windowNanos, long precisionNanos, CalendarPeriod period, ZoneId zone) {
     this.permits = permits;
     this.windowNanos = windowNanos;
     this.precisionNanos = precisionNanos;
+    this.period = period;
+    this.zone = zone;
   }
 
   /**
@@ -58,8 +83,11 @@ public final class Limit {
   /**
    * Reads a limit written as {@code PERMITS/WINDOW}, such as {@code 5/10s}, {@code 500/2s} or
    * {@code 1000/PT1M}, with the default precision; the window in the syntax of {@link
-   * DurationText}. Blanks around the parts are ignored. The one reader of limit text: an adapter
-   * that binds it from a setting names the setting when it passes the exception on.
+   * DurationText}. A calendar quota is written {@code PERMITS/PERIOD@ZONE}, such as {@code
+   * 10000/month@Europe/Paris}: the period {@code day}, {@code week}, {@code month} or {@code year},
+   * the zone a {@link ZoneId} ({@code UTC} when {@code @ZONE} is left out). Blanks around the parts
+   * are ignored. The one reader of limit text: an adapter that binds it from a setting names the
+   * setting when it passes the exception on.
    *
    * @throws IllegalArgumentException if {@code text} is null or not of that form, saying what was
    *     expected and what was found
@@ -69,7 +97,9 @@ public final class Limit {
       throw new IllegalArgumentException("limit must not be null");
     }
     int slash = text.indexOf('/');
-    if (slash < 0 || text.indexOf('/', slash + 1) >= 0) {
+    int at = text.indexOf('@');
+    int second = text.indexOf('/', slash + 1);
+    if (slash < 0 || (second >= 0 && (at < 0 || second < at))) {
       throw new IllegalArgumentException(
           "limit must be PERMITS/WINDOW such as 5/10s or 500/2s, was '" + text + "'");
     }
@@ -82,16 +112,58 @@ public final class Limit {
           "limit's permits must be a whole number, was '" + permitsText + "' in '" + text + "'", e);
     }
     Checks.requireArgument(permits > 0, "limit's permits", "be positive", permits);
-    Duration window = DurationText.parse(text.substring(slash + 1).trim(), "limit's window");
+    String windowText = text.substring(slash + 1).trim();
+    Limit calendar = parseCalendar(permits, windowText, text);
+    if (calendar != null) {
+      return calendar;
+    }
+    Duration window = DurationText.parse(windowText, "limit's window");
     return of(permits, window);
+  }
+
+  /** The calendar quota {@code windowText} names, or null if it names no calendar period. */
+  private static Limit parseCalendar(long permits, String windowText, String text) {
+    int at = windowText.indexOf('@');
+    String word = (at < 0 ? windowText : windowText.substring(0, at)).trim();
+    for (CalendarPeriod period : CalendarPeriod.values()) {
+      if (period.word().equals(word.toLowerCase(Locale.ROOT))) {
+        if (at < 0) {
+          return calendar(permits, period, ZoneOffset.UTC);
+        }
+        String zoneText = windowText.substring(at + 1).trim();
+        try {
+          return calendar(permits, period, ZoneId.of(zoneText));
+        } catch (DateTimeException e) {
+          throw new IllegalArgumentException(
+              "limit's zone must be a time-zone id such as Europe/Paris or UTC, was '"
+                  + zoneText
+                  + "' in '"
+                  + text
+                  + "'",
+              e);
+        }
+      }
+    }
+    if (at >= 0) {
+      throw new IllegalArgumentException(
+          "limit's calendar period must be day, week, month or year before '@', was '"
+              + word
+              + "' in '"
+              + text
+              + "'");
+    }
+    return null;
   }
 
   /**
    * This limit as {@link #parse} reads it, such as {@code 5/10s}: the window in the largest whole
    * unit of {@code d}, {@code h}, {@code m}, {@code s}, {@code ms}, {@code us}, {@code ns}. The
-   * precision is not written.
+   * precision is not written. A calendar quota is written as {@code 10000/month@Europe/Paris}.
    */
   public String toText() {
+    if (period != null) {
+      return permits + "/" + period.word() + "@" + zoneText(zone);
+    }
     return permits + "/" + DurationText.format(window());
   }
 
@@ -106,12 +178,31 @@ public final class Limit {
   }
 
   /**
+   * Returns a calendar quota: at most {@code permits} in each {@code period} of {@code zone}'s
+   * calendar, such as 10 000 per calendar month in Europe/Paris. A period begins where {@link
+   * CalendarPeriod} says, and its count starts from zero then. The count is exact: a request is
+   * granted iff the permits granted in the current period plus the request fit in {@code permits}.
+   *
+   * @throws IllegalArgumentException if {@code permits <= 0}, or {@code period} or {@code zone} is
+   *     null
+   */
+  public static Limit calendar(long permits, CalendarPeriod period, ZoneId zone) {
+    Checks.requirePositive(permits, "permits");
+    Checks.requireNonNull(period, "period");
+    Checks.requireNonNull(zone, "zone");
+    long longest = period.longest().toNanos();
+    return new Limit(permits, longest, longest, period, zone.normalized());
+  }
+
+  /**
    * Returns a copy of this limit tracked in buckets of width {@code precision}.
    *
    * @throws IllegalArgumentException if {@code precision} is null, not positive or longer than the
-   *     window
+   *     window, or this is a calendar quota, which has no buckets
    */
   public Limit withPrecision(Duration precision) {
+    Checks.requireArgument(
+        period == null, "precision", "not be set on a calendar quota " + this, precision);
     long precisionNanos = Checks.requirePositiveNanos(precision, "precision");
     Checks.requireArgument(
         precisionNanos <= windowNanos, "precision", "not exceed the window " + window(), precision);
@@ -148,33 +239,70 @@ public final class Limit {
     return precisionNanos == 1;
   }
 
+  /** Whether this is a calendar quota ({@link #calendar}) rather than a sliding window. */
+  public boolean isCalendar() {
+    return period != null;
+  }
+
+  /** The period of a calendar quota; empty for a sliding window. */
+  public Optional<CalendarPeriod> calendarPeriod() {
+    return Optional.ofNullable(period);
+  }
+
+  /** The time zone of a calendar quota; empty for a sliding window. */
+  public Optional<ZoneId> calendarZone() {
+    return Optional.ofNullable(zone);
+  }
+
+  /**
+   * Whether {@code other} counts the same permits as this limit, whatever its {@code permits}: a
+   * sliding window of the same window and precision, or a calendar quota of the same period and
+   * zone. A key whose limits change keeps the counts of such a window (see {@link Plan}).
+   */
+  public boolean sameWindow(Limit other) {
+    return other != null
+        && other.windowNanos == windowNanos
+        && other.precisionNanos == precisionNanos
+        && other.period == period
+        && Objects.equals(other.zone, zone);
+  }
+
   /**
    * The most (bucket, count) runs a limiter stores for this limit: {@code min(permits, ceil(window
    * / precision) + 1)}. In process a run takes 8 bytes when {@code permits} does not exceed the
-   * precision in nanoseconds, else 16.
+   * precision in nanoseconds, else 16. A calendar quota stores one count.
    */
   public long maxStoredRuns() {
-    return WindowMath.maxRuns(permits, windowNanos, precisionNanos);
+    return period != null ? 1 : WindowMath.maxRuns(permits, windowNanos, precisionNanos);
+  }
+
+  /** A zone's id, with {@code UTC} for the normalized UTC offset {@code Z}. */
+  static String zoneText(ZoneId zone) {
+    return zone.equals(ZoneOffset.UTC) ? "UTC" : zone.getId();
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Limit other
-        && other.permits == permits
-        && other.windowNanos == windowNanos
-        && other.precisionNanos == precisionNanos;
+    return o instanceof Limit other && other.permits == permits && sameWindow(other);
   }
 
   @Override
   public int hashCode() {
     return Long.hashCode(permits) * 961
         + Long.hashCode(windowNanos) * 31
-        + Long.hashCode(precisionNanos);
+        + Long.hashCode(precisionNanos)
+        + Objects.hashCode(zone);
   }
 
-  /** For example {@code "100 per PT1S (precision PT0.001S)"}. */
+  /**
+   * For example {@code "100 per PT1S (precision PT0.001S)"}, or {@code "10000 per calendar MONTH in
+   * Europe/Paris"}.
+   */
   @Override
   public String toString() {
+    if (period != null) {
+      return permits + " per calendar " + period + " in " + zoneText(zone);
+    }
     return permits + " per " + window() + " (precision " + precision() + ")";
   }
 }

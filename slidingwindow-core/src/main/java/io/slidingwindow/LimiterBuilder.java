@@ -1,6 +1,8 @@
 package io.slidingwindow;
 
+import io.slidingwindow.internal.CalendarPeriods;
 import io.slidingwindow.internal.Checks;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -21,6 +23,9 @@ abstract class LimiterBuilder<B extends LimiterBuilder<B>> {
 
   /** Null until set. */
   private Boolean countRefusedAttempts;
+
+  /** Null until set. */
+  private Clock calendarClock;
 
   LimiterBuilder() {}
 
@@ -73,6 +78,29 @@ abstract class LimiterBuilder<B extends LimiterBuilder<B>> {
     this.countRefusedAttempts =
         Checks.setOnce(this.countRefusedAttempts, countRefusedAttempts, "countRefusedAttempts");
     return self();
+  }
+
+  /**
+   * Sets the wall clock of calendar quotas ({@link Limit#calendar}), {@link Clock#systemUTC()} by
+   * default. It is read once, when the limiter is built, and the limiter's ticker measures the time
+   * since: the epoch time of a request is that reading plus the ticker's time since the build. So a
+   * test drives calendar quotas with its fake ticker and a fixed clock, and the system ticker
+   * ({@link System#nanoTime()}, which follows the gradual corrections of time synchronisation but
+   * not a step of the system clock) keeps periods where they were when the limiter was built.
+   *
+   * @throws IllegalArgumentException if {@code clock} is null
+   * @throws IllegalStateException if another clock was set
+   */
+  public B calendarClock(Clock clock) {
+    Checks.requireNonNull(clock, "clock");
+    this.calendarClock = Checks.setOnce(this.calendarClock, clock, "calendarClock");
+    return self();
+  }
+
+  /** Reads the calendar clock: the epoch time, in nanoseconds, of the limiter's origin. */
+  long anchorEpochNanos() {
+    return CalendarPeriods.epochNanos(
+        (calendarClock == null ? Clock.systemUTC() : calendarClock).instant());
   }
 
   /** The ticker set, or {@link Ticker#system()}. */

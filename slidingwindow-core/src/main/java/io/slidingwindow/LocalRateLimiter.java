@@ -24,6 +24,7 @@ final class LocalRateLimiter implements RateLimiter {
 
   private final List<Limit> limits;
   private final long largestGrantable;
+  private final long largestPermits;
   private final Ticker ticker;
   private final Sleeper sleeper;
   private final long origin;
@@ -35,13 +36,19 @@ final class LocalRateLimiter implements RateLimiter {
   /** Written under the lock, read without it; see the class comment. */
   private volatile long refusingUntil = Long.MIN_VALUE;
 
-  LocalRateLimiter(List<Limit> limits, boolean countRefused, Ticker ticker, Sleeper sleeper) {
+  LocalRateLimiter(
+      List<Limit> limits,
+      boolean countRefused,
+      Ticker ticker,
+      long anchorEpochNanos,
+      Sleeper sleeper) {
     this.limits = limits;
     this.largestGrantable = Permits.largestGrantable(limits);
+    this.largestPermits = Permits.largestPermits(limits);
     this.ticker = ticker;
     this.sleeper = sleeper;
     this.countRefused = countRefused;
-    this.state = KeyLimits.factory(limits, countRefused).apply(0);
+    this.state = KeyLimits.factory(limits, countRefused, anchorEpochNanos).apply(0);
     this.origin = ticker.read();
   }
 
@@ -108,6 +115,67 @@ final class LocalRateLimiter implements RateLimiter {
   @Override
   public List<Limit> limits() {
     return limits;
+  }
+
+  @Override
+  public Quota peek() {
+    long now = ticker.read() - origin;
+    synchronized (state) {
+      Quota quota = state.peek(now);
+      publishRefusingUntil();
+      return quota;
+    }
+  }
+
+  @Override
+  public void reset() {
+    long now = ticker.read() - origin;
+    synchronized (state) {
+      state.reset(now);
+      publishRefusingUntil();
+    }
+  }
+
+  @Override
+  public Quota refund(long permits) {
+    Permits.checkRefund(permits, largestPermits);
+    if (countRefused) {
+      throw new UnsupportedOperationException(
+          "refund: this limiter counts refused attempts, whose stored runs cannot give permits"
+              + " back");
+    }
+    long now = ticker.read() - origin;
+    synchronized (state) {
+      Quota quota = state.refund(now, permits);
+      publishRefusingUntil();
+      return quota;
+    }
+  }
+
+  @Override
+  public Reservation reserve(long permits) {
+    Permits.check(permits, largestGrantable);
+    long now = ticker.read() - origin;
+    Decision decision;
+    long stamp;
+    synchronized (state) {
+      decision = state.decide(now, permits);
+      stamp = state.latest();
+      publishRefusingUntil();
+    }
+    if (countRefused || !decision.allowed()) {
+      return Reservation.nonRefundable(decision);
+    }
+    return Reservation.refundable(
+        decision,
+        Reservation.Refunder.inProcess(
+            () -> {
+              long at = ticker.read() - origin;
+              synchronized (state) {
+                state.refundAt(at, stamp, permits);
+                publishRefusingUntil();
+              }
+            }));
   }
 
   /** The runs stored per limit; for tests of the memory bound. */

@@ -60,6 +60,35 @@ public interface RateLimiter {
   /** The limits, in the order they were added. */
   List<Limit> limits();
 
+  /** What is left of each limit now, without taking anything; as {@link KeyedRateLimiter#peek}. */
+  Quota peek();
+
+  /**
+   * Forgets every recorded permit; as {@link KeyedRateLimiter#reset}. An administrator's operation:
+   * never reachable by whoever the limit holds back.
+   */
+  void reset();
+
+  /**
+   * Takes back up to {@code permits} of the newest recorded permits of each limit; as {@link
+   * KeyedRateLimiter#refund}, which states which permits go and why the guarantee holds for those
+   * that stay. An administrator's operation.
+   *
+   * @return what is left afterwards
+   * @throws IllegalArgumentException if {@code permits} is not positive or exceeds the largest
+   *     limit
+   * @throws UnsupportedOperationException if refused attempts count
+   */
+  Quota refund(long permits);
+
+  /**
+   * Takes {@code permits} as {@link #decide} does, and returns a {@link Reservation} that can give
+   * exactly those back once (reserve now, refund later: see {@link Reservation}).
+   *
+   * @throws IllegalArgumentException as {@link #decide}
+   */
+  Reservation reserve(long permits);
+
   /** Returns a builder of in-process limiters. */
   static Builder builder() {
     return new Builder();
@@ -93,6 +122,7 @@ public interface RateLimiter {
           validatedLimits(),
           countsRefusedAttempts(),
           ticker(),
+          anchorEpochNanos(),
           sleeper == null ? Sleeper.SYSTEM : sleeper);
     }
   }

@@ -58,6 +58,21 @@ public final class Checks {
   }
 
   /**
+   * Returns {@code values}: {@code "<name> must not be null"}, {@code "<name> must hold at least
+   * one element, was []"} or {@code "<name>' element must not be null"}.
+   *
+   * @throws IllegalArgumentException if {@code values} is null, empty or holds a null
+   */
+  public static <C extends java.util.Collection<?>> C requireElements(C values, String name) {
+    requireNonNull(values, name);
+    requireArgument(!values.isEmpty(), name, "hold at least one element", values);
+    for (Object value : values) {
+      requireNonNull(value, name + "' element");
+    }
+    return values;
+  }
+
+  /**
    * Returns {@code value}: {@code "<name> must be positive, was <value>"}.
    *
    * @throws IllegalArgumentException if {@code value} is zero or negative

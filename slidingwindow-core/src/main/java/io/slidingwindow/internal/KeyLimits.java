@@ -2,7 +2,9 @@ package io.slidingwindow.internal;
 
 import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
+import io.slidingwindow.Quota;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongFunction;
 
@@ -15,15 +17,20 @@ import java.util.function.LongFunction;
  * taken as that latest time (the clock went backwards: no time passed), so the windows only ever
  * see non-decreasing times.
  *
- * <p>Memory layout. A key with one limit, the common case, is a single {@link LimitRuns} object
- * (this class's fields are its latest time and the table's entry flags) plus its ring; a key with
- * several limits is one {@link Several} holding a {@link LimitRuns} per limit, whose own latest
- * time and flags go unused. The limits' figures are shared through {@link LimitRuns.Config}, never
- * copied per key. Build states with {@link #factory}.
+ * <p>Memory layout. A key with one limit, the common case, is a single {@link Window} object, a
+ * {@link LimitRuns} (plus its ring) or a {@link CalendarCount} (this class's fields are its latest
+ * time and the table's entry flags); a key with several limits is one {@link Several} holding a
+ * window per limit, whose own latest time and flags go unused; a key of a limiter with plans is a
+ * {@link PlannedLimits}, whose windows follow the key's plan. The limits' figures are shared
+ * through {@link Window.Config}, never copied per key. Build states with {@link #factory}.
+ *
+ * <p>Quota operations ({@link #peek}, {@link #reset}, {@link #refund}, {@link #refundAt}) act on
+ * every window of the key at once; what each takes back is said in {@link Window}.
  *
  * <p>Not thread-safe: the owner holds a lock around every call.
  */
-public abstract sealed class KeyLimits extends KeyTable.State permits LimitRuns, KeyLimits.Several {
+public abstract sealed class KeyLimits extends KeyTable.State
+    permits OneWindow, KeyLimits.Several, PlannedLimits {
 
   private long latest;
 
@@ -33,34 +40,42 @@ public abstract sealed class KeyLimits extends KeyTable.State permits LimitRuns,
 
   /**
    * Makes the empty states of {@code limits}, given the time their clock starts at (earlier times
-   * are taken as it); the limits' shared figures are computed once, here.
+   * are taken as it); the limits' shared figures are computed once, here. Calendar quotas count
+   * periods on a clock whose origin has the wall-clock time {@code anchorEpochNanos}.
    *
    * @throws IllegalArgumentException if a limit's runs would not fit in memory
    */
-  public static LongFunction<KeyLimits> factory(List<Limit> limits, boolean countRefused) {
-    LimitRuns.Config[] configs = new LimitRuns.Config[limits.size()];
-    for (int i = 0; i < configs.length; i++) {
-      configs[i] = new LimitRuns.Config(limits.get(i), countRefused);
-    }
+  public static LongFunction<KeyLimits> factory(
+      List<Limit> limits, boolean countRefused, long anchorEpochNanos) {
+    Window.Config[] configs = configs(limits, countRefused, anchorEpochNanos);
     if (configs.length == 1) {
-      LimitRuns.Config only = configs[0];
-      return start -> new LimitRuns(only, start);
+      Window.Config only = configs[0];
+      return only::create;
     }
-    return start -> new Several(configs, start);
+    return start -> new Several(configs, countRefused, start);
+  }
+
+  /** The shared figures of each of {@code limits}, as {@link #factory} computes them. */
+  static Window.Config[] configs(List<Limit> limits, boolean countRefused, long anchorEpochNanos) {
+    Window.Config[] configs = new Window.Config[limits.size()];
+    for (int i = 0; i < configs.length; i++) {
+      configs[i] = Window.Config.of(limits.get(i), countRefused, anchorEpochNanos);
+    }
+    return configs;
   }
 
   /** A key with two or more limits. */
   static final class Several extends KeyLimits {
-    private final LimitRuns[] windows;
+    private final Window[] windows;
     private final boolean countRefused;
 
-    Several(LimitRuns.Config[] configs, long start) {
+    Several(Window.Config[] configs, boolean countRefused, long start) {
       super(start);
-      this.windows = new LimitRuns[configs.length];
+      this.windows = new Window[configs.length];
       for (int i = 0; i < windows.length; i++) {
-        windows[i] = new LimitRuns(configs[i], start);
+        windows[i] = (Window) configs[i].create(start);
       }
-      this.countRefused = configs[0].saturate;
+      this.countRefused = countRefused;
     }
 
     @Override
@@ -69,7 +84,7 @@ public abstract sealed class KeyLimits extends KeyTable.State permits LimitRuns,
     }
 
     @Override
-    LimitRuns window(int i) {
+    Window window(int i) {
       return windows[i];
     }
 
@@ -83,7 +98,12 @@ public abstract sealed class KeyLimits extends KeyTable.State permits LimitRuns,
   abstract int limitCount();
 
   /** The window of the {@code i}th limit. */
-  abstract LimitRuns window(int i);
+  abstract Window window(int i);
+
+  /** The name of the key's plan, or null for none. */
+  String planName() {
+    return null;
+  }
 
   /** Whether refused attempts are recorded too. */
   abstract boolean countsRefused();
@@ -94,7 +114,8 @@ public abstract sealed class KeyLimits extends KeyTable.State permits LimitRuns,
     return latest;
   }
 
-  private long advance(long now) {
+  /** Takes {@code now} as the latest time (unless earlier) and expires every window there. */
+  final long advance(long now) {
     if (now > latest) {
       latest = now;
     }
@@ -176,7 +197,7 @@ public abstract sealed class KeyLimits extends KeyTable.State permits LimitRuns,
         }
       }
     }
-    LimitRuns w = window(binding);
+    Window w = window(binding);
     Limit limit = w.limit();
     Duration resetAfter = Duration.ofNanos(w.resetAfterNanos(t));
     return granted
@@ -192,7 +213,7 @@ public abstract sealed class KeyLimits extends KeyTable.State permits LimitRuns,
   public long refusingUntil() {
     long until = Long.MIN_VALUE;
     for (int i = 0, n = limitCount(); i < n; i++) {
-      LimitRuns w = window(i);
+      Window w = window(i);
       if (w.remaining() == 0) {
         until = Math.max(until, w.nextExpiry());
       }
@@ -210,6 +231,56 @@ public abstract sealed class KeyLimits extends KeyTable.State permits LimitRuns,
       }
     }
     return true;
+  }
+
+  /** What is left of every limit at time {@code now}, without taking anything. */
+  public Quota peek(long now) {
+    advance(now);
+    return quota();
+  }
+
+  private Quota quota() {
+    int n = limitCount();
+    List<Quota.Usage> usages = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      Window w = window(i);
+      usages.add(
+          new Quota.Usage(
+              w.limit(), w.count(), w.remaining(), Duration.ofNanos(w.resetAfterNanos(latest))));
+    }
+    return Quota.of(planName(), usages);
+  }
+
+  /** Forgets every permit recorded in every limit, at time {@code now}. */
+  public void reset(long now) {
+    advance(now);
+    for (int i = 0, n = limitCount(); i < n; i++) {
+      window(i).clear();
+    }
+  }
+
+  /**
+   * Takes back up to {@code permits} of the newest permits recorded in each limit ({@link
+   * Window#removeNewest}) at time {@code now}, and returns what is left then.
+   */
+  public Quota refund(long now, long permits) {
+    advance(now);
+    for (int i = 0, n = limitCount(); i < n; i++) {
+      window(i).removeNewest(permits);
+    }
+    return quota();
+  }
+
+  /**
+   * Takes back, at time {@code now}, the {@code permits} a request recorded at time {@code stamp}
+   * (its {@link #latest()} right after), from each limit's bucket of that time ({@link
+   * Window#removeAt}).
+   */
+  public void refundAt(long now, long stamp, long permits) {
+    advance(now);
+    for (int i = 0, n = limitCount(); i < n; i++) {
+      window(i).removeAt(stamp, permits);
+    }
   }
 
   /** The runs stored for each limit, in the order of the limits. */

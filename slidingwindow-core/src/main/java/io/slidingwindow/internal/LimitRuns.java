@@ -37,12 +37,12 @@ import io.slidingwindow.Limit;
  * <p>Not thread-safe: callers hold a lock. Times passed in are non-negative and never decrease (see
  * {@link KeyLimits}).
  */
-public final class LimitRuns extends KeyLimits {
+public final class LimitRuns extends OneWindow {
 
   private static final int INITIAL_RUNS = 2;
 
   /** One limit's figures and run layout, shared by the windows of every key. Immutable. */
-  public static final class Config {
+  public static final class Config implements Window.Config {
     final Limit limit;
     final long permits;
     final long windowNanos;
@@ -110,6 +110,16 @@ public final class LimitRuns extends KeyLimits {
     boolean packed() {
       return countBits != 0;
     }
+
+    @Override
+    public Limit limit() {
+      return limit;
+    }
+
+    @Override
+    public LimitRuns create(long start) {
+      return new LimitRuns(this, start);
+    }
   }
 
   private final Config config;
@@ -133,22 +143,12 @@ public final class LimitRuns extends KeyLimits {
   }
 
   @Override
-  int limitCount() {
-    return 1;
-  }
-
-  @Override
-  LimitRuns window(int i) {
-    return this;
-  }
-
-  @Override
   boolean countsRefused() {
     return config.saturate;
   }
 
-  /** The limit this window enforces. */
-  Limit limit() {
+  @Override
+  public Limit limit() {
     return config.limit;
   }
 
@@ -177,6 +177,7 @@ public final class LimitRuns extends KeyLimits {
   }
 
   /** Drops the runs that have left the window at time {@code now}. */
+  @Override
   public void expire(long now) {
     if (now >= nextExpiry()) {
       long oldest = WindowMath.oldestBucket(now, config.windowNanos, config.precisionNanos);
@@ -197,21 +198,25 @@ public final class LimitRuns extends KeyLimits {
   }
 
   /** Whether {@code permits} more fit now; call {@link #expire} first. */
+  @Override
   public boolean allows(long permits) {
     return permits <= config.permits - sum;
   }
 
   /** The permits counted now; call {@link #expire} first. */
+  @Override
   public long count() {
     return sum;
   }
 
   /** The permits still available now, never negative; call {@link #expire} first. */
+  @Override
   public long remaining() {
     return Math.max(0, config.permits - sum);
   }
 
   /** The time at which the oldest stored run leaves the window; MAX_VALUE when none is stored. */
+  @Override
   public long nextExpiry() {
     return size == 0
         ? Long.MAX_VALUE
@@ -222,6 +227,7 @@ public final class LimitRuns extends KeyLimits {
    * Adds {@code permits} at time {@code now}; call {@link #expire} first, and unless refused
    * attempts are counted (which saturates), record only what {@link #allows} admits.
    */
+  @Override
   public void record(long now, long permits) {
     Config c = config;
     int tail = size == 0 ? -1 : tailIndex();
@@ -296,6 +302,7 @@ public final class LimitRuns extends KeyLimits {
    * zero if they fit now. Call {@link #expire} first. Walks the runs, oldest first, until enough
    * have left.
    */
+  @Override
   public long retryAfterNanos(long now, long permits) {
     long excess = sum - (config.permits - permits);
     if (excess <= 0) {
@@ -317,6 +324,7 @@ public final class LimitRuns extends KeyLimits {
    * How long from {@code now} until every counted permit has left the window; zero if none is
    * counted. Call {@link #expire} first.
    */
+  @Override
   public long resetAfterNanos(long now) {
     if (size == 0) {
       return 0;
@@ -326,6 +334,7 @@ public final class LimitRuns extends KeyLimits {
   }
 
   /** The runs stored now. */
+  @Override
   public int runCount() {
     return size;
   }
@@ -341,7 +350,92 @@ public final class LimitRuns extends KeyLimits {
   }
 
   /** Whether no run is stored; call {@link #expire} first to learn whether the window is empty. */
+  @Override
   public boolean isEmpty() {
     return size == 0;
+  }
+
+  /** The slot of the {@code i}th newest run ({@code i = 0} the newest). */
+  private int newest(int i) {
+    int slot = head + size - 1 - i;
+    int capacity = capacity();
+    return slot >= capacity ? slot - capacity : slot;
+  }
+
+  @Override
+  public long removeNewest(long permits) {
+    long removed = 0;
+    while (removed < permits && size > 0) {
+      int tail = tailIndex();
+      long count = countAt(tail);
+      long take = Math.min(count, permits - removed);
+      if (take == count) {
+        dropNewest(0);
+      } else {
+        store(tail, bucketAt(tail), count - take);
+      }
+      sum -= take;
+      removed += take;
+    }
+    return removed;
+  }
+
+  @Override
+  public long removeAt(long time, long permits) {
+    long bucket = WindowMath.bucket(time, config.precisionNanos);
+    for (int i = 0; i < size; i++) {
+      int slot = newest(i);
+      long b = bucketAt(slot);
+      if (b < bucket) {
+        return 0; // runs are kept oldest first: no older one holds the bucket
+      }
+      if (b == bucket) {
+        long count = countAt(slot);
+        long take = Math.min(count, permits);
+        if (take == count) {
+          dropNewest(i);
+        } else {
+          store(slot, b, count - take);
+        }
+        sum -= take;
+        return take;
+      }
+    }
+    return 0;
+  }
+
+  /** Removes the {@code i}th newest run (its count already taken from the sum), keeping order. */
+  private void dropNewest(int i) {
+    for (int k = i; k > 0; k--) {
+      int to = newest(k);
+      int from = newest(k - 1);
+      store(to, bucketAt(from), countAt(from));
+    }
+    size--;
+    if (size == 0) {
+      head = 0;
+    }
+  }
+
+  @Override
+  public void clear() {
+    size = 0;
+    head = 0;
+    sum = 0;
+  }
+
+  @Override
+  public long runLatest(int i, long now) {
+    return Math.min(WindowMath.bucketEnd(bucketAt(newest(i)), config.precisionNanos) - 1, now);
+  }
+
+  @Override
+  public long runPermits(int i) {
+    return countAt(newest(i));
+  }
+
+  @Override
+  public void absorb(Window source, long now) {
+    PlanChange.absorbSliding(this, source, now);
   }
 }

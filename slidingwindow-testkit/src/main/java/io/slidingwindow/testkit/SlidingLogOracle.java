@@ -13,6 +13,12 @@ import java.util.List;
  * <p>Times are plain nanosecond counts (say, offsets from a test's start); no wrap-around. A grant
  * at time {@code s} counts at time {@code t} in a window of length {@code w} when {@code t - w < s
  * <= t}: the window {@code (t - w, t]}. Not thread-safe.
+ *
+ * <p>Quota operations are modelled on the log itself: {@link #clear} forgets every grant (a reset),
+ * {@link #removeNewest} takes back the newest permits (a refund), {@link #removeInBucket} permits
+ * of grants in one bucket (a reservation's refund, which a limiter takes from the bucket that holds
+ * the reservation's time). What the limiter must then keep within its limit is what stays in the
+ * log.
  */
 public final class SlidingLogOracle {
 
@@ -48,6 +54,76 @@ public final class SlidingLogOracle {
   /** Records {@code permits} granted at time {@code time}. */
   public void record(long time, long permits) {
     grants.add(new long[] {time, permits});
+  }
+
+  /** Forgets every grant, as a reset does. */
+  public void clear() {
+    grants.clear();
+  }
+
+  /**
+   * Takes back up to {@code permits} of the newest permits, latest time first (of grants at the
+   * same time, the one recorded last first), as a refund does; returns how many were taken back.
+   */
+  public long removeNewest(long permits) {
+    long left = permits;
+    while (left > 0 && !grants.isEmpty()) {
+      int newest = 0;
+      for (int i = 1; i < grants.size(); i++) {
+        if (grants.get(i)[0] >= grants.get(newest)[0]) {
+          newest = i;
+        }
+      }
+      left -= take(newest, left);
+    }
+    return permits - left;
+  }
+
+  /**
+   * Takes back up to {@code permits} permits of grants in the bucket of width {@code precision}
+   * that holds {@code time} (times counted from 0, as the limiter's origin; the newest grant
+   * first), as the refund of a reservation made at {@code time} does; returns how many. With a
+   * precision of one tick, that is the grants at exactly {@code time}.
+   */
+  public long removeInBucket(long time, long precision, long permits) {
+    long bucket = Math.floorDiv(time, precision);
+    long left = permits;
+    while (left > 0) {
+      int newest = -1;
+      for (int i = 0; i < grants.size(); i++) {
+        if (Math.floorDiv(grants.get(i)[0], precision) == bucket
+            && (newest < 0 || grants.get(i)[0] >= grants.get(newest)[0])) {
+          newest = i;
+        }
+      }
+      if (newest < 0) {
+        break;
+      }
+      left -= take(newest, left);
+    }
+    return permits - left;
+  }
+
+  /**
+   * Takes up to {@code permits} from grant {@code i}, dropping it when emptied; returns how many.
+   */
+  private long take(int i, long permits) {
+    long[] grant = grants.get(i);
+    long taken = Math.min(grant[1], permits);
+    grant[1] -= taken;
+    if (grant[1] == 0) {
+      grants.remove(i);
+    }
+    return taken;
+  }
+
+  /** The grants, each as {@code {time, permits}}, in the order they were recorded; copies. */
+  public List<long[]> grants() {
+    List<long[]> copy = new ArrayList<>(grants.size());
+    for (long[] g : grants) {
+      copy.add(g.clone());
+    }
+    return copy;
   }
 
   /** The number of recorded grants (not permits). */

@@ -1,6 +1,5 @@
 package io.slidingwindow.testkit;
 
-import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.RateLimiter;
@@ -17,34 +16,11 @@ class LocalRateLimiterConformanceTest extends RateLimiterConformance {
   @Override
   protected KeyedRateLimiter<String> newLimiter(
       List<Limit> limits, boolean countRefusedAttempts, Ticker ticker) {
-    RateLimiter limiter =
+    return new SingleKeyLimiter(
         RateLimiter.builder()
             .limits(limits)
             .countRefusedAttempts(countRefusedAttempts)
             .ticker(ticker)
-            .build();
-    return new KeyedRateLimiter<>() {
-      private RateLimiter limiter(String key) {
-        if (key == null) {
-          throw new IllegalArgumentException("key must not be null");
-        }
-        return limiter;
-      }
-
-      @Override
-      public boolean tryAcquire(String key, long permits) {
-        return limiter(key).tryAcquire(permits);
-      }
-
-      @Override
-      public Decision decide(String key, long permits) {
-        return limiter(key).decide(permits);
-      }
-
-      @Override
-      public List<Limit> limits() {
-        return limits;
-      }
-    };
+            .build());
   }
 }
