@@ -21,21 +21,7 @@ final class ReactiveCalls {
       EnforcementCore<Object[]> core,
       MethodInvocation invocation,
       Object target) {
-    Object[] args = invocation.getArguments();
-    return Mono.fromCompletionStage(() -> limited.decideAsync(core, args))
-        .flatMap(
-            outcome ->
-                Mono.defer(
-                    () -> {
-                      try {
-                        return asMono(
-                            outcome.allowed()
-                                ? LimitedMethod.proceed(invocation)
-                                : limited.refused(target, args, limited.refusal(outcome)));
-                      } catch (Throwable e) {
-                        return Mono.error(e);
-                      }
-                    }));
+    return answer(limited, core, invocation, target).flatMap(ReactiveCalls::asMono);
   }
 
   static Flux<Object> flux(
@@ -43,30 +29,40 @@ final class ReactiveCalls {
       EnforcementCore<Object[]> core,
       MethodInvocation invocation,
       Object target) {
+    return answer(limited, core, invocation, target).flatMapMany(ReactiveCalls::asFlux);
+  }
+
+  /**
+   * At each subscription, the decision and then the publisher that answers it: the method's, once
+   * granted, or the fallback's; empty if that is null, the error if calling it throws.
+   */
+  private static Mono<Object> answer(
+      LimitedMethod limited,
+      EnforcementCore<Object[]> core,
+      MethodInvocation invocation,
+      Object target) {
     Object[] args = invocation.getArguments();
     return Mono.fromCompletionStage(() -> limited.decideAsync(core, args))
-        .flatMapMany(
-            outcome ->
-                Flux.defer(
-                    () -> {
-                      try {
-                        return asFlux(
-                            outcome.allowed()
-                                ? LimitedMethod.proceed(invocation)
-                                : limited.refused(target, args, limited.refusal(outcome)));
-                      } catch (Throwable e) {
-                        return Flux.error(e);
-                      }
-                    }));
+        .flatMap(
+            outcome -> {
+              try {
+                return Mono.justOrEmpty(
+                    outcome.allowed()
+                        ? LimitedMethod.proceed(invocation)
+                        : limited.refused(target, args, limited.refusal(outcome)));
+              } catch (Throwable e) {
+                return Mono.error(e);
+              }
+            });
   }
 
   @SuppressWarnings("unchecked")
   private static Mono<Object> asMono(Object publisher) {
-    return publisher == null ? Mono.empty() : (Mono<Object>) publisher;
+    return (Mono<Object>) publisher;
   }
 
   @SuppressWarnings("unchecked")
   private static Flux<Object> asFlux(Object publisher) {
-    return publisher == null ? Flux.empty() : (Flux<Object>) publisher;
+    return (Flux<Object>) publisher;
   }
 }
