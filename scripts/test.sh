@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of the project: installs what the tests start (redis-server, redis-cli,
 # valkey-server, valkey-cli, headless chromium for the dashboard's browser test) from Debian's
-# packages when they are missing, then runs the Maven build on the default JDK (17), and the
-# library (core, Redis clients) again on JDK 25 when one is installed under /usr/lib/jvm.
+# packages when they are missing, then runs the Maven build on the default JDK (17), builds and
+# runs the service's container image (podman, installed when missing), and the library (core,
+# Redis clients) again on JDK 25 when one is installed under /usr/lib/jvm.
 # Tests start their own servers on free loopback ports; nothing is started here.
 # Extra arguments go to Maven, e.g. scripts/test.sh -Dvalkey.skip=true
 set -euo pipefail
@@ -83,6 +84,47 @@ java -version 2>&1 | head -1
 # The whole reactor: the Spring modules on Boot 3.5 (the parent's line) and, in
 # slidingwindow-spring-boot4-tests, the same starter and gateway on Boot 4 with Lettuce 7.
 ./mvnw -B -ntp clean verify "$@"
+
+# The service's container image, built from the jar just packaged, run on loopback ports and asked
+# for its health and a decision (slidingwindow-server/container/smoke-test.sh). Podman (with runc)
+# and curl are installed when missing; the step is skipped, saying so, only where no container
+# engine can run at all.
+container_image() {
+  if ! have podman && ! have docker && have apt-get; then
+    as_root apt-get install -y -qq podman runc >/dev/null || true
+  fi
+  if ! have curl && have apt-get; then
+    as_root apt-get install -y -qq curl >/dev/null || true
+  fi
+  if have podman; then
+    # No default ulimits (some hosts refuse to raise them for a container) and runc where the
+    # default runtime is missing.
+    local conf
+    conf="$(mktemp -d)/containers.conf"
+    printf '[containers]\ndefault_ulimits = []\n' >"$conf"
+    export CONTAINERS_CONF="$conf"
+    if have runc; then export PODMAN_RUNTIME="$(command -v runc)"; fi
+    if ! podman info >/dev/null 2>&1; then
+      echo "NOTE: podman is installed but cannot run containers here (podman info failed);" \
+        "the container image step did not run." >&2
+      return 0
+    fi
+  elif have docker; then
+    if ! docker info >/dev/null 2>&1; then
+      echo "NOTE: docker cannot reach its daemon here; the container image step did not run." >&2
+      return 0
+    fi
+  else
+    echo "NOTE: neither podman nor docker is installed or installable; the container image step" \
+      "did not run." >&2
+    return 0
+  fi
+  have curl || fail "curl is missing after the install"
+  local skip=0
+  if ls slidingwindow-server/target/slidingwindow-server-*.jar >/dev/null 2>&1; then skip=1; fi
+  SKIP_BUILD="$skip" slidingwindow-server/container/smoke-test.sh ci
+}
+container_image
 
 # The library once more on the newest JDK where one is installed: core, testkit, the Redis
 # modules and both client adapters, unit tests and the Redis integration suite against Redis

@@ -5,20 +5,13 @@ import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.slidingwindow.Limit;
 import io.slidingwindow.RateLimiter;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Non-blocking {@code tryAcquire} of one permit on one in-process limiter, against the peers, on
@@ -30,14 +23,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * see allocation per call.
  */
 @State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(
-    value = 1,
-    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-public class TryAcquireBenchmark {
+public class TryAcquireBenchmark extends ThroughputRun {
 
   /** The limiters compared. */
   public enum Candidate {

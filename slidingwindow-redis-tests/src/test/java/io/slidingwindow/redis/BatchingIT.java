@@ -61,8 +61,34 @@ class BatchingIT {
   }
 
   /** Sends each of {@code ids} from a thread of its own, all at once; the answers by id. */
+  /**
+   * How long a test holds Redis still while its requests queue. The test waits, for at most {@link
+   * #QUEUE_BOUND}, until they have all queued, so that no request comes after the first calls
+   * return however slowly the threads start; a pause that ends first fails the test there.
+   */
+  private static final Duration PAUSE = Duration.ofSeconds(3);
+
+  private static final Duration QUEUE_BOUND = Duration.ofMillis(2500);
+
+  private static void untilQueued(RedisRateLimiter limiter, int requests) {
+    await()
+        .atMost(QUEUE_BOUND)
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> limiter.queuedRequests() >= requests);
+  }
+
   private static <T> Map<String, T> fromThreadsOfTheirOwn(
       List<String> ids, Function<String, CompletableFuture<T>> request) throws Exception {
+    return fromThreadsOfTheirOwn(ids, request, () -> {});
+  }
+
+  /**
+   * As above, running {@code whileSent} once every thread has been let go and before the answers
+   * are collected: a test that holds Redis still waits there until the requests have queued.
+   */
+  private static <T> Map<String, T> fromThreadsOfTheirOwn(
+      List<String> ids, Function<String, CompletableFuture<T>> request, Runnable whileSent)
+      throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(ids.size());
     CountDownLatch start = new CountDownLatch(1);
     try {
@@ -77,6 +103,7 @@ class BatchingIT {
                 }));
       }
       start.countDown();
+      whileSent.run();
       Map<String, T> answers = new HashMap<>();
       for (String id : ids) {
         answers.put(id, sent.get(id).get(30, TimeUnit.SECONDS).get(30, TimeUnit.SECONDS));
@@ -217,10 +244,13 @@ class BatchingIT {
     redis.server.cli("RPUSH", limiter.keysOf("old-layout").get(0), "17", "0", "0", "1");
     assertThat(limiter.tryAcquire("warm-up", 1)).isTrue(); // the script is loaded from here on
     long before = scriptCalls();
-    redis.server.cli("CLIENT", "PAUSE", "300", "ALL");
+    redis.server.cli("CLIENT", "PAUSE", String.valueOf(PAUSE.toMillis()), "ALL");
     List<String> ids = List.of("first", "second", "string", "good", "old-layout", "also-good");
     Map<String, Decision> answers =
-        fromThreadsOfTheirOwn(ids, id -> limiter.decideAsync(id, 1).toCompletableFuture());
+        fromThreadsOfTheirOwn(
+            ids,
+            id -> limiter.decideAsync(id, 1).toCompletableFuture(),
+            () -> untilQueued(limiter, ids.size() - Batcher.MAX_IN_FLIGHT));
     for (String id : ids) {
       assertThat(answers.get(id).allowed())
           .as("id %s", id)
@@ -247,13 +277,16 @@ class BatchingIT {
     int queued = Batcher.MAX_REQUESTS + 6;
     assertThat(limiter.tryAcquire("max-warm-up", 1)).isTrue(); // the script is loaded from here on
     long before = scriptCalls();
-    redis.server.cli("CLIENT", "PAUSE", "500", "ALL");
+    redis.server.cli("CLIENT", "PAUSE", String.valueOf(PAUSE.toMillis()), "ALL");
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < Batcher.MAX_IN_FLIGHT + queued; i++) {
       ids.add("max-" + i);
     }
     Map<String, Boolean> answers =
-        fromThreadsOfTheirOwn(ids, id -> limiter.tryAcquireAsync(id, 1).toCompletableFuture());
+        fromThreadsOfTheirOwn(
+            ids,
+            id -> limiter.tryAcquireAsync(id, 1).toCompletableFuture(),
+            () -> untilQueued(limiter, queued));
     assertThat(answers.values()).hasSize(ids.size()).containsOnly(true);
     assertThat(scriptCalls() - before).isEqualTo(Batcher.MAX_IN_FLIGHT + 2);
   }

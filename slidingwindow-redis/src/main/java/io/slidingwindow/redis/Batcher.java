@@ -57,6 +57,11 @@ final class Batcher {
     this.script = script;
   }
 
+  /** How many requests wait for a call to carry them (for tests that hold Redis still). */
+  int queued() {
+    return queue.size();
+  }
+
   /** Queues {@code request} and sends it, with whatever else waits, as soon as a call may go. */
   CompletableFuture<List<Object>> submit(Request request) {
     queue.add(request);

@@ -319,4 +319,9 @@ final class LimiterCalls {
       case LOCAL -> fallback.decide(id, permits);
     };
   }
+
+  /** How many requests wait to be sent in a shared call; 0 without batching. */
+  int queued() {
+    return batcher == null ? 0 : batcher.queued();
+  }
 }

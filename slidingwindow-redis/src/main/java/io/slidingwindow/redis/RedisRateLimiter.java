@@ -158,6 +158,11 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     return List.of(calls.keys(LimiterKeys.bounded(id)));
   }
 
+  /** How many requests wait to share a script call (for tests that hold Redis still). */
+  int queuedRequests() {
+    return calls.queued();
+  }
+
   /**
    * Whether this limiter's circuit breaker is open: Redis failed often enough in a row that calls
    * are turned away to the failure policy without reaching Redis, until the next probe. For health

@@ -1,27 +1,33 @@
 package io.slidingwindow.server;
 
-import com.sun.net.httpserver.HttpServer;
-import io.grpc.Server;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.slidingwindow.KeyedRateLimiter;
-import io.slidingwindow.Ticker;
-import io.slidingwindow.redis.RedisBackend;
-import io.slidingwindow.redis.RedisRateLimiter;
-import io.slidingwindow.server.internal.ConfigWatcher;
-import io.slidingwindow.server.internal.DaemonThreads;
-import io.slidingwindow.server.internal.Decider;
-import io.slidingwindow.server.internal.EnvoyRateLimitService;
-import io.slidingwindow.server.internal.HttpApi;
-import io.slidingwindow.server.internal.LimiterFactory;
-import io.slidingwindow.server.internal.RateLimitConfig;
-import io.slidingwindow.server.internal.ServerMetrics;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.slidingwindow.server.admin.AdminRoutes;
+import io.slidingwindow.server.admin.BackendWarnings;
+import io.slidingwindow.server.admin.ServerMetrics;
+import io.slidingwindow.server.config.ConfigWatcher;
+import io.slidingwindow.server.config.RateLimitConfig;
+import io.slidingwindow.server.decide.Decider;
+import io.slidingwindow.server.decide.LimiterStore;
+import io.slidingwindow.server.decide.MemoryStore;
+import io.slidingwindow.server.decide.ServiceHealth;
+import io.slidingwindow.server.grpc.GrpcPort;
+import io.slidingwindow.server.http.DecisionRoutes;
+import io.slidingwindow.server.http.HttpPort;
+import io.slidingwindow.server.http.HttpTls;
+import io.slidingwindow.server.redis.RedisStore;
+import io.slidingwindow.server.settings.Settings;
+import io.slidingwindow.server.settings.SettingsBuilder;
 import java.io.IOException;
+import java.io.InputStream;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -32,12 +38,14 @@ import java.util.concurrent.TimeUnit;
  * sliding windows: for every rule, at most N permits in any interval of the window's length, where
  * envoyproxy/ratelimit counts fixed windows.
  *
- * <p>The configuration is envoyproxy/ratelimit's YAML (a file, or a directory of {@code .yaml}
- * files, one domain each) with extensions for windows of any length and several limits per
- * descriptor; see {@code docs/server.md}. It is reloaded when the files change; rules whose domain,
- * path and limits are unchanged keep their counts, and a bad file leaves the last good
- * configuration in force. Counts live in this process's memory, or in Redis ({@link
- * Builder#redis}).
+ * <p>Three ports: gRPC (Envoy's service, {@code grpc.health.v1}, reflection) and HTTP ({@code
+ * /v1/decide}, {@code /json}, {@code /healthcheck}, {@code /livez}) for decisions; admin ({@code
+ * /metrics}, {@code /v1/stats}, {@code /v1/config}, the dashboard) on the loopback address, or
+ * behind a bearer token. The configuration is envoyproxy/ratelimit's YAML (a file, or a directory
+ * of {@code .yaml} files, one domain each) with extensions for windows of any length and several
+ * limits per descriptor; see {@code docs/server.md}. It is reloaded when the files change; rules
+ * whose domain, path and limits are unchanged keep their counts, and a bad file leaves the last
+ * good configuration in force. Counts live in this process's memory, or in Redis.
  *
  * <p>{@link #close()} stops accepting calls and waits up to the drain timeout for calls in flight.
  * Thread-safe.
@@ -46,114 +54,150 @@ public final class RateLimitServer implements AutoCloseable {
 
   private static final System.Logger LOG = System.getLogger(RateLimitServer.class.getName());
 
-  private final Server grpc;
-  private final HttpServer http;
-  private final HttpApi httpApi;
-  private final ExecutorService httpExecutor;
-  private final ScheduledExecutorService reloader;
+  private final Settings settings;
+  private final List<AutoCloseable> opened = new ArrayList<>();
   private final ConfigWatcher watcher;
-  private final Decider decider;
-  private final Duration drainTimeout;
-  private final RedisBackend redis;
-  private final LimiterFactory limiters;
+  private final ServiceHealth health;
+  private final GrpcPort grpc;
+  private final HttpPort http;
+  private final HttpPort admin;
+  private final EventLoopGroup httpLoops;
+  private final EventLoopGroup adminLoop;
+  private final ScheduledExecutorService tasks;
+  private final LimiterStore store;
   private boolean closed;
 
-  private RateLimitServer(Builder builder) throws IOException, ConfigException {
-    ServerMetrics metrics = new ServerMetrics();
-    watcher = new ConfigWatcher(builder.config, metrics);
-    RateLimitConfig config = watcher.load();
-    LimiterFactory local = LimiterFactory.local(builder.ticker, builder.maxKeysPerRule);
-    if (builder.redisStore != null) {
-      redis = builder.redisStore.connect();
-      limiters =
-          LimiterFactory.redis(
-              redis,
-              builder.tickerSet ? builder.ticker : null,
-              new LimiterFactory.RedisCalls(
-                  builder.redisCommandTimeout, builder.breakerFailures, builder.breakerOpenFor),
-              local);
+  private RateLimitServer(Settings settings) throws IOException, ConfigException {
+    this.settings = settings;
+    Path config = settings.config() != null ? settings.config() : sampleConfig();
+    watcher = new ConfigWatcher(config);
+    RateLimitConfig rules = watcher.load();
+    Settings.Lifecycle lifecycle = settings.lifecycle();
+    if (settings.store().inMemory()) {
+      store = new MemoryStore(lifecycle.ticker());
+      health = new ServiceHealth("memory", store.toString());
     } else {
-      redis = null;
-      limiters = local;
+      RedisStore redis =
+          RedisStore.connect(settings.store(), lifecycle.ticker(), lifecycle.clientTime());
+      store = redis;
+      health = redis.health();
     }
+    httpLoops = new NioEventLoopGroup(0, new DefaultThreadFactory("slidingwindow-http", true));
+    adminLoop = new NioEventLoopGroup(1, new DefaultThreadFactory("slidingwindow-admin", true));
+    tasks =
+        Executors.newSingleThreadScheduledExecutor(
+            new DefaultThreadFactory("slidingwindow-tasks", true));
     try {
-      decider = new Decider(config, limiters);
-    } catch (ConfigException | RuntimeException e) {
-      closeRedis();
-      throw e;
-    }
-    watcher.attach(decider);
-    drainTimeout = builder.drainTimeout;
+      ServerMetrics metrics =
+          new ServerMetrics(health, settings.store().inMemory() ? "memory" : "redis");
+      Decider decider = new Decider(rules, store, settings.requests(), lifecycle.ticker());
+      watcher.attach(
+          new ConfigWatcher.Listener() {
+            @Override
+            public void apply(RateLimitConfig config) throws ConfigException {
+              decider.apply(config);
+              metrics.apply(config);
+            }
 
-    grpc =
-        NettyServerBuilder.forAddress(new InetSocketAddress(builder.host, builder.grpcPort))
-            .addService(new EnvoyRateLimitService(decider, metrics))
-            .maxInboundMessageSize(1 << 20)
-            .build();
-    // Else small answers wait for delayed ACKs (~40 ms); read once by the JDK; a set value wins.
-    if (System.getProperty("sun.net.httpserver.nodelay") == null) {
-      System.setProperty("sun.net.httpserver.nodelay", "true");
-    }
-    HttpServer httpServer;
-    try {
-      httpServer = HttpServer.create(new InetSocketAddress(builder.host, builder.httpPort), 64);
-    } catch (IOException | RuntimeException e) {
-      closeRedis(); // the port is taken or the host unknown: nothing else is open yet
+            @Override
+            public void reloaded(boolean success) {
+              metrics.reloaded(success);
+            }
+          });
+      Settings.Ports ports = settings.ports();
+      grpc =
+          GrpcPort.open(
+              new InetSocketAddress(ports.host(), ports.grpc()),
+              settings.tls(),
+              decider,
+              metrics,
+              health);
+      opened.add(grpc::shutdownNow);
+      http =
+          new HttpPort(
+              new InetSocketAddress(ports.host(), ports.http()),
+              DecisionRoutes.router(decider, metrics, health),
+              settings.http(),
+              HttpTls.server(settings.tls(), true),
+              httpLoops,
+              reason -> metrics.refused("http", reason));
+      opened.add(() -> http.close(0));
+      String adminHost = ports.adminToken() != null ? ports.host() : "127.0.0.1";
+      admin =
+          new HttpPort(
+              new InetSocketAddress(adminHost, ports.admin()),
+              AdminRoutes.router(ports.adminToken(), decider, watcher, metrics, health),
+              settings.http(),
+              HttpTls.server(settings.tls(), false),
+              adminLoop,
+              reason -> metrics.refused("admin", reason));
+      opened.add(() -> admin.close(0));
+      schedule(lifecycle);
+      LOG.log(
+          Level.INFO,
+          "Rate limit service: gRPC on {0}:{1,number,#}, HTTP on {0}:{2,number,#}, admin on"
+              + " {3}:{4,number,#}{5}; TLS {6}; configuration {7}, domains {8}; counts {9}",
+          ports.host(),
+          grpc.port(),
+          http.port(),
+          adminHost,
+          admin.port(),
+          ports.adminToken() != null ? " with a bearer token" : " (loopback only)",
+          !settings.tls().enabled()
+              ? "off"
+              : settings.tls().clientCa() != null ? "on, client certificates required" : "on",
+          config,
+          rules.domains(),
+          store);
+    } catch (IOException | ConfigException | RuntimeException e) {
+      closeAll();
       throw e;
     }
-    httpExecutor =
-        Executors.newFixedThreadPool(
-            builder.httpThreads, DaemonThreads.named("slidingwindow-http"));
-    httpServer.setExecutor(httpExecutor);
-    httpApi = new HttpApi(decider, metrics, watcher);
-    httpApi.register(httpServer);
-    http = httpServer;
-    try {
-      grpc.start();
-      http.start();
-    } catch (IOException | RuntimeException e) {
-      grpc.shutdownNow();
-      http.stop(0);
-      httpExecutor.shutdownNow();
-      closeRedis();
-      throw e;
-    }
-    if (builder.reloadInterval.isZero()) {
-      reloader = null;
-    } else {
-      reloader =
-          Executors.newSingleThreadScheduledExecutor(
-              DaemonThreads.named("slidingwindow-config-reload"));
-      long millis = builder.reloadInterval.toMillis();
-      var unused =
-          reloader.scheduleWithFixedDelay(
-              watcher::checkQuietly, millis, millis, TimeUnit.MILLISECONDS);
-    }
-    LOG.log(
-        Level.INFO,
-        "Rate limit service on {0}: gRPC port {1,number,#}, HTTP port {2,number,#}; configuration"
-            + " {3}, domains {4}; counts {5}",
-        builder.host,
-        grpcPort(),
-        httpPort(),
-        builder.config,
-        config.domains(),
-        limiters);
   }
 
-  /** Returns a builder. */
+  private void schedule(Settings.Lifecycle lifecycle) {
+    if (!lifecycle.reloadInterval().isZero()) {
+      long millis = lifecycle.reloadInterval().toMillis();
+      var unused =
+          tasks.scheduleWithFixedDelay(
+              watcher::checkQuietly, millis, millis, TimeUnit.MILLISECONDS);
+    }
+    var unused =
+        tasks.scheduleAtFixedRate(
+            new BackendWarnings(health),
+            BackendWarnings.PERIOD_SECONDS,
+            BackendWarnings.PERIOD_SECONDS,
+            TimeUnit.SECONDS);
+  }
+
+  /** Starts a service with {@code settings}. */
+  static RateLimitServer start(Settings settings) throws IOException, ConfigException {
+    return new RateLimitServer(settings);
+  }
+
+  /** Returns a builder, at the defaults. */
   public static Builder builder() {
     return new Builder();
   }
 
   /** The port gRPC listens on (the bound one when 0 was asked for). */
   public int grpcPort() {
-    return grpc.getPort();
+    return grpc.port();
   }
 
   /** The port HTTP listens on (the bound one when 0 was asked for). */
   public int httpPort() {
-    return http.getAddress().getPort();
+    return http.port();
+  }
+
+  /** The admin port (the bound one when 0 was asked for). */
+  public int adminPort() {
+    return admin.port();
+  }
+
+  /** Whether the service is ready for calls: not stopping, and its store answers. */
+  public boolean ready() {
+    return health.ready();
   }
 
   /**
@@ -180,266 +224,67 @@ public final class RateLimitServer implements AutoCloseable {
       return;
     }
     closed = true;
-    if (reloader != null) {
-      reloader.shutdownNow();
-    }
-    long deadline = System.nanoTime() + drainTimeout.toNanos();
+    long drain = settings.lifecycle().drainTimeout().toNanos();
+    long deadline = System.nanoTime() + drain;
+    health.stopping();
+    tasks.shutdownNow();
     grpc.shutdown();
-    // The JDK's HttpServer.stop(delay) may wait the whole delay, so the API drains itself first.
-    httpApi.drain(drainTimeout.toNanos());
-    http.stop(0);
-    httpExecutor.shutdown();
+    http.close(drain);
+    admin.close(0);
     try {
-      long left = deadline - System.nanoTime();
-      if (!grpc.awaitTermination(Math.max(0, left), TimeUnit.NANOSECONDS)) {
-        grpc.shutdownNow();
-      }
-      httpExecutor.awaitTermination(
-          Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      grpc.awaitTermination(Math.max(0, deadline - System.nanoTime()));
     } catch (InterruptedException e) {
       grpc.shutdownNow();
       Thread.currentThread().interrupt();
     }
-    httpExecutor.shutdownNow();
-    closeRedis();
+    closeAll();
     LOG.log(Level.INFO, "Rate limit service stopped");
   }
 
-  private void closeRedis() {
-    if (redis != null) {
-      redis.close();
+  private void closeAll() {
+    for (AutoCloseable resource : opened) {
+      try {
+        resource.close();
+      } catch (Exception e) {
+        LOG.log(Level.DEBUG, "closing " + resource + " failed", e);
+      }
     }
+    tasks.shutdownNow();
+    var unused = httpLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    unused = adminLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    store.close();
   }
 
-  /** Builds and starts a {@link RateLimitServer}. Not thread-safe. */
-  public static final class Builder {
+  /** The sample configuration, copied out of the jar into a temporary file. */
+  private static Path sampleConfig() throws IOException {
+    Path file = Files.createTempFile("slidingwindow-sample-", ".yaml");
+    file.toFile().deleteOnExit();
+    try (InputStream in = RateLimitServer.class.getResourceAsStream("sample-config.yaml")) {
+      if (in == null) {
+        throw new IOException("the sample configuration is missing from the jar");
+      }
+      Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+    }
+    return file;
+  }
 
-    private Path config;
-    private String host = "127.0.0.1";
-    private int grpcPort = 8081;
-    private int httpPort = 8080;
-    private Ticker ticker = Ticker.system();
-    private boolean tickerSet;
-    private RedisStore redisStore;
-    private Duration redisCommandTimeout = RedisRateLimiter.DEFAULT_COMMAND_TIMEOUT;
-    private boolean redisCommandTimeoutSet;
-    private int breakerFailures;
-    private Duration breakerOpenFor;
-    private Duration reloadInterval = Duration.ofSeconds(5);
-    private Duration drainTimeout = Duration.ofSeconds(10);
-    private long maxKeysPerRule = KeyedRateLimiter.Builder.DEFAULT_MAX_KEYS;
-    private int httpThreads = 8;
+  /**
+   * Builds and starts a {@link RateLimitServer}; each setter checks its value at once (see {@link
+   * SettingsBuilder}). Not thread-safe.
+   */
+  public static final class Builder extends SettingsBuilder<Builder> {
 
     private Builder() {}
 
-    /** The configuration: a YAML file, or a directory of them. Required. */
-    public Builder config(Path config) {
-      if (config == null) {
-        throw new IllegalArgumentException("config must not be null");
-      }
-      this.config = config;
-      return this;
-    }
-
-    /** The address both ports bind to, {@code 127.0.0.1} by default. */
-    public Builder host(String host) {
-      if (host == null || host.isEmpty()) {
-        throw new IllegalArgumentException("host must not be empty, was " + host);
-      }
-      this.host = host;
-      return this;
-    }
-
-    /** The gRPC port, 8081 by default; 0 picks a free one. */
-    public Builder grpcPort(int grpcPort) {
-      this.grpcPort = port(grpcPort, "grpcPort");
-      return this;
-    }
-
-    /** The HTTP port, 8080 by default; 0 picks a free one. */
-    public Builder httpPort(int httpPort) {
-      this.httpPort = port(httpPort, "httpPort");
-      return this;
-    }
-
     /**
-     * The clock of every limit, {@link Ticker#system()} by default. With Redis, limits use the
-     * Redis server's clock unless a ticker is set here (then measured from its first reading: for a
-     * single instance and tests).
-     */
-    public Builder ticker(Ticker ticker) {
-      if (ticker == null) {
-        throw new IllegalArgumentException("ticker must not be null");
-      }
-      this.ticker = ticker;
-      this.tickerSet = true;
-      return this;
-    }
-
-    /**
-     * Keeps the counts in a standalone Redis, for example {@code redis://127.0.0.1:6379}, shared by
-     * every instance of the service that uses it; in memory by default. While Redis fails, each
-     * domain's {@code failure_policy} answers. Windows and precisions must then be whole
-     * microseconds. One Redis store at most: this, {@link #redisSentinel} or {@link #redisCluster}.
-     *
-     * @throws IllegalArgumentException if {@code uri} is empty
-     * @throws IllegalStateException if a Redis store was already set
-     */
-    public Builder redis(String uri) {
-      return store(RedisStore.standalone(uri));
-    }
-
-    /**
-     * As {@link #redis}, on the master named {@code masterName} found through the given Sentinels
-     * (each a URI such as {@code redis://127.0.0.1:26379}); after a failover the counts continue on
-     * the new master. The master and its replicas are reached as {@code username} (null for Redis's
-     * {@code default} user) with {@code password}; each Sentinel with its URI's own credentials
-     * ({@code redis://:secret@127.0.0.1:26379}), or else {@code sentinelPassword}. Passwords never
-     * appear in a log line or a message; the arrays are copied.
-     *
-     * @param password the data nodes' password, or null for none
-     * @param sentinelPassword the Sentinels' password, or null for none
-     * @throws IllegalArgumentException if the list is empty or holds an empty URI, {@code
-     *     masterName} is empty, or {@code username} is given without {@code password}
-     * @throws IllegalStateException if a Redis store was already set
-     */
-    public Builder redisSentinel(
-        List<String> sentinelUris,
-        String masterName,
-        String username,
-        char[] password,
-        char[] sentinelPassword) {
-      return store(
-          RedisStore.sentinel(sentinelUris, masterName, username, password, sentinelPassword));
-    }
-
-    /**
-     * As {@link #redis}, on a Redis Cluster reached through any of {@code seedUris}; each count
-     * lives on the node that serves its key's slot.
-     *
-     * @throws IllegalArgumentException if the list is empty or holds an empty URI
-     * @throws IllegalStateException if a Redis store was already set
-     */
-    public Builder redisCluster(List<String> seedUris) {
-      return store(RedisStore.cluster(seedUris));
-    }
-
-    /**
-     * How long a decision waits for Redis before the domain's {@code failure_policy} answers
-     * instead (by default {@link RedisRateLimiter#DEFAULT_COMMAND_TIMEOUT}, 50 ms). A call that
-     * timed out is not retried: it may have counted.
-     *
-     * @throws IllegalArgumentException if {@code timeout} is null, not positive or over an hour
-     */
-    public Builder redisCommandTimeout(Duration timeout) {
-      if (timeout == null
-          || timeout.isNegative()
-          || timeout.isZero()
-          || timeout.compareTo(Duration.ofHours(1)) > 0) {
-        throw new IllegalArgumentException(
-            "redisCommandTimeout must be positive and at most an hour, was " + timeout);
-      }
-      this.redisCommandTimeout = timeout;
-      this.redisCommandTimeoutSet = true;
-      return this;
-    }
-
-    /**
-     * Opens each rule's circuit breaker after {@code consecutiveFailures} failed Redis calls in a
-     * row: for {@code openFor} the domain's {@code failure_policy} answers at once, without waiting
-     * for Redis; then one call tries Redis again. By default 3 failures open it for 1 s.
-     *
-     * @throws IllegalArgumentException if {@code consecutiveFailures} is not positive or {@code
-     *     openFor} is null or not positive
-     */
-    public Builder redisCircuitBreaker(int consecutiveFailures, Duration openFor) {
-      if (consecutiveFailures <= 0) {
-        throw new IllegalArgumentException(
-            "consecutiveFailures must be positive, was " + consecutiveFailures);
-      }
-      if (openFor == null || openFor.isNegative() || openFor.isZero()) {
-        throw new IllegalArgumentException("openFor must be positive, was " + openFor);
-      }
-      this.breakerFailures = consecutiveFailures;
-      this.breakerOpenFor = openFor;
-      return this;
-    }
-
-    private Builder store(RedisStore store) {
-      if (redisStore != null) {
-        throw new IllegalStateException(
-            "one Redis store at most: "
-                + redisStore.description()
-                + " was set, then "
-                + store.description());
-      }
-      this.redisStore = store;
-      return this;
-    }
-
-    /**
-     * How often the configuration files are checked for changes, 5 s by default; zero turns the
-     * checks off (then only {@link #reloadNow()} reloads).
-     */
-    public Builder reloadInterval(Duration reloadInterval) {
-      if (reloadInterval == null || reloadInterval.isNegative()) {
-        throw new IllegalArgumentException(
-            "reloadInterval must be zero or positive, was " + reloadInterval);
-      }
-      this.reloadInterval = reloadInterval;
-      return this;
-    }
-
-    /** How long {@link #close()} waits for calls in flight, 10 s by default. */
-    public Builder drainTimeout(Duration drainTimeout) {
-      if (drainTimeout == null || drainTimeout.isNegative()) {
-        throw new IllegalArgumentException(
-            "drainTimeout must be zero or positive, was " + drainTimeout);
-      }
-      this.drainTimeout = drainTimeout;
-      return this;
-    }
-
-    /**
-     * The most distinct descriptor values one rule tracks at once ({@value
-     * KeyedRateLimiter.Builder#DEFAULT_MAX_KEYS} by default); new values beyond it are over limit
-     * until tracked ones empty.
-     */
-    public Builder maxKeysPerRule(long maxKeysPerRule) {
-      if (maxKeysPerRule <= 0 || maxKeysPerRule > Integer.MAX_VALUE) {
-        throw new IllegalArgumentException(
-            "maxKeysPerRule must be from 1 to " + Integer.MAX_VALUE + ", was " + maxKeysPerRule);
-      }
-      this.maxKeysPerRule = maxKeysPerRule;
-      return this;
-    }
-
-    /**
-     * Loads the configuration, binds both ports and starts serving.
+     * Loads the configuration, connects to the store, binds the three ports and starts serving.
      *
      * @throws ConfigException if the configuration cannot be read or is invalid
-     * @throws IOException if a port cannot be bound
-     * @throws IllegalStateException if no configuration was set, or a Redis timeout or breaker
-     *     without a Redis store
-     * @throws io.lettuce.core.RedisConnectionException if Redis was set and cannot be reached
+     * @throws IOException if a port cannot be bound, a TLS file read, or Redis reached
+     * @throws IllegalStateException if the settings conflict (see {@link #settings()})
      */
     public RateLimitServer start() throws IOException, ConfigException {
-      if (config == null) {
-        throw new IllegalStateException("config must be set");
-      }
-      if (redisStore == null && (redisCommandTimeoutSet || breakerFailures > 0)) {
-        throw new IllegalStateException(
-            "redisCommandTimeout and redisCircuitBreaker need a Redis store (redis, redisSentinel"
-                + " or redisCluster)");
-      }
-      return new RateLimitServer(this);
-    }
-
-    private static int port(int port, String name) {
-      if (port < 0 || port > 65535) {
-        throw new IllegalArgumentException(name + " must be from 0 to 65535, was " + port);
-      }
-      return port;
+      return RateLimitServer.start(settings());
     }
   }
 }

@@ -74,8 +74,10 @@ class DashboardApiIT {
     server =
         RateLimitServer.builder()
             .config(config)
+            .host("127.0.0.1")
             .grpcPort(0)
             .httpPort(0)
+            .adminPort(0)
             .ticker(ticker)
             .reloadInterval(Duration.ZERO)
             .start();
@@ -108,7 +110,7 @@ class DashboardApiIT {
 
   private HttpResponse<String> get(String path) throws IOException, InterruptedException {
     return client.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort() + path))
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.adminPort() + path))
             .timeout(Duration.ofSeconds(10))
             .build(),
         HttpResponse.BodyHandlers.ofString());
@@ -183,7 +185,9 @@ class DashboardApiIT {
     assertThat(find(rules, "rule", "trial").get("shadowMode").asBoolean()).isTrue();
     assertThat(find(rules, "rule", "trial").get("source").asText()).contains("api.yaml line");
 
-    assertThat(body.get("backend").toString()).isEqualTo("{\"backend\":\"memory\"}");
+    assertThat(body.get("backend").toString())
+        .isEqualTo(
+            "{\"backend\":\"memory\",\"store\":\"in memory\",\"state\":\"up\",\"errors\":0}");
   }
 
   @Test
@@ -217,7 +221,7 @@ class DashboardApiIT {
     HttpResponse<String> post =
         client.send(
             HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + server.httpPort() + "/v1/dashboard"))
+                    URI.create("http://127.0.0.1:" + server.adminPort() + "/v1/dashboard"))
                 .timeout(Duration.ofSeconds(10))
                 .POST(HttpRequest.BodyPublishers.noBody())
                 .build(),

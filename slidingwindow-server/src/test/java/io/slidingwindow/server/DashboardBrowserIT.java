@@ -58,8 +58,10 @@ class DashboardBrowserIT {
     server =
         RateLimitServer.builder()
             .config(config)
+            .host("127.0.0.1")
             .grpcPort(0)
             .httpPort(0)
+            .adminPort(0)
             .reloadInterval(Duration.ZERO)
             .start();
     Path binary =
@@ -116,7 +118,7 @@ class DashboardBrowserIT {
 
   @Test
   void dashboard_trafficWhileOpen_drawnAndListedWithoutErrors() throws Exception {
-    browser.navigate("http://127.0.0.1:" + server.httpPort() + "/dashboard");
+    browser.navigate("http://127.0.0.1:" + server.adminPort() + "/dashboard");
     // While the page loads, its body may be missing and an evaluation may meet the blank page
     // being replaced; both only delay the first draw.
     await("the page's first draw")
@@ -183,7 +185,8 @@ class DashboardBrowserIT {
     assertThat(text("document.querySelector('#config tbody').textContent"))
         .contains("3 per 1m")
         .contains("unlimited");
-    assertThat(text("document.getElementById('backend').textContent")).isEqualTo("backend: memory");
+    assertThat(text("document.getElementById('backend').textContent"))
+        .isEqualTo("backend: memory, store: in memory, state: up, errors: 0");
     assertThat(number("Number(document.body.dataset.updated)")).isPositive();
 
     assertThat(browser.errors()).as("errors the page reported").isEmpty();

@@ -41,14 +41,16 @@ public final class DashboardScreenshot {
     try (RateLimitServer server =
             RateLimitServer.builder()
                 .config(config)
+                .host("127.0.0.1")
                 .grpcPort(0)
                 .httpPort(0)
+                .adminPort(0)
                 .reloadInterval(Duration.ZERO)
                 .start();
         HeadlessChromium browser =
             new HeadlessChromium(HeadlessChromium.DEFAULT_BINARY, 1280, 900)) {
       String base = "http://127.0.0.1:" + server.httpPort();
-      browser.navigate(base + "/dashboard");
+      browser.navigate("http://127.0.0.1:" + server.adminPort() + "/dashboard");
       int seconds = 60;
       for (int second = 0; second < seconds; second++) {
         long start = System.nanoTime();

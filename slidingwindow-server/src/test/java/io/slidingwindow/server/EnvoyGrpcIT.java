@@ -18,6 +18,10 @@ import io.slidingwindow.server.envoy.type.v3.RateLimitUnit;
 import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.testkit.SlidingLogOracle;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -77,8 +81,10 @@ class EnvoyGrpcIT {
     server =
         RateLimitServer.builder()
             .config(config)
+            .host("127.0.0.1")
             .grpcPort(0)
             .httpPort(0)
+            .adminPort(0)
             .ticker(ticker)
             .reloadInterval(Duration.ZERO)
             .start();
@@ -321,6 +327,138 @@ class EnvoyGrpcIT {
         "descriptor limit override needs a unit");
 
     assertThat(stub().shouldRateLimit(request("client", "c")).getOverallCode()).isEqualTo(Code.OK);
+  }
+
+  @Test
+  void shouldRateLimit_invalidUtf8_invalidArgumentInOneLineCountedAndNothingLogged()
+      throws Exception {
+    byte[] valid = request("client", "c").toByteArray();
+    byte[] invalid = valid.clone();
+    int at = new String(valid, java.nio.charset.StandardCharsets.ISO_8859_1).lastIndexOf('c');
+    invalid[at] = (byte) 0xff;
+    List<java.util.logging.LogRecord> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.logging.Handler capture =
+        new java.util.logging.Handler() {
+          @Override
+          public void publish(java.util.logging.LogRecord record) {
+            logged.add(record);
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    java.util.logging.Logger root = java.util.logging.Logger.getLogger("");
+    root.addHandler(capture);
+    try {
+      assertThatThrownBy(() -> callRaw(channel, invalid))
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
+              e -> {
+                assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+                assertThat(e.getStatus().getDescription())
+                    .isEqualTo("a string field of the request is not valid UTF-8");
+              });
+      assertThat(callRaw(channel, valid)).isNotEmpty();
+    } finally {
+      root.removeHandler(capture);
+    }
+
+    assertThat(logged)
+        .filteredOn(
+            r ->
+                r.getThrown() != null
+                    || r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue())
+        .isEmpty();
+    HttpResponse<String> metrics =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + server.adminPort() + "/metrics"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(metrics.body())
+        .contains(
+            "slidingwindow_server_request_errors_total{reason=\"invalid_utf8\",transport=\"grpc\"}"
+                + " 1.0");
+  }
+
+  @Test
+  void healthAndReflection_answerBesideTheRateLimitService() throws Exception {
+    io.grpc.health.v1.HealthGrpc.HealthBlockingStub health =
+        io.grpc.health.v1.HealthGrpc.newBlockingStub(channel)
+            .withDeadlineAfter(10, TimeUnit.SECONDS);
+    for (String service : List.of("", "envoy.service.ratelimit.v3.RateLimitService", "liveness")) {
+      assertThat(
+              health
+                  .check(
+                      io.grpc.health.v1.HealthCheckRequest.newBuilder().setService(service).build())
+                  .getStatus())
+          .as(service)
+          .isEqualTo(io.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
+    }
+
+    java.util.concurrent.CompletableFuture<List<String>> listed =
+        new java.util.concurrent.CompletableFuture<>();
+    io.grpc.stub.StreamObserver<io.grpc.reflection.v1.ServerReflectionRequest> requests =
+        io.grpc.reflection.v1.ServerReflectionGrpc.newStub(channel)
+            .serverReflectionInfo(
+                new io.grpc.stub.StreamObserver<>() {
+                  @Override
+                  public void onNext(io.grpc.reflection.v1.ServerReflectionResponse response) {
+                    listed.complete(
+                        response.getListServicesResponse().getServiceList().stream()
+                            .map(io.grpc.reflection.v1.ServiceResponse::getName)
+                            .toList());
+                  }
+
+                  @Override
+                  public void onError(Throwable t) {
+                    listed.completeExceptionally(t);
+                  }
+
+                  @Override
+                  public void onCompleted() {}
+                });
+    requests.onNext(
+        io.grpc.reflection.v1.ServerReflectionRequest.newBuilder().setListServices("").build());
+    requests.onCompleted();
+
+    assertThat(listed.get(10, TimeUnit.SECONDS))
+        .contains("envoy.service.ratelimit.v3.RateLimitService", "grpc.health.v1.Health");
+  }
+
+  static byte[] callRaw(ManagedChannel channel, byte[] request) {
+    io.grpc.MethodDescriptor.Marshaller<byte[]> bytes =
+        new io.grpc.MethodDescriptor.Marshaller<>() {
+          @Override
+          public java.io.InputStream stream(byte[] value) {
+            return new java.io.ByteArrayInputStream(value);
+          }
+
+          @Override
+          public byte[] parse(java.io.InputStream stream) {
+            try {
+              return stream.readAllBytes();
+            } catch (IOException e) {
+              throw new java.io.UncheckedIOException(e);
+            }
+          }
+        };
+    io.grpc.MethodDescriptor<byte[], byte[]> method =
+        io.grpc.MethodDescriptor.<byte[], byte[]>newBuilder()
+            .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+            .setFullMethodName(RateLimitServiceGrpc.getShouldRateLimitMethod().getFullMethodName())
+            .setRequestMarshaller(bytes)
+            .setResponseMarshaller(bytes)
+            .build();
+    return io.grpc.stub.ClientCalls.blockingUnaryCall(
+        channel,
+        method,
+        io.grpc.CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS),
+        request);
   }
 
   private void assertStatus(RateLimitRequest request, Status.Code code, String message) {

@@ -63,14 +63,17 @@ class GracefulShutdownIT {
     RateLimitServer server =
         RateLimitServer.builder()
             .config(config)
+            .host("127.0.0.1")
             .grpcPort(0)
             .httpPort(0)
+            .adminPort(0)
             .ticker(ticker)
             .reloadInterval(Duration.ZERO)
             .drainTimeout(Duration.ofSeconds(20))
             .start();
+    int grpcPort = server.grpcPort();
     ManagedChannel channel =
-        NettyChannelBuilder.forAddress("127.0.0.1", server.grpcPort()).usePlaintext().build();
+        NettyChannelBuilder.forAddress("127.0.0.1", grpcPort).usePlaintext().build();
     HttpClient http = HttpClient.newHttpClient();
     try {
       ticker.armed = true;
@@ -92,21 +95,36 @@ class GracefulShutdownIT {
               HttpResponse.BodyHandlers.ofString());
       assertThat(ticker.held.await(10, TimeUnit.SECONDS)).isTrue();
 
-      CompletableFuture<Void> closing = CompletableFuture.runAsync(server::close);
-      RateLimitServiceGrpc.RateLimitServiceBlockingStub fresh =
-          RateLimitServiceGrpc.newBlockingStub(channel);
+      // A thread of its own: the common pool has one thread on a 2-CPU machine, which a task of
+      // another test may hold.
+      CompletableFuture<Void> closing = new CompletableFuture<>();
+      Thread closer =
+          new Thread(
+              () -> {
+                server.close();
+                closing.complete(null);
+              },
+              "closer");
+      closer.setDaemon(true);
+      closer.start();
+      // Calls run on the event loop, which the held ticker blocks: a new call comes on a new
+      // connection, which a stopping server no longer accepts.
       await()
           .atMost(Duration.ofSeconds(10))
           .until(
               () -> {
+                ManagedChannel fresh =
+                    NettyChannelBuilder.forAddress("127.0.0.1", grpcPort).usePlaintext().build();
                 try {
-                  fresh
+                  RateLimitServiceGrpc.newBlockingStub(fresh)
                       .withDeadlineAfter(2, TimeUnit.SECONDS)
                       .shouldRateLimit(
                           EnvoyGrpcIT.request("client", "d").toBuilder().setDomain("api").build());
                   return false;
                 } catch (StatusRuntimeException e) {
                   return e.getStatus().getCode() == Status.Code.UNAVAILABLE;
+                } finally {
+                  fresh.shutdownNow();
                 }
               });
       assertThat(closing).isNotDone();

@@ -50,8 +50,10 @@ class HttpApiIT {
     server =
         RateLimitServer.builder()
             .config(config)
+            .host("127.0.0.1")
             .grpcPort(0)
             .httpPort(0)
+            .adminPort(0)
             .ticker(ticker)
             .reloadInterval(Duration.ZERO)
             .start();
@@ -173,7 +175,7 @@ class HttpApiIT {
     }
     post("/v1/decide", "not json");
 
-    HttpResponse<String> metrics = get("/metrics");
+    HttpResponse<String> metrics = adminGet("/metrics");
 
     assertThat(metrics.statusCode()).isEqualTo(200);
     assertThat(metrics.headers().firstValue("Content-Type").orElse("")).startsWith("text/plain");
@@ -193,7 +195,7 @@ class HttpApiIT {
 
   @Test
   void stats_reportsTheLoadedConfiguration() throws Exception {
-    HttpResponse<String> stats = get("/v1/stats");
+    HttpResponse<String> stats = adminGet("/v1/stats");
 
     JsonNode answer = json.readTree(stats.body());
     assertThat(answer.get("domains").get(0).asText()).isEqualTo("web");
@@ -208,8 +210,10 @@ class HttpApiIT {
     try (RateLimitServer polled =
         RateLimitServer.builder()
             .config(config)
+            .host("127.0.0.1")
             .grpcPort(0)
             .httpPort(0)
+            .adminPort(0)
             .ticker(ticker)
             .reloadInterval(Duration.ofMillis(20))
             .start()) {
@@ -222,7 +226,8 @@ class HttpApiIT {
                   client
                       .send(
                           HttpRequest.newBuilder(
-                                  URI.create("http://127.0.0.1:" + polled.httpPort() + "/v1/stats"))
+                                  URI.create(
+                                      "http://127.0.0.1:" + polled.adminPort() + "/v1/stats"))
                               .build(),
                           HttpResponse.BodyHandlers.ofString())
                       .body()
@@ -249,6 +254,15 @@ class HttpApiIT {
   private HttpResponse<String> get(String path) throws Exception {
     return client.send(
         HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> adminGet(String path) throws Exception {
+    return client.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.adminPort() + path))
+            .timeout(Duration.ofSeconds(10))
+            .GET()
+            .build(),
         HttpResponse.BodyHandlers.ofString());
   }
 

@@ -36,9 +36,9 @@ class RedisServerIT {
   @BeforeEach
   void start() throws IOException {
     redis = RedisServerProcess.start();
-    Files.writeString(dir.resolve("open.yaml"), "domain: open\n" + LIMIT);
+    Files.writeString(dir.resolve("open.yaml"), "domain: open\nfailure_policy: allow\n" + LIMIT);
     Files.writeString(
-        dir.resolve("closed.yaml"), "domain: closed\nfailure_policy: closed\n" + LIMIT);
+        dir.resolve("closed.yaml"), "domain: closed\nfailure_policy: refuse\n" + LIMIT);
     Files.writeString(dir.resolve("local.yaml"), "domain: local\nfailure_policy: local\n" + LIMIT);
   }
 
@@ -202,7 +202,13 @@ class RedisServerIT {
   private RateLimitServiceGrpc.RateLimitServiceBlockingStub startInstance(
       Consumer<RateLimitServer.Builder> store) throws IOException, ConfigException {
     RateLimitServer.Builder builder =
-        RateLimitServer.builder().config(dir).grpcPort(0).httpPort(0).reloadInterval(Duration.ZERO);
+        RateLimitServer.builder()
+            .config(dir)
+            .host("127.0.0.1")
+            .grpcPort(0)
+            .httpPort(0)
+            .adminPort(0)
+            .reloadInterval(Duration.ZERO);
     store.accept(builder);
     RateLimitServer server = builder.start();
     servers.add(server);

@@ -87,8 +87,10 @@ class SentinelCredentialsIT {
             + "    rate_limit: {unit: minute, requests_per_unit: 2}\n");
     return RateLimitServer.builder()
         .config(config)
+        .host("127.0.0.1")
         .grpcPort(0)
         .httpPort(0)
+        .adminPort(0)
         .reloadInterval(Duration.ZERO)
         .redisCommandTimeout(Duration.ofSeconds(1));
   }
@@ -232,9 +234,13 @@ class SentinelCredentialsIT {
                 RateLimitServerMain.class.getName(),
                 "--config",
                 config.toString(),
+                "--host",
+                "127.0.0.1",
                 "--grpc-port",
                 "0",
                 "--http-port",
+                "0",
+                "--admin-port",
                 "0",
                 "--redis-sentinel",
                 String.join(",", group.sentinelUris()),

@@ -58,31 +58,13 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
       ClientIpResolver clientIp,
       boolean rateLimitHeaders,
       boolean defaultDryRun) {
-    this(limiterFactory, listener, clientIp, rateLimitHeaders, defaultDryRun, name -> null);
-  }
-
-  /**
-   * Creates an interceptor.
-   *
-   * @param defaultDryRun dry-run for every annotation, on top of each one's own flag
-   * @param keyResolverBeans looks up a {@link KeyResolver} bean by name for {@code bean:NAME} keys;
-   *     returns null if there is none
-   * @throws IllegalArgumentException if an argument is null
-   */
-  public RateLimitInterceptor(
-      RateLimiterFactory limiterFactory,
-      RateLimitListener listener,
-      ClientIpResolver clientIp,
-      boolean rateLimitHeaders,
-      boolean defaultDryRun,
-      Function<String, KeyResolver> keyResolverBeans) {
     this(
         limiterFactory,
         listener,
         clientIp,
         rateLimitHeaders,
         defaultDryRun,
-        keyResolverBeans,
+        name -> null,
         RefusalReplies.Refusal.DEFAULT);
   }
 

@@ -121,14 +121,15 @@ class OpenTelemetryRateLimitListenerTest {
     for (int i = 0; i < 3; i++) {
       request(core, "alice");
     }
+    // The broken key is an error, and the request then counts, granted, under its client's key.
     request(core, "broken");
 
     assertThat(counts(OpenTelemetryRateLimitListener.METRIC))
         .containsOnly(
-            Map.entry("quotes/allowed/enforce", 2L),
+            Map.entry("quotes/allowed/enforce", 3L),
             Map.entry("quotes/refused/enforce", 1L),
             Map.entry("quotes/errored/enforce", 1L),
-            Map.entry("search/allowed/dry-run", 1L),
+            Map.entry("search/allowed/dry-run", 2L),
             Map.entry("search/refused/dry-run", 1L),
             Map.entry("search/errored/dry-run", 1L));
   }
@@ -152,13 +153,13 @@ class OpenTelemetryRateLimitListenerTest {
     assertThat(events).extracting(EventData::getName).containsOnly("slidingwindow.decision");
     assertThat(events)
         .extracting(e -> e.getAttributes().get(AttributeKey.stringKey("slidingwindow.outcome")))
-        .containsExactly("allowed", "allowed", "refused", "errored");
+        .containsExactly("allowed", "allowed", "refused", "errored", "allowed");
     assertThat(events)
         .extracting(e -> e.getAttributes().get(AttributeKey.stringKey("slidingwindow.rule")))
         .containsOnly("quotes");
     assertThat(events)
         .extracting(e -> e.getAttributes().get(AttributeKey.longKey("slidingwindow.remaining")))
-        .containsExactly(1L, 0L, 0L, null);
+        .containsExactly(1L, 0L, 0L, null, 1L);
     assertThat(
             events.get(2).getAttributes().get(AttributeKey.longKey("slidingwindow.retry_after_ms")))
         .as("10 s less the 2.5 s passed, plus one bucket of the default precision (10 ms)")

@@ -19,9 +19,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -49,12 +47,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 @AutoConfiguration
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(RateLimitFilter.class)
-@ConditionalOnProperty(
-    prefix = SlidingWindowHttpProperties.PREFIX,
-    name = "enabled",
-    havingValue = "true",
-    matchIfMissing = true)
-@EnableConfigurationProperties(SlidingWindowHttpProperties.class)
+@WhenHttpEnabled
 public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
 
   /** Finds client addresses, believing X-Forwarded-For only from the trusted proxies. */

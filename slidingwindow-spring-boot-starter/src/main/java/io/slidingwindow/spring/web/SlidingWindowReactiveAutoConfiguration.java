@@ -22,9 +22,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
@@ -45,12 +43,7 @@ import org.springframework.web.server.WebFilter;
 @AutoConfiguration
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnClass(WebFilter.class)
-@ConditionalOnProperty(
-    prefix = SlidingWindowHttpProperties.PREFIX,
-    name = "enabled",
-    havingValue = "true",
-    matchIfMissing = true)
-@EnableConfigurationProperties(SlidingWindowHttpProperties.class)
+@WhenHttpEnabled
 public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBeans {
 
   /** Finds client addresses, believing X-Forwarded-For only from the trusted proxies. */

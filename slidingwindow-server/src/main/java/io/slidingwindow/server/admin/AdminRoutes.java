@@ -1,0 +1,101 @@
+package io.slidingwindow.server.admin;
+
+import io.slidingwindow.server.config.ConfigWatcher;
+import io.slidingwindow.server.config.RateLimitConfig;
+import io.slidingwindow.server.config.Rule;
+import io.slidingwindow.server.decide.Decider;
+import io.slidingwindow.server.decide.ServiceHealth;
+import io.slidingwindow.server.http.Json;
+import io.slidingwindow.server.http.Router;
+import io.slidingwindow.server.settings.Secret;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The admin port's endpoints, behind the bearer token when one is set:
+ *
+ * <ul>
+ *   <li>{@code GET /metrics}: Prometheus's text format ({@link ServerMetrics}).
+ *   <li>{@code GET /v1/stats}: the loaded domains, the number of rules, the configuration's path
+ *       and last reload error, readiness, and the store with its state and failed decisions.
+ *   <li>{@code GET /v1/config}: the loaded configuration: per domain its failure policy and rules,
+ *       each with its path, name, limits, shadow mode and where it is written.
+ *   <li>{@code GET /}, {@code /dashboard}, {@code /dashboard/*}, {@code /v1/dashboard}: the
+ *       dashboard ({@link Dashboard}).
+ * </ul>
+ */
+public final class AdminRoutes {
+
+  private AdminRoutes() {}
+
+  /** The admin port's router; every request must carry {@code token} unless it is null. */
+  public static Router router(
+      Secret token,
+      Decider decider,
+      ConfigWatcher watcher,
+      ServerMetrics metrics,
+      ServiceHealth health) {
+    Router router =
+        new Router(token)
+            .add(
+                "GET",
+                "/metrics",
+                e -> e.respond(200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape()))
+            .add(
+                "GET",
+                "/v1/stats",
+                e ->
+                    e.respond(200, "application/json", Json.write(stats(decider, watcher, health))))
+            .add(
+                "GET",
+                "/v1/config",
+                e -> e.respond(200, "application/json", Json.write(config(decider, watcher))));
+    new Dashboard(decider, metrics.recorder(), watcher, health).addTo(router);
+    return router;
+  }
+
+  static Map<String, Object> stats(Decider decider, ConfigWatcher watcher, ServiceHealth health) {
+    RateLimitConfig config = decider.config();
+    Map<String, Object> stats = new LinkedHashMap<>();
+    stats.put("domains", config.domains());
+    stats.put("rules", config.rules().size());
+    stats.put("config", watcher.path().toString());
+    stats.put("lastReloadError", watcher.lastError());
+    stats.put("ready", health.ready());
+    stats.put("backend", health.describe());
+    return stats;
+  }
+
+  static Map<String, Object> config(Decider decider, ConfigWatcher watcher) {
+    RateLimitConfig config = decider.config();
+    List<Object> domains = new ArrayList<>();
+    for (String domain : config.domains()) {
+      List<Object> rules = new ArrayList<>();
+      for (Rule rule : config.rules()) {
+        if (domain.equals(rule.domain())) {
+          Map<String, Object> view = new LinkedHashMap<>();
+          view.put("rule", rule.path());
+          view.put("name", rule.name());
+          view.put("limits", Dashboard.limits(rule));
+          view.put("shadowMode", rule.shadowMode());
+          view.put("replaces", rule.replaces());
+          view.put("source", rule.source());
+          rules.add(view);
+        }
+      }
+      Map<String, Object> view = new LinkedHashMap<>();
+      view.put("domain", domain);
+      view.put(
+          "failurePolicy", config.failurePolicy(domain).name().toLowerCase(java.util.Locale.ROOT));
+      view.put("rules", rules);
+      domains.add(view);
+    }
+    Map<String, Object> answer = new LinkedHashMap<>();
+    answer.put("path", watcher.path().toString());
+    answer.put("lastReloadError", watcher.lastError());
+    answer.put("domains", domains);
+    return answer;
+  }
+}

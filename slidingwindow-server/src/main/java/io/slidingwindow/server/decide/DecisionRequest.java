@@ -1,0 +1,34 @@
+package io.slidingwindow.server.decide;
+
+import io.slidingwindow.server.config.Descriptors;
+import io.slidingwindow.server.config.TimeUnitName;
+
+/**
+ * One request to decide, read by index from the transport's own message (a protobuf message, parsed
+ * JSON), so that deciding copies nothing out of it.
+ */
+public interface DecisionRequest extends Descriptors {
+
+  /** The configuration domain. */
+  String domain();
+
+  /** The request's {@code hits_addend}, an unsigned 32-bit value; 0 means 1. */
+  long hits();
+
+  /**
+   * Descriptor {@code d}'s own {@code hits_addend}, which replaces the request's, or -1 if it has
+   * none; a value above 2^63 - 1 reads as negative below -1, and is refused.
+   */
+  long hits(int d);
+
+  /**
+   * Whether descriptor {@code d} carries a limit of its own (Envoy's {@code RateLimitOverride}).
+   */
+  boolean hasOverride(int d);
+
+  /** The override's {@code requests_per_unit}, an unsigned 32-bit value. */
+  long overrideRequests(int d);
+
+  /** The override's unit; {@link TimeUnitName#UNKNOWN} when it names none. */
+  TimeUnitName overrideUnit(int d);
+}

@@ -1,0 +1,100 @@
+package io.slidingwindow.server.decide;
+
+import static io.slidingwindow.server.decide.Decider.MAX_DESCRIPTORS;
+import static io.slidingwindow.server.decide.Decider.MAX_DOMAIN_CHARS;
+import static io.slidingwindow.server.decide.Decider.MAX_ENTRIES;
+import static io.slidingwindow.server.decide.Decider.MAX_TEXT_CHARS;
+import static io.slidingwindow.server.decide.Decider.MAX_UINT32;
+
+import io.slidingwindow.server.config.RateLimitConfig;
+import io.slidingwindow.server.config.TimeUnitName;
+import io.slidingwindow.server.decide.Decisions.BadRequest;
+
+/**
+ * The bounds every request must keep, checked before anything is counted: a domain that is
+ * configured and at most {@value Decider#MAX_DOMAIN_CHARS} characters, 1 to {@value
+ * Decider#MAX_DESCRIPTORS} descriptors of 1 to {@value Decider#MAX_ENTRIES} entries, keys that are
+ * not empty, keys and values of at most {@value Decider#MAX_TEXT_CHARS} characters, hits_addend at
+ * most {@value Decider#MAX_UINT32}, and an override with a named unit. Stateless.
+ */
+final class RequestChecks {
+
+  private RequestChecks() {}
+
+  /**
+   * Checks {@code request} against {@code config}; a descriptor's own limit only when {@code
+   * overrides} are honoured.
+   *
+   * @throws BadRequest NOT_FOUND for an unknown domain, INVALID_ARGUMENT for a bound broken
+   */
+  static void check(RateLimitConfig config, DecisionRequest request, boolean overrides) {
+    String domain = request.domain();
+    if (domain == null || domain.isEmpty()) {
+      throw BadRequest.invalid("domain must not be empty");
+    }
+    if (domain.length() > MAX_DOMAIN_CHARS) {
+      throw BadRequest.invalid(
+          "domain must have at most " + MAX_DOMAIN_CHARS + " characters, had " + domain.length());
+    }
+    if (!config.hasDomain(domain)) {
+      throw new BadRequest(BadRequest.Kind.NOT_FOUND, "unknown domain '" + domain + "'");
+    }
+    int n = request.count();
+    if (n == 0) {
+      throw BadRequest.invalid("descriptors must not be empty");
+    }
+    if (n > MAX_DESCRIPTORS) {
+      throw BadRequest.invalid("at most " + MAX_DESCRIPTORS + " descriptors, had " + n);
+    }
+    long requestHits = request.hits();
+    if (requestHits < 0 || requestHits > MAX_UINT32) {
+      throw BadRequest.invalid(
+          "hits_addend must be from 0 to " + MAX_UINT32 + ", was " + requestHits);
+    }
+    for (int d = 0; d < n; d++) {
+      checkDescriptor(request, d, overrides);
+    }
+  }
+
+  private static void checkDescriptor(DecisionRequest request, int d, boolean overrides) {
+    int entries = request.entries(d);
+    if (entries == 0) {
+      throw BadRequest.invalid("descriptor " + d + " has no entries");
+    }
+    if (entries > MAX_ENTRIES) {
+      throw BadRequest.invalid(
+          "descriptor " + d + " has " + entries + " entries, at most " + MAX_ENTRIES);
+    }
+    for (int e = 0; e < entries; e++) {
+      String key = request.key(d, e);
+      String value = request.value(d, e);
+      if (key == null || key.isEmpty()) {
+        throw BadRequest.invalid("descriptor " + d + " has an entry with an empty key");
+      }
+      if (value == null) {
+        throw BadRequest.invalid("descriptor " + d + " entry '" + key + "' has no value");
+      }
+      if (key.length() > MAX_TEXT_CHARS || value.length() > MAX_TEXT_CHARS) {
+        throw BadRequest.invalid(
+            "descriptor "
+                + d
+                + " has an entry key or value longer than "
+                + MAX_TEXT_CHARS
+                + " characters");
+      }
+    }
+    long hits = request.hits(d);
+    if (hits < -1 || hits > MAX_UINT32) {
+      throw BadRequest.invalid(
+          "descriptor " + d + " hits_addend must be from 0 to " + MAX_UINT32 + ", was " + hits);
+    }
+    if (overrides && request.hasOverride(d)) {
+      if (request.overrideUnit(d) == TimeUnitName.UNKNOWN) {
+        throw BadRequest.invalid("descriptor limit override needs a unit, was UNKNOWN");
+      }
+      if (request.overrideRequests(d) < 0 || request.overrideRequests(d) > MAX_UINT32) {
+        throw BadRequest.invalid("descriptor " + d + " limit override is too large");
+      }
+    }
+  }
+}

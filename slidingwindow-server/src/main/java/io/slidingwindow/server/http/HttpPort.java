@@ -1,0 +1,231 @@
+package io.slidingwindow.server.http;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.flow.FlowControlHandler;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.slidingwindow.server.settings.Settings;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * One HTTP/1.1 port on Netty: requests are read without a thread per connection, so connections
+ * that hold half a request cost a little memory and no thread, and delay nobody.
+ *
+ * <p>Bounds: at most {@link Settings.Http#maxConnections()} open connections (further ones are
+ * closed as they come); a request must arrive whole within {@link Settings.Http#readTimeout()} of
+ * its first byte, else 408 and the connection closes; a connection that waits longer than {@link
+ * Settings.Http#idleTimeout()} for its next request is closed; a request line over 4 KiB or headers
+ * over 8 KiB get 431 or 400, a body over {@value Json#MAX_BODY_BYTES} bytes 413. Each connection
+ * serves one request at a time, in order (pipelined requests wait their turn). Each bound that ends
+ * a connection is reported to {@code problems} with a word: {@code too_many_connections}, {@code
+ * read_timeout}, {@code malformed_http}, {@code too_large}.
+ *
+ * <p>{@link #close(long)} stops accepting, answers new requests on open connections with 503, waits
+ * for the requests in flight, then closes every connection. Thread-safe.
+ */
+public final class HttpPort {
+
+  private final Channel server;
+  private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private volatile boolean draining;
+
+  /**
+   * Opens a port on {@code address} whose requests {@code router} answers, on {@code group}'s event
+   * loops.
+   *
+   * @param ssl TLS of every connection, or null for plain HTTP
+   * @param problems hears each bound that ended a connection
+   * @throws IOException if the address cannot be bound
+   */
+  public HttpPort(
+      InetSocketAddress address,
+      Router router,
+      Settings.Http bounds,
+      SslContext ssl,
+      EventLoopGroup group,
+      Consumer<String> problems)
+      throws IOException {
+    ConnectionLimit limit = new ConnectionLimit(bounds.maxConnections(), problems);
+    ServerBootstrap bootstrap =
+        new ServerBootstrap()
+            .group(group)
+            .channel(NioServerSocketChannel.class)
+            .option(ChannelOption.SO_BACKLOG, 1024)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childOption(ChannelOption.AUTO_READ, false)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel channel) {
+                    connections.add(channel);
+                    ChannelPipeline pipeline = channel.pipeline();
+                    pipeline.addLast(limit);
+                    if (ssl != null) {
+                      pipeline.addLast(ssl.newHandler(channel.alloc()));
+                    }
+                    ReadTimeout timeout = new ReadTimeout(bounds.readTimeout(), problems);
+                    pipeline.addLast(timeout);
+                    pipeline.addLast(
+                        new IdleStateHandler(
+                            0, 0, bounds.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
+                    pipeline.addLast(new HttpServerCodec(4096, 8192, 8192));
+                    pipeline.addLast(new BoundedAggregator(problems));
+                    pipeline.addLast(new FlowControlHandler());
+                    pipeline.addLast(new Dispatcher(router, timeout, problems));
+                  }
+                });
+    try {
+      server = bootstrap.bind(address).syncUninterruptibly().channel();
+    } catch (RuntimeException e) {
+      throw new IOException("cannot listen on " + address + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The bound port. */
+  public int port() {
+    return ((InetSocketAddress) server.localAddress()).getPort();
+  }
+
+  /**
+   * Stops accepting, answers new requests with 503, waits up to {@code timeoutNanos} for the
+   * requests in flight, then closes every connection.
+   *
+   * @return whether every request in flight was answered
+   */
+  public boolean close(long timeoutNanos) {
+    draining = true;
+    server.close().syncUninterruptibly();
+    long deadline = System.nanoTime() + timeoutNanos;
+    boolean drained = true;
+    while (inFlight.get() > 0) {
+      if (deadline - System.nanoTime() <= 0) {
+        drained = false;
+        break;
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+    }
+    connections.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
+    return drained;
+  }
+
+  /** Closes connections beyond the limit as they open. */
+  @ChannelHandler.Sharable
+  private static final class ConnectionLimit extends ChannelInboundHandlerAdapter {
+    private final int max;
+    private final Consumer<String> problems;
+    private final AtomicInteger open = new AtomicInteger();
+
+    ConnectionLimit(int max, Consumer<String> problems) {
+      this.max = max;
+      this.problems = problems;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+      if (open.incrementAndGet() > max) {
+        problems.accept("too_many_connections");
+        var unused = ctx.close();
+        return;
+      }
+      super.channelActive(ctx);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+      open.decrementAndGet();
+      super.channelInactive(ctx);
+    }
+  }
+
+  /** Hands each whole request to the router, one at a time, and reads the next when answered. */
+  private final class Dispatcher extends SimpleChannelInboundHandler<FullHttpRequest> {
+    private final Router router;
+    private final ReadTimeout timeout;
+    private final Consumer<String> problems;
+
+    Dispatcher(Router router, ReadTimeout timeout, Consumer<String> problems) {
+      super(false);
+      this.router = router;
+      this.timeout = timeout;
+      this.problems = problems;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+      ctx.read();
+      super.channelActive(ctx);
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+      timeout.requestComplete();
+      inFlight.incrementAndGet();
+      String uri = request.uri();
+      int query = uri.indexOf('?');
+      String path = query < 0 ? uri : uri.substring(0, query);
+      Exchange exchange =
+          new Exchange(
+              ctx,
+              request,
+              path,
+              () -> {
+                inFlight.decrementAndGet();
+                ctx.read();
+              });
+      if (request.decoderResult().isFailure()) {
+        problems.accept("malformed_http");
+        Throwable cause = request.decoderResult().cause();
+        boolean tooLong = cause instanceof TooLongFrameException;
+        exchange.fail(
+            tooLong ? 431 : 400,
+            tooLong ? "the request line or headers are too long" : "malformed HTTP request",
+            "Connection",
+            "close");
+        var unused = ctx.close();
+      } else if (draining) {
+        exchange.fail(503, "the rate limit service is shutting down", "Connection", "close");
+      } else {
+        router.dispatch(exchange);
+      }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+      if (event instanceof IdleStateEvent) {
+        var unused = ctx.close();
+      } else {
+        super.userEventTriggered(ctx, event);
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      var unused =
+          ctx.close(); // a reset or TLS failure: the connection is gone, nothing to log per event
+    }
+  }
+}

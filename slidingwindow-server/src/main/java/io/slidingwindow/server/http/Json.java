@@ -1,0 +1,85 @@
+package io.slidingwindow.server.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.netty.buffer.ByteBuf;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/** JSON for the HTTP endpoints: one configured mapper, strict UTF-8, error bodies. Thread-safe. */
+public final class Json {
+
+  /** The largest request body read, in bytes. */
+  public static final int MAX_BODY_BYTES = 1 << 20;
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  static {
+    MAPPER
+        .getFactory()
+        .setStreamReadConstraints(
+            StreamReadConstraints.builder()
+                .maxNestingDepth(16)
+                .maxStringLength(MAX_BODY_BYTES)
+                .build());
+  }
+
+  private Json() {}
+
+  /** The mapper every endpoint reads and writes with. */
+  public static ObjectMapper mapper() {
+    return MAPPER;
+  }
+
+  /** {@code value} as JSON bytes. */
+  public static byte[] write(Object value) {
+    try {
+      return MAPPER.writeValueAsBytes(value);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** {@code {"error": message}}. */
+  public static byte[] error(String message) {
+    return write(Map.of("error", message));
+  }
+
+  /**
+   * Checks that {@code bytes} (from its reader index, not moved) are UTF-8, strictly: a malformed
+   * sequence (a stray continuation byte, an overlong form, a surrogate, a cut-off character) is
+   * refused rather than replaced, so that different values never become the same text. ASCII, the
+   * common case, is checked without decoding.
+   *
+   * @throws IllegalArgumentException saying at which byte the UTF-8 breaks
+   */
+  public static void checkUtf8(ByteBuf bytes) {
+    int start = bytes.readerIndex();
+    int end = bytes.writerIndex();
+    if (bytes.forEachByte(start, end - start, b -> b >= 0) < 0) {
+      return; // every byte below 0x80
+    }
+    ByteBuffer buffer = bytes.nioBuffer(start, end - start);
+    CharsetDecoder decoder =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+    CharBuffer chars = CharBuffer.allocate(buffer.remaining());
+    CoderResult result = decoder.decode(buffer, chars, true);
+    if (!result.isError()) {
+      result = decoder.flush(chars);
+    }
+    if (result.isError()) {
+      throw new IllegalArgumentException(
+          "the body is not valid UTF-8 (at byte " + buffer.position() + ")");
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package io.slidingwindow.server.http;
+
+import io.slidingwindow.server.settings.Secret;
+import java.lang.System.Logger.Level;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Sends each request to the route of its exact path: 404 for a path without one, 405 (with {@code
+ * Allow}) for another method. With a token, every request must carry {@code Authorization: Bearer
+ * TOKEN} first, or gets 401 whatever its path, so that no path is revealed. A route that throws is
+ * answered 500 and logged in one line. Routes are added before the port opens; then thread-safe.
+ */
+public final class Router {
+
+  /** What answers one path. */
+  public interface Route {
+    /** Answers {@code exchange}, now or later, exactly once. */
+    void handle(Exchange exchange);
+  }
+
+  private record Entry(String method, Route route) {}
+
+  private static final System.Logger LOG = System.getLogger(Router.class.getName());
+
+  private final Map<String, Entry> routes = new HashMap<>();
+  private final Secret token;
+
+  /** A router that asks every request for {@code token}, or for nothing when it is null. */
+  public Router(Secret token) {
+    this.token = token;
+  }
+
+  /** Routes {@code method} requests for {@code path} to {@code route}. */
+  public Router add(String method, String path, Route route) {
+    routes.put(path, new Entry(method, route));
+    return this;
+  }
+
+  void dispatch(Exchange exchange) {
+    if (token != null && !authorized(exchange.header("Authorization"))) {
+      exchange.fail(
+          401, "this port wants Authorization: Bearer <token>", "WWW-Authenticate", "Bearer");
+      return;
+    }
+    Entry entry = routes.get(exchange.path());
+    if (entry == null) {
+      exchange.fail(404, "no such endpoint: " + exchange.path());
+      return;
+    }
+    if (!entry.method().equals(exchange.method())) {
+      exchange.fail(
+          405, "use " + entry.method() + " for " + exchange.path(), "Allow", entry.method());
+      return;
+    }
+    try {
+      entry.route().handle(exchange);
+    } catch (RuntimeException e) {
+      LOG.log(Level.ERROR, "HTTP " + exchange.path() + " failed: " + e, e);
+      exchange.fail(500, "the rate limit service failed");
+    }
+  }
+
+  private boolean authorized(String header) {
+    String prefix = "Bearer ";
+    if (header == null || !header.regionMatches(true, 0, prefix, 0, prefix.length())) {
+      return false;
+    }
+    return token.matches(header.substring(prefix.length()).trim().toCharArray());
+  }
+}

@@ -1,0 +1,292 @@
+package io.slidingwindow.server.settings;
+
+import io.slidingwindow.Ticker;
+import io.slidingwindow.server.settings.Settings.LogFormat;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Collects the service's settings and checks each at once: a bad value throws {@link
+ * IllegalArgumentException} naming the setting and the value. Starts from the defaults of {@link
+ * Option}, the one place that holds them. Not thread-safe.
+ *
+ * @param <B> the concrete builder, returned by every setter
+ */
+public abstract class SettingsBuilder<B extends SettingsBuilder<B>>
+    extends StoreSettingsBuilder<B> {
+
+  private static final List<String> LOG_LEVELS = List.of("error", "warn", "info", "debug", "trace");
+
+  Path config;
+  String host;
+  int grpcPort;
+  int httpPort;
+  int adminPort;
+  Secret adminToken;
+  Duration httpReadTimeout;
+  Duration httpIdleTimeout;
+  int httpMaxConnections;
+  Path tlsCert;
+  Path tlsKey;
+  Path tlsClientCa;
+  boolean limitOverrides;
+  int maxOverrideLimits;
+  long maxOverrideKeys;
+  long maxKeysPerRule;
+  Duration reloadInterval;
+  Duration drainTimeout;
+  Ticker ticker = Ticker.system();
+  boolean tickerSet;
+  LogFormat logFormat;
+  String logLevel;
+
+  /** Starts from the defaults. */
+  protected SettingsBuilder() {
+    for (Option option : Option.values()) {
+      if (option.defaultText() != null) {
+        option.apply(this, option.defaultText());
+      }
+    }
+    redisTimeoutSet = false;
+    breakerSet = false;
+  }
+
+  /** The configuration: a YAML file, or a directory of them; by default a sample. */
+  public B config(Path config) {
+    this.config = require(config, "config");
+    return self();
+  }
+
+  /** The address the decision ports bind to, {@code 0.0.0.0} (every interface) by default. */
+  public B host(String host) {
+    if (host == null || host.isBlank()) {
+      throw new IllegalArgumentException("host must not be empty, was " + host);
+    }
+    this.host = host.trim();
+    return self();
+  }
+
+  /** The gRPC port, 8081 by default; 0 picks a free one. */
+  public B grpcPort(int grpcPort) {
+    this.grpcPort = port(grpcPort, "grpcPort");
+    return self();
+  }
+
+  /** The HTTP port, 8080 by default; 0 picks a free one. */
+  public B httpPort(int httpPort) {
+    this.httpPort = port(httpPort, "httpPort");
+    return self();
+  }
+
+  /** The admin port, 6070 by default; 0 picks a free one. */
+  public B adminPort(int adminPort) {
+    this.adminPort = port(adminPort, "adminPort");
+    return self();
+  }
+
+  /**
+   * The bearer token every admin request must carry ({@code Authorization: Bearer TOKEN}); with it
+   * the admin port binds to {@link #host}, without it to the loopback address only. Copied.
+   *
+   * @throws IllegalArgumentException if {@code token} is empty
+   */
+  public B adminToken(char[] token) {
+    this.adminToken = Secret.of(token, "adminToken");
+    return self();
+  }
+
+  /** The longest an HTTP request may take to arrive, 10 s by default. */
+  public B httpReadTimeout(Duration timeout) {
+    this.httpReadTimeout = positive(timeout, "httpReadTimeout");
+    return self();
+  }
+
+  /** The longest an HTTP connection may wait for its next request, 60 s by default. */
+  public B httpIdleTimeout(Duration timeout) {
+    this.httpIdleTimeout = positive(timeout, "httpIdleTimeout");
+    return self();
+  }
+
+  /** The most open connections per HTTP port, 1024 by default; further ones are closed at once. */
+  public B httpMaxConnections(int maxConnections) {
+    if (maxConnections <= 0) {
+      throw new IllegalArgumentException(
+          "httpMaxConnections must be positive, was " + maxConnections);
+    }
+    this.httpMaxConnections = maxConnections;
+    return self();
+  }
+
+  /**
+   * Serves gRPC and HTTP (and admin) over TLS only, with the certificate chain {@code cert} and its
+   * private key {@code key}, both PEM files (the key in PKCS#8); read when the service starts.
+   *
+   * @throws IllegalArgumentException if either is null
+   */
+  public B tls(Path cert, Path key) {
+    return tlsCert(cert).tlsKey(key);
+  }
+
+  /** The certificate chain of {@link #tls}, given apart from its key. */
+  B tlsCert(Path cert) {
+    this.tlsCert = require(cert, "tlsCert");
+    return self();
+  }
+
+  /** The private key of {@link #tls}, given apart from its certificate. */
+  B tlsKey(Path key) {
+    this.tlsKey = require(key, "tlsKey");
+    return self();
+  }
+
+  /**
+   * Requires a client certificate that chains to one of the CA certificates in {@code caFile} (PEM)
+   * on the gRPC and HTTP ports (mutual TLS); needs {@link #tls}.
+   */
+  public B tlsClientCa(Path caFile) {
+    this.tlsClientCa = require(caFile, "tlsClientCa");
+    return self();
+  }
+
+  /**
+   * Whether a descriptor's own {@code limit} (Envoy's {@code RateLimitOverride}) is honoured, true
+   * by default; when false it is ignored and the configuration decides.
+   */
+  public B limitOverrides(boolean limitOverrides) {
+    this.limitOverrides = limitOverrides;
+    return self();
+  }
+
+  /**
+   * The most distinct override limits kept per domain at once, 16 by default; an override limit
+   * unused for longer than its window is dropped (it counts nothing any more) to make room.
+   */
+  public B maxOverrideLimits(int maxOverrideLimits) {
+    if (maxOverrideLimits <= 0) {
+      throw new IllegalArgumentException(
+          "maxOverrideLimits must be positive, was " + maxOverrideLimits);
+    }
+    this.maxOverrideLimits = maxOverrideLimits;
+    return self();
+  }
+
+  /** The most descriptors each override limit tracks at once in memory, 10000 by default. */
+  public B maxOverrideKeys(long maxOverrideKeys) {
+    this.maxOverrideKeys = keys(maxOverrideKeys, "maxOverrideKeys");
+    return self();
+  }
+
+  /**
+   * The most distinct descriptor values one rule tracks at once in memory, 100000 by default; new
+   * values beyond it are over limit until tracked ones empty.
+   */
+  public B maxKeysPerRule(long maxKeysPerRule) {
+    this.maxKeysPerRule = keys(maxKeysPerRule, "maxKeysPerRule");
+    return self();
+  }
+
+  /**
+   * How often the configuration files are checked for changes, 5 s by default; zero turns the
+   * checks off.
+   */
+  public B reloadInterval(Duration reloadInterval) {
+    if (reloadInterval == null || reloadInterval.isNegative()) {
+      throw new IllegalArgumentException(
+          "reloadInterval must be zero or positive, was " + reloadInterval);
+    }
+    this.reloadInterval = reloadInterval;
+    return self();
+  }
+
+  /** How long stopping waits for calls in flight, 10 s by default. */
+  public B drainTimeout(Duration drainTimeout) {
+    if (drainTimeout == null || drainTimeout.isNegative()) {
+      throw new IllegalArgumentException(
+          "drainTimeout must be zero or positive, was " + drainTimeout);
+    }
+    this.drainTimeout = drainTimeout;
+    return self();
+  }
+
+  /**
+   * The clock of every limit, {@link Ticker#system()} by default. With Redis, limits use the Redis
+   * server's clock unless a ticker is set here (then measured from its first reading: for a single
+   * instance and tests).
+   */
+  public B ticker(Ticker ticker) {
+    this.ticker = require(ticker, "ticker");
+    this.tickerSet = true;
+    return self();
+  }
+
+  /** The log lines' format: {@code text} (the default) or {@code json}. */
+  public B logFormat(String format) {
+    String name = format == null ? "" : format.trim().toUpperCase(Locale.ROOT);
+    for (LogFormat candidate : LogFormat.values()) {
+      if (candidate.name().equals(name)) {
+        this.logFormat = candidate;
+        return self();
+      }
+    }
+    throw new IllegalArgumentException("logFormat must be text or json, was " + format);
+  }
+
+  /** The least severe level logged: error, warn, info (the default), debug or trace. */
+  public B logLevel(String level) {
+    String name = level == null ? "" : level.trim().toLowerCase(Locale.ROOT);
+    if (!LOG_LEVELS.contains(name)) {
+      throw new IllegalArgumentException(
+          "logLevel must be one of " + LOG_LEVELS + ", was " + level);
+    }
+    this.logLevel = name;
+    return self();
+  }
+
+  /**
+   * The settings, checked as a whole.
+   *
+   * @throws IllegalStateException if a Redis timeout, breaker or credentials were set without a
+   *     Redis store, or a client CA without TLS
+   */
+  public Settings settings() {
+    if ((tlsCert == null) != (tlsKey == null)) {
+      throw new IllegalStateException("tls needs both a certificate and its key, had only one");
+    }
+    if (tlsClientCa != null && tlsCert == null) {
+      throw new IllegalStateException("tlsClientCa needs tls (a certificate and its key)");
+    }
+    return new Settings(
+        config,
+        new Settings.Ports(host, grpcPort, httpPort, adminPort, adminToken),
+        new Settings.Http(httpReadTimeout, httpIdleTimeout, httpMaxConnections),
+        storeSettings(),
+        new Settings.Tls(tlsCert, tlsKey, tlsClientCa),
+        new Settings.Requests(limitOverrides, maxOverrideLimits, maxOverrideKeys, maxKeysPerRule),
+        new Settings.Lifecycle(reloadInterval, drainTimeout, ticker, tickerSet),
+        new Settings.Logs(logFormat, logLevel));
+  }
+
+  private static int port(int port, String name) {
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException(name + " must be from 0 to 65535, was " + port);
+    }
+    return port;
+  }
+
+  private static long keys(long keys, String name) {
+    if (keys <= 0 || keys > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          name + " must be from 1 to " + Integer.MAX_VALUE + ", was " + keys);
+    }
+    return keys;
+  }
+
+  private static <T> T require(T value, String name) {
+    if (value == null) {
+      throw new IllegalArgumentException(name + " must not be null");
+    }
+    return value;
+  }
+}

@@ -1,0 +1,223 @@
+package io.slidingwindow.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The HTTP port's bounds, over raw sockets: connections holding half a request delay nobody and are
+ * closed with 408 after the read timeout; connections beyond the limit and idle ones are closed; a
+ * body that is not UTF-8 is refused. Each bound is counted.
+ */
+class HttpBoundsIT {
+
+  private static final String DECIDE =
+      "{\"domain\": \"api\", \"descriptors\": [{\"entries\": [{\"key\": \"client\","
+          + " \"value\": \"c\"}]}]}";
+  private static final String HALF =
+      "POST /v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+          + "Content-Length: 100\r\n\r\n{\"dom";
+
+  @TempDir Path dir;
+  private final HttpClient client =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final List<Socket> sockets = new ArrayList<>();
+  private RateLimitServer server;
+
+  private void start(UnaryOperator<RateLimitServer.Builder> settings) throws Exception {
+    Path config = dir.resolve("api.yaml");
+    Files.writeString(
+        config,
+        """
+        domain: api
+        descriptors:
+          - key: client
+            rate_limit: {unit: minute, requests_per_unit: 1000}
+        """);
+    server = settings.apply(TestServers.onLoopback(config)).start();
+  }
+
+  @AfterEach
+  void stop() throws IOException {
+    for (Socket socket : sockets) {
+      socket.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @Test
+  void decide_while64ConnectionsHoldHalfARequest_answered() throws Exception {
+    start(b -> b.httpReadTimeout(Duration.ofMinutes(1)));
+    for (int i = 0; i < 64; i++) {
+      send(open(), HALF);
+    }
+
+    HttpResponse<String> answer = post("/v1/decide", DECIDE.getBytes(StandardCharsets.UTF_8));
+
+    assertThat(answer.statusCode()).isEqualTo(200);
+    assertThat(answer.body()).contains("\"overall\":\"OK\"");
+  }
+
+  @Test
+  void halfARequest_pastTheReadTimeout_answered408AndClosed() throws Exception {
+    start(b -> b.httpReadTimeout(Duration.ofMillis(300)));
+    Socket socket = open();
+
+    send(socket, HALF);
+
+    String answer = readUntilClosed(socket);
+    assertThat(answer).startsWith("HTTP/1.1 408").contains("took too long to arrive");
+    assertThat(metrics()).contains(errors("read_timeout") + " 1.0");
+  }
+
+  @Test
+  void connectionsBeyondTheLimit_closedAtOnce() throws Exception {
+    start(b -> b.httpMaxConnections(3));
+    for (int i = 0; i < 3; i++) {
+      Socket socket = open();
+      send(socket, request(DECIDE));
+      assertThat(readResponse(socket)).startsWith("HTTP/1.1 200");
+    }
+
+    Socket extra = open();
+    try {
+      send(extra, request(DECIDE));
+    } catch (SocketException e) {
+      // closed before the request was written: as refused as can be
+    }
+
+    assertThat(readUntilClosed(extra)).isEmpty();
+    assertThat(metrics()).contains(errors("too_many_connections") + " 1.0");
+  }
+
+  @Test
+  void idleConnection_closedAfterTheIdleTimeout() throws Exception {
+    start(b -> b.httpIdleTimeout(Duration.ofMillis(300)));
+    Socket socket = open();
+    send(socket, request(DECIDE));
+    assertThat(readResponse(socket)).startsWith("HTTP/1.1 200");
+
+    assertThat(readUntilClosed(socket)).isEmpty();
+  }
+
+  @Test
+  void decide_bodyNotUtf8_answered400WithWhereAndCounted() throws Exception {
+    start(b -> b);
+    byte[] body = DECIDE.replace("\"c\"", "\"c?\"").getBytes(StandardCharsets.UTF_8);
+    body[DECIDE.indexOf("\"c\"") + 2] = (byte) 0xff;
+
+    HttpResponse<String> decide = post("/v1/decide", body);
+    HttpResponse<String> json = post("/json", body);
+
+    assertThat(decide.statusCode()).isEqualTo(400);
+    assertThat(decide.body())
+        .isEqualTo(
+            "{\"error\":\"the body is not valid UTF-8 (at byte "
+                + (DECIDE.indexOf("\"c\"") + 2)
+                + ")\"}");
+    assertThat(json.statusCode()).isEqualTo(400);
+    assertThat(metrics()).contains(errors("invalid_utf8") + " 2.0");
+  }
+
+  private static String errors(String reason) {
+    return "slidingwindow_server_request_errors_total{reason=\""
+        + reason
+        + "\",transport=\"http\"}";
+  }
+
+  private static String request(String body) {
+    return "POST /v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        + "Content-Length: "
+        + body.length()
+        + "\r\n\r\n"
+        + body;
+  }
+
+  private Socket open() throws IOException {
+    Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.httpPort());
+    socket.setSoTimeout(10_000);
+    sockets.add(socket);
+    return socket;
+  }
+
+  private static void send(Socket socket, String text) throws IOException {
+    socket.getOutputStream().write(text.getBytes(StandardCharsets.US_ASCII));
+    socket.getOutputStream().flush();
+  }
+
+  /** One response: its head, and a body of its Content-Length. */
+  private static String readResponse(Socket socket) throws IOException {
+    InputStream in = socket.getInputStream();
+    ByteArrayOutputStream head = new ByteArrayOutputStream();
+    while (!head.toString(StandardCharsets.US_ASCII).endsWith("\r\n\r\n")) {
+      int b = in.read();
+      if (b < 0) {
+        break;
+      }
+      head.write(b);
+    }
+    String text = head.toString(StandardCharsets.US_ASCII);
+    int at = text.toLowerCase(java.util.Locale.ROOT).indexOf("content-length:");
+    int length =
+        at < 0 ? 0 : Integer.parseInt(text.substring(at + 15, text.indexOf('\r', at)).trim());
+    return text + new String(in.readNBytes(length), StandardCharsets.UTF_8);
+  }
+
+  /** Everything until the server closes the connection (at most the socket's timeout). */
+  private static String readUntilClosed(Socket socket) throws IOException {
+    try {
+      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    } catch (SocketTimeoutException e) {
+      throw new AssertionError("the server did not close the connection", e);
+    } catch (SocketException e) {
+      return ""; // reset: closed with the request unread
+    }
+  }
+
+  private HttpResponse<String> post(String path, byte[] body) throws Exception {
+    return client.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort() + path))
+            .timeout(Duration.ofSeconds(5))
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private String metrics() {
+    return await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                client
+                    .send(
+                        HttpRequest.newBuilder(
+                                URI.create("http://127.0.0.1:" + server.adminPort() + "/metrics"))
+                            .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                    .body(),
+            body -> body.contains("request_errors_total"));
+  }
+}

@@ -1,0 +1,108 @@
+package io.slidingwindow.server.decide;
+
+import static io.slidingwindow.server.decide.TestRequest.descriptor;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.slidingwindow.server.ConfigException;
+import io.slidingwindow.server.config.Configs;
+import io.slidingwindow.server.config.RateLimitConfig;
+import io.slidingwindow.server.config.TimeUnitName;
+import io.slidingwindow.server.decide.Decisions.BadRequest;
+import io.slidingwindow.server.decide.Decisions.Code;
+import io.slidingwindow.server.settings.Settings;
+import io.slidingwindow.testkit.FakeTicker;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class OverrideLimitsTest {
+
+  private static final String CONFIG =
+      """
+      domain: %s
+      descriptors:
+        - key: user
+          rate_limit: {unit: minute, requests_per_unit: 2}
+      """;
+
+  private final FakeTicker ticker = new FakeTicker();
+
+  private Decider decider(boolean overrides, int perDomain) throws ConfigException {
+    RateLimitConfig config = Configs.parse(CONFIG.formatted("a"));
+    return new Decider(
+        config,
+        new MemoryStore(ticker),
+        new Settings.Requests(overrides, perDomain, 10, 1000),
+        ticker);
+  }
+
+  private static TestRequest.Descriptor override(String user, long requests) {
+    return descriptor("user", user).override(requests, TimeUnitName.SECOND);
+  }
+
+  @Test
+  void decide_overridesOff_theConfigurationDecides() throws ConfigException {
+    Decider decider = decider(false, 16);
+
+    for (int i = 0; i < 2; i++) {
+      assertThat(decider.decide(TestRequest.of("a", override("u", 1000))).overall())
+          .isEqualTo(Code.OK);
+    }
+    Decisions.Verdict third = decider.decide(TestRequest.of("a", override("u", 1000)));
+    assertThat(third.overall()).isEqualTo(Code.OVER_LIMIT);
+    assertThat(third.status(0).tag()).isEqualTo("user");
+  }
+
+  @Test
+  void decide_overrideCountsApartFromTheRule() throws ConfigException {
+    Decider decider = decider(true, 16);
+
+    for (int i = 0; i < 3; i++) {
+      assertThat(decider.decide(TestRequest.of("a", override("u", 3))).overall())
+          .isEqualTo(Code.OK);
+    }
+    assertThat(decider.decide(TestRequest.of("a", override("u", 3))).overall())
+        .isEqualTo(Code.OVER_LIMIT);
+    assertThat(decider.decide(TestRequest.of("a", descriptor("user", "u"))).overall())
+        .as("the configured rule's count is untouched")
+        .isEqualTo(Code.OK);
+  }
+
+  @Test
+  void decide_domainFullOfOverridesInUse_refusesNewOnesUntilOneIsIdleForItsWindow()
+      throws ConfigException {
+    Decider decider = decider(true, 4);
+    for (int limit = 1; limit <= 4; limit++) {
+      decider.decide(TestRequest.of("a", override("u", limit)));
+    }
+
+    assertThatThrownBy(() -> decider.decide(TestRequest.of("a", override("u", 5))))
+        .isInstanceOf(BadRequest.class)
+        .hasMessageContaining("holds 4 distinct descriptor limit overrides in use");
+    assertThat(decider.decide(TestRequest.of("a", override("u", 4))).overall())
+        .as("a limit it holds still answers")
+        .isIn(Code.OK, Code.OVER_LIMIT);
+    assertThat(decider.decide(TestRequest.of("a", descriptor("user", "v"))).overall())
+        .as("configured rules never wait for overrides")
+        .isEqualTo(Code.OK);
+
+    ticker.advance(Duration.ofMillis(1500));
+    assertThat(decider.decide(TestRequest.of("a", override("u", 5))).overall())
+        .as("limits unused for their window made room")
+        .isEqualTo(Code.OK);
+  }
+
+  @Test
+  void decide_overrideKeys_boundedApartFromTheRulesKeys() throws ConfigException {
+    Decider decider = decider(true, 16); // at most 10 keys per override limit
+
+    for (int user = 0; user < 10; user++) {
+      assertThat(decider.decide(TestRequest.of("a", override("u" + user, 5))).overall())
+          .isEqualTo(Code.OK);
+    }
+    assertThat(decider.decide(TestRequest.of("a", override("u-new", 5))).overall())
+        .isEqualTo(Code.OVER_LIMIT);
+    assertThat(decider.decide(TestRequest.of("a", descriptor("user", "u-new"))).overall())
+        .isEqualTo(Code.OK);
+  }
+}
