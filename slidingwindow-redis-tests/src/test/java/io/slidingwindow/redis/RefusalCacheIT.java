@@ -204,20 +204,22 @@ class RefusalCacheIT {
 
   /**
    * Server time: a full id is refused mostly without Redis, and the refusal ends on its own once
-   * the window has room (real time, 2 per 300 ms).
+   * the window has room (real time, 2 per 2 s: long enough that the first refusal comes before the
+   * window moves even on a loaded machine).
    */
   @ParameterizedTest
   @EnumSource(Client.class)
   void serverTime_refusalsMostlyLocal_andTheyEnd(Client client) {
-    RedisRateLimiter limiter = builder(client, Limit.of(2, Duration.ofMillis(300))).build();
+    RedisRateLimiter limiter = builder(client, Limit.of(2, Duration.ofSeconds(2))).build();
     String id = freshId();
     assertThat(limiter.tryAcquire(id, 1)).isTrue();
     assertThat(limiter.tryAcquire(id, 1)).isTrue();
     long before = scriptCalls();
-    long[] refusals = {0};
+    assertThat(limiter.tryAcquire(id, 1)).as("the window is full").isFalse();
+    long[] refusals = {1};
     await()
-        .atMost(5, TimeUnit.SECONDS)
-        .pollInterval(Duration.ofMillis(1))
+        .atMost(10, TimeUnit.SECONDS)
+        .pollInterval(Duration.ofMillis(5))
         .until(
             () -> {
               if (limiter.tryAcquire(id, 1)) {
@@ -226,7 +228,6 @@ class RefusalCacheIT {
               refusals[0]++;
               return false;
             });
-    assertThat(refusals[0]).isPositive();
     assertThat(scriptCalls() - before)
         .as("script calls for %d refusals and one grant", refusals[0])
         .isLessThan(refusals[0]);
