@@ -17,9 +17,11 @@ import java.util.Locale;
  *
  * <p>Keys are {@link RequestKey}s, which name their source, so that a value a client chooses (a
  * metadata entry) can never name the bucket of another source: {@code x-api-key: 127.0.0.1} is not
- * the address 127.0.0.1. A resolver may return null: the rule then does not apply to the call. The
- * built-in resolvers never do; those keyed on a metadata entry or a {@link Context} value fall back
- * to the client address when the call has none, so leaving the entry out does not escape the limit.
+ * the address 127.0.0.1. A resolver that returns null or throws does not exempt the call: it counts
+ * under the client's address, as the interceptor finds it ({@link
+ * RateLimitServerInterceptor.Builder#clientAddresses}), and the listener is told. The built-in
+ * resolvers never do; those keyed on a metadata entry or a {@link Context} value fall back to the
+ * client address when the call has none, so leaving the entry out does not escape the limit.
  *
  * <p>A resolver runs once per call, before the call's handler starts, with the {@link Context} the
  * call started in (the one earlier interceptors attached, holding what they authenticated). It must
@@ -34,7 +36,7 @@ public interface GrpcKeyResolver {
       Metadata.Key.of("x-forwarded-for", Metadata.ASCII_STRING_MARSHALLER);
 
   /**
-   * The key of a call, or null to leave it unlimited by this rule.
+   * The key of a call; null (or a throw) counts it under its client's address.
    *
    * @param call the call, whose attributes hold the peer's address
    * @param headers the call's metadata as received

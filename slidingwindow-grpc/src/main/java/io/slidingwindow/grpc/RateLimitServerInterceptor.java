@@ -6,6 +6,7 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.slidingwindow.KeyedRateLimiter;
+import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.EnforcementCore;
 import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.http.QuotaHeaders;
@@ -43,9 +44,16 @@ import java.util.function.Supplier;
  * dry-run) ends the call. Rules that count per call decide before the call's handler starts, so a
  * refused call never reaches the application; rules that count {@linkplain
  * GrpcRateLimitRule#perMessage() per message} decide each client message before the handler sees
- * it, and a refusal ends the stream. The decisions, dry-run, the listener, fail-open on a failing
- * key or backend, long keys and {@code Retry-After} are those of {@link EnforcementCore}, which the
- * servlet and reactive filters drive alike.
+ * it, and a refusal ends the stream. The decisions, dry-run, the listener, long keys, fail-open on
+ * a failing backend and {@code Retry-After} are those of {@link EnforcementCore}, which the servlet
+ * and reactive filters drive alike.
+ *
+ * <p>Keys cannot be dodged: a key resolver that returns null or throws does not exempt a call, it
+ * counts under the client's address ({@link Builder#clientAddresses}), the listener's {@code
+ * onError} is told and the log says so once per rule; so does a key the limiter rejects, which no
+ * failure policy turns into a grant. The client's address is also the group of every key in a
+ * rule's key table, so that the new keys of one client fill at most its share of the table (see
+ * {@link io.slidingwindow.KeyOverflow}).
  *
  * <p>A refusal closes the call with {@code RESOURCE_EXHAUSTED} and the description {@code rate
  * limit exceeded; retry after N seconds}; its trailers hold a {@code google.rpc.Status} in {@code
@@ -102,12 +110,16 @@ public final class RateLimitServerInterceptor implements ServerInterceptor {
   }
 
   private static EnforcementCore<CallRequest> core(Builder b, List<GrpcRateLimitRule> rules) {
+    GrpcKeyResolver client = GrpcKeyResolver.peerAddress(b.clientAddresses);
     EnforcementCore.Builder<CallRequest> core =
         EnforcementCore.<CallRequest>builder()
             .limiterFactory(b.limiterFactory)
             .listener(b.listener)
             .rateLimitHeaders(b.rateLimitHeaders)
-            .pathFirewall(PathFirewall.strict());
+            .pathFirewall(PathFirewall.strict())
+            .clientKey(
+                (CallRequest request) ->
+                    client.key(request.call(), request.headers(), request.context()));
     for (GrpcRateLimitRule rule : rules) {
       GrpcKeyResolver resolver = rule.keyResolver();
       core.rule(
@@ -179,6 +191,7 @@ public final class RateLimitServerInterceptor implements ServerInterceptor {
     private RateLimitListener listener = RateLimitListener.NONE;
     private boolean rateLimitHeaders;
     private Executor executor = ForkJoinPool.commonPool();
+    private ClientAddresses clientAddresses = ClientAddresses.direct();
 
     private Builder() {}
 
@@ -192,6 +205,23 @@ public final class RateLimitServerInterceptor implements ServerInterceptor {
         throw new IllegalArgumentException("rule must not be null");
       }
       rules.add(rule);
+      return this;
+    }
+
+    /**
+     * Sets how a call's client address is found, {@link ClientAddresses#direct()} (the peer's
+     * address) by default: the key a call counts under when its rule's key resolver returns null or
+     * throws, and the group of every key in the rules' key tables, whose new keys one client can
+     * fill only up to its share. Pass the {@link ClientAddresses} the rules' resolvers use: behind
+     * a proxy that it does not trust, every client is the proxy.
+     *
+     * @throws IllegalArgumentException if {@code clientAddresses} is null
+     */
+    public Builder clientAddresses(ClientAddresses clientAddresses) {
+      if (clientAddresses == null) {
+        throw new IllegalArgumentException("clientAddresses must not be null");
+      }
+      this.clientAddresses = clientAddresses;
       return this;
     }
 

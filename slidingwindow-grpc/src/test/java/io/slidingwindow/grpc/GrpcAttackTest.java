@@ -11,6 +11,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.slidingwindow.LimiterKeys;
+import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
 import java.util.ArrayList;
@@ -39,14 +40,19 @@ class GrpcAttackTest {
   }
 
   private EchoServer server(GrpcKeyResolver key, ServerInterceptor... outer) {
-    return serverOn(RateLimiterFactory.inMemory(ticker, 10_000), key, outer);
+    return serverOn(
+        RateLimiterFactory.inMemory(ticker, 10_000), key, ClientAddressesFor.direct(), outer);
   }
 
   private EchoServer serverOn(
-      RateLimiterFactory limiters, GrpcKeyResolver key, ServerInterceptor... outer) {
+      RateLimiterFactory limiters,
+      GrpcKeyResolver key,
+      ClientAddresses clients,
+      ServerInterceptor... outer) {
     ServerInterceptor limit =
         RateLimitServerInterceptor.builder()
             .limiterFactory(limiters)
+            .clientAddresses(clients)
             .rule(
                 GrpcRateLimitRule.builder("say")
                     .method("test.Echo/Say")
@@ -193,11 +199,52 @@ class GrpcAttackTest {
   }
 
   @Test
+  void newKeysOfOneClient_fillOnlyItsShareOfTheKeyTable_behindATrustedProxy() {
+    EchoServer server =
+        serverOn(
+            RateLimiterFactory.inMemory(ticker, 100, 2),
+            GrpcKeyResolver.metadata("x-api-key", ClientAddressesFor.behindLoopbackProxy()),
+            ClientAddressesFor.behindLoopbackProxy());
+    Map<String, String> flooder = Map.of("x-forwarded-for", "198.51.100.1");
+
+    for (String key : List.of("k1", "k2")) {
+      server.call(EchoServer.SAY, key, with(flooder, "x-api-key", key));
+    }
+    Status.Code third =
+        code(() -> server.call(EchoServer.SAY, "k3", with(flooder, "x-api-key", "k3")));
+
+    assertThat(third)
+        .as("a third new key of the same client")
+        .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(code(() -> server.call(EchoServer.SAY, "own", flooder)))
+        .as("the client's own address key is exempt from its share")
+        .isEqualTo(Status.Code.OK);
+    assertThat(
+            code(
+                () ->
+                    server.call(
+                        EchoServer.SAY,
+                        "k4",
+                        Map.of("x-forwarded-for", "198.51.100.2", "x-api-key", "k4"))))
+        .as("another client behind the same proxy has a share of its own")
+        .isEqualTo(Status.Code.OK);
+  }
+
+  private static Map<String, String> with(Map<String, String> headers, String name, String value) {
+    Map<String, String> all = new java.util.HashMap<>(headers);
+    all.put(name, value);
+    return all;
+  }
+
+  @Test
   void longKeys_storedBounded_andStillCounted() {
     RemoteLimiters recording = new RemoteLimiters(ticker);
     resources.add(recording);
     EchoServer server =
-        serverOn(recording, GrpcKeyResolver.metadata("x-api-key", ClientAddressesFor.direct()));
+        serverOn(
+            recording,
+            GrpcKeyResolver.metadata("x-api-key", ClientAddressesFor.direct()),
+            ClientAddressesFor.direct());
     String longKey = "k".repeat(6_000);
 
     server.call(EchoServer.SAY, "1", Map.of("x-api-key", longKey));

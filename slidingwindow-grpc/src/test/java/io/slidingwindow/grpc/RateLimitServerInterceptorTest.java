@@ -292,26 +292,116 @@ class RateLimitServerInterceptorTest {
     assertThat(events).containsExactly("allowed say", "refused say dry-run");
   }
 
+  /**
+   * Keys on {@code x-api-key}, else the peer's address; throws when {@code x-fault} says {@code
+   * throw} and gives no key when it says {@code null}.
+   */
+  private static GrpcKeyResolver faultyKey() {
+    GrpcKeyResolver apiKey = GrpcKeyResolver.metadata("x-api-key", ClientAddressesFor.direct());
+    return (call, headers, context) -> {
+      String fault = headers.get(key("x-fault"));
+      if ("throw".equals(fault)) {
+        throw new IllegalStateException("no key");
+      }
+      return "null".equals(fault) ? null : apiKey.key(call, headers, context);
+    };
+  }
+
   @Test
-  void keyThatThrows_isCountedNotExemptAndTellsTheListener() {
+  void keyThatAlwaysThrows_sixthCallInTheWindow_refused() {
     EchoServer server =
         server(
             interceptor()
                 .rule(
-                    rule("say", "test.Echo/Say", "1/10s")
+                    rule("say", "test.Echo/Say", "5/10s")
                         .key(
                             (call, headers, context) -> {
                               throw new IllegalStateException("no key");
                             })
                         .build())
                 .build());
+    for (int i = 1; i <= 5; i++) {
+      assertThat(server.say("call " + i)).isEqualTo("hello call " + i);
+    }
 
+    StatusRuntimeException sixth = refusal(() -> server.say("call 6"));
+
+    assertThat(sixth.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(server.received).hasSize(5);
+    assertThat(events).filteredOn(event -> event.startsWith("error")).hasSize(6);
+  }
+
+  @Test
+  void keyThatThrows_countsUnderTheClientAddress_andTellsTheListener() {
+    EchoServer server =
+        server(
+            interceptor()
+                .rule(rule("say", "test.Echo/Say", "2/10s").key(faultyKey()).build())
+                .build());
+    Map<String, String> throwing = Map.of("x-fault", "throw", "x-api-key", "alpha");
+
+    server.call(EchoServer.SAY, "a", throwing);
+    server.call(EchoServer.SAY, "b", Map.of("x-fault", "null"));
+    StatusRuntimeException third = refusal(() -> server.call(EchoServer.SAY, "c", throwing));
+
+    assertThat(third.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(refusal(() -> server.say("d")))
+        .as("the address's window is the one the faulty keys spent")
+        .isNotNull();
+    assertThat(server.call(EchoServer.SAY, "e", Map.of("x-api-key", "alpha")))
+        .as("the key the throwing calls carried has its own window, untouched")
+        .isEqualTo("hello e");
+    assertThat(server.received).containsExactly("Say:a", "Say:b", "Say:e");
+    assertThat(events)
+        .containsExactly(
+            "error say",
+            "allowed say",
+            "error say",
+            "allowed say",
+            "error say",
+            "refused say",
+            "refused say",
+            "allowed say");
+  }
+
+  @Test
+  void keyThatThrows_afterTheAddressSpentItsLimit_refused() {
+    EchoServer server =
+        server(
+            interceptor()
+                .rule(rule("say", "test.Echo/Say", "2/10s").key(faultyKey()).build())
+                .build());
     server.say("a");
-    StatusRuntimeException refused = refusal(() -> server.say("b"));
+    server.say("b");
 
-    assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
-    assertThat(server.received).hasSize(1);
-    assertThat(events).containsExactly("error say", "allowed say", "error say", "refused say");
+    for (String fault : List.of("throw", "null", "throw")) {
+      assertThat(
+              refusal(() -> server.call(EchoServer.SAY, fault, Map.of("x-fault", fault)))
+                  .getStatus()
+                  .getCode())
+          .as("x-fault: %s", fault)
+          .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    }
+    assertThat(server.received).containsExactly("Say:a", "Say:b");
+  }
+
+  @Test
+  void keyThatThrows_behindATrustedProxy_countsUnderTheForwardedClient() {
+    EchoServer server =
+        server(
+            interceptor()
+                .clientAddresses(ClientAddressesFor.behindLoopbackProxy())
+                .rule(rule("say", "test.Echo/Say", "1/10s").key(faultyKey()).build())
+                .build());
+    Map<String, String> first = Map.of("x-fault", "throw", "x-forwarded-for", "198.51.100.1");
+    Map<String, String> second = Map.of("x-fault", "throw", "x-forwarded-for", "198.51.100.2");
+
+    server.call(EchoServer.SAY, "1", first);
+    server.call(EchoServer.SAY, "2", second);
+
+    assertThat(refusal(() -> server.call(EchoServer.SAY, "1 again", first))).isNotNull();
+    assertThat(refusal(() -> server.call(EchoServer.SAY, "2 again", second))).isNotNull();
+    assertThat(server.received).containsExactly("Say:1", "Say:2");
   }
 
   @Test

@@ -12,18 +12,20 @@ import java.util.List;
  *
  * <p>Keys are {@link RequestKey}s, which name their source, so that a value one client controls (a
  * header) can never name another source's bucket: {@code X-Api-Key: 127.0.0.1} is not the address
- * 127.0.0.1. A resolver may return null: the rule then does not apply to the request. The built-in
- * resolvers never do; those keyed on a header or on the principal fall back to the client address
- * when the request has none, so leaving the header out does not escape the limit. The client
- * address is the {@link PeerAddress}, or behind proxies that the {@link ClientAddresses} trust the
- * right-most untrusted {@code X-Forwarded-For} hop; IPv6 clients by their /64.
+ * 127.0.0.1. A resolver that returns null or throws does not exempt the request: it counts under
+ * its client's address (as the filter's or the feature's {@code clientAddresses} finds it), and the
+ * listener is told. The built-in resolvers never do; those keyed on a header or on the principal
+ * fall back to the client address when the request has none, so leaving the header out does not
+ * escape the limit. The client address is the {@link PeerAddress}, or behind proxies that the
+ * {@link ClientAddresses} trust the right-most untrusted {@code X-Forwarded-For} hop; IPv6 clients
+ * by their /64.
  *
  * <p>Implementations must be thread-safe: one resolver serves every request.
  */
 @FunctionalInterface
 public interface JaxrsKeyResolver {
 
-  /** The key of {@code request}, or null to leave it unlimited by this rule. */
+  /** The key of {@code request}; null (or a throw) counts it under its client's address. */
   RequestKey key(ContainerRequestContext request);
 
   /**

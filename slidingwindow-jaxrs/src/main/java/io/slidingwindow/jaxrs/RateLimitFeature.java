@@ -29,9 +29,10 @@ import java.util.Map;
  * <p>An annotation whose limits or key cannot be read, or whose name another annotated method has
  * already taken, fails the application's start with an {@link IllegalArgumentException} naming the
  * method. Each method's rule has its own limiter, created once, whatever number of times the
- * runtime configures the method. Refusals, headers, dry-run and fail-open are those of {@link
- * RateLimitFilter}; a request that the filter and an annotation both decide reports both in its
- * headers. Thread-safe.
+ * runtime configures the method. Refusals, headers, dry-run, keys that fail (counted under the
+ * client's address, as {@link Builder#clientAddresses} finds it, which also groups every key of the
+ * method's key table) and fail-open on a failing backend are those of {@link RateLimitFilter}; a
+ * request that the filter and an annotation both decide reports both in its headers. Thread-safe.
  */
 public final class RateLimitFeature implements DynamicFeature {
 
@@ -101,6 +102,7 @@ public final class RateLimitFeature implements DynamicFeature {
                 .listener(settings.listener)
                 .rateLimitHeaders(settings.rateLimitHeaders)
                 .refusal(settings.refusal)
+                .clientKey(JaxrsKeyResolver.clientAddress(settings.clientAddresses)::key)
                 .rule(rule, keys::key)
                 .build());
     filters.put(method, filter);
@@ -180,7 +182,10 @@ public final class RateLimitFeature implements DynamicFeature {
 
     /**
      * Sets how client addresses are found (trusted proxies, IPv6 prefix), {@link
-     * ClientAddresses#direct()} by default.
+     * ClientAddresses#direct()} by default: for the keys {@code ip}, {@code principal} and {@code
+     * header:NAME}, the key a request counts under when its key resolver returns null or throws,
+     * and the group of every key in a method's key table, whose new keys one client can fill only
+     * up to its share.
      *
      * @throws IllegalArgumentException if {@code clientAddresses} is null
      */

@@ -15,6 +15,7 @@ import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.container.PreMatching;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -41,9 +42,13 @@ import java.util.Optional;
  * {@code Retry-After} (whole seconds, rounded up, never early) and an {@code
  * application/problem+json} body that names no rule, key or limit. With rate-limit headers on,
  * every response to a request some rule decided carries the draft-10 {@code RateLimit-Policy} and
- * {@code RateLimit} headers. A key or backend that fails lets the request through and tells the
- * listener. All of this is {@link EnforcementCore}'s, shared with the servlet and reactive filters;
- * this class only reads the request and writes the answer.
+ * {@code RateLimit} headers. A key resolver that returns null or throws does not exempt a request:
+ * it counts under the client's address ({@link Builder#clientAddresses}), the listener is told and
+ * the log says so once per rule; so does a key the limiter rejects. The client's address is also
+ * the group of every key in a rule's key table, so that the new keys of one client fill at most its
+ * share of the table (see {@link io.slidingwindow.KeyOverflow}). A backend that fails lets the
+ * request through and tells the listener. All of this is {@link EnforcementCore}'s, shared with the
+ * servlet and reactive filters; this class only reads the request and writes the answer.
  *
  * <p>Decisions are synchronous ({@code KeyedRateLimiter.decide}), on the request's thread, as
  * JAX-RS filters run. Instances are immutable and thread-safe if the key resolvers, the limiters
@@ -90,25 +95,34 @@ public final class RateLimitFilter implements ContainerRequestFilter, ContainerR
 
   /** Builds a {@link RateLimitFilter}. Not thread-safe. */
   public static final class Builder {
-    private final EnforcementCore.Builder<ContainerRequestContext> core = EnforcementCore.builder();
+    // Checks each setting at once; build() copies them into a fresh core builder.
+    private final EnforcementCore.Builder<ContainerRequestContext> checks =
+        EnforcementCore.builder();
+    private final List<HttpRule> rules = new ArrayList<>();
+    private final List<JaxrsKeyResolver> keys = new ArrayList<>();
+    private RateLimiterFactory limiterFactory = RateLimiterFactory.inMemory();
+    private RateLimitListener listener = RateLimitListener.NONE;
+    private boolean rateLimitHeaders;
+    private PathFirewall pathFirewall = PathFirewall.strict();
+    private RefusalReplies.Refusal refusal = RefusalReplies.Refusal.DEFAULT;
+    private ClientAddresses clientAddresses = ClientAddresses.direct();
 
     private Builder() {}
 
     /**
-     * Adds a rule keyed by the peer address ({@link
-     * JaxrsKeyResolver#clientAddress(ClientAddresses)} trusting no proxy); rules apply in the order
-     * added.
+     * Adds a rule keyed by the client address, as {@link #clientAddresses} finds it; rules apply in
+     * the order added.
      *
      * @throws IllegalArgumentException if {@code rule} is null
      */
     public Builder rule(HttpRule rule) {
-      return rule(rule, JaxrsKeyResolver.clientAddress(ClientAddresses.direct()));
+      return add(rule, null);
     }
 
     /**
-     * Adds a rule whose requests {@code keys} keys (a null key leaves a request unlimited by it);
-     * rules apply in the order added. Paths are matched within the application, below the JAX-RS
-     * base URI.
+     * Adds a rule whose requests {@code keys} keys (a null key, or a throw, counts a request under
+     * its client's address); rules apply in the order added. Paths are matched within the
+     * application, below the JAX-RS base URI.
      *
      * @throws IllegalArgumentException if an argument is null
      */
@@ -116,7 +130,32 @@ public final class RateLimitFilter implements ContainerRequestFilter, ContainerR
       if (keys == null) {
         throw new IllegalArgumentException("keys must not be null, was null for " + rule);
       }
-      core.rule(rule, keys::key);
+      return add(rule, keys);
+    }
+
+    private Builder add(HttpRule rule, JaxrsKeyResolver keys) {
+      if (rule == null) {
+        throw new IllegalArgumentException("rule must not be null");
+      }
+      rules.add(rule);
+      this.keys.add(keys);
+      return this;
+    }
+
+    /**
+     * Sets how a request's client address is found (trusted proxies, IPv6 prefix), {@link
+     * ClientAddresses#direct()} (the {@link PeerAddress}) by default: the key of the rules added
+     * without a key resolver, the key a request counts under when its rule's resolver returns null
+     * or throws, and the group of every key in the rules' key tables, whose new keys one client can
+     * fill only up to its share. Pass the {@link ClientAddresses} the rules' resolvers use.
+     *
+     * @throws IllegalArgumentException if {@code clientAddresses} is null
+     */
+    public Builder clientAddresses(ClientAddresses clientAddresses) {
+      if (clientAddresses == null) {
+        throw new IllegalArgumentException("clientAddresses must not be null");
+      }
+      this.clientAddresses = clientAddresses;
       return this;
     }
 
@@ -126,7 +165,8 @@ public final class RateLimitFilter implements ContainerRequestFilter, ContainerR
      * @throws IllegalArgumentException if {@code limiterFactory} is null
      */
     public Builder limiterFactory(RateLimiterFactory limiterFactory) {
-      core.limiterFactory(limiterFactory);
+      checks.limiterFactory(limiterFactory);
+      this.limiterFactory = limiterFactory;
       return this;
     }
 
@@ -136,7 +176,8 @@ public final class RateLimitFilter implements ContainerRequestFilter, ContainerR
      * @throws IllegalArgumentException if {@code listener} is null
      */
     public Builder listener(RateLimitListener listener) {
-      core.listener(listener);
+      checks.listener(listener);
+      this.listener = listener;
       return this;
     }
 
@@ -145,7 +186,7 @@ public final class RateLimitFilter implements ContainerRequestFilter, ContainerR
      * default.
      */
     public Builder rateLimitHeaders(boolean rateLimitHeaders) {
-      core.rateLimitHeaders(rateLimitHeaders);
+      this.rateLimitHeaders = rateLimitHeaders;
       return this;
     }
 
@@ -156,7 +197,8 @@ public final class RateLimitFilter implements ContainerRequestFilter, ContainerR
      * @throws IllegalArgumentException if {@code pathFirewall} is null
      */
     public Builder pathFirewall(PathFirewall pathFirewall) {
-      core.pathFirewall(pathFirewall);
+      checks.pathFirewall(pathFirewall);
+      this.pathFirewall = pathFirewall;
       return this;
     }
 
@@ -166,7 +208,8 @@ public final class RateLimitFilter implements ContainerRequestFilter, ContainerR
      * @throws IllegalArgumentException if {@code refusal} is null
      */
     public Builder refusal(RefusalReplies.Refusal refusal) {
-      core.refusal(refusal);
+      checks.refusal(refusal);
+      this.refusal = refusal;
       return this;
     }
 
@@ -176,6 +219,19 @@ public final class RateLimitFilter implements ContainerRequestFilter, ContainerR
      * @throws IllegalArgumentException if two rules share a name, or the factory rejects a rule
      */
     public RateLimitFilter build() {
+      JaxrsKeyResolver client = JaxrsKeyResolver.clientAddress(clientAddresses);
+      EnforcementCore.Builder<ContainerRequestContext> core =
+          EnforcementCore.<ContainerRequestContext>builder()
+              .limiterFactory(limiterFactory)
+              .listener(listener)
+              .rateLimitHeaders(rateLimitHeaders)
+              .pathFirewall(pathFirewall)
+              .refusal(refusal)
+              .clientKey(client::key);
+      for (int i = 0; i < rules.size(); i++) {
+        JaxrsKeyResolver resolver = keys.get(i) == null ? client : keys.get(i);
+        core.rule(rules.get(i), resolver::key);
+      }
       return new RateLimitFilter(core.build());
     }
   }

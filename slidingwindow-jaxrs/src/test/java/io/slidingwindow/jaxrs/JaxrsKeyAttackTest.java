@@ -7,6 +7,7 @@ import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.http.ClientAddresses;
+import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.testkit.FakeTicker;
@@ -111,5 +112,48 @@ class JaxrsKeyAttackTest {
         .hasSize(4)
         .allSatisfy(key -> assertThat(key).hasSizeLessThanOrEqualTo(LimiterKeys.MAX_CHARS))
         .allSatisfy(key -> assertThat(key).startsWith(LimiterKeys.DIGEST_PREFIX));
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void newKeysOfOneClient_fillOnlyItsShareOfTheKeyTable_filterAndAnnotation(
+      JaxrsServers.Implementation runtime) {
+    ClientAddresses proxy = ClientAddresses.trusting(List.of("127.0.0.1"));
+    RateLimiterFactory twoKeysPerClient = RateLimiterFactory.inMemory(ticker, 100, 2);
+    RateLimitFilter filter =
+        RateLimitFilter.builder()
+            .limiterFactory(twoKeysPerClient)
+            .clientAddresses(proxy)
+            .rule(
+                HttpRule.builder("product")
+                    .path("/v1/product/**")
+                    .limit(Limit.parse("2/10s"))
+                    .build(),
+                JaxrsKeyResolver.header("X-Api-Key", proxy))
+            .build();
+    RateLimitFeature feature =
+        RateLimitFeature.builder()
+            .limiterFactory(twoKeysPerClient)
+            .clientAddresses(proxy)
+            .keyResolver("issued", JaxrsKeyResolver.clientAddress(proxy)) // for Api.report
+            .build();
+    server = JaxrsServers.start(runtime, new ArrayList<>(List.of(api, filter, feature)));
+
+    for (String path : List.of("/v1/product/1", "/items/1")) {
+      for (String key : List.of("k1", "k2")) {
+        assertThat(status(path, "X-Forwarded-For", "198.51.100.1", "X-Api-Key", key))
+            .as("%s, new key %s", path, key)
+            .isEqualTo(200);
+      }
+      assertThat(status(path, "X-Forwarded-For", "198.51.100.1", "X-Api-Key", "k3"))
+          .as("%s, a third new key of the same client", path)
+          .isEqualTo(429);
+      assertThat(status(path, "X-Forwarded-For", "198.51.100.1"))
+          .as("%s, the client's own address key is not counted in its share", path)
+          .isEqualTo(200);
+      assertThat(status(path, "X-Forwarded-For", "198.51.100.2", "X-Api-Key", "k4"))
+          .as("%s, another client behind the same proxy has a share of its own", path)
+          .isEqualTo(200);
+    }
   }
 }

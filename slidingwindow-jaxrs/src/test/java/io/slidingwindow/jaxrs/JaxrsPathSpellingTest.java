@@ -24,8 +24,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * byte over a socket to Jersey on Grizzly and RESTEasy on Undertow (the application at {@code
  * /app}), is either refused or counted by its rule whenever it reaches a resource method. With the
  * firewall on, only canonical spellings reach a resource (the others end 400 from the firewall,
- * 404, or 500 from Jersey's Grizzly container, which fails on some spellings before any filter
- * runs); with it off, rules still count every spelling that does.
+ * 404, or 400 from the check in front of Jersey's Grizzly container, which would answer 500 to a
+ * backslash before any filter runs); with it off, rules still count every spelling that does.
  */
 class JaxrsPathSpellingTest {
 

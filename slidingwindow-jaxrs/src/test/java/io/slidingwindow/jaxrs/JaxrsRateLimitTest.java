@@ -10,6 +10,8 @@ import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.testkit.FakeTicker;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -199,23 +201,163 @@ class JaxrsRateLimitTest {
     assertThat(events).containsExactly("allowed Api.search", "refused Api.search dry-run");
   }
 
+  /**
+   * Keys on {@code X-Api-Key}, else the client address; throws when {@code X-Fault} says {@code
+   * throw} and gives no key when it says {@code null}.
+   */
+  static JaxrsKeyResolver faultyKey(ClientAddresses addresses) {
+    JaxrsKeyResolver apiKey = JaxrsKeyResolver.header("X-Api-Key", addresses);
+    return request -> {
+      String fault = request.getHeaderString("X-Fault");
+      if ("throw".equals(fault)) {
+        throw new IllegalStateException("no key");
+      }
+      return "null".equals(fault) ? null : apiKey.key(request);
+    };
+  }
+
+  /** A resource limited by {@code @RateLimit} on the feature's {@code faulty} resolver. */
+  @Path("faulty")
+  public static class Faulty {
+    @GET
+    @RateLimit(limits = "2/10s", key = "resolver:faulty", name = "faulty")
+    public String faulty() {
+      return "faulty";
+    }
+  }
+
+  /** A resource limited by {@code @RateLimit} on the feature's {@code throwing} resolver. */
+  @Path("throwing")
+  public static class Throwing {
+    @GET
+    @RateLimit(limits = "5/10s", key = "resolver:throwing", name = "throwing")
+    public String throwing() {
+      return "throwing";
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(JaxrsServers.Implementation.class)
-  void keyThatThrows_isCountedNotExemptAndTellsTheListener(JaxrsServers.Implementation runtime) {
+  void keyThatAlwaysThrows_sixthRequestInTheWindow_refused_filterAndAnnotation(
+      JaxrsServers.Implementation runtime) {
+    JaxrsKeyResolver throwing =
+        request -> {
+          throw new IllegalStateException("no key");
+        };
     start(
         runtime,
         filter()
             .rule(
-                HttpRule.builder("broken").limit(Limit.parse("1/10s")).build(),
-                request -> {
-                  throw new IllegalStateException("no key");
-                })
+                HttpRule.builder("broken").path("/v1/admin").limit(Limit.parse("5/10s")).build(),
+                throwing)
+            .build(),
+        feature().keyResolver("throwing", throwing).build(),
+        new Throwing());
+
+    for (String path : List.of("/v1/admin", "/throwing")) {
+      for (int i = 1; i <= 5; i++) {
+        assertThat(get(path).statusCode()).as("%s, request %d", path, i).isEqualTo(200);
+      }
+      HttpResponse<String> sixth = get(path);
+      assertThat(sixth.statusCode()).as("%s, request 6", path).isEqualTo(429);
+      assertThat(sixth.headers().firstValue("Retry-After")).isPresent();
+    }
+    assertThat(api.served).hasSize(5);
+    assertThat(events).filteredOn(event -> event.startsWith("error")).hasSize(12);
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void keyThatThrows_countsUnderTheClientAddress_andTellsTheListener(
+      JaxrsServers.Implementation runtime) {
+    start(
+        runtime,
+        filter()
+            .rule(
+                HttpRule.builder("broken").path("/v1/admin").limit(Limit.parse("2/10s")).build(),
+                faultyKey(ClientAddresses.direct()))
             .build());
 
-    assertThat(get("/v1/admin").statusCode()).isEqualTo(200);
-    assertThat(get("/v1/admin").statusCode()).isEqualTo(429);
+    assertThat(get("/v1/admin", "X-Fault", "throw", "X-Api-Key", "alpha").statusCode())
+        .isEqualTo(200);
+    assertThat(get("/v1/admin", "X-Fault", "null").statusCode()).isEqualTo(200);
+    assertThat(get("/v1/admin", "X-Fault", "throw", "X-Api-Key", "alpha").statusCode())
+        .isEqualTo(429);
+    assertThat(get("/v1/admin").statusCode())
+        .as("the address's window is the one the faulty keys spent")
+        .isEqualTo(429);
+    assertThat(get("/v1/admin", "X-Api-Key", "alpha").statusCode())
+        .as("the key the throwing requests carried has its own window, untouched")
+        .isEqualTo(200);
+    assertThat(api.served).containsExactly("admin", "admin", "admin");
     assertThat(events)
-        .containsExactly("error broken", "allowed broken", "error broken", "refused broken");
+        .containsExactly(
+            "error broken",
+            "allowed broken",
+            "error broken",
+            "allowed broken",
+            "error broken",
+            "refused broken",
+            "refused broken",
+            "allowed broken");
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void keyThatThrows_afterTheAddressSpentItsLimit_refused_filterAndAnnotation(
+      JaxrsServers.Implementation runtime) {
+    start(
+        runtime,
+        filter()
+            .rule(
+                HttpRule.builder("broken").path("/v1/admin").limit(Limit.parse("2/10s")).build(),
+                faultyKey(ClientAddresses.direct()))
+            .build(),
+        feature().keyResolver("faulty", faultyKey(ClientAddresses.direct())).build(),
+        new Faulty());
+
+    for (String path : List.of("/v1/admin", "/faulty")) {
+      assertThat(get(path).statusCode()).isEqualTo(200);
+      assertThat(get(path).statusCode()).isEqualTo(200);
+      for (String fault : List.of("throw", "null", "throw")) {
+        assertThat(get(path, "X-Fault", fault).statusCode())
+            .as("%s with X-Fault: %s", path, fault)
+            .isEqualTo(429);
+      }
+    }
+    assertThat(events).contains("error broken", "error faulty");
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void keyThatThrows_behindATrustedProxy_countsUnderTheForwardedClient(
+      JaxrsServers.Implementation runtime) {
+    ClientAddresses proxy = ClientAddresses.trusting(List.of("127.0.0.1"));
+    start(
+        runtime,
+        filter()
+            .clientAddresses(proxy)
+            .rule(
+                HttpRule.builder("broken").path("/v1/admin").limit(Limit.parse("1/10s")).build(),
+                faultyKey(proxy))
+            .build(),
+        feature().clientAddresses(proxy).keyResolver("faulty", faultyKey(proxy)).build(),
+        new Faulty());
+
+    for (String path : List.of("/v1/admin", "/faulty")) {
+      for (String client : List.of("198.51.100.1", "198.51.100.2")) {
+        assertThat(get(path, "X-Fault", "throw", "X-Forwarded-For", client).statusCode())
+            .as("%s from %s", path, client)
+            .isEqualTo(200);
+      }
+    }
+    assertThat(get("/v1/admin", "X-Fault", "throw", "X-Forwarded-For", "198.51.100.1").statusCode())
+        .isEqualTo(429);
+    assertThat(get("/faulty", "X-Fault", "null", "X-Forwarded-For", "198.51.100.2").statusCode())
+        .as("the annotation's limit is 2: the second of this client")
+        .isEqualTo(200);
+    assertThat(get("/faulty", "X-Fault", "throw", "X-Forwarded-For", "198.51.100.2").statusCode())
+        .isEqualTo(429);
   }
 
   @ParameterizedTest

@@ -6,10 +6,17 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import org.glassfish.grizzly.http.server.HttpHandler;
+import org.glassfish.grizzly.http.server.HttpHandlerRegistration;
 import org.glassfish.grizzly.http.server.HttpServer;
+import org.glassfish.grizzly.http.server.Request;
+import org.glassfish.grizzly.http.server.Response;
+import org.glassfish.grizzly.http.server.ServerConfiguration;
 import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpServerFactory;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.jboss.resteasy.plugins.server.undertow.UndertowJaxrsServer;
@@ -44,15 +51,29 @@ final class JaxrsServers {
 
   /** Starts {@code runtime} serving {@code singletons} (resources, filters, features) at /app. */
   static Running start(Implementation runtime, List<Object> singletons) {
-    return runtime == Implementation.JERSEY ? jersey(singletons) : resteasy(singletons);
+    return start(runtime, singletons, "/app");
   }
 
-  private static Running jersey(List<Object> singletons) {
+  /**
+   * Starts {@code runtime} serving {@code singletons} at {@code base}, such as {@code /app}, or
+   * {@code ""} for the root.
+   */
+  static Running start(Implementation runtime, List<Object> singletons, String base) {
+    return runtime == Implementation.JERSEY ? jersey(singletons, base) : resteasy(singletons, base);
+  }
+
+  private static Running jersey(List<Object> singletons, String base) {
     ResourceConfig config = new ResourceConfig().register(GrizzlyPeerAddressFilter.class);
     singletons.forEach(config::register);
     HttpServer server =
         GrizzlyHttpServerFactory.createHttpServer(
-            URI.create("http://127.0.0.1:0/app/"), config, true);
+            URI.create("http://127.0.0.1:0" + base + "/"), config, false);
+    guardBackslashes(server);
+    try {
+      server.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
     int port = server.getListener("grizzly").getPort();
     return new Running() {
       @Override
@@ -67,7 +88,34 @@ final class JaxrsServers {
     };
   }
 
-  private static Running resteasy(List<Object> singletons) {
+  /**
+   * Answers 400 to a request-target with a backslash, in front of Jersey's Grizzly container, which
+   * would answer it 500 (its URI parser throws) before any filter runs; as a deployment on Grizzly
+   * does (docs/jaxrs.md).
+   */
+  private static void guardBackslashes(HttpServer server) {
+    ServerConfiguration configuration = server.getServerConfiguration();
+    Map<HttpHandler, HttpHandlerRegistration[]> handlers =
+        new HashMap<>(configuration.getHttpHandlersWithMapping());
+    handlers.forEach(
+        (jersey, mapping) -> {
+          configuration.removeHttpHandler(jersey);
+          configuration.addHttpHandler(
+              new HttpHandler() {
+                @Override
+                public void service(Request request, Response response) throws Exception {
+                  if (request.getRequestURI().indexOf('\\') >= 0) {
+                    response.sendError(400);
+                    return;
+                  }
+                  jersey.service(request, response);
+                }
+              },
+              mapping);
+        });
+  }
+
+  private static Running resteasy(List<Object> singletons, String base) {
     int port = freePort();
     Set<Object> all = new HashSet<>(singletons);
     all.add(new ServletPeerAddressFilter());
@@ -81,7 +129,7 @@ final class JaxrsServers {
         };
     UndertowJaxrsServer server =
         new UndertowJaxrsServer().start(Undertow.builder().addHttpListener(port, "127.0.0.1"));
-    server.deploy(application, "/app");
+    server.deploy(application, base.isEmpty() ? "/" : base);
     return new Running() {
       @Override
       public int port() {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.DynamicTest;
@@ -24,6 +25,11 @@ import org.junit.jupiter.api.DynamicTest;
  *       WayIn.named("servlet filter on Jetty", ServletWays::jetty));
  * }
  * }</pre>
+ *
+ * <p>A way in that does not speak HTTP joins with a {@link Transport} of its own ({@link
+ * WayIn#named(String, Transport, java.util.function.Supplier)}), which carries each request of the
+ * table as a call of its protocol; an attack its protocol cannot carry (other request methods, on a
+ * protocol that has one) is listed as not applicable, with the reason.
  *
  * <p>Each way in is started before its first attack and closed after its last; every attack uses
  * clients no other attack uses, so their order does not matter.
@@ -88,26 +94,42 @@ public final class AttackTable {
     return tenant == null ? "none" : tenant;
   }
 
-  /** One attack: its name and what it checks against a started way in's port. */
-  record Attack(String name, Check check) {}
+  /**
+   * One attack: its name and what it checks against a started way in; or, with a {@code
+   * notApplicable} reason, an attack that the way in's transport cannot carry, listed as such.
+   */
+  record Attack(String name, Check check, String notApplicable) {
+    Attack(String name, Check check) {
+      this(name, check, null);
+    }
+
+    /** {@code name}, not applicable to a transport for {@code reason}. */
+    static Attack notApplicable(String name, String reason) {
+      return new Attack(name + " (not applicable: " + reason + ")", at -> {}, reason);
+    }
+  }
+
+  /** A started way in: its port, and how the clients reach it. */
+  record Endpoint(int port, Transport transport) {}
 
   /** What an attack checks. */
   @FunctionalInterface
   interface Check {
-    void run(int port) throws Exception;
+    void run(Endpoint at) throws Exception;
   }
 
-  /** Every attack of the table, in the order they run. */
-  static List<Attack> attacks() {
+  /** Every attack of the table over {@code transport}, in the order they run. */
+  static List<Attack> attacks(Transport transport) {
     List<Attack> all = new ArrayList<>();
     all.addAll(KeyAttacks.all());
-    all.addAll(PathAttacks.all());
+    all.addAll(PathAttacks.all(transport));
     return List.copyOf(all);
   }
 
   /**
    * The table against each of {@code waysIn}: a container per way in, a test per attack. A way in
-   * that fails to start fails every attack, naming it.
+   * that fails to start fails every attack, naming it. An attack that a way in's transport cannot
+   * carry is listed with the reason in its name and reported as aborted, never left out.
    */
   public static Stream<DynamicNode> against(WayIn.Named... waysIn) {
     return Stream.of(waysIn).map(AttackTable::against);
@@ -115,12 +137,23 @@ public final class AttackTable {
 
   private static DynamicNode against(WayIn.Named named) {
     Started started = new Started(named);
+    Transport transport = named.transport();
     Stream<DynamicNode> tests =
-        attacks().stream()
+        attacks(transport).stream()
             .map(
                 attack ->
                     DynamicTest.dynamicTest(
-                        attack.name(), () -> attack.check().run(started.get().port())));
+                        attack.name(),
+                        () -> {
+                          if (attack.notApplicable() != null) {
+                            Assumptions.abort(
+                                "not applicable to "
+                                    + named.name()
+                                    + ": "
+                                    + attack.notApplicable());
+                          }
+                          attack.check().run(new Endpoint(started.get().port(), transport));
+                        }));
     return DynamicContainer.dynamicContainer(named.name(), tests.onClose(started::close));
   }
 

@@ -7,26 +7,26 @@ import java.util.List;
 
 /**
  * One client of an attack: requests from one local address to a way in's port, each on a new
- * connection, and what counts as granted. Not thread-safe.
+ * connection of the way in's transport, and what counts as granted. Not thread-safe.
  */
 final class Client {
 
-  private final int port;
+  private final AttackTable.Endpoint at;
   private final InetAddress from;
 
-  private Client(int port, InetAddress from) {
-    this.port = port;
+  private Client(AttackTable.Endpoint at, InetAddress from) {
+    this.at = at;
     this.from = from;
   }
 
   /** A client from a loopback address no other client has. */
-  static Client fresh(int port) {
-    return new Client(port, Peers.loopback());
+  static Client fresh(AttackTable.Endpoint at) {
+    return new Client(at, Peers.loopback());
   }
 
   /** The trusted proxy, whose {@code X-Forwarded-For} names the client. */
-  static Client proxy(int port) {
-    return new Client(port, Peers.proxy());
+  static Client proxy(AttackTable.Endpoint at) {
+    return new Client(at, Peers.proxy());
   }
 
   /** This client's address, as the server sees it. */
@@ -41,7 +41,8 @@ final class Client {
 
   /** {@code method target} with {@code headers}; never a server error. */
   RawHttp.Response send(String method, String target, String... headers) {
-    RawHttp.Response response = RawHttp.send(from, port, method, target, List.of(headers));
+    RawHttp.Response response =
+        at.transport().send(from, at.port(), method, target, List.of(headers));
     assertThat(response.status())
         .as(
             "%s %s from %s: no server error, answered %s",

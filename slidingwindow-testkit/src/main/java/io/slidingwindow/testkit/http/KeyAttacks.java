@@ -11,6 +11,7 @@ import static io.slidingwindow.testkit.http.AttackTable.TENANT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.testkit.http.AttackTable.Attack;
+import io.slidingwindow.testkit.http.AttackTable.Endpoint;
 import java.util.List;
 import java.util.UUID;
 
@@ -47,8 +48,8 @@ final class KeyAttacks {
     return "made-up-" + UUID.randomUUID();
   }
 
-  private static void baseline(int port) {
-    Client client = Client.fresh(port);
+  private static void baseline(Endpoint at) {
+    Client client = Client.fresh(at);
     assertThat(client.grants(PERMITS, A)).isEqualTo(PERMITS);
     RawHttp.Response refused = client.get(A);
     assertThat(refused.status()).as(refused.head()).isIn(429, 503);
@@ -56,8 +57,8 @@ final class KeyAttacks {
     assertThat(Long.parseLong(refused.header("Retry-After"))).isPositive();
   }
 
-  private static void rotation(int port) {
-    Client client = Client.fresh(port);
+  private static void rotation(Endpoint at) {
+    Client client = Client.fresh(at);
     int granted = 0;
     for (int i = 0; i < 4 * PERMITS; i++) {
       granted += Client.granted(client.get(A, API_KEY, madeUp()), "GET") ? 1 : 0;
@@ -69,30 +70,30 @@ final class KeyAttacks {
     assertThat(client.grants(2, A, API_KEY, "ip:" + client.address())).isZero();
   }
 
-  private static void issued(int port) {
-    Client client = Client.fresh(port);
+  private static void issued(Endpoint at) {
+    Client client = Client.fresh(at);
     assertThat(client.grants(PERMITS, A)).isEqualTo(PERMITS);
     assertThat(client.grants(PERMITS + 2, A, API_KEY, ISSUED_KEY))
         .as("the issued key's own quota")
         .isEqualTo(PERMITS);
   }
 
-  private static void longMadeUp(int port) {
-    Client client = Client.fresh(port);
+  private static void longMadeUp(Endpoint at) {
+    Client client = Client.fresh(at);
     assertThat(
             client.grants(
                 12, A, API_KEY, "k".repeat(1_090) + UUID.randomUUID().toString().substring(0, 10)))
         .isEqualTo(PERMITS);
   }
 
-  private static void longRaw(int port) {
-    Client client = Client.fresh(port);
+  private static void longRaw(Endpoint at) {
+    Client client = Client.fresh(at);
     String key = "k".repeat(1_064) + UUID.randomUUID();
     assertThat(client.grants(12, RAW + "/a", API_KEY, key)).isEqualTo(PERMITS);
   }
 
-  private static void longApart(int port) {
-    Client client = Client.fresh(port);
+  private static void longApart(Endpoint at) {
+    Client client = Client.fresh(at);
     String shared = "s".repeat(1_000) + UUID.randomUUID();
     assertThat(client.grants(PERMITS + 1, RAW + "/a", API_KEY, shared + "-first"))
         .isEqualTo(PERMITS);
@@ -100,8 +101,8 @@ final class KeyAttacks {
         .isEqualTo(PERMITS);
   }
 
-  private static void tooLong(int port) {
-    Client client = Client.fresh(port);
+  private static void tooLong(Endpoint at) {
+    Client client = Client.fresh(at);
     String key = "x".repeat(7_000) + UUID.randomUUID();
     assertThat(client.grants(PERMITS + 3, RAW + "/a", API_KEY, key)).isLessThanOrEqualTo(PERMITS);
   }
@@ -123,8 +124,8 @@ final class KeyAttacks {
     return new String[] {header[0], header[1].replace("%s", address)};
   }
 
-  private static void spoofedSelf(int port) {
-    Client client = Client.fresh(port);
+  private static void spoofedSelf(Endpoint at) {
+    Client client = Client.fresh(at);
     assertThat(client.grants(PERMITS, A)).isEqualTo(PERMITS);
     for (String[] header : FORGED) {
       String[] sent = forged(header, Peers.forwardedIpv4());
@@ -132,9 +133,9 @@ final class KeyAttacks {
     }
   }
 
-  private static void spoofedVictim(int port) {
-    Client attacker = Client.fresh(port);
-    Client victim = Client.fresh(port);
+  private static void spoofedVictim(Endpoint at) {
+    Client attacker = Client.fresh(at);
+    Client victim = Client.fresh(at);
     for (String[] header : FORGED) {
       attacker.grants(1, A, forged(header, victim.address()));
     }
@@ -143,8 +144,8 @@ final class KeyAttacks {
     assertThat(victim.grants(PERMITS, A)).as("the victim's whole quota").isEqualTo(PERMITS);
   }
 
-  private static void behindProxy(int port) {
-    Client proxy = Client.proxy(port);
+  private static void behindProxy(Endpoint at) {
+    Client proxy = Client.proxy(at);
     String client = Peers.forwardedIpv4();
     int granted = 0;
     for (int i = 0; i < 4 * PERMITS; i++) {
@@ -159,8 +160,8 @@ final class KeyAttacks {
         .isZero();
   }
 
-  private static void ipv6Rotation(int port) {
-    Client proxy = Client.proxy(port);
+  private static void ipv6Rotation(Endpoint at) {
+    Client proxy = Client.proxy(at);
     String prefix = Peers.forwardedIpv6Prefix();
     int granted = 0;
     for (int i = 0; i < 4 * PERMITS; i++) {
@@ -180,8 +181,8 @@ final class KeyAttacks {
         .isEqualTo(1);
   }
 
-  private static void faulty(int port) {
-    Client client = Client.fresh(port);
+  private static void faulty(Endpoint at) {
+    Client client = Client.fresh(at);
     String target = FAULTY + "/a";
     assertThat(client.grants(2, target, FAULT, "throw")).isEqualTo(2);
     assertThat(client.grants(1, target, FAULT, "null"))
@@ -194,7 +195,7 @@ final class KeyAttacks {
     assertThat(client.grants(1, target, TENANT, "tenant-" + UUID.randomUUID()))
         .as("a key of its own counts apart")
         .isEqualTo(1);
-    assertThat(Client.fresh(port).grants(1, target, FAULT, "throw"))
+    assertThat(Client.fresh(at).grants(1, target, FAULT, "throw"))
         .as("another address")
         .isEqualTo(1);
   }

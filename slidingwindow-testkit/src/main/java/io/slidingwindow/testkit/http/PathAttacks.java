@@ -5,14 +5,15 @@ import static io.slidingwindow.testkit.http.AttackTable.PERMITS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.testkit.http.AttackTable.Attack;
+import io.slidingwindow.testkit.http.AttackTable.Endpoint;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The table's attacks on paths: each spelling of a limited path, sent byte for byte by a client of
- * its own, must be refused (4xx, or the connection closed) or counted: a spelling that reached the
- * handler must have taken one of the client's permits, so that the client then gets one fewer on
- * the plain path.
+ * The table's attacks on routing: each spelling of a limited path (or, over a transport that routes
+ * by names, of a limited name), sent as is by a client of its own, must be refused (4xx, or the
+ * connection closed) or counted: a spelling that reached the handler must have taken one of the
+ * client's permits, so that the client then gets one fewer on the plain path.
  */
 final class PathAttacks {
 
@@ -59,24 +60,38 @@ final class PathAttacks {
           "http://127.0.0.1/limited/a",
           "/limited/\u00e4");
 
-  static List<Attack> all() {
+  /** The request methods other than {@code GET} that HTTP sends to a limited path. */
+  static final List<String> METHODS = List.of("HEAD", "POST", "PUT", "DELETE", "OPTIONS", "get");
+
+  /**
+   * The attacks on routing over {@code transport}: its spellings of a limited target, and its other
+   * request methods, listed as not applicable where it has none.
+   */
+  static List<Attack> all(Transport transport) {
     List<Attack> attacks = new ArrayList<>();
+    String spellings =
+        "every spelling of a limited " + transport.routedBy() + " is refused or counted";
     attacks.add(
         new Attack(
-            "every spelling of a limited path is refused or counted",
-            port -> {
-              for (String spelling : SPELLINGS) {
-                spelledOnce(port, "GET", spelling);
+            spellings,
+            at -> {
+              for (String spelling : transport.spellings()) {
+                spelledOnce(at, "GET", spelling);
               }
             }));
-    attacks.add(
-        new Attack(
-            "every method on a limited path is refused or counted",
-            port -> {
-              for (String method : List.of("HEAD", "POST", "PUT", "DELETE", "OPTIONS", "get")) {
-                spelledOnce(port, method, LIMITED + "/a");
-              }
-            }));
+    String methods = "every method on a limited " + transport.routedBy() + " is refused or counted";
+    if (transport.methods().isEmpty()) {
+      attacks.add(Attack.notApplicable(methods, transport.name() + " has one request method"));
+    } else {
+      attacks.add(
+          new Attack(
+              methods,
+              at -> {
+                for (String method : transport.methods()) {
+                  spelledOnce(at, method, LIMITED + "/a");
+                }
+              }));
+    }
     return List.copyOf(attacks);
   }
 
@@ -84,8 +99,8 @@ final class PathAttacks {
    * Sends {@code method target} from a fresh client; if the handler answered it, the client must
    * then get one permit fewer on {@code GET /limited/a}.
    */
-  private static void spelledOnce(int port, String method, String target) {
-    Client client = Client.fresh(port);
+  private static void spelledOnce(Endpoint at, String method, String target) {
+    Client client = Client.fresh(at);
     RawHttp.Response response;
     try {
       response = client.send(method, target);
