@@ -8,6 +8,8 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
@@ -75,6 +77,7 @@ class GracefulShutdownIT {
     ManagedChannel channel =
         NettyChannelBuilder.forAddress("127.0.0.1", grpcPort).usePlaintext().build();
     HttpClient http = HttpClient.newHttpClient();
+    NioEventLoopGroup freshLoop = new NioEventLoopGroup(1);
     try {
       ticker.armed = true;
       ListenableFuture<RateLimitResponse> grpcCall =
@@ -108,13 +111,20 @@ class GracefulShutdownIT {
       closer.setDaemon(true);
       closer.start();
       // Calls run on the event loop, which the held ticker blocks: a new call comes on a new
-      // connection, which a stopping server no longer accepts.
+      // connection, which a stopping server no longer accepts. grpc-java's clients and servers
+      // share one group of event loops by default, and the held call blocks one of them; so the
+      // new connections get a loop of their own, or one could wait behind the held call and
+      // never hear the refusal.
       await()
           .atMost(Duration.ofSeconds(10))
           .until(
               () -> {
                 ManagedChannel fresh =
-                    NettyChannelBuilder.forAddress("127.0.0.1", grpcPort).usePlaintext().build();
+                    NettyChannelBuilder.forAddress("127.0.0.1", grpcPort)
+                        .eventLoopGroup(freshLoop)
+                        .channelType(NioSocketChannel.class)
+                        .usePlaintext()
+                        .build();
                 try {
                   RateLimitServiceGrpc.newBlockingStub(fresh)
                       .withDeadlineAfter(2, TimeUnit.SECONDS)
@@ -139,6 +149,7 @@ class GracefulShutdownIT {
       ticker.release.countDown();
       channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
       server.close();
+      freshLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }
   }
 }
