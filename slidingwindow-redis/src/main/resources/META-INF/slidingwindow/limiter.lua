@@ -34,6 +34,11 @@
 -- newest run's stretch, so it falls at or after s + T + E, later than the newest run's start plus
 -- T, by which that run has left. A key is therefore gone at most T + E after its newest run began,
 -- and most runs need no PEXPIRE: one per stretch instead of one per run.
+-- The proof needs every call that touches a key to bring the same T. A limiter without plans
+-- always sends the same limits; a limiter with plans names a key by its window and precision only,
+-- and calls of different plans may bring different longest windows, so its calls mark ARGV[1] with
+-- 'w' and each limit then takes T = max(ARGV[2], W + p rounded up to milliseconds), a function of
+-- the key alone.
 --
 -- Commands, not Lua, are the cost: each redis.call costs about as much as a call of a script that
 -- does nothing, so a request issues only the commands above (LINDEX, then at most RPUSH, LSET and
@@ -52,7 +57,9 @@
 -- one request per call, or requests whose keys share a slot).
 --
 -- ARGV[1]   1 to count refused attempts too, else 0
--- ARGV[2]   T, in milliseconds: the longest window plus its bucket, rounded up (see Expiry)
+--           ('0w' or '1w' for a limiter with plans: each limit takes its own T, see Expiry)
+-- ARGV[2]   T, in milliseconds: the longest window plus its bucket, rounded up (see Expiry); with
+--           'w', the least T of every limit
 -- ARGV[3]   L
 -- ARGV[4 + 3(i-1)], ARGV[5 + 3(i-1)], ARGV[6 + 3(i-1)]   N, W and p of limit i; W, p in microseconds
 -- then per request r, at a = 4 + 3L + 2(r-1):
@@ -81,20 +88,26 @@
 local call, tonumber, floor, pack, unpack = redis.call, tonumber, math.floor, struct.pack, struct.unpack
 local HEADER = '<dddddd'
 
-local count_refused = ARGV[1] == '1'
+local count_refused = ARGV[1] == '1' or ARGV[1] == '1w'
+local own_ttl = ARGV[1] == '0w' or ARGV[1] == '1w'
 local ttl = tonumber(ARGV[2])
-local expiry, stretch = ttl + math.ceil(ttl / 4), ttl * 250 -- T + E in ms, and E in microseconds
 local n = tonumber(ARGV[3])
 
 -- The state of every limit lives in one flat array S, ten slots per limit from o = 10 (i - 1):
 -- S[o + 1] .. S[o + 6] the header's ref, base, first, tail, total and prev (first and tail false
 -- while the limit holds nothing), S[o + 7] .. S[o + 9] the limit's N, W and p, S[o + 10] its count.
+-- EXPIRY[i] and STRETCH[i] are limit i's T + E in milliseconds and E in microseconds (see Expiry).
 -- Nothing is allocated per request or per limit: the script's own work stays small beside its
 -- Redis commands.
-local S = {}
+local S, EXPIRY, STRETCH = {}, {}, {}
 for i = 1, n do
   local a, o = 1 + 3 * i, 10 * (i - 1)
   S[o + 7], S[o + 8], S[o + 9] = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  local t = ttl
+  if own_ttl then
+    t = math.max(ttl, math.ceil((S[o + 8] + S[o + 9]) / 1000))
+  end
+  EXPIRY[i], STRETCH[i] = t + math.ceil(t / 4), t * 250
 end
 
 -- Removes the closed runs of limit o that have left (older than bucket oldest; the newest run still
@@ -366,7 +379,7 @@ for r = 1, #KEYS / n do
         if not tail then
           S[o + 1], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = bucket, bucket, bucket, add, 0
           call('RPUSH', key, pack(HEADER, bucket, S[o + 2], bucket, bucket, add, 0))
-          call('PEXPIRE', key, expiry)
+          call('PEXPIRE', key, EXPIRY[i])
         elseif bucket <= tail then
           -- A time before the newest run's bucket is recorded into that run.
           local new = total + add
@@ -385,8 +398,8 @@ for r = 1, #KEYS / n do
           S[o + 4], S[o + 5], S[o + 6] = bucket, total + add, total
           call('LSET', key, 0, pack(HEADER, S[o + 1], S[o + 2], S[o + 3], bucket, total + add, total))
           local precision = S[o + 9]
-          if floor(bucket * precision / stretch) ~= floor(tail * precision / stretch) then
-            call('PEXPIRE', key, expiry)
+          if floor(bucket * precision / STRETCH[i]) ~= floor(tail * precision / STRETCH[i]) then
+            call('PEXPIRE', key, EXPIRY[i])
           end
         end
         S[o + 10] = S[o + 5] - S[o + 2]

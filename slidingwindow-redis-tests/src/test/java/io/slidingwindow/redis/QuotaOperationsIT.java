@@ -11,6 +11,7 @@ import io.slidingwindow.Quota;
 import io.slidingwindow.Reservation;
 import io.slidingwindow.testkit.FailingLimiter;
 import java.time.ZoneId;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -155,5 +156,58 @@ class QuotaOperationsIT {
     assertThatThrownBy(() -> limiter.refund("x", 3))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("3");
+  }
+
+  /**
+   * With plans a key's expiry depends on its own window: a plan with a longer window elsewhere does
+   * not lengthen it, and a plan without one cannot shorten it below what its runs need.
+   */
+  @ParameterizedTest
+  @EnumSource(Client.class)
+  void plans_expiry_eachKeyByItsOwnWindow(Client client) {
+    String id = freshId();
+    Plan both = Plan.of("both", Limit.parse("5/1s"), Limit.parse("100/1h"));
+    RedisRateLimiter limiter =
+        builder(client).limit(Limit.parse("5/1s")).build(key -> key.equals(id) ? both : null);
+    assertThat(limiter.tryAcquire(id, 1)).isTrue();
+    List<String> keys = limiter.keysOf(id);
+    assertThat(keys).hasSize(2).allSatisfy(key -> assertThat(key).contains("}:w"));
+    long second = Long.parseLong(SharedRedis.server().cli("PTTL", keys.get(0)));
+    long hour = Long.parseLong(SharedRedis.server().cli("PTTL", keys.get(1)));
+    assertThat(second).as("the 1 s window's key").isPositive().isLessThanOrEqualTo(1_500);
+    assertThat(hour).as("the 1 h window's key").isGreaterThan(3_600_000);
+  }
+
+  /** Limits of one plan with the same window share a key and record each grant once. */
+  @ParameterizedTest
+  @EnumSource(Client.class)
+  void plans_twoLimitsOfOneWindow_shareAKeyAndTheFewestPermitsBind(Client client) {
+    String id = freshId();
+    Plan twice = Plan.of("twice", Limit.parse("7/1m"), Limit.parse("3/1m"));
+    RedisRateLimiter limiter =
+        builder(client).limit(Limit.parse("9/1m")).build(key -> key.equals(id) ? twice : null);
+    assertThat(limiter.keysOf(id)).hasSize(1);
+    assertThat(grants(limiter, id, 5)).isEqualTo(3);
+    Quota quota = limiter.peek(id);
+    assertThat(quota.limits()).extracting(Quota.Usage::used).containsExactly(3L, 3L);
+    assertThat(quota.limits()).extracting(Quota.Usage::remaining).containsExactly(4L, 0L);
+    assertThat(limiter.decide(id, 1).limit()).isEqualTo(Limit.parse("3/1m"));
+  }
+
+  /** A peek of an id whose runs have all left writes nothing: the key stays as it was. */
+  @ParameterizedTest
+  @EnumSource(Client.class)
+  void peek_keyWhoseRunsLeft_writesNothing(Client client) {
+    AtomicLong now = new AtomicLong(1_000_000_000L);
+    RedisRateLimiter limiter =
+        builder(client).limit(Limit.parse("2/10s")).clientTime(now::get).build();
+    String id = freshId();
+    assertThat(limiter.tryAcquire(id, 1)).isTrue();
+    String key = limiter.keysOf(id).get(0);
+    now.addAndGet(TimeUnit.SECONDS.toNanos(11));
+    assertThat(limiter.peek(id).limits().get(0).used()).isZero();
+    assertThat(SharedRedis.server().cli("LLEN", key)).as("not deleted by the peek").isEqualTo("1");
+    assertThat(limiter.decide(id, 1).allowed()).isTrue();
+    assertThat(limiter.peek(id).limits().get(0).used()).isEqualTo(1);
   }
 }

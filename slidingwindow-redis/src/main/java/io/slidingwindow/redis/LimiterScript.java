@@ -12,11 +12,12 @@ import java.util.List;
  * The Java side of {@code limiter.lua}'s contract (its header is the reference): the keys and
  * arguments of a call for one limiter's limits, and the reading of its replies. Immutable.
  *
- * <p>Arguments: {@code [countRefused, ttlMillis, L, (N, W µs, p µs) per limit]} (the template),
- * then per request {@code [2 * permits + figures, now µs or ""]}. Reply per request: {@code
- * [allowed, now µs, hold µs]} without figures, {@code [allowed, now µs, remaining, retryAfter µs,
- * resetAfter µs, binding limit (1-based), hold µs]} with them; {@code allowed} is -1 (and element 2
- * a message) when a key of the request holds something else.
+ * <p>Arguments: {@code [countRefused, ttlMillis, L, (N, W µs, p µs) per limit]} (the template; with
+ * plans {@code countRefused} ends in {@code w}, and each limit takes its own expiry, at least
+ * {@code ttlMillis}), then per request {@code [2 * permits + figures, now µs or ""]}. Reply per
+ * request: {@code [allowed, now µs, hold µs]} without figures, {@code [allowed, now µs, remaining,
+ * retryAfter µs, resetAfter µs, binding limit (1-based), hold µs]} with them; {@code allowed} is -1
+ * (and element 2 a message) when a key of the request holds something else.
  */
 final class LimiterScript {
 
@@ -105,7 +106,7 @@ final class LimiterScript {
     this.suffixes = keySuffixes.toArray(new String[0]);
     this.limitOf = slotLimits.stream().mapToInt(Integer::intValue).toArray();
     this.template = new String[3 + 3 * suffixes.length];
-    template[0] = countRefused ? "1" : "0";
+    template[0] = (countRefused ? "1" : "0") + (byWindow ? "w" : "");
     template[2] = Integer.toString(suffixes.length);
     for (int slot = 0; slot < suffixes.length; slot++) {
       Limit limit = limits.get(limitOf[slot]);
@@ -113,7 +114,9 @@ final class LimiterScript {
       template[4 + 3 * slot] = Long.toString(windowMicros(limit));
       template[5 + 3 * slot] = Long.toString(precisionMicros(limit));
     }
-    long ttlMillis = (ttlMicros + 999) / 1000;
+    // With plans a key's calls may bring other limits: each limit then takes its own T, at least
+    // this one (limiter.lua, "Expiry").
+    long ttlMillis = byWindow ? 1 : (ttlMicros + 999) / 1000;
     template[1] =
         Long.toString(clientTime ? Math.max(ttlMillis, CLIENT_TIME_MIN_TTL_MILLIS) : ttlMillis);
   }
