@@ -2,8 +2,9 @@
 # Runs every test of the project: installs what the tests start (redis-server, redis-cli,
 # valkey-server, valkey-cli, headless chromium for the dashboard's browser test) from Debian's
 # packages when they are missing, then runs the Maven build on the default JDK (17), builds and
-# runs the service's container image (podman, installed when missing), and the library (core,
-# Redis clients) again on JDK 25 when one is installed under /usr/lib/jvm.
+# runs the service's container image (podman, installed when missing), checks that a release can
+# be published and consumed (scripts/release-check.sh, gnupg installed when missing), and runs the
+# library (core, Redis clients) again on JDK 25 when one is installed under /usr/lib/jvm.
 # Tests start their own servers on free loopback ports; nothing is started here.
 # Extra arguments go to Maven, e.g. scripts/test.sh -Dvalkey.skip=true
 set -euo pipefail
@@ -125,6 +126,14 @@ container_image() {
   SKIP_BUILD="$skip" slidingwindow-server/container/smoke-test.sh ci
 }
 container_image
+
+# Ready to publish: a copy of the tree at the release version deploys, signed by a throwaway key,
+# to a staging folder that holds every published module complete; two builds give the same jars;
+# and a consumer project builds against the staging folder alone (scripts/release-check.sh).
+if ! have gpg && have apt-get; then
+  as_root apt-get install -y -qq gnupg >/dev/null
+fi
+scripts/release-check.sh
 
 # The library once more on the newest JDK where one is installed: core, testkit, the Redis
 # modules and both client adapters, unit tests and the Redis integration suite against Redis

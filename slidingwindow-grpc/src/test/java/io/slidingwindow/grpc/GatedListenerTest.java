@@ -25,9 +25,9 @@ import org.junit.jupiter.api.Test;
 /** The listener's ordering and hand-over, with decisions the test completes itself. */
 class GatedListenerTest {
 
-  private static final Outcome ALLOWED = new Outcome(null, Map.of());
+  private static final Outcome ALLOWED = new Outcome(null, Map.of(), null);
   private static final Outcome REFUSED =
-      new Outcome(RefusalReplies.tooManyRequests(3, Map.of()), Map.of());
+      new Outcome(RefusalReplies.tooManyRequests(3, Map.of()), Map.of(), null);
 
   private final List<String> app = Collections.synchronizedList(new ArrayList<>());
   private final ArrayDeque<Runnable> executor = new ArrayDeque<>();

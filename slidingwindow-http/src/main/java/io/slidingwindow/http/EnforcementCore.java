@@ -92,10 +92,11 @@ public final class EnforcementCore<Q> {
    *
    * @param refusal the answer to write instead of handling the request; null to let it through
    * @param headers the draft-10 headers to add to the response when let through; unmodifiable
+   * @param refused the decision of the rule that refused, with its exact wait; null if let through
    */
-  public record Outcome(HttpReply refusal, Map<String, String> headers) {
+  public record Outcome(HttpReply refusal, Map<String, String> headers, Decision refused) {
 
-    private static final Outcome PASS = new Outcome(null, Map.of());
+    private static final Outcome PASS = new Outcome(null, Map.of(), null);
 
     /** Creates an outcome; {@code headers} is copied, in order. */
     public Outcome {
@@ -164,12 +165,12 @@ public final class EnforcementCore<Q> {
       if (headers == null) {
         headers = report.get();
       }
-      HttpReply refusal = apply(entry, key, decision, headers, method, paths);
-      if (refusal != null) {
-        return new Outcome(refusal, Map.of());
+      Outcome refused = apply(entry, key, decision, headers, method, paths);
+      if (refused != null) {
+        return refused;
       }
     }
-    return headers == null ? Outcome.PASS : new Outcome(null, headers.headers());
+    return headers == null ? Outcome.PASS : new Outcome(null, headers.headers(), null);
   }
 
   /**
@@ -216,8 +217,7 @@ public final class EnforcementCore<Q> {
                 if (headers[0] == null) {
                   headers[0] = report.get();
                 }
-                HttpReply refusal = apply(entry, key, answer, headers[0], method, paths);
-                return refusal == null ? null : new Outcome(refusal, Map.of());
+                return apply(entry, key, answer, headers[0], method, paths);
               })
           .thenCompose(
               refused ->
@@ -226,14 +226,14 @@ public final class EnforcementCore<Q> {
                       : next(following, request, method, paths, report, headers, client));
     }
     return CompletableFuture.completedFuture(
-        headers[0] == null ? Outcome.PASS : new Outcome(null, headers[0].headers()));
+        headers[0] == null ? Outcome.PASS : new Outcome(null, headers[0].headers(), null));
   }
 
   /**
-   * Records {@code decision} of {@code entry}: headers, listener, dry-run. Returns the 429 answer
-   * if the rule refuses and enforces, otherwise null.
+   * Records {@code decision} of {@code entry}: headers, listener, dry-run. Returns the refusal if
+   * the rule refuses and enforces, otherwise null.
    */
-  private HttpReply apply(
+  private Outcome apply(
       RuleEntry<Q> entry,
       String key,
       Decision decision,
@@ -266,7 +266,8 @@ public final class EnforcementCore<Q> {
       return null;
     }
     long retryAfterSeconds = report.retryAfterSeconds(decision.retryAfter());
-    return refusal.reply(retryAfterSeconds, report.headers(retryAfterSeconds));
+    return new Outcome(
+        refusal.reply(retryAfterSeconds, report.headers(retryAfterSeconds)), Map.of(), decision);
   }
 
   private void failed(RuleEntry<Q> entry, RuntimeException error) {

@@ -11,7 +11,8 @@ import java.util.Set;
 
 /**
  * Refuses request paths that a web server and the framework behind it may read differently, before
- * any rule is counted or handler runs; {@link RateLimitEnforcer} answers them 400 Bad Request.
+ * any rule is counted or handler runs; the servlet filter ({@code RateLimitEnforcer}) answers them
+ * 400 Bad Request.
  *
  * <p>A rate limit rule names paths, and a request must not escape it by spelling its path so that
  * the container reads one path and the dispatcher another ({@code /v1/product/..;} is {@code /v1/}

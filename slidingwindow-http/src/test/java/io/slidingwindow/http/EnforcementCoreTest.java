@@ -101,6 +101,24 @@ class EnforcementCoreTest {
   }
 
   @Test
+  void enforceAndEnforceAsync_refusal_carriesTheRefusingDecisionWithItsExactWait() {
+    EnforcementCore<Request> core =
+        core().rule(rule("r", false), r -> RequestKey.custom(r.client())).build();
+    assertThat(sync(core, "c").refused()).isNull();
+    ticker.advance(Duration.ofMillis(1500));
+    assertThat(async(core, "c").refused()).isNull();
+    EnforcementCore.Outcome sync = sync(core, "c");
+    EnforcementCore.Outcome async = async(core, "c");
+    for (EnforcementCore.Outcome refused : List.of(sync, async)) {
+      assertThat(refused.allowed()).isFalse();
+      assertThat(refused.refused().allowed()).isFalse();
+      assertThat(refused.refused().retryAfter())
+          .isBetween(Duration.ofMillis(8500), Duration.ofMillis(8510));
+      assertThat(refused.refusal().headers()).containsEntry(QuotaHeaders.RETRY_AFTER, "9");
+    }
+  }
+
+  @Test
   void enforceAndEnforceAsync_sameRequests_giveTheSameOutcomes() {
     EnforcementCore<Request> sync =
         core().rule(rule("r", false), r -> RequestKey.custom(r.client())).build();
@@ -204,7 +222,7 @@ class EnforcementCoreTest {
             .rule(rule("down", false), r -> RequestKey.custom(r.client()))
             .build();
 
-    assertThat(async(core, "c")).isEqualTo(new EnforcementCore.Outcome(null, Map.of()));
+    assertThat(async(core, "c")).isEqualTo(new EnforcementCore.Outcome(null, Map.of(), null));
     assertThat(sync(core, "c").allowed()).isTrue();
     assertThat(events)
         .containsExactly("rule down", "error down backend down", "error down backend down");

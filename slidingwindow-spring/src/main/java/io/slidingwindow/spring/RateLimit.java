@@ -7,8 +7,17 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Limits a Spring MVC or WebFlux handler method: at most {@code permits} calls in any interval of
- * length {@code window}, for each key, for every limit listed.
+ * Limits a Spring MVC or WebFlux handler method, or any other Spring bean's method: at most {@code
+ * permits} calls in any interval of length {@code window}, for each key, for every limit listed.
+ *
+ * <p>On a bean method that is not a web handler (a class without {@code @Controller}), the call is
+ * decided before the method runs: a refused call runs the {@link #fallbackMethod()}, or else ends
+ * in a {@link RateLimitExceededException} (thrown, or the error of the returned {@code
+ * CompletionStage}, {@code Mono} or {@code Flux}, decided at call or subscription time without
+ * blocking). Its key is {@code global} (the default) or an expression over the method's arguments
+ * ({@code #order.customerId}, {@code #p0}, {@code key(#tenant, #region)}); an expression that
+ * throws or gives null counts the call under the rule's {@code global} key. The Spring Boot starter
+ * applies it; see {@code docs/spring.md}.
  *
  * <pre>{@code
  * @GetMapping("/orders/{id}")
@@ -50,6 +59,13 @@ public @interface RateLimit {
    * same-named classes in different packages) stop start-up, naming both.
    */
   String name() default "";
+
+  /**
+   * On a bean method (not a web handler), the method of the same bean that answers a refused call
+   * in its place: the same parameters followed by a {@link RateLimitExceededException} (or a
+   * supertype of it), returning what the method returns. Empty for none. Checked at start-up.
+   */
+  String fallbackMethod() default "";
 
   /** Whether refused calls are counted too (penalty mode). */
   boolean countRefusedAttempts() default false;

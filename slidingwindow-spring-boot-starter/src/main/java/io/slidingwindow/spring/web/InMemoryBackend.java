@@ -16,6 +16,20 @@ public final class InMemoryBackend {
   private InMemoryBackend() {}
 
   /**
+   * The in-memory backend of {@link #factory}, each limiter cleaned of expired keys every {@code
+   * slidingwindow.http.cleanup-interval} on a daemon thread that stops when the factory is closed
+   * (with the context, when it is a bean).
+   *
+   * @throws IllegalArgumentException naming the property if a value is out of range
+   */
+  public static RateLimiterFactory cleaning(SlidingWindowHttpProperties properties, Ticker ticker) {
+    RateLimiterFactory inMemory = factory(properties, ticker);
+    return bind(
+        SlidingWindowHttpProperties.PREFIX + ".cleanup-interval",
+        () -> CleaningRateLimiterFactory.every(properties.getCleanupInterval(), inMemory));
+  }
+
+  /**
    * The in-memory backend with {@code slidingwindow.http.max-keys-per-rule} and {@code
    * max-keys-per-client}.
    *

@@ -6,8 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 
-/** The listener every enforcer of the starter tells, on either web stack. */
-final class Listeners {
+/**
+ * The listener every enforcer of the starter tells, on either web stack and on bean methods. Public
+ * for the starter's configurations; applications define {@link RateLimitListener} beans instead.
+ */
+public final class Listeners {
 
   private Listeners() {}
 
@@ -15,7 +18,7 @@ final class Listeners {
    * The application's listener beans in order, then Micrometer counters if there is a meter
    * registry and the application has not defined a {@link MicrometerRateLimitListener} itself.
    */
-  static RateLimitListener of(
+  public static RateLimitListener of(
       ObjectProvider<RateLimitListener> listeners, ObjectProvider<MeterRegistry> registry) {
     List<RateLimitListener> all = new ArrayList<>(listeners.orderedStream().toList());
     MeterRegistry meters = registry.getIfUnique();

@@ -34,10 +34,7 @@ abstract class SlidingWindowWebBeans {
   @ConditionalOnMissingBean
   public RateLimiterFactory slidingWindowRateLimiterFactory(
       SlidingWindowHttpProperties properties, Ticker ticker) {
-    RateLimiterFactory inMemory = InMemoryBackend.factory(properties, ticker);
-    return bind(
-        SlidingWindowHttpProperties.PREFIX + ".cleanup-interval",
-        () -> CleaningRateLimiterFactory.every(properties.getCleanupInterval(), inMemory));
+    return InMemoryBackend.cleaning(properties, ticker);
   }
 
   /**

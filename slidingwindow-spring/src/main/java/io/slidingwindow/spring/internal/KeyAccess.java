@@ -2,6 +2,8 @@ package io.slidingwindow.spring.internal;
 
 import io.slidingwindow.spring.RateLimitKeyContext;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.RecordComponent;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -121,6 +123,46 @@ final class KeyAccess {
           "java.net.InetAddress",
           Set.of("getHostAddress"));
 
+  /** The names a request's key expression may read at its root and in variables. */
+  static final Vocabulary REQUEST = new Vocabulary(ROOT_PROPERTIES, ROOT_METHODS, VARIABLES);
+
+  /** The type names whose getters only the web's list allows; none of the application's own. */
+  private static final List<String> PLATFORM =
+      List.of(
+          "java.",
+          "javax.",
+          "jdk.",
+          "sun.",
+          "com.sun.",
+          "jakarta.",
+          "org.springframework.",
+          "reactor.",
+          "io.netty.",
+          "kotlin.",
+          "groovy.");
+
+  /**
+   * The names an expression may read from its root (properties and methods) and as variables.
+   *
+   * @param properties the root's properties
+   * @param methods the root's methods
+   * @param variables the variables, without {@code #}
+   */
+  record Vocabulary(Set<String> properties, Set<String> methods, Set<String> variables) {}
+
+  /**
+   * Reads, of a bean method's arguments, what {@link #READ} reads and the properties of the
+   * application's own types (getters and record components of a type outside the JDK, Jakarta,
+   * Spring and the like), never writes.
+   */
+  static final PropertyAccessor READ_ARGUMENTS =
+      new ReflectivePropertyAccessor(false) {
+        @Override
+        protected boolean isCandidateForProperty(Method method, Class<?> targetClass) {
+          return isReadable(method, targetClass) || isApplicationProperty(method, targetClass);
+        }
+      };
+
   /** Reads the allowed properties, never writes. */
   static final PropertyAccessor READ =
       new ReflectivePropertyAccessor(false) {
@@ -169,8 +211,55 @@ final class KeyAccess {
     return false;
   }
 
+  /**
+   * Whether {@code method} reads a property of an application type: a getter ({@code getX()},
+   * {@code isX()}) or a record component's accessor, declared by a type that is not the platform's
+   * or {@link MethodKeyContext}, whose getters are the root's.
+   */
+  static boolean isApplicationProperty(Method method, Class<?> targetClass) {
+    Class<?> declaring = method.getDeclaringClass();
+    if (method.getParameterCount() != 0
+        || method.getReturnType() == void.class
+        || Modifier.isStatic(method.getModifiers())) {
+      return false;
+    }
+    if (declaring == MethodKeyContext.class) {
+      return true;
+    }
+    if (isPlatform(declaring)) {
+      return false;
+    }
+    String name = method.getName();
+    if (declaring.isRecord()) {
+      for (RecordComponent component : declaring.getRecordComponents()) {
+        if (component.getName().equals(name)) {
+          return true;
+        }
+      }
+    }
+    return (name.startsWith("get") && name.length() > 3)
+        || (name.startsWith("is")
+            && name.length() > 2
+            && (method.getReturnType() == boolean.class
+                || method.getReturnType() == Boolean.class));
+  }
+
+  private static boolean isPlatform(Class<?> type) {
+    String name = type.getName();
+    for (String prefix : PLATFORM) {
+      if (name.startsWith(prefix)) {
+        return true;
+      }
+    }
+    return type.isPrimitive() || type.isArray();
+  }
+
   /** Whether an expression may call {@code method} on a {@code targetClass}. */
   static boolean isCallable(Method method, Class<?> targetClass) {
+    if (MethodKeyContext.class.isAssignableFrom(targetClass)) {
+      return method.getDeclaringClass() == MethodKeyContext.class
+          && MethodKeyContext.METHODS.contains(method.getName());
+    }
     if (RateLimitKeyContext.class.isAssignableFrom(targetClass)) {
       return method.getDeclaringClass() == RateLimitKeyContext.class
           && ROOT_METHODS.contains(method.getName());

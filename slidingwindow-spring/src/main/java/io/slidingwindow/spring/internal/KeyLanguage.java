@@ -3,6 +3,9 @@ package io.slidingwindow.spring.internal;
 import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.RateLimitKeyContext;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
 import org.springframework.expression.EvaluationContext;
@@ -148,20 +151,7 @@ public final class KeyLanguage {
    */
   public static Function<RateLimitKeyContext, Object> value(
       String where, String text, String what) {
-    String value = normalize(text);
-    if (value.isEmpty()) {
-      throw invalid(where, text, what, "it is empty", null);
-    }
-    SpelExpression expression;
-    try {
-      expression = (SpelExpression) PARSER.parseExpression(value);
-    } catch (ParseException e) {
-      throw invalid(where, text, what, e.getSimpleMessage(), e);
-    }
-    String unknown = unknownName(expression.getAST(), true);
-    if (unknown != null) {
-      throw invalid(where, text, what, unknown, null);
-    }
+    SpelExpression expression = parse(where, text, what, KeyAccess.REQUEST);
     return root -> {
       EvaluationContext context =
           SimpleEvaluationContext.forPropertyAccessors(KeyAccess.READ)
@@ -177,11 +167,96 @@ public final class KeyLanguage {
   }
 
   /**
-   * The first name in {@code node} that reads the root or a variable and is not one of {@link
-   * RateLimitKeyContext}'s, described; null if every one is known. {@code atRoot} says whether the
-   * node is evaluated against the root (not against the value before it in a chain).
+   * The function of {@code key} over a bean method's arguments, for {@link RateLimit} on a bean
+   * method: empty or {@code global} is {@link RequestKey#global()}, anything else an expression
+   * over {@link MethodKeyContext} that reads the arguments by name ({@code #order}, when the names
+   * are compiled in), by position ({@code #p0}, {@code #a0}, {@code args[0]}), reads properties of
+   * the application's own types and calls only the root's {@code key(...)} and pure methods of
+   * text. A result that is not a {@link RequestKey} is {@link RequestKey#custom(String)} of its
+   * text; the function gives null (and may throw) where the expression does.
+   *
+   * @param parameterCount how many parameters the method has
+   * @param parameterNames the method's parameter names, or null if they are not known
+   * @throws IllegalArgumentException naming {@code where} and the key if it is a form of the web
+   *     (such as {@code ip} or {@code header:NAME}), does not parse or reads an unknown name
    */
-  private static String unknownName(SpelNode node, boolean atRoot) {
+  public static Function<Object[], RequestKey> methodKey(
+      String where, String key, int parameterCount, String[] parameterNames) {
+    String value = normalize(key);
+    if (value.isEmpty() || value.equals("global")) {
+      return arguments -> RequestKey.global();
+    }
+    String what = "must be global or an expression over the method's arguments";
+    if (value.equals("ip")
+        || value.equals("principal")
+        || headerName(where, value) != null
+        || beanName(value) != null) {
+      throw invalid(where, key, what, "that form needs a web request", null);
+    }
+    Set<String> variables = new HashSet<>(MethodKeyContext.VARIABLES);
+    for (int i = 0; i < parameterCount; i++) {
+      variables.add("p" + i);
+      variables.add("a" + i);
+    }
+    if (parameterNames != null) {
+      variables.addAll(Arrays.asList(parameterNames));
+    }
+    KeyAccess.Vocabulary vocabulary =
+        new KeyAccess.Vocabulary(
+            MethodKeyContext.PROPERTIES, MethodKeyContext.METHODS, Set.copyOf(variables));
+    SpelExpression expression = parse(where, key, what, vocabulary);
+    return arguments -> {
+      MethodKeyContext root = new MethodKeyContext(arguments);
+      EvaluationContext context =
+          SimpleEvaluationContext.forPropertyAccessors(KeyAccess.READ_ARGUMENTS)
+              .withMethodResolvers(KeyAccess.CALL)
+              .withRootObject(root)
+              .build();
+      context.setVariable("args", root.getArgs());
+      for (int i = 0; i < arguments.length; i++) {
+        context.setVariable("p" + i, arguments[i]);
+        context.setVariable("a" + i, arguments[i]);
+        if (parameterNames != null && i < parameterNames.length) {
+          context.setVariable(parameterNames[i], arguments[i]);
+        }
+      }
+      Object result = expression.getValue(context);
+      if (result == null) {
+        return null;
+      }
+      return result instanceof RequestKey typed ? typed : RequestKey.custom(result.toString());
+    };
+  }
+
+  /**
+   * The parsed {@code text}, every name it reads from the root and variables checked against {@code
+   * vocabulary}.
+   */
+  private static SpelExpression parse(
+      String where, String text, String what, KeyAccess.Vocabulary vocabulary) {
+    String value = normalize(text);
+    if (value.isEmpty()) {
+      throw invalid(where, text, what, "it is empty", null);
+    }
+    SpelExpression expression;
+    try {
+      expression = (SpelExpression) PARSER.parseExpression(value);
+    } catch (ParseException e) {
+      throw invalid(where, text, what, e.getSimpleMessage(), e);
+    }
+    String unknown = unknownName(expression.getAST(), true, vocabulary);
+    if (unknown != null) {
+      throw invalid(where, text, what, unknown, null);
+    }
+    return expression;
+  }
+
+  /**
+   * The first name in {@code node} that reads the root or a variable and is not one of {@code
+   * vocabulary}'s, described; null if every one is known. {@code atRoot} says whether the node is
+   * evaluated against the root (not against the value before it in a chain).
+   */
+  private static String unknownName(SpelNode node, boolean atRoot, KeyAccess.Vocabulary words) {
     if (node instanceof TypeReference
         || node instanceof ConstructorReference
         || node instanceof BeanReference) {
@@ -189,13 +264,13 @@ public final class KeyLanguage {
     }
     if (atRoot
         && node instanceof PropertyOrFieldReference property
-        && !KeyAccess.ROOT_PROPERTIES.contains(property.getName())) {
-      return "'" + property.getName() + "' is not one of " + KeyAccess.ROOT_PROPERTIES;
+        && !words.properties().contains(property.getName())) {
+      return "'" + property.getName() + "' is not one of " + new TreeSet<>(words.properties());
     }
     if (atRoot
         && node instanceof MethodReference method
-        && !KeyAccess.ROOT_METHODS.contains(method.getName())) {
-      return "'" + method.getName() + "(...)' is not one of " + KeyAccess.ROOT_METHODS;
+        && !words.methods().contains(method.getName())) {
+      return "'" + method.getName() + "(...)' is not one of " + new TreeSet<>(words.methods());
     }
     if (!atRoot
         && node instanceof MethodReference method
@@ -203,13 +278,13 @@ public final class KeyLanguage {
       return "'"
           + method.getName()
           + "(...)' is not a method expressions may call: only the root's "
-          + KeyAccess.ROOT_METHODS
+          + new TreeSet<>(words.methods())
           + " and, on text, "
           + new TreeSet<>(KeyAccess.STRING_METHODS);
     }
     if (node instanceof VariableReference
-        && !KeyAccess.VARIABLES.contains(node.toStringAST().substring(1))) {
-      return "'" + node.toStringAST() + "' is not one of #" + KeyAccess.VARIABLES;
+        && !words.variables().contains(node.toStringAST().substring(1))) {
+      return "'" + node.toStringAST() + "' is not one of #" + new TreeSet<>(words.variables());
     }
     if (node instanceof Selection || node instanceof Projection) {
       return null; // evaluated against each element, not the root
@@ -217,7 +292,7 @@ public final class KeyLanguage {
     for (int i = 0; i < node.getChildCount(); i++) {
       // In a chain a.b(c), only a reads the root; arguments and indexes everywhere do.
       boolean childAtRoot = node instanceof CompoundExpression ? i == 0 && atRoot : true;
-      String unknown = unknownName(node.getChild(i), childAtRoot);
+      String unknown = unknownName(node.getChild(i), childAtRoot, words);
       if (unknown != null) {
         return unknown;
       }

@@ -67,6 +67,25 @@ public final class RateLimitAnnotations {
    *     taken
    */
   public HttpRule rule(Method method, RateLimit annotation, boolean defaultDryRun) {
+    if (!annotation.fallbackMethod().isEmpty()) {
+      throw new IllegalArgumentException(
+          describe(method)
+              + ": fallbackMethod is for bean methods, a handler's refusal is answered as the"
+              + " filter's, was '"
+              + annotation.fallbackMethod()
+              + "'");
+    }
+    return methodRule(method, annotation, defaultDryRun);
+  }
+
+  /**
+   * The rule of {@code annotation} on a bean method (its fallback allowed), its name claimed.
+   *
+   * @param defaultDryRun dry-run for every annotation, on top of its own flag
+   * @throws IllegalArgumentException naming the method if the annotation is invalid or its name is
+   *     taken
+   */
+  public HttpRule methodRule(Method method, RateLimit annotation, boolean defaultDryRun) {
     String where = describe(method);
     String name =
         annotation.name().isEmpty()

@@ -1,0 +1,174 @@
+package io.slidingwindow.spring.method;
+
+import io.slidingwindow.http.EnforcementCore;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.PathFirewall;
+import io.slidingwindow.http.QuotaHeaders;
+import io.slidingwindow.http.RateLimitListener;
+import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.http.RequestKey;
+import io.slidingwindow.spring.RateLimitExceededException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.ProxyMethodInvocation;
+
+/**
+ * One {@code @RateLimit} bean method: its rule, its key over the arguments, how it returns and its
+ * fallback, and the enforcement (one limiter) it decides through, created on first need. A call is
+ * decided as a request of the HTTP rules is, by {@link EnforcementCore}: a key that throws or gives
+ * null counts under {@link RequestKey#global()}, a limiter that fails lets the call through
+ * (fail-open, reported to the listener), dry-run reports and lets through. Thread-safe.
+ */
+final class LimitedMethod {
+
+  /** How a limited method returns, which decides when and how a call is decided. */
+  enum Kind {
+    /** A plain value (or nothing): decided synchronously before the call. */
+    PLAIN,
+    /** A {@code CompletionStage}: decided without blocking, the method called once granted. */
+    STAGE,
+    /** A Reactor {@code Mono}: decided at each subscription, the method called once granted. */
+    MONO,
+    /** A Reactor {@code Flux}: as {@code MONO}. */
+    FLUX
+  }
+
+  /** The "method" of a call, as the enforcement's log and rules read it. */
+  private static final String CALL = "CALL";
+
+  private final HttpRule rule;
+  private final Function<Object[], RequestKey> key;
+  private final Kind kind;
+  private final Method fallback;
+  private final List<String> path;
+  private volatile EnforcementCore<Object[]> core;
+
+  LimitedMethod(
+      HttpRule rule, Function<Object[], RequestKey> key, Kind kind, Method fallback, String where) {
+    this.rule = rule;
+    this.key = key;
+    this.kind = kind;
+    this.fallback = fallback;
+    this.path = List.of(where);
+  }
+
+  HttpRule rule() {
+    return rule;
+  }
+
+  Kind kind() {
+    return kind;
+  }
+
+  /** Creates the limiter through {@code factory} unless done already, telling {@code listener}. */
+  EnforcementCore<Object[]> core(RateLimiterFactory factory, RateLimitListener listener) {
+    EnforcementCore<Object[]> found = core;
+    if (found == null) {
+      synchronized (this) {
+        found = core;
+        if (found == null) {
+          found =
+              EnforcementCore.<Object[]>builder()
+                  .rule(rule, key)
+                  .limiterFactory(factory)
+                  .listener(listener)
+                  .pathFirewall(PathFirewall.off())
+                  .build();
+          core = found;
+        }
+      }
+    }
+    return found;
+  }
+
+  /** The synchronous decision on a call with {@code args}. */
+  EnforcementCore.Outcome decide(EnforcementCore<Object[]> core, Object[] args) {
+    return core.enforce(args, CALL, path, QuotaHeaders::new);
+  }
+
+  /** The decision on a call with {@code args}, without blocking. */
+  CompletionStage<EnforcementCore.Outcome> decideAsync(
+      EnforcementCore<Object[]> core, Object[] args) {
+    return core.enforceAsync(args, CALL, path, QuotaHeaders::new);
+  }
+
+  /** The exception of a refused {@code outcome}. */
+  RateLimitExceededException refusal(EnforcementCore.Outcome outcome) {
+    return new RateLimitExceededException(rule.name(), outcome.refused());
+  }
+
+  /**
+   * The answer to a refused call: the fallback's result, or the refusal thrown if there is no
+   * fallback; what the fallback throws is thrown as is.
+   */
+  Object refused(Object target, Object[] args, RateLimitExceededException refusal)
+      throws Throwable {
+    if (fallback == null) {
+      throw refusal;
+    }
+    Object[] withRefusal = Arrays.copyOf(args, args.length + 1);
+    withRefusal[args.length] = refusal;
+    try {
+      return fallback.invoke(target, withRefusal);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
+  }
+
+  /** Runs {@code invocation}'s method once more: a copy of it, so that it may run at any time. */
+  static Object proceed(MethodInvocation invocation) throws Throwable {
+    return invocation instanceof ProxyMethodInvocation proxied
+        ? proxied.invocableClone().proceed()
+        : invocation.proceed();
+  }
+
+  /**
+   * The answer of a call to a method that returns a {@code CompletionStage}: decided without
+   * blocking; once granted, the method is called on the thread that completed the decision (the
+   * caller's, with the in-memory backend) and its stage's result passed on; refused, the fallback's
+   * stage or the refusal as the error. Never throws.
+   */
+  CompletableFuture<Object> stage(
+      EnforcementCore<Object[]> core, MethodInvocation invocation, Object target) {
+    Object[] args = invocation.getArguments();
+    CompletableFuture<Object> result = new CompletableFuture<>();
+    CompletionStage<EnforcementCore.Outcome> decision;
+    try {
+      decision = decideAsync(core, args);
+    } catch (RuntimeException e) {
+      result.completeExceptionally(e);
+      return result;
+    }
+    decision.whenComplete(
+        (outcome, error) -> {
+          try {
+            Object answer =
+                error != null || outcome.allowed()
+                    ? invocation.proceed()
+                    : refused(target, args, refusal(outcome));
+            if (answer == null) {
+              result.complete(null);
+            } else {
+              ((CompletionStage<?>) answer)
+                  .whenComplete(
+                      (value, failure) -> {
+                        if (failure != null) {
+                          result.completeExceptionally(failure);
+                        } else {
+                          result.complete(value);
+                        }
+                      });
+            }
+          } catch (Throwable e) {
+            result.completeExceptionally(e);
+          }
+        });
+    return result;
+  }
+}

@@ -1,0 +1,52 @@
+package io.slidingwindow.spring.method;
+
+import io.slidingwindow.Decision;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.RateLimitListener;
+import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.testkit.FakeTicker;
+import java.beans.Introspector;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+
+/** Real application contexts for the tests: the post-processor, in memory on a fake ticker. */
+final class MethodContexts {
+
+  final FakeTicker ticker = new FakeTicker(1_000_000_000L);
+  final List<String> events = new CopyOnWriteArrayList<>();
+
+  final RateLimitListener listener =
+      new RateLimitListener() {
+        @Override
+        public void onAllowed(HttpRule rule, Decision decision) {
+          events.add("allowed " + rule.name());
+        }
+
+        @Override
+        public void onRefused(HttpRule rule, Decision decision, boolean dryRun) {
+          events.add("refused " + rule.name());
+        }
+
+        @Override
+        public void onError(HttpRule rule, RuntimeException error) {
+          events.add("error " + rule.name());
+        }
+      };
+
+  /** A started context with the post-processor and {@code beans}, each registered by class. */
+  AnnotationConfigApplicationContext start(Class<?>... beans) {
+    AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+    context.registerBean(
+        "rateLimitMethods",
+        RateLimitMethodPostProcessor.class,
+        () ->
+            new RateLimitMethodPostProcessor(
+                () -> RateLimiterFactory.inMemory(ticker, 10_000), () -> listener));
+    for (Class<?> bean : beans) {
+      context.registerBean(Introspector.decapitalize(bean.getSimpleName()), bean);
+    }
+    context.refresh();
+    return context;
+  }
+}
