@@ -5,8 +5,8 @@ import java.util.Map;
 
 /**
  * Which {@link Plan} a key is on, for a keyed limiter built with {@link
- * KeyedRateLimiter.Builder#build(PlanResolver)} (or the Redis limiter's {@code plans}). A key on no
- * plan (null) gets the limiter's default limits.
+ * KeyedRateLimiter.Builder#build(PlanResolver)} (or the Redis limiter's {@code
+ * build(PlanResolver)}). A key on no plan (null) gets the limiter's default limits.
  *
  * <p>The in-process keyed limiter asks once per key and keeps the answer with the key's state,
  * under the key's lock: again only after {@link KeyedRateLimiter#refreshPlans()}, or once the key

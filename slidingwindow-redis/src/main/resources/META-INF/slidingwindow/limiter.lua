@@ -34,6 +34,11 @@
 -- newest run's stretch, so it falls at or after s + T + E, later than the newest run's start plus
 -- T, by which that run has left. A key is therefore gone at most T + E after its newest run began,
 -- and most runs need no PEXPIRE: one per stretch instead of one per run.
+-- The proof needs every call that touches a key to bring the same T. A limiter without plans
+-- always sends the same limits; a limiter with plans names a key by its window and precision only,
+-- and calls of different plans may bring different longest windows, so its calls mark ARGV[1] with
+-- 'w' and each limit then takes T = max(ARGV[2], W + p rounded up to milliseconds), a function of
+-- the key alone.
 --
 -- Commands, not Lua, are the cost: each redis.call costs about as much as a call of a script that
 -- does nothing, so a request issues only the commands above (LINDEX, then at most RPUSH, LSET and
@@ -52,12 +57,17 @@
 -- one request per call, or requests whose keys share a slot).
 --
 -- ARGV[1]   1 to count refused attempts too, else 0
--- ARGV[2]   T, in milliseconds: the longest window plus its bucket, rounded up (see Expiry)
+--           ('0w' or '1w' for a limiter with plans: each limit takes its own T, see Expiry)
+-- ARGV[2]   T, in milliseconds: the longest window plus its bucket, rounded up (see Expiry); with
+--           'w', the least T of every limit
 -- ARGV[3]   L
 -- ARGV[4 + 3(i-1)], ARGV[5 + 3(i-1)], ARGV[6 + 3(i-1)]   N, W and p of limit i; W, p in microseconds
 -- then per request r, at a = 4 + 3L + 2(r-1):
 -- ARGV[a]      2 * permits + (1 to return the decision's figures, else 0); permits in 1 .. min(N)
 -- ARGV[a + 1]  now in microseconds, or the empty string for the server's TIME (read once a call)
+-- or, for a call of one quota operation on one id (see Quota operations below):
+-- ARGV[a]      'peek', 'reset', 'refund:K' or 'refund:K:AT' (K permits; AT in microseconds)
+-- ARGV[a + 1]  now, as above
 --
 -- Returns  per request, one after the other (a request whose key holds something else gets
 --          {-1, now, message}, padded with zeros to the length below):
@@ -71,31 +81,41 @@
 --          stays full, during which these figures only count down.
 --          hold is 0 on a grant, when no limit (or not the binding one) is full, and when refused
 --          attempts count (a refusal then changes the stored runs).
+--          A quota operation returns {1, now, used, resetAfter (microseconds)} with the last two
+--          per limit, as of after the operation (0 and 0 after a reset), or {-1, now, message}
+--          when a key of the id holds something else (nothing is changed then).
 
 local call, tonumber, floor, pack, unpack = redis.call, tonumber, math.floor, struct.pack, struct.unpack
 local HEADER = '<dddddd'
 
-local count_refused = ARGV[1] == '1'
+local count_refused = ARGV[1] == '1' or ARGV[1] == '1w'
+local own_ttl = ARGV[1] == '0w' or ARGV[1] == '1w'
 local ttl = tonumber(ARGV[2])
-local expiry, stretch = ttl + math.ceil(ttl / 4), ttl * 250 -- T + E in ms, and E in microseconds
 local n = tonumber(ARGV[3])
 
 -- The state of every limit lives in one flat array S, ten slots per limit from o = 10 (i - 1):
 -- S[o + 1] .. S[o + 6] the header's ref, base, first, tail, total and prev (first and tail false
 -- while the limit holds nothing), S[o + 7] .. S[o + 9] the limit's N, W and p, S[o + 10] its count.
+-- EXPIRY[i] and STRETCH[i] are limit i's T + E in milliseconds and E in microseconds (see Expiry).
 -- Nothing is allocated per request or per limit: the script's own work stays small beside its
 -- Redis commands.
-local S = {}
+local S, EXPIRY, STRETCH = {}, {}, {}
 for i = 1, n do
   local a, o = 1 + 3 * i, 10 * (i - 1)
   S[o + 7], S[o + 8], S[o + 9] = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  local t = ttl
+  if own_ttl then
+    t = math.max(ttl, math.ceil((S[o + 8] + S[o + 9]) / 1000))
+  end
+  EXPIRY[i], STRETCH[i] = t + math.ceil(t / 4), t * 250
 end
 
 -- Removes the closed runs of limit o that have left (older than bucket oldest; the newest run still
 -- counts): reads them in growing chunks up to the first closed run that still counts, or to the end
 -- of the list. The last gone run's total becomes the base, and the header is written over its
--- place (element 2 gone), before which the list is cut.
-local function trim(key, o, oldest)
+-- place (element 2 gone), before which the list is cut; with write false (a peek) nothing is cut,
+-- only the state in S is as if it were.
+local function trim(key, o, oldest, write)
   local ref, gone, base, first, from, chunk, done = S[o + 1], 0, S[o + 6], S[o + 4], 1, 8, false
   while not done do
     local runs = call('LRANGE', key, from, from + 2 * chunk - 1)
@@ -118,8 +138,39 @@ local function trim(key, o, oldest)
     chunk = chunk * 2
   end
   S[o + 2], S[o + 3] = base, first
-  call('LSET', key, 2 * gone, pack(HEADER, ref, base, first, S[o + 4], S[o + 5], S[o + 6]))
-  call('LTRIM', key, 2 * gone, -1)
+  if write then
+    call('LSET', key, 2 * gone, pack(HEADER, ref, base, first, S[o + 4], S[o + 5], S[o + 6]))
+    call('LTRIM', key, 2 * gone, -1)
+  end
+end
+
+-- Reads limit o's header from key into S as of time now (LINDEX 0): a list whose newest run has
+-- left is deleted at once, without a scan, and closed runs that have left are removed (with write
+-- false, a peek, neither is written). Returns false, changing nothing, when the key holds
+-- something else.
+local function load(key, o, now, write)
+  local oldest = floor((now - S[o + 8] + 1) / S[o + 9])
+  local h = redis.pcall('LINDEX', key, 0)
+  local ref, base, first, tail, total, prev = false, 0, false, false, 0, 0
+  if h then
+    if type(h) ~= 'string' or #h ~= 48 then
+      return false
+    end
+    ref, base, first, tail, total, prev = unpack(HEADER, h)
+    if tail < oldest then
+      -- Even the newest run has left: the whole list goes at once, without a scan.
+      if write then
+        call('DEL', key)
+      end
+      ref, base, first, tail, total, prev = false, 0, false, false, 0, 0
+    end
+  end
+  S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = ref, base, first, tail, total, prev
+  if first and first < oldest then
+    trim(key, o, oldest, write)
+  end
+  S[o + 10] = total - S[o + 2]
+  return true
 end
 
 -- How long from now limit o of a refused request keeps it waiting: walks the runs oldest first
@@ -145,6 +196,138 @@ local function wait_for(key, o, excess, now)
   end
 end
 
+-- Quota operations. A call whose request argument is not a number holds one quota operation on
+-- one id (KEYS[1 .. L]) instead of requests: 'peek' (writes nothing), 'reset' (deletes every key),
+-- 'refund:K' (takes back up to K of the newest recorded permits of each limit) or 'refund:K:AT'
+-- (takes back up to K from bucket b(AT) of each limit, AT a time this script returned for a grant).
+-- A refund takes only what a window holds, so no count goes below zero and no limit is exceeded
+-- by it; a run it empties is removed, so the header always holds the newest non-empty run, first
+-- the oldest stored one, and the stored runs stay within the bounds above. A refund only moves the
+-- newest run back to an earlier bucket, so the key's expiry still covers it (see Expiry).
+
+-- Limit o's newest run was emptied (total = prev): the newest closed run (the list's last pair)
+-- becomes the header's run, or the limit holds nothing. closed is how many closed runs the list
+-- holds; returns how many are left.
+local function drop_newest(key, o, closed)
+  if closed == 0 then
+    S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = false, 0, false, false, 0, 0
+    return 0
+  end
+  local last = call('LRANGE', key, -3, -1) -- the total before the pair (or the header), the pair
+  S[o + 4], S[o + 5] = S[o + 1] + tonumber(last[2]), tonumber(last[3])
+  S[o + 6] = closed > 1 and tonumber(last[1]) or S[o + 2]
+  call('LTRIM', key, 0, -3)
+  if closed == 1 then
+    S[o + 3] = S[o + 4]
+  end
+  return closed - 1
+end
+
+-- Takes back up to k of limit o's newest permits.
+local function refund_newest(key, o, k, closed)
+  while k > 0 and S[o + 4] do
+    local c = S[o + 5] - S[o + 6]
+    if c > k then
+      S[o + 5], k = S[o + 5] - k, 0
+    else
+      S[o + 5], k = S[o + 6], k - c
+      closed = drop_newest(key, o, closed)
+    end
+  end
+end
+
+-- Takes back up to k of limit o's permits recorded in bucket b: from the header's run, or from the
+-- closed run of that bucket, whose running total and every later one go down. A bucket that holds
+-- nothing, or has left the window, gives nothing back.
+local function refund_bucket(key, o, k, b, closed)
+  if not S[o + 4] or b < S[o + 3] or b > S[o + 4] then
+    return
+  end
+  if b == S[o + 4] then
+    local d = math.min(k, S[o + 5] - S[o + 6])
+    S[o + 5] = S[o + 5] - d
+    if S[o + 5] == S[o + 6] then
+      drop_newest(key, o, closed)
+    end
+    return
+  end
+  local runs = call('LRANGE', key, 1, -1) -- the closed runs: runs[j] is element j of the list
+  for j = 1, #runs - 1, 2 do
+    if S[o + 1] + tonumber(runs[j]) == b then
+      local before = j > 1 and tonumber(runs[j - 1]) or S[o + 2]
+      local d = math.min(k, tonumber(runs[j + 1]) - before)
+      for m = j + 1, #runs, 2 do
+        call('LSET', key, m, tonumber(runs[m]) - d)
+      end
+      S[o + 5], S[o + 6] = S[o + 5] - d, S[o + 6] - d
+      if tonumber(runs[j + 1]) - d == before then
+        -- The run is empty: it goes, and the next one is the oldest if it was.
+        call('LSET', key, j, '-')
+        call('LSET', key, j + 1, '-')
+        call('LREM', key, 2, '-')
+        if b == S[o + 3] then
+          S[o + 3] = j + 2 <= #runs and S[o + 1] + tonumber(runs[j + 2]) or S[o + 4]
+        end
+      end
+      return
+    end
+  end
+end
+
+-- Runs quota operation op on the id of KEYS[1 .. L] at time now.
+local function quota(op, now)
+  local out = {1, now}
+  if op == 'reset' then
+    for i = 1, n do
+      call('DEL', KEYS[i])
+      out[1 + 2 * i], out[2 + 2 * i] = 0, 0
+    end
+    return out
+  end
+  local k, at = string.match(op, '^refund:(%d+):?(%d*)$')
+  for i = 1, n do
+    if not load(KEYS[i], 10 * (i - 1), now, k ~= nil) then
+      return {-1, now, 'slidingwindow: ' .. KEYS[i] .. ' does not hold a limiter state'}
+    end
+  end
+  for i = 1, n do
+    local key, o = KEYS[i], 10 * (i - 1)
+    if k and S[o + 4] then
+      local closed = (call('LLEN', key) - 1) / 2
+      if at == '' then
+        refund_newest(key, o, tonumber(k), closed)
+      else
+        refund_bucket(key, o, tonumber(k), floor(tonumber(at) / S[o + 9]), closed)
+      end
+      if not S[o + 4] or S[o + 5] == S[o + 2] then
+        call('DEL', key)
+        S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = false, 0, false, false, 0, 0
+      else
+        call('LSET', key, 0, pack(HEADER, S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 5], S[o + 6]))
+      end
+      S[o + 10] = S[o + 5] - S[o + 2]
+    end
+    local used, reset = S[o + 10], 0
+    if used > 0 then
+      reset = (S[o + 4] + 1) * S[o + 9] + S[o + 8] - 1 - now
+    end
+    out[1 + 2 * i], out[2 + 2 * i] = used, reset
+  end
+  return out
+end
+
+local op = ARGV[4 + 3 * n]
+if not tonumber(op) then
+  local now = ARGV[5 + 3 * n]
+  if now == '' then
+    local time = call('TIME')
+    now = time[1] * 1000000 + time[2]
+  else
+    now = tonumber(now)
+  end
+  return quota(op, now)
+end
+
 local out, on, server_now = {}, 0, nil
 for r = 1, #KEYS / n do
   local a = 4 + 3 * n + 2 * (r - 1)
@@ -166,26 +349,10 @@ for r = 1, #KEYS / n do
   local allowed, bad = true, nil
   for i = 1, n do
     local key, o = KEYS[k + i], 10 * (i - 1)
-    local oldest = floor((now - S[o + 8] + 1) / S[o + 9])
-    local h = redis.pcall('LINDEX', key, 0)
-    local ref, base, first, tail, total, prev = false, 0, false, false, 0, 0
-    if h then
-      if type(h) ~= 'string' or #h ~= 48 then
-        bad = key
-        break
-      end
-      ref, base, first, tail, total, prev = unpack(HEADER, h)
-      if tail < oldest then
-        -- Even the newest run has left: the whole list goes at once, without a scan.
-        call('DEL', key)
-        ref, base, first, tail, total, prev = false, 0, false, false, 0, 0
-      end
+    if not load(key, o, now, true) then
+      bad = key
+      break
     end
-    S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = ref, base, first, tail, total, prev
-    if first and first < oldest then
-      trim(key, o, oldest)
-    end
-    S[o + 10] = total - S[o + 2]
     if S[o + 10] + permits > S[o + 7] then
       allowed = false
     end
@@ -212,7 +379,7 @@ for r = 1, #KEYS / n do
         if not tail then
           S[o + 1], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = bucket, bucket, bucket, add, 0
           call('RPUSH', key, pack(HEADER, bucket, S[o + 2], bucket, bucket, add, 0))
-          call('PEXPIRE', key, expiry)
+          call('PEXPIRE', key, EXPIRY[i])
         elseif bucket <= tail then
           -- A time before the newest run's bucket is recorded into that run.
           local new = total + add
@@ -231,8 +398,8 @@ for r = 1, #KEYS / n do
           S[o + 4], S[o + 5], S[o + 6] = bucket, total + add, total
           call('LSET', key, 0, pack(HEADER, S[o + 1], S[o + 2], S[o + 3], bucket, total + add, total))
           local precision = S[o + 9]
-          if floor(bucket * precision / stretch) ~= floor(tail * precision / stretch) then
-            call('PEXPIRE', key, expiry)
+          if floor(bucket * precision / STRETCH[i]) ~= floor(tail * precision / STRETCH[i]) then
+            call('PEXPIRE', key, EXPIRY[i])
           end
         end
         S[o + 10] = S[o + 5] - S[o + 2]

@@ -3,8 +3,8 @@ package io.slidingwindow.redis;
 import io.slidingwindow.Decision;
 import io.slidingwindow.FailurePolicy;
 import io.slidingwindow.KeyedRateLimiter;
-import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;
+import io.slidingwindow.redis.Layouts.Layout;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
@@ -28,9 +28,8 @@ final class LimiterCalls {
   private static final System.Logger LOG = System.getLogger(RedisRateLimiter.class.getName());
 
   private final ScriptCalls calls;
-  private final List<Limit> limits;
   private final String prefix;
-  private final LimiterScript script;
+  private final Layouts layouts;
   private final Ticker clientTime;
 
   /** The clock of the refusal cache: the client-time ticker, or System.nanoTime. */
@@ -41,9 +40,6 @@ final class LimiterCalls {
   /** Null when off, or when refused attempts count. */
   private final RefusalCache refusals;
 
-  /** Null on Cluster, or when turned off. */
-  private final Batcher batcher;
-
   private final long timeoutNanos;
   private final FailurePolicy policy;
 
@@ -51,8 +47,6 @@ final class LimiterCalls {
   private final KeyedRateLimiter<String> fallback;
 
   private final CircuitBreaker breaker;
-  private final Limit smallest;
-  private final Duration longestWindow;
 
   /**
    * The limiter script, read when the limiter is built (its class loads it from the jar), so that
@@ -61,28 +55,14 @@ final class LimiterCalls {
   private final Script limiterScript = Script.LIMITER;
 
   /**
-   * The calls of a limiter on {@code limits} (already copied) as {@code b} sets it up, with {@code
-   * fallback} deciding under {@link FailurePolicy#LOCAL} (null for the other policies).
+   * The calls of a limiter with {@code layouts} as {@code b} sets it up, with {@code fallback}
+   * deciding under {@link FailurePolicy#LOCAL} (null for the other policies).
    */
-  LimiterCalls(RedisRateLimiter.Builder b, List<Limit> limits, KeyedRateLimiter<String> fallback) {
+  LimiterCalls(RedisRateLimiter.Builder b, Layouts layouts, KeyedRateLimiter<String> fallback) {
     this.calls = b.backend.calls();
-    this.limits = limits;
     this.prefix = b.keyPrefix;
+    this.layouts = layouts;
     boolean countRefused = b.countRefusedAttempts;
-    this.script = new LimiterScript(limits, countRefused, b.clientTime != null);
-    Limit least = limits.get(0);
-    Limit longest = limits.get(0);
-    for (Limit limit : limits) {
-      if (limit.permits() < least.permits()) {
-        least = limit;
-      }
-      if (limit.windowNanos() > longest.windowNanos()) {
-        longest = limit;
-      }
-    }
-    this.batcher = b.batching && !b.backend.isCluster() ? new Batcher(calls, script) : null;
-    this.smallest = least;
-    this.longestWindow = longest.window();
     this.clientTime = b.clientTime;
     this.localTime = clientTime == null ? Ticker.system() : clientTime;
     this.origin = localTime.read();
@@ -94,49 +74,87 @@ final class LimiterCalls {
     this.breaker = new CircuitBreaker(b.breakerFailures, b.breakerOpen.toNanos(), b.breakerTicker);
   }
 
-  boolean tryAcquire(String id, long permits) {
+  boolean tryAcquire(Layout layout, String id, long permits) {
     long now = localMicros();
-    if (refusals != null && refusals.find(id, now) != null) {
+    if (refusals != null && refusals.find(id, layout, now) != null) {
       return false;
     }
-    List<Object> reply = callSync(keys(id), permits, false, now);
+    List<Object> reply = callSync(layout, keys(layout, id), permits, false, now);
     if (reply == null) {
-      return onFailure(id, permits).allowed();
+      return onFailure(layout, id, permits).allowed();
     }
-    remember(id, permits, reply, false, now);
+    remember(layout, id, permits, reply, false, now);
     return LimiterScript.isAllowed(reply);
   }
 
-  Decision decide(String id, long permits) {
-    long now = localMicros();
-    Decision cached = cachedDecision(id, permits, now);
-    if (cached != null) {
-      return cached;
-    }
-    List<Object> reply = callSync(keys(id), permits, true, now);
-    if (reply == null) {
-      return onFailure(id, permits);
-    }
-    remember(id, permits, reply, true, now);
-    return script.decision(reply);
+  Decision decide(Layout layout, String id, long permits) {
+    return decided(layout, id, permits).decision();
   }
 
-  CompletionStage<Boolean> tryAcquireAsync(String id, long permits) {
+  /**
+   * A decision, with the script time it was recorded at when Redis made it ({@code atMicros}), or
+   * {@code Long.MIN_VALUE} when the refusal cache or the failure policy answered.
+   */
+  record Decided(Decision decision, long atMicros) {
+    boolean byRedis() {
+      return atMicros != Long.MIN_VALUE;
+    }
+  }
+
+  /** As {@link #decide}, with the script time of a decision Redis made: for reservations. */
+  Decided decided(Layout layout, String id, long permits) {
     long now = localMicros();
-    if (refusals != null && refusals.find(id, now) != null) {
+    Decision cached = cachedDecision(layout, id, permits, now);
+    if (cached != null) {
+      return new Decided(cached, Long.MIN_VALUE);
+    }
+    List<Object> reply = callSync(layout, keys(layout, id), permits, true, now);
+    if (reply == null) {
+      return new Decided(onFailure(layout, id, permits), Long.MIN_VALUE);
+    }
+    remember(layout, id, permits, reply, true, now);
+    return new Decided(layout.script.decision(reply), LimiterScript.nowMicros(reply));
+  }
+
+  CompletionStage<Boolean> tryAcquireAsync(Layout layout, String id, long permits) {
+    long now = localMicros();
+    if (refusals != null && refusals.find(id, layout, now) != null) {
       return CompletableFuture.completedFuture(false);
     }
-    return callAsync(
-        keys(id), id, permits, false, now, LimiterScript::isAllowed, Decision::allowed);
+    return callAsync(layout, id, permits, false, now, LimiterScript::isAllowed, Decision::allowed);
   }
 
-  CompletionStage<Decision> decideAsync(String id, long permits) {
+  CompletionStage<Decision> decideAsync(Layout layout, String id, long permits) {
     long now = localMicros();
-    Decision cached = cachedDecision(id, permits, now);
+    Decision cached = cachedDecision(layout, id, permits, now);
     if (cached != null) {
       return CompletableFuture.completedFuture(cached);
     }
-    return callAsync(keys(id), id, permits, true, now, script::decision, d -> d);
+    return callAsync(layout, id, permits, true, now, layout.script::decision, d -> d);
+  }
+
+  /** As {@link #decided}, without blocking. */
+  CompletionStage<Decided> decidedAsync(Layout layout, String id, long permits) {
+    long now = localMicros();
+    Decision cached = cachedDecision(layout, id, permits, now);
+    if (cached != null) {
+      return CompletableFuture.completedFuture(new Decided(cached, Long.MIN_VALUE));
+    }
+    return callAsync(
+        layout,
+        id,
+        permits,
+        true,
+        now,
+        reply -> new Decided(layout.script.decision(reply), LimiterScript.nowMicros(reply)),
+        d -> new Decided(d, Long.MIN_VALUE));
+  }
+
+  /** Forgets a remembered refusal of {@code id}, after its counts were reset or refunded. */
+  void forgetRefusal(String id) {
+    if (refusals != null) {
+      refusals.forget(id);
+    }
   }
 
   boolean isBreakerOpen() {
@@ -145,30 +163,33 @@ final class LimiterCalls {
 
   /** Runs one call without cache or policy: {@code [allowed, now µs]}. */
   long[] tryAcquireWithTime(String id, long permits) throws Exception {
-    String[] keys = keys(id);
+    Layout layout = layouts.defaults();
+    String[] keys = keys(layout, id);
     List<Object> reply =
         calls
-            .run(limiterScript, keys, script.args(permits, false, scriptNow(localMicros())))
+            .run(limiterScript, keys, layout.script.args(permits, false, scriptNow(localMicros())))
             .get(10, TimeUnit.SECONDS);
     return new long[] {(Long) reply.get(0), LimiterScript.nowMicros(reply)};
   }
 
-  /** The Redis keys of the stored key {@code id}, one per limit, in the order of the limits. */
-  String[] keys(String id) {
-    return script.keys(Keys.taggedStored(prefix, id));
+  /** The Redis keys of the stored key {@code id}, one per limit of {@code layout}, in order. */
+  String[] keys(Layout layout, String id) {
+    return layout.script.keys(Keys.taggedStored(prefix, id));
   }
 
-  private String scriptNow(long nowMicros) {
+  /** The script's time argument for the local time {@code nowMicros}. */
+  String scriptNow(long nowMicros) {
     return LimiterScript.now(clientTime != null, nowMicros);
   }
 
   /** Sends one request, in a call of its own or with others waiting at the same moment. */
   private CompletableFuture<List<Object>> send(
-      String[] keys, long permits, boolean figures, long nowMicros) {
-    if (batcher == null) {
-      return calls.run(limiterScript, keys, script.args(permits, figures, scriptNow(nowMicros)));
+      Layout layout, String[] keys, long permits, boolean figures, long nowMicros) {
+    if (layout.batcher == null) {
+      return calls.run(
+          limiterScript, keys, layout.script.args(permits, figures, scriptNow(nowMicros)));
     }
-    return batcher.submit(
+    return layout.batcher.submit(
         new Batcher.Request(
             keys,
             LimiterScript.permitsAndFigures(permits, figures),
@@ -177,7 +198,7 @@ final class LimiterCalls {
   }
 
   /** The local clock in µs since the limiter was built; with client time, the script's clock. */
-  private long localMicros() {
+  long localMicros() {
     return Math.floorDiv(localTime.read() - origin, 1000L);
   }
 
@@ -189,7 +210,12 @@ final class LimiterCalls {
    * microsecond (so served figures are never early).
    */
   private void remember(
-      String id, long permits, List<Object> reply, boolean figures, long sentMicros) {
+      Layout layout,
+      String id,
+      long permits,
+      List<Object> reply,
+      boolean figures,
+      long sentMicros) {
     if (refusals == null) {
       return;
     }
@@ -210,13 +236,14 @@ final class LimiterCalls {
         figures
             ? new RefusalCache.Entry(
                 id,
+                layout,
                 until,
                 permits,
                 ref,
                 LimiterScript.retryMicros(reply),
                 LimiterScript.resetMicros(reply),
-                LimiterScript.binding(reply))
-            : new RefusalCache.Entry(id, until, 0, ref, 0, 0, 0));
+                layout.script.binding(reply))
+            : new RefusalCache.Entry(id, layout, until, 0, ref, 0, 0, 0));
   }
 
   /**
@@ -224,11 +251,11 @@ final class LimiterCalls {
    * nowMicros}, or null. The binding limit stays full until the entry's end, so its remaining stays
    * 0 and both durations only count down.
    */
-  private Decision cachedDecision(String id, long permits, long nowMicros) {
+  private Decision cachedDecision(Layout layout, String id, long permits, long nowMicros) {
     if (refusals == null) {
       return null;
     }
-    RefusalCache.Entry e = refusals.find(id, nowMicros);
+    RefusalCache.Entry e = refusals.find(id, layout, nowMicros);
     if (e == null || e.permits() != permits) { // permits are positive: 0 marks no figures
       return null;
     }
@@ -237,16 +264,18 @@ final class LimiterCalls {
         0,
         Duration.ofNanos(Math.max(1, e.retryMicros() - elapsed) * 1000),
         Duration.ofNanos(Math.max(0, e.resetMicros() - elapsed) * 1000),
-        limits.get(e.binding()));
+        layout.limits.get(e.binding()));
   }
 
   /** The script's reply, or null when Redis failed (the breaker has been told). */
-  private List<Object> callSync(String[] keys, long permits, boolean figures, long nowMicros) {
+  private List<Object> callSync(
+      Layout layout, String[] keys, long permits, boolean figures, long nowMicros) {
     if (!breaker.tryPass()) {
       return null;
     }
     try {
-      List<Object> reply = calls.await(send(keys, permits, figures, nowMicros), timeoutNanos);
+      List<Object> reply =
+          calls.await(send(layout, keys, permits, figures, nowMicros), timeoutNanos);
       return accepted(reply) ? reply : null;
     } catch (TimeoutException | RuntimeException e) {
       failed(e);
@@ -273,7 +302,7 @@ final class LimiterCalls {
   }
 
   private <T> CompletionStage<T> callAsync(
-      String[] keys,
+      Layout layout,
       String id,
       long permits,
       boolean figures,
@@ -281,14 +310,14 @@ final class LimiterCalls {
       Function<List<Object>, T> convert,
       Function<Decision, T> fromPolicy) {
     if (!breaker.tryPass()) {
-      return CompletableFuture.completedFuture(fromPolicy.apply(onFailure(id, permits)));
+      return CompletableFuture.completedFuture(fromPolicy.apply(onFailure(layout, id, permits)));
     }
     CompletableFuture<List<Object>> future;
     try {
-      future = send(keys, permits, figures, sentMicros);
+      future = send(layout, keys(layout, id), permits, figures, sentMicros);
     } catch (RuntimeException e) {
       failed(e);
-      return CompletableFuture.completedFuture(fromPolicy.apply(onFailure(id, permits)));
+      return CompletableFuture.completedFuture(fromPolicy.apply(onFailure(layout, id, permits)));
     }
     return calls
         .within(future, timeoutNanos)
@@ -297,10 +326,10 @@ final class LimiterCalls {
               if (error != null) {
                 failed(ScriptCalls.unwrap(error));
               } else if (accepted(reply)) {
-                remember(id, permits, reply, figures, sentMicros);
+                remember(layout, id, permits, reply, figures, sentMicros);
                 return convert.apply(reply);
               }
-              return fromPolicy.apply(onFailure(id, permits));
+              return fromPolicy.apply(onFailure(layout, id, permits));
             });
   }
 
@@ -309,19 +338,22 @@ final class LimiterCalls {
     LOG.log(Level.DEBUG, "Redis call failed; the failure policy " + policy + " decides", error);
   }
 
-  private Decision onFailure(String id, long permits) {
+  private Decision onFailure(Layout layout, String id, long permits) {
     return switch (policy) {
-      case ALLOW -> Decision.granted(0, Duration.ZERO, smallest);
+      case ALLOW -> Decision.granted(0, Duration.ZERO, layout.smallest);
       case REFUSE -> {
         long retry = Math.max(TimeUnit.MILLISECONDS.toNanos(1), breaker.nanosUntilProbe());
-        yield Decision.refused(0, Duration.ofNanos(retry), longestWindow, smallest);
+        yield Decision.refused(0, Duration.ofNanos(retry), layout.longestWindow, layout.smallest);
       }
       case LOCAL -> fallback.decide(id, permits);
     };
   }
 
-  /** How many requests wait to be sent in a shared call; 0 without batching. */
+  /**
+   * How many requests of the default limits wait to be sent in a shared call; 0 without batching.
+   */
   int queued() {
+    Batcher batcher = layouts.defaults().batcher;
     return batcher == null ? 0 : batcher.queued();
   }
 }

@@ -2,7 +2,9 @@ package io.slidingwindow.redis;
 
 import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
+import io.slidingwindow.Quota;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -10,11 +12,12 @@ import java.util.List;
  * The Java side of {@code limiter.lua}'s contract (its header is the reference): the keys and
  * arguments of a call for one limiter's limits, and the reading of its replies. Immutable.
  *
- * <p>Arguments: {@code [countRefused, ttlMillis, L, (N, W µs, p µs) per limit]} (the template),
- * then per request {@code [2 * permits + figures, now µs or ""]}. Reply per request: {@code
- * [allowed, now µs, hold µs]} without figures, {@code [allowed, now µs, remaining, retryAfter µs,
- * resetAfter µs, binding limit (1-based), hold µs]} with them; {@code allowed} is -1 (and element 2
- * a message) when a key of the request holds something else.
+ * <p>Arguments: {@code [countRefused, ttlMillis, L, (N, W µs, p µs) per limit]} (the template; with
+ * plans {@code countRefused} ends in {@code w}, and each limit takes its own expiry, at least
+ * {@code ttlMillis}), then per request {@code [2 * permits + figures, now µs or ""]}. Reply per
+ * request: {@code [allowed, now µs, hold µs]} without figures, {@code [allowed, now µs, remaining,
+ * retryAfter µs, resetAfter µs, binding limit (1-based), hold µs]} with them; {@code allowed} is -1
+ * (and element 2 a message) when a key of the request holds something else.
  */
 final class LimiterScript {
 
@@ -39,7 +42,16 @@ final class LimiterScript {
   }
 
   private final List<Limit> limits;
+
+  /** The key suffix of each script limit (slot), in the order the script takes them. */
   private final String[] suffixes;
+
+  /** The slot of each limit. */
+  private final int[] slotOf;
+
+  /** The limit each slot stands for: the one with the fewest permits among those it holds. */
+  private final int[] limitOf;
+
   private final String[] template;
 
   /**
@@ -48,31 +60,71 @@ final class LimiterScript {
    * @throws IllegalArgumentException if a window or precision is not whole microseconds
    */
   LimiterScript(List<Limit> limits, boolean countRefused, boolean clientTime) {
+    this(limits, countRefused, clientTime, false);
+  }
+
+  /**
+   * The layout for {@code limits}; with {@code byWindow} (a limiter with plans) a limit's key names
+   * its window and precision but not its permits, so that a key whose plan changes keeps the counts
+   * of the windows both plans have (see {@link io.slidingwindow.Plan}). Limits of one window and
+   * precision then share their key, and the script checks it against the fewest permits among them
+   * (each key records a grant once).
+   *
+   * @throws IllegalArgumentException if a window or precision is not whole microseconds, or a limit
+   *     is a calendar quota
+   */
+  LimiterScript(List<Limit> limits, boolean countRefused, boolean clientTime, boolean byWindow) {
     this.limits = List.copyOf(limits);
-    this.suffixes = new String[limits.size()];
-    this.template = new String[3 + 3 * limits.size()];
-    template[0] = countRefused ? "1" : "0";
-    template[2] = Integer.toString(limits.size());
+    this.slotOf = new int[limits.size()];
+    List<String> keySuffixes = new ArrayList<>();
+    List<Integer> slotLimits = new ArrayList<>();
     long ttlMicros = 0;
     for (int i = 0; i < limits.size(); i++) {
       Limit limit = limits.get(i);
       long windowMicros = windowMicros(limit);
       long precisionMicros = precisionMicros(limit);
       String suffix =
-          limit.permits() + ":" + windowMicros + ":" + precisionMicros + (countRefused ? ":r" : "");
-      // The same limit added twice keeps two lists, or one list would record every grant twice.
-      suffixes[i] = Arrays.asList(suffixes).contains(suffix) ? suffix + ":" + i : suffix;
-      template[3 + 3 * i] = Long.toString(limit.permits());
-      template[4 + 3 * i] = Long.toString(windowMicros);
-      template[5 + 3 * i] = Long.toString(precisionMicros);
+          (byWindow ? "w" : limit.permits() + ":")
+              + windowMicros
+              + ":"
+              + precisionMicros
+              + (countRefused ? ":r" : "");
+      int shared = keySuffixes.indexOf(suffix);
+      if (byWindow && shared >= 0) {
+        slotOf[i] = shared;
+        if (limit.permits() < limits.get(slotLimits.get(shared)).permits()) {
+          slotLimits.set(shared, i);
+        }
+      } else {
+        // Without plans the same limit added twice keeps two lists, as keys have always been named.
+        slotOf[i] = keySuffixes.size();
+        keySuffixes.add(shared >= 0 ? suffix + ":" + i : suffix);
+        slotLimits.add(i);
+      }
       ttlMicros = Math.max(ttlMicros, windowMicros + precisionMicros);
     }
-    long ttlMillis = (ttlMicros + 999) / 1000;
+    this.suffixes = keySuffixes.toArray(new String[0]);
+    this.limitOf = slotLimits.stream().mapToInt(Integer::intValue).toArray();
+    this.template = new String[3 + 3 * suffixes.length];
+    template[0] = (countRefused ? "1" : "0") + (byWindow ? "w" : "");
+    template[2] = Integer.toString(suffixes.length);
+    for (int slot = 0; slot < suffixes.length; slot++) {
+      Limit limit = limits.get(limitOf[slot]);
+      template[3 + 3 * slot] = Long.toString(limit.permits());
+      template[4 + 3 * slot] = Long.toString(windowMicros(limit));
+      template[5 + 3 * slot] = Long.toString(precisionMicros(limit));
+    }
+    // With plans a key's calls may bring other limits: each limit then takes its own T, at least
+    // this one (limiter.lua, "Expiry").
+    long ttlMillis = byWindow ? 1 : (ttlMicros + 999) / 1000;
     template[1] =
         Long.toString(clientTime ? Math.max(ttlMillis, CLIENT_TIME_MIN_TTL_MILLIS) : ttlMillis);
   }
 
-  /** The keys of one request for the id whose tagged prefix is {@code tagged}, one per limit. */
+  /**
+   * The keys of one request for the id whose tagged prefix is {@code tagged}: one per limit, in
+   * their order, but one for limits of a plan that share a window and precision.
+   */
   String[] keys(String tagged) {
     String[] keys = new String[suffixes.length];
     for (int i = 0; i < keys.length; i++) {
@@ -83,8 +135,16 @@ final class LimiterScript {
 
   /** The arguments of a call holding one request. */
   String[] args(long permits, boolean figures, String now) {
+    return args(permitsAndFigures(permits, figures), now);
+  }
+
+  /**
+   * The arguments of a call holding one request or quota operation ({@link #PEEK}, {@link #RESET},
+   * {@link #refund}, {@link #refundAt}).
+   */
+  String[] args(String request, String now) {
     String[] args = Arrays.copyOf(template, template.length + 2);
-    args[template.length] = permitsAndFigures(permits, figures);
+    args[template.length] = request;
     args[template.length + 1] = now;
     return args;
   }
@@ -100,6 +160,50 @@ final class LimiterScript {
       args[template.length + 2 * r + 1] = requests.get(r)[1];
     }
     return args;
+  }
+
+  /** The per-request argument of a peek: the quota of each limit, nothing written. */
+  static final String PEEK = "peek";
+
+  /** The per-request argument of a reset: every key of the id deleted. */
+  static final String RESET = "reset";
+
+  /** The per-request argument of a refund of up to {@code permits} of the newest permits. */
+  static String refund(long permits) {
+    return "refund:" + permits;
+  }
+
+  /**
+   * The per-request argument of a refund of up to {@code permits} from the bucket of each limit
+   * that holds {@code atMicros}, the script time a reservation recorded them at.
+   */
+  static String refundAt(long permits, long atMicros) {
+    return "refund:" + permits + ":" + atMicros;
+  }
+
+  /** Whether a quota operation's reply could not be given (a key holds something else). */
+  static boolean isQuotaUndecided(List<Object> reply) {
+    return (Long) reply.get(0) < 0;
+  }
+
+  /**
+   * The quota a peek's or refund's reply gives, {@code [1, now µs, (used, resetAfter µs) per
+   * limit]}, for a key on {@code plan} (null for the default limits).
+   */
+  Quota quota(String plan, List<Object> reply) {
+    List<Quota.Usage> usages = new ArrayList<>(limits.size());
+    for (int i = 0; i < limits.size(); i++) {
+      Limit limit = limits.get(i);
+      long used = (Long) reply.get(2 + 2 * slotOf[i]);
+      long resetMicros = (Long) reply.get(3 + 2 * slotOf[i]);
+      usages.add(
+          new Quota.Usage(
+              limit,
+              used,
+              Math.max(0, limit.permits() - used),
+              Duration.ofNanos(resetMicros * 1000)));
+    }
+    return Quota.of(plan, usages);
   }
 
   /** The per-request argument that carries the permits and whether figures are wanted. */
@@ -154,8 +258,8 @@ final class LimiterScript {
   }
 
   /** The index in the limits of the binding limit. */
-  static int binding(List<Object> reply) {
-    return ((Long) reply.get(5)).intValue() - 1;
+  int binding(List<Object> reply) {
+    return limitOf[((Long) reply.get(5)).intValue() - 1];
   }
 
   /** The decision a reply with figures gives. */
@@ -174,6 +278,11 @@ final class LimiterScript {
    * @throws IllegalArgumentException if not whole microseconds, or 2^50 µs or longer
    */
   static long windowMicros(Limit limit) {
+    if (limit.isCalendar()) {
+      throw new IllegalArgumentException(
+          "limit must be a sliding window: the Redis limiter has no calendar quotas, was "
+              + limit.toText());
+    }
     long nanos = limit.windowNanos();
     if (nanos % 1000 != 0 || nanos / 1000 >= MAX_WINDOW_MICROS) {
       throw new IllegalArgumentException(

@@ -5,8 +5,9 @@ import io.slidingwindow.FailurePolicy;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.LimiterKeys;
+import io.slidingwindow.PlanResolver;
 import io.slidingwindow.Ticker;
-import io.slidingwindow.internal.Permits;
+import io.slidingwindow.redis.Layouts.Layout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -63,7 +64,7 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>Thread-safe; the synchronous methods block for at most the command timeout.
  */
-public final class RedisRateLimiter implements KeyedRateLimiter<String> {
+public final class RedisRateLimiter extends RedisLimiterBase {
 
   /** The default command timeout. */
   public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofMillis(50);
@@ -71,16 +72,9 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
   /** The default key prefix. */
   public static final String DEFAULT_KEY_PREFIX = "sw";
 
-  private final RedisBackend backend;
-  private final List<Limit> limits;
-  private final long largestGrantable;
-  private final LimiterCalls calls;
-
-  private RedisRateLimiter(Builder b, KeyedRateLimiter<String> fallback) {
-    this.backend = b.backend;
-    this.limits = List.copyOf(b.limits);
-    this.largestGrantable = Permits.largestGrantable(limits);
-    this.calls = new LimiterCalls(b, limits, fallback);
+  private RedisRateLimiter(
+      Builder b, PlanResolver<String> plans, KeyedRateLimiter<String> fallback) {
+    super(b, plans, fallback);
   }
 
   /**
@@ -105,7 +99,8 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    */
   @Override
   public boolean tryAcquire(String id, long permits) {
-    return calls.tryAcquire(stored(id, permits), permits);
+    Layout layout = layouts.of(checkedId(id));
+    return calls.tryAcquire(layout, stored(id, layout, permits), permits);
   }
 
   /**
@@ -116,7 +111,8 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    */
   @Override
   public Decision decide(String id, long permits) {
-    return calls.decide(stored(id, permits), permits);
+    Layout layout = layouts.of(checkedId(id));
+    return calls.decide(layout, stored(id, layout, permits), permits);
   }
 
   /**
@@ -126,7 +122,8 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    * @throws IllegalArgumentException at once, as {@link #tryAcquire(String, long)}
    */
   public CompletionStage<Boolean> tryAcquireAsync(String id, long permits) {
-    return calls.tryAcquireAsync(stored(id, permits), permits);
+    Layout layout = layouts.of(checkedId(id));
+    return calls.tryAcquireAsync(layout, stored(id, layout, permits), permits);
   }
 
   /**
@@ -137,9 +134,11 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    */
   @Override
   public CompletionStage<Decision> decideAsync(String id, long permits) {
-    return calls.decideAsync(stored(id, permits), permits);
+    Layout layout = layouts.of(checkedId(id));
+    return calls.decideAsync(layout, stored(id, layout, permits), permits);
   }
 
+  /** The default limits: those of ids on no plan. */
   @Override
   public List<Limit> limits() {
     return limits;
@@ -150,12 +149,12 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
    * check the server timestamps of grants. Fails when Redis fails (no policy).
    */
   long[] tryAcquireWithTime(String id, long permits) throws Exception {
-    return calls.tryAcquireWithTime(stored(id, permits), permits);
+    return calls.tryAcquireWithTime(stored(id, layouts.defaults(), permits), permits);
   }
 
-  /** The Redis keys of {@code id}, one per limit, in the order of {@link #limits()}. */
+  /** The Redis keys of {@code id} (of its plan's limits), one per limit, in their order. */
   List<String> keysOf(String id) {
-    return List.of(calls.keys(LimiterKeys.bounded(id)));
+    return List.of(calls.keys(layouts.of(id), LimiterKeys.bounded(id)));
   }
 
   /** How many requests wait to share a script call (for tests that hold Redis still). */
@@ -172,22 +171,13 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
     return calls.isBreakerOpen();
   }
 
-  /**
-   * Checks a request before anything else and returns the id's stored key, {@link
-   * LimiterKeys#bounded(String)}: what the Redis keys, the refusal cache and the fallback limiter
-   * hold, so that none of them holds more than {@value LimiterKeys#MAX_CHARS} characters per id.
-   *
-   * @throws IllegalArgumentException if {@code id} is null or {@code permits} is invalid
-   */
-  private String stored(String id, long permits) {
-    String key = LimiterKeys.bounded(id);
-    Permits.check(permits, largestGrantable);
-    return key;
-  }
-
   @Override
   public String toString() {
-    return "RedisRateLimiter" + limits + " on " + backend;
+    return "RedisRateLimiter"
+        + limits
+        + (layouts.hasPlans() ? " with plans" : "")
+        + " on "
+        + backend;
   }
 
   /** Builds {@link RedisRateLimiter}s. Not thread-safe. */
@@ -371,6 +361,23 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
      *     failure policy is not {@link FailurePolicy#LOCAL}
      */
     public RedisRateLimiter build() {
+      return build(null);
+    }
+
+    /**
+     * Builds a limiter whose ids get their plan's limits, as {@code plans} says, and this builder's
+     * limits when on no plan. The plan is asked for on every call, with the id as given (the limits
+     * go to Redis with each call). A limit's key then names its window and precision, not its
+     * permits, so an id whose plan changes keeps the counts of the windows both plans have; a
+     * window new to the id starts empty (Redis keeps no record of the id's earlier limits). A plan
+     * whose limit the script cannot take (not whole microseconds, or a calendar quota) fails the
+     * calls of its ids with {@link IllegalArgumentException}. The local fallback asks {@code plans}
+     * with the id's stored key.
+     *
+     * @param plans the resolver, or null for none
+     * @throws IllegalArgumentException as {@link #build()}
+     */
+    public RedisRateLimiter build(PlanResolver<String> plans) {
       if (limits.isEmpty()) {
         throw new IllegalArgumentException("limits: at least one limit is required");
       }
@@ -380,11 +387,14 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
                 + failurePolicy);
       }
       return new RedisRateLimiter(
-          this, failurePolicy == FailurePolicy.LOCAL ? localFallback() : null);
+          this, plans, failurePolicy == FailurePolicy.LOCAL ? localFallback(plans) : null);
     }
 
-    /** The fallback set, or an in-process limiter with these limits, clock and penalty mode. */
-    private KeyedRateLimiter<String> localFallback() {
+    /**
+     * The fallback set, or an in-process limiter with these limits (and plans), clock and penalty
+     * mode.
+     */
+    private KeyedRateLimiter<String> localFallback(PlanResolver<String> plans) {
       if (fallback != null) {
         return fallback;
       }
@@ -392,7 +402,7 @@ public final class RedisRateLimiter implements KeyedRateLimiter<String> {
           .limits(limits)
           .countRefusedAttempts(countRefusedAttempts)
           .ticker(clientTime != null ? clientTime : Ticker.system())
-          .build();
+          .build(plans);
     }
   }
 }

@@ -25,6 +25,8 @@ final class RefusalCache {
    * One remembered refusal, in the limiter's local microseconds.
    *
    * @param id the id refused
+   * @param layout the limit set it was refused under (its plan's, or the default one): a refusal
+   *     says nothing about another plan's limits
    * @param untilMicros every request for {@code id} is refused while the local clock is below this
    * @param permits the permits of the refused decide whose figures follow, or 0 when the refusal
    *     came from a tryAcquire and holds no figures
@@ -35,6 +37,7 @@ final class RefusalCache {
    */
   record Entry(
       String id,
+      Object layout,
       long untilMicros,
       long permits,
       long refMicros,
@@ -57,10 +60,27 @@ final class RefusalCache {
     this.mask = size - 1;
   }
 
-  /** The entry that still refuses {@code id} at local time {@code nowMicros}, or null. */
-  Entry find(String id, long nowMicros) {
+  /**
+   * The entry that still refuses {@code id} under {@code layout} at local time {@code nowMicros},
+   * or null.
+   */
+  Entry find(String id, Object layout, long nowMicros) {
     Entry e = slots.get(slot(id));
-    return e != null && nowMicros < e.untilMicros() && e.id().equals(id) ? e : null;
+    return e != null && nowMicros < e.untilMicros() && e.layout() == layout && e.id().equals(id)
+        ? e
+        : null;
+  }
+
+  /**
+   * Forgets the refusal of {@code id}, whose counts were reset or refunded here (a refusal
+   * remembered by another instance lasts its hold: it never grants more).
+   */
+  void forget(String id) {
+    int slot = slot(id);
+    Entry e = slots.get(slot);
+    if (e != null && e.id().equals(id)) {
+      slots.compareAndSet(slot, e, null);
+    }
   }
 
   void put(Entry entry) {

@@ -8,8 +8,10 @@ import org.junit.jupiter.api.Test;
 
 class RefusalCacheTest {
 
+  private static final Object LAYOUT = new Object();
+
   private static RefusalCache.Entry refusal(String id, long untilMicros) {
-    return new RefusalCache.Entry(id, untilMicros, 0, 0, 0, 0, 0);
+    return new RefusalCache.Entry(id, LAYOUT, untilMicros, 0, 0, 0, 0, 0);
   }
 
   @Test
@@ -25,11 +27,11 @@ class RefusalCacheTest {
   void find_onlyTheSameIdBeforeItsEnd() {
     RefusalCache cache = new RefusalCache(16);
     cache.put(refusal("a", 100));
-    assertThat(cache.find("a", 99)).isNotNull();
-    assertThat(cache.find("a", -5)).as("a clock read earlier").isNotNull();
-    assertThat(cache.find("a", 100)).isNull();
-    assertThat(cache.find(new String("a"), 50)).as("equal, not identical").isNotNull();
-    assertThat(cache.find("b", 50)).isNull();
+    assertThat(cache.find("a", LAYOUT, 99)).isNotNull();
+    assertThat(cache.find("a", LAYOUT, -5)).as("a clock read earlier").isNotNull();
+    assertThat(cache.find("a", LAYOUT, 100)).isNull();
+    assertThat(cache.find(new String("a"), LAYOUT, 50)).as("equal, not identical").isNotNull();
+    assertThat(cache.find("b", LAYOUT, 50)).isNull();
   }
 
   @Test
@@ -37,23 +39,41 @@ class RefusalCacheTest {
     RefusalCache cache = new RefusalCache(1);
     cache.put(refusal("a", 100));
     cache.put(refusal("b", 100));
-    assertThat(cache.find("a", 50)).isNull();
-    assertThat(cache.find("b", 50)).isNotNull();
+    assertThat(cache.find("a", LAYOUT, 50)).isNull();
+    assertThat(cache.find("b", LAYOUT, 50)).isNotNull();
+  }
+
+  @Test
+  void find_anotherLayout_isNotRefused() {
+    RefusalCache cache = new RefusalCache(16);
+    cache.put(refusal("a", 100));
+    assertThat(cache.find("a", new Object(), 50)).as("another plan's limits").isNull();
+    assertThat(cache.find("a", LAYOUT, 50)).isNotNull();
+  }
+
+  @Test
+  void forget_theIdOnly() {
+    RefusalCache cache = new RefusalCache(1);
+    cache.put(refusal("a", 100));
+    cache.forget("b");
+    assertThat(cache.find("a", LAYOUT, 50)).as("another id's forget").isNotNull();
+    cache.forget("a");
+    assertThat(cache.find("a", LAYOUT, 50)).isNull();
   }
 
   @Test
   void find_emptyCache_null() {
     RefusalCache cache = new RefusalCache(8);
-    assertThat(cache.find("a", 0)).isNull();
-    assertThat(cache.find("", Long.MIN_VALUE)).isNull();
+    assertThat(cache.find("a", LAYOUT, 0)).isNull();
+    assertThat(cache.find("", LAYOUT, Long.MIN_VALUE)).isNull();
   }
 
   @Test
   void find_entryFound_isThePutEntry() {
     RefusalCache cache = new RefusalCache(4);
-    RefusalCache.Entry entry = new RefusalCache.Entry("a", 100, 3, 10, 20, 30, 1);
+    RefusalCache.Entry entry = new RefusalCache.Entry("a", LAYOUT, 100, 3, 10, 20, 30, 1);
     cache.put(entry);
-    assertThat(cache.find("a", 10)).isSameAs(entry);
+    assertThat(cache.find("a", LAYOUT, 10)).isSameAs(entry);
   }
 
   /**
@@ -73,7 +93,7 @@ class RefusalCacheTest {
       cache.put(refusal(id, 100));
     }
     for (String id : ids) {
-      assertThat(cache.find(id, 50)).as("hash code %x", id.hashCode()).isNotNull();
+      assertThat(cache.find(id, LAYOUT, 50)).as("hash code %x", id.hashCode()).isNotNull();
     }
   }
 
@@ -83,7 +103,7 @@ class RefusalCacheTest {
     for (int i = 0; i < 10_000; i++) {
       String id = "id" + i;
       cache.put(refusal(id, 100));
-      assertThat(cache.find(id, 0)).isNotNull();
+      assertThat(cache.find(id, LAYOUT, 0)).isNotNull();
     }
   }
 }
