@@ -77,7 +77,11 @@ class HttpPartsEdgesTest {
     assertThat(headers.headers(3).get(QuotaHeaders.RATE_LIMIT)).isEqualTo("\"a\";r=2;t=3");
     assertThat(headers.headers(2).get(QuotaHeaders.RATE_LIMIT)).isEqualTo("\"a\";r=2");
     assertThat(headers.headers(0).get(QuotaHeaders.RATE_LIMIT)).isEqualTo("\"a\";r=2");
-    assertThat(headers.headers(-1).get(QuotaHeaders.RATE_LIMIT)).isEqualTo("\"a\";r=2;t=3");
+    assertThat(headers.headers().get(QuotaHeaders.RATE_LIMIT)).isEqualTo("\"a\";r=2;t=3");
+    assertThatThrownBy(() -> headers.headers(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("retryAfterSeconds")
+        .hasMessageContaining("-1");
   }
 
   @Test

@@ -76,13 +76,14 @@ class ClusterIT {
   }
 
   /**
-   * The master of the id's slot paused for a second; the call times out after 300 ms. Jedis then
-   * closes its connection, so Redis drops the paused command; Lettuce's connection stays, so Redis
-   * runs it once the pause ends. Either way it is never sent again (Jedis's own cluster executor
-   * would send it again on a new connection, and that copy would run too): the counts stay put for
-   * 700 ms after the pause. The quick limiter first makes one call that succeeds (on a loaded
-   * machine its first calls may time out while it connects), and a second limiter on the same keys
-   * with a generous timeout reads the counts.
+   * The master of the id's slot paused for three seconds (long enough that the call is made while
+   * it lasts, however slowly the machine starts redis-cli); the call times out after 300 ms. Jedis
+   * then closes its connection, so Redis drops the paused command; Lettuce's connection stays, so
+   * Redis runs it once the pause ends. Either way it is never sent again (Jedis's own cluster
+   * executor would send it again on a new connection, and that copy would run too): the counts stay
+   * put for 700 ms after the pause. The quick limiter first makes one call that succeeds (on a
+   * loaded machine its first calls may time out while it connects), and a second limiter on the
+   * same keys with a generous timeout reads the counts.
    */
   @ParameterizedTest
   @EnumSource(Client.class)
@@ -100,7 +101,7 @@ class ClusterIT {
               SharedCluster.cluster(), ClusterSlots.slot(limiter.keysOf("paused").get(0)));
       long evalshaBefore = owner.commandCalls("evalsha");
       long evalBefore = owner.commandCalls("eval");
-      owner.cli("CLIENT", "PAUSE", "1000");
+      owner.cli("CLIENT", "PAUSE", "3000");
       assertThat(limiter.tryAcquire("paused", 1)).as("REFUSE answers the timeout").isFalse();
       owner.cli("PING"); // answered once the pause is over
       long ranAfterThePause = client.blocks() ? 0 : 1;
