@@ -25,8 +25,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * A small API behind sliding-window limits, in memory, with no setup. The rules live in {@code
- * application.yml}; one endpoint uses {@link RateLimit} instead. Start it and call {@code
- * /api/quotes} more than 5 times within 10 seconds to get a 429.
+ * application.yml}; one endpoint, {@code /api/status}, uses {@link RateLimit} instead. Start it and
+ * call {@code /api/quotes} more than 5 times within 10 seconds to get a 429.
  */
 @SpringBootApplication
 public class DemoApplication {
@@ -65,11 +65,12 @@ public class DemoApplication {
   }
 
   /**
-   * The key of a reports call: the authenticated user if there is one, else the API key if it is
-   * one this service issued, else the client address. A client chooses the {@code X-Api-Key} it
-   * sends; keying on the header as sent would give every new value a fresh quota, so unknown keys
-   * (and requests without one) all share the quota of their address. The key sources are typed: an
-   * API key equal to some address ({@code X-Api-Key: 127.0.0.1}) is still not that address.
+   * The key of a reports call (rule {@code reports}): the authenticated user if there is one, else
+   * the API key if it is one this service issued, else the client address. A client chooses the
+   * {@code X-Api-Key} it sends; keying on the header as sent would give every new value a fresh
+   * quota, so unknown keys (and requests without one) all share the quota of their address. The key
+   * sources are typed: an API key equal to some address ({@code X-Api-Key: 127.0.0.1}) is still not
+   * that address.
    */
   @Bean
   KeyResolver apiKeyOrAddress(
@@ -152,13 +153,23 @@ public class DemoApplication {
     }
 
     /**
-     * Limited by annotation: 2 per 5 s per user, per known API key, or per address otherwise (see
-     * {@link #apiKeyOrAddress}). Keying on the raw header would let a client pick its own quota.
+     * Rule {@code reports}, which sells plans: demo-key-1 is on plan free (5 per 10 s), demo-key-2
+     * on pro (20 per 10 s), any other caller gets 2 per 10 s by address (see {@link
+     * #apiKeyOrAddress}). Keying on the raw header would let a client pick its own quota.
      */
-    @GetMapping("/api/reports/{id}")
-    @RateLimit(limits = "2/5s", key = "bean:apiKeyOrAddress", name = "reports")
-    Map<String, String> report(@PathVariable("id") String id) {
-      return Map.of("report", id);
+    @GetMapping({"/api/reports", "/api/reports/{id}"})
+    Map<String, String> report(@PathVariable(name = "id", required = false) String id) {
+      return Map.of("report", id == null ? "all" : id);
+    }
+
+    /**
+     * Limited by annotation: 2 per 5 s per client address, to show {@link RateLimit} next to the
+     * rules of {@code application.yml}.
+     */
+    @GetMapping("/api/status")
+    @RateLimit(limits = "2/5s", key = "clientIp", name = "status")
+    Map<String, String> status() {
+      return Map.of("status", "up");
     }
   }
 }

@@ -2,6 +2,7 @@ package io.slidingwindow.http;
 
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.PlanResolver;
 import io.slidingwindow.Ticker;
 import java.util.List;
 
@@ -26,6 +27,29 @@ public interface RateLimiterFactory {
    */
   KeyedRateLimiter<String> create(
       String ruleName, List<Limit> limits, boolean countRefusedAttempts);
+
+  /**
+   * Returns a keyed limiter whose keys get their plan's limits, as {@code plans} says, and {@code
+   * limits} when on no plan (see {@link KeyedRateLimiter.Builder#build(PlanResolver)}). The
+   * resolver gets each key as the limiter counts it. By default, a backend that has not learned
+   * plans: the call without plans if {@code plans} is null, else a refusal.
+   *
+   * @param plans the resolver, or null for none
+   * @throws IllegalArgumentException if the limits cannot be enforced by this backend
+   * @throws UnsupportedOperationException if {@code plans} is not null and this backend cannot give
+   *     keys their plan's limits, naming the backend and the rule
+   */
+  default KeyedRateLimiter<String> create(
+      String ruleName,
+      List<Limit> limits,
+      boolean countRefusedAttempts,
+      PlanResolver<String> plans) {
+    if (plans == null) {
+      return create(ruleName, limits, countRefusedAttempts);
+    }
+    throw new UnsupportedOperationException(
+        "the rate limiter backend " + this + " cannot give keys plans (rule " + ruleName + ")");
+  }
 
   /**
    * Lets go of {@code limiter}, which this factory created and which is now out of service (a
@@ -62,14 +86,30 @@ public interface RateLimiterFactory {
     }
     KeyedRateLimiter.builder().maxKeys(maxKeysPerRule); // validates
     KeyedRateLimiter.builder().maxKeysPerGroup(maxKeysPerClient);
-    return (ruleName, limits, countRefused) ->
-        KeyedRateLimiter.builder()
+    return new RateLimiterFactory() {
+      @Override
+      public KeyedRateLimiter<String> create(
+          String ruleName, List<Limit> limits, boolean countRefused) {
+        return create(ruleName, limits, countRefused, null);
+      }
+
+      @Override
+      public KeyedRateLimiter<String> create(
+          String ruleName, List<Limit> limits, boolean countRefused, PlanResolver<String> plans) {
+        return KeyedRateLimiter.builder()
             .limits(limits)
             .countRefusedAttempts(countRefused)
             .ticker(ticker)
             .maxKeys(maxKeysPerRule)
             .maxKeysPerGroup(maxKeysPerClient)
-            .build();
+            .build(plans);
+      }
+
+      @Override
+      public String toString() {
+        return "RateLimiterFactory.inMemory";
+      }
+    };
   }
 
   /** The in-process backend on the system clock, with the default key bound. */

@@ -56,12 +56,14 @@ public class SlidingWindowEndpointAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  public SlidingWindowPageWebExtension slidingwindowPageWebExtension(Environment environment) {
+  public SlidingWindowPageWebExtension slidingwindowPageWebExtension(
+      Environment environment, ObjectProvider<ReloadableRules<?>> rules) {
     String path =
         environment.getProperty(
             "management.endpoints.web.path-mapping." + SlidingWindowEndpoint.ID,
             SlidingWindowEndpoint.ID);
-    return new SlidingWindowPageWebExtension(SlidingWindowPageWebExtension.feedUrl(path));
+    return new SlidingWindowPageWebExtension(
+        SlidingWindowPageWebExtension.feedUrl(path), new SlidingWindowQuotas(rules::orderedStream));
   }
 
   /** {@code "redis"} if the limits are kept in Redis, else {@code "memory"}. */

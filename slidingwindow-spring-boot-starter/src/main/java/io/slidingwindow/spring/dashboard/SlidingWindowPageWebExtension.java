@@ -2,6 +2,8 @@ package io.slidingwindow.spring.dashboard;
 
 import io.slidingwindow.dashboard.DashboardPage;
 import java.util.Optional;
+import java.util.stream.Stream;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
@@ -19,6 +21,11 @@ import org.springframework.util.MimeType;
  * outside {@link DashboardPage#FILES} (and {@code index.html}) answer 404; no name reaches the file
  * system or any other class path resource.
  *
+ * <p>It also serves the quota operations of {@link SlidingWindowQuotas}: {@code GET
+ * /actuator/slidingwindow/{rule}/{key}} (what is left, nothing taken) and {@code DELETE} on the
+ * same path (reset). Both share the path of the page's files, {@code dashboard/NAME}, so a rule
+ * named {@code dashboard} is not reachable here.
+ *
  * <p>The page's Content-Security-Policy travels in the page itself (a {@code meta} element), since
  * an endpoint operation cannot set response headers.
  */
@@ -33,9 +40,10 @@ public class SlidingWindowPageWebExtension {
 
   private final DashboardPage files;
   private final DashboardPage.File page;
+  private final SlidingWindowQuotas quotas;
 
   /**
-   * Serves the page polling the feed at {@code feedUrl}, relative to the page.
+   * Serves the page polling the feed at {@code feedUrl}, relative to the page, and no rule's quota.
    *
    * @param feedUrl the feed's URL relative to {@code .../index.html}, for example {@code
    *     "../slidingwindow"}
@@ -43,8 +51,20 @@ public class SlidingWindowPageWebExtension {
    * @throws IllegalStateException if the page's files are missing from the class path
    */
   public SlidingWindowPageWebExtension(String feedUrl) {
+    this(feedUrl, new SlidingWindowQuotas(Stream::empty));
+  }
+
+  /**
+   * Serves the page polling the feed at {@code feedUrl}, relative to the page, and the quota
+   * operations of {@code quotas}.
+   *
+   * @throws IllegalArgumentException if {@code feedUrl} is blank
+   * @throws IllegalStateException if the page's files are missing from the class path
+   */
+  public SlidingWindowPageWebExtension(String feedUrl, SlidingWindowQuotas quotas) {
     this.files = DashboardPage.load();
     this.page = files.page(feedUrl);
+    this.quotas = quotas;
   }
 
   /** The page, for {@code name} {@code "index.html"}; 404 for any other name. */
@@ -53,20 +73,38 @@ public class SlidingWindowPageWebExtension {
     return answer(PAGE.equals(name) ? Optional.of(page) : Optional.empty());
   }
 
-  /** One of the page's files, for {@code folder} {@code "dashboard"}; 404 for any other name. */
-  @ReadOperation(produces = {"text/javascript", "text/css"})
-  public WebEndpointResponse<Resource> file(@Selector String folder, @Selector String name) {
-    return answer(FOLDER.equals(folder) ? files.file(name) : Optional.empty());
+  /**
+   * One of the page's files, for {@code first} {@code "dashboard"} (404 for a name that is none);
+   * else what is left of key {@code second} in rule {@code first} ({@link
+   * SlidingWindowQuotas#peek}).
+   */
+  @ReadOperation(produces = {"application/json", "text/javascript", "text/css"})
+  public WebEndpointResponse<Object> file(@Selector String first, @Selector String second) {
+    if (FOLDER.equals(first)) {
+      return answer(files.file(second));
+    }
+    return json(quotas.peek(first, second));
   }
 
-  private static WebEndpointResponse<Resource> answer(Optional<DashboardPage.File> file) {
+  /** Resets key {@code key} in rule {@code rule} ({@link SlidingWindowQuotas#reset}). */
+  @DeleteOperation(produces = "application/json")
+  public WebEndpointResponse<Object> reset(@Selector String rule, @Selector String key) {
+    return json(quotas.reset(rule, key));
+  }
+
+  private static WebEndpointResponse<Object> json(SlidingWindowQuotas.Answer answer) {
+    return new WebEndpointResponse<>(
+        answer.body(), answer.status(), MimeType.valueOf("application/json"));
+  }
+
+  private static <T> WebEndpointResponse<T> answer(Optional<DashboardPage.File> file) {
     if (file.isEmpty()) {
       return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
     }
+    @SuppressWarnings("unchecked") // a Resource, answered as the operation's body type
+    T body = (T) new ByteArrayResource(file.get().bytes());
     return new WebEndpointResponse<>(
-        new ByteArrayResource(file.get().bytes()),
-        WebEndpointResponse.STATUS_OK,
-        MimeType.valueOf(file.get().contentType()));
+        body, WebEndpointResponse.STATUS_OK, MimeType.valueOf(file.get().contentType()));
   }
 
   /**

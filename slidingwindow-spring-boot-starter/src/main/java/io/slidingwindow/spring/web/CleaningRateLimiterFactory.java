@@ -2,6 +2,7 @@ package io.slidingwindow.spring.web;
 
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.PlanResolver;
 import io.slidingwindow.http.RateLimiterFactory;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -78,7 +79,19 @@ final class CleaningRateLimiterFactory implements RateLimiterFactory, AutoClosea
   @Override
   public KeyedRateLimiter<String> create(
       String ruleName, List<Limit> limits, boolean countRefusedAttempts) {
-    KeyedRateLimiter<String> limiter = delegate.create(ruleName, limits, countRefusedAttempts);
+    return create(ruleName, limits, countRefusedAttempts, null);
+  }
+
+  @Override
+  public KeyedRateLimiter<String> create(
+      String ruleName,
+      List<Limit> limits,
+      boolean countRefusedAttempts,
+      PlanResolver<String> plans) {
+    KeyedRateLimiter<String> limiter =
+        plans == null
+            ? delegate.create(ruleName, limits, countRefusedAttempts)
+            : delegate.create(ruleName, limits, countRefusedAttempts, plans);
     if (limiter != null) {
       limiters.add(limiter);
     }

@@ -2,15 +2,18 @@ package io.slidingwindow.spring.web;
 
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.PlanResolver;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.spring.internal.KeyLanguage;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -38,12 +41,14 @@ public final class ReloadableRules<T> implements Supplier<T> {
   }
 
   /** What a limiter's counts depend on: the rule's key as written and its limits. */
-  private record Signature(String key, List<Limit> limits, boolean countRefusedAttempts) {}
+  private record Signature(
+      String key, List<Limit> limits, boolean countRefusedAttempts, RulePlans.Signature plans) {}
 
   private record Kept(Signature signature, KeyedRateLimiter<String> limiter) {}
 
   private final RateLimiterFactory backend;
   private final Build<T> build;
+  private final Function<String, PlanResolver<?>> planResolverBeans;
   private Map<String, Kept> limiters = Map.of(); // guarded by this
   private volatile T current;
   private volatile Consumer<String> nameCheck = name -> {};
@@ -56,9 +61,33 @@ public final class ReloadableRules<T> implements Supplier<T> {
    */
   ReloadableRules(
       RateLimiterFactory backend, Build<T> build, SlidingWindowHttpProperties properties) {
+    this(backend, build, properties, name -> null);
+  }
+
+  /**
+   * Builds the rules of {@code properties}, looking up the {@code plan-resolver} beans of rules by
+   * name with {@code planResolverBeans} (null if there is none).
+   *
+   * @throws IllegalArgumentException naming the property if a value is invalid
+   */
+  ReloadableRules(
+      RateLimiterFactory backend,
+      Build<T> build,
+      SlidingWindowHttpProperties properties,
+      Function<String, PlanResolver<?>> planResolverBeans) {
     this.backend = backend;
     this.build = build;
+    this.planResolverBeans = planResolverBeans;
     reload(properties);
+  }
+
+  /**
+   * The limiter in service for the rule named {@code name}, or empty if no rule of that name is in
+   * service.
+   */
+  public synchronized Optional<KeyedRateLimiter<String>> limiter(String name) {
+    Kept kept = limiters.get(name);
+    return kept == null ? Optional.empty() : Optional.of(kept.limiter());
   }
 
   /**
@@ -95,20 +124,27 @@ public final class ReloadableRules<T> implements Supplier<T> {
       PropertyChecks.check(
           SlidingWindowHttpProperties.PREFIX + ".rules." + name, () -> nameCheck.accept(name));
     }
+    Map<String, RulePlans> plans = new HashMap<>();
+    for (Map.Entry<String, SlidingWindowHttpProperties.Rule> e : properties.getRules().entrySet()) {
+      String prefix = SlidingWindowHttpProperties.PREFIX + ".rules." + e.getKey();
+      plans.put(e.getKey(), RulePlans.of(prefix, e.getValue(), planResolverBeans));
+    }
     Map<String, Kept> next = new HashMap<>();
     RateLimiterFactory reusing =
         (name, limits, countRefused) -> {
           SlidingWindowHttpProperties.Rule rule = properties.getRules().get(name);
+          RulePlans rulePlans = plans.getOrDefault(name, RulePlans.NONE);
           Signature signature =
               new Signature(
                   rule == null ? "" : KeyLanguage.normalize(rule.getKey()),
                   List.copyOf(limits),
-                  countRefused);
+                  countRefused,
+                  rulePlans.signature());
           Kept old = limiters.get(name);
           KeyedRateLimiter<String> limiter =
               old != null && old.signature().equals(signature)
                   ? old.limiter()
-                  : backend.create(name, limits, countRefused);
+                  : create(name, limits, countRefused, rulePlans);
           next.put(name, new Kept(signature, limiter));
           return limiter;
         };
@@ -129,6 +165,25 @@ public final class ReloadableRules<T> implements Supplier<T> {
       removalListeners.forEach(listener -> listener.accept(names));
     }
     return built;
+  }
+
+  /**
+   * A limiter from the backend, with the rule's plans if it has any.
+   *
+   * @throws IllegalArgumentException naming the rule's plans property if the backend cannot give
+   *     keys plans
+   */
+  private KeyedRateLimiter<String> create(
+      String name, List<Limit> limits, boolean countRefused, RulePlans plans) {
+    if (plans.resolver() == null) {
+      return backend.create(name, limits, countRefused);
+    }
+    try {
+      return backend.create(name, limits, countRefused, plans.resolver());
+    } catch (UnsupportedOperationException e) {
+      throw new IllegalArgumentException(
+          SlidingWindowHttpProperties.PREFIX + ".rules." + name + ".plans: " + e.getMessage(), e);
+    }
   }
 
   /** Tells the backend that the limiters of {@code dropped} but not of {@code kept} are gone. */

@@ -96,7 +96,8 @@ public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
                 .refusal(bound.getRefusal().toRefusal())
                 .clientIp(clientIp)
                 .build(),
-        properties);
+        properties,
+        planResolverBeans(beans));
   }
 
   /** The rules in service when the application starts. */

@@ -240,7 +240,7 @@ public class SlidingWindowHttpProperties {
   }
 
   /** One rule: which requests, under which key, by which limits. */
-  public static class Rule {
+  public static class Rule extends RulePlanProperties {
 
     /** Ant-style path patterns; empty matches every path. */
     private List<String> paths = new ArrayList<>();
@@ -262,7 +262,7 @@ public class SlidingWindowHttpProperties {
     /** Dry-run for this rule; unset inherits slidingwindow.http.dry-run. */
     private Boolean dryRun;
 
-    /** The limits, all checked for every request; at least one. */
+    /** The limits, all checked for every request; at least one. With plans: of keys on none. */
     private List<LimitSpec> limits = new ArrayList<>();
 
     /**
@@ -422,13 +422,10 @@ public class SlidingWindowHttpProperties {
     }
 
     /**
-     * The limit these properties describe, each value checked by {@link Limit} itself, the window
-     * first, so that a message names the property at fault without reading the reason's text.
+     * The limit these properties describe, checked by {@link Limit} itself.
      *
-     * @param prefix the path of these properties, for messages, such as {@code
-     *     slidingwindow.http.rules.quotes.limits[0]}
-     * @throws IllegalArgumentException naming the property ({@code prefix.permits}, {@code
-     *     prefix.window} or {@code prefix.precision}) and {@link Limit}'s reason
+     * @param prefix the path of these properties, such as {@code ...rules.quotes.limits[0]}
+     * @throws IllegalArgumentException naming the property at fault and {@link Limit}'s reason
      */
     public Limit toLimit(String prefix) {
       return RuleBinder.limit(prefix, this);

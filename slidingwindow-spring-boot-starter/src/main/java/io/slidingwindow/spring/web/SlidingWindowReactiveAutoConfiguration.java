@@ -88,7 +88,8 @@ public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBean
           }
           return core.build();
         },
-        properties);
+        properties,
+        planResolverBeans(beans));
   }
 
   /** The filter: the reloadable rules, and {@link RateLimit} on handler methods. */

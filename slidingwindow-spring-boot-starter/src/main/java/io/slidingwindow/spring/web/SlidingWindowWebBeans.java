@@ -2,6 +2,7 @@ package io.slidingwindow.spring.web;
 
 import static io.slidingwindow.spring.web.PropertyChecks.bind;
 
+import io.slidingwindow.PlanResolver;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.PathFirewall;
@@ -62,6 +63,12 @@ abstract class SlidingWindowWebBeans {
     return bind(
         SlidingWindowHttpProperties.PREFIX + ".ipv6-prefix-length",
         () -> addresses.withIpv6PrefixLength(properties.getIpv6PrefixLength()));
+  }
+
+  /** Looks up a {@code PlanResolver} bean by name, for {@code plan-resolver}; null if none. */
+  static Function<String, PlanResolver<?>> planResolverBeans(ListableBeanFactory beans) {
+    Function<String, PlanResolver> named = namedBeans(beans, PlanResolver.class);
+    return named::apply;
   }
 
   /**

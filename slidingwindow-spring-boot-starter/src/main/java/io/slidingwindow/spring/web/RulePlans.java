@@ -1,0 +1,117 @@
+package io.slidingwindow.spring.web;
+
+import io.slidingwindow.Limit;
+import io.slidingwindow.LimiterKeys;
+import io.slidingwindow.Plan;
+import io.slidingwindow.PlanResolver;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The plans of one rule, bound from {@link RulePlanProperties}: which plan each key is on, and the
+ * plans themselves, checked at once so that a bad value stops start-up naming its property.
+ *
+ * @param plans the plans by name, in the order written
+ * @param keys the plan of each key listed in {@code plan-keys}, by the key as the limiter counts it
+ * @param resolverBean the name of the application's resolver bean, or null
+ * @param resolver what the limiter asks, or null when the rule has no plans at all
+ */
+record RulePlans(
+    Map<String, Plan> plans,
+    Map<String, Plan> keys,
+    String resolverBean,
+    PlanResolver<String> resolver) {
+
+  /** No plans: every key gets the rule's limits. */
+  static final RulePlans NONE = new RulePlans(Map.of(), Map.of(), null, null);
+
+  /** What decides whether a reload may keep a rule's limiter: the plans, not the bean's state. */
+  record Signature(Map<String, Plan> plans, Map<String, Plan> keys, String resolverBean) {}
+
+  Signature signature() {
+    return new Signature(plans, keys, resolverBean);
+  }
+
+  /**
+   * The plans of the rule at {@code prefix}.
+   *
+   * @param resolverBeans looks up a {@code PlanResolver} bean by name; null if there is none
+   * @throws IllegalArgumentException naming the property ({@code prefix.plans.PLAN.limits[i]...},
+   *     {@code prefix.plan-keys.PLAN} or {@code prefix.plan-resolver}) and the bad value
+   */
+  @SuppressWarnings("unchecked")
+  static RulePlans of(
+      String prefix, RulePlanProperties rule, Function<String, PlanResolver<?>> resolverBeans) {
+    Map<String, Plan> plans = new LinkedHashMap<>();
+    Map<String, PlanProperties> written = rule.getPlans() == null ? Map.of() : rule.getPlans();
+    for (Map.Entry<String, PlanProperties> e : written.entrySet()) {
+      String path = prefix + ".plans." + e.getKey();
+      List<SlidingWindowHttpProperties.LimitSpec> specs =
+          e.getValue() == null || e.getValue().getLimits() == null
+              ? List.of()
+              : e.getValue().getLimits();
+      List<Limit> limits = new ArrayList<>();
+      for (int i = 0; i < specs.size(); i++) {
+        limits.add(RuleBinder.limit(path + ".limits[" + i + "]", specs.get(i)));
+      }
+      if (limits.isEmpty()) {
+        throw new IllegalArgumentException(path + ".limits: a plan needs at least one limit");
+      }
+      plans.put(e.getKey(), PropertyChecks.bind(path, () -> Plan.of(e.getKey(), limits)));
+    }
+    Map<String, Plan> keys = new HashMap<>();
+    Map<String, List<String>> planKeys = rule.getPlanKeys() == null ? Map.of() : rule.getPlanKeys();
+    for (Map.Entry<String, List<String>> e : planKeys.entrySet()) {
+      String path = prefix + ".plan-keys." + e.getKey();
+      Plan plan = plans.get(e.getKey());
+      if (plan == null) {
+        throw new IllegalArgumentException(
+            path
+                + ": no plan named '"
+                + e.getKey()
+                + "' in "
+                + prefix
+                + ".plans "
+                + plans.keySet());
+      }
+      for (String key : e.getValue() == null ? List.<String>of() : e.getValue()) {
+        if (key == null || key.isBlank()) {
+          throw new IllegalArgumentException(path + ": a key must not be blank, was '" + key + "'");
+        }
+        Plan before = keys.put(LimiterKeys.bounded(key), plan);
+        if (before != null && !before.equals(plan)) {
+          throw new IllegalArgumentException(
+              path + ": key '" + key + "' is on plan '" + before.name() + "' already");
+        }
+      }
+    }
+    String beanName = rule.getPlanResolver();
+    PlanResolver<String> bean = null;
+    if (beanName != null) {
+      bean = (PlanResolver<String>) resolverBeans.apply(beanName);
+      if (bean == null) {
+        throw new IllegalArgumentException(
+            prefix + ".plan-resolver: no PlanResolver bean named '" + beanName + "'");
+      }
+    }
+    if (plans.isEmpty() && bean == null) {
+      return NONE;
+    }
+    return new RulePlans(Map.copyOf(plans), Map.copyOf(keys), beanName, resolver(keys, bean));
+  }
+
+  private static PlanResolver<String> resolver(Map<String, Plan> keys, PlanResolver<String> bean) {
+    Map<String, Plan> listed = Map.copyOf(keys);
+    if (bean == null) {
+      return listed::get;
+    }
+    return key -> {
+      Plan plan = bean.planOf(key);
+      return plan != null ? plan : listed.get(key);
+    };
+  }
+}
