@@ -3,6 +3,7 @@ package io.slidingwindow;
 import io.slidingwindow.internal.Checks;
 import io.slidingwindow.internal.KeyLimits;
 import io.slidingwindow.internal.Permits;
+import io.slidingwindow.internal.Sleeper;
 import java.time.Duration;
 import java.util.List;
 

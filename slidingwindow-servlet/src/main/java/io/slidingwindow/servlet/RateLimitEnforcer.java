@@ -57,11 +57,11 @@ import java.util.function.ToLongFunction;
  * <p>{@code Retry-After} is never early for the refusing rule and the enforcing rules before it
  * (those of an enforcer that ran earlier on the same request included): it is the refusing rule's
  * exact wait, raised to a bound on when each earlier rule that this request left without a permit
- * has one again. That bound is the binding limit's {@link io.slidingwindow.Decision#resetAfter()} (when every permit
- * it counts has left), and for a rule with several limits also each other limit's window plus its
- * precision, since another limit may have run out with the same request. The answer can therefore
- * be late, never early. Rules after the refusing one were not consulted and may still refuse the
- * retry.
+ * has one again. That bound is the binding limit's {@link io.slidingwindow.Decision#resetAfter()}
+ * (when every permit it counts has left), and for a rule with several limits also each other
+ * limit's window plus its precision, since another limit may have run out with the same request.
+ * The answer can therefore be late, never early. Rules after the refusing one were not consulted
+ * and may still refuse the retry.
  *
  * <p>If a limiter throws (a backend outage), the error is reported to the listener and logged, and
  * the request goes on unlimited by that rule (fail-open); backends with their own failure policy

@@ -1,10 +1,10 @@
-package io.slidingwindow;
+package io.slidingwindow.internal;
 
 import java.util.concurrent.TimeUnit;
 
 /** How a blocking acquire waits; replaced in tests so that waiting advances a fake clock. */
 @FunctionalInterface
-interface Sleeper {
+public interface Sleeper {
 
   Sleeper SYSTEM = TimeUnit.NANOSECONDS::sleep;
 
