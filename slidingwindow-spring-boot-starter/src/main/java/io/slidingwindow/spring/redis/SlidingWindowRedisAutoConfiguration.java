@@ -3,6 +3,7 @@ package io.slidingwindow.spring.redis;
 import io.slidingwindow.FailurePolicy;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.PlanResolver;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.redis.RedisBackend;
@@ -208,6 +209,15 @@ public class SlidingWindowRedisAutoConfiguration {
       @Override
       public KeyedRateLimiter<String> create(
           String ruleName, List<Limit> limits, boolean countRefusedAttempts) {
+        return create(ruleName, limits, countRefusedAttempts, null);
+      }
+
+      @Override
+      public KeyedRateLimiter<String> create(
+          String ruleName,
+          List<Limit> limits,
+          boolean countRefusedAttempts,
+          PlanResolver<String> plans) {
         FailurePolicy policy = redis.getOnFailure();
         RedisRateLimiter.Builder builder =
             RedisRateLimiter.builder(backend)
@@ -221,9 +231,9 @@ public class SlidingWindowRedisAutoConfiguration {
                 .failurePolicy(policy);
         if (policy == FailurePolicy.LOCAL) {
           // The starter's in-memory limiter, with its key bound and clock.
-          builder.fallback(local.create(ruleName, limits, countRefusedAttempts));
+          builder.fallback(local.create(ruleName, limits, countRefusedAttempts, plans));
         }
-        return built.add(builder.build());
+        return built.add(builder.build(plans));
       }
 
       @Override

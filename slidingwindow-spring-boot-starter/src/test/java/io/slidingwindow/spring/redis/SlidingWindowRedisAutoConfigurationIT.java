@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.Plan;
+import io.slidingwindow.PlanResolver;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
@@ -11,6 +13,7 @@ import io.slidingwindow.spring.web.SlidingWindowAutoConfiguration;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -180,5 +183,51 @@ class SlidingWindowRedisAutoConfigurationIT {
                     .getFailure()
                     .rootCause()
                     .hasMessageContaining("slidingwindow.redis.refusal-cache"));
+  }
+
+  /**
+   * A rule with plans on Redis: two instances share each key's plan window, a key on no plan gets
+   * the rule's limits, and the quota operations read and reset what Redis holds.
+   */
+  @Test
+  void plansOnRedis_sharedAcrossInstances_andPeekedAndReset() {
+    PlanResolver<String> plans =
+        PlanResolver.of(Map.of("pro-key", Plan.of("pro", Limit.of(5, Duration.ofMinutes(1)))));
+    runner
+        .withPropertyValues("slidingwindow.redis.uri=" + redis.uri())
+        .run(
+            first ->
+                runner
+                    .withPropertyValues("slidingwindow.redis.uri=" + redis.uri())
+                    .run(
+                        second -> {
+                          String rule = "plans-" + RULES.incrementAndGet();
+                          KeyedRateLimiter<String> a =
+                              first
+                                  .getBean(RateLimiterFactory.class)
+                                  .create(rule, THREE_PER_MINUTE, false, plans);
+                          KeyedRateLimiter<String> b =
+                              second
+                                  .getBean(RateLimiterFactory.class)
+                                  .create(rule, THREE_PER_MINUTE, false, plans);
+                          assertThat(a).isInstanceOf(RedisRateLimiter.class);
+                          int pro = 0;
+                          int none = 0;
+                          for (int i = 0; i < 4; i++) {
+                            pro +=
+                                (a.tryAcquire("pro-key") ? 1 : 0)
+                                    + (b.tryAcquire("pro-key") ? 1 : 0);
+                            none +=
+                                (a.tryAcquire("no-plan") ? 1 : 0)
+                                    + (b.tryAcquire("no-plan") ? 1 : 0);
+                          }
+                          assertThat(pro).as("the pro plan, 5 per minute in all").isEqualTo(5);
+                          assertThat(none).as("the rule's 3 per minute in all").isEqualTo(3);
+                          assertThat(b.peek("pro-key").remaining()).isZero();
+                          assertThat(b.peek("pro-key").plan()).contains("pro");
+                          a.reset("pro-key");
+                          assertThat(b.peek("pro-key").remaining()).isEqualTo(5);
+                          assertThat(b.tryAcquire("pro-key")).isTrue();
+                        }));
   }
 }
