@@ -93,6 +93,17 @@ class DemoApplicationPlansTest {
   }
 
   @Test
+  void reports_headersTellEachCallerItsOwnPlan() throws Exception {
+    HttpResponse<String> pro = send(port, "GET", "/api/reports/1", "X-Api-Key", "demo-key-2");
+    assertThat(pro.headers().firstValue("RateLimit-Policy")).contains("\"reports\";q=20;w=10");
+    assertThat(pro.headers().firstValue("RateLimit").orElse("")).startsWith("\"reports\";r=19");
+    HttpResponse<String> free = send(port, "GET", "/api/reports/1", "X-Api-Key", "demo-key-1");
+    assertThat(free.headers().firstValue("RateLimit-Policy")).contains("\"reports\";q=5;w=10");
+    HttpResponse<String> none = send(port, "GET", "/api/reports");
+    assertThat(none.headers().firstValue("RateLimit-Policy")).contains("\"reports\";q=2;w=10");
+  }
+
+  @Test
   void actuator_showsAndResetsOneKey_onTheManagementPort() throws Exception {
     assertThat(granted("demo-key-1", 8)).isEqualTo(5);
     assertThat(granted("demo-key-2", 25)).isEqualTo(20);

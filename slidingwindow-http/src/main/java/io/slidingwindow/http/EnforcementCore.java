@@ -245,7 +245,7 @@ public final class EnforcementCore<Q> {
       listener.keyOverflow(rule);
     }
     if (rateLimitHeaders) {
-      report.add(rule.limits(), entry.policies(), decision);
+      report.add(rule.limits(), entry.policies(), decision, rule.name());
     }
     if (decision.allowed()) {
       listener.allowed(rule, decision, key);

@@ -52,6 +52,25 @@ public final class QuotaHeaders {
    * @param decision the rule's decision, whose limit is one of {@code limits}
    */
   public void add(List<Limit> limits, List<String> policyNames, Decision decision) {
+    add(limits, policyNames, decision, policyNames.get(0));
+  }
+
+  /**
+   * Adds the header items of one rule's decision. A key on a plan is decided by its plan's limits,
+   * not the rule's: when the decision's limit is none of {@code limits}, the policy told is that
+   * limit, named {@code ruleName}, so that a client is never told another plan's quota.
+   *
+   * @param limits the rule's limits
+   * @param policyNames the policy name of each limit, as {@link #policyNames} gives them
+   * @param decision the rule's decision
+   * @param ruleName the rule's name
+   */
+  public void add(
+      List<Limit> limits, List<String> policyNames, Decision decision, String ruleName) {
+    if (!limits.contains(decision.limit())) {
+      limits = List.of(decision.limit());
+      policyNames = List.of(ruleName);
+    }
     for (int i = 0; i < limits.size(); i++) {
       policies.add(
           '"'

@@ -37,6 +37,22 @@ class QuotaHeadersTest {
   }
 
   @Test
+  void headers_keyOnAPlan_tellThePlansBindingLimitNotTheRules() {
+    Limit pro = Limit.of(100, Duration.ofSeconds(10));
+    QuotaHeaders headers = new QuotaHeaders();
+    headers.add(
+        BOTH,
+        QuotaHeaders.policyNames("product", BOTH),
+        Decision.granted(97, Duration.ofSeconds(4), pro),
+        "product");
+
+    assertThat(headers.headers())
+        .containsExactly(
+            Map.entry(QuotaHeaders.RATE_LIMIT_POLICY, "\"product\";q=100;w=10"),
+            Map.entry(QuotaHeaders.RATE_LIMIT, "\"product\";r=97;t=4"));
+  }
+
+  @Test
   void headers_onRefusal_leaveOutTExceedingRetryAfter() {
     Limit one = Limit.of(1, Duration.ofSeconds(60));
     QuotaHeaders headers = new QuotaHeaders();
