@@ -1,6 +1,5 @@
 package io.slidingwindow.server.decide;
 
-import io.slidingwindow.server.config.TimeUnitName;
 import java.util.List;
 
 /**
@@ -53,20 +52,5 @@ public record DescriptorKey(String domain, List<Entry> entries) implements Decis
   @Override
   public long hits(int d) {
     return -1;
-  }
-
-  @Override
-  public boolean hasOverride(int d) {
-    return false;
-  }
-
-  @Override
-  public long overrideRequests(int d) {
-    return 0;
-  }
-
-  @Override
-  public TimeUnitName overrideUnit(int d) {
-    return TimeUnitName.UNKNOWN;
   }
 }
