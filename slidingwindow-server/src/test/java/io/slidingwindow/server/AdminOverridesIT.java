@@ -156,9 +156,10 @@ class AdminOverridesIT {
     assertThat(granted("q", 25)).isEqualTo(20);
   }
 
-  @Test
-  void reload_keepsOverrides_evenWhenTheRuleChanges() throws Exception {
-    start("memory", builder());
+  @ParameterizedTest
+  @ValueSource(strings = {"memory", "redis"})
+  void reload_keepsOverrides_evenWhenTheRuleChanges(String store) throws Exception {
+    start(store, builder());
     admin("PUT", "/v1/overrides", override("r", "20/10s"));
     assertThat(granted("r", 4)).isEqualTo(4);
 
