@@ -190,6 +190,26 @@ class AdminOverridesIT {
   }
 
   @Test
+  void redisDown_theLocalFallbackHasTheOverride_andQuotaCallsAnswer503() throws Exception {
+    RedisServerProcess redis = RedisServerProcess.start();
+    opened.add(redis);
+    start("memory", builder().redis(redis.uri()).redisCommandTimeout(Duration.ofMillis(300)));
+    admin("PUT", "/v1/overrides", override("f", "20/10s"));
+    assertThat(granted("f", 2)).isEqualTo(2);
+
+    redis.kill();
+
+    // The domain's failure policy is local: an in-memory limiter with the same overrides.
+    assertThat(granted("f", 25)).isEqualTo(20);
+    assertThat(granted("g", 8)).isEqualTo(5);
+    HttpResponse<String> peek = admin("POST", "/v1/quota", descriptor("f"));
+    assertThat(peek.statusCode()).as(peek.body()).isEqualTo(503);
+    assertThat(json.readTree(peek.body()).get("error").asText())
+        .startsWith("the store did not answer");
+    assertThat(admin("DELETE", "/v1/quota", descriptor("f")).statusCode()).isEqualTo(503);
+  }
+
+  @Test
   void withAToken_everyOverridePathWantsIt() throws Exception {
     token = "adm1n-token";
     start("memory", builder().adminToken(token.toCharArray()));

@@ -2,6 +2,7 @@ package io.slidingwindow.server.decide;
 
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.Plan;
 import io.slidingwindow.PlanResolver;
 import io.slidingwindow.Quota;
@@ -210,7 +211,12 @@ public final class AdminOverrides {
             if (next.get(rule.index()) == null) {
               next.set(rule.index(), new HashMap<>());
             }
-            next.get(rule.index()).put(id(current, rule, descriptor), plan(rule, limits));
+            String id = id(current, rule, descriptor);
+            Plan plan = plan(rule, limits);
+            next.get(rule.index()).put(id, plan);
+            // The Redis limiter's local fallback asks with the id's stored key: a long id's, hashed
+            // again.
+            next.get(rule.index()).putIfAbsent(LimiterKeys.bounded(id), plan);
           }
         });
     for (Rule rule : rules) {
