@@ -233,8 +233,11 @@ class AdminOverridesIT {
 
     assertThat(rawStatus("PUT", "/v1/overrides", "rebound.example:" + server.adminPort(), body))
         .isEqualTo(403);
+    assertThat(rawStatus("GET", "/v1/overrides", "rebound.example", "")).isEqualTo(403);
     assertThat(rawStatus("PUT", "/v1/overrides", "localhost:" + server.adminPort(), body))
         .isEqualTo(200);
+    assertThat(rawStatus("GET", "/v1/overrides", "127.0.0.1", "")).isEqualTo(200);
+    assertThat(rawStatus("GET", "/v1/stats", "rebound.example", "")).isEqualTo(200);
   }
 
   @Test

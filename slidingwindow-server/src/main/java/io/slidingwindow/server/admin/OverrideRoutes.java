@@ -48,12 +48,12 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>A bad body is answered 400 naming the field at fault; a new override beyond the most kept 409.
  * The port's bearer token guards these paths as every other; without one the port listens on
- * loopback only, and these paths also want a {@code Host} that names the loopback address, so that
- * a web page whose name resolves to 127.0.0.1 cannot reach them from the operator's browser. Each
- * call writes one INFO line ({@value #AUDIT_LOGGER}): the operation, the domain, the entries' keys
- * with a digest of each value ({@code sha256:} and the first 16 characters of the Base64url SHA-256
- * of the value), never the values themselves, which may be API keys, the limits, the rule, the
- * client's address and whether it carried a token.
+ * loopback only, and these paths (the listing too, which shows the values) also want a {@code Host}
+ * that names the loopback address, so that a web page whose name resolves to 127.0.0.1 cannot reach
+ * them from the operator's browser. Each call writes one INFO line ({@value #AUDIT_LOGGER}): the
+ * operation, the domain, the entries' keys with a digest of each value ({@code sha256:} and the
+ * first 16 characters of the Base64url SHA-256 of the value), never the values themselves, which
+ * may be API keys, the limits, the rule, the client's address and whether it carried a token.
  */
 final class OverrideRoutes {
 
@@ -77,7 +77,7 @@ final class OverrideRoutes {
   static void addTo(Router router, AdminOverrides overrides, boolean token) {
     OverrideRoutes routes = new OverrideRoutes(overrides, token);
     router
-        .add("GET", "/v1/overrides", routes::list)
+        .add("GET", "/v1/overrides", e -> routes.fromLoopbackName(e, routes::list))
         .add("PUT", "/v1/overrides", e -> routes.guarded(e, routes::set))
         .add("DELETE", "/v1/overrides", e -> routes.guarded(e, routes::remove))
         .add("POST", "/v1/quota", e -> routes.guarded(e, routes::peek))
@@ -154,15 +154,24 @@ final class OverrideRoutes {
         });
   }
 
-  /** Reads the body and runs {@code route}, answering 400 for a body at fault. */
-  private void guarded(Exchange exchange, Body route) {
+  /** Runs {@code route} if the port has a token or the request's Host names loopback, else 403. */
+  private void fromLoopbackName(Exchange exchange, Router.Route route) {
     if (!token && !loopbackHost(exchange.header("Host"))) {
       exchange.fail(
           403,
-          "without a token the admin port takes changes only for Host 127.0.0.1, localhost or"
-              + " [::1]");
+          "without a token the admin port answers overrides and quotas only for Host 127.0.0.1,"
+              + " localhost or [::1]");
       return;
     }
+    route.handle(exchange);
+  }
+
+  /** Reads the body and runs {@code route}, answering 400 for a body at fault. */
+  private void guarded(Exchange exchange, Body route) {
+    fromLoopbackName(exchange, e -> parsed(e, route));
+  }
+
+  private void parsed(Exchange exchange, Body route) {
     JsonNode body;
     try {
       Json.checkUtf8(exchange.body());
