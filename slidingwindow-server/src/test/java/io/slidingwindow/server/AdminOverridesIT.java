@@ -131,6 +131,9 @@ class AdminOverridesIT {
     assertThat(admin("DELETE", "/v1/overrides", descriptor("k")).statusCode()).isEqualTo(404);
     assertThat(json.readTree(admin("GET", "/v1/overrides", null).body()).get("overrides"))
         .hasSize(1);
+    HttpResponse<String> patch = admin("PATCH", "/v1/overrides", descriptor("k"));
+    assertThat(patch.statusCode()).isEqualTo(405);
+    assertThat(patch.headers().firstValue("Allow")).hasValue("GET, PUT, DELETE");
   }
 
   @ParameterizedTest
