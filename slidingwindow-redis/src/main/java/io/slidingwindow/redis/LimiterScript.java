@@ -5,6 +5,8 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.Quota;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -146,8 +148,8 @@ final class LimiterScript {
 
   /**
    * The key suffix of {@code limit}: {@code N:W:p} (µs), or {@code wW:p} with plans; for a calendar
-   * quota {@code N:period@zone}, or {@code period@zone} with plans (as in {@code
-   * month@Europe/Paris}; an {@code @} never appears in a sliding window's suffix).
+   * quota {@code N:period@zone}, or {@code period@zone} with plans ({@code UTC} for the UTC offset)
+   * (as in {@code month@Europe/Paris}; an {@code @} never appears in a sliding window's suffix).
    */
   private static String suffix(Limit limit, boolean byWindow) {
     String permits = byWindow ? "" : limit.permits() + ":";
@@ -155,9 +157,14 @@ final class LimiterScript {
       return permits
           + limit.calendarPeriod().orElseThrow().name().toLowerCase(Locale.ROOT)
           + "@"
-          + limit.calendarZone().orElseThrow().getId();
+          + zoneText(limit.calendarZone().orElseThrow());
     }
     return (byWindow ? "w" : permits) + windowMicros(limit) + ":" + precisionMicros(limit);
+  }
+
+  /** A zone's id, with {@code UTC} for {@link ZoneOffset#UTC}, as limit text writes it. */
+  private static String zoneText(ZoneId zone) {
+    return zone.equals(ZoneOffset.UTC) ? "UTC" : zone.getId();
   }
 
   /** A copy of the template of {@code length} elements, with the calendar quotas' periods now. */
