@@ -49,8 +49,8 @@
 -- counting from an earlier time only keeps more runs, so a clock that steps back (a failover to a
 -- replica whose clock is behind) never lets more through.
 --
--- Calendar quotas. A limit whose W argument starts with '@' is a calendar quota: at most N permits in
--- each period of a time zone's calendar (a day, week, month or year), counted exactly. Lua has no
+-- Calendar quotas. A limit whose W argument starts with '@' is a calendar quota: at most N permits
+-- in each period of a time zone's calendar (a day, week, month or year), counted exactly. Lua has no
 -- time-zone rules, so the caller computes the periods: around its own clock's estimate of now it
 -- finds the period c that holds it and sends c and the starts s0, s1, s2, s3 of periods c - 1,
 -- c, c + 1 and c + 2 (in the script's time scale, the one of now; a period skipped by the zone has
@@ -76,8 +76,9 @@
 -- 1970 are about 1.7e15; totals restart whenever a key expires).
 --
 -- L limits, R requests. Request r (r = 1 .. R) holds keys KEYS[(r-1)L + 1 .. rL], one per limit (a
--- LIST, or a STRING for a calendar quota), in the order of the limits; the keys of one request share one hash tag (a Cluster caller sends
--- one request per call, or requests whose keys share a slot).
+-- LIST, or a STRING for a calendar quota), in the order of the limits; the keys of one request
+-- share one hash tag (a Cluster caller sends one request per call, or requests whose keys share a
+-- slot).
 --
 -- ARGV[1]   1 to count refused attempts too, else 0
 --           ('0w' or '1w' for a limiter with plans: each limit takes its own T, see Expiry)
@@ -235,8 +236,10 @@ local function cal_load(key, o, i, now)
   local index, first, last = period_at(i, now)
   if not index then
     local c = CAL[i]
-    return false, 'slidingwindow: the time ' .. now .. ' microseconds is outside the calendar periods sent for '
-      .. key .. ', [' .. c[2] .. ', ' .. c[5] .. '): the clocks differ by more than a period'
+    return false, 'slidingwindow: the time ' .. string.format('%.0f', now)
+      .. ' microseconds is outside the calendar periods sent for ' .. key .. ', ['
+      .. string.format('%.0f', c[2]) .. ', ' .. string.format('%.0f', c[5])
+      .. '): the clocks differ by more than a period'
   end
   local h = redis.pcall('GET', key)
   local count, held = 0, false
@@ -318,7 +321,10 @@ end
 -- A refund takes only what a window holds, so no count goes below zero and no limit is exceeded
 -- by it; a run it empties is removed, so the header always holds the newest non-empty run, first
 -- the oldest stored one, and the stored runs stay within the bounds above. A refund only moves the
--- newest run back to an earlier bucket, so the key's expiry still covers it (see Expiry).
+-- newest run back to an earlier bucket, so the key's expiry still covers it (see Expiry). A
+-- calendar quota gives back from its key's count, only while the key holds the period of now or a
+-- later one, and for 'refund:K:AT' only if that period holds AT (never from a later period); a
+-- count brought to 0 deletes the key, any other is written with its expiry at the period's end.
 
 -- Limit o's newest run was emptied (total = prev): the newest closed run (the list's last pair)
 -- becomes the header's run, or the limit holds nothing. closed is how many closed runs the list

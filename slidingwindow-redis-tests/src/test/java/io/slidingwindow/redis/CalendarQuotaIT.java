@@ -8,7 +8,6 @@ import io.slidingwindow.Plan;
 import io.slidingwindow.PlanResolver;
 import io.slidingwindow.Quota;
 import io.slidingwindow.Reservation;
-import io.slidingwindow.testkit.FailingLimiter;
 import io.slidingwindow.testkit.FakeTicker;
 import java.time.Clock;
 import java.time.Duration;
@@ -44,21 +43,13 @@ class CalendarQuotaIT {
   }
 
   private static RedisRateLimiter.Builder builder(Client client, FakeTicker ticker, Instant at) {
-    return RedisRateLimiter.builder(SharedRedis.backend(client))
+    return QuotaOperationsIT.builder(client)
         .clientTime(ticker)
-        .calendarClock(Clock.fixed(at, ZoneOffset.UTC))
-        .commandTimeout(Client.GENEROUS)
-        .fallback(new FailingLimiter());
+        .calendarClock(Clock.fixed(at, ZoneOffset.UTC));
   }
 
   private static int grants(RedisRateLimiter limiter, String id, int attempts) {
-    int granted = 0;
-    for (int i = 0; i < attempts; i++) {
-      if (limiter.tryAcquire(id, 1)) {
-        granted++;
-      }
-    }
-    return granted;
+    return QuotaOperationsIT.grants(limiter, id, attempts);
   }
 
   @ParameterizedTest

@@ -46,6 +46,7 @@ class CalendarServerTimeIT {
     return ZoneOffset.ofTotalSeconds((int) offset);
   }
 
+  /** A limiter builder on {@code backend}, which must answer every call. */
   private static RedisRateLimiter.Builder builder(RedisBackend backend) {
     return RedisRateLimiter.builder(backend)
         .commandTimeout(Client.GENEROUS)

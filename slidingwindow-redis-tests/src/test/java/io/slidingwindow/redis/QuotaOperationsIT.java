@@ -34,13 +34,15 @@ class QuotaOperationsIT {
     return "quota-it-" + IDS.incrementAndGet();
   }
 
-  private static RedisRateLimiter.Builder builder(Client client) {
+  /** A limiter builder on the shared server whose Redis must answer every call. */
+  static RedisRateLimiter.Builder builder(Client client) {
     return RedisRateLimiter.builder(SharedRedis.backend(client))
         .commandTimeout(Client.GENEROUS)
         .fallback(new FailingLimiter());
   }
 
-  private static int grants(RedisRateLimiter limiter, String id, int attempts) {
+  /** How many of {@code attempts} single permits {@code id} is granted. */
+  static int grants(RedisRateLimiter limiter, String id, int attempts) {
     int granted = 0;
     for (int i = 0; i < attempts; i++) {
       if (limiter.tryAcquire(id, 1)) {

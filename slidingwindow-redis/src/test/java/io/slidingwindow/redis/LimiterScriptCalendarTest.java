@@ -43,8 +43,8 @@ class LimiterScriptCalendarTest {
         new LimiterScript(
             List.of(Limit.parse("3/10s"), Limit.parse("5/month@Europe/Paris")), false, time, false);
     String[] args = script.args("peek", "0");
-    assertThat(args[7]).isEqualTo("5");
-    assertThat(args[8]).as("calendar, a minute's least expiry").isEqualTo("@60000");
+    assertThat(args[6]).isEqualTo("5");
+    assertThat(args[7]).as("calendar, a minute's least expiry").isEqualTo("@60000");
     long a = micros(anchor);
     assertThat(periods(args, 1))
         .isEqualTo(
