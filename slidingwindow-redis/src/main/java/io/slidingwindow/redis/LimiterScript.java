@@ -3,6 +3,7 @@ package io.slidingwindow.redis;
 import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Quota;
+import io.slidingwindow.Ticker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -75,7 +76,7 @@ final class LimiterScript {
     this(
         limits,
         countRefused,
-        new ScriptTime(clientTime ? io.slidingwindow.Ticker.system() : null, Clock.systemUTC()),
+        new ScriptTime(clientTime ? Ticker.system() : null, Clock.systemUTC()),
         false);
   }
 

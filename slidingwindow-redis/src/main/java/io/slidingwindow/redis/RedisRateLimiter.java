@@ -34,18 +34,18 @@ import java.util.concurrent.CompletionStage;
  * Limit#exact}) is tracked at one microsecond. {@link Builder#clientTime(Ticker)} uses a local
  * ticker instead, measured from its first reading: meant for a single instance and for tests.
  *
- * <p>Keys and memory. Each limit of an id is one Redis LIST named {@code <prefix>:{<id tag>}:<N>:<W
- * µs>:<p µs>} ({@code :r} appended when refused attempts count): a 48-byte header that holds the
- * newest (bucket, running total) run, then one run per older non-empty bucket, stored as an offset
- * from a reference bucket and a running total: at most {@code min(N, ceil(W / p) + 1)} runs, about
- * 7 bytes each. The hash tag is an encoding of the id's stored key, {@link
- * LimiterKeys#bounded(String)} (the id itself up to 256 characters, its SHA-256 digest beyond), so
- * an id of any length and content is keyed, and all keys of a call share one Cluster slot. A key
- * expires the longest window plus its precision after its newest run began, by which time that run
- * has left the window (with client time, no sooner than a minute: that ticker need not run at
- * Redis's speed). Server work per request is amortised O(1) per limit; a refusal from {@link
- * #decide} also walks the runs that must leave before the request fits (at most {@code permits}
- * runs when only grants count).
+ * <p>Keys and memory. Each sliding-window limit of an id is one Redis LIST named {@code
+ * <prefix>:{<id tag>}:<N>:<W µs>:<p µs>} ({@code :r} appended when refused attempts count): a
+ * 48-byte header that holds the newest (bucket, running total) run, then one run per older
+ * non-empty bucket, stored as an offset from a reference bucket and a running total: at most {@code
+ * min(N, ceil(W / p) + 1)} runs, about 7 bytes each. The hash tag is an encoding of the id's stored
+ * key, {@link LimiterKeys#bounded(String)} (the id itself up to 256 characters, its SHA-256 digest
+ * beyond), so an id of any length and content is keyed, and all keys of a call share one Cluster
+ * slot. A key expires the longest window plus its precision after its newest run began, by which
+ * time that run has left the window (with client time, no sooner than a minute: that ticker need
+ * not run at Redis's speed). Server work per request is amortised O(1) per limit; a refusal from
+ * {@link #decide} also walks the runs that must leave before the request fits (at most {@code
+ * permits} runs when only grants count).
  *
  * <p>Calendar quotas ({@link Limit#calendar}) count exactly, one key per quota and id (32 bytes,
  * same hash tag), written with an expiry at its period's end. The client computes the periods
