@@ -1,0 +1,88 @@
+package io.slidingwindow.gateway;
+
+import io.slidingwindow.PlanResolver;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.cloud.gateway.config.GatewayProperties;
+import org.springframework.cloud.gateway.filter.FilterDefinition;
+import org.springframework.cloud.gateway.route.RouteDefinition;
+
+/**
+ * Checks the {@value SlidingWindowRateLimiter#CONFIGURATION_PROPERTY_NAME} arguments of the routes
+ * and default filters written in the gateway's properties once every bean exists, so that bad
+ * limits or plans stop start-up naming the route and the argument; the gateway itself builds a
+ * route's filters only when it loads its routes, and logs a failure there without stopping.
+ * Arguments written as SpEL expressions are left to that later check. Routes from other sources
+ * (the Java DSL, discovery, the actuator) are checked when the gateway defines them.
+ */
+final class GatewayRouteCheck implements SmartInitializingSingleton {
+
+  private final ObjectProvider<GatewayProperties> properties;
+  private final Function<String, PlanResolver<?>> resolverBeans;
+
+  GatewayRouteCheck(
+      ObjectProvider<GatewayProperties> properties,
+      Function<String, PlanResolver<?>> resolverBeans) {
+    this.properties = properties;
+    this.resolverBeans = resolverBeans;
+  }
+
+  /**
+   * Checks every route and default filter of the gateway's properties, if there are any.
+   *
+   * @throws IllegalArgumentException naming the route and the argument at fault
+   */
+  @Override
+  public void afterSingletonsInstantiated() {
+    GatewayProperties gateway = properties.getIfAvailable();
+    if (gateway == null) {
+      return;
+    }
+    for (FilterDefinition filter : gateway.getDefaultFilters()) {
+      check(SlidingWindowRateLimiter.DEFAULT_FILTERS, filter);
+    }
+    for (RouteDefinition route : gateway.getRoutes()) {
+      for (FilterDefinition filter : route.getFilters()) {
+        check(route.getId(), filter);
+      }
+    }
+  }
+
+  private void check(String routeId, FilterDefinition filter) {
+    String prefix = SlidingWindowRateLimiter.CONFIGURATION_PROPERTY_NAME + ".";
+    Map<String, String> args = new LinkedHashMap<>();
+    filter
+        .getArgs()
+        .forEach(
+            (name, value) -> {
+              if (name.startsWith(prefix)) {
+                args.put(name, value);
+              }
+            });
+    if (args.isEmpty() || args.values().stream().anyMatch(v -> v != null && v.contains("#{"))) {
+      return;
+    }
+    SlidingWindowRateLimiter.Config config = new SlidingWindowRateLimiter.Config();
+    try {
+      new Binder(List.of(new MapConfigurationPropertySource(args)))
+          .bind(SlidingWindowRateLimiter.CONFIGURATION_PROPERTY_NAME, Bindable.ofInstance(config));
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          "route "
+              + routeId
+              + ": "
+              + SlidingWindowRateLimiter.CONFIGURATION_PROPERTY_NAME
+              + ": "
+              + e,
+          e);
+    }
+    RouteTerms.of(routeId, config, resolverBeans);
+  }
+}
