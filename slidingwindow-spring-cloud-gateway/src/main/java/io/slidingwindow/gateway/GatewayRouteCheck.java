@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -23,6 +24,12 @@ import org.springframework.cloud.gateway.route.RouteDefinition;
  * (the Java DSL, discovery, the actuator) are checked when the gateway defines them.
  */
 final class GatewayRouteCheck implements SmartInitializingSingleton {
+
+  /** Where this limiter's arguments start. */
+  private static final String PREFIX = SlidingWindowRateLimiter.CONFIGURATION_PROPERTY_NAME + ".";
+
+  /** A list index written as a name element: {@code .0} followed by a dot or the end. */
+  private static final Pattern INDEX = Pattern.compile("\\.(\\d+)(?=\\.|$)");
 
   private final ObjectProvider<GatewayProperties> properties;
   private final Function<String, PlanResolver<?>> resolverBeans;
@@ -55,14 +62,26 @@ final class GatewayRouteCheck implements SmartInitializingSingleton {
     }
   }
 
+  /**
+   * {@code args} with each list index of this limiter's arguments in brackets: {@code
+   * plan-keys.free.0} becomes {@code plan-keys.free[0]}, which binds to the first key of plan
+   * {@code free} (not to a plan named {@code free.0}); other arguments as they are.
+   */
+  static <V> Map<String, V> indexed(Map<String, V> args) {
+    Map<String, V> indexed = new LinkedHashMap<>();
+    args.forEach(
+        (name, value) ->
+            indexed.put(
+                name.startsWith(PREFIX) ? INDEX.matcher(name).replaceAll("[$1]") : name, value));
+    return indexed;
+  }
+
   private void check(String routeId, FilterDefinition filter) {
-    String prefix = SlidingWindowRateLimiter.CONFIGURATION_PROPERTY_NAME + ".";
     Map<String, String> args = new LinkedHashMap<>();
-    filter
-        .getArgs()
+    indexed(filter.getArgs())
         .forEach(
             (name, value) -> {
-              if (name.startsWith(prefix)) {
+              if (name.startsWith(PREFIX)) {
                 args.put(name, value);
               }
             });

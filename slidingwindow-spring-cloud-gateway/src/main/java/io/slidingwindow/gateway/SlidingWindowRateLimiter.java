@@ -174,11 +174,15 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
 
   /**
    * Binds a route's arguments, then builds its limiter at once, so that a route with bad limits
-   * fails while the gateway builds its filters, not on its first request.
+   * fails while the gateway builds its filters, not on its first request. List elements written
+   * {@code plan-keys.free.0}, as the gateway's properties flatten a YAML list, are read as {@code
+   * plan-keys.free[0]}, so that they bind to the list of plan {@code free}.
    */
   @Override
   public void onApplicationEvent(FilterArgsEvent event) {
-    super.onApplicationEvent(event);
+    super.onApplicationEvent(
+        new FilterArgsEvent(
+            event.getSource(), event.getRouteId(), GatewayRouteCheck.indexed(event.getArgs())));
     Config config = getConfig().get(event.getRouteId());
     if (config != null) {
       routeLimiter(event.getRouteId(), config);

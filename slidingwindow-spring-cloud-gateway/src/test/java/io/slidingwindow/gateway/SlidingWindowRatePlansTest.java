@@ -188,6 +188,21 @@ class SlidingWindowRatePlansTest {
     assertThat(created).containsExactly("gateway.api", "gateway.api");
   }
 
+  /** The gateway's properties flatten a YAML list of keys to {@code plan-keys.free.0}. */
+  @Test
+  void onApplicationEvent_keysWrittenAsNameElements_bindToTheirPlan() {
+    SlidingWindowRateLimiter limiter = limiter(FailurePolicy.ALLOW, inMemory);
+    Map<String, Object> args = new HashMap<>(args());
+    args.remove("sliding-window-rate-limiter.plan-keys.free[0]");
+    args.put("sliding-window-rate-limiter.plan-keys.free.0", "k0");
+    args.put("sliding-window-rate-limiter.plan-keys.free.1", FREE_KEY);
+
+    limiter.onApplicationEvent(new FilterArgsEvent(this, "api", args));
+
+    assertThat(granted(limiter, "api", FREE_KEY, 8)).isEqualTo(5);
+    assertThat(granted(limiter, "api", "k0", 8)).isEqualTo(5);
+  }
+
   @Test
   void onApplicationEvent_badPlans_failNamingTheArgument() {
     assertBad(
