@@ -37,8 +37,8 @@ import reactor.core.scheduler.Schedulers;
  * on-failure}), or the application's own. Otherwise the limits stay in memory, with at most {@code
  * slidingwindow.gateway.max-keys-per-route} keys per route. The choice is logged at start-up.
  *
- * <p>The limits and plans of the routes and default filters written in the gateway's properties
- * are checked once every bean exists: a bad one stops start-up naming the route and the argument.
+ * <p>The limits and plans of the routes and default filters written in the gateway's properties are
+ * checked once every bean exists: a bad one stops start-up naming the route and the argument.
  *
  * <p>Runs after the starter's Redis configuration and before the gateway's, whose {@code
  * RequestRateLimiter} filter exists only when a {@code RateLimiter} bean does. Backs off for an
