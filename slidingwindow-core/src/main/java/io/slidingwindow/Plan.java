@@ -19,9 +19,9 @@ import java.util.List;
  *       an old one (or the same calendar period and zone, {@link Limit#sameWindow}) keeps that
  *       limit's recorded permits, whatever its {@code permits}: raising or lowering a plan's
  *       permits, or moving a key from {@code free} to {@code pro} on the same windows, forgets
- *       nothing and adds nothing. (When the old window holds more than the new limit allows, only
- *       the newest of them that fill the new limit are kept: the window is full either way until
- *       the older ones would have left, so no decision changes.)
+ *       nothing and adds nothing. When the old window holds more than the new limit allows, all are
+ *       kept: the window grants nothing until enough have left, and a later rise of the limit still
+ *       counts them, so lowering a limit and raising it again never grants a permit twice.
  *   <li><b>A new window is seeded conservatively</b>, in process: a limit with no such match starts
  *       with the permits of the old limits' longest sliding window that it counts now, each as if
  *       recorded at the latest instant of its bucket (no later than the change), so that none
@@ -39,8 +39,9 @@ import java.util.List;
  * the usual guarantee (at most {@code N} in any interval of length {@code W}); across a change, a
  * kept or seeded window counts every permit granted before the change inside its window (up to the
  * old longest window), so no grant after the change takes a window past its new {@code N}. Permits
- * granted before the change under a larger {@code N} stay granted: an interval that spans a change
- * holds at most the larger of the two {@code N}s.
+ * granted before the change under a larger {@code N} stay granted: an interval of length {@code W}
+ * that spans changes holds at most the largest {@code N} the key's limit of window {@code W} had
+ * during it.
  */
 public final class Plan {
 

@@ -98,7 +98,11 @@ public final class CalendarCount extends OneWindow {
       period = p.index();
       end = p.end();
     }
-    count = config.saturate ? Math.min(config.permits, count + permits) : count + permits;
+    // Saturating never lowers a count that a change of limits left above the permits.
+    count =
+        config.saturate
+            ? Math.max(count, Math.min(config.permits, count + permits))
+            : count + permits;
   }
 
   @Override
@@ -168,8 +172,8 @@ public final class CalendarCount extends OneWindow {
 
   /**
    * Counts what {@code source} holds in the current period: a calendar count of the same period and
-   * zone in full, a sliding window's runs whose latest instant falls in the period. Never more than
-   * this quota's permits.
+   * zone in full, a sliding window's runs whose latest instant falls in the period; all of it, even
+   * more than this quota's permits (see {@link PlanChange#absorbSliding} for why).
    */
   @Override
   public void absorb(Window source, long now) {
@@ -187,7 +191,10 @@ public final class CalendarCount extends OneWindow {
       }
     }
     if (held > 0) {
-      record(now, Math.min(held, config.permits));
+      CalendarPeriods.Period p = config.periods.at(now);
+      period = p.index();
+      end = p.end();
+      count = held;
     }
   }
 }

@@ -57,9 +57,15 @@ public abstract sealed class KeyLimits extends KeyTable.State
 
   /** The shared figures of each of {@code limits}, as {@link #factory} computes them. */
   static Window.Config[] configs(List<Limit> limits, boolean countRefused, long anchorEpochNanos) {
+    return configs(limits, countRefused, anchorEpochNanos, false);
+  }
+
+  /** As {@link #configs(List, boolean, long)}, {@code planned} as {@link Window.Config#of}. */
+  static Window.Config[] configs(
+      List<Limit> limits, boolean countRefused, long anchorEpochNanos, boolean planned) {
     Window.Config[] configs = new Window.Config[limits.size()];
     for (int i = 0; i < configs.length; i++) {
-      configs[i] = Window.Config.of(limits.get(i), countRefused, anchorEpochNanos);
+      configs[i] = Window.Config.of(limits.get(i), countRefused, anchorEpochNanos, planned);
     }
     return configs;
   }

@@ -48,6 +48,8 @@ public final class LimitRuns extends OneWindow {
     final long windowNanos;
     final long precisionNanos;
     final boolean saturate;
+    final boolean compress; // refused attempts saturate and drop covered runs (never planned)
+
     final int maxRuns;
 
     /** The bits of a packed run's count; 0 when a run takes two longs. */
@@ -64,11 +66,17 @@ public final class LimitRuns extends OneWindow {
      *     overflow the sum
      */
     public Config(Limit limit, boolean countRefused) {
-      this(limit, countRefused, true);
+      this(limit, countRefused, true, false);
     }
 
-    /** As {@link #Config(Limit, boolean)}; unless {@code mayPack}, a run always takes two longs. */
-    Config(Limit limit, boolean countRefused, boolean mayPack) {
+    /**
+     * As {@link #Config(Limit, boolean)}; unless {@code mayPack}, a run always takes two longs;
+     * {@code planned} for a key whose limits may change, whose window may hold more than {@code N}
+     * after a change (see {@link PlanChange#absorbSliding}): its runs are never packed, its ring
+     * may grow to {@code ceil(W / p) + 1} runs, and refused attempts are recorded without the two
+     * compressions of the class comment, which rest on holding at most {@code N}.
+     */
+    Config(Limit limit, boolean countRefused, boolean mayPack, boolean planned) {
       long permits = limit.permits();
       long windowNanos = limit.windowNanos();
       long precisionNanos = limit.precisionNanos();
@@ -99,10 +107,11 @@ public final class LimitRuns extends OneWindow {
       this.windowNanos = windowNanos;
       this.precisionNanos = precisionNanos;
       this.saturate = countRefused;
-      this.maxRuns = (int) bound;
+      this.compress = countRefused && !planned;
+      this.maxRuns = (int) (planned ? WindowMath.maxRuns(windowNanos, precisionNanos) : bound);
       int countBits = Long.SIZE - Long.numberOfLeadingZeros(permits);
       int bucketBits = Long.SIZE - Long.numberOfLeadingZeros(Long.MAX_VALUE / precisionNanos);
-      this.countBits = mayPack && countBits + bucketBits <= Long.SIZE ? countBits : 0;
+      this.countBits = mayPack && !planned && countBits + bucketBits <= Long.SIZE ? countBits : 0;
       this.countMask = (1L << this.countBits) - 1;
     }
 
@@ -233,16 +242,16 @@ public final class LimitRuns extends OneWindow {
     int tail = size == 0 ? -1 : tailIndex();
     if (tail >= 0 && now < WindowMath.bucketEnd(bucketAt(tail), c.precisionNanos)) {
       long count = countAt(tail);
-      long updated = c.saturate ? Math.min(c.permits, count + permits) : count + permits;
+      long updated = c.compress ? Math.min(c.permits, count + permits) : count + permits;
       store(tail, bucketAt(tail), updated);
       sum += updated - count;
-      if (c.saturate) {
+      if (c.compress) {
         dropCovered(0);
       }
     } else {
       long bucket = WindowMath.bucket(now, c.precisionNanos);
-      long count = c.saturate ? Math.min(c.permits, permits) : permits;
-      if (c.saturate) {
+      long count = c.compress ? Math.min(c.permits, permits) : permits;
+      if (c.compress) {
         dropCovered(count);
       }
       push(bucket, count);

@@ -48,8 +48,12 @@ final class PlanChange {
 
   /**
    * Records into {@code target}, empty, what {@code source} holds that it counts at {@code now}, as
-   * {@link Window#absorb} says: newest first, each run at its latest instant no later than {@code
-   * now}, at most the target's permits in all.
+   * {@link Window#absorb} says: each run at its latest instant no later than {@code now}, all of
+   * them, even more than the target's permits. A window that kept only what fits its new, lower
+   * limit would forget the older permits, and a later rise of the limit would grant them again
+   * within the same interval (lower then raise, repeatedly, and the limit is gone); kept, they make
+   * every interval hold at most the largest limit in force during it. Such a window grants nothing
+   * until enough have left, exactly as one that kept only the newest would.
    */
   static void absorbSliding(LimitRuns target, Window source, long now) {
     Limit limit = target.limit();
@@ -58,17 +62,14 @@ final class PlanChange {
     int n = source.runCount();
     long[] times = new long[n];
     long[] counts = new long[n];
-    long budget = limit.permits();
     int taken = 0;
-    for (int i = 0; i < n && budget > 0; i++) {
+    for (int i = 0; i < n; i++) {
       long t = source.runLatest(i, now);
       if (WindowMath.bucket(t, precision) < oldest) {
         break; // this run and every older one no longer count here
       }
-      long c = Math.min(source.runPermits(i), budget);
       times[taken] = t;
-      counts[taken++] = c;
-      budget -= c;
+      counts[taken++] = source.runPermits(i);
     }
     for (int i = taken - 1; i >= 0; i--) {
       target.record(times[i], counts[i]);

@@ -24,7 +24,7 @@ public final class PlanLimits {
   PlanLimits(Plan plan, List<Limit> defaults, boolean countRefused, long anchorEpochNanos) {
     this.name = plan == null ? null : plan.name();
     this.limits = plan == null ? defaults : plan.limits();
-    this.configs = KeyLimits.configs(limits, countRefused, anchorEpochNanos);
+    this.configs = KeyLimits.configs(limits, countRefused, anchorEpochNanos, true);
     this.largestGrantable = Permits.largestGrantable(limits);
     this.largestPermits = Permits.largestPermits(limits);
   }

@@ -42,9 +42,17 @@ public sealed interface Window permits OneWindow {
      * @throws IllegalArgumentException as {@link LimitRuns.Config#Config(Limit, boolean)}
      */
     static Config of(Limit limit, boolean countRefused, long anchorEpochNanos) {
+      return of(limit, countRefused, anchorEpochNanos, false);
+    }
+
+    /**
+     * As {@link #of(Limit, boolean, long)}; {@code planned} for the windows of a key whose limits
+     * may change, which may hold more than their permits (see {@link LimitRuns.Config}).
+     */
+    static Config of(Limit limit, boolean countRefused, long anchorEpochNanos, boolean planned) {
       return limit.isCalendar()
           ? new CalendarCount.Config(limit, countRefused, anchorEpochNanos)
-          : new LimitRuns.Config(limit, countRefused);
+          : new LimitRuns.Config(limit, countRefused, true, planned);
     }
   }
 

@@ -64,6 +64,14 @@ public final class WindowMath {
   }
 
   /**
+   * The most runs a window may store whatever its counts, {@code ceil(W / p) + 1}, at most {@link
+   * #MAX_RUNS}: the bound of a window that may hold more than its permits.
+   */
+  static long maxRuns(long windowNanos, long precisionNanos) {
+    return Math.min(MAX_RUNS, saturatedAdd(bucketsPerWindow(windowNanos, precisionNanos), 1));
+  }
+
+  /**
    * The oldest of the {@code size} buckets a rolling window counts while {@code currentBucket} is
    * the newest: {@code currentBucket - size + 1}. Unlike a limit's window, which counts every
    * bucket holding an instant of {@code (t - W, t]}, a rolling window counts exactly {@code size}

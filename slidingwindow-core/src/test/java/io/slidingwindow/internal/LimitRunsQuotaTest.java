@@ -24,7 +24,7 @@ class LimitRunsQuotaTest {
     long seed = new Random().nextLong();
     Random random = new Random(seed);
     for (boolean mayPack : new boolean[] {true, false}) {
-      LimitRuns runs = new LimitRuns(new LimitRuns.Config(LIMIT, false, mayPack), 0);
+      LimitRuns runs = new LimitRuns(new LimitRuns.Config(LIMIT, false, mayPack, false), 0);
       List<long[]> reference = new ArrayList<>(); // {bucket, count}, oldest first
       long now = 0;
       for (int step = 0; step < 5_000; step++) {
@@ -80,24 +80,33 @@ class LimitRunsQuotaTest {
     }
   }
 
-  /** Absorbing a fuller window keeps its newest permits, up to the new limit, at the same times. */
+  /**
+   * Absorbing a fuller window keeps all it counts, even past the new limit, at the same times: a
+   * later rise of the limit must find them.
+   */
   @Test
-  void absorb_moreThanTheNewLimit_keepsTheNewestAtTheirLatestInstants() {
+  void absorb_moreThanTheNewLimit_keepsEveryCountedPermitAtItsLatestInstant() {
     LimitRuns old = new LimitRuns(new LimitRuns.Config(LIMIT, false), 0);
     for (long t = 0; t < 100; t += 10) {
       old.record(t, 3); // ten buckets of three
     }
     old.expire(105);
     Limit smaller = Limit.of(7, Duration.ofNanos(1000)).withPrecision(Duration.ofNanos(10));
-    LimitRuns kept = new LimitRuns(new LimitRuns.Config(smaller, false), 0);
+    LimitRuns kept = new LimitRuns(new LimitRuns.Config(smaller, false, true, true), 0);
     kept.absorb(old, 105);
-    assertThat(kept.count()).isEqualTo(7);
-    assertThat(kept.runCount()).isEqualTo(3);
+    assertThat(kept.count()).isEqualTo(30);
+    assertThat(kept.runCount()).isEqualTo(10);
     assertThat(kept.runPermits(0)).isEqualTo(3);
-    assertThat(kept.runPermits(2)).as("the oldest kept run, cut to what fits").isEqualTo(1);
-    assertThat(kept.runLatest(2, 105)).isEqualTo(79);
+    assertThat(kept.runLatest(9, 105)).as("the oldest run, at its latest instant").isEqualTo(9);
+    assertThat(kept.allows(1)).isFalse();
+    assertThat(kept.remaining()).isZero();
+    kept.expire(1000 + 45);
+    assertThat(kept.count()).as("the runs of 40 to 90 count: 18, still past 7").isEqualTo(18);
+    assertThat(kept.retryAfterNanos(1045, 1))
+        .as("one more fits once 12 have left: the runs of 40 to 70")
+        .isEqualTo(WindowMath.leavesAt(7, 1000, 10) - 1045);
     Limit coarse = Limit.of(50, Duration.ofNanos(60)).withPrecision(Duration.ofNanos(30));
-    LimitRuns seeded = new LimitRuns(new LimitRuns.Config(coarse, false), 0);
+    LimitRuns seeded = new LimitRuns(new LimitRuns.Config(coarse, false, true, true), 0);
     seeded.absorb(old, 105);
     // At 105 a window of 60 at 30 ns counts buckets from floor(46 / 30) = 1, that is times from 30:
     // the runs at 30 to 90 (latest instants 39 to 99), seven runs of three.

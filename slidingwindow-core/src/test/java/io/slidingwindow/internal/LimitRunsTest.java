@@ -89,8 +89,8 @@ class LimitRunsTest {
     final LimitRuns wide;
 
     Layouts(boolean countRefused, long start) {
-      packed = new LimitRuns(new LimitRuns.Config(SMALL, countRefused, true), start);
-      wide = new LimitRuns(new LimitRuns.Config(SMALL, countRefused, false), start);
+      packed = new LimitRuns(new LimitRuns.Config(SMALL, countRefused, true, false), start);
+      wide = new LimitRuns(new LimitRuns.Config(SMALL, countRefused, false, false), start);
       assertThat(List.of(packed.runCount(), wide.runCount())).containsOnly(0);
     }
   }

@@ -212,6 +212,38 @@ public abstract class PlanConformance {
   }
 
   /**
+   * A key's limit lowered below what its window holds, then raised again, within one window: the
+   * window keeps every permit it holds through both changes, so the raise grants only what the
+   * raised limit leaves, and lowering and raising again and again never lets more through.
+   */
+  @Test
+  void planMove_lowerThenRaise_grantsNoPermitTwice() {
+    Plan five = Plan.of("five", Limit.of(5, Duration.ofSeconds(10)));
+    Plan one = Plan.of("one", Limit.of(1, Duration.ofSeconds(10)));
+    AtomicReference<Plan> plan = new AtomicReference<>(five);
+    FakeTicker ticker = new FakeTicker();
+    KeyedRateLimiter<String> limiter =
+        newLimiter(five.limits(), key -> plan.get(), ticker, Clock.systemUTC());
+    String key = freshKey();
+    int granted = grants(limiter, key, 3);
+    for (int round = 0; round < 4; round++) {
+      ticker.advance(Duration.ofMillis(100));
+      plan.set(one);
+      limiter.refreshPlans();
+      assertThat(grants(limiter, key, 2)).as("one per 10 s, round %d", round).isZero();
+      assertThat(limiter.peek(key).limits().get(0).used())
+          .as("every permit kept under the lower limit, round %d", round)
+          .isEqualTo(granted);
+      plan.set(five);
+      limiter.refreshPlans();
+      granted += grants(limiter, key, 5);
+      assertThat(granted).as("five per 10 s again, round %d", round).isEqualTo(5);
+    }
+    ticker.advance(Duration.ofSeconds(10));
+    assertThat(grants(limiter, key, 8)).as("once they all left").isEqualTo(5);
+  }
+
+  /**
    * A plan that adds a window: in process, the new window starts with the old longest window's
    * permits that it counts; on Redis it starts empty.
    */

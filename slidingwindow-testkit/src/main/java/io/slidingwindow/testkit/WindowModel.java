@@ -88,21 +88,11 @@ final class WindowModel {
 
   /**
    * The model of {@code next} taking its permits from this window at time {@code c}, by the rule of
-   * {@code Plan}: what this window counts at {@code c}, newest first, no more than {@code next}'s
-   * permits.
+   * {@code Plan}: all that this window counts at {@code c}, even more than {@code next}'s permits.
    */
   WindowModel carry(Limit next, long c) {
     WindowModel carried = new WindowModel(next, anchorEpochNanos);
-    List<long[]> kept = new ArrayList<>();
-    long budget = next.permits();
-    for (long[] g : countedAt(c)) {
-      if (budget == 0) {
-        break;
-      }
-      long take = Math.min(g[1], budget);
-      kept.add(new long[] {g[0], take});
-      budget -= take;
-    }
+    List<long[]> kept = countedAt(c);
     for (int i = kept.size() - 1; i >= 0; i--) {
       carried.record(kept.get(i)[0], kept.get(i)[1]);
     }
