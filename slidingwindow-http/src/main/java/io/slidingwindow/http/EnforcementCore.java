@@ -50,6 +50,11 @@ import java.util.function.ToLongFunction;
  * asynchronous decision fails so, the error is reported to the listener and logged (at WARNING once
  * per rule, then at DEBUG), and the request goes on unlimited by that rule (fail-open).
  *
+ * <p>A rule that counts only some statuses ({@link HttpRule#countStatuses()}) reserves instead of
+ * deciding ({@link KeyedRateLimiter#reserve(Object, Object, long)}, the same answer), and its
+ * reservation goes into the outcome's {@link Outcome#settlement()}, which the adapter settles with
+ * the answer's status; {@link Builder#build()} stops on a limiter that cannot give permits back.
+ *
  * <p>{@link #enforce} decides synchronously (through {@link KeyedRateLimiter#decide}); {@link
  * #enforceAsync} never blocks (through {@link KeyedRateLimiter#decideAsync}) and applies the rules
  * one after the other, each once the previous one has answered.
@@ -64,18 +69,16 @@ public final class EnforcementCore<Q> {
 
   private final List<RuleEntry<Q>> entries;
   private final ListenerCalls listener;
-  private final boolean rateLimitHeaders;
+  private final Answers answers;
   private final PathFirewall pathFirewall;
-  private final RefusalReplies.Refusal refusal;
   private final RequestClients<Q> clients;
   private final boolean guardsPaths;
 
   private EnforcementCore(List<RuleEntry<Q>> entries, Builder<Q> b) {
     this.entries = entries;
     this.listener = new ListenerCalls(b.listener);
-    this.rateLimitHeaders = b.rateLimitHeaders;
+    this.answers = new Answers(this.listener, b.rateLimitHeaders, b.refusal);
     this.pathFirewall = b.pathFirewall;
-    this.refusal = b.refusal;
     this.clients = new RequestClients<>(b.clientKey);
     this.guardsPaths =
         b.pathFirewall.enabled() && entries.stream().anyMatch(e -> !e.rule().paths().isEmpty());
@@ -93,14 +96,22 @@ public final class EnforcementCore<Q> {
    * @param refusal the answer to write instead of handling the request; null to let it through
    * @param headers the draft-10 headers to add to the response when let through; unmodifiable
    * @param refused the decision of the rule that refused, with its exact wait; null if let through
+   * @param settlement the permits to settle with the answer's status, whether let through or not
    */
-  public record Outcome(HttpReply refusal, Map<String, String> headers, Decision refused) {
+  public record Outcome(
+      HttpReply refusal, Map<String, String> headers, Decision refused, Settlement settlement) {
 
-    private static final Outcome PASS = new Outcome(null, Map.of(), null);
+    static final Outcome PASS = new Outcome(null, Map.of(), null);
 
-    /** Creates an outcome; {@code headers} is copied, in order. */
+    /** Creates an outcome; {@code headers} is copied, in order; a null settlement is none. */
     public Outcome {
       headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+      settlement = settlement == null ? Settlement.none() : settlement;
+    }
+
+    /** An outcome with nothing to settle. */
+    public Outcome(HttpReply refusal, Map<String, String> headers, Decision refused) {
+      this(refusal, headers, refused, Settlement.none());
     }
 
     /** Whether the request may go on. */
@@ -149,6 +160,7 @@ public final class EnforcementCore<Q> {
       Q request, String method, List<String> paths, Supplier<QuotaHeaders> report) {
     QuotaHeaders headers = null;
     Supplier<String> client = clients.of(request);
+    List<Settlement.Pending> pending = new ArrayList<>();
     for (RuleEntry<Q> entry : entries) {
       String key = entry.keyOf(request, method, paths, listener, client);
       if (key == null) {
@@ -157,7 +169,7 @@ public final class EnforcementCore<Q> {
       long permits = entry.permitsOf(request, listener);
       Decision decision;
       try {
-        decision = entry.decide(key, clients.groupOf(client), permits, listener);
+        decision = entry.decide(key, clients.groupOf(client), permits, listener, pending);
       } catch (RuntimeException e) {
         failed(entry, e);
         continue;
@@ -165,12 +177,12 @@ public final class EnforcementCore<Q> {
       if (headers == null) {
         headers = report.get();
       }
-      Outcome refused = apply(entry, key, decision, headers, method, paths);
+      Outcome refused = answers.apply(entry, key, decision, headers, method, paths, pending);
       if (refused != null) {
         return refused;
       }
     }
-    return headers == null ? Outcome.PASS : new Outcome(null, headers.headers(), null);
+    return answers.passed(headers, pending);
   }
 
   /**
@@ -181,7 +193,15 @@ public final class EnforcementCore<Q> {
    */
   public CompletionStage<Outcome> enforceAsync(
       Q request, String method, List<String> paths, Supplier<QuotaHeaders> report) {
-    return next(0, request, method, paths, report, new QuotaHeaders[1], clients.of(request));
+    return next(
+        0,
+        request,
+        method,
+        paths,
+        report,
+        new QuotaHeaders[1],
+        clients.of(request),
+        new ArrayList<>());
   }
 
   private CompletionStage<Outcome> next(
@@ -191,7 +211,8 @@ public final class EnforcementCore<Q> {
       List<String> paths,
       Supplier<QuotaHeaders> report,
       QuotaHeaders[] headers,
-      Supplier<String> client) {
+      Supplier<String> client,
+      List<Settlement.Pending> pending) {
     for (int i = from; i < entries.size(); i++) {
       RuleEntry<Q> entry = entries.get(i);
       String key = entry.keyOf(request, method, paths, listener, client);
@@ -201,7 +222,7 @@ public final class EnforcementCore<Q> {
       long permits = entry.permitsOf(request, listener);
       CompletionStage<Decision> decision;
       try {
-        decision = entry.decideAsync(key, clients.groupOf(client), permits, listener);
+        decision = entry.decideAsync(key, clients.groupOf(client), permits, listener, pending);
       } catch (RuntimeException e) {
         failed(entry, e);
         continue;
@@ -217,57 +238,15 @@ public final class EnforcementCore<Q> {
                 if (headers[0] == null) {
                   headers[0] = report.get();
                 }
-                return apply(entry, key, answer, headers[0], method, paths);
+                return answers.apply(entry, key, answer, headers[0], method, paths, pending);
               })
           .thenCompose(
               refused ->
                   refused != null
                       ? CompletableFuture.completedFuture(refused)
-                      : next(following, request, method, paths, report, headers, client));
+                      : next(following, request, method, paths, report, headers, client, pending));
     }
-    return CompletableFuture.completedFuture(
-        headers[0] == null ? Outcome.PASS : new Outcome(null, headers[0].headers(), null));
-  }
-
-  /**
-   * Records {@code decision} of {@code entry}: headers, listener, dry-run. Returns the refusal if
-   * the rule refuses and enforces, otherwise null.
-   */
-  private Outcome apply(
-      RuleEntry<Q> entry,
-      String key,
-      Decision decision,
-      QuotaHeaders report,
-      String method,
-      List<String> paths) {
-    HttpRule rule = entry.rule();
-    if (decision.isKeyOverflow()) {
-      listener.keyOverflow(rule);
-    }
-    if (rateLimitHeaders) {
-      report.add(rule.limits(), entry.policies(), decision, rule.name());
-    }
-    if (decision.allowed()) {
-      listener.allowed(rule, decision, key);
-      if (!rule.dryRun()) {
-        report.granted(rule.limits(), decision);
-      }
-      return null;
-    }
-    listener.refused(rule, decision, rule.dryRun(), key);
-    if (rule.dryRun()) {
-      LOG.log(
-          Level.DEBUG,
-          "rate limit rule ''{0}'' (dry-run) would refuse {1} {2}; retry after {3} s",
-          rule.name(),
-          method,
-          paths.get(0),
-          QuotaHeaders.retryAfterSecondsOf(decision.retryAfter()));
-      return null;
-    }
-    long retryAfterSeconds = report.retryAfterSeconds(decision.retryAfter());
-    return new Outcome(
-        refusal.reply(retryAfterSeconds, report.headers(retryAfterSeconds)), Map.of(), decision);
+    return CompletableFuture.completedFuture(answers.passed(headers[0], pending));
   }
 
   private void failed(RuleEntry<Q> entry, RuntimeException error) {
@@ -414,7 +393,8 @@ public final class EnforcementCore<Q> {
      * Creates one limiter per rule through the factory, tells the listener of each rule, and builds
      * the core.
      *
-     * @throws IllegalArgumentException if two rules share a name, or the factory rejects a rule
+     * @throws IllegalArgumentException if two rules share a name, the factory rejects a rule, or a
+     *     rule counts only some statuses and its limiter cannot give permits back
      */
     public EnforcementCore<Q> build() {
       Set<String> names = new HashSet<>();
@@ -431,6 +411,7 @@ public final class EnforcementCore<Q> {
           throw new IllegalArgumentException(
               "limiterFactory returned null for rule '" + rule.name() + "'");
         }
+        Settlement.checkRefunds(rule, limiter);
         entries.add(
             new RuleEntry<>(
                 rule,

@@ -21,6 +21,12 @@ import java.util.Set;
  * {@code countRefusedAttempts} a refused request is counted too, so a client that keeps calling
  * while refused stays refused. In dry-run the rule counts and reports, but never refuses.
  *
+ * <p>With {@link #countStatuses()} a request counts only if its answer's status is one of them
+ * (failed logins: {@code 400-599}): each request reserves its permits before it runs, refused when
+ * they do not fit exactly as any other, and the server adapter gives them back once the answer's
+ * status turns out to be another (see {@link Settlement}). A request in flight counts, so that
+ * concurrent requests never pass more than the limits together.
+ *
  * <p>Instances are immutable and thread-safe.
  */
 public final class HttpRule {
@@ -33,6 +39,7 @@ public final class HttpRule {
   private final boolean dryRun;
   private final long cost;
   private final String declaredOn;
+  private final StatusRanges countStatuses;
 
   private HttpRule(Builder b) {
     this.name = b.name;
@@ -43,6 +50,7 @@ public final class HttpRule {
     this.dryRun = b.dryRun;
     this.cost = b.cost;
     this.declaredOn = b.declaredOn;
+    this.countStatuses = b.countStatuses;
   }
 
   /**
@@ -134,6 +142,14 @@ public final class HttpRule {
   }
 
   /**
+   * The statuses of the answers this rule counts, or null if it counts every request it lets
+   * through (the default).
+   */
+  public StatusRanges countStatuses() {
+    return countStatuses;
+  }
+
+  /**
    * The first limit that can never grant {@code permits} at once (its permits are fewer), if any.
    */
   Optional<Limit> limitBelow(long permits) {
@@ -158,6 +174,7 @@ public final class HttpRule {
         + (countRefusedAttempts ? " counting refused" : "")
         + (dryRun ? " dry-run" : "")
         + (cost != 1 ? " cost " + cost : "")
+        + (countStatuses != null ? " counting statuses " + countStatuses : "")
         + "]";
   }
 
@@ -171,6 +188,7 @@ public final class HttpRule {
     private boolean dryRun;
     private long cost = 1;
     private String declaredOn;
+    private StatusRanges countStatuses;
 
     private Builder(String name) {
       this.name = name;
@@ -258,13 +276,33 @@ public final class HttpRule {
     }
 
     /**
+     * Counts a request only if its answer's status is one of {@code statuses}: reserved before it
+     * runs, given back after (see {@link HttpRule#countStatuses()}); null, the default, counts
+     * every request let through.
+     */
+    public Builder countStatuses(StatusRanges statuses) {
+      this.countStatuses = statuses;
+      return this;
+    }
+
+    /**
      * Builds the rule.
      *
-     * @throws IllegalArgumentException if no limit was added, or the cost exceeds a limit's permits
+     * @throws IllegalArgumentException if no limit was added, the cost exceeds a limit's permits,
+     *     or count statuses are set together with counting refused attempts (whose limiters cannot
+     *     give permits back)
      */
     public HttpRule build() {
       if (limits.isEmpty()) {
         throw new IllegalArgumentException("limits: rule '" + name + "' needs at least one limit");
+      }
+      if (countStatuses != null && countRefusedAttempts) {
+        throw new IllegalArgumentException(
+            "countStatuses: rule '"
+                + name
+                + "' counts refused attempts, whose limiter cannot give permits back; counting"
+                + " only some statuses needs that, was "
+                + countStatuses);
       }
       for (Limit limit : limits) {
         if (limit.permits() < cost) {

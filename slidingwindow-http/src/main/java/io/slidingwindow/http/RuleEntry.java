@@ -4,6 +4,7 @@ import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.LimiterKeys;
+import io.slidingwindow.Reservation;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -114,40 +115,94 @@ record RuleEntry<Q>(
    * The decision on {@code permits} for {@code key} of {@code client} (its group, or null for
    * none), made at once: the over-limit refusal, else the limiter's; if the limiter rejects the key
    * as invalid, the decision for {@code client} (or {@link RequestKey#global()}), and a refusal if
-   * it rejects that too. Other failures are thrown.
+   * it rejects that too. Other failures are thrown. A rule that counts only some statuses reserves
+   * instead, and a reservation that can be given back is added to {@code pending}.
    */
-  Decision decide(String key, String client, long permits, ListenerCalls calls) {
-    Decision over = overLimit(permits);
-    if (over != null) {
-      return over;
+  Decision decide(
+      String key,
+      String client,
+      long permits,
+      ListenerCalls calls,
+      List<Settlement.Pending> pending) {
+    if (rule.countStatuses() == null) {
+      return take(key, client, permits, calls, limiter::decide, d -> d);
     }
-    try {
-      return limiter.decide(key, client, permits);
-    } catch (IllegalArgumentException e) {
-      String fallback = fallback(client);
-      if (key.equals(fallback)) {
-        return invalid();
-      }
-      calls.error(rule, e, KEY_REJECTED);
-      try {
-        return limiter.decide(fallback, client, permits);
-      } catch (IllegalArgumentException again) {
-        return invalid();
-      }
-    }
+    Reservation reservation =
+        take(key, client, permits, calls, limiter::reserve, Reservation::nonRefundable);
+    return reserved(reservation, calls, pending);
   }
 
   /**
    * As {@link #decide}, without blocking: through {@link KeyedRateLimiter#decideAsync(Object,
-   * Object, long)}. The stage completes exceptionally only for failures other than an invalid key.
+   * Object, long)} (or {@code reserveAsync}). The stage completes exceptionally only for failures
+   * other than an invalid key.
    */
   CompletionStage<Decision> decideAsync(
-      String key, String client, long permits, ListenerCalls calls) {
+      String key,
+      String client,
+      long permits,
+      ListenerCalls calls,
+      List<Settlement.Pending> pending) {
+    if (rule.countStatuses() == null) {
+      return takeAsync(key, client, permits, calls, limiter::decideAsync, d -> d);
+    }
+    return takeAsync(key, client, permits, calls, limiter::reserveAsync, Reservation::nonRefundable)
+        .thenApply(reservation -> reserved(reservation, calls, pending));
+  }
+
+  private Decision reserved(
+      Reservation reservation, ListenerCalls calls, List<Settlement.Pending> pending) {
+    if (reservation.isRefundable()) {
+      pending.add(new Settlement.Pending(rule, reservation, calls));
+    }
+    return reservation.decision();
+  }
+
+  /** One call of the limiter: {@code decide} or {@code reserve}, and their asynchronous forms. */
+  @FunctionalInterface
+  private interface Call<T> {
+    T call(String key, String group, long permits);
+  }
+
+  private <T> T take(
+      String key,
+      String client,
+      long permits,
+      ListenerCalls calls,
+      Call<T> call,
+      Function<Decision, T> given) {
     Decision over = overLimit(permits);
     if (over != null) {
-      return CompletableFuture.completedFuture(over);
+      return given.apply(over);
     }
-    return ask(key, client, permits)
+    try {
+      return call.call(key, client, permits);
+    } catch (IllegalArgumentException e) {
+      String fallback = fallback(client);
+      if (key.equals(fallback)) {
+        return given.apply(invalid());
+      }
+      calls.error(rule, e, KEY_REJECTED);
+      try {
+        return call.call(fallback, client, permits);
+      } catch (IllegalArgumentException again) {
+        return given.apply(invalid());
+      }
+    }
+  }
+
+  private <T> CompletionStage<T> takeAsync(
+      String key,
+      String client,
+      long permits,
+      ListenerCalls calls,
+      Call<CompletionStage<T>> call,
+      Function<Decision, T> given) {
+    Decision over = overLimit(permits);
+    if (over != null) {
+      return CompletableFuture.completedFuture(given.apply(over));
+    }
+    return ask(call, key, client, permits)
         .exceptionallyCompose(
             error -> {
               if (!(ListenerCalls.asRuntime(error) instanceof IllegalArgumentException invalid)) {
@@ -155,14 +210,14 @@ record RuleEntry<Q>(
               }
               String fallback = fallback(client);
               if (key.equals(fallback)) {
-                return CompletableFuture.completedFuture(invalid());
+                return CompletableFuture.completedFuture(given.apply(invalid()));
               }
               calls.error(rule, invalid, KEY_REJECTED);
-              return ask(fallback, client, permits)
+              return ask(call, fallback, client, permits)
                   .exceptionallyCompose(
                       again ->
                           ListenerCalls.asRuntime(again) instanceof IllegalArgumentException
-                              ? CompletableFuture.completedFuture(invalid())
+                              ? CompletableFuture.completedFuture(given.apply(invalid()))
                               : CompletableFuture.failedFuture(again));
             });
   }
@@ -172,10 +227,11 @@ record RuleEntry<Q>(
     return client != null ? client : RequestKey.global().value();
   }
 
-  /** The limiter's asynchronous decision, with an invalid argument as a failed stage. */
-  private CompletionStage<Decision> ask(String key, String client, long permits) {
+  /** The limiter's asynchronous answer, with an invalid argument as a failed stage. */
+  private static <T> CompletionStage<T> ask(
+      Call<CompletionStage<T>> call, String key, String client, long permits) {
     try {
-      return limiter.decideAsync(key, client, permits);
+      return call.call(key, client, permits);
     } catch (IllegalArgumentException e) {
       return CompletableFuture.failedFuture(e);
     }

@@ -10,6 +10,9 @@ import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.http.RefusalReplies;
 import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.http.RequestPaths;
+import io.slidingwindow.http.Settlement;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -91,6 +94,8 @@ public final class RateLimitEnforcer {
 
   private static final String REPORT = RateLimitEnforcer.class.getName() + ".report";
 
+  private static final String SETTLEMENT = RateLimitEnforcer.class.getName() + ".settlement";
+
   private final EnforcementCore<HttpServletRequest> core;
 
   private RateLimitEnforcer(EnforcementCore<HttpServletRequest> core) {
@@ -123,12 +128,65 @@ public final class RateLimitEnforcer {
     }
     EnforcementCore.Outcome outcome =
         core.enforce(request, method, pathsOf(request), () -> reportOf(request));
+    Settlement settlement = outcome.settlement();
+    if (request.getAttribute(SETTLEMENT) instanceof Settlement earlier) {
+      settlement = earlier.and(settlement);
+    }
+    if (!settlement.isEmpty()) {
+      request.setAttribute(SETTLEMENT, settlement);
+    }
     if (!outcome.allowed()) {
       write(outcome.refusal(), response);
+      settle(request, response, null);
       return false;
     }
     outcome.headers().forEach(response::setHeader);
     return true;
+  }
+
+  /**
+   * Settles the permits that rules counting only some statuses ({@link HttpRule#countStatuses()})
+   * reserved for {@code request}, by every enforcer that ran on it, with the answer's status: now
+   * if the answer is written, or when the asynchronous processing the request started completes,
+   * with the status then. An exception that escaped the handling counts as status 500. Called by
+   * {@link RateLimitFilter} after the chain and by the {@code @RateLimit} interceptor after the
+   * handler; an application that calls {@link #enforce} itself calls this once its answer is
+   * written. A request never settled keeps its permits counted. Only the first call for a request
+   * acts; it never throws.
+   *
+   * @param failure what escaped the handling, or null
+   */
+  public static void settle(
+      HttpServletRequest request, HttpServletResponse response, Throwable failure) {
+    if (!(request.getAttribute(SETTLEMENT) instanceof Settlement settlement)) {
+      return;
+    }
+    request.removeAttribute(SETTLEMENT);
+    if (failure == null && request.isAsyncStarted()) {
+      request.getAsyncContext().addListener(new Completion(settlement, response));
+      return;
+    }
+    settlement.settle(failure != null ? 500 : response.getStatus());
+  }
+
+  /** Settles when asynchronous processing completes, with the status the answer then has. */
+  private record Completion(Settlement settlement, HttpServletResponse response)
+      implements AsyncListener {
+    @Override
+    public void onComplete(AsyncEvent event) {
+      settlement.settle(response.getStatus());
+    }
+
+    @Override
+    public void onTimeout(AsyncEvent event) {}
+
+    @Override
+    public void onError(AsyncEvent event) {}
+
+    @Override
+    public void onStartAsync(AsyncEvent event) {
+      event.getAsyncContext().addListener(this); // a new cycle: settle at its end
+    }
   }
 
   /**

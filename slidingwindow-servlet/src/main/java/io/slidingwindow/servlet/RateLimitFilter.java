@@ -25,6 +25,11 @@ import java.util.function.Supplier;
  *     .build());
  * }</pre>
  *
+ * <p>A rule that counts only some statuses ({@link io.slidingwindow.http.HttpRule#countStatuses()})
+ * is settled when the chain returns, with the response's status (500 if an exception escaped it),
+ * or, for a request that started asynchronous processing, when that completes ({@link
+ * RateLimitEnforcer#settle}).
+ *
  * <p>Requests that are not HTTP pass untouched. Thread-safe.
  */
 public final class RateLimitFilter implements Filter {
@@ -65,11 +70,22 @@ public final class RateLimitFilter implements Filter {
   @Override
   public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
       throws IOException, ServletException {
-    if (request instanceof HttpServletRequest http
-        && response instanceof HttpServletResponse httpResponse
-        && !enforcer.get().enforce(http, httpResponse)) {
+    if (!(request instanceof HttpServletRequest http
+        && response instanceof HttpServletResponse httpResponse)) {
+      chain.doFilter(request, response);
       return;
     }
-    chain.doFilter(request, response);
+    if (!enforcer.get().enforce(http, httpResponse)) {
+      return;
+    }
+    Throwable failure = null;
+    try {
+      chain.doFilter(request, response);
+    } catch (IOException | ServletException | RuntimeException | Error e) {
+      failure = e;
+      throw e;
+    } finally {
+      RateLimitEnforcer.settle(http, httpResponse, failure);
+    }
   }
 }

@@ -72,4 +72,24 @@ public @interface RateLimit {
 
   /** Count and report, never refuse. */
   boolean dryRun() default false;
+
+  /**
+   * On a web handler, the statuses of the answers that count, each a status ({@code "401"}) or a
+   * range ({@code "400-599"}); empty, the default, counts every request let through. A request
+   * reserves its permits before the handler runs (refused when they do not fit, as always) and gets
+   * them back once its answer's status, the server's own after error handling (500 for an exception
+   * nothing handled), is not one of these. Checked at start-up; not for bean methods, which use
+   * {@link #countOn()}.
+   */
+  String[] countStatuses() default {};
+
+  /**
+   * On a bean method (not a web handler), the exceptions that make a call count: a call reserves
+   * its permits before the method runs (refused when they do not fit, as always) and gets them back
+   * if it returns normally or fails with anything that is none of these (or a subclass); for a
+   * {@code CompletionStage}, {@code Mono} or {@code Flux}, if it completes without such an error (a
+   * subscription cancelled before its end keeps them). Empty, the default, counts every call let
+   * through. Not for web handlers, which use {@link #countStatuses()}.
+   */
+  Class<? extends Throwable>[] countOn() default {};
 }

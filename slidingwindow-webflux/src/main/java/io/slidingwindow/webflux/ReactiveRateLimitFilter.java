@@ -6,6 +6,7 @@ import io.slidingwindow.http.HttpReply;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.QuotaHeaders;
 import io.slidingwindow.http.RequestPaths;
+import io.slidingwindow.http.Settlement;
 import io.slidingwindow.spring.RateLimit;
 import java.util.List;
 import java.util.Map;
@@ -32,13 +33,17 @@ import reactor.core.publisher.Mono;
  * through the limiters' asynchronous API, so no event-loop thread waits for a decision; the
  * principal is resolved first, also without blocking. A refusal ends the exchange with the core's
  * answer; a request let through carries the draft-10 headers (when turned on) and goes down the
- * chain.
+ * chain. A rule that counts only some statuses ({@link HttpRule#countStatuses()}) is settled when
+ * the response is committed, with its status; an exchange cancelled before that keeps its permits
+ * counted.
  *
  * <p>Thread-safe.
  */
 public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
 
   private static final String REPORT = ReactiveRateLimitFilter.class.getName() + ".report";
+
+  private static final String SETTLEMENT = ReactiveRateLimitFilter.class.getName() + ".settlement";
 
   private final Supplier<EnforcementCore<ReactiveKeySource>> cores;
   private final ClientAddresses addresses;
@@ -131,7 +136,35 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
       String method,
       List<String> paths) {
     return Mono.fromCompletionStage(
-        () -> core.enforceAsync(source, method, paths, () -> reportOf(source.exchange())));
+            () -> core.enforceAsync(source, method, paths, () -> reportOf(source.exchange())))
+        .doOnNext(outcome -> settleOnCommit(source.exchange(), outcome.settlement()));
+  }
+
+  /**
+   * Settles the exchange's reservations when its response is committed, with its status then: the
+   * handler's, its error handling's (500 for an error nothing handled) or a refusal's. The refunds
+   * go through the limiters' asynchronous API and the commit does not wait for them. An exchange
+   * cancelled before its response is committed (the client went away) is never settled, and so
+   * counts.
+   */
+  private static void settleOnCommit(ServerWebExchange exchange, Settlement settlement) {
+    if (settlement.isEmpty()) {
+      return;
+    }
+    Settlement[] held = exchange.getAttribute(SETTLEMENT);
+    if (held != null) {
+      held[0] = held[0].and(settlement);
+      return;
+    }
+    Settlement[] holder = {settlement};
+    exchange.getAttributes().put(SETTLEMENT, holder);
+    ServerHttpResponse response = exchange.getResponse();
+    response.beforeCommit(
+        () -> {
+          HttpStatusCode status = response.getStatusCode();
+          var unused = holder[0].settleAsync(status == null ? 200 : status.value());
+          return Mono.empty();
+        });
   }
 
   /** The headers found so far for the exchange, shared by the rules and an annotated method's. */

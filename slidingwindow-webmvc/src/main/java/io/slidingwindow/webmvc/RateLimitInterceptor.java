@@ -20,7 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.web.method.HandlerMethod;
-import org.springframework.web.servlet.HandlerInterceptor;
+import org.springframework.web.servlet.AsyncHandlerInterceptor;
 
 /**
  * Enforces {@link RateLimit} on Spring MVC handler methods: one rule and one keyed limiter per
@@ -30,9 +30,11 @@ import org.springframework.web.servlet.HandlerInterceptor;
  * written in the same language as rules' keys in {@code application.yml}: shorthands ({@code ip},
  * {@code principal}, {@code header:NAME}, {@code global}, {@code bean:NAME}) or an expression over
  * {@link RateLimitKeyContext} in a restricted context; see {@link RateLimit#key()}. A key that is
- * null or throws counts the request under its client's address. Thread-safe.
+ * null or throws counts the request under its client's address. A rule that counts only some
+ * statuses ({@link RateLimit#countStatuses()}) is settled after the handler's answer is rendered,
+ * or when its asynchronous processing completes. Thread-safe.
  */
-public final class RateLimitInterceptor implements HandlerInterceptor {
+public final class RateLimitInterceptor implements AsyncHandlerInterceptor {
 
   private final RateLimiterFactory limiterFactory;
   private final RateLimitListener listener;
@@ -147,6 +149,25 @@ public final class RateLimitInterceptor implements HandlerInterceptor {
     }
     RateLimitEnforcer enforcer = enforcerFor(handlerMethod.getMethod());
     return enforcer == null || enforcer.enforce(request, response);
+  }
+
+  /**
+   * Settles the request's reservations ({@link RateLimitEnforcer#settle}) once its answer is
+   * rendered: with its status, or 500 for an exception no handler resolved.
+   */
+  @Override
+  public void afterCompletion(
+      HttpServletRequest request, HttpServletResponse response, Object handler, Exception ex) {
+    if (request.getDispatcherType() == DispatcherType.REQUEST) {
+      RateLimitEnforcer.settle(request, response, ex);
+    }
+  }
+
+  /** Settles the request's reservations when its asynchronous processing completes. */
+  @Override
+  public void afterConcurrentHandlingStarted(
+      HttpServletRequest request, HttpServletResponse response, Object handler) {
+    RateLimitEnforcer.settle(request, response, null);
   }
 
   private RateLimitEnforcer enforcerFor(Method method) {

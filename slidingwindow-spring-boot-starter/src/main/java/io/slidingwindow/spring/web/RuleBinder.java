@@ -4,6 +4,7 @@ import static io.slidingwindow.spring.web.PropertyChecks.bind;
 
 import io.slidingwindow.Limit;
 import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.StatusRanges;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
@@ -54,6 +55,7 @@ final class RuleBinder {
         builder.limit(limit(prefix + ".limits[" + i + "]", limits.get(i)));
       }
       builder.countRefusedAttempts(rule.isCountRefusedAttempts());
+      builder.countStatuses(countStatuses(prefix, rule));
       builder.dryRun(rule.getDryRun() != null ? rule.getDryRun() : properties.isDryRun());
       bind(prefix + ".cost", () -> builder.cost(rule.getCost()));
       HttpRule built = bind(limits.isEmpty() ? prefix : prefix + ".cost", builder::build);
@@ -85,6 +87,31 @@ final class RuleBinder {
           bound.terms().cost(contexts, bound.rule().cost()));
     }
     return enforcer;
+  }
+
+  /**
+   * The rule's {@code count-statuses}, or null if it has none (every request counts).
+   *
+   * @throws IllegalArgumentException naming {@code prefix.count-statuses[i]} and the bad entry, or
+   *     {@code prefix.count-statuses} if the rule also counts refused attempts
+   */
+  static StatusRanges countStatuses(String prefix, SlidingWindowHttpProperties.Rule rule) {
+    List<String> written = rule.getCountStatuses();
+    if (written == null || written.isEmpty()) {
+      return null;
+    }
+    if (rule.isCountRefusedAttempts()) {
+      throw new IllegalArgumentException(
+          prefix
+              + ".count-statuses: a rule that counts refused attempts cannot give permits back,"
+              + " set count-refused-attempts or count-statuses, not both; was "
+              + written);
+    }
+    try {
+      return StatusRanges.parse(written);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(prefix + ".count-statuses" + e.getMessage(), e);
+    }
   }
 
   /**

@@ -296,6 +296,21 @@ public class SlidingWindowHttpProperties {
      */
     private String costExpression;
 
+    /**
+     * Count a request only if its answer's status is one of these, each a status (401) or a range
+     * (400-599), the server's own after error handling; reserved before the handler runs, given
+     * back after. Empty, every request let through counts.
+     */
+    private List<String> countStatuses = new ArrayList<>();
+
+    public List<String> getCountStatuses() {
+      return countStatuses;
+    }
+
+    public void setCountStatuses(List<String> countStatuses) {
+      this.countStatuses = countStatuses;
+    }
+
     public List<String> getPaths() {
       return paths;
     }

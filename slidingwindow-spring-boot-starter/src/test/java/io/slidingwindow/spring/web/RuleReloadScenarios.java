@@ -45,6 +45,10 @@ import org.springframework.web.bind.annotation.RestController;
       "slidingwindow.http.rules.steady.key=global",
       "slidingwindow.http.rules.steady.limits[0].permits=1",
       "slidingwindow.http.rules.steady.limits[0].window=1m",
+      "slidingwindow.http.rules.counted.paths=/r/counted",
+      "slidingwindow.http.rules.counted.key=global",
+      "slidingwindow.http.rules.counted.limits[0].permits=3",
+      "slidingwindow.http.rules.counted.limits[0].window=1m",
       "slidingwindow.http.rules.status.paths=/r/status",
       "slidingwindow.http.rules.status.key=global",
       "slidingwindow.http.rules.status.limits[0].permits=1",
@@ -68,6 +72,7 @@ abstract class RuleReloadScenarios {
         "/r/added",
         "/r/steady",
         "/r/status",
+        "/r/counted",
         "/r/clash",
         "/r/brief"
       })
@@ -137,6 +142,32 @@ abstract class RuleReloadScenarios {
     } finally {
       undo("reload-test");
     }
+  }
+
+  @Test
+  void reload_countStatuses_appliesFromTheNextRequestAndKeepsTheCounts() throws Exception {
+    assertThat(status("/r/counted")).isEqualTo(200);
+    try {
+      change(
+          "count-statuses-test",
+          Map.of("slidingwindow.http.rules.counted.count-statuses[0]", "500-599"));
+      for (int i = 0; i < 6; i++) {
+        assertThat(status("/r/counted")).as("200 no longer counts").isEqualTo(200);
+      }
+      change(
+          "bad-count-statuses-test",
+          Map.of("slidingwindow.http.rules.counted.count-statuses[0]", "5xx"));
+      assertThat(status("/r/counted")).as("a bad value leaves the rule in service").isEqualTo(200);
+    } finally {
+      undo("bad-count-statuses-test");
+      undo("count-statuses-test");
+    }
+
+    assertThat(status("/r/counted"))
+        .as("every request counts again, the first one kept")
+        .isEqualTo(200);
+    assertThat(status("/r/counted")).isEqualTo(200);
+    assertThat(status("/r/counted")).isEqualTo(429);
   }
 
   @Test

@@ -2,8 +2,10 @@ package io.slidingwindow.spring.internal;
 
 import io.slidingwindow.Limit;
 import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.StatusRanges;
 import io.slidingwindow.spring.RateLimit;
 import java.lang.reflect.Method;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -14,6 +16,18 @@ import java.util.concurrent.ConcurrentHashMap;
  * rule with a key resolver of their own. Thread-safe.
  */
 public final class RateLimitAnnotations {
+
+  /**
+   * The status a bean method's call is settled with when it ends in one of its {@link
+   * RateLimit#countOn()} exceptions, and so what its rule counts; any other end is settled as
+   * {@link #RETURNED}.
+   */
+  public static final int THREW = 500;
+
+  /** The status a bean method's call that does not count is settled with. */
+  public static final int RETURNED = 200;
+
+  private static final StatusRanges THROWN = StatusRanges.parse(Integer.toString(THREW));
 
   private final Map<String, String> owners = new ConcurrentHashMap<>();
 
@@ -75,7 +89,23 @@ public final class RateLimitAnnotations {
               + annotation.fallbackMethod()
               + "'");
     }
-    return methodRule(method, annotation, defaultDryRun);
+    if (annotation.countOn().length > 0) {
+      throw new IllegalArgumentException(
+          describe(method)
+              + ": countOn is for bean methods, a handler counts by the status of its answer"
+              + " (countStatuses), was "
+              + Arrays.toString(annotation.countOn()));
+    }
+    StatusRanges counted = null;
+    if (annotation.countStatuses().length > 0) {
+      try {
+        counted = StatusRanges.parse(annotation.countStatuses());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            describe(method) + ": countStatuses" + e.getMessage(), e);
+      }
+    }
+    return build(method, annotation, defaultDryRun, counted);
   }
 
   /**
@@ -86,6 +116,19 @@ public final class RateLimitAnnotations {
    *     taken
    */
   public HttpRule methodRule(Method method, RateLimit annotation, boolean defaultDryRun) {
+    if (annotation.countStatuses().length > 0) {
+      throw new IllegalArgumentException(
+          describe(method)
+              + ": countStatuses is for web handlers, a bean method counts by what it throws"
+              + " (countOn), was "
+              + Arrays.toString(annotation.countStatuses()));
+    }
+    return build(
+        method, annotation, defaultDryRun, annotation.countOn().length > 0 ? THROWN : null);
+  }
+
+  private HttpRule build(
+      Method method, RateLimit annotation, boolean defaultDryRun, StatusRanges counted) {
     String where = describe(method);
     String name =
         annotation.name().isEmpty()
@@ -106,10 +149,15 @@ public final class RateLimitAnnotations {
     for (int i = 0; i < limits.length; i++) {
       rule.limit(parseLimit(where, i, limits[i]));
     }
-    return rule.countRefusedAttempts(annotation.countRefusedAttempts())
+    rule.countRefusedAttempts(annotation.countRefusedAttempts())
         .dryRun(annotation.dryRun() || defaultDryRun)
         .declaredOn(where)
-        .build();
+        .countStatuses(counted);
+    try {
+      return rule.build();
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
+    }
   }
 
   /** {@code @RateLimit on com.example.Api.order(String)}: the method, overloads told apart. */

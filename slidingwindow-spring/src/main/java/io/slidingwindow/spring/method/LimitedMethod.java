@@ -7,12 +7,15 @@ import io.slidingwindow.http.QuotaHeaders;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.http.RequestKey;
+import io.slidingwindow.http.Settlement;
 import io.slidingwindow.spring.RateLimitExceededException;
+import io.slidingwindow.spring.internal.RateLimitAnnotations;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import org.aopalliance.intercept.MethodInvocation;
@@ -23,7 +26,9 @@ import org.springframework.aop.ProxyMethodInvocation;
  * fallback, and the enforcement (one limiter) it decides through, created on first need. A call is
  * decided as a request of the HTTP rules is, by {@link EnforcementCore}: a key that throws or gives
  * null counts under {@link RequestKey#global()}, a limiter that fails lets the call through
- * (fail-open, reported to the listener), dry-run reports and lets through. Thread-safe.
+ * (fail-open, reported to the listener), dry-run reports and lets through. With {@code countOn} the
+ * rule reserves, and the call is settled once it ends: kept if it threw (or its stage or signal
+ * failed with) one of those exceptions, given back otherwise. Thread-safe.
  */
 final class LimitedMethod {
 
@@ -46,15 +51,22 @@ final class LimitedMethod {
   private final Function<Object[], RequestKey> key;
   private final Kind kind;
   private final Method fallback;
+  private final List<Class<? extends Throwable>> countOn;
   private final List<String> path;
   private volatile EnforcementCore<Object[]> core;
 
   LimitedMethod(
-      HttpRule rule, Function<Object[], RequestKey> key, Kind kind, Method fallback, String where) {
+      HttpRule rule,
+      Function<Object[], RequestKey> key,
+      Kind kind,
+      Method fallback,
+      List<Class<? extends Throwable>> countOn,
+      String where) {
     this.rule = rule;
     this.key = key;
     this.kind = kind;
     this.fallback = fallback;
+    this.countOn = List.copyOf(countOn);
     this.path = List.of(where);
   }
 
@@ -96,6 +108,51 @@ final class LimitedMethod {
   CompletionStage<EnforcementCore.Outcome> decideAsync(
       EnforcementCore<Object[]> core, Object[] args) {
     return core.enforceAsync(args, CALL, path, QuotaHeaders::new);
+  }
+
+  /**
+   * The answer of a granted call to a plain method: its result, or what it throws; its reserved
+   * permits, if any, settled before the answer returns.
+   */
+  static Object plain(LimitedMethod limited, MethodInvocation invocation, Settlement settlement)
+      throws Throwable {
+    if (settlement.isEmpty()) {
+      return invocation.proceed();
+    }
+    Object result;
+    try {
+      result = invocation.proceed();
+    } catch (Throwable e) {
+      settlement.settle(limited.statusOf(e));
+      throw e;
+    }
+    settlement.settle(RateLimitAnnotations.RETURNED);
+    return result;
+  }
+
+  /**
+   * Settles {@code settlement} without blocking, as a call that ended in {@code error} (null for a
+   * normal end): kept if the error is one of {@link io.slidingwindow.spring.RateLimit#countOn()},
+   * given back otherwise.
+   */
+  void settleAsync(Settlement settlement, Throwable error) {
+    if (!settlement.isEmpty()) {
+      var unused = settlement.settleAsync(statusOf(error));
+    }
+  }
+
+  /** The status a call that ended in {@code error} (null for none) is settled with. */
+  int statusOf(Throwable error) {
+    Throwable cause = error;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    for (Class<? extends Throwable> type : countOn) {
+      if (type.isInstance(cause)) {
+        return RateLimitAnnotations.THREW;
+      }
+    }
+    return RateLimitAnnotations.RETURNED;
   }
 
   /** The exception of a refused {@code outcome}. */
@@ -147,17 +204,20 @@ final class LimitedMethod {
     }
     decision.whenComplete(
         (outcome, error) -> {
+          Settlement settlement = error != null ? Settlement.none() : outcome.settlement();
           try {
             Object answer =
                 error != null || outcome.allowed()
                     ? invocation.proceed()
                     : refused(target, args, refusal(outcome));
             if (answer == null) {
+              settleAsync(settlement, null);
               result.complete(null);
             } else {
               ((CompletionStage<?>) answer)
                   .whenComplete(
                       (value, failure) -> {
+                        settleAsync(settlement, failure);
                         if (failure != null) {
                           result.completeExceptionally(failure);
                         } else {
@@ -166,6 +226,7 @@ final class LimitedMethod {
                       });
             }
           } catch (Throwable e) {
+            settleAsync(settlement, e);
             result.completeExceptionally(e);
           }
         });

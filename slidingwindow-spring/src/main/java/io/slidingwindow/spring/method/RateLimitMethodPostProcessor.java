@@ -10,6 +10,7 @@ import io.slidingwindow.spring.RateLimitExceededException;
 import io.slidingwindow.spring.internal.KeyLanguage;
 import io.slidingwindow.spring.internal.RateLimitAnnotations;
 import java.lang.reflect.Method;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -170,7 +171,7 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
         Object[] args = invocation.getArguments();
         EnforcementCore.Outcome outcome = limited.decide(core, args);
         return outcome.allowed()
-            ? invocation.proceed()
+            ? LimitedMethod.plain(limited, invocation, outcome.settlement())
             : limited.refused(target, args, limited.refusal(outcome));
     }
   }
@@ -222,7 +223,7 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
         annotation.fallbackMethod().isEmpty()
             ? null
             : Fallbacks.find(where, type, method, annotation.fallbackMethod());
-    return new LimitedMethod(rule, key, kind, fallback, where);
+    return new LimitedMethod(rule, key, kind, fallback, List.of(annotation.countOn()), where);
   }
 
   private static LimitedMethod.Kind kindOf(String where, Class<?> returns) {
