@@ -2,8 +2,10 @@ package io.slidingwindow.jaxrs;
 
 import io.slidingwindow.http.EnforcementCore;
 import io.slidingwindow.http.HttpReply;
+import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.QuotaHeaders;
 import io.slidingwindow.http.RequestPaths;
+import io.slidingwindow.http.Settlement;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.core.Response;
@@ -20,6 +22,7 @@ final class JaxrsExchange {
 
   private static final String REPORT = JaxrsExchange.class.getName() + ".report";
   private static final String HEADERS = JaxrsExchange.class.getName() + ".headers";
+  private static final String SETTLEMENT = JaxrsExchange.class.getName() + ".settlement";
 
   private JaxrsExchange() {}
 
@@ -66,6 +69,12 @@ final class JaxrsExchange {
    * Lets {@code request} through with the headers of {@code outcome}, or ends it with its refusal.
    */
   static void apply(ContainerRequestContext request, EnforcementCore.Outcome outcome) {
+    Settlement settlement = outcome.settlement();
+    if (!settlement.isEmpty()) {
+      Settlement held =
+          request.getProperty(SETTLEMENT) instanceof Settlement s ? s : Settlement.none();
+      request.setProperty(SETTLEMENT, held.and(settlement));
+    }
     if (outcome.allowed()) {
       pass(request, outcome.headers());
     } else {
@@ -91,10 +100,21 @@ final class JaxrsExchange {
     }
   }
 
-  /** Sets the headers of the grants of {@code request}, if any, on its response. */
-  static void addHeaders(ContainerRequestContext request, ContainerResponseContext response) {
+  /**
+   * Sets the headers of the grants of {@code request}, if any, on its response, and settles the
+   * permits its rules that count only some answers reserved ({@link HttpRule#countStatuses()}) with
+   * the response's status: response filters run after the exception mappers, so that is the final
+   * answer (a refusal's 429 included). An exception that no mapper answers never reaches a response
+   * filter, and its request stays counted. The first filter to answer settles every rule's
+   * reservation, once.
+   */
+  static void answer(ContainerRequestContext request, ContainerResponseContext response) {
     if (request.getProperty(HEADERS) instanceof Map<?, ?> headers) {
       headers.forEach((name, value) -> response.getHeaders().putSingle((String) name, value));
+    }
+    if (request.getProperty(SETTLEMENT) instanceof Settlement settlement) {
+      request.removeProperty(SETTLEMENT);
+      settlement.settle(response.getStatus());
     }
   }
 }

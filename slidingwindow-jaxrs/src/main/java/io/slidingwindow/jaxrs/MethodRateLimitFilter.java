@@ -33,6 +33,6 @@ final class MethodRateLimitFilter implements ContainerRequestFilter, ContainerRe
 
   @Override
   public void filter(ContainerRequestContext request, ContainerResponseContext response) {
-    JaxrsExchange.addHeaders(request, response);
+    JaxrsExchange.answer(request, response);
   }
 }

@@ -47,8 +47,11 @@ import java.util.Optional;
  * the log says so once per rule; so does a key the limiter rejects. The client's address is also
  * the group of every key in a rule's key table, so that the new keys of one client fill at most its
  * share of the table (see {@link io.slidingwindow.KeyOverflow}). A backend that fails lets the
- * request through and tells the listener. All of this is {@link EnforcementCore}'s, shared with the
- * servlet and reactive filters; this class only reads the request and writes the answer.
+ * request through and tells the listener. A rule that counts only some answers ({@link
+ * HttpRule#countStatuses()}, such as failed logins) reserves its permits here and gives them back
+ * in the response filter when the final status, after the exception mappers, is not one it counts.
+ * All of this is {@link EnforcementCore}'s, shared with the servlet and reactive filters; this
+ * class only reads the request and writes the answer.
  *
  * <p>Decisions are synchronous ({@code KeyedRateLimiter.decide}), on the request's thread, as
  * JAX-RS filters run. Instances are immutable and thread-safe if the key resolvers, the limiters
@@ -90,7 +93,7 @@ public final class RateLimitFilter implements ContainerRequestFilter, ContainerR
 
   @Override
   public void filter(ContainerRequestContext request, ContainerResponseContext response) {
-    JaxrsExchange.addHeaders(request, response);
+    JaxrsExchange.answer(request, response);
   }
 
   /** Builds a {@link RateLimitFilter}. Not thread-safe. */

@@ -4,7 +4,9 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
@@ -28,6 +30,15 @@ public class Api {
   public String products() {
     served.add("product");
     return "products";
+  }
+
+  @GET
+  @Path("login")
+  public Response login(@QueryParam("password") String password) {
+    served.add("login");
+    return "secret".equals(password)
+        ? Response.ok("welcome").build()
+        : Response.status(Response.Status.UNAUTHORIZED).entity("wrong password").build();
   }
 
   @GET

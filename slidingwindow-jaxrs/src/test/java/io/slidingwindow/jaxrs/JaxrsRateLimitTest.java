@@ -9,6 +9,7 @@ import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.http.RequestKey;
+import io.slidingwindow.http.StatusRanges;
 import io.slidingwindow.testkit.FakeTicker;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -85,6 +86,40 @@ class JaxrsRateLimitTest {
 
   private HttpResponse<String> get(String path, String... headers) {
     return Http.get(server.uri(path), headers);
+  }
+
+  /**
+   * A rule that counts failed logins only: the response filter settles each reservation with the
+   * final status, so good logins never count, the fourth failure is refused, and then so is a good
+   * login, until the failures leave the window.
+   */
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void filter_countStatuses_countsOnlyFailedLoginsAndRefusesTheFourth(
+      JaxrsServers.Implementation runtime) {
+    start(
+        runtime,
+        filter()
+            .rule(
+                HttpRule.builder("logins")
+                    .path("/login")
+                    .limit(Limit.parse("3/10s"))
+                    .countStatuses(StatusRanges.parse("400-599"))
+                    .build())
+            .build());
+    for (int i = 0; i < 6; i++) {
+      assertThat(get("/login?password=secret").statusCode()).as("good login %d", i).isEqualTo(200);
+    }
+    for (int i = 0; i < 3; i++) {
+      assertThat(get("/login?password=guess").statusCode()).as("failure %d", i).isEqualTo(401);
+    }
+
+    assertThat(get("/login?password=guess").statusCode()).isEqualTo(429);
+    assertThat(get("/login?password=secret").statusCode()).as("the window is full").isEqualTo(429);
+    assertThat(api.served.stream().filter("login"::equals).count()).isEqualTo(9);
+
+    ticker.advance(Duration.ofSeconds(11));
+    assertThat(get("/login?password=secret").statusCode()).isEqualTo(200);
   }
 
   @ParameterizedTest
