@@ -3,6 +3,7 @@ package io.slidingwindow.benchmarks;
 import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.PlanResolver;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -27,7 +28,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Usage: {@code java -XX:+UseSerialGC -Xmx1g -cp slidingwindow-benchmarks/target/benchmarks.jar
  * io.slidingwindow.benchmarks.KeyedMemory [keys=200000] [repeats=3]} (the serial collector's full
- * collection leaves no floating garbage, so the heap difference is the live data).
+ * collection leaves no floating garbage, so the heap difference is the live data). With {@code
+ * -Dplans=true} the limiter is built with a {@link PlanResolver} that leaves every key on the
+ * default limits: what a key costs in a limiter whose keys may change plans.
  */
 public final class KeyedMemory {
 
@@ -50,8 +53,9 @@ public final class KeyedMemory {
     try {
       System.out.printf(
           Locale.ROOT,
-          "Keyed limiter of %s, %d keys of %d runs each; Java %s (%s), collectors %s, max heap %d"
-              + " MB%n",
+          "Keyed limiter%s of %s, %d keys of %d runs each; Java %s (%s), collectors %s, max heap"
+              + " %d MB%n",
+          Boolean.getBoolean("plans") ? " with plans" : "",
           LIMIT,
           keys,
           RUNS_PER_KEY,
@@ -82,8 +86,12 @@ public final class KeyedMemory {
   private static double measure(List<String> ids) throws InterruptedException {
     AtomicLong nanos = new AtomicLong();
     long before = usedHeapAfterGc();
+    KeyedRateLimiter.Builder builder =
+        KeyedRateLimiter.builder().limit(LIMIT).ticker(nanos::get).maxKeys(ids.size());
     KeyedRateLimiter<String> limiter =
-        KeyedRateLimiter.builder().limit(LIMIT).ticker(nanos::get).maxKeys(ids.size()).build();
+        Boolean.getBoolean("plans")
+            ? builder.build((PlanResolver<String>) key -> null)
+            : builder.build();
     try {
       for (int run = 0; run < RUNS_PER_KEY; run++) {
         nanos.set(run * LIMIT.precisionNanos());

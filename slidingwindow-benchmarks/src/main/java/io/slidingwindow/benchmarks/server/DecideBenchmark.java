@@ -53,7 +53,7 @@ public class DecideBenchmark extends ThroughputRun {
                             rate_limit: {unit: hour, requests_per_unit: 1}
                         """))),
             new MemoryStore(Ticker.system()),
-            new Settings.Requests(true, 16, 10_000, 100_000),
+            new Settings.Requests(true, 16, 10_000, 100_000, 1_000),
             Ticker.system());
     request =
         new ProtobufRequest(
