@@ -1,28 +1,14 @@
 package io.slidingwindow.spring.dashboard;
 
-import io.slidingwindow.testkit.FakeTicker;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Import;
 
 /** {@link PlanChangeScenarios} with the counts in memory, on a fake clock that never moves. */
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-    classes = PlanChangeHttpTest.App.class,
-    properties = {"spring.main.web-application-type=servlet"})
-// Named here too, so that the scans of other tests' applications leave this one's App out.
+    classes = PlanChangeScenarios.InMemoryApp.class,
+    properties = "spring.main.web-application-type=servlet")
+// Named here too, so that the scans of other tests' applications leave the scenarios' out.
 @ExtendWith(OutputCaptureExtension.class)
-class PlanChangeHttpTest extends PlanChangeScenarios {
-
-  @SpringBootApplication
-  @Import({PlanChangeScenarios.Plans.class, PlanChangeScenarios.Api.class})
-  static class App {
-    @Bean
-    FakeTicker ticker() {
-      return new FakeTicker();
-    }
-  }
-}
+class PlanChangeHttpTest extends PlanChangeScenarios {}

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Plan;
 import io.slidingwindow.PlanResolver;
+import io.slidingwindow.testkit.FakeTicker;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalManagementPort;
@@ -27,6 +29,7 @@ import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.test.context.TestPropertySource;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -70,6 +73,16 @@ abstract class PlanChangeScenarios {
       Plan pro = Plan.of("pro", Limit.of(20, Duration.ofMinutes(1)));
       return key ->
           key.startsWith(counted("free-")) ? free : key.startsWith(counted("pro-")) ? pro : null;
+    }
+  }
+
+  /** The application of the in-memory scenarios, on a fake clock that never moves. */
+  @SpringBootApplication
+  @Import({Plans.class, Api.class})
+  static class InMemoryApp {
+    @Bean
+    FakeTicker ticker() {
+      return new FakeTicker();
     }
   }
 
