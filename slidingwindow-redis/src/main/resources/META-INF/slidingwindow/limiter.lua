@@ -49,31 +49,59 @@
 -- counting from an earlier time only keeps more runs, so a clock that steps back (a failover to a
 -- replica whose clock is behind) never lets more through.
 --
+-- Calendar quotas. A limit whose W argument starts with '@' is a calendar quota: at most N permits
+-- in each period of a time zone's calendar (a day, week, month or year), counted exactly. Lua has no
+-- time-zone rules, so the caller computes the periods: around its own clock's estimate of now it
+-- finds the period c that holds it and sends c and the starts s0, s1, s2, s3 of periods c - 1,
+-- c, c + 1 and c + 2 (in the script's time scale, the one of now; a period skipped by the zone has
+-- s(j) = s(j + 1)). The script picks the period of its own now: c - 1 on [s0, s1), c on [s1, s2),
+-- c + 1 on [s2, s3). So the clock that decides is the script's (the server's TIME by default), and
+-- the caller's clock only chooses which periods are sent: a caller whose clock is off by less than
+-- a period sends periods that hold the server's now. When now is outside [s0, s3) the request (or
+-- quota operation) is not decided: it gets {-1, now, message}, like a key that holds something
+-- else, and nothing of it is recorded.
+-- Storage: one STRING per quota, struct '<dddd' (32 bytes): the index of the period it counts, that
+-- period's start and end, and the count. A key that holds an earlier period than now's counts 0
+-- (the next grant overwrites it); one that holds a later period (a clock that stepped back, or a
+-- caller whose clock is ahead in client time) is counted in, so time only moves forward here too
+-- and a period never holds more than N. Periods are named by their index, not their instants, so
+-- callers whose time-zone rules differ still agree on which permits a period holds.
+-- Work per request: GET; a grant also SETs the key with PX until its period ends (at least the
+-- least expiry sent, for client time), so a key is gone once its period ends: at most one key per
+-- quota and id, 32 bytes. A refusal writes nothing. The hold of a full quota is at most
+-- CALENDAR_HOLD (1 s), so that a reset or refund elsewhere is seen within a second, not at the
+-- period's end.
+--
 -- Numbers are Lua doubles: every time, bucket and total must stay below 2^53 (microseconds since
 -- 1970 are about 1.7e15; totals restart whenever a key expires).
 --
--- L limits, R requests. Request r (r = 1 .. R) holds keys KEYS[(r-1)L + 1 .. rL], one LIST per limit,
--- in the order of the limits; the keys of one request share one hash tag (a Cluster caller sends
--- one request per call, or requests whose keys share a slot).
+-- L limits, R requests. Request r (r = 1 .. R) holds keys KEYS[(r-1)L + 1 .. rL], one per limit (a
+-- LIST, or a STRING for a calendar quota), in the order of the limits; the keys of one request
+-- share one hash tag (a Cluster caller sends one request per call, or requests whose keys share a
+-- slot).
 --
 -- ARGV[1]   1 to count refused attempts too, else 0
 --           ('0w' or '1w' for a limiter with plans: each limit takes its own T, see Expiry)
 -- ARGV[2]   T, in milliseconds: the longest window plus its bucket, rounded up (see Expiry); with
---           'w', the least T of every limit
+--           'w', the least T of every limit (calendar quotas take no part in T)
 -- ARGV[3]   L
 -- ARGV[4 + 3(i-1)], ARGV[5 + 3(i-1)], ARGV[6 + 3(i-1)]   N, W and p of limit i; W, p in microseconds
+--           or, for a calendar quota: N, '@' followed by the least expiry in milliseconds (0 with
+--           the server's TIME), and 'c,s0,s1,s2,s3' (see Calendar quotas; times in microseconds)
 -- then per request r, at a = 4 + 3L + 2(r-1):
 -- ARGV[a]      2 * permits + (1 to return the decision's figures, else 0); permits in 1 .. min(N)
 -- ARGV[a + 1]  now in microseconds, or the empty string for the server's TIME (read once a call)
 -- or, for a call of one quota operation on one id (see Quota operations below):
--- ARGV[a]      'peek', 'reset', 'refund:K' or 'refund:K:AT' (K permits; AT in microseconds)
+-- ARGV[a]      'peek', 'reset', 'refund:K' or 'refund:K:AT' (K permits; AT in microseconds; a
+--              calendar quota gives back only if its key's period holds AT)
 -- ARGV[a + 1]  now, as above
 --
 -- Returns  per request, one after the other (a request whose key holds something else gets
 --          {-1, now, message}, padded with zeros to the length below):
 --          without figures: {allowed (1 or 0), now (microseconds), hold}, where hold is how long
 --          from now every request for this id stays refused if nothing else is recorded: the
---          longest time any limit stays full (until its oldest run leaves);
+--          longest time any limit stays full (until its oldest run leaves; a calendar quota until
+--          its period ends, at most CALENDAR_HOLD);
 --          with figures: {allowed, now, remaining, retryAfter (microseconds), resetAfter
 --          (microseconds), binding limit (1-based), hold}, the figures of the binding limit: on a
 --          grant the one with the fewest permits left, on a refusal the one that keeps the request
@@ -83,10 +111,14 @@
 --          attempts count (a refusal then changes the stored runs).
 --          A quota operation returns {1, now, used, resetAfter (microseconds)} with the last two
 --          per limit, as of after the operation (0 and 0 after a reset), or {-1, now, message}
---          when a key of the id holds something else (nothing is changed then).
+--          when a key of the id holds something else or now is outside a calendar quota's periods
+--          (nothing is changed then). A calendar quota's retryAfter and resetAfter are the time
+--          until its period ends.
 
 local call, tonumber, floor, pack, unpack = redis.call, tonumber, math.floor, struct.pack, struct.unpack
 local HEADER = '<dddddd'
+local CALENDAR = '<dddd'
+local CALENDAR_HOLD = 1000000
 
 local count_refused = ARGV[1] == '1' or ARGV[1] == '1w'
 local own_ttl = ARGV[1] == '0w' or ARGV[1] == '1w'
@@ -99,15 +131,25 @@ local n = tonumber(ARGV[3])
 -- EXPIRY[i] and STRETCH[i] are limit i's T + E in milliseconds and E in microseconds (see Expiry).
 -- Nothing is allocated per request or per limit: the script's own work stays small beside its
 -- Redis commands.
-local S, EXPIRY, STRETCH = {}, {}, {}
+-- A calendar quota's slots hold S[o + 1] the index of the period it counts, S[o + 2], S[o + 3] that
+-- period's start and end, S[o + 4] whether its key holds that period, S[o + 7] its N and S[o + 10]
+-- its count; CAL[i] is {c, s0, s1, s2, s3, least expiry in milliseconds} (see Calendar quotas).
+local S, EXPIRY, STRETCH, CAL = {}, {}, {}, {}
 for i = 1, n do
   local a, o = 1 + 3 * i, 10 * (i - 1)
-  S[o + 7], S[o + 8], S[o + 9] = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
-  local t = ttl
-  if own_ttl then
-    t = math.max(ttl, math.ceil((S[o + 8] + S[o + 9]) / 1000))
+  if string.byte(ARGV[a + 1]) == 64 then -- '@': a calendar quota
+    local c, s0, s1, s2, s3 = string.match(ARGV[a + 2], '^(-?%d+),(-?%d+),(-?%d+),(-?%d+),(-?%d+)$')
+    S[o + 7] = tonumber(ARGV[a])
+    CAL[i] = {tonumber(c), tonumber(s0), tonumber(s1), tonumber(s2), tonumber(s3),
+      tonumber(string.sub(ARGV[a + 1], 2))}
+  else
+    S[o + 7], S[o + 8], S[o + 9] = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+    local t = ttl
+    if own_ttl then
+      t = math.max(ttl, math.ceil((S[o + 8] + S[o + 9]) / 1000))
+    end
+    EXPIRY[i], STRETCH[i] = t + math.ceil(t / 4), t * 250
   end
-  EXPIRY[i], STRETCH[i] = t + math.ceil(t / 4), t * 250
 end
 
 -- Removes the closed runs of limit o that have left (older than bucket oldest; the newest run still
@@ -146,7 +188,7 @@ end
 
 -- Reads limit o's header from key into S as of time now (LINDEX 0): a list whose newest run has
 -- left is deleted at once, without a scan, and closed runs that have left are removed (with write
--- false, a peek, neither is written). Returns false, changing nothing, when the key holds
+-- false, a peek, neither is written). Returns false and why, changing nothing, when the key holds
 -- something else.
 local function load(key, o, now, write)
   local oldest = floor((now - S[o + 8] + 1) / S[o + 9])
@@ -154,7 +196,7 @@ local function load(key, o, now, write)
   local ref, base, first, tail, total, prev = false, 0, false, false, 0, 0
   if h then
     if type(h) ~= 'string' or #h ~= 48 then
-      return false
+      return false, 'slidingwindow: ' .. key .. ' does not hold a limiter state'
     end
     ref, base, first, tail, total, prev = unpack(HEADER, h)
     if tail < oldest then
@@ -171,6 +213,82 @@ local function load(key, o, now, write)
   end
   S[o + 10] = total - S[o + 2]
   return true
+end
+
+-- Calendar quotas. The period of quota i that holds now, as index, start and end, from the periods
+-- the caller sent; nil when now falls outside them.
+local function period_at(i, now)
+  local c = CAL[i]
+  if now < c[2] or now >= c[5] then
+    return nil
+  elseif now >= c[4] then
+    return c[1] + 1, c[4], c[5]
+  elseif now >= c[3] then
+    return c[1], c[3], c[4]
+  end
+  return c[1] - 1, c[2], c[3]
+end
+
+-- Reads calendar quota i (slot o) from key into S as of time now (GET): the stored count if it
+-- belongs to the period of now or a later one, else 0 in the period of now. Writes nothing.
+-- Returns false and why when now is outside the periods sent or the key holds something else.
+local function cal_load(key, o, i, now)
+  local index, first, last = period_at(i, now)
+  if not index then
+    local c = CAL[i]
+    return false, 'slidingwindow: the time ' .. string.format('%.0f', now)
+      .. ' microseconds is outside the calendar periods sent for ' .. key .. ', ['
+      .. string.format('%.0f', c[2]) .. ', ' .. string.format('%.0f', c[5])
+      .. '): the clocks differ by more than a period'
+  end
+  local h = redis.pcall('GET', key)
+  local count, held = 0, false
+  if h then
+    if type(h) ~= 'string' or #h ~= 32 then
+      return false, 'slidingwindow: ' .. key .. ' does not hold a limiter state'
+    end
+    local si, ss, se, sc = unpack(CALENDAR, h)
+    if si >= index then
+      index, first, last, count, held = si, ss, se, sc, true
+    end
+  end
+  S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 10] = index, first, last, held, count
+  return true
+end
+
+-- Writes calendar quota i's count (slot o) to key, to expire when its period ends (SET PX), or
+-- deletes the key when the count is 0.
+local function cal_write(key, o, i, now)
+  if S[o + 10] > 0 then
+    local px = math.max(math.ceil((S[o + 3] - now) / 1000), CAL[i][6])
+    call('SET', key, pack(CALENDAR, S[o + 1], S[o + 2], S[o + 3], S[o + 10]), 'PX', px)
+    S[o + 4] = true
+  else
+    call('DEL', key)
+    S[o + 4] = false
+  end
+end
+
+-- How long limit o (limit i) stays full from now, if nothing is taken back: until its oldest run
+-- leaves, or for a calendar quota until its period ends, but at most CALENDAR_HOLD.
+local function full_for(o, i, now)
+  if CAL[i] then
+    return math.min(S[o + 3] - now, CALENDAR_HOLD)
+  elseif S[o + 3] then
+    return (S[o + 3] + 1) * S[o + 9] + S[o + 8] - 1 - now
+  end
+  return 0
+end
+
+-- How long from now until limit o (limit i) holds nothing: until its newest run leaves, or for a
+-- calendar quota until its period ends; 0 when it holds nothing now.
+local function reset_after(o, i, now)
+  if S[o + 10] <= 0 then
+    return 0
+  elseif CAL[i] then
+    return S[o + 3] - now
+  end
+  return (S[o + 4] + 1) * S[o + 9] + S[o + 8] - 1 - now
 end
 
 -- How long from now limit o of a refused request keeps it waiting: walks the runs oldest first
@@ -203,7 +321,10 @@ end
 -- A refund takes only what a window holds, so no count goes below zero and no limit is exceeded
 -- by it; a run it empties is removed, so the header always holds the newest non-empty run, first
 -- the oldest stored one, and the stored runs stay within the bounds above. A refund only moves the
--- newest run back to an earlier bucket, so the key's expiry still covers it (see Expiry).
+-- newest run back to an earlier bucket, so the key's expiry still covers it (see Expiry). A
+-- calendar quota gives back from its key's count, only while the key holds the period of now or a
+-- later one, and for 'refund:K:AT' only if that period holds AT (never from a later period); a
+-- count brought to 0 deletes the key, any other is written with its expiry at the period's end.
 
 -- Limit o's newest run was emptied (total = prev): the newest closed run (the list's last pair)
 -- becomes the header's run, or the limit holds nothing. closed is how many closed runs the list
@@ -284,15 +405,31 @@ local function quota(op, now)
     end
     return out
   end
-  local k, at = string.match(op, '^refund:(%d+):?(%d*)$')
+  local k, at = string.match(op, '^refund:(%d+):?(%-?%d*)$')
   for i = 1, n do
-    if not load(KEYS[i], 10 * (i - 1), now, k ~= nil) then
-      return {-1, now, 'slidingwindow: ' .. KEYS[i] .. ' does not hold a limiter state'}
+    local ok, why
+    if CAL[i] then
+      ok, why = cal_load(KEYS[i], 10 * (i - 1), i, now)
+    else
+      ok, why = load(KEYS[i], 10 * (i - 1), now, k ~= nil)
+    end
+    if not ok then
+      return {-1, now, why}
     end
   end
   for i = 1, n do
     local key, o = KEYS[i], 10 * (i - 1)
-    if k and S[o + 4] then
+    if k and CAL[i] then
+      -- The count of the key's period, if the refund's time (when given) falls in it.
+      local d = math.min(tonumber(k), S[o + 10])
+      if at ~= '' and (tonumber(at) < S[o + 2] or tonumber(at) >= S[o + 3]) then
+        d = 0
+      end
+      if S[o + 4] and d > 0 then
+        S[o + 10] = S[o + 10] - d
+        cal_write(key, o, i, now)
+      end
+    elseif k and S[o + 4] then
       local closed = (call('LLEN', key) - 1) / 2
       if at == '' then
         refund_newest(key, o, tonumber(k), closed)
@@ -307,11 +444,7 @@ local function quota(op, now)
       end
       S[o + 10] = S[o + 5] - S[o + 2]
     end
-    local used, reset = S[o + 10], 0
-    if used > 0 then
-      reset = (S[o + 4] + 1) * S[o + 9] + S[o + 8] - 1 - now
-    end
-    out[1 + 2 * i], out[2 + 2 * i] = used, reset
+    out[1 + 2 * i], out[2 + 2 * i] = S[o + 10], reset_after(o, i, now)
   end
   return out
 end
@@ -349,8 +482,14 @@ for r = 1, #KEYS / n do
   local allowed, bad = true, nil
   for i = 1, n do
     local key, o = KEYS[k + i], 10 * (i - 1)
-    if not load(key, o, now, true) then
-      bad = key
+    local ok, why
+    if CAL[i] then
+      ok, why = cal_load(key, o, i, now)
+    else
+      ok, why = load(key, o, now, true)
+    end
+    if not ok then
+      bad = why
       break
     end
     if S[o + 10] + permits > S[o + 7] then
@@ -359,7 +498,7 @@ for r = 1, #KEYS / n do
   end
 
   if bad then
-    out[on + 1], out[on + 2], out[on + 3] = -1, now, 'slidingwindow: ' .. bad .. ' does not hold a limiter state'
+    out[on + 1], out[on + 2], out[on + 3] = -1, now, bad
     on = on + 3
     if figures then
       out[on + 1], out[on + 2], out[on + 3], out[on + 4] = 0, 0, 0, 0
@@ -371,38 +510,50 @@ for r = 1, #KEYS / n do
       for i = 1, n do
         local key, o = KEYS[k + i], 10 * (i - 1)
         local limit, tail, total = S[o + 7], S[o + 4], S[o + 5]
-        local bucket = floor(now / S[o + 9])
         local add = permits
         if count_refused and add > limit then
           add = limit
         end
-        if not tail then
-          S[o + 1], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = bucket, bucket, bucket, add, 0
-          call('RPUSH', key, pack(HEADER, bucket, S[o + 2], bucket, bucket, add, 0))
-          call('PEXPIRE', key, EXPIRY[i])
-        elseif bucket <= tail then
-          -- A time before the newest run's bucket is recorded into that run.
-          local new = total + add
-          if count_refused and new - S[o + 6] > limit then
-            new = S[o + 6] + limit
+        if CAL[i] then
+          -- Into the period loaded: the one of now, or a later one the key holds.
+          local new = S[o + 10] + add
+          if count_refused and new > limit then
+            new = limit
           end
-          if new > total then
-            S[o + 5] = new
-            call('LSET', key, 0, pack(HEADER, S[o + 1], S[o + 2], S[o + 3], tail, new, S[o + 6]))
+          if new > S[o + 10] then
+            S[o + 10] = new
+            cal_write(key, o, i, now)
           end
         else
-          if S[o + 3] == tail then
-            S[o + 1] = tail -- no closed run yet: offsets start from this one
-          end
-          call('RPUSH', key, tail - S[o + 1], total)
-          S[o + 4], S[o + 5], S[o + 6] = bucket, total + add, total
-          call('LSET', key, 0, pack(HEADER, S[o + 1], S[o + 2], S[o + 3], bucket, total + add, total))
-          local precision = S[o + 9]
-          if floor(bucket * precision / STRETCH[i]) ~= floor(tail * precision / STRETCH[i]) then
+          local bucket = floor(now / S[o + 9])
+          if not tail then
+            S[o + 1], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = bucket, bucket, bucket, add, 0
+            call('RPUSH', key, pack(HEADER, bucket, S[o + 2], bucket, bucket, add, 0))
             call('PEXPIRE', key, EXPIRY[i])
+          elseif bucket <= tail then
+            -- A time before the newest run's bucket is recorded into that run.
+            local new = total + add
+            if count_refused and new - S[o + 6] > limit then
+              new = S[o + 6] + limit
+            end
+            if new > total then
+              S[o + 5] = new
+              call('LSET', key, 0, pack(HEADER, S[o + 1], S[o + 2], S[o + 3], tail, new, S[o + 6]))
+            end
+          else
+            if S[o + 3] == tail then
+              S[o + 1] = tail -- no closed run yet: offsets start from this one
+            end
+            call('RPUSH', key, tail - S[o + 1], total)
+            S[o + 4], S[o + 5], S[o + 6] = bucket, total + add, total
+            call('LSET', key, 0, pack(HEADER, S[o + 1], S[o + 2], S[o + 3], bucket, total + add, total))
+            local precision = S[o + 9]
+            if floor(bucket * precision / STRETCH[i]) ~= floor(tail * precision / STRETCH[i]) then
+              call('PEXPIRE', key, EXPIRY[i])
+            end
           end
+          S[o + 10] = S[o + 5] - S[o + 2]
         end
-        S[o + 10] = S[o + 5] - S[o + 2]
       end
     end
 
@@ -413,8 +564,8 @@ for r = 1, #KEYS / n do
       if not allowed and not count_refused then
         for i = 1, n do
           local o = 10 * (i - 1)
-          if S[o + 10] >= S[o + 7] and S[o + 3] then
-            local f = (S[o + 3] + 1) * S[o + 9] + S[o + 8] - 1 - now
+          if S[o + 10] >= S[o + 7] then
+            local f = full_for(o, i, now)
             if f > hold then
               hold = f
             end
@@ -439,7 +590,7 @@ for r = 1, #KEYS / n do
           local o = 10 * (i - 1)
           local excess = S[o + 10] - (S[o + 7] - permits)
           if excess > 0 then
-            local wait = wait_for(KEYS[k + i], o, excess, now)
+            local wait = CAL[i] and S[o + 3] - now or wait_for(KEYS[k + i], o, excess, now)
             if wait > retry then
               retry = wait
               binding = i
@@ -452,13 +603,10 @@ for r = 1, #KEYS / n do
       if remaining < 0 then
         remaining = 0
       end
-      local reset = 0
-      if S[o + 10] > 0 then
-        reset = (S[o + 4] + 1) * S[o + 9] + S[o + 8] - 1 - now
-      end
+      local reset = reset_after(o, binding, now)
       local hold = 0
-      if not allowed and not count_refused and S[o + 10] >= S[o + 7] and S[o + 3] then
-        hold = (S[o + 3] + 1) * S[o + 9] + S[o + 8] - 1 - now
+      if not allowed and not count_refused and S[o + 10] >= S[o + 7] then
+        hold = full_for(o, binding, now)
       end
       out[on + 1], out[on + 2], out[on + 3], out[on + 4], out[on + 5], out[on + 6], out[on + 7] =
         result, now, remaining, retry, reset, binding, hold

@@ -34,13 +34,15 @@ class QuotaOperationsIT {
     return "quota-it-" + IDS.incrementAndGet();
   }
 
-  private static RedisRateLimiter.Builder builder(Client client) {
+  /** A limiter builder on the shared server whose Redis must answer every call. */
+  static RedisRateLimiter.Builder builder(Client client) {
     return RedisRateLimiter.builder(SharedRedis.backend(client))
         .commandTimeout(Client.GENEROUS)
         .fallback(new FailingLimiter());
   }
 
-  private static int grants(RedisRateLimiter limiter, String id, int attempts) {
+  /** How many of {@code attempts} single permits {@code id} is granted. */
+  static int grants(RedisRateLimiter limiter, String id, int attempts) {
     int granted = 0;
     for (int i = 0; i < attempts; i++) {
       if (limiter.tryAcquire(id, 1)) {
@@ -113,19 +115,26 @@ class QuotaOperationsIT {
 
   @ParameterizedTest
   @EnumSource(Client.class)
-  void calendarQuota_isRejectedNamingIt(Client client) {
+  void calendarKeyOfAnotherType_notDecidedAndQuotaOperationsThrow(Client client) {
     Limit monthly = Limit.calendar(10_000, CalendarPeriod.MONTH, ZoneId.of("Europe/Paris"));
-    assertThatThrownBy(() -> builder(client).limit(monthly))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("10000/month@Europe/Paris");
     String id = freshId();
     RedisRateLimiter limiter =
         builder(client)
             .limit(Limit.parse("2/10s"))
             .build(key -> key.equals(id) ? Plan.of("monthly", monthly) : null);
+    String key = limiter.keysOf(id).get(0);
+    assertThat(key).endsWith(":month@Europe/Paris");
+    SharedRedis.server().cli("RPUSH", key, "not a count");
+    assertThatThrownBy(() -> limiter.peek(id))
+        .isInstanceOf(RedisCallException.class)
+        .hasMessageContaining("does not hold a limiter state");
     assertThatThrownBy(() -> limiter.tryAcquire(id, 1))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("calendar");
+        .as("the failure policy's fallback is asked")
+        .isInstanceOf(AssertionError.class);
+    SharedRedis.server().cli("DEL", key);
+    SharedRedis.server().cli("SET", key, "sixteen bytes..!");
+    assertThatThrownBy(() -> limiter.refund(id, 1)).isInstanceOf(RedisCallException.class);
+    assertThat(SharedRedis.server().cli("GET", key).trim()).isEqualTo("sixteen bytes..!");
     assertThat(limiter.tryAcquire(freshId(), 1)).as("ids on other plans").isTrue();
   }
 

@@ -4,17 +4,18 @@ import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.PlanResolver;
 import io.slidingwindow.Ticker;
+import io.slidingwindow.testkit.CalendarQuotaConformance;
 import io.slidingwindow.testkit.FailingLimiter;
-import io.slidingwindow.testkit.PlanConformance;
 import java.time.Clock;
 import java.util.List;
 
 /**
- * The plan kit against a Redis deployment through one client, in client-time mode: the limits of an
- * id's plan go with each call, and a window new to the id starts empty. The Redis limiter has no
- * calendar quotas, so {@code calendarClock} is not used.
+ * The plan and calendar kits against a Redis deployment through one client, in client-time mode:
+ * the limits of an id's plan go with each call, a window new to the id starts empty, and calendar
+ * quotas decide as the calendar log does, with {@code calendarClock} the calendar time of the
+ * ticker's first reading.
  */
-abstract class RedisPlanConformance extends PlanConformance {
+abstract class RedisPlanConformance extends CalendarQuotaConformance {
 
   /** The deployment and client under test. */
   abstract RedisBackend backend();
@@ -25,6 +26,7 @@ abstract class RedisPlanConformance extends PlanConformance {
     return RedisRateLimiter.builder(backend())
         .limits(defaults)
         .clientTime(ticker)
+        .calendarClock(calendarClock)
         .commandTimeout(Client.GENEROUS)
         .fallback(new FailingLimiter())
         .build(plans);

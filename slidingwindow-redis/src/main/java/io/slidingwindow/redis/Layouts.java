@@ -63,7 +63,7 @@ final class Layouts {
 
   private final ScriptCalls calls;
   private final boolean countRefused;
-  private final boolean clientTime;
+  private final ScriptTime time;
   private final boolean batching;
 
   /** Null without plans. */
@@ -80,12 +80,12 @@ final class Layouts {
       ScriptCalls calls,
       List<Limit> limits,
       boolean countRefused,
-      boolean clientTime,
+      ScriptTime time,
       boolean batching,
       PlanResolver<String> resolver) {
     this.calls = calls;
     this.countRefused = countRefused;
-    this.clientTime = clientTime;
+    this.time = time;
     this.batching = batching;
     this.resolver = resolver;
     this.defaults = layout(null, limits);
@@ -104,8 +104,8 @@ final class Layouts {
   /**
    * The layout of {@code id}, as given to the limiter: its plan's, or the default one.
    *
-   * @throws IllegalArgumentException if the plan has a limit the Redis limiter cannot take (not
-   *     whole microseconds, or a calendar quota)
+   * @throws IllegalArgumentException if the plan has a limit the Redis limiter cannot take (a
+   *     sliding window not in whole microseconds)
    */
   Layout of(String id) {
     if (resolver == null) {
@@ -128,7 +128,7 @@ final class Layouts {
   }
 
   private Layout layout(String plan, List<Limit> limits) {
-    LimiterScript script = new LimiterScript(limits, countRefused, clientTime, resolver != null);
+    LimiterScript script = new LimiterScript(limits, countRefused, time, resolver != null);
     return new Layout(plan, limits, script, batching ? new Batcher(calls, script) : null);
   }
 }

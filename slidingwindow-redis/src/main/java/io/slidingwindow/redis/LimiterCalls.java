@@ -32,10 +32,8 @@ final class LimiterCalls {
   private final Layouts layouts;
   private final Ticker clientTime;
 
-  /** The clock of the refusal cache: the client-time ticker, or System.nanoTime. */
-  private final Ticker localTime;
-
-  private final long origin;
+  /** The local clock (of the refusal cache too): the client-time ticker, or System.nanoTime. */
+  private final ScriptTime time;
 
   /** Null when off, or when refused attempts count. */
   private final RefusalCache refusals;
@@ -58,14 +56,17 @@ final class LimiterCalls {
    * The calls of a limiter with {@code layouts} as {@code b} sets it up, with {@code fallback}
    * deciding under {@link FailurePolicy#LOCAL} (null for the other policies).
    */
-  LimiterCalls(RedisRateLimiter.Builder b, Layouts layouts, KeyedRateLimiter<String> fallback) {
+  LimiterCalls(
+      RedisRateLimiter.Builder b,
+      Layouts layouts,
+      ScriptTime time,
+      KeyedRateLimiter<String> fallback) {
     this.calls = b.backend.calls();
     this.prefix = b.keyPrefix;
     this.layouts = layouts;
     boolean countRefused = b.countRefusedAttempts;
     this.clientTime = b.clientTime;
-    this.localTime = clientTime == null ? Ticker.system() : clientTime;
-    this.origin = localTime.read();
+    this.time = time;
     this.refusals =
         countRefused || b.refusalCacheSlots == 0 ? null : new RefusalCache(b.refusalCacheSlots);
     this.timeoutNanos = b.commandTimeout.toNanos();
@@ -206,7 +207,7 @@ final class LimiterCalls {
 
   /** The local clock in µs since the limiter was built; with client time, the script's clock. */
   long localMicros() {
-    return Math.floorDiv(localTime.read() - origin, 1000L);
+    return time.localMicros();
   }
 
   /**

@@ -3,10 +3,15 @@ package io.slidingwindow.redis;
 import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Quota;
+import io.slidingwindow.Ticker;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The Java side of {@code limiter.lua}'s contract (its header is the reference): the keys and
@@ -14,10 +19,12 @@ import java.util.List;
  *
  * <p>Arguments: {@code [countRefused, ttlMillis, L, (N, W µs, p µs) per limit]} (the template; with
  * plans {@code countRefused} ends in {@code w}, and each limit takes its own expiry, at least
- * {@code ttlMillis}), then per request {@code [2 * permits + figures, now µs or ""]}. Reply per
- * request: {@code [allowed, now µs, hold µs]} without figures, {@code [allowed, now µs, remaining,
- * retryAfter µs, resetAfter µs, binding limit (1-based), hold µs]} with them; {@code allowed} is -1
- * (and element 2 a message) when a key of the request holds something else.
+ * {@code ttlMillis}; a calendar quota's triple is {@code (N, @leastExpiryMillis, c,s0,s1,s2,s3)},
+ * its last part computed per call from the local clock, see {@link ScriptTime.CalendarArgs}), then
+ * per request {@code [2 * permits + figures, now µs or ""]}. Reply per request: {@code [allowed,
+ * now µs, hold µs]} without figures, {@code [allowed, now µs, remaining, retryAfter µs, resetAfter
+ * µs, binding limit (1-based), hold µs]} with them; {@code allowed} is -1 (and element 2 a message)
+ * when a key of the request holds something else.
  */
 final class LimiterScript {
 
@@ -54,13 +61,23 @@ final class LimiterScript {
 
   private final String[] template;
 
+  /** The per-call argument of each slot that is a calendar quota; null for a sliding window. */
+  private final ScriptTime.CalendarArgs[] calendars;
+
+  /** Whether any slot is a calendar quota. */
+  private final boolean hasCalendars;
+
   /**
    * The layout for {@code limits}.
    *
    * @throws IllegalArgumentException if a window or precision is not whole microseconds
    */
   LimiterScript(List<Limit> limits, boolean countRefused, boolean clientTime) {
-    this(limits, countRefused, clientTime, false);
+    this(
+        limits,
+        countRefused,
+        new ScriptTime(clientTime ? Ticker.system() : null, Clock.systemUTC()),
+        false);
   }
 
   /**
@@ -70,10 +87,13 @@ final class LimiterScript {
    * precision then share their key, and the script checks it against the fewest permits among them
    * (each key records a grant once).
    *
-   * @throws IllegalArgumentException if a window or precision is not whole microseconds, or a limit
-   *     is a calendar quota
+   * <p>A calendar quota's key names its period and zone (and its permits without {@code byWindow}),
+   * and its periods' boundaries come from {@code time} on every call.
+   *
+   * @throws IllegalArgumentException if a window or precision is not whole microseconds
    */
-  LimiterScript(List<Limit> limits, boolean countRefused, boolean clientTime, boolean byWindow) {
+  LimiterScript(List<Limit> limits, boolean countRefused, ScriptTime time, boolean byWindow) {
+    boolean clientTime = time.isClientTime();
     this.limits = List.copyOf(limits);
     this.slotOf = new int[limits.size()];
     List<String> keySuffixes = new ArrayList<>();
@@ -81,14 +101,7 @@ final class LimiterScript {
     long ttlMicros = 0;
     for (int i = 0; i < limits.size(); i++) {
       Limit limit = limits.get(i);
-      long windowMicros = windowMicros(limit);
-      long precisionMicros = precisionMicros(limit);
-      String suffix =
-          (byWindow ? "w" : limit.permits() + ":")
-              + windowMicros
-              + ":"
-              + precisionMicros
-              + (countRefused ? ":r" : "");
+      String suffix = suffix(limit, byWindow) + (countRefused ? ":r" : "");
       int shared = keySuffixes.indexOf(suffix);
       if (byWindow && shared >= 0) {
         slotOf[i] = shared;
@@ -101,24 +114,71 @@ final class LimiterScript {
         keySuffixes.add(shared >= 0 ? suffix + ":" + i : suffix);
         slotLimits.add(i);
       }
-      ttlMicros = Math.max(ttlMicros, windowMicros + precisionMicros);
+      if (!limit.isCalendar()) {
+        ttlMicros = Math.max(ttlMicros, windowMicros(limit) + precisionMicros(limit));
+      }
     }
     this.suffixes = keySuffixes.toArray(new String[0]);
     this.limitOf = slotLimits.stream().mapToInt(Integer::intValue).toArray();
     this.template = new String[3 + 3 * suffixes.length];
+    this.calendars = new ScriptTime.CalendarArgs[suffixes.length];
     template[0] = (countRefused ? "1" : "0") + (byWindow ? "w" : "");
     template[2] = Integer.toString(suffixes.length);
+    boolean anyCalendar = false;
     for (int slot = 0; slot < suffixes.length; slot++) {
       Limit limit = limits.get(limitOf[slot]);
       template[3 + 3 * slot] = Long.toString(limit.permits());
-      template[4 + 3 * slot] = Long.toString(windowMicros(limit));
-      template[5 + 3 * slot] = Long.toString(precisionMicros(limit));
+      if (limit.isCalendar()) {
+        anyCalendar = true;
+        calendars[slot] =
+            new ScriptTime.CalendarArgs(
+                limit.calendarPeriod().orElseThrow(), limit.calendarZone().orElseThrow(), time);
+        template[4 + 3 * slot] = "@" + time.leastExpiryMillis();
+      } else {
+        template[4 + 3 * slot] = Long.toString(windowMicros(limit));
+        template[5 + 3 * slot] = Long.toString(precisionMicros(limit));
+      }
     }
+    this.hasCalendars = anyCalendar;
     // With plans a key's calls may bring other limits: each limit then takes its own T, at least
     // this one (limiter.lua, "Expiry").
     long ttlMillis = byWindow ? 1 : (ttlMicros + 999) / 1000;
     template[1] =
         Long.toString(clientTime ? Math.max(ttlMillis, CLIENT_TIME_MIN_TTL_MILLIS) : ttlMillis);
+  }
+
+  /**
+   * The key suffix of {@code limit}: {@code N:W:p} (µs), or {@code wW:p} with plans; for a calendar
+   * quota {@code N:period@zone}, or {@code period@zone} with plans ({@code UTC} for the UTC offset)
+   * (as in {@code month@Europe/Paris}; an {@code @} never appears in a sliding window's suffix).
+   */
+  private static String suffix(Limit limit, boolean byWindow) {
+    String permits = byWindow ? "" : limit.permits() + ":";
+    if (limit.isCalendar()) {
+      return permits
+          + limit.calendarPeriod().orElseThrow().name().toLowerCase(Locale.ROOT)
+          + "@"
+          + zoneText(limit.calendarZone().orElseThrow());
+    }
+    return (byWindow ? "w" : permits) + windowMicros(limit) + ":" + precisionMicros(limit);
+  }
+
+  /** A zone's id, with {@code UTC} for {@link ZoneOffset#UTC}, as limit text writes it. */
+  private static String zoneText(ZoneId zone) {
+    return zone.equals(ZoneOffset.UTC) ? "UTC" : zone.getId();
+  }
+
+  /** A copy of the template of {@code length} elements, with the calendar quotas' periods now. */
+  private String[] template(int length) {
+    String[] args = Arrays.copyOf(template, length);
+    if (hasCalendars) {
+      for (int slot = 0; slot < calendars.length; slot++) {
+        if (calendars[slot] != null) {
+          args[5 + 3 * slot] = calendars[slot].text();
+        }
+      }
+    }
+    return args;
   }
 
   /**
@@ -143,7 +203,7 @@ final class LimiterScript {
    * {@link #refund}, {@link #refundAt}).
    */
   String[] args(String request, String now) {
-    String[] args = Arrays.copyOf(template, template.length + 2);
+    String[] args = template(template.length + 2);
     args[template.length] = request;
     args[template.length + 1] = now;
     return args;
@@ -154,7 +214,7 @@ final class LimiterScript {
    * pairs in the order of their keys.
    */
   String[] args(List<String[]> requests) {
-    String[] args = Arrays.copyOf(template, template.length + 2 * requests.size());
+    String[] args = template(template.length + 2 * requests.size());
     for (int r = 0; r < requests.size(); r++) {
       args[template.length + 2 * r] = requests.get(r)[0];
       args[template.length + 2 * r + 1] = requests.get(r)[1];
@@ -273,16 +333,24 @@ final class LimiterScript {
   }
 
   /**
-   * The limit's window in microseconds.
+   * Checks that the script can take {@code limit}: a calendar quota, or a sliding window whose
+   * window and precision are whole microseconds (the window below 2^50 µs).
+   *
+   * @throws IllegalArgumentException otherwise
+   */
+  static void check(Limit limit) {
+    if (!limit.isCalendar()) {
+      windowMicros(limit);
+      precisionMicros(limit);
+    }
+  }
+
+  /**
+   * The window in microseconds of {@code limit}, a sliding window.
    *
    * @throws IllegalArgumentException if not whole microseconds, or 2^50 µs or longer
    */
   static long windowMicros(Limit limit) {
-    if (limit.isCalendar()) {
-      throw new IllegalArgumentException(
-          "limit must be a sliding window: the Redis limiter has no calendar quotas, was "
-              + limit.toText());
-    }
     long nanos = limit.windowNanos();
     if (nanos % 1000 != 0 || nanos / 1000 >= MAX_WINDOW_MICROS) {
       throw new IllegalArgumentException(

@@ -31,15 +31,16 @@ abstract class RedisLimiterBase implements KeyedRateLimiter<String> {
       RedisRateLimiter.Builder b, PlanResolver<String> plans, KeyedRateLimiter<String> fallback) {
     this.backend = b.backend;
     this.limits = List.copyOf(b.limits);
+    ScriptTime time = new ScriptTime(b.clientTime, b.calendarClock);
     this.layouts =
         new Layouts(
             b.backend.calls(),
             limits,
             b.countRefusedAttempts,
-            b.clientTime != null,
+            time,
             b.batching && !b.backend.isCluster(),
             plans);
-    this.calls = new LimiterCalls(b, layouts, fallback);
+    this.calls = new LimiterCalls(b, layouts, time, fallback);
     this.quotas = new QuotaCalls(b.backend, calls, b.commandTimeout);
     this.countRefused = b.countRefusedAttempts;
   }

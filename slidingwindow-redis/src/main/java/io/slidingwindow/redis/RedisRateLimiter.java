@@ -7,7 +7,9 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.PlanResolver;
 import io.slidingwindow.Ticker;
+import io.slidingwindow.internal.Checks;
 import io.slidingwindow.redis.Layouts.Layout;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -32,18 +34,27 @@ import java.util.concurrent.CompletionStage;
  * Limit#exact}) is tracked at one microsecond. {@link Builder#clientTime(Ticker)} uses a local
  * ticker instead, measured from its first reading: meant for a single instance and for tests.
  *
- * <p>Keys and memory. Each limit of an id is one Redis LIST named {@code <prefix>:{<id tag>}:<N>:<W
- * µs>:<p µs>} ({@code :r} appended when refused attempts count): a 48-byte header that holds the
- * newest (bucket, running total) run, then one run per older non-empty bucket, stored as an offset
- * from a reference bucket and a running total: at most {@code min(N, ceil(W / p) + 1)} runs, about
- * 7 bytes each. The hash tag is an encoding of the id's stored key, {@link
- * LimiterKeys#bounded(String)} (the id itself up to 256 characters, its SHA-256 digest beyond), so
- * an id of any length and content is keyed, and all keys of a call share one Cluster slot. A key
- * expires the longest window plus its precision after its newest run began, by which time that run
- * has left the window (with client time, no sooner than a minute: that ticker need not run at
- * Redis's speed). Server work per request is amortised O(1) per limit; a refusal from {@link
- * #decide} also walks the runs that must leave before the request fits (at most {@code permits}
- * runs when only grants count).
+ * <p>Keys and memory. Each sliding-window limit of an id is one Redis LIST named {@code
+ * <prefix>:{<id tag>}:<N>:<W µs>:<p µs>} ({@code :r} appended when refused attempts count): a
+ * 48-byte header that holds the newest (bucket, running total) run, then one run per older
+ * non-empty bucket, stored as an offset from a reference bucket and a running total: at most {@code
+ * min(N, ceil(W / p) + 1)} runs, about 7 bytes each. The hash tag is an encoding of the id's stored
+ * key, {@link LimiterKeys#bounded(String)} (the id itself up to 256 characters, its SHA-256 digest
+ * beyond), so an id of any length and content is keyed, and all keys of a call share one Cluster
+ * slot. A key expires the longest window plus its precision after its newest run began, by which
+ * time that run has left the window (with client time, no sooner than a minute: that ticker need
+ * not run at Redis's speed). Server work per request is amortised O(1) per limit; a refusal from
+ * {@link #decide} also walks the runs that must leave before the request fits (at most {@code
+ * permits} runs when only grants count).
+ *
+ * <p>Calendar quotas ({@link Limit#calendar}) count exactly, one key per quota and id (32 bytes,
+ * same hash tag), written with an expiry at its period's end. The client computes the periods
+ * (Redis has no time-zone rules) around its own clock and sends the one before, its own and the
+ * next; the script counts a request in the one that holds its clock's now (the server's {@code
+ * TIME} by default), so at most {@code N} permits are granted per period of that clock whatever the
+ * clocks of the instances. A call whose now falls outside the periods sent (a client clock off by
+ * more than a period) is not decided: the failure policy answers it. See {@link
+ * Builder#calendarClock}.
  *
  * <p>Refusals without a round trip. When Redis refuses an id because one of its limits has no
  * permit left, nothing but time can free one, so the limiter remembers the refusal until that
@@ -204,24 +215,26 @@ public final class RedisRateLimiter extends RedisLimiterBase {
     Ticker breakerTicker = Ticker.system();
     int refusalCacheSlots = DEFAULT_REFUSAL_CACHE_SLOTS;
     boolean batching = true;
+    Clock calendarClock = Clock.systemUTC();
 
     private Builder(RedisBackend backend) {
       super(backend);
     }
 
     /**
-     * Adds a limit; a request is granted only if every limit allows it. Its window and precision
-     * must be whole microseconds (an exact limit is tracked at one microsecond).
+     * Adds a limit; a request is granted only if every limit allows it. A sliding window's window
+     * and precision must be whole microseconds (an exact limit is tracked at one microsecond); a
+     * calendar quota ({@link Limit#calendar}) counts in one key per id, see {@link
+     * #calendarClock(Clock)} for the clock that decides its periods.
      *
-     * @throws IllegalArgumentException if {@code limit} is null, or its window or precision is not
-     *     a whole number of microseconds, or the window is 2^50 µs or longer
+     * @throws IllegalArgumentException if {@code limit} is null, or a sliding window whose window
+     *     or precision is not a whole number of microseconds, or whose window is 2^50 µs or longer
      */
     public Builder limit(Limit limit) {
       if (limit == null) {
         throw new IllegalArgumentException("limit must not be null");
       }
-      LimiterScript.windowMicros(limit);
-      LimiterScript.precisionMicros(limit);
+      LimiterScript.check(limit);
       limits.add(limit);
       return this;
     }
@@ -348,6 +361,24 @@ public final class RedisRateLimiter extends RedisLimiterBase {
       return this;
     }
 
+    /**
+     * Sets the wall clock of the calendar quotas' periods, {@link Clock#systemUTC()} by default,
+     * read once when the limiter is built: the local clock then measures time from that reading.
+     * With the server's {@code TIME} it only chooses which periods go with a call (those around the
+     * local estimate of now: the one before, its own and the next); the server's clock decides
+     * which one a request counts in, and a call whose server time falls outside the periods sent
+     * (the clocks differ by more than a period) is not decided, and the failure policy answers.
+     * With {@link #clientTime(Ticker)} it gives the calendar time of the ticker's first reading, as
+     * the in-process limiters' {@code calendarClock} does.
+     *
+     * @throws IllegalArgumentException if {@code clock} is null
+     * @throws IllegalStateException if another clock was set
+     */
+    public Builder calendarClock(Clock clock) {
+      this.calendarClock = once("calendarClock", Checks.requireNonNull(clock, "clock"));
+      return this;
+    }
+
     /** Replaces the breaker's clock; for tests that drive a fake clock. */
     Builder breakerTicker(Ticker ticker) {
       this.breakerTicker = ticker;
@@ -370,7 +401,7 @@ public final class RedisRateLimiter extends RedisLimiterBase {
      * go to Redis with each call). A limit's key then names its window and precision, not its
      * permits, so an id whose plan changes keeps the counts of the windows both plans have; a
      * window new to the id starts empty (Redis keeps no record of the id's earlier limits). A plan
-     * whose limit the script cannot take (not whole microseconds, or a calendar quota) fails the
+     * whose limit the script cannot take (a sliding window not in whole microseconds) fails the
      * calls of its ids with {@link IllegalArgumentException}. The local fallback asks {@code plans}
      * with the id's stored key.
      *
@@ -402,6 +433,7 @@ public final class RedisRateLimiter extends RedisLimiterBase {
           .limits(limits)
           .countRefusedAttempts(countRefusedAttempts)
           .ticker(clientTime != null ? clientTime : Ticker.system())
+          .calendarClock(calendarClock)
           .build(plans);
     }
   }

@@ -24,10 +24,14 @@ final class GatewayHeaders {
     return QuotaHeaders.policyNames(routeId, limits);
   }
 
-  /** All headers of {@code decision} on a route with {@code limits} named {@code policyNames}. */
-  static Map<String, String> of(List<Limit> limits, List<String> policyNames, Decision decision) {
+  /**
+   * All headers of {@code decision} on route {@code routeId} with {@code limits} named {@code
+   * policyNames}; a decision by a plan's limit names that limit alone, by the route's id.
+   */
+  static Map<String, String> of(
+      String routeId, List<Limit> limits, List<String> policyNames, Decision decision) {
     QuotaHeaders quota = new QuotaHeaders();
-    quota.add(limits, policyNames, decision);
+    quota.add(limits, policyNames, decision, routeId);
     if (decision.allowed()) {
       return quota.headers();
     }

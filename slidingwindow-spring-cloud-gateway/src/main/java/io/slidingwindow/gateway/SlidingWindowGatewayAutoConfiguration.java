@@ -1,18 +1,23 @@
 package io.slidingwindow.gateway;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.slidingwindow.PlanResolver;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.RateLimiterFactory;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.cloud.gateway.config.GatewayProperties;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.cloud.gateway.support.ConfigurationService;
@@ -31,6 +36,9 @@ import reactor.core.scheduler.Schedulers;
  * spring.data.redis.*} is configured (with {@code slidingwindow.redis.command-timeout} and {@code
  * on-failure}), or the application's own. Otherwise the limits stay in memory, with at most {@code
  * slidingwindow.gateway.max-keys-per-route} keys per route. The choice is logged at start-up.
+ *
+ * <p>The limits and plans of the routes and default filters written in the gateway's properties are
+ * checked once every bean exists: a bad one stops start-up naming the route and the argument.
  *
  * <p>Runs after the starter's Redis configuration and before the gateway's, whose {@code
  * RequestRateLimiter} filter exists only when a {@code RateLimiter} bean does. Backs off for an
@@ -65,7 +73,8 @@ public class SlidingWindowGatewayAutoConfiguration {
       ObjectProvider<RateLimiterFactory> factories,
       ObjectProvider<Ticker> ticker,
       ObjectProvider<ConfigurationService> configurationService,
-      ObjectProvider<MeterRegistry> registry) {
+      ObjectProvider<MeterRegistry> registry,
+      BeanFactory beans) {
     RateLimiterFactory factory = factories.getIfUnique();
     if (factory == null) {
       factory =
@@ -95,7 +104,26 @@ public class SlidingWindowGatewayAutoConfiguration {
                 properties.isRateLimitHeaders(),
                 configurationService.getIfAvailable(),
                 registry.getIfUnique(),
-                Schedulers.parallel()));
+                Schedulers.parallel(),
+                planResolvers(beans)));
+  }
+
+  /**
+   * Checks the limits and plans of the routes written in the gateway's properties at start-up, so
+   * that a bad one stops start-up naming the route and the argument.
+   */
+  @Bean
+  static SmartInitializingSingleton slidingWindowGatewayRouteCheck(
+      ObjectProvider<GatewayProperties> gateway, BeanFactory beans) {
+    return new GatewayRouteCheck(gateway, planResolvers(beans));
+  }
+
+  /** Looks up a route's {@code plan-resolver} bean by name; null if there is no such bean. */
+  private static Function<String, PlanResolver<?>> planResolvers(BeanFactory beans) {
+    return name ->
+        beans.containsBean(name) && beans.isTypeMatch(name, PlanResolver.class)
+            ? beans.getBean(name, PlanResolver.class)
+            : null;
   }
 
   /**

@@ -6,7 +6,10 @@ import io.slidingwindow.FailurePolicy;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.LimiterKeys;
+import io.slidingwindow.PlanResolver;
 import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.spring.web.PlanProperties;
+import io.slidingwindow.spring.web.RulePlanProperties;
 import io.slidingwindow.spring.web.SlidingWindowHttpProperties.LimitSpec;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,7 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
 import org.springframework.cloud.gateway.route.RouteDefinitionRouteLocator;
@@ -38,6 +41,15 @@ import reactor.core.scheduler.Schedulers;
  * resolved (see {@link GatewayKeys} for resolvers that key on a checked API key or the client
  * address), stored as {@link LimiterKeys#bounded} of itself, so that a long key costs no more than
  * a short one; each route counts its keys apart from every other route.
+ *
+ * <p>Plans. A route may give keys other limits than its own: {@code plans.PLAN.limits} (each plan's
+ * limits, in the shape of {@code limits}), {@code plan-keys.PLAN} (the keys on each plan, as the
+ * key resolver makes them) and {@code plan-resolver} (the name of a {@code PlanResolver<String>}
+ * bean, asked first), as in the starter's rules. A key on no plan gets the route's {@code limits}.
+ * The plan is looked up with the key the route counts, never with anything else from the request. A
+ * bad plan fails when the route's filters are built, naming the argument; routes written in the
+ * gateway's properties are checked at start-up. A key on a plan is told its plan's binding limit in
+ * the headers, named by the route.
  *
  * <p>Backends. Each route gets one {@link KeyedRateLimiter} from the {@link RateLimiterFactory}:
  * in-process by default, Redis when the application configures one (then every gateway instance
@@ -78,6 +90,7 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
   private final boolean headers;
   private final Scheduler timer;
   private final FailureReport report;
+  private final Function<String, PlanResolver<?>> resolverBeans;
   private final Map<String, RouteLimiter> routes = new ConcurrentHashMap<>();
 
   /** Each route's bound arguments: written when routes are (re)built, read by every request. */
@@ -113,12 +126,14 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
         headers,
         configurationService,
         registry,
-        Schedulers.parallel());
+        Schedulers.parallel(),
+        name -> null);
   }
 
   /**
-   * As the public constructor, with where {@link FailurePolicy#LOCAL} keeps each route's windows
-   * and the scheduler that times decisions out (tests: a fake clock and a virtual scheduler).
+   * As the public constructor, with where {@link FailurePolicy#LOCAL} keeps each route's windows,
+   * the scheduler that times decisions out (tests: a fake clock and a virtual scheduler) and where
+   * a route's {@code plan-resolver} bean is looked up by name (null for no such bean).
    */
   SlidingWindowRateLimiter(
       RateLimiterFactory factory,
@@ -128,7 +143,8 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
       boolean headers,
       ConfigurationService configurationService,
       MeterRegistry registry,
-      Scheduler timer) {
+      Scheduler timer,
+      Function<String, PlanResolver<?>> resolverBeans) {
     super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
     if (factory == null || local == null) {
       throw new IllegalArgumentException(
@@ -147,6 +163,7 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
     this.headers = headers;
     this.timer = timer;
     this.report = new FailureReport(registry);
+    this.resolverBeans = resolverBeans;
   }
 
   /** Each route's configuration by route id; a concurrent map, since requests read it. */
@@ -157,11 +174,15 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
 
   /**
    * Binds a route's arguments, then builds its limiter at once, so that a route with bad limits
-   * fails while the gateway builds its filters, not on its first request.
+   * fails while the gateway builds its filters, not on its first request. List elements written
+   * {@code plan-keys.free.0}, as the gateway's properties flatten a YAML list, are read as {@code
+   * plan-keys.free[0]}, so that they bind to the list of plan {@code free}.
    */
   @Override
   public void onApplicationEvent(FilterArgsEvent event) {
-    super.onApplicationEvent(event);
+    super.onApplicationEvent(
+        new FilterArgsEvent(
+            event.getSource(), event.getRouteId(), GatewayRouteCheck.indexed(event.getArgs())));
     Config config = getConfig().get(event.getRouteId());
     if (config != null) {
       routeLimiter(event.getRouteId(), config);
@@ -200,14 +221,18 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
               if (decision.isKeyOverflow()) {
                 report.keyOverflow(routeId);
               }
-              return new Response(decision.allowed(), headersOf(route, decision));
+              return new Response(decision.allowed(), headersOf(routeId, route, decision));
             })
         .onErrorResume(e -> Mono.just(failed(routeId, route, key, e)));
   }
 
-  private Map<String, String> headersOf(RouteLimiter route, Decision decision) {
+  /**
+   * The headers of {@code decision}: a key on a plan is told its plan's binding limit, named by the
+   * route, never the route's default limits.
+   */
+  private Map<String, String> headersOf(String routeId, RouteLimiter route, Decision decision) {
     if (headers) {
-      return GatewayHeaders.of(route.limits, route.policyNames, decision);
+      return GatewayHeaders.of(routeId, route.limits(), route.policyNames, decision);
     }
     return decision.allowed() ? Map.of() : GatewayHeaders.retryAfterOnly(decision);
   }
@@ -226,17 +251,17 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
         switch (onFailure) {
           case ALLOW -> new Response(true, Map.of());
           case REFUSE -> new Response(false, GatewayHeaders.retryAfterOnePolicy());
-          case LOCAL -> decideLocally(route, key);
+          case LOCAL -> decideLocally(routeId, route, key);
         };
     report.failed(routeId, cause, answer.isAllowed());
     return answer;
   }
 
-  /** The route's in-memory decision, as {@link FailurePolicy#LOCAL} makes it. */
-  private Response decideLocally(RouteLimiter route, String key) {
+  /** The route's in-memory decision, with its plans, as {@link FailurePolicy#LOCAL} makes it. */
+  private Response decideLocally(String routeId, RouteLimiter route, String key) {
     try {
       Decision decision = route.local().decide(key, 1);
-      return new Response(decision.allowed(), headersOf(route, decision));
+      return new Response(decision.allowed(), headersOf(routeId, route, decision));
     } catch (RuntimeException e) {
       return new Response(false, GatewayHeaders.retryAfterOnePolicy());
     }
@@ -267,105 +292,59 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
     return config;
   }
 
-  /** The route's limiter for {@code config}, rebuilt only if its limits changed. */
+  /** The route's limiter for {@code config}, rebuilt only if its limits or plans changed. */
   private RouteLimiter routeLimiter(String routeId, Config config) {
     RouteLimiter current = routes.get(routeId);
     if (current != null && current.config == config) {
       return current;
     }
-    List<Limit> limits = config.limits(routeId);
+    RouteTerms terms = RouteTerms.of(routeId, config, resolverBeans);
     return routes.compute(
         routeId,
         (id, existing) -> {
-          if (existing != null && existing.limits.equals(limits)) {
+          if (existing != null && existing.terms.signature().equals(terms.signature())) {
             return existing.boundTo(config);
           }
-          KeyedRateLimiter<String> limiter = factory.create("gateway." + id, limits, false);
+          String rule = "gateway." + id;
+          List<Limit> limits = terms.limits();
+          KeyedRateLimiter<String> limiter = create(factory, id, terms);
           if (limiter == null) {
             throw new IllegalArgumentException(
                 "route " + id + ": the limiter factory returned no limiter for " + limits);
           }
           return new RouteLimiter(
               config,
-              limits,
+              terms,
               GatewayHeaders.policyNames(id, limits),
               limiter,
-              () -> local.create("gateway." + id, limits, false));
+              () -> local.create(rule, limits, false, terms.plans()));
         });
   }
 
   /**
-   * One route's limits, their header names, its limiter and the in-memory limiter of {@link
-   * FailurePolicy#LOCAL} (made on first use, shared by every configuration of the same limits), for
-   * one bound configuration.
+   * The limiter {@code factory} makes for a route's terms.
+   *
+   * @throws IllegalArgumentException naming the route's plans argument if the backend cannot give
+   *     keys plans
    */
-  private static final class RouteLimiter {
-    final Config config;
-    final List<Limit> limits;
-    final List<String> policyNames;
-    final KeyedRateLimiter<String> limiter;
-    private final LocalLimiter local;
-
-    RouteLimiter(
-        Config config,
-        List<Limit> limits,
-        List<String> policyNames,
-        KeyedRateLimiter<String> limiter,
-        Supplier<KeyedRateLimiter<String>> local) {
-      this(config, limits, policyNames, limiter, new LocalLimiter(local));
-    }
-
-    private RouteLimiter(
-        Config config,
-        List<Limit> limits,
-        List<String> policyNames,
-        KeyedRateLimiter<String> limiter,
-        LocalLimiter local) {
-      this.config = config;
-      this.limits = limits;
-      this.policyNames = policyNames;
-      this.limiter = limiter;
-      this.local = local;
-    }
-
-    RouteLimiter boundTo(Config newConfig) {
-      return new RouteLimiter(newConfig, limits, policyNames, limiter, local);
-    }
-
-    KeyedRateLimiter<String> local() {
-      return local.get();
-    }
-  }
-
-  /** The in-memory limiter of a route, made on first use. Thread-safe. */
-  private static final class LocalLimiter {
-    private final Supplier<KeyedRateLimiter<String>> create;
-    private volatile KeyedRateLimiter<String> limiter;
-
-    LocalLimiter(Supplier<KeyedRateLimiter<String>> create) {
-      this.create = create;
-    }
-
-    KeyedRateLimiter<String> get() {
-      KeyedRateLimiter<String> made = limiter;
-      if (made == null) {
-        synchronized (this) {
-          made = limiter;
-          if (made == null) {
-            made = create.get();
-            limiter = made;
-          }
-        }
-      }
-      return made;
+  private static KeyedRateLimiter<String> create(
+      RateLimiterFactory factory, String routeId, RouteTerms terms) {
+    try {
+      return factory.create("gateway." + routeId, terms.limits(), false, terms.plans());
+    } catch (UnsupportedOperationException e) {
+      throw new IllegalArgumentException(
+          "route " + routeId + ": " + CONFIGURATION_PROPERTY_NAME + ".plans: " + e.getMessage(), e);
     }
   }
 
   /**
    * One route's configuration: its limits, each {@code permits}, {@code window} and optionally
-   * {@code precision}. Bound from the route's filter arguments; not thread-safe until bound.
+   * {@code precision}, for keys on no plan; and its plans, in the shape of the starter's rules:
+   * {@code plans.PLAN.limits}, {@code plan-keys.PLAN} (the keys on each plan, as the route's key
+   * resolver makes them) and {@code plan-resolver} (the name of a {@code PlanResolver<String>}
+   * bean, asked first). Bound from the route's filter arguments; not thread-safe until bound.
    */
-  public static class Config {
+  public static class Config extends RulePlanProperties {
 
     private List<LimitSpec> limits = new ArrayList<>();
 
@@ -396,6 +375,25 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
       spec.setWindow(window);
       spec.setPrecision(precision);
       limits.add(spec);
+      return this;
+    }
+
+    /**
+     * Adds the limit of {@code permits} per {@code window} tracked in buckets of {@code precision}
+     * (null: the default) to plan {@code name}, for code that configures routes directly.
+     */
+    public Config plan(String name, long permits, Duration window, Duration precision) {
+      LimitSpec spec = new LimitSpec();
+      spec.setPermits(permits);
+      spec.setWindow(window);
+      spec.setPrecision(precision);
+      getPlans().computeIfAbsent(name, n -> new PlanProperties()).getLimits().add(spec);
+      return this;
+    }
+
+    /** Puts {@code keys} on plan {@code name}, for code that configures routes directly. */
+    public Config planKeys(String name, String... keys) {
+      getPlanKeys().computeIfAbsent(name, n -> new ArrayList<>()).addAll(List.of(keys));
       return this;
     }
 
@@ -434,7 +432,7 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
                 + spec.getWindow()
                 + (spec.getPrecision() == null ? "" : " (precision " + spec.getPrecision() + ")"));
       }
-      return "Config" + shown;
+      return "Config" + shown + (getPlans().isEmpty() ? "" : " plans " + getPlans().keySet());
     }
   }
 }

@@ -21,9 +21,14 @@ final class Http {
 
   /** GETs {@code path} of {@code base}, with {@code X-User: user} unless {@code user} is null. */
   static HttpResponse<String> get(URI base, String path, String user) {
+    return get(base, path, "X-User", user);
+  }
+
+  /** GETs {@code path} of {@code base}, with header {@code name: value} unless value is null. */
+  static HttpResponse<String> get(URI base, String path, String name, String value) {
     HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(TIMEOUT);
-    if (user != null) {
-      request.header("X-User", user);
+    if (value != null) {
+      request.header(name, value);
     }
     try {
       return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());

@@ -51,7 +51,8 @@ class SlidingWindowRateLimiterTest {
         headers,
         null,
         registry,
-        timer);
+        timer,
+        name -> null);
   }
 
   private SlidingWindowRateLimiter limiter() {

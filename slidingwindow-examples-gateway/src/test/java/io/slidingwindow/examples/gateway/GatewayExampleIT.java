@@ -127,6 +127,20 @@ class GatewayExampleIT {
 
   @ParameterizedTest(name = "on Redis: {0}")
   @ValueSource(booleans = {false, true})
+  void route_keyOnPro_getsTwentyOfTwentyFiveAndIsToldPros(boolean redis) throws Exception {
+    InetAddress client = client();
+    RawHttp.Response first = get(redis, client, "X-Api-Key", "demo-key-3");
+
+    assertThat(first.status()).isEqualTo(200);
+    assertThat(first.header("RateLimit-Policy")).isEqualTo("\"api\";q=20;w=10");
+    assertThat(granted(redis, client, 24, "X-Api-Key", "demo-key-3")).isEqualTo(19);
+    assertThat(granted(redis, client, 6, "X-Api-Key", "made-up-pro"))
+        .as("an unissued key: the address's own 5")
+        .isEqualTo(5);
+  }
+
+  @ParameterizedTest(name = "on Redis: {0}")
+  @ValueSource(booleans = {false, true})
   void route_forwardedHeaders_cannotNameOtherClients(boolean redis) throws Exception {
     InetAddress attacker = client();
     InetAddress victim = client();

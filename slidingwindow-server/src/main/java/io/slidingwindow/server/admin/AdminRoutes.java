@@ -24,6 +24,9 @@ import java.util.Map;
  *       each with its path, name, limits, shadow mode and where it is written.
  *   <li>{@code GET /}, {@code /dashboard}, {@code /dashboard/*}, {@code /v1/dashboard}: the
  *       dashboard ({@link Dashboard}).
+ *   <li>{@code PUT}, {@code GET}, {@code DELETE /v1/overrides} and {@code POST}, {@code DELETE
+ *       /v1/quota}: run-time overrides and quota operations on one descriptor ({@link
+ *       OverrideRoutes}), audited in the log.
  * </ul>
  */
 public final class AdminRoutes {
@@ -53,6 +56,8 @@ public final class AdminRoutes {
                 "/v1/config",
                 e -> e.respond(200, "application/json", Json.write(config(decider, watcher))));
     new Dashboard(decider, metrics.recorder(), watcher, health).addTo(router);
+    OverrideRoutes.addTo(router, decider.adminOverrides(), token != null);
+    metrics.adminOverrides(decider.adminOverrides());
     return router;
   }
 

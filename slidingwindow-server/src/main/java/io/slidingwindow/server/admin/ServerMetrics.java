@@ -10,6 +10,7 @@ import io.slidingwindow.dashboard.DecisionRecorder;
 import io.slidingwindow.server.config.ConfigWatcher;
 import io.slidingwindow.server.config.RateLimitConfig;
 import io.slidingwindow.server.config.Rule;
+import io.slidingwindow.server.decide.AdminOverrides;
 import io.slidingwindow.server.decide.DecisionEvents;
 import io.slidingwindow.server.decide.DecisionRequest;
 import io.slidingwindow.server.decide.Decisions;
@@ -40,6 +41,8 @@ import java.util.concurrent.TimeUnit;
  *       answer within the timeout, an error, an open breaker), answered by the failure policy.
  *   <li>{@code slidingwindow_server_ready}: 1 while ready, 0 while not.
  *   <li>{@code slidingwindow_server_config_reloads_total{result}}: reloads, success or failure.
+ *   <li>{@code slidingwindow_server_admin_overrides}: the run-time overrides set on the admin port
+ *       now.
  * </ul>
  *
  * <p>Each counter is looked up once and kept (per rule, per domain), so recording a decision is a
@@ -72,6 +75,13 @@ public final class ServerMetrics implements DecisionEvents, ConfigWatcher.Listen
     for (String transport : new String[] {GRPC, HTTP}) {
       errors.put(transport, new ConcurrentHashMap<>());
     }
+  }
+
+  /** Reports the number of {@code overrides} kept. */
+  public void adminOverrides(AdminOverrides overrides) {
+    Gauge.builder("slidingwindow.server.admin.overrides", overrides, AdminOverrides::size)
+        .description("Run-time overrides set on the admin port")
+        .register(registry);
   }
 
   /** The recent decisions, per second, for the dashboard. */

@@ -3,6 +3,7 @@ package io.slidingwindow.server.decide;
 import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.Plan;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.server.ConfigException;
 import io.slidingwindow.server.config.ConfigWatcher;
@@ -45,7 +46,8 @@ import java.util.concurrent.CompletionStage;
  * never waits: on Redis every descriptor's call is sent at once and the answer completes when the
  * last reply, or the failure policy at the command timeout, arrives. {@link #apply} swaps in a new
  * configuration; a rule with the same domain, path, limits and failure policy as before keeps its
- * limiter and so its counts. Thread-safe: a decision uses one configuration from start to end.
+ * limiter and so its counts. {@link #adminOverrides} gives single descriptors other limits at run
+ * time. Thread-safe: a decision uses one configuration from start to end.
  */
 public final class Decider implements ConfigWatcher.Listener {
 
@@ -64,15 +66,23 @@ public final class Decider implements ConfigWatcher.Listener {
   /** The longest entry key or value, in characters. */
   public static final int MAX_TEXT_CHARS = 4096;
 
-  /** What each rule counts with, by {@link Rule#index()}. */
-  private record State(
+  /**
+   * What each rule counts with, by {@link Rule#index()}: its limiter and the admin overrides of its
+   * ids (null unless the rule is {@link Rule.Kind#LIMITED}).
+   */
+  record State(
       RateLimitConfig config,
       List<KeyedRateLimiter<String>> limiters,
+      List<AdminOverrides.RulePlans> plans,
       List<String> idPrefixes,
       List<List<ReportedLimit>> reported) {}
 
+  /** A rule's limiter and the plans it asks, kept together across reloads. */
+  private record Counting(KeyedRateLimiter<String> limiter, AdminOverrides.RulePlans plans) {}
+
   private final LimiterStore store;
   private final OverrideLimits overrides;
+  private final AdminOverrides admin;
   private final long maxKeysPerRule;
   private volatile State state;
 
@@ -91,7 +101,18 @@ public final class Decider implements ConfigWatcher.Listener {
             ? new OverrideLimits(
                 store, requests.maxOverrideLimits(), requests.maxOverrideKeys(), ticker)
             : null;
+    this.admin = new AdminOverrides(this, requests.maxAdminOverrides());
     this.state = build(config, Map.of());
+  }
+
+  /** The run-time overrides of the admin port. */
+  public AdminOverrides adminOverrides() {
+    return admin;
+  }
+
+  /** The state decisions use now. */
+  State state() {
+    return state;
   }
 
   /** The configuration decisions use now. */
@@ -112,22 +133,25 @@ public final class Decider implements ConfigWatcher.Listener {
   @Override
   public synchronized void apply(RateLimitConfig config) throws ConfigException {
     State old = state;
-    Map<Object, KeyedRateLimiter<String>> kept = new HashMap<>();
+    Map<Object, Counting> kept = new HashMap<>();
     for (Rule rule : old.config().rules()) {
-      if (old.limiters().get(rule.index()) != null) {
-        kept.put(rule.identity(), old.limiters().get(rule.index()));
+      int i = rule.index();
+      if (old.limiters().get(i) != null) {
+        kept.put(rule.identity(), new Counting(old.limiters().get(i), old.plans().get(i)));
       }
     }
-    state = build(config, kept);
+    State next = build(config, kept);
+    admin.index(next);
+    state = next;
   }
 
   @Override
   public void reloaded(boolean success) {}
 
-  private State build(RateLimitConfig config, Map<Object, KeyedRateLimiter<String>> old)
-      throws ConfigException {
+  private State build(RateLimitConfig config, Map<Object, Counting> old) throws ConfigException {
     int n = config.rules().size();
     KeyedRateLimiter<?>[] limiters = new KeyedRateLimiter<?>[n];
+    AdminOverrides.RulePlans[] plans = new AdminOverrides.RulePlans[n];
     String[] prefixes = new String[n];
     List<List<ReportedLimit>> reported = new ArrayList<>(n);
     for (Rule rule : config.rules()) {
@@ -142,22 +166,27 @@ public final class Decider implements ConfigWatcher.Listener {
         reported.add(rule.limits().stream().map(limit -> report(rule.name(), limit)).toList());
       }
       if (rule.kind() == Rule.Kind.LIMITED) {
-        KeyedRateLimiter<String> limiter = old.get(rule.identity());
-        if (limiter == null) {
+        Counting counting = old.get(rule.identity());
+        if (counting == null) {
+          AdminOverrides.RulePlans resolver = new AdminOverrides.RulePlans();
           try {
-            limiter = store.create(rule.limits(), rule.failurePolicy(), maxKeysPerRule);
+            counting =
+                new Counting(
+                    store.create(rule.limits(), rule.failurePolicy(), maxKeysPerRule, resolver),
+                    resolver);
           } catch (IllegalArgumentException e) {
             throw new ConfigException(
                 rule.source() + ": the limits cannot be counted " + store + ": " + e.getMessage(),
                 e);
           }
         }
-        limiters[i] = limiter;
+        limiters[i] = counting.limiter();
+        plans[i] = counting.plans();
       }
     }
     @SuppressWarnings("unchecked")
     List<KeyedRateLimiter<String>> typed = Arrays.asList((KeyedRateLimiter<String>[]) limiters);
-    return new State(config, typed, List.of(prefixes), reported);
+    return new State(config, typed, Arrays.asList(plans), List.of(prefixes), reported);
   }
 
   /**
@@ -293,10 +322,16 @@ public final class Decider implements ConfigWatcher.Listener {
           new Status(Code.OK, null, MAX_UINT32, null, rule, rule.path(), Outcome.UNLIMITED);
       case BLOCKED -> refusal(rule, current.reported().get(rule.index()).get(0), 0, null);
       case LIMITED -> {
-        int smallest = smallest(rule.limits());
-        if (hits(request, d) > rule.limits().get(smallest).permits()) {
+        Plan plan = current.plans().get(rule.index()).planOf(current, request, d, rule);
+        List<Limit> limits = plan == null ? rule.limits() : plan.limits();
+        int smallest = smallest(limits);
+        if (hits(request, d) > limits.get(smallest).permits()) {
           // No interval can ever hold these permits; refuse without counting.
-          yield refusal(rule, current.reported().get(rule.index()).get(smallest), 0, null);
+          ReportedLimit limit =
+              plan == null
+                  ? current.reported().get(rule.index()).get(smallest)
+                  : report(rule.name(), limits.get(smallest));
+          yield refusal(rule, limit, 0, null);
         }
         yield null;
       }
@@ -330,8 +365,12 @@ public final class Decider implements ConfigWatcher.Listener {
     if (rule == null) {
       limit = report("", overrideLimit(request, d));
     } else {
-      int at = Math.max(0, rule.limits().indexOf(decision.limit()));
-      limit = current.reported().get(rule.index()).get(at);
+      int at = rule.limits().indexOf(decision.limit());
+      if (at >= 0 || decision.limit() == null) {
+        limit = current.reported().get(rule.index()).get(Math.max(0, at));
+      } else { // a limit of the descriptor's admin override
+        limit = report(rule.name(), decision.limit());
+      }
     }
     long remaining = Math.min(decision.remaining(), MAX_UINT32);
     String tag = rule == null ? Decisions.OVERRIDE_TAG : rule.path();

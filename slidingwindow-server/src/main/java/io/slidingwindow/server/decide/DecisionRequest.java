@@ -22,13 +22,20 @@ public interface DecisionRequest extends Descriptors {
   long hits(int d);
 
   /**
-   * Whether descriptor {@code d} carries a limit of its own (Envoy's {@code RateLimitOverride}).
+   * Whether descriptor {@code d} carries a limit of its own (Envoy's {@code RateLimitOverride});
+   * none by default.
    */
-  boolean hasOverride(int d);
+  default boolean hasOverride(int d) {
+    return false;
+  }
 
-  /** The override's {@code requests_per_unit}, an unsigned 32-bit value. */
-  long overrideRequests(int d);
+  /** The override's {@code requests_per_unit}, an unsigned 32-bit value; 0 by default. */
+  default long overrideRequests(int d) {
+    return 0;
+  }
 
-  /** The override's unit; {@link TimeUnitName#UNKNOWN} when it names none. */
-  TimeUnitName overrideUnit(int d);
+  /** The override's unit; {@link TimeUnitName#UNKNOWN} when it names none, as by default. */
+  default TimeUnitName overrideUnit(int d) {
+    return TimeUnitName.UNKNOWN;
+  }
 }

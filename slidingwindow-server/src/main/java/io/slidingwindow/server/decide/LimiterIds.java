@@ -1,5 +1,6 @@
 package io.slidingwindow.server.decide;
 
+import io.slidingwindow.Limit;
 import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.server.config.Rule;
 
@@ -9,14 +10,18 @@ import io.slidingwindow.server.config.Rule;
  * id. In memory each rule has a limiter of its own, so an id holds only the counted values, and a
  * descriptor of one entry is counted under its value itself, which allocates nothing. In a store
  * that all rules share (Redis), an id starts with a mark of its source ({@code r} a configured
- * rule, {@code o} a descriptor's own limit) and the domain, then the rule's path. Stateless.
+ * rule, {@code o} a descriptor's own limit) and the domain, then the rule's path and limits: Redis
+ * names a key by its id and its limit's window (not its permits, so that an admin override keeps
+ * the counts of the windows it shares with the rule), and a rule whose limits change in the
+ * configuration starts from zero there as in memory. Stateless.
  */
 final class LimiterIds {
 
   private LimiterIds() {}
 
   /**
-   * What a rule's ids start with: nothing in memory, the rule's source mark, domain and path else.
+   * What a rule's ids start with: nothing in memory, the rule's source mark, domain, path and
+   * limits (permits, window and precision in microseconds) else.
    */
   static String rulePrefix(Rule rule, boolean shared) {
     if (!shared) {
@@ -25,6 +30,17 @@ final class LimiterIds {
     StringBuilder prefix = new StringBuilder("r");
     append(prefix, rule.domain());
     append(prefix, rule.path());
+    StringBuilder limits = new StringBuilder();
+    for (Limit limit : rule.limits()) {
+      limits
+          .append(limit.permits())
+          .append('/')
+          .append(limit.windowNanos() / 1000)
+          .append('/')
+          .append(limit.precisionNanos() / 1000)
+          .append(';');
+    }
+    append(prefix, limits.toString());
     return prefix.toString();
   }
 

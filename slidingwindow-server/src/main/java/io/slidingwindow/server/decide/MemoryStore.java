@@ -3,6 +3,7 @@ package io.slidingwindow.server.decide;
 import io.slidingwindow.FailurePolicy;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.PlanResolver;
 import io.slidingwindow.Ticker;
 import java.util.List;
 
@@ -18,8 +19,8 @@ public final class MemoryStore implements LimiterStore {
 
   @Override
   public KeyedRateLimiter<String> create(
-      List<Limit> limits, FailurePolicy failurePolicy, long maxKeys) {
-    return KeyedRateLimiter.builder().limits(limits).ticker(ticker).maxKeys(maxKeys).build();
+      List<Limit> limits, FailurePolicy failurePolicy, long maxKeys, PlanResolver<String> plans) {
+    return KeyedRateLimiter.builder().limits(limits).ticker(ticker).maxKeys(maxKeys).build(plans);
   }
 
   @Override

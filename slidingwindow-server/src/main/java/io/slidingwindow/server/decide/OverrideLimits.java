@@ -86,7 +86,7 @@ final class OverrideLimits {
                 + " unused for its window makes room");
       }
     }
-    entry = new Entry(store.create(List.of(limit), policy, maxKeys), limit, now);
+    entry = new Entry(store.create(List.of(limit), policy, maxKeys, null), limit, now);
     table.put(limit, entry);
     return entry;
   }

@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -45,6 +46,13 @@ public final class Exchange {
   /** The path, without the query. */
   public String path() {
     return path;
+  }
+
+  /** The client's address, as text (without the port), or empty if unknown. */
+  public String clientAddress() {
+    return context.channel().remoteAddress() instanceof InetSocketAddress address
+        ? address.getHostString()
+        : "";
   }
 
   /** A request header, or null. */

@@ -1,7 +1,6 @@
 package io.slidingwindow.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.slidingwindow.server.config.TimeUnitName;
 import io.slidingwindow.server.decide.Decider;
 import io.slidingwindow.server.decide.DecisionRequest;
 import io.slidingwindow.server.decide.Decisions.BadRequest;
@@ -148,20 +147,5 @@ final class JsonRequest implements DecisionRequest {
   @Override
   public long hits(int d) {
     return descriptorHits[d];
-  }
-
-  @Override
-  public boolean hasOverride(int d) {
-    return false;
-  }
-
-  @Override
-  public long overrideRequests(int d) {
-    return 0;
-  }
-
-  @Override
-  public TimeUnitName overrideUnit(int d) {
-    return TimeUnitName.UNKNOWN;
   }
 }

@@ -3,6 +3,7 @@ package io.slidingwindow.server.http;
 import io.slidingwindow.server.settings.Secret;
 import java.lang.System.Logger.Level;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -19,11 +20,11 @@ public final class Router {
     void handle(Exchange exchange);
   }
 
-  private record Entry(String method, Route route) {}
-
   private static final System.Logger LOG = System.getLogger(Router.class.getName());
 
-  private final Map<String, Entry> routes = new HashMap<>();
+  /** By path, then by method. */
+  private final Map<String, Map<String, Route>> routes = new HashMap<>();
+
   private final Secret token;
 
   /** A router that asks every request for {@code token}, or for nothing when it is null. */
@@ -33,7 +34,7 @@ public final class Router {
 
   /** Routes {@code method} requests for {@code path} to {@code route}. */
   public Router add(String method, String path, Route route) {
-    routes.put(path, new Entry(method, route));
+    routes.computeIfAbsent(path, p -> new LinkedHashMap<>()).put(method, route);
     return this;
   }
 
@@ -43,18 +44,19 @@ public final class Router {
           401, "this port wants Authorization: Bearer <token>", "WWW-Authenticate", "Bearer");
       return;
     }
-    Entry entry = routes.get(exchange.path());
-    if (entry == null) {
+    Map<String, Route> methods = routes.get(exchange.path());
+    if (methods == null) {
       exchange.fail(404, "no such endpoint: " + exchange.path());
       return;
     }
-    if (!entry.method().equals(exchange.method())) {
-      exchange.fail(
-          405, "use " + entry.method() + " for " + exchange.path(), "Allow", entry.method());
+    Route route = methods.get(exchange.method());
+    if (route == null) {
+      String allowed = String.join(", ", methods.keySet());
+      exchange.fail(405, "use " + allowed + " for " + exchange.path(), "Allow", allowed);
       return;
     }
     try {
-      entry.route().handle(exchange);
+      route.handle(exchange);
     } catch (RuntimeException e) {
       LOG.log(Level.ERROR, "HTTP " + exchange.path() + " failed: " + e, e);
       exchange.fail(500, "the rate limit service failed");

@@ -3,6 +3,7 @@ package io.slidingwindow.server.redis;
 import io.slidingwindow.FailurePolicy;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.PlanResolver;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisHealth;
@@ -132,13 +133,13 @@ public final class RedisStore implements LimiterStore {
 
   @Override
   public KeyedRateLimiter<String> create(
-      List<Limit> limits, FailurePolicy failurePolicy, long maxKeys) {
+      List<Limit> limits, FailurePolicy failurePolicy, long maxKeys, PlanResolver<String> plans) {
     PolicyAnswers answers =
         new PolicyAnswers(
             limits,
             failurePolicy,
             failurePolicy == FailurePolicy.LOCAL
-                ? local.create(limits, failurePolicy, maxKeys)
+                ? local.create(limits, failurePolicy, maxKeys, plans)
                 : null,
             settings.breakerOpenFor(),
             health);
@@ -154,7 +155,7 @@ public final class RedisStore implements LimiterStore {
     if (clientTime != null) {
       builder.clientTime(clientTime);
     }
-    return builder.build();
+    return builder.build(plans);
   }
 
   @Override

@@ -171,6 +171,12 @@ public enum Option {
       "N",
       "most descriptor values each rule tracks in memory",
       (b, v) -> b.maxKeysPerRule(number(v))),
+  MAX_ADMIN_OVERRIDES(
+      "max-admin-overrides",
+      "1000",
+      "N",
+      "most run-time overrides the admin port keeps at once",
+      (b, v) -> b.maxAdminOverrides(number(v))),
   RELOAD_SECONDS(
       "reload-seconds",
       "5",

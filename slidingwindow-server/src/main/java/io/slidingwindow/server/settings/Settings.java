@@ -126,9 +126,14 @@ public record Settings(
    * @param maxOverrideKeys the most descriptors each override limit tracks at once (in memory)
    * @param maxKeysPerRule the most descriptor values each configured rule tracks at once (in
    *     memory)
+   * @param maxAdminOverrides the most run-time overrides the admin port keeps at once
    */
   public record Requests(
-      boolean limitOverrides, int maxOverrideLimits, long maxOverrideKeys, long maxKeysPerRule) {}
+      boolean limitOverrides,
+      int maxOverrideLimits,
+      long maxOverrideKeys,
+      long maxKeysPerRule,
+      int maxAdminOverrides) {}
 
   /**
    * Reloading, draining and the clock.

@@ -35,6 +35,7 @@ public abstract class SettingsBuilder<B extends SettingsBuilder<B>>
   int maxOverrideLimits;
   long maxOverrideKeys;
   long maxKeysPerRule;
+  int maxAdminOverrides;
   Duration reloadInterval;
   Duration drainTimeout;
   Ticker ticker = Ticker.system();
@@ -188,6 +189,19 @@ public abstract class SettingsBuilder<B extends SettingsBuilder<B>>
   }
 
   /**
+   * The most run-time overrides the admin port keeps at once ({@code PUT /v1/overrides}), 1000 by
+   * default; a new one beyond it is refused until one is removed.
+   */
+  public B maxAdminOverrides(int maxAdminOverrides) {
+    if (maxAdminOverrides <= 0) {
+      throw new IllegalArgumentException(
+          "maxAdminOverrides must be positive, was " + maxAdminOverrides);
+    }
+    this.maxAdminOverrides = maxAdminOverrides;
+    return self();
+  }
+
+  /**
    * How often the configuration files are checked for changes, 5 s by default; zero turns the
    * checks off.
    */
@@ -263,7 +277,8 @@ public abstract class SettingsBuilder<B extends SettingsBuilder<B>>
         new Settings.Http(httpReadTimeout, httpIdleTimeout, httpMaxConnections),
         storeSettings(),
         new Settings.Tls(tlsCert, tlsKey, tlsClientCa),
-        new Settings.Requests(limitOverrides, maxOverrideLimits, maxOverrideKeys, maxKeysPerRule),
+        new Settings.Requests(
+            limitOverrides, maxOverrideLimits, maxOverrideKeys, maxKeysPerRule, maxAdminOverrides),
         new Settings.Lifecycle(reloadInterval, drainTimeout, ticker, tickerSet),
         new Settings.Logs(logFormat, logLevel));
   }

@@ -32,7 +32,7 @@ class OverrideLimitsTest {
     return new Decider(
         config,
         new MemoryStore(ticker),
-        new Settings.Requests(overrides, perDomain, 10, 1000),
+        new Settings.Requests(overrides, perDomain, 10, 1000, 1000),
         ticker);
   }
 

@@ -45,7 +45,7 @@ public record TestRequest(String domain, long hits, List<TestRequest.Descriptor>
     return new Decider(
         config,
         new MemoryStore(ticker),
-        new Settings.Requests(true, 16, 10_000, maxKeysPerRule),
+        new Settings.Requests(true, 16, 10_000, maxKeysPerRule, 1000),
         ticker);
   }
 

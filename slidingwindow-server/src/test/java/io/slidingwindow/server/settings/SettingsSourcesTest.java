@@ -36,7 +36,8 @@ class SettingsSourcesTest {
     assertThat(settings.store().commandTimeout()).isEqualTo(Duration.ofMillis(50));
     assertThat(settings.store().breakerFailures()).isEqualTo(3);
     assertThat(settings.store().breakerOpenFor()).isEqualTo(Duration.ofSeconds(1));
-    assertThat(settings.requests()).isEqualTo(new Settings.Requests(true, 16, 10_000, 100_000));
+    assertThat(settings.requests())
+        .isEqualTo(new Settings.Requests(true, 16, 10_000, 100_000, 1000));
     assertThat(settings.lifecycle().reloadInterval()).isEqualTo(Duration.ofSeconds(5));
     assertThat(settings.lifecycle().drainTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(settings.tls().enabled()).isFalse();

@@ -1,8 +1,10 @@
 package io.slidingwindow.spring.web;
 
+import io.slidingwindow.PlanResolver;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The plans of one rule, bound from {@code slidingwindow.http.rules.NAME}: {@code plans}, {@code
@@ -49,5 +51,21 @@ public class RulePlanProperties {
 
   public void setPlanResolver(String planResolver) {
     this.planResolver = planResolver;
+  }
+
+  /**
+   * The resolver these properties describe, checked as the starter's rules are: the bean named by
+   * plan-resolver asked first, then plan-keys. Public for the project's other Spring modules (the
+   * gateway's routes); applications have no need of it.
+   *
+   * @param prefix the path of these properties, such as {@code slidingwindow.http.rules.reports}
+   * @param resolverBeans looks up a {@code PlanResolver} bean by name; null if there is none
+   * @return the resolver, or null when there are no plans and no resolver bean
+   * @throws IllegalArgumentException naming the property ({@code prefix.plans.PLAN.limits[i]...},
+   *     {@code prefix.plan-keys.PLAN} or {@code prefix.plan-resolver}) and the bad value
+   */
+  public PlanResolver<String> toPlanResolver(
+      String prefix, Function<String, PlanResolver<?>> resolverBeans) {
+    return RulePlans.of(prefix, this, resolverBeans).resolver();
   }
 }
