@@ -45,15 +45,11 @@ public final class PlanChanges {
     for (int i = 0; i < limits.size(); i++) {
       Limit limit = limits.get(i);
       String at = "limits[" + i + "]";
-      if (redis && limit.isCalendar()) {
-        throw new IllegalArgumentException(
-            at + ": the Redis limiter has no calendar quotas, was " + limit.toText());
-      }
-      if (redis && limit.windowNanos() % 1000 != 0) {
+      if (redis && !limit.isCalendar() && limit.windowNanos() % 1000 != 0) {
         throw new IllegalArgumentException(
             at + ".window: must be whole microseconds on Redis, was " + limit.window());
       }
-      if (redis && !limit.isExact() && limit.precisionNanos() % 1000 != 0) {
+      if (redis && !limit.isCalendar() && !limit.isExact() && limit.precisionNanos() % 1000 != 0) {
         throw new IllegalArgumentException(
             at + ".precision: must be whole microseconds on Redis, was " + limit.precision());
       }

@@ -130,7 +130,14 @@ abstract class PlanChangeScenarios {
     if (body != null) {
       request.header("Content-Type", "application/json");
     }
-    return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    try {
+      return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      // A pooled connection the server closed meanwhile (Reactor Netty does after some errors):
+      // sent once more on a new one. Every request here may be repeated (a plan change sets the
+      // same limits again, a reset resets again).
+      return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
   }
 
   HttpResponse<String> change(String plan, String body) throws Exception {
