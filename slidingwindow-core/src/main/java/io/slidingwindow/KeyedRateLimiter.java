@@ -211,8 +211,9 @@ public interface KeyedRateLimiter<K> {
   /**
    * Makes every key ask the {@link PlanResolver} again on its next call, for a run-time change of
    * plans: after a plan's limits change, or keys move to other plans. Each key's recorded permits
-   * are carried over as {@link Plan} says. A backend that asks on every call (the Redis limiter),
-   * or has no plans, does nothing, which is this default.
+   * are carried over as {@link Plan} says. A backend that asks on every call, or has no plans, does
+   * nothing, which is this default; the Redis limiter asks on every call and passes this on to its
+   * in-process fallback.
    */
   default void refreshPlans() {}
 

@@ -75,6 +75,13 @@ final class LimiterCalls {
     this.breaker = new CircuitBreaker(b.breakerFailures, b.breakerOpen.toNanos(), b.breakerTicker);
   }
 
+  /** Makes the fallback, if any, ask its resolver again for every id. */
+  void refreshFallbackPlans() {
+    if (fallback != null) {
+      fallback.refreshPlans();
+    }
+  }
+
   boolean tryAcquire(Layout layout, String id, long permits) {
     long now = localMicros();
     if (refusals != null && refusals.find(id, layout, now) != null) {

@@ -109,6 +109,15 @@ abstract class RedisLimiterBase implements KeyedRateLimiter<String> {
   }
 
   /**
+   * Passes a change of plans on to the in-process fallback, which keeps each id's plan until told;
+   * this limiter itself asks the resolver on every call, so a change reaches it at once.
+   */
+  @Override
+  public void refreshPlans() {
+    calls.refreshFallbackPlans();
+  }
+
+  /**
    * Takes {@code permits} as {@link #decide} does; the reservation gives exactly them back (from
    * the bucket of the script time they were recorded at) in one script call, and its refund throws
    * {@link RedisCallException} when Redis fails. A decision of the refusal cache or the failure

@@ -63,7 +63,9 @@ public class SlidingWindowEndpointAutoConfiguration {
             "management.endpoints.web.path-mapping." + SlidingWindowEndpoint.ID,
             SlidingWindowEndpoint.ID);
     return new SlidingWindowPageWebExtension(
-        SlidingWindowPageWebExtension.feedUrl(path), new SlidingWindowQuotas(rules::orderedStream));
+        SlidingWindowPageWebExtension.feedUrl(path),
+        new SlidingWindowQuotas(rules::orderedStream),
+        new SlidingWindowPlans(rules::orderedStream));
   }
 
   /** {@code "redis"} if the limits are kept in Redis, else {@code "memory"}. */

@@ -6,10 +6,10 @@ import java.util.stream.Stream;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
 import org.springframework.core.io.ByteArrayResource;
-import org.springframework.core.io.Resource;
 import org.springframework.util.MimeType;
 
 /**
@@ -26,6 +26,12 @@ import org.springframework.util.MimeType;
  * same path (reset). Both share the path of the page's files, {@code dashboard/NAME}, so a rule
  * named {@code dashboard} is not reachable here.
  *
+ * <p>And the plan operations of {@link SlidingWindowPlans}: {@code GET
+ * /actuator/slidingwindow/{rule}} (the rule's plans and the limits in service; a rule named {@code
+ * index.html} is the page instead), {@code GET /actuator/slidingwindow/{rule}/plans/{plan}} (one
+ * plan) and {@code POST} on that path with {@code {"limits":"8/10s"}}, a run-time change of the
+ * plan's limits that keeps every key's counts.
+ *
  * <p>The page's Content-Security-Policy travels in the page itself (a {@code meta} element), since
  * an endpoint operation cannot set response headers.
  */
@@ -38,9 +44,13 @@ public class SlidingWindowPageWebExtension {
   /** The folder, under the endpoint's path, of the page's script and style. */
   public static final String FOLDER = "dashboard";
 
+  /** The folder, under a rule's path, of its plans. */
+  public static final String PLANS = "plans";
+
   private final DashboardPage files;
   private final DashboardPage.File page;
   private final SlidingWindowQuotas quotas;
+  private final SlidingWindowPlans plans;
 
   /**
    * Serves the page polling the feed at {@code feedUrl}, relative to the page, and no rule's quota.
@@ -62,15 +72,63 @@ public class SlidingWindowPageWebExtension {
    * @throws IllegalStateException if the page's files are missing from the class path
    */
   public SlidingWindowPageWebExtension(String feedUrl, SlidingWindowQuotas quotas) {
+    this(feedUrl, quotas, new SlidingWindowPlans(Stream::empty));
+  }
+
+  /**
+   * Serves the page polling the feed at {@code feedUrl}, relative to the page, the quota operations
+   * of {@code quotas} and the plan operations of {@code plans}.
+   *
+   * @throws IllegalArgumentException if {@code feedUrl} is blank
+   * @throws IllegalStateException if the page's files are missing from the class path
+   */
+  public SlidingWindowPageWebExtension(
+      String feedUrl, SlidingWindowQuotas quotas, SlidingWindowPlans plans) {
     this.files = DashboardPage.load();
     this.page = files.page(feedUrl);
     this.quotas = quotas;
+    this.plans = plans;
   }
 
-  /** The page, for {@code name} {@code "index.html"}; 404 for any other name. */
-  @ReadOperation(produces = "text/html")
-  public WebEndpointResponse<Resource> page(@Selector String name) {
-    return answer(PAGE.equals(name) ? Optional.of(page) : Optional.empty());
+  /**
+   * The page, for {@code name} {@code "index.html"}; else the plans of rule {@code name} ({@link
+   * SlidingWindowPlans#plans}).
+   */
+  @ReadOperation(produces = {"text/html", "application/json"})
+  public WebEndpointResponse<Object> page(@Selector String name) {
+    if (PAGE.equals(name)) {
+      return answer(Optional.of(page));
+    }
+    return json(plans.plans(name));
+  }
+
+  /**
+   * Plan {@code plan} of rule {@code rule} ({@link SlidingWindowPlans#plan}), for {@code folder}
+   * {@code "plans"}; 404 for any other.
+   */
+  @ReadOperation(produces = "application/json")
+  public WebEndpointResponse<Object> plan(
+      @Selector String rule, @Selector String folder, @Selector String plan) {
+    if (!PLANS.equals(folder)) {
+      return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+    }
+    return json(plans.plan(rule, plan));
+  }
+
+  /**
+   * Puts {@code limits} in service for plan {@code plan} of rule {@code rule}, keeping every key's
+   * counts ({@link SlidingWindowPlans#change}), for {@code folder} {@code "plans"}; 404 for any
+   * other.
+   *
+   * @param limits the request's {@code limits}, such as {@code "8/10s"} or {@code "8/10s, 100/1h"}
+   */
+  @WriteOperation(produces = "application/json")
+  public WebEndpointResponse<Object> changePlan(
+      @Selector String rule, @Selector String folder, @Selector String plan, String limits) {
+    if (!PLANS.equals(folder)) {
+      return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+    }
+    return json(plans.change(rule, plan, limits));
   }
 
   /**

@@ -26,7 +26,8 @@ import java.util.stream.Stream;
  * <p>A key is written as the rule's key makes it ({@code custom:demo-key-1}, {@code
  * principal:alice}, {@code ip:192.0.2.7}). Each operation writes one INFO line to the log: the
  * operation, the rule and a digest of the key ({@code sha256:} and the first 16 characters of the
- * Base64url SHA-256 of the key as counted), never the key itself, since keys may be API keys. A
+ * Base64url SHA-256 of the key as counted), never the key itself, since keys may be API keys; a
+ * reset also writes the key's plan, its limits and the permits each counted before and after. A
  * backend that cannot peek or reset yet answers {@link Answer#unsupported}, naming the reason.
  * Thread-safe.
  */
@@ -77,17 +78,58 @@ public final class SlidingWindowQuotas {
    */
   public Answer reset(String rule, String key) {
     Optional<KeyedRateLimiter<String>> limiter = limiter(rule);
-    audit("reset", rule, key, limiter.isPresent());
     if (limiter.isEmpty()) {
+      audit("reset", rule, key, false);
       return notFound(rule);
     }
     String counted = LimiterKeys.bounded(key);
+    Quota before;
+    Quota after;
     try {
+      before = limiter.get().peek(counted);
       limiter.get().reset(counted);
-      return new Answer(200, body(rule, limiter.get().peek(counted)));
-    } catch (UnsupportedOperationException e) {
-      return Answer.unsupported("rule " + rule + ": reset is not supported: " + e.getMessage());
+      after = limiter.get().peek(counted);
+    } catch (RuntimeException e) {
+      if (!(e instanceof UnsupportedOperationException)) {
+        LOG.log(
+            Level.INFO,
+            "slidingwindow quota reset: rule={0} key={1} (failed: {2})",
+            rule,
+            digest(key),
+            e.toString());
+        throw e;
+      }
+      String reason = "rule " + rule + ": reset is not supported: " + e.getMessage();
+      LOG.log(
+          Level.INFO,
+          "slidingwindow quota reset: rule={0} key={1} (501: {2})",
+          rule,
+          digest(key),
+          reason);
+      return Answer.unsupported(reason);
     }
+    LOG.log(
+        Level.INFO,
+        "slidingwindow quota reset: rule={0} key={1} plan={2} limits={3} used={4} -> {5}",
+        rule,
+        digest(key),
+        before.plan().orElse("(none)"),
+        limitsText(before),
+        used(before),
+        used(after));
+    return new Answer(200, body(rule, after));
+  }
+
+  private static String limitsText(Quota quota) {
+    List<String> limits = new ArrayList<>();
+    quota.limits().forEach(usage -> limits.add(usage.limit().toText()));
+    return limits.toString();
+  }
+
+  private static String used(Quota quota) {
+    List<Long> used = new ArrayList<>();
+    quota.limits().forEach(usage -> used.add(usage.used()));
+    return used.toString();
   }
 
   private Optional<KeyedRateLimiter<String>> limiter(String rule) {

@@ -2,13 +2,16 @@ package io.slidingwindow.spring.web;
 
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.Plan;
 import io.slidingwindow.PlanResolver;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.spring.internal.KeyLanguage;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -22,10 +25,16 @@ import java.util.function.Supplier;
  * application's configuration is refreshed.
  *
  * <p>A reload keeps the limiter, and so the counts, of every rule whose name, key (as written),
- * limits and count-refused-attempts are unchanged, whatever else changed (paths, methods,
+ * limits, plans and count-refused-attempts are unchanged, whatever else changed (paths, methods,
  * conditions, cost, dry-run); any other rule starts from zero, and the limiters of rules that are
  * gone are dropped. A reload that fails (a bad value) changes nothing: the rules in service stay.
  * Requests in flight finish with the rules they started with.
+ *
+ * <p>A plan's limits may also be changed at run time ({@link #changePlan}), keeping each key's
+ * counts. The configuration wins on the next reload: a rule whose limiter is kept has its
+ * configuration's plans put back in service (its keys keep their counts, by the same rule), and the
+ * log says which run-time changes were undone; a rule whose plans changed in the configuration
+ * starts anew, as above.
  *
  * <p>Thread-safe: reloads are serialized, and {@link #get()} reads the rules in service without a
  * lock.
@@ -44,7 +53,23 @@ public final class ReloadableRules<T> implements Supplier<T> {
   private record Signature(
       String key, List<Limit> limits, boolean countRefusedAttempts, RulePlans.Signature plans) {}
 
-  private record Kept(Signature signature, KeyedRateLimiter<String> limiter) {}
+  private record Kept(Signature signature, KeyedRateLimiter<String> limiter, RulePlans plans) {}
+
+  /**
+   * A plan of a rule in service: the limits in service, and the configuration's.
+   *
+   * @param inService the plan with the limits its keys get now
+   * @param configured the plan as the configuration has it
+   */
+  public record PlanState(Plan inService, Plan configured) {
+
+    /** Whether the limits in service were changed at run time. */
+    public boolean changed() {
+      return !inService.equals(configured);
+    }
+  }
+
+  private static final System.Logger LOG = System.getLogger(ReloadableRules.class.getName());
 
   private final RateLimiterFactory backend;
   private final Build<T> build;
@@ -141,12 +166,12 @@ public final class ReloadableRules<T> implements Supplier<T> {
                   countRefused,
                   rulePlans.signature());
           Kept old = limiters.get(name);
-          KeyedRateLimiter<String> limiter =
+          Kept kept =
               old != null && old.signature().equals(signature)
-                  ? old.limiter()
-                  : create(name, limits, countRefused, rulePlans);
-          next.put(name, new Kept(signature, limiter));
-          return limiter;
+                  ? new Kept(signature, old.limiter(), old.plans())
+                  : new Kept(signature, create(name, limits, countRefused, rulePlans), rulePlans);
+          next.put(name, kept);
+          return kept.limiter();
         };
     T built;
     try {
@@ -160,11 +185,90 @@ public final class ReloadableRules<T> implements Supplier<T> {
     removed.removeAll(next.keySet());
     limiters = Map.copyOf(next);
     current = built;
+    next.forEach(ReloadableRules::restoreConfiguredPlans);
     if (!removed.isEmpty()) {
       Set<String> names = Set.copyOf(removed);
       removalListeners.forEach(listener -> listener.accept(names));
     }
     return built;
+  }
+
+  /**
+   * The plans of rule {@code name} in service, by name in the order written (empty if it has none),
+   * or empty if no rule of that name is in service.
+   */
+  public synchronized Optional<Map<String, PlanState>> plans(String name) {
+    Kept kept = limiters.get(name);
+    if (kept == null) {
+      return Optional.empty();
+    }
+    PlansInService plans = kept.plans().inService();
+    Map<String, PlanState> states = new LinkedHashMap<>();
+    plans
+        .plans()
+        .forEach((plan, now) -> states.put(plan, new PlanState(now, plans.configured(plan))));
+    return Optional.of(states);
+  }
+
+  /**
+   * Puts {@code limits} in service for plan {@code plan} of rule {@code rule}, at once for every
+   * key on it, keeping each key's recorded permits as {@link Plan} says: a limit on the same window
+   * and precision as one of the plan's keeps that window's counts, so no later grant takes a window
+   * past its new limit. The change lasts until the next reload, which puts the configuration's
+   * limits back (and logs so).
+   *
+   * @return the plan as it was in service before the change
+   * @throws NoSuchElementException if no rule of that name is in service, or it has no such plan in
+   *     its {@code plans} property; the message says which
+   * @throws UnsupportedOperationException if the rule's limiter, from an application's own {@code
+   *     RateLimiterFactory}, may not see the change
+   * @throws IllegalArgumentException naming {@code limits[i]} if the backend cannot enforce a limit
+   */
+  public synchronized Plan changePlan(String rule, String plan, List<Limit> limits) {
+    Kept kept = limiters.get(rule);
+    if (kept == null) {
+      throw new NoSuchElementException("no rule named '" + rule + "' is in service");
+    }
+    PlansInService plans = kept.plans().inService();
+    Plan configured = plans.configured(plan);
+    if (configured == null) {
+      throw new NoSuchElementException(
+          "rule " + rule + " has no plan named '" + plan + "' " + plans.plans().keySet());
+    }
+    if (!PlanChanges.takesChanges(kept.limiter())) {
+      throw new UnsupportedOperationException(
+          "the rule's limiter ("
+              + kept.limiter().getClass().getName()
+              + ", from the application's RateLimiterFactory) may keep plans a change cannot"
+              + " reach");
+    }
+    PlanChanges.check(kept.limiter(), limits);
+    Plan before = plans.change(plan, limits);
+    kept.limiter().refreshPlans();
+    return before;
+  }
+
+  /**
+   * After a reload that kept {@code kept}'s limiter: the configuration's plans are in service
+   * again, each key keeping its counts, and the log names the run-time changes dropped.
+   */
+  private static void restoreConfiguredPlans(String rule, Kept kept) {
+    PlansInService plans = kept.plans().inService();
+    Map<String, Plan> dropped = plans.clear();
+    if (dropped.isEmpty()) {
+      return;
+    }
+    kept.limiter().refreshPlans();
+    dropped.forEach(
+        (plan, runTime) ->
+            LOG.log(
+                System.Logger.Level.INFO,
+                "slidingwindow plan change undone by a reload: rule={0} plan={1} limits={2} -> {3}"
+                    + " (the configuration''s; the counts are kept)",
+                rule,
+                plan,
+                PlanChanges.text(runTime),
+                PlanChanges.text(plans.configured(plan))));
   }
 
   /**

@@ -5,6 +5,7 @@ import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.Plan;
 import io.slidingwindow.PlanResolver;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,15 +20,19 @@ import java.util.function.Function;
  * @param keys the plan of each key listed in {@code plan-keys}, by the key as the limiter counts it
  * @param resolverBean the name of the application's resolver bean, or null
  * @param resolver what the limiter asks, or null when the rule has no plans at all
+ * @param inService the limits in service of the plans, which a run-time change alters; what the
+ *     resolver's answers pass through
  */
 record RulePlans(
     Map<String, Plan> plans,
     Map<String, Plan> keys,
     String resolverBean,
-    PlanResolver<String> resolver) {
+    PlanResolver<String> resolver,
+    PlansInService inService) {
 
   /** No plans: every key gets the rule's limits. */
-  static final RulePlans NONE = new RulePlans(Map.of(), Map.of(), null, null);
+  static final RulePlans NONE =
+      new RulePlans(Map.of(), Map.of(), null, null, new PlansInService(Map.of()));
 
   /** What decides whether a reload may keep a rule's limiter: the plans, not the bean's state. */
   record Signature(Map<String, Plan> plans, Map<String, Plan> keys, String resolverBean) {}
@@ -101,17 +106,24 @@ record RulePlans(
     if (plans.isEmpty() && bean == null) {
       return NONE;
     }
-    return new RulePlans(Map.copyOf(plans), Map.copyOf(keys), beanName, resolver(keys, bean));
+    PlansInService inService = new PlansInService(Collections.unmodifiableMap(plans));
+    return new RulePlans(
+        Map.copyOf(plans), Map.copyOf(keys), beanName, resolver(keys, bean, inService), inService);
   }
 
-  private static PlanResolver<String> resolver(Map<String, Plan> keys, PlanResolver<String> bean) {
+  /**
+   * Asks {@code bean} first, then {@code keys}; the plan found passes through {@code inService}, so
+   * that a run-time change of a plan's limits reaches every key on it.
+   */
+  private static PlanResolver<String> resolver(
+      Map<String, Plan> keys, PlanResolver<String> bean, PlansInService inService) {
     Map<String, Plan> listed = Map.copyOf(keys);
     if (bean == null) {
-      return listed::get;
+      return key -> inService.inService(listed.get(key));
     }
     return key -> {
       Plan plan = bean.planOf(key);
-      return plan != null ? plan : listed.get(key);
+      return inService.inService(plan != null ? plan : listed.get(key));
     };
   }
 }
