@@ -20,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -71,25 +72,34 @@ class BatchingIT {
 
   private static final Duration QUEUE_BOUND = Duration.ofMillis(2500);
 
-  private static void untilQueued(RedisRateLimiter limiter, int requests) {
+  /**
+   * Waits until every thread but the senders of the first calls has handed its request over, so
+   * that nothing is still on its way to the queue when Redis answers, and at least {@code requests}
+   * wait in the queue. A thread that sends a call may wait on it (Jedis blocks), so at most {@link
+   * Batcher#MAX_IN_FLIGHT} threads may still be busy.
+   */
+  private static void untilQueued(
+      RedisRateLimiter limiter, List<? extends Future<?>> handedOver, int requests) {
     await()
         .atMost(QUEUE_BOUND)
         .pollInterval(Duration.ofMillis(5))
-        .until(() -> limiter.queuedRequests() >= requests);
-  }
-
-  /** Sends each of {@code ids} from a thread of its own, all at once; the answers by id. */
-  private static <T> Map<String, T> fromThreadsOfTheirOwn(
-      List<String> ids, Function<String, CompletableFuture<T>> request) throws Exception {
-    return fromThreadsOfTheirOwn(ids, request, () -> {});
+        .until(
+            () ->
+                handedOver.stream().filter(Future::isDone).count()
+                        >= handedOver.size() - Batcher.MAX_IN_FLIGHT
+                    && limiter.queuedRequests() >= requests);
   }
 
   /**
-   * As above, running {@code whileSent} once every thread has been let go and before the answers
-   * are collected: a test that holds Redis still waits there until the requests have queued.
+   * Sends each of {@code ids} from a thread of its own, all at once, and returns the answers by id;
+   * {@code whileSent} gets the threads' hand-overs (done once a thread's request has been sent or
+   * queued) once every thread has been let go, before the answers are collected: a test that holds
+   * Redis still waits there until the requests have queued.
    */
   private static <T> Map<String, T> fromThreadsOfTheirOwn(
-      List<String> ids, Function<String, CompletableFuture<T>> request, Runnable whileSent)
+      List<String> ids,
+      Function<String, CompletableFuture<T>> request,
+      Consumer<List<Future<CompletableFuture<T>>>> whileSent)
       throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(ids.size());
     CountDownLatch start = new CountDownLatch(1);
@@ -105,7 +115,7 @@ class BatchingIT {
                 }));
       }
       start.countDown();
-      whileSent.run();
+      whileSent.accept(List.copyOf(sent.values()));
       Map<String, T> answers = new HashMap<>();
       for (String id : ids) {
         answers.put(id, sent.get(id).get(30, TimeUnit.SECONDS).get(30, TimeUnit.SECONDS));
@@ -253,7 +263,7 @@ class BatchingIT {
         fromThreadsOfTheirOwn(
             ids,
             id -> limiter.decideAsync(id, 1).toCompletableFuture(),
-            () -> untilQueued(limiter, 1));
+            handedOver -> untilQueued(limiter, handedOver, 1));
     for (String id : ids) {
       assertThat(answers.get(id).allowed())
           .as("id %s", id)
@@ -288,7 +298,7 @@ class BatchingIT {
         fromThreadsOfTheirOwn(
             ids,
             id -> limiter.tryAcquireAsync(id, 1).toCompletableFuture(),
-            () -> untilQueued(limiter, Batcher.MAX_REQUESTS + 1));
+            handedOver -> untilQueued(limiter, handedOver, Batcher.MAX_REQUESTS + 1));
     assertThat(answers.values()).hasSize(ids.size()).containsOnly(true);
     assertThat(scriptCalls() - before).isEqualTo(Batcher.MAX_IN_FLIGHT + 2);
   }
