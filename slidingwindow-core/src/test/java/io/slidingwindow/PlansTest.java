@@ -3,12 +3,16 @@ package io.slidingwindow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class PlansTest {
@@ -186,6 +190,53 @@ class PlansTest {
     @Override
     public List<Limit> limits() {
       return List.of(FIVE);
+    }
+  }
+
+  /**
+   * A limiter that counts refused attempts keeps, through a cut of a key's limit, every permit its
+   * window holds and every refused attempt after it: neither is cut down to the lower limit, so a
+   * raise in the same window or period grants nothing twice. Both kinds of limit.
+   */
+  @Test
+  void countingRefused_cutThenRaise_grantsNothingTwice() {
+    List<Limit[]> pairs =
+        List.of(
+            new Limit[] {FIVE, Limit.of(1, Duration.ofSeconds(10))},
+            new Limit[] {
+              Limit.calendar(5, CalendarPeriod.DAY, ZoneOffset.UTC),
+              Limit.calendar(1, CalendarPeriod.DAY, ZoneOffset.UTC)
+            });
+    for (Limit[] pair : pairs) {
+      Plan high = Plan.of("high", pair[0]);
+      Plan low = Plan.of("low", pair[1]);
+      AtomicReference<Plan> plan = new AtomicReference<>(high);
+      ManualTicker ticker = new ManualTicker(0);
+      KeyedRateLimiter<String> limiter =
+          KeyedRateLimiter.builder()
+              .limit(pair[0])
+              .countRefusedAttempts(true)
+              .ticker(ticker)
+              .calendarClock(Clock.fixed(Instant.parse("2026-11-27T08:00:00Z"), ZoneOffset.UTC))
+              .build(key -> plan.get());
+      int granted = 0;
+      for (int i = 0; i < 3; i++) {
+        granted += limiter.tryAcquire("k") ? 1 : 0;
+      }
+      plan.set(low);
+      limiter.refreshPlans();
+      for (int i = 0; i < 2; i++) {
+        assertThat(limiter.tryAcquire("k")).as("%s cut", pair[1]).isFalse();
+      }
+      assertThat(limiter.peek("k").limits().get(0).used())
+          .as("%s: the three granted are all kept", pair[1])
+          .isGreaterThanOrEqualTo(3);
+      plan.set(high);
+      limiter.refreshPlans();
+      for (int i = 0; i < 5; i++) {
+        granted += limiter.tryAcquire("k") ? 1 : 0;
+      }
+      assertThat(granted).as("%s: granted in one window or period", pair[0]).isLessThanOrEqualTo(5);
     }
   }
 }
