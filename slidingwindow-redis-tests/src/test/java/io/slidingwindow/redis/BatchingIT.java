@@ -243,7 +243,7 @@ class BatchingIT {
    * only: the other requests of the same call are decided, and that request gets the failure
    * policy's answer. Redis is paused while six threads send a request each: two calls leave at once
    * (each with one request, or a few that reached the queue together), and the rest queue and share
-   * one call.
+   * one call, or two with a blocking client, whose two senders drain the queue together.
    */
   @ParameterizedTest
   @EnumSource(Client.class)
@@ -269,7 +269,14 @@ class BatchingIT {
           .as("id %s", id)
           .isEqualTo(!id.equals("string") && !id.equals("old-layout"));
     }
-    assertThat(scriptCalls() - before).as("two calls at once, then one for the rest").isEqualTo(3);
+    // With a blocking client the two senders come back together when Redis resumes, and each
+    // drains the queue on its own thread, so the rest may leave split between them.
+    long rest = scriptCalls() - before - Batcher.MAX_IN_FLIGHT;
+    if (client.blocks()) {
+      assertThat(rest).as("the rest, in at most two calls").isBetween(1L, 2L);
+    } else {
+      assertThat(rest).as("two calls at once, then one for the rest").isEqualTo(1);
+    }
     assertThat(redis.server.cli("GET", limiter.keysOf("string").get(0))).isEqualTo("x");
   }
 
