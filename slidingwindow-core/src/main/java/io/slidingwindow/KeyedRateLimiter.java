@@ -209,6 +209,20 @@ public interface KeyedRateLimiter<K> {
   }
 
   /**
+   * The plan whose limits decide {@code key} now, or null when the key gets the default {@link
+   * #limits()}: what a report of a decision (a response's quota headers) tells the key. Takes
+   * nothing and does not track the key; a limiter that keeps a key's plan with its state (the
+   * in-process one) answers from that state, and asks the resolver only for a key it does not
+   * track. A limiter without plans answers null, which is this default.
+   *
+   * @throws IllegalArgumentException if {@code key} is null
+   */
+  default Plan planOf(K key) {
+    Checks.requireNonNull(key, "key");
+    return null;
+  }
+
+  /**
    * Makes every key ask the {@link PlanResolver} again on its next call, for a run-time change of
    * plans: after a plan's limits change, or keys move to other plans. Each key's recorded permits
    * are carried over as {@link Plan} says. A backend that asks on every call, or has no plans, does

@@ -174,6 +174,25 @@ final class LocalKeyedRateLimiter<K> extends LocalKeyed<K, KeyLimits>
   }
 
   @Override
+  public Plan planOf(K key) {
+    K stored = bounded(key);
+    if (planner == null) {
+      return null;
+    }
+    Plan[] plan = new Plan[1];
+    long tracked =
+        table.readIfTracked(
+            stored,
+            now(),
+            (state, now) -> {
+              plan[0] = planner.ensure(state, key, now).plan();
+              return 1;
+            },
+            0);
+    return tracked == 1 ? plan[0] : planner.resolve(key).plan();
+  }
+
+  @Override
   public void reset(K key) {
     K stored = bounded(key);
     table.readIfTracked(

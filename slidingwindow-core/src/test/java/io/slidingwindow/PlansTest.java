@@ -45,6 +45,29 @@ class PlansTest {
   }
 
   @Test
+  void planOf_trackedKey_isThePlanItsStateKeepsUntilRefreshed() {
+    Plan free = Plan.of("free", FIVE);
+    Plan pro = Plan.of("pro", TWENTY);
+    AtomicReference<Plan> plan = new AtomicReference<>(free);
+    KeyedRateLimiter<String> limiter =
+        KeyedRateLimiter.builder().limit(FIVE).ticker(new ManualTicker(0)).build(k -> plan.get());
+    limiter.decide("k", 1);
+    plan.set(pro);
+
+    assertThat(limiter.planOf("k")).as("kept with the key's state").isEqualTo(free);
+    assertThat(limiter.planOf("untracked")).as("asked for a key not tracked").isEqualTo(pro);
+    limiter.refreshPlans();
+    assertThat(limiter.planOf("k")).isEqualTo(pro);
+    plan.set(null);
+    limiter.refreshPlans();
+    assertThat(limiter.planOf("k")).as("on no plan, even with the plan's very limits").isNull();
+    assertThat(KeyedRateLimiter.builder().limit(FIVE).build().planOf("k")).isNull();
+    assertThatThrownBy(() -> limiter.planOf(null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("key");
+  }
+
+  @Test
   void resolver_askedOncePerKeyUntilRefreshedOrEvicted() {
     AtomicInteger asked = new AtomicInteger();
     Plan free = Plan.of("free", FIVE);

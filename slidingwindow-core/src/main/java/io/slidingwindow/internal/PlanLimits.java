@@ -10,7 +10,7 @@ import java.util.List;
  */
 public final class PlanLimits {
 
-  private final String name;
+  private final Plan plan;
   private final List<Limit> limits;
   private final Window.Config[] configs;
   private final long largestGrantable;
@@ -22,7 +22,7 @@ public final class PlanLimits {
    * @throws IllegalArgumentException if a limit's runs would not fit in memory
    */
   PlanLimits(Plan plan, List<Limit> defaults, boolean countRefused, long anchorEpochNanos) {
-    this.name = plan == null ? null : plan.name();
+    this.plan = plan;
     this.limits = plan == null ? defaults : plan.limits();
     this.configs = KeyLimits.configs(limits, countRefused, anchorEpochNanos, true);
     this.largestGrantable = Permits.largestGrantable(limits);
@@ -31,7 +31,12 @@ public final class PlanLimits {
 
   /** The plan's name, or null for the default limits. */
   public String name() {
-    return name;
+    return plan == null ? null : plan.name();
+  }
+
+  /** The plan, or null for the default limits. */
+  public Plan plan() {
+    return plan;
   }
 
   /** The limits. */
@@ -59,6 +64,6 @@ public final class PlanLimits {
 
   @Override
   public String toString() {
-    return (name == null ? "default" : name) + limits;
+    return (plan == null ? "default" : plan.name()) + limits;
   }
 }

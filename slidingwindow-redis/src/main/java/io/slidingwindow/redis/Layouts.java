@@ -127,6 +127,11 @@ final class Layouts {
     return computed;
   }
 
+  /** The plan of {@code id}, as given to the limiter, or null for the default limits. */
+  Plan planOf(String id) {
+    return resolver == null ? null : resolver.planOf(id);
+  }
+
   private Layout layout(String plan, List<Limit> limits) {
     LimiterScript script = new LimiterScript(limits, countRefused, time, resolver != null);
     return new Layout(plan, limits, script, batching ? new Batcher(calls, script) : null);

@@ -4,6 +4,7 @@ import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.LimiterKeys;
+import io.slidingwindow.Plan;
 import io.slidingwindow.PlanResolver;
 import io.slidingwindow.Quota;
 import io.slidingwindow.Reservation;
@@ -106,6 +107,17 @@ abstract class RedisLimiterBase implements KeyedRateLimiter<String> {
   public CompletionStage<Quota> refundAsync(String id, long permits) {
     Layout layout = layouts.of(checkedId(id));
     return quotas.refundAsync(layout, refundable(id, layout, permits), permits);
+  }
+
+  /**
+   * The plan of {@code id}, as the next call would find it: this limiter asks its resolver on every
+   * call, and so here; null without plans or for an id on none. Makes no call to Redis.
+   *
+   * @throws IllegalArgumentException if {@code id} is null
+   */
+  @Override
+  public Plan planOf(String id) {
+    return layouts.planOf(checkedId(id));
   }
 
   /**

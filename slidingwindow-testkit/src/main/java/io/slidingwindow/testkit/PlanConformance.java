@@ -194,9 +194,11 @@ public abstract class PlanConformance {
             Clock.systemUTC());
     String key = freshKey();
     assertThat(grants(limiter, key, 8)).as("free").isEqualTo(5);
+    assertThat(limiter.planOf(key)).as("the plan that decided").isEqualTo(free);
     plan.set(pro);
     limiter.refreshPlans();
     assertThat(limiter.peek(key).plan()).contains("pro");
+    assertThat(limiter.planOf(key)).isEqualTo(pro);
     assertThat(grants(limiter, key, 20)).as("pro, after the five kept").isEqualTo(15);
     plan.set(free);
     limiter.refreshPlans();
@@ -208,6 +210,7 @@ public abstract class PlanConformance {
     plan.set(null);
     limiter.refreshPlans();
     assertThat(limiter.peek(other).plan()).as("no plan: the default limits").isEmpty();
+    assertThat(limiter.planOf(other)).isNull();
     assertThat(grants(limiter, other, 4)).isEqualTo(2);
   }
 
