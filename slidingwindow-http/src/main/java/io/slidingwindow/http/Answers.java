@@ -1,6 +1,7 @@
 package io.slidingwindow.http;
 
 import io.slidingwindow.Decision;
+import io.slidingwindow.Plan;
 import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,20 @@ import java.util.Map;
 record Answers(ListenerCalls listener, boolean rateLimitHeaders, RefusalReplies.Refusal refusal) {
 
   private static final System.Logger LOG = System.getLogger(EnforcementCore.class.getName());
+
+  /**
+   * The plan that decided {@code key}, as its rule's limiter tells it, or null for the rule's own
+   * limits. A limiter that fails to tell is taken to have decided by a plan of the decision's limit
+   * alone, so that the headers tell that limit only, never the rule's other limits.
+   */
+  private static Plan planOf(RuleEntry<?> entry, String key, Decision decision) {
+    try {
+      return entry.limiter().planOf(key);
+    } catch (RuntimeException e) {
+      LOG.log(Level.DEBUG, "the plan of a key could not be read: " + e);
+      return Plan.of(entry.rule().name(), decision.limit());
+    }
+  }
 
   /** The outcome of a request let through. */
   EnforcementCore.Outcome passed(QuotaHeaders headers, List<Settlement.Pending> pending) {
@@ -41,13 +56,19 @@ record Answers(ListenerCalls listener, boolean rateLimitHeaders, RefusalReplies.
     if (decision.isKeyOverflow()) {
       listener.keyOverflow(rule);
     }
+    boolean bounds = decision.allowed() && !rule.dryRun() && decision.remaining() < 1;
+    Plan plan = rateLimitHeaders || bounds ? planOf(entry, key, decision) : null;
     if (rateLimitHeaders) {
-      report.add(rule.limits(), entry.policies(), decision, rule.name());
+      if (plan == null) {
+        report.add(rule.limits(), entry.policies(), decision);
+      } else {
+        report.addOnPlan(rule.name(), decision);
+      }
     }
     if (decision.allowed()) {
       listener.allowed(rule, decision, key);
       if (!rule.dryRun()) {
-        report.granted(rule.limits(), decision);
+        report.granted(plan == null ? rule.limits() : plan.limits(), decision);
       }
       return null;
     }

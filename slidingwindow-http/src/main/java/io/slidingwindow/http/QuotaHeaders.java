@@ -16,12 +16,14 @@ import java.util.Set;
  *
  * <p>Each decision adds its rule's limits to {@code RateLimit-Policy} ({@code
  * "name";q=permits;w=seconds}) and its binding limit to {@code RateLimit} ({@code
- * "name";r=remaining;t=seconds}); {@code t} is the exact wait of a refusal, or for a grant the time
- * until every permit the limit counts has left, in whole seconds rounded up. A grant by an
- * enforcing rule that left its binding limit without a permit raises the {@code Retry-After} of a
- * later refusal to a bound on when that rule grants again, so that {@code Retry-After} is never
- * early for any rule that charged the request. On a refusal an item whose {@code t} would exceed
- * {@code Retry-After} leaves {@code t} out.
+ * "name";r=remaining;t=seconds}); a decision on a key on a plan adds the plan's binding limit
+ * alone, named by the rule ({@link #addOnPlan}), whether or not the rule has a limit equal to it;
+ * {@code t} is the exact wait of a refusal, or for a grant the time until every permit the limit
+ * counts has left, in whole seconds rounded up. A grant by an enforcing rule that left its binding
+ * limit without a permit raises the {@code Retry-After} of a later refusal to a bound on when that
+ * rule grants again, so that {@code Retry-After} is never early for any rule that charged the
+ * request. On a refusal an item whose {@code t} would exceed {@code Retry-After} leaves {@code t}
+ * out.
  *
  * <p>Public for the project's server adapters (the servlet filter, the reactive filter, the gateway
  * limiter); applications have no need of it.
@@ -45,51 +47,54 @@ public final class QuotaHeaders {
   private long retryNotBeforeNanos;
 
   /**
-   * Adds the header items of one rule's decision.
+   * Adds the header items of one rule's decision on a key on no plan: every limit of the rule, and
+   * the decision's limit as its binding one. A decision whose limit is none of {@code limits} is
+   * told alone, named by the first policy name.
    *
    * @param limits the rule's limits
    * @param policyNames the policy name of each limit, as {@link #policyNames} gives them
    * @param decision the rule's decision, whose limit is one of {@code limits}
    */
   public void add(List<Limit> limits, List<String> policyNames, Decision decision) {
-    add(limits, policyNames, decision, policyNames.get(0));
+    if (!limits.contains(decision.limit())) {
+      addOnPlan(policyNames.get(0), decision);
+      return;
+    }
+    for (int i = 0; i < limits.size(); i++) {
+      policy(policyNames.get(i), limits.get(i));
+    }
+    item(policyNames.get(limits.indexOf(decision.limit())), decision);
   }
 
   /**
-   * Adds the header items of one rule's decision. A key on a plan is decided by its plan's limits,
-   * not the rule's: when the decision's limit is none of {@code limits}, the policy told is that
-   * limit, named {@code ruleName}, so that a client is never told another plan's quota.
+   * Adds the header items of one rule's decision on a key on a plan, which the plan's limits
+   * decide, not the rule's: the policy told is the decision's limit (the plan's binding limit)
+   * alone, named {@code ruleName}, so that a client is never told the rule's default quota or
+   * another plan's, whatever limits they share.
    *
-   * @param limits the rule's limits
-   * @param policyNames the policy name of each limit, as {@link #policyNames} gives them
-   * @param decision the rule's decision
    * @param ruleName the rule's name
+   * @param decision the rule's decision on the key, by its plan's limits
    */
-  public void add(
-      List<Limit> limits, List<String> policyNames, Decision decision, String ruleName) {
-    if (!limits.contains(decision.limit())) {
-      limits = List.of(decision.limit());
-      policyNames = List.of(ruleName);
-    }
-    for (int i = 0; i < limits.size(); i++) {
-      policies.add(
-          '"'
-              + policyNames.get(i)
-              + "\";q="
-              + limits.get(i).permits()
-              + ";w="
-              + wholeSeconds(limits.get(i).windowNanos()));
-    }
-    int binding = Math.max(limits.indexOf(decision.limit()), 0);
-    items.add(
-        '"' + policyNames.get(binding) + "\";r=" + (decision.allowed() ? decision.remaining() : 0));
+  public void addOnPlan(String ruleName, Decision decision) {
+    policy(ruleName, decision.limit());
+    item(ruleName, decision);
+  }
+
+  private void policy(String name, Limit limit) {
+    policies.add(
+        '"' + name + "\";q=" + limit.permits() + ";w=" + wholeSeconds(limit.windowNanos()));
+  }
+
+  private void item(String name, Decision decision) {
+    items.add('"' + name + "\";r=" + (decision.allowed() ? decision.remaining() : 0));
     itemSeconds.add(
         retryAfterSecondsOf(decision.allowed() ? decision.resetAfter() : decision.retryAfter()));
   }
 
   /**
-   * Notes a grant by an enforcing rule with {@code limits}: if it left the binding limit without a
-   * permit, a later refusal's {@code Retry-After} is at least {@link #nextPermitBoundNanos}.
+   * Notes a grant by an enforcing rule with {@code limits}, the limits that decided the key (its
+   * plan's for a key on a plan): if it left the binding limit without a permit, a later refusal's
+   * {@code Retry-After} is at least {@link #nextPermitBoundNanos}.
    */
   public void granted(List<Limit> limits, Decision grant) {
     if (grant.remaining() < 1) {

@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
+import io.slidingwindow.Plan;
+import io.slidingwindow.PlanResolver;
+import io.slidingwindow.testkit.FakeTicker;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -14,6 +18,27 @@ class QuotaHeadersTest {
   private static final Limit SHORT = Limit.of(5, Duration.ofSeconds(2));
   private static final Limit LONG = Limit.of(20, Duration.ofSeconds(10));
   private static final List<Limit> BOTH = List.of(SHORT, LONG);
+  private static final Plan FREE = Plan.of("free", SHORT);
+
+  private final FakeTicker ticker = new FakeTicker();
+
+  /** An in-memory backend whose custom keys named in {@code plans} are on those plans. */
+  private RateLimiterFactory plannedFactory(Map<String, Plan> plans) {
+    Map<String, Plan> byKey = new HashMap<>();
+    plans.forEach((key, plan) -> byKey.put(RequestKey.custom(key).value(), plan));
+    RateLimiterFactory memory = RateLimiterFactory.inMemory(ticker, 100, 100);
+    return (name, limits, countRefused) ->
+        memory.create(name, limits, countRefused, PlanResolver.of(byKey));
+  }
+
+  /** A core with {@code rule} keyed by the request's text, headers on, keys on {@code plans}. */
+  private EnforcementCore<String> planned(HttpRule rule, Map<String, Plan> plans) {
+    return EnforcementCore.<String>builder()
+        .limiterFactory(plannedFactory(plans))
+        .rateLimitHeaders(true)
+        .rule(rule, RequestKey::custom)
+        .build();
+  }
 
   @Test
   void headers_noDecision_areEmpty() {
@@ -37,19 +62,69 @@ class QuotaHeadersTest {
   }
 
   @Test
-  void headers_keyOnAPlan_tellThePlansBindingLimitNotTheRules() {
-    Limit pro = Limit.of(100, Duration.ofSeconds(10));
+  void addOnPlan_planLimitEqualToARulesLimit_tellsThePlansLimitAloneByTheRulesName() {
     QuotaHeaders headers = new QuotaHeaders();
-    headers.add(
-        BOTH,
-        QuotaHeaders.policyNames("product", BOTH),
-        Decision.granted(97, Duration.ofSeconds(4), pro),
-        "product");
+    headers.addOnPlan("product", Decision.granted(4, Duration.ofMillis(1_500), SHORT));
 
     assertThat(headers.headers())
         .containsExactly(
-            Map.entry(QuotaHeaders.RATE_LIMIT_POLICY, "\"product\";q=100;w=10"),
-            Map.entry(QuotaHeaders.RATE_LIMIT, "\"product\";r=97;t=4"));
+            Map.entry(QuotaHeaders.RATE_LIMIT_POLICY, "\"product\";q=5;w=2"),
+            Map.entry(QuotaHeaders.RATE_LIMIT, "\"product\";r=4;t=2"));
+  }
+
+  @Test
+  void enforce_keyOnPlanWhoseLimitEqualsOneOfTheRules_tellsThePlanNotTheRule() {
+    EnforcementCore<String> core =
+        planned(HttpRule.builder("product").limit(SHORT).limit(LONG).build(), Map.of("free", FREE));
+
+    EnforcementCore.Outcome sync = core.enforce("free", "GET", List.of("/a"), QuotaHeaders::new);
+    EnforcementCore.Outcome async =
+        core.enforceAsync("free", "GET", List.of("/a"), QuotaHeaders::new)
+            .toCompletableFuture()
+            .join();
+
+    assertThat(sync.headers())
+        .containsExactly(
+            Map.entry(QuotaHeaders.RATE_LIMIT_POLICY, "\"product\";q=5;w=2"),
+            Map.entry(QuotaHeaders.RATE_LIMIT, "\"product\";r=4;t=3"));
+    assertThat(async.headers())
+        .containsExactly(
+            Map.entry(QuotaHeaders.RATE_LIMIT_POLICY, "\"product\";q=5;w=2"),
+            Map.entry(QuotaHeaders.RATE_LIMIT, "\"product\";r=3;t=3"));
+    assertThat(core.enforce("none", "GET", List.of("/a"), QuotaHeaders::new).headers())
+        .as("a key on no plan is told the rule's limits, as before")
+        .containsExactly(
+            Map.entry(
+                QuotaHeaders.RATE_LIMIT_POLICY,
+                "\"product-2s\";q=5;w=2, \"product-10s\";q=20;w=10"),
+            Map.entry(QuotaHeaders.RATE_LIMIT, "\"product-2s\";r=4;t=3"));
+  }
+
+  @Test
+  void enforce_planLimitRunOutWithAGrantThenLaterRuleRefuses_retryAfterBoundsThePlansLimits() {
+    // The plan's 1 per 60 s runs out with the same grant as its 1 per 2 s, which the decision
+    // reports; the bound must know the plan's 60 s window, not the rule's own 2 s one.
+    Plan pro =
+        Plan.of("pro", Limit.of(1, Duration.ofSeconds(2)), Limit.of(1, Duration.ofSeconds(60)));
+    EnforcementCore<String> core =
+        EnforcementCore.<String>builder()
+            .limiterFactory(plannedFactory(Map.of("pro", pro)))
+            .rule(
+                HttpRule.builder("site")
+                    .methods("GET")
+                    .limit(Limit.of(10, Duration.ofSeconds(2)))
+                    .build(),
+                RequestKey::custom)
+            .rule(
+                HttpRule.builder("all").limit(Limit.of(1, Duration.ofSeconds(1))).build(),
+                k -> RequestKey.global())
+            .build();
+    assertThat(core.enforce("pro", "POST", List.of("/a"), QuotaHeaders::new).allowed()).isTrue();
+
+    EnforcementCore.Outcome refused = core.enforce("pro", "GET", List.of("/a"), QuotaHeaders::new);
+
+    assertThat(refused.allowed()).isFalse();
+    assertThat(refused.refusal().headers()).containsEntry(QuotaHeaders.RETRY_AFTER, "61");
   }
 
   @Test

@@ -1,7 +1,9 @@
 package io.slidingwindow.gateway;
 
 import io.slidingwindow.Decision;
+import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.Plan;
 import io.slidingwindow.http.QuotaHeaders;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,12 +28,17 @@ final class GatewayHeaders {
 
   /**
    * All headers of {@code decision} on route {@code routeId} with {@code limits} named {@code
-   * policyNames}; a decision by a plan's limit names that limit alone, by the route's id.
+   * policyNames}, for a key on {@code plan} (null for none); a decision on a key on a plan names
+   * the plan's binding limit alone, by the route's id.
    */
   static Map<String, String> of(
-      String routeId, List<Limit> limits, List<String> policyNames, Decision decision) {
+      String routeId, List<Limit> limits, List<String> policyNames, Plan plan, Decision decision) {
     QuotaHeaders quota = new QuotaHeaders();
-    quota.add(limits, policyNames, decision, routeId);
+    if (plan == null) {
+      quota.add(limits, policyNames, decision);
+    } else {
+      quota.addOnPlan(routeId, decision);
+    }
     if (decision.allowed()) {
       return quota.headers();
     }
@@ -39,6 +46,18 @@ final class GatewayHeaders {
     Map<String, String> headers = new LinkedHashMap<>(quota.headers(retryAfter));
     headers.put(RETRY_AFTER, Long.toString(retryAfter));
     return headers;
+  }
+
+  /**
+   * The plan {@code limiter} decided {@code key} by, or null for the route's limits; a plan of the
+   * decision's limit alone if the limiter fails to tell, so that no other limit is told.
+   */
+  static Plan planOf(KeyedRateLimiter<String> limiter, String key, Decision decision) {
+    try {
+      return limiter.planOf(key);
+    } catch (RuntimeException e) {
+      return Plan.of("unknown", decision.limit());
+    }
   }
 
   /** Only the {@code Retry-After} of a refused {@code decision}. */

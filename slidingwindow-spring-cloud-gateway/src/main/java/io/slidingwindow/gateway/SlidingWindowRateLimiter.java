@@ -221,18 +221,30 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
               if (decision.isKeyOverflow()) {
                 report.keyOverflow(routeId);
               }
-              return new Response(decision.allowed(), headersOf(routeId, route, decision));
+              return new Response(
+                  decision.allowed(), headersOf(routeId, route, route.limiter, key, decision));
             })
         .onErrorResume(e -> Mono.just(failed(routeId, route, key, e)));
   }
 
   /**
-   * The headers of {@code decision}: a key on a plan is told its plan's binding limit, named by the
-   * route, never the route's default limits.
+   * The headers of {@code decision} on {@code key} by {@code limiter}: a key on a plan (as the
+   * limiter tells it) is told its plan's binding limit, named by the route, never the route's
+   * default limits, even where they are equal.
    */
-  private Map<String, String> headersOf(String routeId, RouteLimiter route, Decision decision) {
+  private Map<String, String> headersOf(
+      String routeId,
+      RouteLimiter route,
+      KeyedRateLimiter<String> limiter,
+      String key,
+      Decision decision) {
     if (headers) {
-      return GatewayHeaders.of(routeId, route.limits(), route.policyNames, decision);
+      return GatewayHeaders.of(
+          routeId,
+          route.limits(),
+          route.policyNames,
+          GatewayHeaders.planOf(limiter, key, decision),
+          decision);
     }
     return decision.allowed() ? Map.of() : GatewayHeaders.retryAfterOnly(decision);
   }
@@ -260,8 +272,9 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
   /** The route's in-memory decision, with its plans, as {@link FailurePolicy#LOCAL} makes it. */
   private Response decideLocally(String routeId, RouteLimiter route, String key) {
     try {
-      Decision decision = route.local().decide(key, 1);
-      return new Response(decision.allowed(), headersOf(routeId, route, decision));
+      KeyedRateLimiter<String> local = route.local();
+      Decision decision = local.decide(key, 1);
+      return new Response(decision.allowed(), headersOf(routeId, route, local, key, decision));
     } catch (RuntimeException e) {
       return new Response(false, GatewayHeaders.retryAfterOnePolicy());
     }

@@ -128,6 +128,31 @@ class SlidingWindowRatePlansTest {
   }
 
   @Test
+  void isAllowed_planLimitEqualToOneOfTheRoutes_isToldThePlanNotTheRoutesLimits() {
+    SlidingWindowRateLimiter limiter = limiter(FailurePolicy.ALLOW, inMemory);
+    limiter
+        .getConfig()
+        .put(
+            "api",
+            new SlidingWindowRateLimiter.Config()
+                .limit(5, TEN_SECONDS, EXACT)
+                .limit(100, Duration.ofSeconds(60), EXACT)
+                .plan("free", 5, TEN_SECONDS, EXACT)
+                .planKeys("free", FREE_KEY));
+
+    Response free = decide(limiter, "api", FREE_KEY);
+    Response other = decide(limiter, "api", PRO_KEY);
+
+    assertThat(free.getHeaders())
+        .containsEntry("RateLimit-Policy", "\"api\";q=5;w=10")
+        .containsEntry("RateLimit", "\"api\";r=4;t=10");
+    assertThat(other.getHeaders())
+        .as("a key on no plan: the route's limits, as before")
+        .containsEntry("RateLimit-Policy", "\"api-10s\";q=5;w=10, \"api-60s\";q=100;w=60")
+        .containsEntry("RateLimit", "\"api-10s\";r=4;t=10");
+  }
+
+  @Test
   void isAllowed_resolverBean_isAskedFirstThenPlanKeys() {
     Plan gold = Plan.of("gold", Limit.of(7, TEN_SECONDS));
     resolverBeans.put("tenants", (PlanResolver<String>) key -> key.equals(FREE_KEY) ? gold : null);

@@ -62,6 +62,15 @@ import org.springframework.web.bind.annotation.RestController;
       "slidingwindow.http.rules.refused.paths=/t/refused",
       "slidingwindow.http.rules.refused.limits[0].permits=1",
       "slidingwindow.http.rules.refused.limits[0].window=1m",
+      "slidingwindow.http.rules.planned.paths=/t/planned",
+      "slidingwindow.http.rules.planned.key=header:X-Api-Key",
+      "slidingwindow.http.rules.planned.limits[0].permits=5",
+      "slidingwindow.http.rules.planned.limits[0].window=10s",
+      "slidingwindow.http.rules.planned.limits[1].permits=20",
+      "slidingwindow.http.rules.planned.limits[1].window=1m",
+      "slidingwindow.http.rules.planned.plans.free.limits[0].permits=5",
+      "slidingwindow.http.rules.planned.plans.free.limits[0].window=10s",
+      "slidingwindow.http.rules.planned.plan-keys.free[0]=header:x-api-key:free-1",
     })
 abstract class RuleTermsScenarios {
 
@@ -95,7 +104,8 @@ abstract class RuleTermsScenarios {
         "/t/expr",
         "/t/refused",
         "/t/spelled/admin",
-        "/t/spelled/public"
+        "/t/spelled/public",
+        "/t/planned"
       })
       String ok() {
         return "ok";
@@ -218,5 +228,21 @@ abstract class RuleTermsScenarios {
     assertThat(refused.body()).isEqualTo("{\"error\":\"slow down\"}");
     assertThat(refused.headers().firstValue("Retry-After")).isPresent();
     assertThat(refused.headers().firstValue("RateLimit-Policy")).hasValue("\"refused\";q=1;w=60");
+  }
+
+  /**
+   * A key on a plan whose one limit equals the rule's first is told the plan's limit, named by the
+   * rule, not the rule's two limits; a key on no plan is told the rule's.
+   */
+  @Test
+  void headers_keyOnPlanWithARulesLimit_tellThePlanNotTheRule() throws Exception {
+    HttpResponse<String> free = get("/t/planned", "X-Api-Key", "free-1");
+    HttpResponse<String> other = get("/t/planned", "X-Api-Key", "other-1");
+
+    assertThat(free.headers().firstValue("RateLimit-Policy")).hasValue("\"planned\";q=5;w=10");
+    assertThat(remaining(free)).isEqualTo("\"planned\";r=4;t=11");
+    assertThat(other.headers().firstValue("RateLimit-Policy"))
+        .hasValue("\"planned-10s\";q=5;w=10, \"planned-60s\";q=20;w=60");
+    assertThat(remaining(other)).isEqualTo("\"planned-10s\";r=4;t=11");
   }
 }
