@@ -419,7 +419,8 @@ public final class EnforcementCore<Q> {
                 keys.get(i),
                 costs.get(i),
                 limiter,
-                QuotaHeaders.policyNames(rule.name(), rule.limits())));
+                QuotaHeaders.policyNames(rule.name(), rule.limits()),
+                clientKey != null ? RuleEntry.BY_CLIENT : RuleEntry.BY_GLOBAL_KEY));
       }
       ListenerCalls calls = new ListenerCalls(listener);
       for (HttpRule rule : rules) {

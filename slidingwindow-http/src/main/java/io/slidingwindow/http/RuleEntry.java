@@ -16,9 +16,10 @@ import java.util.function.ToLongFunction;
 /**
  * One rule of an {@link EnforcementCore} with what it reads from a request (its condition, its key,
  * its cost) and its limiter. A key function that gives null or throws does not exempt a request:
- * the request is counted under its client's key instead, and so is a request whose key the limiter
- * rejects as invalid ({@link IllegalArgumentException}); no failure policy ever sees an invalid
- * key. Immutable; thread-safe if the functions and the limiter are.
+ * the request is counted under its client's key instead (under {@link RequestKey#global()} where
+ * the core knows no clients, as for a {@code @RateLimit} bean method's calls), and so is a request
+ * whose key the limiter rejects as invalid ({@link IllegalArgumentException}); no failure policy
+ * ever sees an invalid key. Immutable; thread-safe if the functions and the limiter are.
  *
  * @param rule the rule
  * @param applies whether the rule applies to a request that matches its paths and methods
@@ -26,6 +27,8 @@ import java.util.function.ToLongFunction;
  * @param permits the permits the request asks for; raised to the rule's cost if fewer
  * @param limiter the rule's limiter
  * @param policies the policy name of each limit
+ * @param keyFailed what the log and the listener are told when the key function gives no key
+ * @param keyRejected what they are told when the limiter rejects the key
  */
 record RuleEntry<Q>(
     HttpRule rule,
@@ -33,15 +36,42 @@ record RuleEntry<Q>(
     Function<? super Q, RequestKey> keys,
     ToLongFunction<? super Q> permits,
     KeyedRateLimiter<String> limiter,
-    List<String> policies) {
+    List<String> policies,
+    String keyFailed,
+    String keyRejected) {
 
-  /** What became of a request whose key function gave no key or threw. */
-  private static final String KEY_FAILED =
-      "its key function gave no key; the request counts under its client's key";
+  /** Where a request without a key of its own counts, when the core knows its client. */
+  static final String BY_CLIENT = "the request counts under its client's key";
 
-  /** What became of a request whose key the limiter rejected. */
-  private static final String KEY_REJECTED =
-      "its limiter rejected the key; the request counts under its client's key";
+  /**
+   * Where a call without a key of its own counts when the core knows no client (a {@code RateLimit}
+   * bean method): the one global key, which every such call of the rule shares.
+   */
+  static final String BY_GLOBAL_KEY =
+      "the call counts under the global key, shared by every call of the rule without a key";
+
+  /**
+   * An entry whose failed and rejected keys count where {@code fallback} says ({@link #BY_CLIENT}
+   * or {@link #BY_GLOBAL_KEY}).
+   */
+  RuleEntry(
+      HttpRule rule,
+      Predicate<? super Q> applies,
+      Function<? super Q, RequestKey> keys,
+      ToLongFunction<? super Q> permits,
+      KeyedRateLimiter<String> limiter,
+      List<String> policies,
+      String fallback) {
+    this(
+        rule,
+        applies,
+        keys,
+        permits,
+        limiter,
+        policies,
+        "its key function gave no key; " + fallback,
+        "its limiter rejected the key; " + fallback);
+  }
 
   /** A key function's null, told to listeners; thrown by nothing, so it has no stack trace. */
   private static final RuntimeException NO_KEY = new NoKey();
@@ -101,11 +131,11 @@ record RuleEntry<Q>(
     try {
       key = keys.apply(request);
     } catch (RuntimeException e) {
-      calls.error(rule, e, KEY_FAILED);
+      calls.error(rule, e, keyFailed);
       return client.get();
     }
     if (key == null) {
-      calls.error(rule, NO_KEY, KEY_FAILED);
+      calls.error(rule, NO_KEY, keyFailed);
       return client.get();
     }
     return LimiterKeys.bounded(key.value());
@@ -182,7 +212,7 @@ record RuleEntry<Q>(
       if (key.equals(fallback)) {
         return given.apply(invalid());
       }
-      calls.error(rule, e, KEY_REJECTED);
+      calls.error(rule, e, keyRejected);
       try {
         return call.call(fallback, client, permits);
       } catch (IllegalArgumentException again) {
@@ -212,7 +242,7 @@ record RuleEntry<Q>(
               if (key.equals(fallback)) {
                 return CompletableFuture.completedFuture(given.apply(invalid()));
               }
-              calls.error(rule, invalid, KEY_REJECTED);
+              calls.error(rule, invalid, keyRejected);
               return ask(call, fallback, client, permits)
                   .exceptionallyCompose(
                       again ->

@@ -314,6 +314,63 @@ class HttpPartsEdgesTest {
   }
 
   @Test
+  void enforce_keyFailedOrRejected_logSaysWhereItCountsWithAndWithoutClients() {
+    // A limiter that rejects every custom key; the key function gives none for "none".
+    RateLimiterFactory picky =
+        (name, limits, countRefused) ->
+            new KeyedRateLimiter<>() {
+              private final KeyedRateLimiter<String> inner =
+                  KeyedRateLimiter.builder().limits(limits).build();
+
+              @Override
+              public boolean tryAcquire(String key, long permits) {
+                return decide(key, permits).allowed();
+              }
+
+              @Override
+              public Decision decide(String key, long permits) {
+                if (key.startsWith("custom:")) {
+                  throw new IllegalArgumentException("custom keys are rejected");
+                }
+                return inner.decide(key, permits);
+              }
+
+              @Override
+              public List<Limit> limits() {
+                return inner.limits();
+              }
+            };
+    HttpRule rule = HttpRule.builder("r").limit(ONE_PER_10S).build();
+    EnforcementCore.Builder<String> http =
+        EnforcementCore.<String>builder().clientKey(q -> RequestKey.address("192.0.2.1", 64));
+    EnforcementCore.Builder<String> bean = EnforcementCore.builder();
+    for (EnforcementCore.Builder<String> core : List.of(http, bean)) {
+      core.limiterFactory(picky).rule(rule, q -> q.equals("none") ? null : RequestKey.custom(q));
+    }
+    String byClient = "the request counts under its client's key";
+    String byGlobal =
+        "the call counts under the global key, shared by every call of the rule without a key";
+
+    for (var expected : Map.of(http.build(), byClient, bean.build(), byGlobal).entrySet()) {
+      List<String> lines =
+          logged(
+              EnforcementCore.class,
+              () -> {
+                expected.getKey().enforce("none", "CALL", List.of("/m"), QuotaHeaders::new);
+                expected.getKey().enforce("bad", "CALL", List.of("/m"), QuotaHeaders::new);
+              });
+      assertThat(lines)
+          .containsExactly(
+              "WARNING rate limit rule 'r' failed; its key function gave no key; "
+                  + expected.getValue()
+                  + " (logged once; later failures at DEBUG)",
+              "WARNING rate limit rule 'r' failed; its limiter rejected the key; "
+                  + expected.getValue()
+                  + " (logged once; later failures at DEBUG)");
+    }
+  }
+
+  @Test
   void composite_listenerThatThrows_isLoggedAsAWarning() {
     RateLimitListener throwing =
         new RateLimitListener() {
