@@ -11,6 +11,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
@@ -140,7 +144,33 @@ class RateLimitMethodPostProcessorTest {
 
   @Test
   void keyThatThrows_countsUnderTheRulesGlobalKey_notExempt() {
-    assertThat(quotes.order(null)).isEqualTo("ordered");
+    Logger log = Logger.getLogger("io.slidingwindow.http.EnforcementCore");
+    List<String> warnings = new CopyOnWriteArrayList<>();
+    Handler handler =
+        new Handler() {
+          @Override
+          public void publish(LogRecord record) {
+            warnings.add(record.getLevel() + " " + record.getMessage());
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    log.addHandler(handler);
+    try {
+      assertThat(quotes.order(null)).isEqualTo("ordered");
+    } finally {
+      log.removeHandler(handler);
+    }
+    assertThat(warnings)
+        .as("the log says where a call without a key counts: it has no client")
+        .containsExactly(
+            "WARNING rate limit rule 'orders' failed; its key function gave no key; the call"
+                + " counts under the global key, shared by every call of the rule without a key"
+                + " (logged once; later failures at DEBUG)");
     assertThat(quotes.order(new Quotes.Order(null))).isEqualTo("ordered");
 
     assertThatThrownBy(() -> quotes.order(null)).isInstanceOf(RateLimitExceededException.class);
