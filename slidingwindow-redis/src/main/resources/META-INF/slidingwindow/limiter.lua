@@ -40,10 +40,11 @@
 -- 'w' and each limit then takes T = max(ARGV[2], W + p rounded up to milliseconds), a function of
 -- the key alone.
 --
--- Commands, not Lua, are the cost: each redis.call costs about as much as a call of a script that
--- does nothing, so a request issues only the commands above (LINDEX, then at most RPUSH, LSET and
--- now and then PEXPIRE), the clock is read once a call, and the state lives in one flat array per
--- call.
+-- Cost. A request's commands (LINDEX, then at most RPUSH, LSET and now and then PEXPIRE) take
+-- about half of its time in the script; the other half is the script's own steps, the header's
+-- packing and the numbers it sends. So a request issues only those commands, the clock is read
+-- once a call, the state lives in one flat array per call, and every number goes to Redis as text
+-- formatted here with %d: Redis 7.0 would format a Lua number with printf's %.17g, which is slow.
 --
 -- Time only moves forward: a time before the newest run's bucket is recorded into that run, and
 -- counting from an earlier time only keeps more runs, so a clock that steps back (a failover to a
