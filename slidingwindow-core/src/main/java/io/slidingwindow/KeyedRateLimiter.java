@@ -29,6 +29,10 @@ import java.util.concurrent.CompletionStage;
  * <p>Plans. A limiter built with a {@link PlanResolver} ({@link Builder#build(PlanResolver)}) gives
  * each key its plan's limits instead of the default ones; the rule by which a key's recorded
  * permits follow a change of its limits, and the guarantee across it, are stated in {@link Plan}.
+ * Such a limiter refuses, without counting it and without throwing, a request for more permits than
+ * the smallest limit of the key's plan: what a key may ask depends on the key, so an oversized
+ * request is a refusal whose {@code retryAfter} is that limit's window, never an error that a
+ * caller could take for an invalid key.
  *
  * <p>Quota operations. {@link #peek} reads what is left of a key's limits without taking anything;
  * {@link #reset} forgets a key's recorded permits; {@link #refund} takes recorded permits back;
@@ -51,7 +55,7 @@ public interface KeyedRateLimiter<K> {
    *
    * @return whether the permits were granted
    * @throws IllegalArgumentException if {@code key} is null, or {@code permits} is not positive or
-   *     exceeds a limit's {@code N}
+   *     exceeds a limit's {@code N} (with plans, such a request is refused instead)
    */
   boolean tryAcquire(K key, long permits);
 
@@ -59,7 +63,7 @@ public interface KeyedRateLimiter<K> {
    * As {@link #tryAcquire(Object, long)}, and says why, how much is left and when to retry.
    *
    * @throws IllegalArgumentException if {@code key} is null, or {@code permits} is not positive or
-   *     exceeds a limit's {@code N}
+   *     exceeds a limit's {@code N} (with plans, such a request is refused instead)
    */
   Decision decide(K key, long permits);
 

@@ -76,7 +76,9 @@ final class LocalKeyedRateLimiter<K> extends LocalKeyed<K, KeyLimits>
         new KeyTable.Action<>() {
           @Override
           public long apply(KeyLimits state, long now, long permits, Object key) {
-            grantable(state, key, now, permits);
+            if (beyondPlan(state, key, now, permits) != null) {
+              return 0;
+            }
             return state.tryAcquire(now, permits) ? 1 : 0;
           }
 
@@ -89,8 +91,8 @@ final class LocalKeyedRateLimiter<K> extends LocalKeyed<K, KeyLimits>
         new KeyTable.Action<>() {
           @Override
           public long apply(KeyLimits state, long now, long permits, Answer<K> answer) {
-            grantable(state, answer.key, now, permits);
-            answer.decision = state.decide(now, permits);
+            Decision beyond = beyondPlan(state, answer.key, now, permits);
+            answer.decision = beyond != null ? beyond : state.decide(now, permits);
             answer.stamp = state.latest();
             return 0;
           }
@@ -109,12 +111,17 @@ final class LocalKeyedRateLimiter<K> extends LocalKeyed<K, KeyLimits>
     return planner == null ? null : planner.ensure(state, (K) key, now);
   }
 
-  /** Plans the key and checks the permits of a request against its limits. */
-  private void grantable(KeyLimits state, Object key, long now, long permits) {
+  /**
+   * Plans the key; the refusal of a request for more permits than its limits can ever grant ({@link
+   * Permits#neverGranted}), or null. Without plans, {@link #checkPermits} has rejected such a
+   * request before its key is looked up.
+   */
+  private Decision beyondPlan(KeyLimits state, Object key, long now, long permits) {
     PlanLimits plan = planned(state, key, now);
-    if (plan != null) {
-      Permits.check(permits, plan.largestGrantable());
+    if (plan == null || permits <= plan.largestGrantable()) {
+      return null;
     }
+    return Permits.neverGranted(plan.limits(), permits);
   }
 
   /** Checks a request's permits before its key is looked up: all of it, without plans. */

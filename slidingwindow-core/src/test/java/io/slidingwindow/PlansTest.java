@@ -103,19 +103,21 @@ class PlansTest {
   }
 
   @Test
-  void permits_checkedAgainstTheKeysPlan() {
+  void permits_beyondTheKeysPlan_refusedNotThrown() {
     KeyedRateLimiter<String> limiter =
         KeyedRateLimiter.builder()
             .limit(Limit.of(2, Duration.ofSeconds(10)))
             .build(PlanResolver.of(Map.of("pro", Plan.of("pro", TWENTY))));
     assertThat(limiter.tryAcquire("pro", 15)).isTrue();
-    assertThatThrownBy(() -> limiter.tryAcquire("someone", 3))
+    assertThat(limiter.tryAcquire("someone", 3)).as("beyond the defaults").isFalse();
+    Decision beyond = limiter.decide("pro", 21);
+    assertThat(beyond.allowed()).isFalse();
+    assertThat(beyond.limit()).isEqualTo(TWENTY);
+    assertThat(beyond.retryAfter()).isEqualTo(TWENTY.window());
+    assertThat(limiter.peek("pro").limits().get(0).used()).as("not counted").isEqualTo(15);
+    assertThatThrownBy(() -> limiter.tryAcquire("pro", 0))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("permits")
-        .hasMessageContaining("3");
-    assertThatThrownBy(() -> limiter.decide("pro", 21))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("21");
+        .hasMessageContaining("permits");
     assertThatThrownBy(() -> limiter.refund("someone", 3))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("3");

@@ -1,5 +1,6 @@
 package io.slidingwindow.internal;
 
+import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
 import java.util.List;
 
@@ -15,6 +16,27 @@ public final class Permits {
       max = Math.min(max, limit.permits());
     }
     return max;
+  }
+
+  /**
+   * The refusal of a request for {@code permits} that {@code limits} can never grant, since one of
+   * them holds fewer; null if every one could. Such a request is refused without being counted: the
+   * binding limit is the one with the fewest permits, and no wait grants it, so its {@code
+   * retryAfter} and {@code resetAfter} are that limit's window and {@code remaining} is 0 (not
+   * asked). A limiter with plans answers so for a key whose plan holds fewer permits than asked,
+   * where throwing would let callers take a client's oversized request for an invalid key.
+   */
+  public static Decision neverGranted(List<Limit> limits, long permits) {
+    Limit binding = null;
+    for (Limit limit : limits) {
+      if (binding == null || limit.permits() < binding.permits()) {
+        binding = limit;
+      }
+    }
+    if (binding == null || permits <= binding.permits()) {
+      return null;
+    }
+    return Decision.refused(0, binding.window(), binding.window(), binding);
   }
 
   /** The largest of {@code limits}' permits: more than any window ever holds. */

@@ -4,6 +4,7 @@ import io.slidingwindow.Decision;
 import io.slidingwindow.FailurePolicy;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Ticker;
+import io.slidingwindow.internal.Permits;
 import io.slidingwindow.redis.Layouts.Layout;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -83,6 +84,9 @@ final class LimiterCalls {
   }
 
   boolean tryAcquire(Layout layout, String id, long permits) {
+    if (permits > layout.largestGrantable) {
+      return false;
+    }
     long now = localMicros();
     if (refusals != null && refusals.find(id, layout, now) != null) {
       return false;
@@ -111,6 +115,10 @@ final class LimiterCalls {
 
   /** As {@link #decide}, with the script time of a decision Redis made: for reservations. */
   Decided decided(Layout layout, String id, long permits) {
+    Decision beyond = beyond(layout, permits);
+    if (beyond != null) {
+      return new Decided(beyond, Long.MIN_VALUE);
+    }
     long now = localMicros();
     Decision cached = cachedDecision(layout, id, permits, now);
     if (cached != null) {
@@ -125,6 +133,9 @@ final class LimiterCalls {
   }
 
   CompletionStage<Boolean> tryAcquireAsync(Layout layout, String id, long permits) {
+    if (permits > layout.largestGrantable) {
+      return CompletableFuture.completedFuture(false);
+    }
     long now = localMicros();
     if (refusals != null && refusals.find(id, layout, now) != null) {
       return CompletableFuture.completedFuture(false);
@@ -133,6 +144,10 @@ final class LimiterCalls {
   }
 
   CompletionStage<Decision> decideAsync(Layout layout, String id, long permits) {
+    Decision beyond = beyond(layout, permits);
+    if (beyond != null) {
+      return CompletableFuture.completedFuture(beyond);
+    }
     long now = localMicros();
     Decision cached = cachedDecision(layout, id, permits, now);
     if (cached != null) {
@@ -143,6 +158,10 @@ final class LimiterCalls {
 
   /** As {@link #decided}, without blocking. */
   CompletionStage<Decided> decidedAsync(Layout layout, String id, long permits) {
+    Decision beyond = beyond(layout, permits);
+    if (beyond != null) {
+      return CompletableFuture.completedFuture(new Decided(beyond, Long.MIN_VALUE));
+    }
     long now = localMicros();
     Decision cached = cachedDecision(layout, id, permits, now);
     if (cached != null) {
@@ -252,6 +271,14 @@ final class LimiterCalls {
                 LimiterScript.resetMicros(reply),
                 layout.script.binding(reply))
             : new RefusalCache.Entry(id, layout, until, 0, ref, 0, 0, 0));
+  }
+
+  /**
+   * The refusal of more permits than an id's plan can ever grant, not sent to Redis; null for a
+   * request it could grant. Only a limiter with plans lets such a request through {@code stored}.
+   */
+  private static Decision beyond(Layout layout, long permits) {
+    return permits > layout.largestGrantable ? Permits.neverGranted(layout.limits, permits) : null;
   }
 
   /**

@@ -185,7 +185,8 @@ abstract class RedisLimiterBase implements KeyedRateLimiter<String> {
    */
   final String stored(String id, Layout layout, long permits) {
     String key = LimiterKeys.bounded(id);
-    Permits.check(permits, layout.largestGrantable);
+    // With plans, more than an id's plan can grant is a refusal (LimiterCalls), as in process.
+    Permits.check(permits, layouts.hasPlans() ? Long.MAX_VALUE : layout.largestGrantable);
     return key;
   }
 

@@ -106,7 +106,7 @@ public final class RedisRateLimiter extends RedisLimiterBase {
    *
    * @return whether the permits were granted, or the failure policy's answer when Redis fails
    * @throws IllegalArgumentException if {@code id} is null, or {@code permits} is not positive or
-   *     exceeds a limit's {@code N}
+   *     exceeds a limit's {@code N} (with plans, such a request is refused instead)
    */
   @Override
   public boolean tryAcquire(String id, long permits) {

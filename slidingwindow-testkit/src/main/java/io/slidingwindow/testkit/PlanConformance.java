@@ -3,11 +3,13 @@ package io.slidingwindow.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.CalendarPeriod;
+import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Plan;
 import io.slidingwindow.PlanResolver;
 import io.slidingwindow.Quota;
+import io.slidingwindow.Reservation;
 import io.slidingwindow.Ticker;
 import java.time.Clock;
 import java.time.Duration;
@@ -244,6 +246,43 @@ public abstract class PlanConformance {
     }
     ticker.advance(Duration.ofSeconds(10));
     assertThat(grants(limiter, key, 8)).as("once they all left").isEqualTo(5);
+  }
+
+  /**
+   * A request for more permits than the smallest limit of its key's plan is refused, uncounted,
+   * however it is asked, and never thrown: what a key may ask depends on its plan, and a caller
+   * that took the exception for an invalid key could count the request elsewhere. A key on the
+   * default limits may ask up to them, and beyond them is refused too.
+   */
+  @Test
+  void oversizedRequest_forTheKeysPlan_isRefusedUncountedNotThrown() {
+    Limit three = Limit.of(3, Duration.ofSeconds(10));
+    Plan small = Plan.of("small", three, Limit.of(50, Duration.ofMinutes(1)));
+    String key = freshKey();
+    KeyedRateLimiter<String> limiter =
+        newLimiter(
+            List.of(Limit.of(10, Duration.ofSeconds(10))),
+            k -> k.equals(key) ? small : null,
+            new FakeTicker(),
+            Clock.systemUTC());
+    assertThat(limiter.tryAcquire(key, 4)).isFalse();
+    for (Decision refused :
+        List.of(
+            limiter.decide(key, 4),
+            limiter.decideAsync(key, 4).toCompletableFuture().join(),
+            limiter.reserve(key, 4).decision())) {
+      assertThat(refused.allowed()).isFalse();
+      assertThat(refused.limit()).isEqualTo(three);
+      assertThat(refused.remaining()).isZero();
+      assertThat(refused.retryAfter()).isEqualTo(three.window());
+    }
+    Reservation reserved = limiter.reserveAsync(key, null, 4).toCompletableFuture().join();
+    assertThat(reserved.decision().allowed()).isFalse();
+    assertThat(reserved.isRefundable()).isFalse();
+    assertThat(limiter.peek(key).limits().get(0).used()).as("nothing counted").isZero();
+    assertThat(grants(limiter, key, 5)).isEqualTo(3);
+    assertThat(limiter.tryAcquire(freshKey(), 10)).as("the default limits").isTrue();
+    assertThat(limiter.decide(freshKey(), 11).allowed()).as("beyond the defaults").isFalse();
   }
 
   /**
