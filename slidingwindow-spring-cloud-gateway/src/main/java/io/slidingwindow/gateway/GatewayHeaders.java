@@ -27,15 +27,20 @@ final class GatewayHeaders {
   }
 
   /**
-   * All headers of {@code decision} on route {@code routeId} with {@code limits} named {@code
-   * policyNames}, for a key on {@code plan} (null for none); a decision on a key on a plan names
-   * the plan's binding limit alone, by the route's id.
+   * All headers of {@code decision} on {@code key} of route {@code routeId} by {@code limiter}: for
+   * a key on no plan, every limit of the route under its policy name; for a key on a plan (as the
+   * limiter tells it), the plan's binding limit alone, named by the route's id, even where it
+   * equals one of the route's limits.
    */
   static Map<String, String> of(
-      String routeId, List<Limit> limits, List<String> policyNames, Plan plan, Decision decision) {
+      String routeId,
+      RouteLimiter route,
+      KeyedRateLimiter<String> limiter,
+      String key,
+      Decision decision) {
     QuotaHeaders quota = new QuotaHeaders();
-    if (plan == null) {
-      quota.add(limits, policyNames, decision);
+    if (planOf(limiter, key, decision) == null) {
+      quota.add(route.limits(), route.policyNames, decision);
     } else {
       quota.addOnPlan(routeId, decision);
     }
@@ -52,7 +57,7 @@ final class GatewayHeaders {
    * The plan {@code limiter} decided {@code key} by, or null for the route's limits; a plan of the
    * decision's limit alone if the limiter fails to tell, so that no other limit is told.
    */
-  static Plan planOf(KeyedRateLimiter<String> limiter, String key, Decision decision) {
+  private static Plan planOf(KeyedRateLimiter<String> limiter, String key, Decision decision) {
     try {
       return limiter.planOf(key);
     } catch (RuntimeException e) {

@@ -239,12 +239,7 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
       String key,
       Decision decision) {
     if (headers) {
-      return GatewayHeaders.of(
-          routeId,
-          route.limits(),
-          route.policyNames,
-          GatewayHeaders.planOf(limiter, key, decision),
-          decision);
+      return GatewayHeaders.of(routeId, route, limiter, key, decision);
     }
     return decision.allowed() ? Map.of() : GatewayHeaders.retryAfterOnly(decision);
   }
