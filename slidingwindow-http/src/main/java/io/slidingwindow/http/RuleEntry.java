@@ -27,8 +27,8 @@ import java.util.function.ToLongFunction;
  * @param permits the permits the request asks for; raised to the rule's cost if fewer
  * @param limiter the rule's limiter
  * @param policies the policy name of each limit
- * @param keyFailed what the log and the listener are told when the key function gives no key
- * @param keyRejected what they are told when the limiter rejects the key
+ * @param withoutKey where a request without a key of its own counts, as the log and the listener
+ *     are told: {@link #BY_CLIENT} or {@link #BY_GLOBAL_KEY}
  */
 record RuleEntry<Q>(
     HttpRule rule,
@@ -37,8 +37,7 @@ record RuleEntry<Q>(
     ToLongFunction<? super Q> permits,
     KeyedRateLimiter<String> limiter,
     List<String> policies,
-    String keyFailed,
-    String keyRejected) {
+    String withoutKey) {
 
   /** Where a request without a key of its own counts, when the core knows its client. */
   static final String BY_CLIENT = "the request counts under its client's key";
@@ -51,27 +50,12 @@ record RuleEntry<Q>(
       "the call counts under the global key, shared by every call of the rule without a key";
 
   /**
-   * An entry whose failed and rejected keys count where {@code fallback} says ({@link #BY_CLIENT}
-   * or {@link #BY_GLOBAL_KEY}).
+   * What became of a request whose key function gave no key or threw, before {@code withoutKey}.
    */
-  RuleEntry(
-      HttpRule rule,
-      Predicate<? super Q> applies,
-      Function<? super Q, RequestKey> keys,
-      ToLongFunction<? super Q> permits,
-      KeyedRateLimiter<String> limiter,
-      List<String> policies,
-      String fallback) {
-    this(
-        rule,
-        applies,
-        keys,
-        permits,
-        limiter,
-        policies,
-        "its key function gave no key; " + fallback,
-        "its limiter rejected the key; " + fallback);
-  }
+  private static final String KEY_FAILED = "its key function gave no key; ";
+
+  /** What became of a request whose key the limiter rejected, before {@code withoutKey}. */
+  private static final String KEY_REJECTED = "its limiter rejected the key; ";
 
   /** A key function's null, told to listeners; thrown by nothing, so it has no stack trace. */
   private static final RuntimeException NO_KEY = new NoKey();
@@ -131,11 +115,11 @@ record RuleEntry<Q>(
     try {
       key = keys.apply(request);
     } catch (RuntimeException e) {
-      calls.error(rule, e, keyFailed);
+      calls.error(rule, e, KEY_FAILED + withoutKey);
       return client.get();
     }
     if (key == null) {
-      calls.error(rule, NO_KEY, keyFailed);
+      calls.error(rule, NO_KEY, KEY_FAILED + withoutKey);
       return client.get();
     }
     return LimiterKeys.bounded(key.value());
@@ -212,7 +196,7 @@ record RuleEntry<Q>(
       if (key.equals(fallback)) {
         return given.apply(invalid());
       }
-      calls.error(rule, e, keyRejected);
+      calls.error(rule, e, KEY_REJECTED + withoutKey);
       try {
         return call.call(fallback, client, permits);
       } catch (IllegalArgumentException again) {
@@ -242,7 +226,7 @@ record RuleEntry<Q>(
               if (key.equals(fallback)) {
                 return CompletableFuture.completedFuture(given.apply(invalid()));
               }
-              calls.error(rule, invalid, keyRejected);
+              calls.error(rule, invalid, KEY_REJECTED + withoutKey);
               return ask(call, fallback, client, permits)
                   .exceptionallyCompose(
                       again ->

@@ -300,8 +300,7 @@ class EnforcementCoreTest {
   }
 
   /** A limiter that rejects custom keys as invalid and decides every other key. */
-  private record RejectingCustomKeys(KeyedRateLimiter<String> inner)
-      implements KeyedRateLimiter<String> {
+  record RejectingCustomKeys(KeyedRateLimiter<String> inner) implements KeyedRateLimiter<String> {
     @Override
     public boolean tryAcquire(String key, long permits) {
       return decide(key, permits).allowed();

@@ -318,28 +318,8 @@ class HttpPartsEdgesTest {
     // A limiter that rejects every custom key; the key function gives none for "none".
     RateLimiterFactory picky =
         (name, limits, countRefused) ->
-            new KeyedRateLimiter<>() {
-              private final KeyedRateLimiter<String> inner =
-                  KeyedRateLimiter.builder().limits(limits).build();
-
-              @Override
-              public boolean tryAcquire(String key, long permits) {
-                return decide(key, permits).allowed();
-              }
-
-              @Override
-              public Decision decide(String key, long permits) {
-                if (key.startsWith("custom:")) {
-                  throw new IllegalArgumentException("custom keys are rejected");
-                }
-                return inner.decide(key, permits);
-              }
-
-              @Override
-              public List<Limit> limits() {
-                return inner.limits();
-              }
-            };
+            new EnforcementCoreTest.RejectingCustomKeys(
+                KeyedRateLimiter.builder().limits(limits).build());
     HttpRule rule = HttpRule.builder("r").limit(ONE_PER_10S).build();
     EnforcementCore.Builder<String> http =
         EnforcementCore.<String>builder().clientKey(q -> RequestKey.address("192.0.2.1", 64));
