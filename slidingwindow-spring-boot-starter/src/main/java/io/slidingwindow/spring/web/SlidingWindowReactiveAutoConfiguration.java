@@ -93,10 +93,13 @@ public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBean
         planResolverBeans(beans));
   }
 
-  /** The filter: the reloadable rules, and {@link RateLimit} on handler methods. */
+  /**
+   * The filter: the reloadable rules, and {@link RateLimit} on handler methods. Package-private, as
+   * its rules' request type is internal.
+   */
   @Bean
   @ConditionalOnMissingBean
-  public ReactiveRateLimitFilter slidingWindowReactiveRateLimitFilter(
+  ReactiveRateLimitFilter slidingWindowReactiveRateLimitFilter(
       SlidingWindowHttpProperties properties,
       ClientAddresses addresses,
       RateLimiterFactory limiterFactory,
