@@ -8,6 +8,7 @@ import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.http.RequestKey;
+import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.webflux.ReactiveRateLimitFilter;
 import java.io.IOException;
@@ -27,7 +28,9 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * A reactive application that builds its own {@link ReactiveRateLimitFilter} with the public
  * builder, on Reactor Netty (a random loopback port) with a real HTTP client: the starter's filter
- * backs off, and the application's rules count by their key resolver or by the client address.
+ * backs off, and the application's rules count by their key resolver or by the client address. Such
+ * a filter enforces its own rules only, as docs/http.md says: not those of {@code
+ * slidingwindow.http.rules}, nor {@code @RateLimit} methods.
  */
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -86,6 +89,12 @@ class WebFluxOwnFilterTest {
       String ok() {
         return "ok";
       }
+
+      @GetMapping("/v1/annotated")
+      @RateLimit(limits = "1/1m")
+      String annotated() {
+        return "annotated";
+      }
     }
   }
 
@@ -134,6 +143,17 @@ class WebFluxOwnFilterTest {
     ticker.advance(61 * SECOND);
 
     assertThat(get("/v1/open").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void ownFilter_propertyRulesAndRateLimitMethods_areNotEnforced() throws Exception {
+    // Rule "ignored" of the properties (1 per minute on every path) and the method's 1 per minute
+    // would refuse the second request.
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<String> response = get("/v1/annotated");
+      assertThat(response.statusCode()).isEqualTo(200);
+      assertThat(response.body()).isEqualTo("annotated");
+    }
   }
 
   @Test
