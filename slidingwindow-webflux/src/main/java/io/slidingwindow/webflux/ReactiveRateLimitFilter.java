@@ -15,7 +15,6 @@ import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.webflux.internal.ReactiveFilters;
 import io.slidingwindow.webflux.internal.ReactiveKeySource;
 import io.slidingwindow.webflux.internal.ReactiveRateLimitAnnotations;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,9 +30,9 @@ import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 
 /**
- * The rules of {@code slidingwindow.http.rules}, and {@link RateLimit} on handler methods, in a
- * reactive (WebFlux) application: the same {@link EnforcementCore} as the servlet filter, so the
- * same matching, keys, headers, 429 answer, dry-run, listener and path firewall.
+ * Rules over request paths, and {@link RateLimit} on handler methods, in a reactive (WebFlux)
+ * application: the same {@link EnforcementCore} as the servlet filter, so the same matching, keys,
+ * headers, 429 answer, dry-run, listener and path firewall.
  *
  * <p>For each request: the path firewall first (400 for an ambiguous raw path, before any handler
  * runs); then the rules, matched against every reading of the raw path ({@link RequestPaths});
@@ -216,17 +215,9 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
 
   /** Builds a {@link ReactiveRateLimitFilter} of rules over paths. Not thread-safe. */
   public static final class Builder {
-    /** A rule with its key; a null key resolver keys by the client address. */
-    private record Entry(HttpRule rule, ReactiveKeyResolver keys) {}
-
-    private final List<Entry> rules = new ArrayList<>();
-    // Checks each setting at once; build() copies them into a fresh core builder.
-    private final EnforcementCore.Builder<ReactiveKeySource> checks = EnforcementCore.builder();
-    private RateLimiterFactory limiterFactory = RateLimiterFactory.inMemory();
-    private RateLimitListener listener = RateLimitListener.NONE;
-    private boolean rateLimitHeaders;
-    private PathFirewall pathFirewall = PathFirewall.strict();
-    private RefusalReplies.Refusal refusal = RefusalReplies.Refusal.DEFAULT;
+    // Each request carries the filter's addresses, so the client's key needs no setting here.
+    private final EnforcementCore.Builder<ReactiveKeySource> core =
+        EnforcementCore.<ReactiveKeySource>builder().clientKey(ReactiveKeySource::clientIp);
     private ClientAddresses addresses = ClientAddresses.direct();
     private int order;
 
@@ -257,7 +248,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
       if (rule == null) {
         throw new IllegalArgumentException("rule must not be null");
       }
-      rules.add(new Entry(rule, null));
+      core.rule(rule, ReactiveKeySource::clientIp);
       return this;
     }
 
@@ -272,7 +263,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
         throw new IllegalArgumentException(
             "rule and keys must not be null, were " + rule + " and " + keys);
       }
-      rules.add(new Entry(rule, keys));
+      core.rule(rule, source -> keys.key(source.exchange(), source.principal()));
       return this;
     }
 
@@ -282,8 +273,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
      * @throws IllegalArgumentException if {@code limiterFactory} is null
      */
     public Builder limiterFactory(RateLimiterFactory limiterFactory) {
-      checks.limiterFactory(limiterFactory);
-      this.limiterFactory = limiterFactory;
+      core.limiterFactory(limiterFactory);
       return this;
     }
 
@@ -293,8 +283,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
      * @throws IllegalArgumentException if {@code listener} is null
      */
     public Builder listener(RateLimitListener listener) {
-      checks.listener(listener);
-      this.listener = listener;
+      core.listener(listener);
       return this;
     }
 
@@ -303,7 +292,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
      * default.
      */
     public Builder rateLimitHeaders(boolean rateLimitHeaders) {
-      this.rateLimitHeaders = rateLimitHeaders;
+      core.rateLimitHeaders(rateLimitHeaders);
       return this;
     }
 
@@ -314,8 +303,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
      * @throws IllegalArgumentException if {@code pathFirewall} is null
      */
     public Builder pathFirewall(PathFirewall pathFirewall) {
-      checks.pathFirewall(pathFirewall);
-      this.pathFirewall = pathFirewall;
+      core.pathFirewall(pathFirewall);
       return this;
     }
 
@@ -325,8 +313,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
      * @throws IllegalArgumentException if {@code refusal} is null
      */
     public Builder refusal(RefusalReplies.Refusal refusal) {
-      checks.refusal(refusal);
-      this.refusal = refusal;
+      core.refusal(refusal);
       return this;
     }
 
@@ -342,22 +329,6 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
      * @throws IllegalArgumentException if two rules share a name, or the factory rejects a rule
      */
     public ReactiveRateLimitFilter build() {
-      EnforcementCore.Builder<ReactiveKeySource> core =
-          EnforcementCore.<ReactiveKeySource>builder()
-              .limiterFactory(limiterFactory)
-              .listener(listener)
-              .rateLimitHeaders(rateLimitHeaders)
-              .pathFirewall(pathFirewall)
-              .refusal(refusal)
-              .clientKey(ReactiveKeySource::clientIp);
-      for (Entry entry : rules) {
-        ReactiveKeyResolver keys = entry.keys();
-        core.rule(
-            entry.rule(),
-            keys == null
-                ? ReactiveKeySource::clientIp
-                : source -> keys.key(source.exchange(), source.principal()));
-      }
       EnforcementCore<ReactiveKeySource> built = core.build();
       return new ReactiveRateLimitFilter(() -> built, addresses, null, order);
     }
