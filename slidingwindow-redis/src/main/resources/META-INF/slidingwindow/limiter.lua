@@ -116,6 +116,7 @@
 --          until its period ends.
 
 local call, tonumber, floor, pack, unpack = redis.call, tonumber, math.floor, struct.pack, struct.unpack
+local format = string.format
 local HEADER = '<dddddd'
 local CALENDAR = '<dddd'
 local CALENDAR_HOLD = 1000000
@@ -148,7 +149,7 @@ for i = 1, n do
     if own_ttl then
       t = math.max(ttl, math.ceil((S[o + 8] + S[o + 9]) / 1000))
     end
-    EXPIRY[i], STRETCH[i] = t + math.ceil(t / 4), t * 250
+    EXPIRY[i], STRETCH[i] = format('%d', t + math.ceil(t / 4)), t * 250
   end
 end
 
@@ -160,7 +161,7 @@ end
 local function trim(key, o, oldest, write)
   local ref, gone, base, first, from, chunk, done = S[o + 1], 0, S[o + 6], S[o + 4], 1, 8, false
   while not done do
-    local runs = call('LRANGE', key, from, from + 2 * chunk - 1)
+    local runs = call('LRANGE', key, format('%d', from), format('%d', from + 2 * chunk - 1))
     local j = 1
     while j < #runs do
       local bucket = ref + tonumber(runs[j])
@@ -181,8 +182,8 @@ local function trim(key, o, oldest, write)
   end
   S[o + 2], S[o + 3] = base, first
   if write then
-    call('LSET', key, 2 * gone, pack(HEADER, ref, base, first, S[o + 4], S[o + 5], S[o + 6]))
-    call('LTRIM', key, 2 * gone, -1)
+    call('LSET', key, format('%d', 2 * gone), pack(HEADER, ref, base, first, S[o + 4], S[o + 5], S[o + 6]))
+    call('LTRIM', key, format('%d', 2 * gone), '-1')
   end
 end
 
@@ -192,7 +193,7 @@ end
 -- something else.
 local function load(key, o, now, write)
   local oldest = floor((now - S[o + 8] + 1) / S[o + 9])
-  local h = redis.pcall('LINDEX', key, 0)
+  local h = redis.pcall('LINDEX', key, '0')
   local ref, base, first, tail, total, prev = false, 0, false, false, 0, 0
   if h then
     if type(h) ~= 'string' or #h ~= 48 then
@@ -261,7 +262,7 @@ end
 local function cal_write(key, o, i, now)
   if S[o + 10] > 0 then
     local px = math.max(math.ceil((S[o + 3] - now) / 1000), CAL[i][6])
-    call('SET', key, pack(CALENDAR, S[o + 1], S[o + 2], S[o + 3], S[o + 10]), 'PX', px)
+    call('SET', key, pack(CALENDAR, S[o + 1], S[o + 2], S[o + 3], S[o + 10]), 'PX', format('%d', px))
     S[o + 4] = true
   else
     call('DEL', key)
@@ -298,7 +299,7 @@ local function wait_for(key, o, excess, now)
   local base, window, precision = S[o + 2], S[o + 8], S[o + 9]
   local from, chunk = 1, 4
   while true do
-    local runs = call('LRANGE', key, from, from + 2 * chunk - 1)
+    local runs = call('LRANGE', key, format('%d', from), format('%d', from + 2 * chunk - 1))
     local j = 1
     while j < #runs do
       if tonumber(runs[j + 1]) - base >= excess then
@@ -334,10 +335,10 @@ local function drop_newest(key, o, closed)
     S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = false, 0, false, false, 0, 0
     return 0
   end
-  local last = call('LRANGE', key, -3, -1) -- the total before the pair (or the header), the pair
+  local last = call('LRANGE', key, '-3', '-1') -- the total before the pair (or the header), the pair
   S[o + 4], S[o + 5] = S[o + 1] + tonumber(last[2]), tonumber(last[3])
   S[o + 6] = closed > 1 and tonumber(last[1]) or S[o + 2]
-  call('LTRIM', key, 0, -3)
+  call('LTRIM', key, '0', '-3')
   if closed == 1 then
     S[o + 3] = S[o + 4]
   end
@@ -372,20 +373,20 @@ local function refund_bucket(key, o, k, b, closed)
     end
     return
   end
-  local runs = call('LRANGE', key, 1, -1) -- the closed runs: runs[j] is element j of the list
+  local runs = call('LRANGE', key, '1', '-1') -- the closed runs: runs[j] is element j of the list
   for j = 1, #runs - 1, 2 do
     if S[o + 1] + tonumber(runs[j]) == b then
       local before = j > 1 and tonumber(runs[j - 1]) or S[o + 2]
       local d = math.min(k, tonumber(runs[j + 1]) - before)
       for m = j + 1, #runs, 2 do
-        call('LSET', key, m, tonumber(runs[m]) - d)
+        call('LSET', key, format('%d', m), format('%d', tonumber(runs[m]) - d))
       end
       S[o + 5], S[o + 6] = S[o + 5] - d, S[o + 6] - d
       if tonumber(runs[j + 1]) - d == before then
         -- The run is empty: it goes, and the next one is the oldest if it was.
-        call('LSET', key, j, '-')
-        call('LSET', key, j + 1, '-')
-        call('LREM', key, 2, '-')
+        call('LSET', key, format('%d', j), '-')
+        call('LSET', key, format('%d', j + 1), '-')
+        call('LREM', key, '2', '-')
         if b == S[o + 3] then
           S[o + 3] = j + 2 <= #runs and S[o + 1] + tonumber(runs[j + 2]) or S[o + 4]
         end
@@ -440,7 +441,7 @@ local function quota(op, now)
         call('DEL', key)
         S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = false, 0, false, false, 0, 0
       else
-        call('LSET', key, 0, pack(HEADER, S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 5], S[o + 6]))
+        call('LSET', key, '0', pack(HEADER, S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 5], S[o + 6]))
       end
       S[o + 10] = S[o + 5] - S[o + 2]
     end
@@ -538,15 +539,15 @@ for r = 1, #KEYS / n do
             end
             if new > total then
               S[o + 5] = new
-              call('LSET', key, 0, pack(HEADER, S[o + 1], S[o + 2], S[o + 3], tail, new, S[o + 6]))
+              call('LSET', key, '0', pack(HEADER, S[o + 1], S[o + 2], S[o + 3], tail, new, S[o + 6]))
             end
           else
             if S[o + 3] == tail then
               S[o + 1] = tail -- no closed run yet: offsets start from this one
             end
-            call('RPUSH', key, tail - S[o + 1], total)
+            call('RPUSH', key, format('%d', tail - S[o + 1]), format('%d', total))
             S[o + 4], S[o + 5], S[o + 6] = bucket, total + add, total
-            call('LSET', key, 0, pack(HEADER, S[o + 1], S[o + 2], S[o + 3], bucket, total + add, total))
+            call('LSET', key, '0', pack(HEADER, S[o + 1], S[o + 2], S[o + 3], bucket, total + add, total))
             local precision = S[o + 9]
             if floor(bucket * precision / STRETCH[i]) ~= floor(tail * precision / STRETCH[i]) then
               call('PEXPIRE', key, EXPIRY[i])
