@@ -4,10 +4,17 @@ import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.EnforcementCore;
 import io.slidingwindow.http.HttpReply;
 import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.http.QuotaHeaders;
+import io.slidingwindow.http.RateLimitListener;
+import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.http.RefusalReplies;
 import io.slidingwindow.http.RequestPaths;
 import io.slidingwindow.http.Settlement;
 import io.slidingwindow.spring.RateLimit;
+import io.slidingwindow.webflux.internal.ReactiveFilters;
+import io.slidingwindow.webflux.internal.ReactiveKeySource;
+import io.slidingwindow.webflux.internal.ReactiveRateLimitAnnotations;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,9 +30,9 @@ import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 
 /**
- * The rules of {@code slidingwindow.http.rules}, and {@link RateLimit} on handler methods, in a
- * reactive (WebFlux) application: the same {@link EnforcementCore} as the servlet filter, so the
- * same matching, keys, headers, 429 answer, dry-run, listener and path firewall.
+ * Rules over request paths, and {@link RateLimit} on handler methods, in a reactive (WebFlux)
+ * application: the same {@link EnforcementCore} as the servlet filter, so the same matching, keys,
+ * headers, 429 answer, dry-run, listener and path firewall.
  *
  * <p>For each request: the path firewall first (400 for an ambiguous raw path, before any handler
  * runs); then the rules, matched against every reading of the raw path ({@link RequestPaths});
@@ -37,7 +44,9 @@ import reactor.core.publisher.Mono;
  * the response is committed, with its status; an exchange cancelled before that keeps its permits
  * counted.
  *
- * <p>Thread-safe.
+ * <p>{@link #builder()} makes a filter of rules keyed by the client address or a {@link
+ * ReactiveKeyResolver}; the Spring Boot starter makes the filter of {@code
+ * slidingwindow.http.rules} and the annotations. Thread-safe.
  */
 public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
 
@@ -50,17 +59,11 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
   private final ReactiveRateLimitAnnotations annotations;
   private final int order;
 
-  /**
-   * A filter of the rules {@code cores} gives (asked once per request, so that a reload takes
-   * effect at the next request), then of the annotations, if any.
-   *
-   * @param cores the rules in service; {@link ReactiveKeys#resolver} makes their key functions
-   * @param addresses how the client address is found
-   * @param annotations the annotated handler methods' rules, or null for none
-   * @param order the filter's order among the application's web filters
-   * @throws IllegalArgumentException if {@code cores} or {@code addresses} is null
-   */
-  public ReactiveRateLimitFilter(
+  static {
+    ReactiveFilters.install(new Access());
+  }
+
+  private ReactiveRateLimitFilter(
       Supplier<EnforcementCore<ReactiveKeySource>> cores,
       ClientAddresses addresses,
       ReactiveRateLimitAnnotations annotations,
@@ -75,14 +78,14 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
     this.order = order;
   }
 
+  /** Returns a builder. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
   /** The filter's rules, in the order they are applied (not those of annotations). */
   public List<HttpRule> rules() {
     return cores.get().rules();
-  }
-
-  /** The annotations this filter enforces, or null if none. */
-  public ReactiveRateLimitAnnotations annotations() {
-    return annotations;
   }
 
   @Override
@@ -191,5 +194,143 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
     response.getHeaders().set(HttpHeaders.CONTENT_TYPE, reply.contentType() + ";charset=UTF-8");
     response.getHeaders().setContentLength(body.length);
     return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+  }
+
+  /** The filter's constructor and annotations, for {@link ReactiveFilters}. */
+  private static final class Access implements ReactiveFilters.Access {
+    @Override
+    public ReactiveRateLimitFilter filter(
+        Supplier<EnforcementCore<ReactiveKeySource>> cores,
+        ClientAddresses addresses,
+        ReactiveRateLimitAnnotations annotations,
+        int order) {
+      return new ReactiveRateLimitFilter(cores, addresses, annotations, order);
+    }
+
+    @Override
+    public ReactiveRateLimitAnnotations annotations(ReactiveRateLimitFilter filter) {
+      return filter.annotations;
+    }
+  }
+
+  /** Builds a {@link ReactiveRateLimitFilter} of rules over paths. Not thread-safe. */
+  public static final class Builder {
+    // Each request carries the filter's addresses, so the client's key needs no setting here.
+    private final EnforcementCore.Builder<ReactiveKeySource> core =
+        EnforcementCore.<ReactiveKeySource>builder().clientKey(ReactiveKeySource::clientIp);
+    private ClientAddresses addresses = ClientAddresses.direct();
+    private int order;
+
+    private Builder() {}
+
+    /**
+     * Sets how the client's address is found ({@link ClientAddresses#direct()}, the connection's
+     * peer, by default): the key of a rule added without a key resolver, the key a request counts
+     * under when its rule's key resolver returns null or throws, and the group of every key.
+     *
+     * @throws IllegalArgumentException if {@code addresses} is null
+     */
+    public Builder clientAddresses(ClientAddresses addresses) {
+      if (addresses == null) {
+        throw new IllegalArgumentException("addresses must not be null");
+      }
+      this.addresses = addresses;
+      return this;
+    }
+
+    /**
+     * Adds a rule keyed by the client's address (see {@link #clientAddresses}); rules apply in the
+     * order added.
+     *
+     * @throws IllegalArgumentException if {@code rule} is null
+     */
+    public Builder rule(HttpRule rule) {
+      if (rule == null) {
+        throw new IllegalArgumentException("rule must not be null");
+      }
+      core.rule(rule, ReactiveKeySource::clientIp);
+      return this;
+    }
+
+    /**
+     * Adds a rule whose requests {@code keys} keys (a null key, or a throw, counts a request under
+     * its client's address); rules apply in the order added.
+     *
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public Builder rule(HttpRule rule, ReactiveKeyResolver keys) {
+      if (rule == null || keys == null) {
+        throw new IllegalArgumentException(
+            "rule and keys must not be null, were " + rule + " and " + keys);
+      }
+      core.rule(rule, source -> keys.key(source.exchange(), source.principal()));
+      return this;
+    }
+
+    /**
+     * Sets the backend, {@link RateLimiterFactory#inMemory()} by default.
+     *
+     * @throws IllegalArgumentException if {@code limiterFactory} is null
+     */
+    public Builder limiterFactory(RateLimiterFactory limiterFactory) {
+      core.limiterFactory(limiterFactory);
+      return this;
+    }
+
+    /**
+     * Sets the listener, none by default.
+     *
+     * @throws IllegalArgumentException if {@code listener} is null
+     */
+    public Builder listener(RateLimitListener listener) {
+      core.listener(listener);
+      return this;
+    }
+
+    /**
+     * Sets whether to send the {@code RateLimit-Policy} and {@code RateLimit} headers; off by
+     * default.
+     */
+    public Builder rateLimitHeaders(boolean rateLimitHeaders) {
+      core.rateLimitHeaders(rateLimitHeaders);
+      return this;
+    }
+
+    /**
+     * Sets the firewall that answers ambiguous request paths with 400 before any rule counts them,
+     * {@link PathFirewall#strict()} by default. It runs only if some rule has path patterns.
+     *
+     * @throws IllegalArgumentException if {@code pathFirewall} is null
+     */
+    public Builder pathFirewall(PathFirewall pathFirewall) {
+      core.pathFirewall(pathFirewall);
+      return this;
+    }
+
+    /**
+     * Sets how refusals are answered: 429 with an {@code application/problem+json} body by default.
+     *
+     * @throws IllegalArgumentException if {@code refusal} is null
+     */
+    public Builder refusal(RefusalReplies.Refusal refusal) {
+      core.refusal(refusal);
+      return this;
+    }
+
+    /** Sets the filter's order among the application's web filters, 0 by default. */
+    public Builder order(int order) {
+      this.order = order;
+      return this;
+    }
+
+    /**
+     * Creates one limiter per rule through the factory and builds the filter.
+     *
+     * @throws IllegalArgumentException if two rules share a name, or the factory rejects a rule
+     */
+    public ReactiveRateLimitFilter build() {
+      EnforcementCore<ReactiveKeySource> built = core.build();
+      return new ReactiveRateLimitFilter(() -> built, addresses, null, order);
+    }
   }
 }

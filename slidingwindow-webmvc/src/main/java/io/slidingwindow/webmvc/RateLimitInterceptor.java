@@ -10,6 +10,7 @@ import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.RateLimitKeyContext;
 import io.slidingwindow.spring.internal.RateLimitAnnotations;
+import io.slidingwindow.webmvc.internal.ServletKeys;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

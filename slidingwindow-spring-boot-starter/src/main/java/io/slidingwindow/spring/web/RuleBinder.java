@@ -9,7 +9,7 @@ import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.spring.RateLimitKeyContext;
-import io.slidingwindow.webmvc.ServletKeys;
+import io.slidingwindow.webmvc.internal.ServletKeys;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -11,10 +11,11 @@ import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.internal.RateLimitAnnotations;
 import io.slidingwindow.webflux.ReactiveKeyResolver;
-import io.slidingwindow.webflux.ReactiveKeySource;
-import io.slidingwindow.webflux.ReactiveKeys;
-import io.slidingwindow.webflux.ReactiveRateLimitAnnotations;
 import io.slidingwindow.webflux.ReactiveRateLimitFilter;
+import io.slidingwindow.webflux.internal.ReactiveFilters;
+import io.slidingwindow.webflux.internal.ReactiveKeySource;
+import io.slidingwindow.webflux.internal.ReactiveKeys;
+import io.slidingwindow.webflux.internal.ReactiveRateLimitAnnotations;
 import java.util.function.Function;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -92,10 +93,13 @@ public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBean
         planResolverBeans(beans));
   }
 
-  /** The filter: the reloadable rules, and {@link RateLimit} on handler methods. */
+  /**
+   * The filter: the reloadable rules, and {@link RateLimit} on handler methods. Package-private, as
+   * its rules' request type is internal.
+   */
   @Bean
   @ConditionalOnMissingBean
-  public ReactiveRateLimitFilter slidingWindowReactiveRateLimitFilter(
+  ReactiveRateLimitFilter slidingWindowReactiveRateLimitFilter(
       SlidingWindowHttpProperties properties,
       ClientAddresses addresses,
       RateLimiterFactory limiterFactory,
@@ -113,7 +117,7 @@ public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBean
             properties.isDryRun(),
             keyBeans,
             properties.getRefusal().toRefusal());
-    return new ReactiveRateLimitFilter(rules, addresses, annotations, properties.getFilterOrder());
+    return ReactiveFilters.filter(rules, addresses, annotations, properties.getFilterOrder());
   }
 
   /** Warns at start-up when forwarded headers are believed from any peer. */
@@ -143,7 +147,7 @@ public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBean
             .orderedStream()
             .forEach(
                 filter -> {
-                  ReactiveRateLimitAnnotations annotations = filter.annotations();
+                  ReactiveRateLimitAnnotations annotations = ReactiveFilters.annotations(filter);
                   if (annotations == null) {
                     return;
                   }

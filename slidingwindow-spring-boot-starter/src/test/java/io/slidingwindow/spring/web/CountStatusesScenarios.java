@@ -7,6 +7,8 @@ import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.testkit.FakeTicker;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -24,8 +26,11 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.test.context.TestPropertySource;
@@ -33,6 +38,9 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.HandlerInterceptor;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import reactor.core.publisher.Mono;
 
 /**
@@ -90,11 +98,45 @@ abstract class CountStatusesScenarios {
   /** How many exchanges of {@code /cs/{rule}/hang} were cancelled. */
   static final AtomicInteger CANCELLED = new AtomicInteger();
 
+  /**
+   * How many exchanges of {@code /cs/annotated/} the servlet stack has completed, every
+   * interceptor's {@code afterCompletion} included (where an annotated handler's permits are
+   * settled, after the answer is sent).
+   */
+  static final AtomicInteger ANNOTATED_COMPLETED = new AtomicInteger();
+
   @SpringBootApplication
   static class App {
     @Bean
     FakeTicker ticker() {
       return new FakeTicker(5_000_000_000L);
+    }
+
+    /**
+     * On the servlet stack, an interceptor first in line, so that its {@code afterCompletion} runs
+     * after the rate limit interceptor's: it counts the annotated handler's finished exchanges.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    static class Completions implements WebMvcConfigurer {
+      @Override
+      public void addInterceptors(InterceptorRegistry registry) {
+        registry
+            .addInterceptor(
+                new HandlerInterceptor() {
+                  @Override
+                  public void afterCompletion(
+                      HttpServletRequest request,
+                      HttpServletResponse response,
+                      Object handler,
+                      Exception error) {
+                    if (request.getRequestURI().startsWith("/cs/annotated/")) {
+                      ANNOTATED_COMPLETED.incrementAndGet();
+                    }
+                  }
+                })
+            .order(Ordered.HIGHEST_PRECEDENCE);
+      }
     }
 
     @RestController
@@ -197,9 +239,25 @@ abstract class CountStatusesScenarios {
     failedLoginsOnly("/cs/b/async-", "fails-b");
   }
 
+  /**
+   * Waits until the annotated handler's exchanges so far are settled; on the servlet stack that
+   * happens just after the answer is sent (WebFlux settles before, so it does not wait).
+   */
+  void awaitAnnotatedSettled(int exchanges) {}
+
   @Test
   void countStatuses_annotatedHandler_countsFailuresOnly() throws Exception {
-    failedLoginsOnly("/cs/annotated/", null);
+    int before = ANNOTATED_COMPLETED.get();
+    for (int i = 0; i < 10; i++) {
+      assertThat(login("/cs/annotated/", "good")).isEqualTo(200);
+      awaitAnnotatedSettled(before + i + 1);
+    }
+    for (int i = 0; i < 3; i++) {
+      assertThat(login("/cs/annotated/", "bad")).isEqualTo(401);
+      awaitAnnotatedSettled(before + 11 + i);
+    }
+    assertThat(login("/cs/annotated/", "bad")).isEqualTo(429);
+    assertThat(login("/cs/annotated/", "good")).isEqualTo(429);
   }
 
   @Test

@@ -9,7 +9,7 @@ import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
-import io.slidingwindow.webmvc.ServletKeys;
+import io.slidingwindow.webmvc.internal.ServletKeys;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;

@@ -1,8 +1,9 @@
-package io.slidingwindow.webflux;
+package io.slidingwindow.webflux.internal;
 
 import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.spring.RateLimitKeyContext;
 import io.slidingwindow.spring.internal.KeyLanguage;
+import io.slidingwindow.webflux.ReactiveKeyResolver;
 import java.util.function.Function;
 
 /**

@@ -1,4 +1,4 @@
-package io.slidingwindow.webmvc;
+package io.slidingwindow.webmvc.internal;
 
 import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.servlet.ClientIpResolver;

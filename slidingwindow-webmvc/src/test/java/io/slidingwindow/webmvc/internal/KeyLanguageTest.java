@@ -1,4 +1,4 @@
-package io.slidingwindow.webmvc;
+package io.slidingwindow.webmvc.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,8 +1,9 @@
-package io.slidingwindow.webflux;
+package io.slidingwindow.webflux.internal;
 
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.spring.RateLimitKeyContext;
+import io.slidingwindow.webflux.ReactiveClientKeys;
 import java.security.Principal;
 import java.util.Map;
 import org.springframework.web.reactive.HandlerMapping;
@@ -11,8 +12,8 @@ import org.springframework.web.server.ServerWebExchange;
 /**
  * One request of a reactive application as the rules' keys read it: the exchange, its principal
  * (resolved before the rules run, since the exchange gives it only asynchronously) and the client
- * address rules. The request type of the reactive filter's {@link
- * io.slidingwindow.http.EnforcementCore}.
+ * address rules. The request type of the {@link io.slidingwindow.http.EnforcementCore} of {@link
+ * io.slidingwindow.webflux.ReactiveRateLimitFilter}.
  *
  * @param exchange the exchange
  * @param principal its authenticated principal, null if anonymous

@@ -1,4 +1,4 @@
-package io.slidingwindow.webflux;
+package io.slidingwindow.webflux.internal;
 
 import io.slidingwindow.http.EnforcementCore;
 import io.slidingwindow.http.HttpRule;
@@ -8,6 +8,7 @@ import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.http.RefusalReplies;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.internal.RateLimitAnnotations;
+import io.slidingwindow.webflux.ReactiveKeyResolver;
 import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.List;
@@ -106,7 +107,7 @@ public final class ReactiveRateLimitAnnotations {
   }
 
   /** Whether some handler method is annotated. */
-  boolean any() {
+  public boolean any() {
     return !cores.isEmpty();
   }
 
@@ -114,7 +115,7 @@ public final class ReactiveRateLimitAnnotations {
    * The core of the annotated handler method {@code exchange} goes to; empty if none, or if the
    * lookup fails (a method or media type no handler takes), which the dispatcher then answers.
    */
-  Mono<EnforcementCore<ReactiveKeySource>> coreOf(ServerWebExchange exchange) {
+  public Mono<EnforcementCore<ReactiveKeySource>> coreOf(ServerWebExchange exchange) {
     return Flux.fromIterable(mappings)
         .concatMap(mapping -> mapping.getHandler(exchange))
         .next()

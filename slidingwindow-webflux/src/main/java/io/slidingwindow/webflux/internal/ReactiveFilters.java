@@ -1,0 +1,86 @@
+package io.slidingwindow.webflux.internal;
+
+import io.slidingwindow.http.ClientAddresses;
+import io.slidingwindow.http.EnforcementCore;
+import io.slidingwindow.webflux.ReactiveRateLimitFilter;
+import java.lang.invoke.MethodHandles;
+import java.util.function.Supplier;
+
+/**
+ * Makes {@link ReactiveRateLimitFilter}s of the parts the Spring Boot starter wires (rules rebuilt
+ * on reload, {@link ReactiveRateLimitAnnotations}), which the filter's public builder does not
+ * take, and reads those parts back. The filter hands over its {@link Access} when its class is
+ * initialized.
+ */
+public final class ReactiveFilters {
+
+  /** What the filter hands over: its constructor and its annotations. */
+  public interface Access {
+
+    /** A filter of the rules {@code cores} gives, then of {@code annotations} (null for none). */
+    ReactiveRateLimitFilter filter(
+        Supplier<EnforcementCore<ReactiveKeySource>> cores,
+        ClientAddresses addresses,
+        ReactiveRateLimitAnnotations annotations,
+        int order);
+
+    /** The annotations {@code filter} enforces, or null if none. */
+    ReactiveRateLimitAnnotations annotations(ReactiveRateLimitFilter filter);
+  }
+
+  private static volatile Access access;
+
+  private ReactiveFilters() {}
+
+  /**
+   * Takes the filter's access; the filter's class calls it once, when it is initialized.
+   *
+   * @throws IllegalArgumentException if {@code access} is null
+   * @throws IllegalStateException if an access was already handed over
+   */
+  public static synchronized void install(Access access) {
+    if (access == null) {
+      throw new IllegalArgumentException("access must not be null");
+    }
+    if (ReactiveFilters.access != null) {
+      throw new IllegalStateException("the filter's access is already installed");
+    }
+    ReactiveFilters.access = access;
+  }
+
+  /**
+   * A filter of the rules {@code cores} gives (asked once per request, so that a reload takes
+   * effect at the next request), then of the annotations, if any.
+   *
+   * @param cores the rules in service; {@link ReactiveKeys#resolver} makes their key functions
+   * @param addresses how the client address is found
+   * @param annotations the annotated handler methods' rules, or null for none
+   * @param order the filter's order among the application's web filters
+   * @throws IllegalArgumentException if {@code cores} or {@code addresses} is null
+   */
+  public static ReactiveRateLimitFilter filter(
+      Supplier<EnforcementCore<ReactiveKeySource>> cores,
+      ClientAddresses addresses,
+      ReactiveRateLimitAnnotations annotations,
+      int order) {
+    return access().filter(cores, addresses, annotations, order);
+  }
+
+  /** The annotations {@code filter} enforces, or null if none (a filter from its builder). */
+  public static ReactiveRateLimitAnnotations annotations(ReactiveRateLimitFilter filter) {
+    return access().annotations(filter);
+  }
+
+  private static Access access() {
+    Access current = access;
+    if (current != null) {
+      return current;
+    }
+    try {
+      MethodHandles.lookup().ensureInitialized(ReactiveRateLimitFilter.class);
+    } catch (IllegalAccessException e) {
+      throw new IllegalStateException("cannot initialize " + ReactiveRateLimitFilter.class, e);
+    }
+    return access;
+  }
+}
