@@ -53,6 +53,8 @@ record RulePlans(
       String prefix, RulePlanProperties rule, Function<String, PlanResolver<?>> resolverBeans) {
     Map<String, Plan> plans = new LinkedHashMap<>();
     Map<String, PlanProperties> written = rule.getPlans() == null ? Map.of() : rule.getPlans();
+    // Every request takes at least the rule's cost: a plan's limit below it would refuse them all.
+    long cost = rule instanceof SlidingWindowHttpProperties.Rule r ? r.getCost() : 1;
     for (Map.Entry<String, PlanProperties> e : written.entrySet()) {
       String path = prefix + ".plans." + e.getKey();
       List<SlidingWindowHttpProperties.LimitSpec> specs =
@@ -61,7 +63,18 @@ record RulePlans(
               : e.getValue().getLimits();
       List<Limit> limits = new ArrayList<>();
       for (int i = 0; i < specs.size(); i++) {
-        limits.add(RuleBinder.limit(path + ".limits[" + i + "]", specs.get(i)));
+        Limit limit = RuleBinder.limit(path + ".limits[" + i + "]", specs.get(i));
+        if (limit.permits() < cost) {
+          throw new IllegalArgumentException(
+              path
+                  + ".limits["
+                  + i
+                  + "].permits: a plan's limit must hold the rule's cost of "
+                  + cost
+                  + " permits, was "
+                  + limit.permits());
+        }
+        limits.add(limit);
       }
       if (limits.isEmpty()) {
         throw new IllegalArgumentException(path + ".limits: a plan needs at least one limit");

@@ -155,6 +155,31 @@ class RulePlansStartupTest {
   }
 
   @Test
+  void planBelowTheRulesCost_failsAtStartupNamingTheLimit() {
+    for (AbstractApplicationContextRunner<?, ?, ?> runner : runners()) {
+      runner
+          .withPropertyValues(PLANS)
+          .withPropertyValues(
+              RULE + ".cost=2",
+              RULE + ".plans.tiny.limits[0].permits=1",
+              RULE + ".plans.tiny.limits[0].window=1m")
+          .run(
+              context -> {
+                assertThat(context).hasFailed();
+                assertThat(propertyMessage(context))
+                    .startsWith(RULE)
+                    .contains(
+                        ".plans.tiny.limits[0].permits: a plan's limit must hold the rule's cost"
+                            + " of 2 permits, was 1");
+              });
+      runner
+          .withPropertyValues(PLANS)
+          .withPropertyValues(RULE + ".cost=2")
+          .run(context -> assertThat(context).as("every plan holds 2").hasNotFailed());
+    }
+  }
+
+  @Test
   void backendWithoutPlans_failsAtStartupNamingThePlansProperty() {
     RateLimiterFactory noPlans =
         (name, limits, countRefused) -> RateLimiterFactory.inMemory().create(name, limits, false);
