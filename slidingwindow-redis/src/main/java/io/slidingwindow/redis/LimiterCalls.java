@@ -324,15 +324,24 @@ final class LimiterCalls {
   }
 
   /**
-   * Whether a reply decided the request, telling the breaker either way: both paths end here. A
-   * request the script could not decide (a key holds something else) is a failure.
+   * Whether a reply decided the request; Redis answered either way, so the breaker is told of a
+   * success. A request the script could not decide (a key of its id holds something else, or a
+   * calendar quota's periods miss the server's time because the caller's clock is off by more than
+   * a period) fails alone, answered by the failure policy: it says nothing of Redis's health, and
+   * must not open the breaker for every other id.
    */
   private boolean accepted(List<Object> reply) {
+    breaker.onSuccess();
     if (LimiterScript.isUndecided(reply)) {
-      failed(new IllegalStateException(LimiterScript.undecidedReason(reply)));
+      LOG.log(
+          Level.DEBUG,
+          "Redis could not decide a request ("
+              + LimiterScript.undecidedReason(reply)
+              + "); the failure policy "
+              + policy
+              + " decides");
       return false;
     }
-    breaker.onSuccess();
     return true;
   }
 
