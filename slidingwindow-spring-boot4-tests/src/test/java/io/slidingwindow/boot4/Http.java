@@ -8,7 +8,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-/** GET requests through a real HTTP client, bounded in time. */
+/** Requests through a real HTTP client, bounded in time. */
 final class Http {
 
   /** One client for every request: requests reuse kept-alive connections, as browsers' do. */
@@ -32,13 +32,27 @@ final class Http {
     if (name != null) {
       request.header(name, value);
     }
+    return send(request, "GET " + path);
+  }
+
+  /** POST {@code json} to {@code base + path}, as {@code application/json}. */
+  static HttpResponse<String> post(URI base, String path, String json) {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(base.resolve(path))
+            .timeout(Duration.ofSeconds(10))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json));
+    return send(request, "POST " + path);
+  }
+
+  private static HttpResponse<String> send(HttpRequest.Builder request, String what) {
     try {
       return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted during GET " + path, e);
+      throw new IllegalStateException("interrupted during " + what, e);
     }
   }
 }
