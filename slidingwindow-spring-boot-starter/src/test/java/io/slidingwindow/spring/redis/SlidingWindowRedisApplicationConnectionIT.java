@@ -132,7 +132,9 @@ class SlidingWindowRedisApplicationConnectionIT {
       guarded.cli("CONFIG", "SET", "requirepass", "right-pw");
       runner
           .withPropertyValues(
-              "spring.data.redis.port=" + guarded.port(), "spring.data.redis.password=wrong-pw")
+              "spring.data.redis.host=127.0.0.1",
+              "spring.data.redis.port=" + guarded.port(),
+              "spring.data.redis.password=wrong-pw")
           .run(
               context ->
                   assertThat(context)
@@ -140,7 +142,7 @@ class SlidingWindowRedisApplicationConnectionIT {
                       .getFailure()
                       .hasStackTraceContaining(
                           "slidingwindow: cannot reach Redis through the application's"
-                              + " spring.data.redis connection (standalone localhost:"
+                              + " spring.data.redis connection (standalone 127.0.0.1:"
                               + guarded.port()
                               + ", password ***)")
                       .hasStackTraceContaining("refuses the credentials")
