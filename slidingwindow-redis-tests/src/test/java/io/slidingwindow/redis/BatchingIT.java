@@ -62,32 +62,42 @@ class BatchingIT {
   }
 
   /**
-   * How long a test holds Redis still while its requests queue. Threads let go at once may reach
-   * the queue together, so that a first call carries more than one request; what the tests count
-   * holds whatever the first calls carried, as long as enough requests wait behind them. The test
-   * waits, for at most {@link #QUEUE_BOUND}, until that many have queued; the pause leaves the rest
-   * time to queue before the first calls return, and a pause that ends first fails the test.
+   * The longest a test holds Redis still while its requests queue; it lets go as soon as they have
+   * (this bounds a test that fails before it does). Redis is held with {@code CLIENT PAUSE ...
+   * WRITE}, which stops the script calls and lets {@code INFO} and {@code CLIENT UNPAUSE} through,
+   * so that the calls waiting behind the first ones leave only once every request is queued,
+   * however slowly a loaded machine starts the senders.
    */
-  private static final Duration PAUSE = Duration.ofSeconds(3);
+  private static final Duration HOLD = Duration.ofSeconds(20);
 
-  private static final Duration QUEUE_BOUND = Duration.ofMillis(2500);
+  private static final Duration QUEUE_BOUND = Duration.ofSeconds(10);
+
+  private static void hold() {
+    redis.server.cli("CLIENT", "PAUSE", String.valueOf(HOLD.toMillis()), "WRITE");
+  }
+
+  private static void letGo() {
+    redis.server.cli("CLIENT", "UNPAUSE");
+  }
 
   /**
    * Waits until every thread but the senders of the first calls has handed its request over, so
    * that nothing is still on its way to the queue when Redis answers, and at least {@code requests}
-   * wait in the queue. A thread that sends a call may wait on it (Jedis blocks), so at most {@link
-   * Batcher#MAX_IN_FLIGHT} threads may still be busy.
+   * wait in the queue, then lets Redis go. A thread that sends a call waits on it with a blocking
+   * client (Jedis), so exactly {@link Batcher#MAX_IN_FLIGHT} threads are still busy there; with
+   * Lettuce every thread is done.
    */
-  private static void untilQueued(
-      RedisRateLimiter limiter, List<? extends Future<?>> handedOver, int requests) {
+  private static void untilQueuedThenLetGo(
+      Client client, RedisRateLimiter limiter, List<? extends Future<?>> handedOver, int requests) {
+    int busy = client.blocks() ? Batcher.MAX_IN_FLIGHT : 0;
     await()
         .atMost(QUEUE_BOUND)
         .pollInterval(Duration.ofMillis(5))
         .until(
             () ->
-                handedOver.stream().filter(Future::isDone).count()
-                        >= handedOver.size() - Batcher.MAX_IN_FLIGHT
+                handedOver.stream().filter(Future::isDone).count() >= handedOver.size() - busy
                     && limiter.queuedRequests() >= requests);
+    letGo();
   }
 
   /**
@@ -257,13 +267,18 @@ class BatchingIT {
     redis.server.cli("RPUSH", limiter.keysOf("old-layout").get(0), "17", "0", "0", "1");
     assertThat(limiter.tryAcquire("warm-up", 1)).isTrue(); // the script is loaded from here on
     long before = scriptCalls();
-    redis.server.cli("CLIENT", "PAUSE", String.valueOf(PAUSE.toMillis()), "ALL");
     List<String> ids = List.of("first", "second", "string", "good", "old-layout", "also-good");
-    Map<String, Decision> answers =
-        fromThreadsOfTheirOwn(
-            ids,
-            id -> limiter.decideAsync(id, 1).toCompletableFuture(),
-            handedOver -> untilQueued(limiter, handedOver, 1));
+    Map<String, Decision> answers;
+    hold();
+    try {
+      answers =
+          fromThreadsOfTheirOwn(
+              ids,
+              id -> limiter.decideAsync(id, 1).toCompletableFuture(),
+              handedOver -> untilQueuedThenLetGo(client, limiter, handedOver, 1));
+    } finally {
+      letGo();
+    }
     for (String id : ids) {
       assertThat(answers.get(id).allowed())
           .as("id %s", id)
@@ -296,16 +311,22 @@ class BatchingIT {
     int queued = Batcher.MAX_REQUESTS + 6;
     assertThat(limiter.tryAcquire("max-warm-up", 1)).isTrue(); // the script is loaded from here on
     long before = scriptCalls();
-    redis.server.cli("CLIENT", "PAUSE", String.valueOf(PAUSE.toMillis()), "ALL");
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < Batcher.MAX_IN_FLIGHT + queued; i++) {
       ids.add("max-" + i);
     }
-    Map<String, Boolean> answers =
-        fromThreadsOfTheirOwn(
-            ids,
-            id -> limiter.tryAcquireAsync(id, 1).toCompletableFuture(),
-            handedOver -> untilQueued(limiter, handedOver, Batcher.MAX_REQUESTS + 1));
+    Map<String, Boolean> answers;
+    hold();
+    try {
+      answers =
+          fromThreadsOfTheirOwn(
+              ids,
+              id -> limiter.tryAcquireAsync(id, 1).toCompletableFuture(),
+              handedOver ->
+                  untilQueuedThenLetGo(client, limiter, handedOver, Batcher.MAX_REQUESTS + 1));
+    } finally {
+      letGo();
+    }
     assertThat(answers.values()).hasSize(ids.size()).containsOnly(true);
     assertThat(scriptCalls() - before).isEqualTo(Batcher.MAX_IN_FLIGHT + 2);
   }
