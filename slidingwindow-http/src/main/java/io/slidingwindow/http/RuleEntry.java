@@ -4,6 +4,7 @@ import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.LimiterKeys;
+import io.slidingwindow.Plan;
 import io.slidingwindow.Reservation;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -192,6 +193,10 @@ record RuleEntry<Q>(
     try {
       return call.call(key, client, permits);
     } catch (IllegalArgumentException e) {
+      Decision overPlan = overPlan(key, permits);
+      if (overPlan != null) {
+        return given.apply(overPlan);
+      }
       String fallback = fallback(client);
       if (key.equals(fallback)) {
         return given.apply(invalid());
@@ -222,6 +227,10 @@ record RuleEntry<Q>(
               if (!(ListenerCalls.asRuntime(error) instanceof IllegalArgumentException invalid)) {
                 return CompletableFuture.failedFuture(error);
               }
+              Decision overPlan = overPlan(key, permits);
+              if (overPlan != null) {
+                return CompletableFuture.completedFuture(given.apply(overPlan));
+              }
               String fallback = fallback(client);
               if (key.equals(fallback)) {
                 return CompletableFuture.completedFuture(given.apply(invalid()));
@@ -234,6 +243,37 @@ record RuleEntry<Q>(
                               ? CompletableFuture.completedFuture(given.apply(invalid()))
                               : CompletableFuture.failedFuture(again));
             });
+  }
+
+  /**
+   * The refusal, counted nowhere, of a request for more permits than {@code key}'s plan holds, when
+   * the limiter threw for it; null when the key has no plan that is too small (or the limiter
+   * rejects the key itself). The library's limiters refuse such a request themselves; one that
+   * throws instead must not send it to the client's key, whose limits may be the rule's larger
+   * ones. Asked only after the limiter threw, so a request that is decided pays nothing for it.
+   * Binding is the plan's smallest limit, whose window is the wait, as the library's limiters
+   * answer.
+   */
+  private Decision overPlan(String key, long permits) {
+    Plan plan;
+    try {
+      plan = limiter.planOf(key);
+    } catch (RuntimeException e) {
+      return null;
+    }
+    if (plan == null) {
+      return null;
+    }
+    Limit smallest = null;
+    for (Limit limit : plan.limits()) {
+      if (smallest == null || limit.permits() < smallest.permits()) {
+        smallest = limit;
+      }
+    }
+    if (smallest == null || smallest.permits() >= permits) {
+      return null;
+    }
+    return Decision.refused(0, smallest.window(), smallest.window(), smallest);
   }
 
   /** The key a request counts under when the limiter rejects its own: its client's. */

@@ -2,6 +2,7 @@ package io.slidingwindow.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Plan;
@@ -11,13 +12,16 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
  * A client that chooses its cost (a cost header or expression) asks more than its key's plan holds
  * but no more than the rule's limits: the request is refused and counted nowhere, on the
- * synchronous and the asynchronous path. Before, the limiter's exception was taken for an invalid
- * key and the request counted under the client's address with the rule's larger limits.
+ * synchronous and the asynchronous path, with the library's limiter (which refuses it) and with an
+ * application's own that throws for it. Before, the exception was taken for an invalid key and the
+ * request counted under the client's address with the rule's larger limits.
  */
 class PlanCostTest {
 
@@ -29,14 +33,56 @@ class PlanCostTest {
 
   private final FakeTicker ticker = new FakeTicker();
 
+  /**
+   * An application's own limiter with plans that throws for a request larger than its key's plan,
+   * as the library's did before: the HTTP core must not take that for an invalid key either.
+   */
+  private record ThrowsOverPlan(KeyedRateLimiter<String> inner)
+      implements KeyedRateLimiter<String> {
+
+    @Override
+    public boolean tryAcquire(String key, long permits) {
+      check(key, permits);
+      return inner.tryAcquire(key, permits);
+    }
+
+    @Override
+    public Decision decide(String key, long permits) {
+      check(key, permits);
+      return inner.decide(key, permits);
+    }
+
+    @Override
+    public List<Limit> limits() {
+      return inner.limits();
+    }
+
+    @Override
+    public Plan planOf(String key) {
+      return inner.planOf(key);
+    }
+
+    private void check(String key, long permits) {
+      Plan plan = inner.planOf(key);
+      if (plan != null && plan.limits().stream().anyMatch(limit -> limit.permits() < permits)) {
+        throw new IllegalArgumentException("permits must be at most the plan's limit");
+      }
+    }
+  }
+
   private EnforcementCore<Request> core() {
+    return core(limiter -> limiter);
+  }
+
+  private EnforcementCore<Request> core(UnaryOperator<KeyedRateLimiter<String>> ownLimiter) {
     Plan free = Plan.of("free", FREE);
     RateLimiterFactory factory =
         (name, limits, countRefused) ->
-            KeyedRateLimiter.builder()
-                .ticker(ticker)
-                .limits(limits)
-                .build(PlanResolver.of(Map.of(RequestKey.custom("on-free").value(), free)));
+            ownLimiter.apply(
+                KeyedRateLimiter.builder()
+                    .ticker(ticker)
+                    .limits(limits)
+                    .build(PlanResolver.of(Map.of(RequestKey.custom("on-free").value(), free))));
     return EnforcementCore.<Request>builder()
         .limiterFactory(factory)
         .clientKey(r -> RequestKey.address(r.address(), 64))
@@ -60,10 +106,19 @@ class PlanCostTest {
 
   @Test
   void costAbovePlanBelowRule_syncAndAsync_refusedAndCountedNowhere() {
+    assertRefusedAndCountedNowhere(this::core);
+  }
+
+  @Test
+  void costAbovePlanBelowRule_ownLimiterThatThrows_refusedAndCountedNowhere() {
+    assertRefusedAndCountedNowhere(() -> core(ThrowsOverPlan::new));
+  }
+
+  private static void assertRefusedAndCountedNowhere(Supplier<EnforcementCore<Request>> cores) {
     for (BiFunction<EnforcementCore<Request>, Request, EnforcementCore.Outcome> way :
         List.<BiFunction<EnforcementCore<Request>, Request, EnforcementCore.Outcome>>of(
             PlanCostTest::sync, PlanCostTest::async)) {
-      EnforcementCore<Request> core = core();
+      EnforcementCore<Request> core = cores.get();
       for (int i = 0; i < 3; i++) {
         EnforcementCore.Outcome outcome = way.apply(core, new Request("on-free", "192.0.2.7", 50));
         assertThat(outcome.refusal()).as("attempt %d", i).isNotNull();
