@@ -101,6 +101,27 @@ class BatchingIT {
   }
 
   /**
+   * Holds Redis, sends each of {@code ids} from a thread of its own, lets Redis go once every
+   * request but the first calls' has queued (at least {@code requests} of them), and returns the
+   * answers by id.
+   */
+  private static <T> Map<String, T> sentWhileHeld(
+      Client client,
+      RedisRateLimiter limiter,
+      List<String> ids,
+      Function<String, CompletableFuture<T>> request,
+      int requests)
+      throws Exception {
+    hold();
+    try {
+      return fromThreadsOfTheirOwn(
+          ids, request, handedOver -> untilQueuedThenLetGo(client, limiter, handedOver, requests));
+    } finally {
+      letGo();
+    }
+  }
+
+  /**
    * Sends each of {@code ids} from a thread of its own, all at once, and returns the answers by id;
    * {@code whileSent} gets the threads' hand-overs (done once a thread's request has been sent or
    * queued) once every thread has been let go, before the answers are collected: a test that holds
@@ -268,17 +289,9 @@ class BatchingIT {
     assertThat(limiter.tryAcquire("warm-up", 1)).isTrue(); // the script is loaded from here on
     long before = scriptCalls();
     List<String> ids = List.of("first", "second", "string", "good", "old-layout", "also-good");
-    Map<String, Decision> answers;
-    hold();
-    try {
-      answers =
-          fromThreadsOfTheirOwn(
-              ids,
-              id -> limiter.decideAsync(id, 1).toCompletableFuture(),
-              handedOver -> untilQueuedThenLetGo(client, limiter, handedOver, 1));
-    } finally {
-      letGo();
-    }
+    Map<String, Decision> answers =
+        sentWhileHeld(
+            client, limiter, ids, id -> limiter.decideAsync(id, 1).toCompletableFuture(), 1);
     for (String id : ids) {
       assertThat(answers.get(id).allowed())
           .as("id %s", id)
@@ -315,18 +328,13 @@ class BatchingIT {
     for (int i = 0; i < Batcher.MAX_IN_FLIGHT + queued; i++) {
       ids.add("max-" + i);
     }
-    Map<String, Boolean> answers;
-    hold();
-    try {
-      answers =
-          fromThreadsOfTheirOwn(
-              ids,
-              id -> limiter.tryAcquireAsync(id, 1).toCompletableFuture(),
-              handedOver ->
-                  untilQueuedThenLetGo(client, limiter, handedOver, Batcher.MAX_REQUESTS + 1));
-    } finally {
-      letGo();
-    }
+    Map<String, Boolean> answers =
+        sentWhileHeld(
+            client,
+            limiter,
+            ids,
+            id -> limiter.tryAcquireAsync(id, 1).toCompletableFuture(),
+            Batcher.MAX_REQUESTS + 1);
     assertThat(answers.values()).hasSize(ids.size()).containsOnly(true);
     assertThat(scriptCalls() - before).isEqualTo(Batcher.MAX_IN_FLIGHT + 2);
   }
