@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -289,8 +290,9 @@ public final class HeadlessChromium implements AutoCloseable {
       for (Path path : all) {
         Files.deleteIfExists(path);
       }
-    } catch (IOException e) {
-      // A profile file Chromium still held; the temporary directory is left behind.
+    } catch (IOException | UncheckedIOException e) {
+      // A profile file Chromium still held, or one its helper processes removed while the
+      // directory was walked; the temporary directory is left behind.
     }
   }
 }
