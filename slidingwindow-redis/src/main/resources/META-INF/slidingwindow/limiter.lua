@@ -43,8 +43,10 @@
 -- Cost. A request's commands (LINDEX, then at most RPUSH, LSET and now and then PEXPIRE) take
 -- about half of its time in the script; the other half is the script's own steps, the header's
 -- packing and the numbers it sends. So a request issues only those commands, the clock is read
--- once a call, the state lives in one flat array per call, and every number goes to Redis as text
--- formatted here with %d: Redis 7.0 would format a Lua number with printf's %.17g, which is slow.
+-- once a call, and every number goes to Redis as text formatted here with %d: Redis 7.0 would
+-- format a Lua number with printf's %.17g, which is slow. A call of several limits keeps their state
+-- in one flat array per call; a call of one sliding limit (the common case) keeps it in locals and
+-- makes only the functions it may need, which takes about a tenth off Redis's CPU per request.
 --
 -- Time only moves forward: a time before the newest run's bucket is recorded into that run, and
 -- counting from an earlier time only keeps more runs, so a clock that steps back (a failover to a
@@ -154,6 +156,14 @@ for i = 1, n do
   end
 end
 
+local op = ARGV[4 + 3 * n]
+local quota_op = not tonumber(op)
+-- A call of one sliding limit (the common case) decides on its own path, at the end.
+local single = n == 1 and not CAL[1] and not quota_op
+
+-- Redis runs this whole chunk on every call, so each function below is made anew each time: the
+-- ones a call does not need are not made (calls of one sliding limit need only trim and wait_for).
+
 -- Removes the closed runs of limit o that have left (older than bucket oldest; the newest run still
 -- counts): reads them in growing chunks up to the first closed run that still counts, or to the end
 -- of the list. The last gone run's total becomes the base, and the header is written over its
@@ -188,111 +198,6 @@ local function trim(key, o, oldest, write)
   end
 end
 
--- Reads limit o's header from key into S as of time now (LINDEX 0): a list whose newest run has
--- left is deleted at once, without a scan, and closed runs that have left are removed (with write
--- false, a peek, neither is written). Returns false and why, changing nothing, when the key holds
--- something else.
-local function load(key, o, now, write)
-  local oldest = floor((now - S[o + 8] + 1) / S[o + 9])
-  local h = redis.pcall('LINDEX', key, '0')
-  local ref, base, first, tail, total, prev = false, 0, false, false, 0, 0
-  if h then
-    if type(h) ~= 'string' or #h ~= 48 then
-      return false, 'slidingwindow: ' .. key .. ' does not hold a limiter state'
-    end
-    ref, base, first, tail, total, prev = unpack(HEADER, h)
-    if tail < oldest then
-      -- Even the newest run has left: the whole list goes at once, without a scan.
-      if write then
-        call('DEL', key)
-      end
-      ref, base, first, tail, total, prev = false, 0, false, false, 0, 0
-    end
-  end
-  S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = ref, base, first, tail, total, prev
-  if first and first < oldest then
-    trim(key, o, oldest, write)
-  end
-  S[o + 10] = total - S[o + 2]
-  return true
-end
-
--- Calendar quotas. The period of quota i that holds now, as index, start and end, from the periods
--- the caller sent; nil when now falls outside them.
-local function period_at(i, now)
-  local c = CAL[i]
-  if now < c[2] or now >= c[5] then
-    return nil
-  elseif now >= c[4] then
-    return c[1] + 1, c[4], c[5]
-  elseif now >= c[3] then
-    return c[1], c[3], c[4]
-  end
-  return c[1] - 1, c[2], c[3]
-end
-
--- Reads calendar quota i (slot o) from key into S as of time now (GET): the stored count if it
--- belongs to the period of now or a later one, else 0 in the period of now. Writes nothing.
--- Returns false and why when now is outside the periods sent or the key holds something else.
-local function cal_load(key, o, i, now)
-  local index, first, last = period_at(i, now)
-  if not index then
-    local c = CAL[i]
-    return false, 'slidingwindow: the time ' .. string.format('%.0f', now)
-      .. ' microseconds is outside the calendar periods sent for ' .. key .. ', ['
-      .. string.format('%.0f', c[2]) .. ', ' .. string.format('%.0f', c[5])
-      .. '): the clocks differ by more than a period'
-  end
-  local h = redis.pcall('GET', key)
-  local count, held = 0, false
-  if h then
-    if type(h) ~= 'string' or #h ~= 32 then
-      return false, 'slidingwindow: ' .. key .. ' does not hold a limiter state'
-    end
-    local si, ss, se, sc = unpack(CALENDAR, h)
-    if si >= index then
-      index, first, last, count, held = si, ss, se, sc, true
-    end
-  end
-  S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 10] = index, first, last, held, count
-  return true
-end
-
--- Writes calendar quota i's count (slot o) to key, to expire when its period ends (SET PX), or
--- deletes the key when the count is 0.
-local function cal_write(key, o, i, now)
-  if S[o + 10] > 0 then
-    local px = math.max(math.ceil((S[o + 3] - now) / 1000), CAL[i][6])
-    call('SET', key, pack(CALENDAR, S[o + 1], S[o + 2], S[o + 3], S[o + 10]), 'PX', format('%d', px))
-    S[o + 4] = true
-  else
-    call('DEL', key)
-    S[o + 4] = false
-  end
-end
-
--- How long limit o (limit i) stays full from now, if nothing is taken back: until its oldest run
--- leaves, or for a calendar quota until its period ends, but at most CALENDAR_HOLD.
-local function full_for(o, i, now)
-  if CAL[i] then
-    return math.min(S[o + 3] - now, CALENDAR_HOLD)
-  elseif S[o + 3] then
-    return (S[o + 3] + 1) * S[o + 9] + S[o + 8] - 1 - now
-  end
-  return 0
-end
-
--- How long from now until limit o (limit i) holds nothing: until its newest run leaves, or for a
--- calendar quota until its period ends; 0 when it holds nothing now.
-local function reset_after(o, i, now)
-  if S[o + 10] <= 0 then
-    return 0
-  elseif CAL[i] then
-    return S[o + 3] - now
-  end
-  return (S[o + 4] + 1) * S[o + 9] + S[o + 8] - 1 - now
-end
-
 -- How long from now limit o of a refused request keeps it waiting: walks the runs oldest first
 -- until enough permits have left, at most `permits` runs when only grants count (the count is
 -- then at most N). The newest run, in the header, ends the walk: by then the whole count has left.
@@ -316,143 +221,253 @@ local function wait_for(key, o, excess, now)
   end
 end
 
--- Quota operations. A call whose request argument is not a number holds one quota operation on
--- one id (KEYS[1 .. L]) instead of requests: 'peek' (writes nothing), 'reset' (deletes every key),
--- 'refund:K' (takes back up to K of the newest recorded permits of each limit) or 'refund:K:AT'
--- (takes back up to K from bucket b(AT) of each limit, AT a time this script returned for a grant).
--- A refund takes only what a window holds, so no count goes below zero and no limit is exceeded
--- by it; a run it empties is removed, so the header always holds the newest non-empty run, first
--- the oldest stored one, and the stored runs stay within the bounds above. A refund only moves the
--- newest run back to an earlier bucket, so the key's expiry still covers it (see Expiry). A
--- calendar quota gives back from its key's count, only while the key holds the period of now or a
--- later one, and for 'refund:K:AT' only if that period holds AT (never from a later period); a
--- count brought to 0 deletes the key, any other is written with its expiry at the period's end.
+local load, period_at, cal_load, cal_write, full_for, reset_after
+if not single then
+  -- Reads limit o's header from key into S as of time now (LINDEX 0): a list whose newest run has
+  -- left is deleted at once, without a scan, and closed runs that have left are removed (with write
+  -- false, a peek, neither is written). Returns false and why, changing nothing, when the key holds
+  -- something else.
+  function load(key, o, now, write)
+    local oldest = floor((now - S[o + 8] + 1) / S[o + 9])
+    local h = redis.pcall('LINDEX', key, '0')
+    local ref, base, first, tail, total, prev = false, 0, false, false, 0, 0
+    if h then
+      if type(h) ~= 'string' or #h ~= 48 then
+        return false, 'slidingwindow: ' .. key .. ' does not hold a limiter state'
+      end
+      ref, base, first, tail, total, prev = unpack(HEADER, h)
+      if tail < oldest then
+        -- Even the newest run has left: the whole list goes at once, without a scan.
+        if write then
+          call('DEL', key)
+        end
+        ref, base, first, tail, total, prev = false, 0, false, false, 0, 0
+      end
+    end
+    S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = ref, base, first, tail, total, prev
+    if first and first < oldest then
+      trim(key, o, oldest, write)
+    end
+    S[o + 10] = total - S[o + 2]
+    return true
+  end
 
--- Limit o's newest run was emptied (total = prev): the newest closed run (the list's last pair)
--- becomes the header's run, or the limit holds nothing. closed is how many closed runs the list
--- holds; returns how many are left.
-local function drop_newest(key, o, closed)
-  if closed == 0 then
-    S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = false, 0, false, false, 0, 0
+  -- How long limit o (limit i) stays full from now, if nothing is taken back: until its oldest run
+  -- leaves, or for a calendar quota until its period ends, but at most CALENDAR_HOLD.
+  function full_for(o, i, now)
+    if CAL[i] then
+      return math.min(S[o + 3] - now, CALENDAR_HOLD)
+    elseif S[o + 3] then
+      return (S[o + 3] + 1) * S[o + 9] + S[o + 8] - 1 - now
+    end
     return 0
   end
-  local last = call('LRANGE', key, '-3', '-1') -- the total before the pair (or the header), the pair
-  S[o + 4], S[o + 5] = S[o + 1] + tonumber(last[2]), tonumber(last[3])
-  S[o + 6] = closed > 1 and tonumber(last[1]) or S[o + 2]
-  call('LTRIM', key, '0', '-3')
-  if closed == 1 then
-    S[o + 3] = S[o + 4]
-  end
-  return closed - 1
-end
 
--- Takes back up to k of limit o's newest permits.
-local function refund_newest(key, o, k, closed)
-  while k > 0 and S[o + 4] do
-    local c = S[o + 5] - S[o + 6]
-    if c > k then
-      S[o + 5], k = S[o + 5] - k, 0
-    else
-      S[o + 5], k = S[o + 6], k - c
-      closed = drop_newest(key, o, closed)
+  -- How long from now until limit o (limit i) holds nothing: until its newest run leaves, or for a
+  -- calendar quota until its period ends; 0 when it holds nothing now.
+  function reset_after(o, i, now)
+    if S[o + 10] <= 0 then
+      return 0
+    elseif CAL[i] then
+      return S[o + 3] - now
     end
+    return (S[o + 4] + 1) * S[o + 9] + S[o + 8] - 1 - now
   end
-end
 
--- Takes back up to k of limit o's permits recorded in bucket b: from the header's run, or from the
--- closed run of that bucket, whose running total and every later one go down. A bucket that holds
--- nothing, or has left the window, gives nothing back.
-local function refund_bucket(key, o, k, b, closed)
-  if not S[o + 4] or b < S[o + 3] or b > S[o + 4] then
-    return
-  end
-  if b == S[o + 4] then
-    local d = math.min(k, S[o + 5] - S[o + 6])
-    S[o + 5] = S[o + 5] - d
-    if S[o + 5] == S[o + 6] then
-      drop_newest(key, o, closed)
+end
+if next(CAL) then
+  -- Calendar quotas. The period of quota i that holds now, as index, start and end, from the periods
+  -- the caller sent; nil when now falls outside them.
+  function period_at(i, now)
+    local c = CAL[i]
+    if now < c[2] or now >= c[5] then
+      return nil
+    elseif now >= c[4] then
+      return c[1] + 1, c[4], c[5]
+    elseif now >= c[3] then
+      return c[1], c[3], c[4]
     end
-    return
+    return c[1] - 1, c[2], c[3]
   end
-  local runs = call('LRANGE', key, '1', '-1') -- the closed runs: runs[j] is element j of the list
-  for j = 1, #runs - 1, 2 do
-    if S[o + 1] + tonumber(runs[j]) == b then
-      local before = j > 1 and tonumber(runs[j - 1]) or S[o + 2]
-      local d = math.min(k, tonumber(runs[j + 1]) - before)
-      for m = j + 1, #runs, 2 do
-        call('LSET', key, format('%d', m), format('%d', tonumber(runs[m]) - d))
+
+  -- Reads calendar quota i (slot o) from key into S as of time now (GET): the stored count if it
+  -- belongs to the period of now or a later one, else 0 in the period of now. Writes nothing.
+  -- Returns false and why when now is outside the periods sent or the key holds something else.
+  function cal_load(key, o, i, now)
+    local index, first, last = period_at(i, now)
+    if not index then
+      local c = CAL[i]
+      return false, 'slidingwindow: the time ' .. string.format('%.0f', now)
+        .. ' microseconds is outside the calendar periods sent for ' .. key .. ', ['
+        .. string.format('%.0f', c[2]) .. ', ' .. string.format('%.0f', c[5])
+        .. '): the clocks differ by more than a period'
+    end
+    local h = redis.pcall('GET', key)
+    local count, held = 0, false
+    if h then
+      if type(h) ~= 'string' or #h ~= 32 then
+        return false, 'slidingwindow: ' .. key .. ' does not hold a limiter state'
       end
-      S[o + 5], S[o + 6] = S[o + 5] - d, S[o + 6] - d
-      if tonumber(runs[j + 1]) - d == before then
-        -- The run is empty: it goes, and the next one is the oldest if it was.
-        call('LSET', key, format('%d', j), '-')
-        call('LSET', key, format('%d', j + 1), '-')
-        call('LREM', key, '2', '-')
-        if b == S[o + 3] then
-          S[o + 3] = j + 2 <= #runs and S[o + 1] + tonumber(runs[j + 2]) or S[o + 4]
-        end
+      local si, ss, se, sc = unpack(CALENDAR, h)
+      if si >= index then
+        index, first, last, count, held = si, ss, se, sc, true
+      end
+    end
+    S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 10] = index, first, last, held, count
+    return true
+  end
+
+  -- Writes calendar quota i's count (slot o) to key, to expire when its period ends (SET PX), or
+  -- deletes the key when the count is 0.
+  function cal_write(key, o, i, now)
+    if S[o + 10] > 0 then
+      local px = math.max(math.ceil((S[o + 3] - now) / 1000), CAL[i][6])
+      call('SET', key, pack(CALENDAR, S[o + 1], S[o + 2], S[o + 3], S[o + 10]), 'PX', format('%d', px))
+      S[o + 4] = true
+    else
+      call('DEL', key)
+      S[o + 4] = false
+    end
+  end
+
+end
+
+if quota_op then
+  -- Quota operations. A call whose request argument is not a number holds one quota operation on
+  -- one id (KEYS[1 .. L]) instead of requests: 'peek' (writes nothing), 'reset' (deletes every key),
+  -- 'refund:K' (takes back up to K of the newest recorded permits of each limit) or 'refund:K:AT'
+  -- (takes back up to K from bucket b(AT) of each limit, AT a time this script returned for a grant).
+  -- A refund takes only what a window holds, so no count goes below zero and no limit is exceeded
+  -- by it; a run it empties is removed, so the header always holds the newest non-empty run, first
+  -- the oldest stored one, and the stored runs stay within the bounds above. A refund only moves the
+  -- newest run back to an earlier bucket, so the key's expiry still covers it (see Expiry). A
+  -- calendar quota gives back from its key's count, only while the key holds the period of now or a
+  -- later one, and for 'refund:K:AT' only if that period holds AT (never from a later period); a
+  -- count brought to 0 deletes the key, any other is written with its expiry at the period's end.
+
+  -- Limit o's newest run was emptied (total = prev): the newest closed run (the list's last pair)
+  -- becomes the header's run, or the limit holds nothing. closed is how many closed runs the list
+  -- holds; returns how many are left.
+  local function drop_newest(key, o, closed)
+    if closed == 0 then
+      S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = false, 0, false, false, 0, 0
+      return 0
+    end
+    local last = call('LRANGE', key, '-3', '-1') -- the total before the pair (or the header), the pair
+    S[o + 4], S[o + 5] = S[o + 1] + tonumber(last[2]), tonumber(last[3])
+    S[o + 6] = closed > 1 and tonumber(last[1]) or S[o + 2]
+    call('LTRIM', key, '0', '-3')
+    if closed == 1 then
+      S[o + 3] = S[o + 4]
+    end
+    return closed - 1
+  end
+
+  -- Takes back up to k of limit o's newest permits.
+  local function refund_newest(key, o, k, closed)
+    while k > 0 and S[o + 4] do
+      local c = S[o + 5] - S[o + 6]
+      if c > k then
+        S[o + 5], k = S[o + 5] - k, 0
+      else
+        S[o + 5], k = S[o + 6], k - c
+        closed = drop_newest(key, o, closed)
+      end
+    end
+  end
+
+  -- Takes back up to k of limit o's permits recorded in bucket b: from the header's run, or from the
+  -- closed run of that bucket, whose running total and every later one go down. A bucket that holds
+  -- nothing, or has left the window, gives nothing back.
+  local function refund_bucket(key, o, k, b, closed)
+    if not S[o + 4] or b < S[o + 3] or b > S[o + 4] then
+      return
+    end
+    if b == S[o + 4] then
+      local d = math.min(k, S[o + 5] - S[o + 6])
+      S[o + 5] = S[o + 5] - d
+      if S[o + 5] == S[o + 6] then
+        drop_newest(key, o, closed)
       end
       return
     end
+    local runs = call('LRANGE', key, '1', '-1') -- the closed runs: runs[j] is element j of the list
+    for j = 1, #runs - 1, 2 do
+      if S[o + 1] + tonumber(runs[j]) == b then
+        local before = j > 1 and tonumber(runs[j - 1]) or S[o + 2]
+        local d = math.min(k, tonumber(runs[j + 1]) - before)
+        for m = j + 1, #runs, 2 do
+          call('LSET', key, format('%d', m), format('%d', tonumber(runs[m]) - d))
+        end
+        S[o + 5], S[o + 6] = S[o + 5] - d, S[o + 6] - d
+        if tonumber(runs[j + 1]) - d == before then
+          -- The run is empty: it goes, and the next one is the oldest if it was.
+          call('LSET', key, format('%d', j), '-')
+          call('LSET', key, format('%d', j + 1), '-')
+          call('LREM', key, '2', '-')
+          if b == S[o + 3] then
+            S[o + 3] = j + 2 <= #runs and S[o + 1] + tonumber(runs[j + 2]) or S[o + 4]
+          end
+        end
+        return
+      end
+    end
   end
-end
 
--- Runs quota operation op on the id of KEYS[1 .. L] at time now.
-local function quota(op, now)
-  local out = {1, now}
-  if op == 'reset' then
+  -- Runs quota operation op on the id of KEYS[1 .. L] at time now.
+  local function quota(op, now)
+    local out = {1, now}
+    if op == 'reset' then
+      for i = 1, n do
+        call('DEL', KEYS[i])
+        out[1 + 2 * i], out[2 + 2 * i] = 0, 0
+      end
+      return out
+    end
+    local k, at = string.match(op, '^refund:(%d+):?(%-?%d*)$')
     for i = 1, n do
-      call('DEL', KEYS[i])
-      out[1 + 2 * i], out[2 + 2 * i] = 0, 0
+      local ok, why
+      if CAL[i] then
+        ok, why = cal_load(KEYS[i], 10 * (i - 1), i, now)
+      else
+        ok, why = load(KEYS[i], 10 * (i - 1), now, k ~= nil)
+      end
+      if not ok then
+        return {-1, now, why}
+      end
+    end
+    for i = 1, n do
+      local key, o = KEYS[i], 10 * (i - 1)
+      if k and CAL[i] then
+        -- The count of the key's period, if the refund's time (when given) falls in it.
+        local d = math.min(tonumber(k), S[o + 10])
+        if at ~= '' and (tonumber(at) < S[o + 2] or tonumber(at) >= S[o + 3]) then
+          d = 0
+        end
+        if S[o + 4] and d > 0 then
+          S[o + 10] = S[o + 10] - d
+          cal_write(key, o, i, now)
+        end
+      elseif k and S[o + 4] then
+        local closed = (call('LLEN', key) - 1) / 2
+        if at == '' then
+          refund_newest(key, o, tonumber(k), closed)
+        else
+          refund_bucket(key, o, tonumber(k), floor(tonumber(at) / S[o + 9]), closed)
+        end
+        if not S[o + 4] or S[o + 5] == S[o + 2] then
+          call('DEL', key)
+          S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = false, 0, false, false, 0, 0
+        else
+          call('LSET', key, '0', pack(HEADER, S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 5], S[o + 6]))
+        end
+        S[o + 10] = S[o + 5] - S[o + 2]
+      end
+      out[1 + 2 * i], out[2 + 2 * i] = S[o + 10], reset_after(o, i, now)
     end
     return out
   end
-  local k, at = string.match(op, '^refund:(%d+):?(%-?%d*)$')
-  for i = 1, n do
-    local ok, why
-    if CAL[i] then
-      ok, why = cal_load(KEYS[i], 10 * (i - 1), i, now)
-    else
-      ok, why = load(KEYS[i], 10 * (i - 1), now, k ~= nil)
-    end
-    if not ok then
-      return {-1, now, why}
-    end
-  end
-  for i = 1, n do
-    local key, o = KEYS[i], 10 * (i - 1)
-    if k and CAL[i] then
-      -- The count of the key's period, if the refund's time (when given) falls in it.
-      local d = math.min(tonumber(k), S[o + 10])
-      if at ~= '' and (tonumber(at) < S[o + 2] or tonumber(at) >= S[o + 3]) then
-        d = 0
-      end
-      if S[o + 4] and d > 0 then
-        S[o + 10] = S[o + 10] - d
-        cal_write(key, o, i, now)
-      end
-    elseif k and S[o + 4] then
-      local closed = (call('LLEN', key) - 1) / 2
-      if at == '' then
-        refund_newest(key, o, tonumber(k), closed)
-      else
-        refund_bucket(key, o, tonumber(k), floor(tonumber(at) / S[o + 9]), closed)
-      end
-      if not S[o + 4] or S[o + 5] == S[o + 2] then
-        call('DEL', key)
-        S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = false, 0, false, false, 0, 0
-      else
-        call('LSET', key, '0', pack(HEADER, S[o + 1], S[o + 2], S[o + 3], S[o + 4], S[o + 5], S[o + 6]))
-      end
-      S[o + 10] = S[o + 5] - S[o + 2]
-    end
-    out[1 + 2 * i], out[2 + 2 * i] = S[o + 10], reset_after(o, i, now)
-  end
-  return out
-end
 
-local op = ARGV[4 + 3 * n]
-if not tonumber(op) then
   local now = ARGV[5 + 3 * n]
   if now == '' then
     local time = call('TIME')
@@ -464,6 +479,7 @@ if not tonumber(op) then
 end
 
 local out, on, server_now = {}, 0, nil
+local limit, window, precision, expiry, stretch = S[7], S[8], S[9], EXPIRY[1], STRETCH[1]
 for r = 1, #KEYS / n do
   local a = 4 + 3 * n + 2 * (r - 1)
   local q = tonumber(ARGV[a])
@@ -478,141 +494,225 @@ for r = 1, #KEYS / n do
     now = tonumber(ARGV[a + 1])
   end
   local permits, figures, k = floor(q / 2), q % 2 == 1, (r - 1) * n
-
-  -- Reads every limit of the request. A key that holds something else fails this request alone,
-  -- before anything of it is recorded.
   local allowed, bad = true, nil
-  for i = 1, n do
-    local key, o = KEYS[k + i], 10 * (i - 1)
-    local ok, why
-    if CAL[i] then
-      ok, why = cal_load(key, o, i, now)
+  if single then
+    -- One sliding limit, the common case: the steps of load and of the loops below, with the state
+    -- in locals rather than in S (each slot read or written is one more Lua instruction, and the
+    -- script's own instructions cost Redis as much as its commands; see Cost). Runs are read only
+    -- by trim and, for a refusal's figures, by wait_for, which work on S.
+    local key = KEYS[r]
+    local oldest = floor((now - window + 1) / precision)
+    local h = redis.pcall('LINDEX', key, '0')
+    if h and (type(h) ~= 'string' or #h ~= 48) then
+      bad = 'slidingwindow: ' .. key .. ' does not hold a limiter state'
     else
-      ok, why = load(key, o, now, true)
+      local ref, base, first, tail, total, prev = false, 0, false, false, 0, 0
+      if h then
+        ref, base, first, tail, total, prev = unpack(HEADER, h)
+        if tail < oldest then
+          call('DEL', key)
+          ref, base, first, tail, total, prev = false, 0, false, false, 0, 0
+        elseif first < oldest then
+          S[1], S[2], S[3], S[4], S[5], S[6] = ref, base, first, tail, total, prev
+          trim(key, 0, oldest, true)
+          base, first = S[2], S[3]
+        end
+      end
+      local count = total - base
+      allowed = count + permits <= limit
+      if allowed or count_refused then
+        local add = permits
+        if count_refused and add > limit then
+          add = limit
+        end
+        local bucket = floor(now / precision)
+        if not tail then
+          ref, first, tail, total, prev = bucket, bucket, bucket, add, 0
+          call('RPUSH', key, pack(HEADER, bucket, base, bucket, bucket, add, 0))
+          call('PEXPIRE', key, expiry)
+        elseif bucket <= tail then
+          local new = total + add
+          if count_refused and new - prev > limit then
+            new = prev + limit
+          end
+          if new > total then
+            total = new
+            call('LSET', key, '0', pack(HEADER, ref, base, first, tail, new, prev))
+          end
+        else
+          if first == tail then
+            ref = tail
+          end
+          call('RPUSH', key, format('%d', tail - ref), format('%d', total))
+          local renew = floor(bucket * precision / stretch) ~= floor(tail * precision / stretch)
+          tail, total, prev = bucket, total + add, total
+          call('LSET', key, '0', pack(HEADER, ref, base, first, bucket, total, prev))
+          if renew then
+            call('PEXPIRE', key, expiry)
+          end
+        end
+        count = total - base
+      end
+      local result, hold = allowed and 1 or 0, 0
+      if not allowed and not count_refused and count >= limit then
+        hold = (first + 1) * precision + window - 1 - now -- full_for
+      end
+      if not figures then
+        out[on + 1], out[on + 2], out[on + 3] = result, now, hold
+        on = on + 3
+      else
+        local retry, reset, remaining = 0, 0, limit - count
+        if remaining < 0 then
+          remaining = 0
+        end
+        if count > 0 then
+          reset = (tail + 1) * precision + window - 1 - now -- reset_after
+        end
+        if not allowed and count + permits > limit then
+          S[1], S[2], S[3], S[4], S[5], S[6] = ref, base, first, tail, total, prev
+          retry = math.max(wait_for(key, 0, count + permits - limit, now), 0)
+        end
+        out[on + 1], out[on + 2], out[on + 3], out[on + 4], out[on + 5], out[on + 6], out[on + 7] =
+          result, now, remaining, retry, reset, 1, hold
+        on = on + 7
+      end
     end
-    if not ok then
-      bad = why
-      break
+  else
+    -- Reads every limit of the request. A key that holds something else fails this request alone,
+    -- before anything of it is recorded.
+    for i = 1, n do
+      local key, o = KEYS[k + i], 10 * (i - 1)
+      local ok, why
+      if CAL[i] then
+        ok, why = cal_load(key, o, i, now)
+      else
+        ok, why = load(key, o, now, true)
+      end
+      if not ok then
+        bad = why
+        break
+      end
+      if S[o + 10] + permits > S[o + 7] then
+        allowed = false
+      end
     end
-    if S[o + 10] + permits > S[o + 7] then
-      allowed = false
+
+    if not bad then
+      if allowed or count_refused then
+        -- Records the permits into bucket b(now) of every limit.
+        for i = 1, n do
+          local key, o = KEYS[k + i], 10 * (i - 1)
+          local limit, tail, total = S[o + 7], S[o + 4], S[o + 5]
+          local add = permits
+          if count_refused and add > limit then
+            add = limit
+          end
+          if CAL[i] then
+            -- Into the period loaded: the one of now, or a later one the key holds.
+            local new = S[o + 10] + add
+            if count_refused and new > limit then
+              new = limit
+            end
+            if new > S[o + 10] then
+              S[o + 10] = new
+              cal_write(key, o, i, now)
+            end
+          else
+            local bucket = floor(now / S[o + 9])
+            if not tail then
+              S[o + 1], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = bucket, bucket, bucket, add, 0
+              call('RPUSH', key, pack(HEADER, bucket, S[o + 2], bucket, bucket, add, 0))
+              call('PEXPIRE', key, EXPIRY[i])
+            elseif bucket <= tail then
+              -- A time before the newest run's bucket is recorded into that run.
+              local new = total + add
+              if count_refused and new - S[o + 6] > limit then
+                new = S[o + 6] + limit
+              end
+              if new > total then
+                S[o + 5] = new
+                call('LSET', key, '0', pack(HEADER, S[o + 1], S[o + 2], S[o + 3], tail, new, S[o + 6]))
+              end
+            else
+              if S[o + 3] == tail then
+                S[o + 1] = tail -- no closed run yet: offsets start from this one
+              end
+              call('RPUSH', key, format('%d', tail - S[o + 1]), format('%d', total))
+              S[o + 4], S[o + 5], S[o + 6] = bucket, total + add, total
+              call('LSET', key, '0', pack(HEADER, S[o + 1], S[o + 2], S[o + 3], bucket, total + add, total))
+              local precision = S[o + 9]
+              if floor(bucket * precision / STRETCH[i]) ~= floor(tail * precision / STRETCH[i]) then
+                call('PEXPIRE', key, EXPIRY[i])
+              end
+            end
+            S[o + 10] = S[o + 5] - S[o + 2]
+          end
+        end
+      end
+
+      local result = allowed and 1 or 0
+      if not figures then
+        -- hold: the longest time any limit stays full (until its oldest run leaves).
+        local hold = 0
+        if not allowed and not count_refused then
+          for i = 1, n do
+            local o = 10 * (i - 1)
+            if S[o + 10] >= S[o + 7] then
+              local f = full_for(o, i, now)
+              if f > hold then
+                hold = f
+              end
+            end
+          end
+        end
+        out[on + 1], out[on + 2], out[on + 3] = result, now, hold
+        on = on + 3
+      else
+        local binding, retry = 1, 0
+        if allowed then
+          local least = S[7] - S[10]
+          for i = 2, n do
+            local o = 10 * (i - 1)
+            if S[o + 7] - S[o + 10] < least then
+              least = S[o + 7] - S[o + 10]
+              binding = i
+            end
+          end
+        else
+          for i = 1, n do
+            local o = 10 * (i - 1)
+            local excess = S[o + 10] - (S[o + 7] - permits)
+            if excess > 0 then
+              local wait = CAL[i] and S[o + 3] - now or wait_for(KEYS[k + i], o, excess, now)
+              if wait > retry then
+                retry = wait
+                binding = i
+              end
+            end
+          end
+        end
+        local o = 10 * (binding - 1)
+        local remaining = S[o + 7] - S[o + 10]
+        if remaining < 0 then
+          remaining = 0
+        end
+        local reset = reset_after(o, binding, now)
+        local hold = 0
+        if not allowed and not count_refused and S[o + 10] >= S[o + 7] then
+          hold = full_for(o, binding, now)
+        end
+        out[on + 1], out[on + 2], out[on + 3], out[on + 4], out[on + 5], out[on + 6], out[on + 7] =
+          result, now, remaining, retry, reset, binding, hold
+        on = on + 7
+      end
     end
   end
-
   if bad then
     out[on + 1], out[on + 2], out[on + 3] = -1, now, bad
     on = on + 3
     if figures then
       out[on + 1], out[on + 2], out[on + 3], out[on + 4] = 0, 0, 0, 0
       on = on + 4
-    end
-  else
-    if allowed or count_refused then
-      -- Records the permits into bucket b(now) of every limit.
-      for i = 1, n do
-        local key, o = KEYS[k + i], 10 * (i - 1)
-        local limit, tail, total = S[o + 7], S[o + 4], S[o + 5]
-        local add = permits
-        if count_refused and add > limit then
-          add = limit
-        end
-        if CAL[i] then
-          -- Into the period loaded: the one of now, or a later one the key holds.
-          local new = S[o + 10] + add
-          if count_refused and new > limit then
-            new = limit
-          end
-          if new > S[o + 10] then
-            S[o + 10] = new
-            cal_write(key, o, i, now)
-          end
-        else
-          local bucket = floor(now / S[o + 9])
-          if not tail then
-            S[o + 1], S[o + 3], S[o + 4], S[o + 5], S[o + 6] = bucket, bucket, bucket, add, 0
-            call('RPUSH', key, pack(HEADER, bucket, S[o + 2], bucket, bucket, add, 0))
-            call('PEXPIRE', key, EXPIRY[i])
-          elseif bucket <= tail then
-            -- A time before the newest run's bucket is recorded into that run.
-            local new = total + add
-            if count_refused and new - S[o + 6] > limit then
-              new = S[o + 6] + limit
-            end
-            if new > total then
-              S[o + 5] = new
-              call('LSET', key, '0', pack(HEADER, S[o + 1], S[o + 2], S[o + 3], tail, new, S[o + 6]))
-            end
-          else
-            if S[o + 3] == tail then
-              S[o + 1] = tail -- no closed run yet: offsets start from this one
-            end
-            call('RPUSH', key, format('%d', tail - S[o + 1]), format('%d', total))
-            S[o + 4], S[o + 5], S[o + 6] = bucket, total + add, total
-            call('LSET', key, '0', pack(HEADER, S[o + 1], S[o + 2], S[o + 3], bucket, total + add, total))
-            local precision = S[o + 9]
-            if floor(bucket * precision / STRETCH[i]) ~= floor(tail * precision / STRETCH[i]) then
-              call('PEXPIRE', key, EXPIRY[i])
-            end
-          end
-          S[o + 10] = S[o + 5] - S[o + 2]
-        end
-      end
-    end
-
-    local result = allowed and 1 or 0
-    if not figures then
-      -- hold: the longest time any limit stays full (until its oldest run leaves).
-      local hold = 0
-      if not allowed and not count_refused then
-        for i = 1, n do
-          local o = 10 * (i - 1)
-          if S[o + 10] >= S[o + 7] then
-            local f = full_for(o, i, now)
-            if f > hold then
-              hold = f
-            end
-          end
-        end
-      end
-      out[on + 1], out[on + 2], out[on + 3] = result, now, hold
-      on = on + 3
-    else
-      local binding, retry = 1, 0
-      if allowed then
-        local least = S[7] - S[10]
-        for i = 2, n do
-          local o = 10 * (i - 1)
-          if S[o + 7] - S[o + 10] < least then
-            least = S[o + 7] - S[o + 10]
-            binding = i
-          end
-        end
-      else
-        for i = 1, n do
-          local o = 10 * (i - 1)
-          local excess = S[o + 10] - (S[o + 7] - permits)
-          if excess > 0 then
-            local wait = CAL[i] and S[o + 3] - now or wait_for(KEYS[k + i], o, excess, now)
-            if wait > retry then
-              retry = wait
-              binding = i
-            end
-          end
-        end
-      end
-      local o = 10 * (binding - 1)
-      local remaining = S[o + 7] - S[o + 10]
-      if remaining < 0 then
-        remaining = 0
-      end
-      local reset = reset_after(o, binding, now)
-      local hold = 0
-      if not allowed and not count_refused and S[o + 10] >= S[o + 7] then
-        hold = full_for(o, binding, now)
-      end
-      out[on + 1], out[on + 2], out[on + 3], out[on + 4], out[on + 5], out[on + 6], out[on + 7] =
-        result, now, remaining, retry, reset, binding, hold
-      on = on + 7
     end
   end
 end
