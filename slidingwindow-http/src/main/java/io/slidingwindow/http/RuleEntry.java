@@ -1,6 +1,7 @@
 package io.slidingwindow.http;
 
 import io.slidingwindow.Decision;
+import io.slidingwindow.KeyRejectedException;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.LimiterKeys;
@@ -57,6 +58,14 @@ record RuleEntry<Q>(
 
   /** What became of a request whose key the limiter rejected, before {@code withoutKey}. */
   private static final String KEY_REJECTED = "its limiter rejected the key; ";
+
+  /**
+   * What became of a request the limiter threw an {@link IllegalArgumentException} for that is not
+   * a {@link KeyRejectedException}.
+   */
+  static final String NOT_DECIDED =
+      "its limiter could not decide it (an invalid argument, not a rejected key); refused, counted"
+          + " nowhere";
 
   /** A key function's null, told to listeners; thrown by nothing, so it has no stack trace. */
   private static final RuntimeException NO_KEY = new NoKey();
@@ -129,9 +138,11 @@ record RuleEntry<Q>(
   /**
    * The decision on {@code permits} for {@code key} of {@code client} (its group, or null for
    * none), made at once: the over-limit refusal, else the limiter's; if the limiter rejects the key
-   * as invalid, the decision for {@code client} (or {@link RequestKey#global()}), and a refusal if
-   * it rejects that too. Other failures are thrown. A rule that counts only some statuses reserves
-   * instead, and a reservation that can be given back is added to {@code pending}.
+   * ({@link KeyRejectedException}), the decision for {@code client} (or {@link
+   * RequestKey#global()}), and a refusal if it rejects that too; for any other {@link
+   * IllegalArgumentException}, a refusal counted nowhere. Other failures are thrown. A rule that
+   * counts only some statuses reserves instead, and a reservation that can be given back is added
+   * to {@code pending}.
    */
   Decision decide(
       String key,
@@ -193,9 +204,9 @@ record RuleEntry<Q>(
     try {
       return call.call(key, client, permits);
     } catch (IllegalArgumentException e) {
-      Decision overPlan = overPlan(key, permits);
-      if (overPlan != null) {
-        return given.apply(overPlan);
+      Decision notDecided = notDecided(e, key, permits, calls);
+      if (notDecided != null) {
+        return given.apply(notDecided);
       }
       String fallback = fallback(client);
       if (key.equals(fallback)) {
@@ -227,9 +238,9 @@ record RuleEntry<Q>(
               if (!(ListenerCalls.asRuntime(error) instanceof IllegalArgumentException invalid)) {
                 return CompletableFuture.failedFuture(error);
               }
-              Decision overPlan = overPlan(key, permits);
-              if (overPlan != null) {
-                return CompletableFuture.completedFuture(given.apply(overPlan));
+              Decision notDecided = notDecided(invalid, key, permits, calls);
+              if (notDecided != null) {
+                return CompletableFuture.completedFuture(given.apply(notDecided));
               }
               String fallback = fallback(client);
               if (key.equals(fallback)) {
@@ -246,13 +257,27 @@ record RuleEntry<Q>(
   }
 
   /**
-   * The refusal, counted nowhere, of a request for more permits than {@code key}'s plan holds, when
-   * the limiter threw for it; null when the key has no plan that is too small (or the limiter
-   * rejects the key itself). The library's limiters refuse such a request themselves; one that
-   * throws instead must not send it to the client's key, whose limits may be the rule's larger
-   * ones. Asked only after the limiter threw, so a request that is decided pays nothing for it.
-   * Binding is the plan's smallest limit, whose window is the wait, as the library's limiters
-   * answer.
+   * The refusal, counted nowhere, of a request the limiter threw {@code e} for, unless {@code e}
+   * rejects the key (null then: the request counts under its client's key). Only a {@link
+   * KeyRejectedException} may move a request to another key, whose limits may be the rule's larger
+   * ones where the key's plan is smaller. Listeners are told.
+   */
+  private Decision notDecided(
+      IllegalArgumentException e, String key, long permits, ListenerCalls calls) {
+    if (e instanceof KeyRejectedException) {
+      return null;
+    }
+    calls.error(rule, e, NOT_DECIDED);
+    Decision overPlan = overPlan(key, permits);
+    return overPlan != null ? overPlan : invalid();
+  }
+
+  /**
+   * The refusal of a request for more permits than {@code key}'s plan holds, when the limiter threw
+   * for it; null when the key has no plan that is too small. The library's limiters refuse such a
+   * request themselves. Asked only after the limiter threw, so a request that is decided pays
+   * nothing for it. Binding is the plan's smallest limit, whose window is the wait, as the
+   * library's limiters answer.
    */
   private Decision overPlan(String key, long permits) {
     Plan plan;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.slidingwindow.Decision;
+import io.slidingwindow.KeyRejectedException;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.LimiterKeys;
@@ -287,7 +288,7 @@ class EnforcementCoreTest {
             .build();
     EnforcementCore<Request> rejectsAll =
         core()
-            .limiterFactory(failingWith(new IllegalArgumentException("key too long")))
+            .limiterFactory(failingWith(new KeyRejectedException("key too long")))
             .rule(rule("all", false), r -> RequestKey.custom(r.client()))
             .build();
 
@@ -299,8 +300,42 @@ class EnforcementCoreTest {
     assertThat(events).contains("error picky custom keys are rejected", "error all key too long");
   }
 
-  /** A limiter that rejects custom keys as invalid and decides every other key. */
-  record RejectingCustomKeys(KeyedRateLimiter<String> inner) implements KeyedRateLimiter<String> {
+  /**
+   * An invalid argument that is not a rejected key (here a cost the application's limiter will not
+   * take for a key) is refused and counted nowhere: never moved to the client's address, whose
+   * limits may be larger than the key's own.
+   */
+  @Test
+  void enforceAndEnforceAsync_limiterThrowingAnotherInvalidArgument_refusesCountedNowhere() {
+    EnforcementCore<Request> strict =
+        core()
+            .limiterFactory(
+                (name, limits, countRefused) ->
+                    new RejectingCustomKeys(
+                        KeyedRateLimiter.builder().limits(limits).ticker(ticker).build(),
+                        new IllegalArgumentException("cost above this key's cap")))
+            .rule(rule("strict", false), r -> RequestKey.custom(r.client()))
+            .build();
+
+    EnforcementCore.Outcome first = sync(strict, "a");
+    EnforcementCore.Outcome second = async(strict, "b");
+
+    assertThat(first.allowed()).as("never granted under the address").isFalse();
+    assertThat(second.allowed()).isFalse();
+    assertThat(events)
+        .contains("error strict cost above this key's cap")
+        .doesNotContain("allowed strict");
+  }
+
+  /** A limiter that throws {@code error} for custom keys and decides every other key. */
+  record RejectingCustomKeys(KeyedRateLimiter<String> inner, IllegalArgumentException error)
+      implements KeyedRateLimiter<String> {
+
+    /** A limiter that rejects custom keys as invalid ({@link KeyRejectedException}). */
+    RejectingCustomKeys(KeyedRateLimiter<String> inner) {
+      this(inner, new KeyRejectedException("custom keys are rejected"));
+    }
+
     @Override
     public boolean tryAcquire(String key, long permits) {
       return decide(key, permits).allowed();
@@ -309,7 +344,7 @@ class EnforcementCoreTest {
     @Override
     public Decision decide(String key, long permits) {
       if (key.startsWith("custom:")) {
-        throw new IllegalArgumentException("custom keys are rejected");
+        throw error;
       }
       return inner.decide(key, permits);
     }

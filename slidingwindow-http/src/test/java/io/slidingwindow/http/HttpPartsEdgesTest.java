@@ -351,6 +351,32 @@ class HttpPartsEdgesTest {
   }
 
   @Test
+  void enforce_limiterThrowingAnotherInvalidArgument_logSaysRefusedCountedNowhere() {
+    RateLimiterFactory strict =
+        (name, limits, countRefused) ->
+            new EnforcementCoreTest.RejectingCustomKeys(
+                KeyedRateLimiter.builder().limits(limits).build(),
+                new IllegalArgumentException("cost above this key's cap"));
+    EnforcementCore<String> core =
+        EnforcementCore.<String>builder()
+            .clientKey(q -> RequestKey.address("192.0.2.1", 64))
+            .limiterFactory(strict)
+            .rule(HttpRule.builder("r").limit(ONE_PER_10S).build(), RequestKey::custom)
+            .build();
+
+    List<String> lines =
+        logged(
+            EnforcementCore.class,
+            () -> core.enforce("bad", "CALL", List.of("/m"), QuotaHeaders::new));
+
+    assertThat(lines)
+        .containsExactly(
+            "WARNING rate limit rule 'r' failed; its limiter could not decide it (an invalid"
+                + " argument, not a rejected key); refused, counted nowhere (logged once; later"
+                + " failures at DEBUG)");
+  }
+
+  @Test
   void composite_listenerThatThrows_isLoggedAsAWarning() {
     RateLimitListener throwing =
         new RateLimitListener() {
