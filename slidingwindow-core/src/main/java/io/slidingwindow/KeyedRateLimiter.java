@@ -32,7 +32,10 @@ import java.util.concurrent.CompletionStage;
  * Such a limiter refuses, without counting it and without throwing, a request for more permits than
  * the smallest limit of the key's plan: what a key may ask depends on the key, so an oversized
  * request is a refusal whose {@code retryAfter} is that limit's window, never an error that a
- * caller could take for an invalid key.
+ * caller could take for an invalid key. An implementation of an application's own that will not
+ * count a key as given says so with {@link KeyRejectedException}, which callers may answer by
+ * counting the request under another key; any other {@link IllegalArgumentException} is a request
+ * that is wrong as made.
  *
  * <p>Quota operations. {@link #peek} reads what is left of a key's limits without taking anything;
  * {@link #reset} forgets a key's recorded permits; {@link #refund} takes recorded permits back;
