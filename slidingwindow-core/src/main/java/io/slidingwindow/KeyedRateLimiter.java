@@ -1,6 +1,7 @@
 package io.slidingwindow;
 
 import io.slidingwindow.internal.Checks;
+import io.slidingwindow.internal.KeyBound;
 import io.slidingwindow.internal.Planner;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

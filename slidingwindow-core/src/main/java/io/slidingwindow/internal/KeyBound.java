@@ -1,19 +1,19 @@
-package io.slidingwindow;
+package io.slidingwindow.internal;
 
-import io.slidingwindow.internal.Checks;
+import io.slidingwindow.KeyOverflow;
 
 /**
- * The key bound of the in-process keyed builders ({@link KeyedRateLimiter.Builder} and {@link
- * RollingCounters.Builder}): the most keys tracked at once and what happens to new keys beyond it.
- * Each may be set once: setting it again to a different value throws {@link IllegalStateException}.
- * Not thread-safe, as the builders are not.
+ * The key bound of the in-process keyed builders ({@link io.slidingwindow.KeyedRateLimiter.Builder}
+ * and {@link io.slidingwindow.RollingCounters.Builder}): the most keys tracked at once and what
+ * happens to new keys beyond it. Each may be set once: setting it again to a different value throws
+ * {@link IllegalStateException}. Not thread-safe, as the builders are not.
  *
  * @param <B> the builder that holds it, which each setter returns for chaining
  */
-final class KeyBound<B> {
+public final class KeyBound<B> {
 
   /** The bound on tracked keys unless one is set. */
-  static final long DEFAULT_MAX_KEYS = 100_000;
+  public static final long DEFAULT_MAX_KEYS = 100_000;
 
   private final B builder;
 
@@ -23,7 +23,8 @@ final class KeyBound<B> {
   /** Null until set. */
   private KeyOverflow overflow;
 
-  KeyBound(B builder) {
+  /** A bound, neither part set, whose setters return {@code builder}. */
+  public KeyBound(B builder) {
     this.builder = builder;
   }
 
@@ -34,7 +35,7 @@ final class KeyBound<B> {
    *     Integer#MAX_VALUE}
    * @throws IllegalStateException if a different bound was set
    */
-  B maxKeys(long maxKeys) {
+  public B maxKeys(long maxKeys) {
     Checks.requireBetween(maxKeys, 1, Integer.MAX_VALUE, "maxKeys");
     this.maxKeys = Checks.setOnce(this.maxKeys, maxKeys, "maxKeys");
     return builder;
@@ -46,19 +47,19 @@ final class KeyBound<B> {
    * @throws IllegalArgumentException if {@code overflow} is null
    * @throws IllegalStateException if a different policy was set
    */
-  B onKeyOverflow(KeyOverflow overflow) {
+  public B onKeyOverflow(KeyOverflow overflow) {
     Checks.requireNonNull(overflow, "overflow");
     this.overflow = Checks.setOnce(this.overflow, overflow, "onKeyOverflow");
     return builder;
   }
 
   /** The bound set, or {@link #DEFAULT_MAX_KEYS}. */
-  int maxKeys() {
+  public int maxKeys() {
     return (int) (maxKeys == null ? DEFAULT_MAX_KEYS : maxKeys);
   }
 
   /** The policy set, or {@link KeyOverflow#REFUSE}. */
-  KeyOverflow overflow() {
+  public KeyOverflow overflow() {
     return overflow == null ? KeyOverflow.REFUSE : overflow;
   }
 }
