@@ -63,7 +63,7 @@ record RuleEntry<Q>(
    * What became of a request the limiter threw an {@link IllegalArgumentException} for that is not
    * a {@link KeyRejectedException}.
    */
-  static final String NOT_DECIDED =
+  private static final String NOT_DECIDED =
       "its limiter could not decide it (an invalid argument, not a rejected key); refused, counted"
           + " nowhere";
 

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class EnforcementCoreTest {
@@ -307,13 +308,15 @@ class EnforcementCoreTest {
    */
   @Test
   void enforceAndEnforceAsync_limiterThrowingAnotherInvalidArgument_refusesCountedNowhere() {
+    AtomicReference<KeyedRateLimiter<String>> inner = new AtomicReference<>();
     EnforcementCore<Request> strict =
         core()
             .limiterFactory(
-                (name, limits, countRefused) ->
-                    new RejectingCustomKeys(
-                        KeyedRateLimiter.builder().limits(limits).ticker(ticker).build(),
-                        new IllegalArgumentException("cost above this key's cap")))
+                (name, limits, countRefused) -> {
+                  inner.set(KeyedRateLimiter.builder().limits(limits).ticker(ticker).build());
+                  return new RejectingCustomKeys(
+                      inner.get(), new IllegalArgumentException("cost above this key's cap"));
+                })
             .rule(rule("strict", false), r -> RequestKey.custom(r.client()))
             .build();
 
@@ -322,9 +325,14 @@ class EnforcementCoreTest {
 
     assertThat(first.allowed()).as("never granted under the address").isFalse();
     assertThat(second.allowed()).isFalse();
+    assertThat(inner.get().peek("ip:192.0.2.1").remaining())
+        .as("nothing counted under the client's address")
+        .isEqualTo(2);
     assertThat(events)
-        .contains("error strict cost above this key's cap")
-        .doesNotContain("allowed strict");
+        .filteredOn(event -> event.equals("error strict cost above this key's cap"))
+        .as("the listener told of each request")
+        .hasSize(2);
+    assertThat(events).doesNotContain("allowed strict");
   }
 
   /** A limiter that throws {@code error} for custom keys and decides every other key. */

@@ -14,6 +14,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 import org.junit.platform.launcher.LauncherSession;
 import org.junit.platform.launcher.LauncherSessionListener;
 
@@ -143,7 +144,12 @@ public final class ForkBound implements LauncherSessionListener {
     err.print(dump);
     err.flush();
     // No shutdown hook runs: the servers and browsers the tests started are ended here.
-    ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
+    end(ProcessHandle.current().descendants());
     Runtime.getRuntime().halt(EXIT_CODE);
+  }
+
+  /** Ends {@code processes} at once, as a halted JVM's hooks no longer can. */
+  static void end(Stream<ProcessHandle> processes) {
+    processes.forEach(ProcessHandle::destroyForcibly);
   }
 }

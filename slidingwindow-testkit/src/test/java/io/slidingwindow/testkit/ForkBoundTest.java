@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.RunnableScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -60,6 +61,18 @@ class ForkBoundTest {
     assertThat(timer.isShutdown()).isTrue();
     due.run();
     assertThat(halts).as("a cancelled task does nothing when run").isEmpty();
+  }
+
+  @Test
+  void end_endsTheProcessesGiven() throws Exception {
+    Process child = new ProcessBuilder("sleep", "60").start();
+    try {
+      ForkBound.end(Stream.of(child.toHandle()));
+
+      assertThat(child.waitFor(10, TimeUnit.SECONDS)).as("ended within 10 s").isTrue();
+    } finally {
+      child.destroyForcibly();
+    }
   }
 
   @Test
