@@ -8,11 +8,16 @@ import io.slidingwindow.http.RequestPaths;
 import io.slidingwindow.http.Settlement;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
+import java.lang.annotation.Annotation;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * What the JAX-RS filters read from a request and write to it: its path readings, the headers and
@@ -69,6 +74,15 @@ final class JaxrsExchange {
    * Lets {@code request} through with the headers of {@code outcome}, or ends it with its refusal.
    */
   static void apply(ContainerRequestContext request, EnforcementCore.Outcome outcome) {
+    apply(request, outcome, reply -> refuse(request, reply));
+  }
+
+  /**
+   * Lets {@code request} through with the headers of {@code outcome}, or ends it through {@code
+   * end} with its refusal.
+   */
+  static void apply(
+      ContainerRequestContext request, EnforcementCore.Outcome outcome, Consumer<HttpReply> end) {
     Settlement settlement = outcome.settlement();
     if (!settlement.isEmpty()) {
       Settlement held =
@@ -78,7 +92,7 @@ final class JaxrsExchange {
     if (outcome.allowed()) {
       pass(request, outcome.headers());
     } else {
-      refuse(request, outcome.refusal());
+      end.accept(outcome.refusal());
     }
   }
 
@@ -93,6 +107,22 @@ final class JaxrsExchange {
     request.abortWith(response.build());
   }
 
+  /**
+   * Turns {@code response}, the answer of a filter that ended {@code request} before the rules
+   * decided it, into {@code reply}, without the headers of earlier grants.
+   */
+  static void refuse(
+      ContainerRequestContext request, ContainerResponseContext response, HttpReply reply) {
+    request.removeProperty(HEADERS);
+    response.setStatus(reply.status());
+    response.getHeaders().remove(HttpHeaders.CONTENT_LENGTH);
+    reply.headers().forEach(response.getHeaders()::putSingle);
+    response.setEntity(
+        reply.body(),
+        new Annotation[0],
+        MediaType.valueOf(reply.contentType()).withCharset(StandardCharsets.UTF_8.name()));
+  }
+
   /** Notes the headers of a grant, to set on the response. */
   private static void pass(ContainerRequestContext request, Map<String, String> headers) {
     if (!headers.isEmpty()) {
@@ -103,10 +133,10 @@ final class JaxrsExchange {
   /**
    * Sets the headers of the grants of {@code request}, if any, on its response, and settles the
    * permits its rules that count only some answers reserved ({@link HttpRule#countStatuses()}) with
-   * the response's status: response filters run after the exception mappers, so that is the final
-   * answer (a refusal's 429 included). An exception that no mapper answers never reaches a response
-   * filter, and its request stays counted. The first filter to answer settles every rule's
-   * reservation, once.
+   * the response's status: response filters run after the exception mappers, so that is the
+   * application's answer (a refusal's 429 included). An exception that no mapper answers never
+   * reaches a response filter, and its request stays counted. The first filter to answer settles
+   * every rule's reservation, once.
    */
   static void answer(ContainerRequestContext request, ContainerResponseContext response) {
     if (request.getProperty(HEADERS) instanceof Map<?, ?> headers) {

@@ -25,6 +25,12 @@ import java.lang.annotation.Target;
  * JaxrsKeyResolver} given to the feature under that name). Limits and keys are checked when the
  * application starts. Refusals are answered as the filter's are (429, {@code Retry-After}, problem
  * body).
+ *
+ * <p>It may sit on the resource method or on the same method of a superclass or an interface that
+ * the resource class implements, as JAX-RS annotations may: the nearest declaration wins (the
+ * method's own, then its superclass's, recursively, then its interfaces', in declaration order). It
+ * limits resource methods only (those with {@code @GET}, {@code @POST}, ...): on a sub-resource
+ * locator or any other method it would limit nothing, and {@link RateLimitFeature} refuses it.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -41,8 +47,9 @@ public @interface RateLimit {
   String key() default "ip";
 
   /**
-   * The rule name in metrics and headers; by default {@code SimpleClassName.methodName}. Names must
-   * be unique among the annotated methods of one feature.
+   * The rule name in metrics and headers; by default {@code SimpleClassName.methodName} of the
+   * class that declares the method the runtime calls (the implementation, for an annotation on an
+   * interface). Names must be unique among the annotated methods of one feature.
    */
   String name() default "";
 

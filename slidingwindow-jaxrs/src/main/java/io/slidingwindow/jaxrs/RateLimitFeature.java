@@ -13,12 +13,18 @@ import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.FeatureContext;
 import java.lang.reflect.Method;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Puts {@link RateLimit} on resource methods into effect: when the application starts, each
  * annotated method gets a filter that applies its rule to every request the method is about to
- * handle, after resource matching, so whatever path reached the method is counted.
+ * handle, after resource matching, so whatever path reached the method is counted. A method's
+ * annotation may also sit on the same method of a superclass or an interface (the contract-first
+ * style): the nearest wins, looked for on the method, then its superclass's, recursively, then its
+ * interfaces', in declaration order, as JAX-RS finds a method's other annotations.
  *
  * <pre>{@code
  * ResourceConfig app = new ResourceConfig(OrderResource.class)
@@ -26,19 +32,25 @@ import java.util.Map;
  *     .register(RateLimitFeature.builder().rateLimitHeaders(true).build());
  * }</pre>
  *
- * <p>An annotation whose limits or key cannot be read, or whose name another annotated method has
- * already taken, fails the application's start with an {@link IllegalArgumentException} naming the
- * method. Each method's rule has its own limiter, created once, whatever number of times the
- * runtime configures the method. Refusals, headers, dry-run, keys that fail (counted under the
- * client's address, as {@link Builder#clientAddresses} finds it, which also groups every key of the
- * method's key table) and fail-open on a failing backend are those of {@link RateLimitFilter}; a
- * request that the filter and an annotation both decide reports both in its headers. Thread-safe.
+ * <p>An annotation whose limits or key cannot be read, whose name another annotated method has
+ * already taken, or that would limit nothing because it is on a sub-resource locator or on a method
+ * that is no resource method, fails the configuration of the resource class with an {@link
+ * IllegalArgumentException} naming the method: the application's start for root resources, for a
+ * sub-resource whenever the runtime configures its methods (which may be at the first request that
+ * reaches it). A resource class is checked when the runtime configures one of its resource methods,
+ * so a class with nothing but sub-resource locators is never checked. Each method's rule has its
+ * own limiter, created once, whatever number of times the runtime configures the method. Refusals,
+ * headers, dry-run, keys that fail (counted under the client's address, as {@link
+ * Builder#clientAddresses} finds it, which also groups every key of the method's key table) and
+ * fail-open on a failing backend are those of {@link RateLimitFilter}; a request that the filter
+ * and an annotation both decide reports both in its headers. Thread-safe.
  */
 public final class RateLimitFeature implements DynamicFeature {
 
   private final Builder settings;
-  private final Map<Method, MethodRateLimitFilter> filters = new HashMap<>();
-  private final Map<String, Method> names = new HashMap<>();
+  private final Map<List<Method>, MethodRateLimitFilter> filters = new HashMap<>();
+  private final Map<String, String> names = new HashMap<>();
+  private final Set<Class<?>> checked = new HashSet<>();
 
   private RateLimitFeature(Builder settings) {
     this.settings = settings;
@@ -52,33 +64,64 @@ public final class RateLimitFeature implements DynamicFeature {
   @Override
   public void configure(ResourceInfo resourceInfo, FeatureContext context) {
     Method method = resourceInfo.getResourceMethod();
-    RateLimit annotation = method == null ? null : method.getAnnotation(RateLimit.class);
-    if (annotation != null) {
-      context.register(filterOf(method, annotation));
+    if (method == null) {
+      return;
+    }
+    Class<?> resourceClass = resourceInfo.getResourceClass();
+    check(resourceClass == null ? method.getDeclaringClass() : resourceClass);
+    Method annotated = RateLimitSearch.annotated(resourceClass, method);
+    if (annotated != null) {
+      context.register(filterOf(method, annotated));
     }
   }
 
-  private synchronized MethodRateLimitFilter filterOf(Method method, RateLimit annotation) {
-    MethodRateLimitFilter existing = filters.get(method);
+  /**
+   * Fails if {@code resourceClass} or a supertype has an annotation that would limit nothing, on a
+   * sub-resource locator or on a method that is no resource method.
+   */
+  private synchronized void check(Class<?> resourceClass) {
+    if (checked.contains(resourceClass)) {
+      return;
+    }
+    List<Method> misplaced = RateLimitSearch.misplaced(resourceClass);
+    if (!misplaced.isEmpty()) {
+      Method method = misplaced.get(0);
+      throw new IllegalArgumentException(
+          "@RateLimit on "
+              + method.getDeclaringClass().getName()
+              + "."
+              + method.getName()
+              + (RateLimitSearch.locator(method)
+                  ? " would limit nothing: it is a sub-resource locator (@Path without @GET,"
+                      + " @POST, ...), which no filter can be bound to; put it on the resource"
+                      + " methods of the sub-resource"
+                  : " would limit nothing: it is no resource method (no @GET, @POST, ... on it or"
+                      + " on the method it overrides)"));
+    }
+    checked.add(resourceClass);
+  }
+
+  /** The filter of resource method {@code method}, whose rule {@code annotated} carries. */
+  private synchronized MethodRateLimitFilter filterOf(Method method, Method annotated) {
+    List<Method> target = List.of(method, annotated);
+    MethodRateLimitFilter existing = filters.get(target);
     if (existing != null) {
       return existing;
     }
-    String where = method.getDeclaringClass().getName() + "." + method.getName();
+    RateLimit annotation = annotated.getAnnotation(RateLimit.class);
+    String where = annotated.getDeclaringClass().getName() + "." + annotated.getName();
+    if (annotated != method) {
+      where =
+          method.getDeclaringClass().getName() + "." + method.getName() + " (from " + where + ")";
+    }
     String name =
         annotation.name().isEmpty()
             ? method.getDeclaringClass().getSimpleName() + "." + method.getName()
             : annotation.name();
-    Method other = names.get(name);
+    String other = names.get(name);
     if (other != null) {
       throw new IllegalArgumentException(
-          "@RateLimit name '"
-              + name
-              + "' of "
-              + where
-              + " is taken by "
-              + other.getDeclaringClass().getName()
-              + "."
-              + other.getName());
+          "@RateLimit name '" + name + "' of " + where + " is taken by " + other);
     }
     HttpRule rule;
     JaxrsKeyResolver keys;
@@ -105,8 +148,8 @@ public final class RateLimitFeature implements DynamicFeature {
                 .clientKey(JaxrsKeyResolver.clientAddress(settings.clientAddresses)::key)
                 .rule(rule, keys::key)
                 .build());
-    filters.put(method, filter);
-    names.put(name, method);
+    filters.put(target, filter);
+    names.put(name, where);
     return filter;
   }
 

@@ -9,7 +9,6 @@ import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.http.RefusalReplies;
 import jakarta.annotation.Priority;
-import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
@@ -18,6 +17,7 @@ import jakarta.ws.rs.container.PreMatching;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * A JAX-RS filter that limits requests by rules over paths and answers 429 Too Many Requests, on
@@ -33,33 +33,46 @@ import java.util.Optional;
  *         .build());
  * }</pre>
  *
- * <p>It runs before resource matching ({@link PreMatching}), after pre-matching filters of a lower
- * priority (authentication, the peer address). First the {@link PathFirewall} (strict by default,
- * run only if some rule has path patterns) answers 400 to a request path that readers could take
- * differently; nothing is counted. Then the rules whose paths and methods match, with paths matched
- * within the application against every reading of the request path, are applied in order: each
- * takes a permit under its key, and the first that refuses (and is not in dry-run) answers 429 with
- * {@code Retry-After} (whole seconds, rounded up, never early) and an {@code
- * application/problem+json} body that names no rule, key or limit. With rate-limit headers on,
- * every response to a request some rule decided carries the draft-10 {@code RateLimit-Policy} and
- * {@code RateLimit} headers. A key resolver that returns null or throws does not exempt a request:
- * it counts under the client's address ({@link Builder#clientAddresses}), the listener is told and
- * the log says so once per rule; so does a key the limiter rejects. The client's address is also
- * the group of every key in a rule's key table, so that the new keys of one client fill at most its
- * share of the table (see {@link io.slidingwindow.KeyOverflow}). A backend that fails lets the
- * request through and tells the listener. A rule that counts only some answers ({@link
- * HttpRule#countStatuses()}, such as failed logins) reserves its permits here and gives them back
- * in the response filter when the final status, after the exception mappers, is not one it counts.
- * All of this is {@link EnforcementCore}'s, shared with the servlet and reactive filters; this
- * class only reads the request and writes the answer.
+ * <p>It runs before resource matching ({@link PreMatching}) and after every other pre-matching
+ * filter: its priority is {@link Integer#MAX_VALUE}, the last of all, so that its rules decide on
+ * the method and the URI the request is routed with, after the filters that rewrite them (Jersey's
+ * {@code HttpMethodOverrideFilter} and its {@code UriConnegFilter} for media-type and language
+ * mappings, RESTEasy's {@code AcceptHeaderByFileSuffixFilter}, an application's own, which run at
+ * 3000 to 5000); a rule that decided earlier could be walked around by {@code POST
+ * /orders/1?_method=DELETE} or {@code GET /login.json}. Authentication and the peer address are
+ * found before it. A request that another pre-matching filter ends ({@code abortWith}) before this
+ * one runs is counted all the same, on its response: the rules decide it then, on the method and
+ * URI it had, and if one refuses, the refusal replaces the other filter's answer. First the {@link
+ * PathFirewall} (strict by default, run only if some rule has path patterns) answers 400 to a
+ * request path that readers could take differently; nothing is counted. Then the rules whose paths
+ * and methods match, with paths matched within the application against every reading of the request
+ * path, are applied in order: each takes a permit under its key, and the first that refuses (and is
+ * not in dry-run) answers 429 with {@code Retry-After} (whole seconds, rounded up, never early) and
+ * an {@code application/problem+json} body that names no rule, key or limit. With rate-limit
+ * headers on, every response to a request some rule decided carries the draft-10 {@code
+ * RateLimit-Policy} and {@code RateLimit} headers. A key resolver that returns null or throws does
+ * not exempt a request: it counts under the client's address ({@link Builder#clientAddresses}), the
+ * listener is told and the log says so once per rule; so does a key the limiter rejects. The
+ * client's address is also the group of every key in a rule's key table, so that the new keys of
+ * one client fill at most its share of the table (see {@link io.slidingwindow.KeyOverflow}). A
+ * backend that fails lets the request through and tells the listener. A rule that counts only some
+ * answers ({@link HttpRule#countStatuses()}, such as failed logins) reserves its permits here and
+ * gives them back in the response filter when the status, after the exception mappers, is not one
+ * it counts. Response filters run in descending priority, so this one runs first among them and
+ * reads the status that the resource, an exception mapper or an aborting filter gave, before other
+ * response filters. All of this is {@link EnforcementCore}'s, shared with the servlet and reactive
+ * filters; this class only reads the request and writes the answer.
  *
  * <p>Decisions are synchronous ({@code KeyedRateLimiter.decide}), on the request's thread, as
  * JAX-RS filters run. Instances are immutable and thread-safe if the key resolvers, the limiters
  * and the listener are.
  */
 @PreMatching
-@Priority(Priorities.AUTHORIZATION + 100)
+@Priority(Integer.MAX_VALUE)
 public final class RateLimitFilter implements ContainerRequestFilter, ContainerResponseFilter {
+
+  /** The request property that says the request side decided the request. */
+  private static final String DECIDED = RateLimitFilter.class.getName() + ".decided";
 
   private final EnforcementCore<ContainerRequestContext> core;
 
@@ -79,21 +92,32 @@ public final class RateLimitFilter implements ContainerRequestFilter, ContainerR
 
   @Override
   public void filter(ContainerRequestContext request) {
+    request.setProperty(DECIDED, Boolean.TRUE);
+    decide(request, reply -> JaxrsExchange.refuse(request, reply));
+  }
+
+  @Override
+  public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+    if (request.getProperty(DECIDED) == null) {
+      // Another pre-matching filter ended the request before this one's turn: count it now.
+      decide(request, reply -> JaxrsExchange.refuse(request, response, reply));
+    }
+    JaxrsExchange.answer(request, response);
+  }
+
+  /** Applies the firewall and the rules to {@code request}, ending it through {@code end}. */
+  private void decide(ContainerRequestContext request, Consumer<HttpReply> end) {
     String method = request.getMethod();
     Optional<HttpReply> badPath = core.checkPath(method, JaxrsExchange.rawPath(request));
     if (badPath.isPresent()) {
-      JaxrsExchange.refuse(request, badPath.get());
+      end.accept(badPath.get());
       return;
     }
     JaxrsExchange.apply(
         request,
         core.enforce(
-            request, method, JaxrsExchange.paths(request), () -> JaxrsExchange.report(request)));
-  }
-
-  @Override
-  public void filter(ContainerRequestContext request, ContainerResponseContext response) {
-    JaxrsExchange.answer(request, response);
+            request, method, JaxrsExchange.paths(request), () -> JaxrsExchange.report(request)),
+        end);
   }
 
   /** Builds a {@link RateLimitFilter}. Not thread-safe. */

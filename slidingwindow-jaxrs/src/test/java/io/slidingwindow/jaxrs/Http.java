@@ -25,7 +25,15 @@ final class Http {
 
   /** GETs {@code uri} with headers given as name, value, name, value... */
   static HttpResponse<String> get(URI uri, String... headers) {
-    HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20));
+    return send("GET", uri, headers);
+  }
+
+  /** Sends {@code method}, without a body, to {@code uri} with headers given as name, value... */
+  static HttpResponse<String> send(String method, URI uri, String... headers) {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(uri)
+            .timeout(Duration.ofSeconds(20))
+            .method(method, HttpRequest.BodyPublishers.noBody());
     for (int i = 0; i < headers.length; i += 2) {
       request.header(headers[i], headers[i + 1]);
     }

@@ -59,11 +59,20 @@ final class JaxrsServers {
    * {@code ""} for the root.
    */
   static Running start(Implementation runtime, List<Object> singletons, String base) {
-    return runtime == Implementation.JERSEY ? jersey(singletons, base) : resteasy(singletons, base);
+    return runtime == Implementation.JERSEY
+        ? jersey(singletons, base, Map.of())
+        : resteasy(singletons, base);
   }
 
-  private static Running jersey(List<Object> singletons, String base) {
+  /** Starts Jersey serving {@code singletons} at /app, with the application properties given. */
+  static Running jersey(List<Object> singletons, Map<String, Object> properties) {
+    return jersey(singletons, "/app", properties);
+  }
+
+  private static Running jersey(
+      List<Object> singletons, String base, Map<String, Object> properties) {
     ResourceConfig config = new ResourceConfig().register(GrizzlyPeerAddressFilter.class);
+    config.addProperties(properties);
     singletons.forEach(config::register);
     HttpServer server =
         GrizzlyHttpServerFactory.createHttpServer(
@@ -129,7 +138,12 @@ final class JaxrsServers {
         };
     UndertowJaxrsServer server =
         new UndertowJaxrsServer().start(Undertow.builder().addHttpListener(port, "127.0.0.1"));
-    server.deploy(application, base.isEmpty() ? "/" : base);
+    try {
+      server.deploy(application, base.isEmpty() ? "/" : base);
+    } catch (RuntimeException e) {
+      server.stop();
+      throw e;
+    }
     return new Running() {
       @Override
       public int port() {

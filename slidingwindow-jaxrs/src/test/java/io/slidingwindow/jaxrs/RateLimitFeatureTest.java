@@ -3,6 +3,8 @@ package io.slidingwindow.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.FeatureContext;
 import java.lang.reflect.Method;
@@ -15,31 +17,41 @@ import org.junit.jupiter.api.Test;
 class RateLimitFeatureTest {
 
   static class Resources {
+    @GET
     @RateLimit(limits = "2/10s")
     public void good() {}
 
+    @GET
     @RateLimit(limits = "2/10s", name = "good-copy")
     public void another() {}
 
+    @GET
     @RateLimit(limits = "2/10s", name = "good-copy")
     public void sameName() {}
 
+    @GET
     @RateLimit(limits = "two per second")
     public void badLimit() {}
 
+    @GET
     @RateLimit(limits = "2/10s", key = "resolver:nobody")
     public void unknownResolver() {}
 
+    @GET
     @RateLimit(limits = "2/10s", key = "cookie:x")
     public void unknownKey() {}
 
+    @GET
     public void plain() {}
   }
 
   private final List<Object> registered = new ArrayList<>();
 
   private void configure(RateLimitFeature feature, String methodName) throws Exception {
-    Method method = Resources.class.getMethod(methodName);
+    configure(feature, Resources.class, Resources.class.getMethod(methodName));
+  }
+
+  private void configure(RateLimitFeature feature, Class<?> resourceClass, Method method) {
     ResourceInfo info =
         new ResourceInfo() {
           @Override
@@ -49,7 +61,7 @@ class RateLimitFeatureTest {
 
           @Override
           public Class<?> getResourceClass() {
-            return Resources.class;
+            return resourceClass;
           }
         };
     FeatureContext context =
@@ -104,5 +116,139 @@ class RateLimitFeatureTest {
     assertThatThrownBy(() -> configure(feature, "unknownKey"))
         .hasMessageContaining("unknownKey")
         .hasMessageContaining("cookie:x");
+  }
+
+  interface Contract {
+    @GET
+    @RateLimit(limits = "1/1h", name = "contract")
+    String call(String id);
+  }
+
+  interface Other {
+    @RateLimit(limits = "1/1h", name = "other")
+    String call(String id);
+  }
+
+  static class Middle implements Contract {
+    @Override
+    @RateLimit(limits = "1/1h", name = "middle")
+    public String call(String id) {
+      return id;
+    }
+  }
+
+  static class Leaf extends Middle implements Other {
+    @Override
+    public String call(String id) {
+      return id;
+    }
+  }
+
+  static class Plain implements Contract {
+    @Override
+    public String call(String id) {
+      return id;
+    }
+  }
+
+  static class Own extends Plain {
+    @Override
+    @RateLimit(limits = "1/1h", name = "own")
+    public String call(String id) {
+      return id;
+    }
+  }
+
+  interface Store<T> {
+    @GET
+    @RateLimit(limits = "1/1h", name = "store")
+    String put(T item);
+  }
+
+  static class StringStore implements Store<String> {
+    @Override
+    public String put(String item) {
+      return item;
+    }
+  }
+
+  static class Base {
+    public String call(String id) {
+      return id;
+    }
+  }
+
+  /** Inherits its implementation of {@link Contract#call} from {@link Base}. */
+  static class Inheriting extends Base implements Contract {}
+
+  static class Locators {
+    @GET
+    public String get() {
+      return "";
+    }
+
+    @Path("child")
+    @RateLimit(limits = "1/1h")
+    public Resources child() {
+      return new Resources();
+    }
+  }
+
+  static class Helpers {
+    @GET
+    public String get() {
+      return "";
+    }
+
+    @RateLimit(limits = "1/1h")
+    public void helper() {}
+  }
+
+  private static String annotatedName(Class<?> resourceClass, Method method) {
+    return RateLimitSearch.annotated(resourceClass, method).getAnnotation(RateLimit.class).name();
+  }
+
+  @Test
+  void annotated_nearestDeclarationWins_superclassBeforeInterfaces() throws Exception {
+    assertThat(annotatedName(Leaf.class, Leaf.class.getMethod("call", String.class)))
+        .isEqualTo("middle");
+    assertThat(annotatedName(Own.class, Own.class.getMethod("call", String.class)))
+        .isEqualTo("own");
+    assertThat(annotatedName(Plain.class, Plain.class.getMethod("call", String.class)))
+        .isEqualTo("contract");
+    assertThat(RateLimitSearch.annotated(Base.class, Base.class.getMethod("call", String.class)))
+        .isNull();
+  }
+
+  @Test
+  void annotated_genericInterfaceOrInheritedImplementation_found() throws Exception {
+    Method put = StringStore.class.getDeclaredMethod("put", String.class);
+    assertThat(annotatedName(StringStore.class, put)).isEqualTo("store");
+    assertThat(annotatedName(Inheriting.class, Base.class.getMethod("call", String.class)))
+        .isEqualTo("contract");
+  }
+
+  @Test
+  void configure_annotationOnInterface_registersItsFilter() throws Exception {
+    RateLimitFeature feature = RateLimitFeature.builder().build();
+
+    configure(feature, Plain.class, Plain.class.getMethod("call", String.class));
+
+    assertThat(registered).hasSize(1).allMatch(MethodRateLimitFilter.class::isInstance);
+  }
+
+  @Test
+  void configure_annotatedLocatorOrPlainMethod_failsNamingIt() {
+    RateLimitFeature feature = RateLimitFeature.builder().build();
+
+    assertThatThrownBy(() -> configure(feature, Locators.class, Locators.class.getMethod("get")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(Locators.class.getName() + ".child")
+        .hasMessageContaining("sub-resource locator");
+    assertThatThrownBy(() -> configure(feature, Helpers.class, Helpers.class.getMethod("get")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(Helpers.class.getName() + ".helper")
+        .hasMessageContaining("no resource method");
+    assertThat(registered).isEmpty();
   }
 }

@@ -1,0 +1,161 @@
+package io.slidingwindow.jaxrs;
+
+import jakarta.ws.rs.HttpMethod;
+import jakarta.ws.rs.Path;
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.TypeVariable;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Finds the {@link RateLimit} that applies to a resource method, and the ones that would limit
+ * nothing. A method's annotation is looked for as JAX-RS looks for its other annotations: on the
+ * method of the resource class, else on the same method (name and parameters) of its superclass,
+ * recursively, then of each interface in declaration order, recursively; the first found wins, so
+ * the nearest declaration overrides the ones above it. Stateless.
+ */
+final class RateLimitSearch {
+
+  private RateLimitSearch() {}
+
+  /**
+   * The method whose {@link RateLimit} applies when {@code resourceClass} runs {@code method}: that
+   * method or the same method of a supertype; null if none carries one.
+   */
+  static Method annotated(Class<?> resourceClass, Method method) {
+    Class<?> start =
+        resourceClass != null && method.getDeclaringClass().isAssignableFrom(resourceClass)
+            ? resourceClass
+            : method.getDeclaringClass();
+    return find(start, method, new LinkedHashSet<>());
+  }
+
+  private static Method find(Class<?> type, Method method, Set<Class<?>> seen) {
+    if (type == null || type == Object.class || !seen.add(type)) {
+      return null;
+    }
+    Method own = sameMethod(type, method);
+    if (own != null && own.isAnnotationPresent(RateLimit.class)) {
+      return own;
+    }
+    Method found = find(type.getSuperclass(), method, seen);
+    Class<?>[] contracts = type.getInterfaces();
+    for (int i = 0; found == null && i < contracts.length; i++) {
+      found = find(contracts[i], method, seen);
+    }
+    return found;
+  }
+
+  /**
+   * The method of {@code type} that {@code method} is or overrides: the same name and parameter
+   * types, or parameters that a generic supertype declares by a type variable.
+   */
+  private static Method sameMethod(Class<?> type, Method method) {
+    if (type == method.getDeclaringClass()) {
+      return method;
+    }
+    Method candidate = null;
+    for (Method declared : type.getDeclaredMethods()) {
+      if (declared.isBridge()
+          || declared.isSynthetic()
+          || Modifier.isStatic(declared.getModifiers())
+          || Modifier.isPrivate(declared.getModifiers())
+          || !declared.getName().equals(method.getName())
+          || declared.getParameterCount() != method.getParameterCount()) {
+        continue;
+      }
+      Class<?>[] theirs = declared.getParameterTypes();
+      Class<?>[] ours = method.getParameterTypes();
+      boolean exact = true;
+      boolean generic = true;
+      for (int i = 0; i < ours.length; i++) {
+        exact &= theirs[i] == ours[i];
+        generic &=
+            theirs[i] == ours[i]
+                || (declared.getGenericParameterTypes()[i] instanceof TypeVariable<?>
+                    && theirs[i].isAssignableFrom(ours[i]));
+      }
+      if (exact) {
+        return declared;
+      }
+      if (generic) {
+        candidate = declared;
+      }
+    }
+    return candidate;
+  }
+
+  /**
+   * The methods of {@code resourceClass} and its supertypes that carry {@link RateLimit} but are
+   * not resource methods (no HTTP method designator such as {@code @GET} on them or on the same
+   * method of a supertype): sub-resource locators and plain methods, whose annotation the runtime
+   * never hands to a {@link jakarta.ws.rs.container.DynamicFeature}.
+   */
+  static List<Method> misplaced(Class<?> resourceClass) {
+    List<Method> misplaced = new ArrayList<>();
+    Set<Class<?>> types = new LinkedHashSet<>();
+    supertypes(resourceClass, types);
+    for (Class<?> type : types) {
+      for (Method declared : type.getDeclaredMethods()) {
+        if (declared.isAnnotationPresent(RateLimit.class) && !designated(types, declared)) {
+          misplaced.add(declared);
+        }
+      }
+    }
+    return misplaced;
+  }
+
+  /** Whether {@code method} is a sub-resource locator: a {@code @Path} and no HTTP method. */
+  static boolean locator(Method method) {
+    return method.isAnnotationPresent(Path.class);
+  }
+
+  private static void supertypes(Class<?> type, Set<Class<?>> types) {
+    if (type == null || type == Object.class || !types.add(type)) {
+      return;
+    }
+    supertypes(type.getSuperclass(), types);
+    for (Class<?> contract : type.getInterfaces()) {
+      supertypes(contract, types);
+    }
+  }
+
+  /** Whether {@code method}, or the same method of one of {@code types}, has an HTTP method. */
+  private static boolean designated(Set<Class<?>> types, Method method) {
+    for (Class<?> type : types) {
+      Method same = sameMethod(type, method);
+      if (same == null) {
+        same = sameReversed(type, method);
+      }
+      if (same != null && hasHttpMethod(same)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The method of {@code type} that overrides {@code method} of a supertype, if any. */
+  private static Method sameReversed(Class<?> type, Method method) {
+    for (Method declared : type.getDeclaredMethods()) {
+      if (!declared.isBridge()
+          && declared.getName().equals(method.getName())
+          && sameMethod(method.getDeclaringClass(), declared) == method) {
+        return declared;
+      }
+    }
+    return null;
+  }
+
+  private static boolean hasHttpMethod(Method method) {
+    for (Annotation annotation : method.getAnnotations()) {
+      if (annotation.annotationType().isAnnotationPresent(HttpMethod.class)) {
+        return true;
+      }
+    }
+    return false;
+  }
+}
