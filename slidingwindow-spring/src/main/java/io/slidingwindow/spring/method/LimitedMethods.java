@@ -41,10 +41,15 @@ final class LimitedMethods extends StaticMethodMatcherPointcut {
     return annotation == null || webHandler(method, type) ? null : annotation;
   }
 
+  /** Whether {@code type} is a web controller (carries {@code @Controller}). */
+  static boolean controller(Class<?> type) {
+    return MergedAnnotations.from(type, MergedAnnotations.SearchStrategy.TYPE_HIERARCHY)
+        .isPresent(CONTROLLER);
+  }
+
   /** Whether the web layer limits {@code method} of {@code type}, as a request handler. */
   static boolean webHandler(Method method, Class<?> type) {
-    if (!MergedAnnotations.from(type, MergedAnnotations.SearchStrategy.TYPE_HIERARCHY)
-        .isPresent(CONTROLLER)) {
+    if (!controller(type)) {
       return false;
     }
     MergedAnnotations onMethod =

@@ -20,6 +20,7 @@ import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.framework.AbstractAdvisingBeanPostProcessor;
 import org.springframework.aop.framework.AopInfrastructureBean;
+import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -126,6 +127,19 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
     Object proxy = super.postProcessAfterInitialization(bean, beanName);
     ProxyReach.check(where, type, proxy, found);
     return proxy;
+  }
+
+  /**
+   * A class-based proxy for a controller, always: an interface-based one would hide from the web
+   * layer the handlers that its interfaces do not declare.
+   */
+  @Override
+  protected ProxyFactory prepareProxyFactory(Object bean, String beanName) {
+    ProxyFactory factory = super.prepareProxyFactory(bean, beanName);
+    if (LimitedMethods.controller(AopUtils.getTargetClass(bean))) {
+      factory.setProxyTargetClass(true);
+    }
+    return factory;
   }
 
   /**

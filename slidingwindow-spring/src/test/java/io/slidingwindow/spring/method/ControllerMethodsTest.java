@@ -177,6 +177,17 @@ class ControllerMethodsTest {
   }
 
   @Test
+  void controllerWithAnInterface_interfaceProxiesConfigured_getsAClassProxy() {
+    try (AnnotationConfigApplicationContext started = new MethodContexts().start(Mapped.class)) {
+      Mapped mapped = started.getBean(Mapped.class);
+
+      assertThat(AopUtils.isCglibProxy(mapped)).isTrue();
+      mapped.helper();
+      assertThatThrownBy(mapped::helper).isInstanceOf(RateLimitExceededException.class);
+    }
+  }
+
+  @Test
   void notAController_methodWithMapping_stillLimitedByTheInterceptor() {
     Plain plain = context.getBean(Plain.class);
 
