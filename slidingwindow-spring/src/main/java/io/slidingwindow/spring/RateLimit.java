@@ -10,14 +10,15 @@ import java.lang.annotation.Target;
  * Limits a Spring MVC or WebFlux handler method, or any other Spring bean's method: at most {@code
  * permits} calls in any interval of length {@code window}, for each key, for every limit listed.
  *
- * <p>On a bean method that is not a web handler (a class without {@code @Controller}), the call is
- * decided before the method runs: a refused call runs the {@link #fallbackMethod()}, or else ends
- * in a {@link RateLimitExceededException} (thrown, or the error of the returned {@code
- * CompletionStage}, {@code Mono} or {@code Flux}, decided at call or subscription time without
- * blocking). Its key is {@code global} (the default) or an expression over the method's arguments
- * ({@code #order.customerId}, {@code #p0}, {@code key(#tenant, #region)}); an expression that
- * throws or gives null counts the call under the rule's {@code global} key. The Spring Boot starter
- * applies it; see {@code docs/spring.md}.
+ * <p>On a bean method that is not a web request handler (any method but a {@code @RequestMapping}
+ * or {@code @HttpExchange} method of a {@code @Controller}), the call is decided before the method
+ * runs: a refused call runs the {@link #fallbackMethod()}, or else ends in a {@link
+ * RateLimitExceededException} (thrown, or the error of the returned {@code CompletionStage}, {@code
+ * Mono} or {@code Flux}, decided at call or subscription time without blocking). Its key is {@code
+ * global} (the default) or an expression over the method's arguments ({@code #order.customerId},
+ * {@code #p0}, {@code key(#tenant, #region)}); an expression that throws or gives null counts the
+ * call under the rule's {@code global} key. The Spring Boot starter applies it; see {@code
+ * docs/spring.md}.
  *
  * <pre>{@code
  * @GetMapping("/orders/{id}")
@@ -89,7 +90,9 @@ public @interface RateLimit {
    * if it returns normally or fails with anything that is none of these (or a subclass); for a
    * {@code CompletionStage}, {@code Mono} or {@code Flux}, if it completes without such an error (a
    * subscription cancelled before its end keeps them). Empty, the default, counts every call let
-   * through. Not for web handlers, which use {@link #countStatuses()}.
+   * through. Not for web handlers, which use {@link #countStatuses()}, nor for a method whose call
+   * ends after it returns (a {@code Future} that is not a {@code CompletableFuture}, a Kotlin
+   * {@code suspend} function, an {@code @Async} method): either stops start-up.
    */
   Class<? extends Throwable>[] countOn() default {};
 }

@@ -112,7 +112,9 @@ final class LimitedMethod {
 
   /**
    * The answer of a granted call to a plain method: its result, or what it throws; its reserved
-   * permits, if any, settled before the answer returns.
+   * permits, if any, settled before the answer returns. A result that is still to come (a method
+   * declared to return {@code Object} that returns a {@code Future} or a publisher) keeps them: how
+   * that call ends is not seen, and the error is toward counting.
    */
   static Object plain(LimitedMethod limited, MethodInvocation invocation, Settlement settlement)
       throws Throwable {
@@ -126,7 +128,8 @@ final class LimitedMethod {
       settlement.settle(limited.statusOf(e));
       throw e;
     }
-    settlement.settle(RateLimitAnnotations.RETURNED);
+    settlement.settle(
+        Returns.pending(result) ? RateLimitAnnotations.THREW : RateLimitAnnotations.RETURNED);
     return result;
   }
 

@@ -10,10 +10,9 @@ import io.slidingwindow.spring.RateLimitExceededException;
 import io.slidingwindow.spring.internal.KeyLanguage;
 import io.slidingwindow.spring.internal.RateLimitAnnotations;
 import java.lang.reflect.Method;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -21,23 +20,23 @@ import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.framework.AbstractAdvisingBeanPostProcessor;
 import org.springframework.aop.framework.AopInfrastructureBean;
+import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
-import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodIntrospector;
-import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.util.ClassUtils;
 
 /**
- * Applies {@link RateLimit} to the methods of every Spring bean that is not a web controller (whose
- * handlers the web layer limits per request): each call is decided before the method runs, through
- * one keyed limiter per annotated method from the {@link RateLimiterFactory}, and a refused call
- * runs the method's {@link RateLimit#fallbackMethod() fallback} or ends in a {@link
- * RateLimitExceededException}.
+ * Applies {@link RateLimit} to the methods of every Spring bean, except the request handlers of web
+ * controllers (a {@code @RequestMapping} or {@code @HttpExchange} method of a {@code @Controller},
+ * which the web layer limits per request): each call is decided before the method runs, through one
+ * keyed limiter per annotated method from the {@link RateLimiterFactory}, and a refused call runs
+ * the method's {@link RateLimit#fallbackMethod() fallback} or ends in a {@link
+ * RateLimitExceededException}. A controller's other methods ({@code @QueryMapping},
+ * {@code @MessageMapping}, plain ones) are limited here.
  *
  * <p>How a call is decided depends on what the method returns. A plain value: synchronously, before
  * the call ({@link io.slidingwindow.KeyedRateLimiter#decide}); a refusal is thrown. A {@code
@@ -46,15 +45,19 @@ import org.springframework.util.ClassUtils;
  * once granted, on the thread that completed the decision (the caller's with the in-memory
  * backend), and a refusal is the returned stage's error. A Reactor {@code Mono} or {@code Flux}:
  * without blocking, at each subscription; the method runs and its publisher is subscribed once
- * granted, and a refusal is the error signal. Other reactive types stop start-up.
+ * granted, and a refusal is the error signal. Other reactive types stop start-up, and so does
+ * {@link RateLimit#countOn()} on a method whose call ends after it returns (a {@code Future}, a
+ * Kotlin {@code suspend} function, an {@code @Async} method).
  *
  * <p>The key ({@link RateLimit#key()}) is {@code global} or an expression over the arguments in the
  * restricted key language; one that throws or gives null counts the call under the rule's {@code
  * global} key and is reported to the listener's {@code onError}. A limiter that fails lets the call
  * through and is reported so too. Limits, names, keys, return types and fallbacks are checked when
  * each bean is created: a bad one stops start-up with a message that names the bean, the method and
- * the attribute. The limiters are created once all singletons exist (for a bean created later, on
- * its first call). Thread-safe.
+ * the attribute. So does a method the bean's proxy cannot intercept (static, private, final, or
+ * outside the interfaces of an interface-based proxy), which would otherwise never be limited. The
+ * limiters are created once all singletons exist (for a bean created later, on its first call).
+ * Thread-safe.
  */
 public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPostProcessor
     implements SmartInitializingSingleton {
@@ -89,42 +92,54 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
     this.limiterFactory = limiterFactory;
     this.listener = listener;
     this.advisor =
-        new DefaultPointcutAdvisor(
-            new AnnotationMatchingPointcut(null, RateLimit.class, true),
-            (MethodInterceptor) this::invoke);
+        new DefaultPointcutAdvisor(new LimitedMethods(), (MethodInterceptor) this::invoke);
     setBeforeExistingAdvisors(true);
-  }
-
-  @Override
-  protected boolean isEligible(Class<?> targetClass) {
-    return !MergedAnnotations.from(targetClass, MergedAnnotations.SearchStrategy.TYPE_HIERARCHY)
-            .isPresent("org.springframework.stereotype.Controller")
-        && super.isEligible(targetClass);
   }
 
   /**
    * Checks every {@link RateLimit} method of {@code bean} and advises it.
    *
    * @throws IllegalArgumentException naming the bean, the method and the attribute if an annotation
-   *     is invalid or its rule name is taken
+   *     is invalid or its rule name is taken, or naming the bean, the method and why if the proxy
+   *     cannot intercept the method
    */
   @Override
   public Object postProcessAfterInitialization(Object bean, String beanName) {
-    if (!(bean instanceof AopInfrastructureBean)) {
-      Class<?> type = AopUtils.getTargetClass(bean);
-      if (isEligible(type)) {
-        MethodIntrospector.selectMethods(
-                type,
-                (MethodIntrospector.MetadataLookup<RateLimit>)
-                    method -> AnnotatedElementUtils.findMergedAnnotation(method, RateLimit.class))
-            .forEach(
-                (method, annotation) ->
-                    methods.computeIfAbsent(
-                        specific(method, type),
-                        m -> limited("bean '" + beanName + "'", type, m, annotation)));
-      }
+    if (bean instanceof AopInfrastructureBean) {
+      return super.postProcessAfterInitialization(bean, beanName);
     }
-    return super.postProcessAfterInitialization(bean, beanName);
+    Class<?> type = AopUtils.getTargetClass(bean);
+    if (!isEligible(type)) {
+      return super.postProcessAfterInitialization(bean, beanName);
+    }
+    String where = "bean '" + beanName + "'";
+    List<Method> found = new ArrayList<>();
+    MethodIntrospector.selectMethods(
+            type,
+            (MethodIntrospector.MetadataLookup<RateLimit>)
+                method -> LimitedMethods.annotation(method, type))
+        .forEach(
+            (method, annotation) -> {
+              Method specific = specific(method, type);
+              found.add(specific);
+              methods.computeIfAbsent(specific, m -> limited(where, type, m, annotation));
+            });
+    Object proxy = super.postProcessAfterInitialization(bean, beanName);
+    ProxyReach.check(where, type, proxy, found);
+    return proxy;
+  }
+
+  /**
+   * A class-based proxy for a controller, always: an interface-based one would hide from the web
+   * layer the handlers that its interfaces do not declare.
+   */
+  @Override
+  protected ProxyFactory prepareProxyFactory(Object bean, String beanName) {
+    ProxyFactory factory = super.prepareProxyFactory(bean, beanName);
+    if (LimitedMethods.controller(AopUtils.getTargetClass(bean))) {
+      factory.setProxyTargetClass(true);
+    }
+    return factory;
   }
 
   /**
@@ -149,7 +164,7 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
     Method method = specific(invocation.getMethod(), type);
     LimitedMethod limited = methods.get(method);
     if (limited == null) {
-      RateLimit annotation = AnnotatedElementUtils.findMergedAnnotation(method, RateLimit.class);
+      RateLimit annotation = LimitedMethods.annotation(method, type);
       if (annotation == null) {
         return invocation.proceed();
       }
@@ -200,7 +215,8 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
     return found;
   }
 
-  private static Method specific(Method method, Class<?> type) {
+  /** The method of {@code type} that a call of {@code method} (of an interface, say) runs. */
+  static Method specific(Method method, Class<?> type) {
     return BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(method, type));
   }
 
@@ -212,7 +228,7 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(bean + ": " + e.getMessage(), e);
     }
-    LimitedMethod.Kind kind = kindOf(where, method.getReturnType());
+    LimitedMethod.Kind kind = Returns.kindOf(where, type, method, annotation.countOn().length > 0);
     Function<Object[], RequestKey> key =
         KeyLanguage.methodKey(
             where + ": key",
@@ -224,32 +240,5 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
             ? null
             : Fallbacks.find(where, type, method, annotation.fallbackMethod());
     return new LimitedMethod(rule, key, kind, fallback, List.of(annotation.countOn()), where);
-  }
-
-  private static LimitedMethod.Kind kindOf(String where, Class<?> returns) {
-    if (CompletionStage.class.isAssignableFrom(returns)) {
-      if (!returns.isAssignableFrom(CompletableFuture.class)) {
-        throw unsupported(where, returns, "declare CompletionStage or CompletableFuture");
-      }
-      return LimitedMethod.Kind.STAGE;
-    }
-    if (returns.getName().equals("reactor.core.publisher.Mono")) {
-      return LimitedMethod.Kind.MONO;
-    }
-    if (returns.getName().equals("reactor.core.publisher.Flux")) {
-      return LimitedMethod.Kind.FLUX;
-    }
-    for (Class<?> type : ClassUtils.getAllInterfacesForClassAsSet(returns)) {
-      if (type.getName().equals("org.reactivestreams.Publisher")) {
-        throw unsupported(where, returns, "of publishers, declare Mono or Flux");
-      }
-    }
-    return LimitedMethod.Kind.PLAIN;
-  }
-
-  private static IllegalArgumentException unsupported(
-      String where, Class<?> returns, String instead) {
-    return new IllegalArgumentException(
-        where + ": cannot limit a method that returns " + returns.getName() + "; " + instead);
   }
 }

@@ -34,15 +34,33 @@ final class MethodContexts {
         }
       };
 
+  private boolean proxyTargetClass;
+
+  /** The context's class loader, where its proxy classes are defined; null for the default. */
+  ClassLoader classLoader;
+
+  /** Class-based proxies, as the starter makes them, instead of the interface-based default. */
+  MethodContexts classProxies() {
+    proxyTargetClass = true;
+    return this;
+  }
+
   /** A started context with the post-processor and {@code beans}, each registered by class. */
   AnnotationConfigApplicationContext start(Class<?>... beans) {
     AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+    if (classLoader != null) {
+      context.setClassLoader(classLoader);
+    }
     context.registerBean(
         "rateLimitMethods",
         RateLimitMethodPostProcessor.class,
-        () ->
-            new RateLimitMethodPostProcessor(
-                () -> RateLimiterFactory.inMemory(ticker, 10_000), () -> listener));
+        () -> {
+          RateLimitMethodPostProcessor processor =
+              new RateLimitMethodPostProcessor(
+                  () -> RateLimiterFactory.inMemory(ticker, 10_000), () -> listener);
+          processor.setProxyTargetClass(proxyTargetClass);
+          return processor;
+        });
     for (Class<?> bean : beans) {
       context.registerBean(Introspector.decapitalize(bean.getSimpleName()), bean);
     }

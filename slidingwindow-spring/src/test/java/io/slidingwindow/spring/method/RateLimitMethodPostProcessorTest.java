@@ -261,6 +261,14 @@ class RateLimitMethodPostProcessorTest {
     }
   }
 
+  /** A bean that returns the JDK's reactive publisher. */
+  public static class FlowPublisher {
+    @RateLimit(limits = "1/1s")
+    public java.util.concurrent.Flow.Publisher<String> call() {
+      return subscriber -> {};
+    }
+  }
+
   @Test
   void start_badAnnotations_failNamingTheBeanTheMethodAndTheAttribute() {
     record Case(Class<?> bean, String beanName, String attribute, String detail) {}
@@ -281,8 +289,12 @@ class RateLimitMethodPostProcessorTest {
             new Case(UnknownArgument.class, "unknownArgument", ": key", "#nobody"),
             new Case(CallingKey.class, "callingKey", ": key", "getClass"),
             new Case(WebKey.class, "webKey", ": key", "needs a web request"),
+            new Case(OtherPublisher.class, "otherPublisher", "Publisher", "declare Mono or Flux"),
             new Case(
-                OtherPublisher.class, "otherPublisher", "Publisher", "declare Mono or Flux"))) {
+                FlowPublisher.class,
+                "flowPublisher",
+                "java.util.concurrent.Flow$Publisher",
+                "declare Mono or Flux"))) {
       assertThatThrownBy(() -> new MethodContexts().start(c.bean()).close())
           .as(c.bean().getSimpleName())
           .rootCause()

@@ -1,0 +1,92 @@
+package io.slidingwindow.spring.method;
+
+import io.slidingwindow.spring.internal.RateLimitAnnotations;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
+import java.util.Collection;
+import java.util.Objects;
+import org.springframework.aop.framework.Advised;
+import org.springframework.aop.support.AopUtils;
+
+/**
+ * Checks, once a bean's proxy exists, that a call of each of its {@code @RateLimit} methods passes
+ * through the proxy, and so is limited. A proxy cannot intercept a static or private method; a
+ * class-based (CGLIB) proxy cannot override a final method, nor a package-private one from another
+ * class loader; an interface-based (JDK) proxy has only the methods of the bean's interfaces. Such
+ * a method would be called unlimited, so it stops start-up. Stateless.
+ */
+final class ProxyReach {
+
+  private ProxyReach() {}
+
+  /**
+   * Checks that {@code proxy} intercepts each of {@code methods} of {@code type}.
+   *
+   * @param where the bean, for the message
+   * @throws IllegalArgumentException naming {@code where}, the first method it does not intercept
+   *     and why
+   */
+  static void check(String where, Class<?> type, Object proxy, Collection<Method> methods) {
+    for (Method method : methods) {
+      String reason = missed(type, proxy, method);
+      if (reason != null) {
+        throw new IllegalArgumentException(
+            where
+                + ": "
+                + RateLimitAnnotations.describe(method)
+                + " would never be applied: "
+                + reason);
+      }
+    }
+  }
+
+  /** Why {@code proxy} does not intercept {@code method}, or null if it does. */
+  static String missed(Class<?> type, Object proxy, Method method) {
+    int modifiers = method.getModifiers();
+    if (Modifier.isStatic(modifiers)) {
+      return "the method is static, and a proxy intercepts only calls of instance methods;"
+          + " make it an instance method";
+    }
+    if (Modifier.isPrivate(modifiers)) {
+      return "the method is private, and a proxy cannot override it; make it public";
+    }
+    if (!AopUtils.isAopProxy(proxy)) {
+      return "the bean was not proxied (" + proxy.getClass().getName() + ")";
+    }
+    Class<?> proxyClass = proxy.getClass();
+    if (Proxy.isProxyClass(proxyClass)) {
+      Class<?>[] interfaces =
+          proxy instanceof Advised advised
+              ? advised.getProxiedInterfaces()
+              : proxyClass.getInterfaces();
+      for (Class<?> implemented : interfaces) {
+        for (Method declared : implemented.getMethods()) {
+          if (RateLimitMethodPostProcessor.specific(declared, type).equals(method)) {
+            return null;
+          }
+        }
+      }
+      return "the bean's proxy is interface-based (a JDK proxy) and no interface it implements"
+          + " declares the method; declare it in one, or use class-based proxies"
+          + " (spring.aop.proxy-target-class=true, or setProxyTargetClass(true))";
+    }
+    if (Modifier.isFinal(modifiers)) {
+      return "the method is final, and the class-based proxy cannot override it; remove final";
+    }
+    if (!Modifier.isPublic(modifiers)
+        && !Modifier.isProtected(modifiers)
+        && !samePackage(proxyClass, method.getDeclaringClass())) {
+      return "the method is package-private and the proxy class "
+          + proxyClass.getName()
+          + " is in another class loader, so it cannot override it; make it public or protected";
+    }
+    return null;
+  }
+
+  /** Whether {@code a} and {@code b} are in one run-time package: one name, one class loader. */
+  private static boolean samePackage(Class<?> a, Class<?> b) {
+    return a.getClassLoader() == b.getClassLoader()
+        && Objects.equals(a.getPackageName(), b.getPackageName());
+  }
+}
