@@ -88,9 +88,11 @@ public interface GrpcKeyResolver {
 
   /**
    * Keys on the value of {@code key} in the call's {@link Context} (set by an earlier interceptor,
-   * such as an authenticated user), as an application-chosen key ({@link RequestKey#custom}) of its
-   * text, or as itself if it is a {@link RequestKey}; on the client address found by {@code
-   * addresses} when the context has no value.
+   * such as an authenticated user), by its content ({@link RequestKey#ofValue}: a {@link
+   * RequestKey} as itself, text as an application-chosen key, an array by its elements); on the
+   * client address found by {@code addresses} when the context has no value. A value that cannot be
+   * a key (its class has {@code Object}'s {@code toString}, which names the instance) makes the
+   * resolver throw, so that the call counts under the client's address and the listener is told.
    *
    * @throws IllegalArgumentException if an argument is null
    */
@@ -102,7 +104,7 @@ public interface GrpcKeyResolver {
       if (value == null) {
         return clientKey(addresses, call, headers);
       }
-      return value instanceof RequestKey typed ? typed : RequestKey.custom(value.toString());
+      return RequestKey.ofValue(value);
     };
   }
 

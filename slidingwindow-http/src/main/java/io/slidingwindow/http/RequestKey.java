@@ -6,7 +6,8 @@ import java.util.Locale;
 
 /**
  * A rate-limit key that remembers where it came from: a client address, a header (by name), an
- * authenticated principal, a value the application chose, everyone at once, or a tuple of these.
+ * authenticated principal, a value the application chose, everyone at once, or a tuple of these. A
+ * value that is not a key is made one by its content ({@link #ofValue(Object)}).
  *
  * <p>Guarantee: {@link #value()}, the text the limiter stores, is injective over sources and
  * contents. Two keys have equal values only if they have the same source (and header name) and the
@@ -16,7 +17,8 @@ import java.util.Locale;
  *
  * <pre>
  * key     = "ip:" address | "header:" text ":" text | "principal:" text | "custom:" text
- *         | "global" | "(" key *( "|" key ) ")"
+ *         | "global" | "(" [ part *( "|" part ) ] ")"
+ * part    = key | "null"
  * text    = any characters, with % : | ( ) written as %25 %3A %7C %28 %29
  * address = a canonical IPv4 address, or canonical IPv6 text followed by "/" prefix length,
  *           or, for a client address that is no IP literal, its text escaped as above
@@ -132,10 +134,38 @@ public final class RequestKey {
   }
 
   /**
+   * The key of {@code value} by its content, never by the identity of the object that holds it: the
+   * one rule by which every way in turns a value that is not a typed key into one (a key
+   * expression's result, a part of {@link #of(Object...)}, a gRPC {@code Context} value).
+   *
+   * <p>A {@code RequestKey} is itself. An array (of primitives or objects, nested), a {@link
+   * java.util.Collection} (in iteration order), an {@link java.util.Optional}, a {@link
+   * java.util.Map} (its entries as (key|value) pairs, in iteration order) and a record whose {@code
+   * toString} is the generated one (which prints an array component by identity) are the tuple of
+   * their elements or components, each by this rule, a null one as {@code null}: {@code new
+   * String[] {"a", "b"}} is {@code (custom:a|custom:b)}, equal for every array of equal elements.
+   * Any other value whose class has a {@code toString} other than {@code Object}'s (text, numbers,
+   * booleans, characters, enums, a record or class that prints its content) is {@link
+   * #custom(String)} of that text.
+   *
+   * @throws io.slidingwindow.KeyRejectedException naming the class, if {@code value} or a value
+   *     inside it has {@code Object}'s {@code toString} (its text names the instance, so every call
+   *     would have a key of its own) or a {@code toString} that gives null, a record's components
+   *     cannot be read, or the values nest over 32 deep or number over 2<sup>20</sup>
+   * @throws IllegalArgumentException if {@code value} is null
+   */
+  public static RequestKey ofValue(Object value) {
+    requireNonNull(value, "value");
+    return value instanceof RequestKey key ? key : new RequestKey(ValueKeys.of(value));
+  }
+
+  /**
    * The tuple of {@code parts}: equal only to a tuple of equal parts in the same order. A part that
-   * is not a {@code RequestKey} is taken as {@link #custom(String)} of its text.
+   * is not a {@code RequestKey} is taken as {@link #ofValue(Object)} of it.
    *
    * @throws IllegalArgumentException if {@code parts} is null or empty, or holds a null
+   * @throws io.slidingwindow.KeyRejectedException if a part cannot be a key ({@link
+   *     #ofValue(Object)})
    */
   public static RequestKey of(Object... parts) {
     if (parts == null || parts.length == 0) {
@@ -144,7 +174,7 @@ public final class RequestKey {
     List<String> values = new ArrayList<>(parts.length);
     for (Object part : parts) {
       requireNonNull(part, "part");
-      values.add(part instanceof RequestKey key ? key.value : custom(part.toString()).value);
+      values.add(ofValue(part).value);
     }
     return new RequestKey("(" + String.join("|", values) + ")");
   }

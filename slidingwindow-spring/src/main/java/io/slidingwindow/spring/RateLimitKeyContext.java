@@ -13,17 +13,19 @@ import java.util.Map;
  * principal} (the authenticated user, or null), {@code header(name)} (the header's value, or null
  * when absent or blank), {@code global} (one key for all), and {@code key(part, ...)} (a tuple,
  * such as {@code key(pathVariables['id'], clientIp)}). An expression whose result is not a {@code
- * RequestKey} (plain text, a number, a concatenation) is keyed as {@link RequestKey#custom(String)}
- * of its text: it cannot spell an address, header or principal key. Raw values for computing are
- * {@code headerValue(name)}, {@code principalName}, {@code pathVariables} (a map; empty for filter
- * rules, which run before the handler is known), {@code method}, {@code path} (the path as the
- * dispatcher reads it: path parameters dropped, percent-decoded once, slashes collapsed, dot
- * segments resolved, so {@code /api/%61dmin} reads {@code /api/admin}), {@code rawPath} (the path
- * as received, for logging rather than deciding: a client can spell it many ways) and {@code
- * request} (the server's own request object: an {@code HttpServletRequest} in a servlet
- * application, a {@code ServerHttpRequest} in a reactive one). Everything but {@code request} reads
- * the same on both stacks, so a key written once limits alike on either. Variables: {@code
- * #clientIp}, {@code #principal}, {@code #pathVariables}, {@code #request}.
+ * RequestKey} is keyed by its content ({@link RequestKey#ofValue(Object)}): plain text, a number or
+ * a concatenation as {@link RequestKey#custom(String)} of its text, which cannot spell an address,
+ * header or principal key, a list or array by its elements; a value whose class has only {@code
+ * Object}'s {@code toString} cannot be a key and counts the request under its client's address. Raw
+ * values for computing are {@code headerValue(name)}, {@code principalName}, {@code pathVariables}
+ * (a map; empty for filter rules, which run before the handler is known), {@code method}, {@code
+ * path} (the path as the dispatcher reads it: path parameters dropped, percent-decoded once,
+ * slashes collapsed, dot segments resolved, so {@code /api/%61dmin} reads {@code /api/admin}),
+ * {@code rawPath} (the path as received, for logging rather than deciding: a client can spell it
+ * many ways) and {@code request} (the server's own request object: an {@code HttpServletRequest} in
+ * a servlet application, a {@code ServerHttpRequest} in a reactive one). Everything but {@code
+ * request} reads the same on both stacks, so a key written once limits alike on either. Variables:
+ * {@code #clientIp}, {@code #principal}, {@code #pathVariables}, {@code #request}.
  *
  * <p>One instance per request; not shared between threads.
  */

@@ -38,9 +38,10 @@ import org.springframework.expression.spel.support.SimpleEvaluationContext;
  * {@link KeyAccess} names, the root's methods and a few pure methods of text, and no type
  * references, constructors or bean lookups. Its root properties, methods and variables, and every
  * method it calls, are checked when the application starts, so a misspelt or forbidden name stops
- * it. A result that is a {@link RequestKey} is used as is; any other is {@link
- * RequestKey#custom(String)} of its text; null (or a throw) counts the request under its client's
- * address.
+ * it. A result is made a key by its content ({@link RequestKey#ofValue(Object)}: a {@link
+ * RequestKey} as is, text as {@link RequestKey#custom(String)}, an array by its elements); null, a
+ * throw, or a value that cannot be a key (whose {@code toString} is {@code Object}'s) counts the
+ * request under its client's address.
  */
 public final class KeyLanguage {
 
@@ -134,7 +135,7 @@ public final class KeyLanguage {
       if (result == null) {
         return null;
       }
-      return result instanceof RequestKey typed ? typed : RequestKey.custom(result.toString());
+      return RequestKey.ofValue(result);
     };
   }
 
@@ -172,8 +173,9 @@ public final class KeyLanguage {
    * over {@link MethodKeyContext} that reads the arguments by name ({@code #order}, when the names
    * are compiled in), by position ({@code #p0}, {@code #a0}, {@code args[0]}), reads properties of
    * the application's own types and calls only the root's {@code key(...)} and pure methods of
-   * text. A result that is not a {@link RequestKey} is {@link RequestKey#custom(String)} of its
-   * text; the function gives null (and may throw) where the expression does.
+   * text. A result is made a key by its content ({@link RequestKey#ofValue(Object)}); the function
+   * gives null where the expression does, and throws where it does or where the result cannot be a
+   * key ({@link io.slidingwindow.KeyRejectedException}).
    *
    * @param parameterCount how many parameters the method has
    * @param parameterNames the method's parameter names, or null if they are not known
@@ -224,7 +226,7 @@ public final class KeyLanguage {
       if (result == null) {
         return null;
       }
-      return result instanceof RequestKey typed ? typed : RequestKey.custom(result.toString());
+      return RequestKey.ofValue(result);
     };
   }
 

@@ -3,9 +3,11 @@ package io.slidingwindow.webmvc.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.slidingwindow.KeyRejectedException;
 import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.servlet.ClientIpResolver;
 import io.slidingwindow.servlet.KeyResolver;
+import java.security.Principal;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -139,5 +141,32 @@ class KeyLanguageTest {
           .isInstanceOf(RuntimeException.class);
     }
     assertThat(plain.getSession(false)).as("no session was created").isNull();
+  }
+
+  /**
+   * A result whose {@code toString} is {@code Object}'s would give every request a key of its own:
+   * it is rejected, so that the request counts under its client's address.
+   */
+  @Test
+  void resolver_resultWithObjectsToString_rejectedNamingItsClass() {
+    Principal principal =
+        new Principal() {
+          @Override
+          public String getName() {
+            return "alice";
+          }
+        };
+    MockHttpServletRequest signedIn = request();
+    signedIn.setUserPrincipal(principal);
+
+    assertThatThrownBy(() -> parse("request.userPrincipal").key(signedIn))
+        .isInstanceOf(KeyRejectedException.class)
+        .hasMessageContaining(principal.getClass().getName())
+        .hasMessageContaining("key on one of its fields");
+    assertThatThrownBy(() -> parse("key(request.userPrincipal, clientIp)").key(signedIn))
+        .isInstanceOf(KeyRejectedException.class);
+    assertThat(parse("request.userPrincipal.name").key(signedIn).value()).isEqualTo("custom:alice");
+    assertThat(parse("{headerValue('X-A'), clientIp}").key(request("X-A", "a")).value())
+        .isEqualTo("(custom:a|ip:127.0.0.1)");
   }
 }
