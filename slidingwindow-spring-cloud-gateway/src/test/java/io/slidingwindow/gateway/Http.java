@@ -6,7 +6,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.util.Map;
 
 /** A real HTTP client for the integration tests; every call bounded by {@link #TIMEOUT}. */
 final class Http {
@@ -36,11 +38,31 @@ final class Http {
     }
     try {
       return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (HttpTimeoutException e) {
+      // The gateway runs in this JVM: where its threads and the client's stand tells why.
+      System.err.print(threadDump("GET " + path + " got no answer within " + TIMEOUT));
+      throw new UncheckedIOException(e);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
+  }
+
+  /** Every thread's name, state and stack, under {@code title}. */
+  private static String threadDump(String title) {
+    StringBuilder dump = new StringBuilder(title).append(": threads of this JVM\n");
+    for (Map.Entry<Thread, StackTraceElement[]> thread : Thread.getAllStackTraces().entrySet()) {
+      dump.append('"')
+          .append(thread.getKey().getName())
+          .append("\" ")
+          .append(thread.getKey().getState())
+          .append('\n');
+      for (StackTraceElement frame : thread.getValue()) {
+        dump.append("    at ").append(frame).append('\n');
+      }
+    }
+    return dump.toString();
   }
 }
