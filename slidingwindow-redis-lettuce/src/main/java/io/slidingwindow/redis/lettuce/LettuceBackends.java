@@ -168,7 +168,8 @@ public final class LettuceBackends {
 
   /**
    * Uses a connection of the caller's standalone or Sentinel {@code client}; {@link
-   * RedisBackend#close()} closes that connection only.
+   * RedisBackend#close()} closes that connection only. The connect is tried again when Lettuce lost
+   * the reply that failed its handshake, as the other factories do.
    *
    * @throws IllegalArgumentException if {@code client} is null
    * @throws io.lettuce.core.RedisConnectionException if the connection fails
@@ -177,13 +178,14 @@ public final class LettuceBackends {
     if (client == null) {
       throw new IllegalArgumentException("client must not be null");
     }
-    StatefulRedisConnection<String, String> connection = client.connect();
+    StatefulRedisConnection<String, String> connection = LettuceConnects.connect(client::connect);
     return backend(connection, connection.async(), connection::close, "client " + client, null);
   }
 
   /**
    * Uses a connection of the caller's Cluster {@code client}; {@link RedisBackend#close()} closes
-   * that connection only.
+   * that connection only. The connect is tried again when Lettuce lost the reply that failed its
+   * handshake, as the other factories do.
    *
    * @throws IllegalArgumentException if {@code client} is null
    * @throws io.lettuce.core.RedisConnectionException if the connection fails
@@ -192,7 +194,8 @@ public final class LettuceBackends {
     if (client == null) {
       throw new IllegalArgumentException("client must not be null");
     }
-    StatefulRedisClusterConnection<String, String> connection = client.connect();
+    StatefulRedisClusterConnection<String, String> connection =
+        LettuceConnects.connect(client::connect);
     return backend(
         connection,
         connection.async(),

@@ -1,14 +1,22 @@
 package io.slidingwindow.redis.lettuce;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** Argument checks of the backend factories; none of these reaches the network. */
+/**
+ * Argument checks and connect retries of the backend factories; none of these reaches the network.
+ */
 class LettuceBackendsTest {
 
   @Test
@@ -62,5 +70,58 @@ class LettuceBackendsTest {
     assertThatThrownBy(() -> LettuceBackends.of((RedisClusterClient) null))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("client");
+  }
+
+  /**
+   * A connect failure as Lettuce throws it: the first time with the server's reply lost to its
+   * handshake race, then with the reply (a refused password).
+   */
+  private static RedisConnectionException failedConnect(int attempt) {
+    Throwable reason =
+        attempt == 1
+            ? new IllegalStateException(LettuceConnects.LOST_HANDSHAKE)
+            : new RedisCommandExecutionException(
+                "WRONGPASS invalid username-password pair or user is disabled.");
+    return new RedisConnectionException("Unable to connect to 127.0.0.1:1", reason);
+  }
+
+  @Test
+  void of_clientLosesTheReplyOnce_connectsAgainAndThrowsTheReply() {
+    AtomicInteger connects = new AtomicInteger();
+    RedisClient client =
+        new RedisClient() {
+          @Override
+          public StatefulRedisConnection<String, String> connect() {
+            throw failedConnect(connects.incrementAndGet());
+          }
+        };
+    try {
+      assertThatThrownBy(() -> LettuceBackends.of(client))
+          .isInstanceOf(RedisConnectionException.class)
+          .hasStackTraceContaining("WRONGPASS");
+      assertThat(connects).hasValue(2);
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  @Test
+  void of_clusterClientLosesTheReplyOnce_connectsAgainAndThrowsTheReply() {
+    AtomicInteger connects = new AtomicInteger();
+    RedisClusterClient client =
+        new RedisClusterClient() {
+          @Override
+          public StatefulRedisClusterConnection<String, String> connect() {
+            throw failedConnect(connects.incrementAndGet());
+          }
+        };
+    try {
+      assertThatThrownBy(() -> LettuceBackends.of(client))
+          .isInstanceOf(RedisConnectionException.class)
+          .hasStackTraceContaining("WRONGPASS");
+      assertThat(connects).hasValue(2);
+    } finally {
+      client.shutdown();
+    }
   }
 }
