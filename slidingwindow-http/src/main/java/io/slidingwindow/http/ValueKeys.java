@@ -86,6 +86,9 @@ final class ValueKeys {
    * @throws KeyRejectedException as {@link RequestKey#ofValue(Object)} says
    */
   static String of(Object value) {
+    if (value instanceof String text) {
+      return "custom:" + RequestKey.escape(text); // the common case, on every request: no walk
+    }
     return new ValueKeys().text(value, 0);
   }
 
