@@ -132,8 +132,9 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
 
   /**
    * As the public constructor, with where {@link FailurePolicy#LOCAL} keeps each route's windows,
-   * the scheduler that times decisions out (tests: a fake clock and a virtual scheduler) and where
-   * a route's {@code plan-resolver} bean is looked up by name (null for no such bean).
+   * the scheduler that times decisions out and signals refusals (tests: a fake clock and a virtual
+   * scheduler) and where a route's {@code plan-resolver} bean is looked up by name (null for no
+   * such bean).
    */
   SlidingWindowRateLimiter(
       RateLimiterFactory factory,
@@ -191,7 +192,8 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
 
   /**
    * Decides one request of {@code id} on {@code routeId}; never blocks. The response carries the
-   * headers described above; a route without configuration is an error (the filter answers 500).
+   * headers described above; a refusal is signalled on the timer's scheduler ({@link
+   * KeptAliveConnections}); a route without configuration is an error (the filter answers 500).
    */
   @Override
   public Mono<Response> isAllowed(String routeId, String id) {
@@ -224,7 +226,8 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
               return new Response(
                   decision.allowed(), headersOf(routeId, route, route.limiter, key, decision));
             })
-        .onErrorResume(e -> Mono.just(failed(routeId, route, key, e)));
+        .onErrorResume(e -> Mono.just(failed(routeId, route, key, e)))
+        .transform(answer -> KeptAliveConnections.refusedElsewhere(answer, timer));
   }
 
   /**
