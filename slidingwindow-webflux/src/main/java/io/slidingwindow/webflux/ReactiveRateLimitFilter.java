@@ -28,6 +28,7 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Rules over request paths, and {@link RateLimit} on handler methods, in a reactive (WebFlux)
@@ -185,7 +186,13 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
     headers.forEach(target::set);
   }
 
-  /** Ends the exchange with {@code reply}: status, headers, and the UTF-8 body with its type. */
+  /**
+   * Ends the exchange with {@code reply}: status, headers, and the UTF-8 body with its type,
+   * written from Reactor's parallel scheduler. A reply is often made at once, on the thread that
+   * took the request; when that request had waited on a kept-alive connection behind another,
+   * Reactor Netty before 1.3.8 would not read that connection again after such an answer, and the
+   * client's next request would hang (reactor-netty#4361).
+   */
   static Mono<Void> write(ServerWebExchange exchange, HttpReply reply) {
     ServerHttpResponse response = exchange.getResponse();
     response.setStatusCode(HttpStatusCode.valueOf(reply.status()));
@@ -193,7 +200,9 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
     byte[] body = reply.bodyBytes();
     response.getHeaders().set(HttpHeaders.CONTENT_TYPE, reply.contentType() + ";charset=UTF-8");
     response.getHeaders().setContentLength(body.length);
-    return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+    return response
+        .writeWith(Mono.just(response.bufferFactory().wrap(body)))
+        .subscribeOn(Schedulers.parallel());
   }
 
   /** The filter's constructor and annotations, for {@link ReactiveFilters}. */
