@@ -7,7 +7,6 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -101,18 +100,15 @@ class InterfaceCallsTest {
 
   /** What a call of {@code method} gave: its value, or the simple name of what it threw. */
   private static String call(Prices prices, String method, String item) {
-    try {
-      return switch (method) {
-        case "price" -> prices.price(item);
-        case "priceSoon" -> prices.priceSoon(item).join();
-        case "priceLater" -> prices.priceLater(item).block(Duration.ofSeconds(10));
-        case "free" -> prices.free(item);
-        default -> throw new IllegalArgumentException(method);
-      };
-    } catch (RuntimeException e) {
-      Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-      return cause.getClass().getSimpleName();
-    }
+    return MethodContexts.outcome(
+        () ->
+            switch (method) {
+              case "price" -> prices.price(item);
+              case "priceSoon" -> prices.priceSoon(item).join();
+              case "priceLater" -> prices.priceLater(item).block(Duration.ofSeconds(10));
+              case "free" -> prices.free(item);
+              default -> throw new IllegalArgumentException(method);
+            });
   }
 
   @ParameterizedTest

@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.junit.jupiter.api.AfterEach;
@@ -298,16 +297,13 @@ class RepositoryMethodsTest {
 
   /** What a call of {@code method} gave: its value, or the simple name of what it threw. */
   private static String audit(OrderAudit audit, String method, String id) {
-    try {
-      return switch (method) {
-        case "audit" -> audit.audit(id);
-        case "auditSoon" -> audit.auditSoon(id).join();
-        default -> throw new IllegalArgumentException(method);
-      };
-    } catch (RuntimeException e) {
-      Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-      return cause.getClass().getSimpleName();
-    }
+    return MethodContexts.outcome(
+        () ->
+            switch (method) {
+              case "audit" -> audit.audit(id);
+              case "auditSoon" -> audit.auditSoon(id).join();
+              default -> throw new IllegalArgumentException(method);
+            });
   }
 
   /**
