@@ -64,7 +64,9 @@ public @interface RateLimit {
   /**
    * On a bean method (not a web handler), the method of the same bean that answers a refused call
    * in its place: the same parameters followed by a {@link RateLimitExceededException} (or a
-   * supertype of it), returning what the method returns. Empty for none. Checked at start-up.
+   * supertype of it), returning what the method returns. Empty for none. Checked at start-up; on a
+   * method that the bean's class does not implement (a Spring Data repository's query), it stops
+   * start-up, as there is no class of the application's to hold it.
    */
   String fallbackMethod() default "";
 

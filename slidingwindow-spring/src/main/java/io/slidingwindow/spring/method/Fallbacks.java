@@ -22,10 +22,26 @@ final class Fallbacks {
    * The fallback named {@code name} for {@code method} in {@code type}, made accessible.
    *
    * @param where the bean and method, for the message
+   * @param type the class of the object that calls run on; null if that does not implement {@code
+   *     method} (an interface-based proxy that serves it itself, as a Spring Data repository does
+   *     its queries), which has no fallback
    * @throws IllegalArgumentException naming {@code where}, the attribute and the signature it needs
-   *     if there is none, or more than one that fits equally well
+   *     if there is none, or more than one that fits equally well, or if {@code type} is null
    */
   static Method find(String where, Class<?> type, Method method, String name) {
+    if (type == null) {
+      throw new IllegalArgumentException(
+          where
+              + ": fallbackMethod '"
+              + name
+              + "' cannot be applied: the bean is an interface-based proxy whose target does not"
+              + " implement "
+              + method.getDeclaringClass().getName()
+              + " (a Spring Data repository, say), so it has no method of the application's to"
+              + " answer a refused call; remove fallbackMethod and catch"
+              + " RateLimitExceededException where the method is called, or limit a method of a"
+              + " bean that calls this one");
+    }
     Class<?>[] parameters = method.getParameterTypes();
     List<Method> fits = new ArrayList<>();
     List<Method> named = new ArrayList<>();

@@ -53,6 +53,7 @@ final class LimitedMethod {
   private final Method fallback;
   private final List<Class<? extends Throwable>> countOn;
   private final List<String> path;
+  private final Method declaration;
   private volatile EnforcementCore<Object[]> core;
 
   LimitedMethod(
@@ -61,13 +62,15 @@ final class LimitedMethod {
       Kind kind,
       Method fallback,
       List<Class<? extends Throwable>> countOn,
-      String where) {
+      String where,
+      Method declaration) {
     this.rule = rule;
     this.key = key;
     this.kind = kind;
     this.fallback = fallback;
     this.countOn = List.copyOf(countOn);
     this.path = List.of(where);
+    this.declaration = declaration;
   }
 
   HttpRule rule() {
@@ -76,6 +79,11 @@ final class LimitedMethod {
 
   Kind kind() {
     return kind;
+  }
+
+  /** The method that carries the annotation, as {@link Nesting} tells calls apart. */
+  Method declaration() {
+    return declaration;
   }
 
   /** Creates the limiter through {@code factory} unless done already, telling {@code listener}. */
@@ -114,16 +122,18 @@ final class LimitedMethod {
    * The answer of a granted call to a plain method: its result, or what it throws; its reserved
    * permits, if any, settled before the answer returns. A result that is still to come (a method
    * declared to return {@code Object} that returns a {@code Future} or a publisher) keeps them: how
-   * that call ends is not seen, and the error is toward counting.
+   * that call ends is not seen, and the error is toward counting. The method runs as a call counted
+   * under {@code marked} ({@link Nesting}), unless that is null.
    */
-  static Object plain(LimitedMethod limited, MethodInvocation invocation, Settlement settlement)
+  static Object plain(
+      LimitedMethod limited, MethodInvocation invocation, Settlement settlement, Method marked)
       throws Throwable {
     if (settlement.isEmpty()) {
-      return invocation.proceed();
+      return Nesting.run(marked, invocation::proceed);
     }
     Object result;
     try {
-      result = invocation.proceed();
+      result = Nesting.run(marked, invocation::proceed);
     } catch (Throwable e) {
       settlement.settle(limited.statusOf(e));
       throw e;
@@ -181,21 +191,25 @@ final class LimitedMethod {
     }
   }
 
-  /** Runs {@code invocation}'s method once more: a copy of it, so that it may run at any time. */
-  static Object proceed(MethodInvocation invocation) throws Throwable {
-    return invocation instanceof ProxyMethodInvocation proxied
-        ? proxied.invocableClone().proceed()
-        : invocation.proceed();
+  /**
+   * Runs {@code invocation}'s method once more: a copy of it, so that it may run at any time; as a
+   * call counted under {@code marked} ({@link Nesting}), unless that is null.
+   */
+  static Object proceed(MethodInvocation invocation, Method marked) throws Throwable {
+    MethodInvocation copy =
+        invocation instanceof ProxyMethodInvocation proxied ? proxied.invocableClone() : invocation;
+    return Nesting.run(marked, copy::proceed);
   }
 
   /**
    * The answer of a call to a method that returns a {@code CompletionStage}: decided without
    * blocking; once granted, the method is called on the thread that completed the decision (the
    * caller's, with the in-memory backend) and its stage's result passed on; refused, the fallback's
-   * stage or the refusal as the error. Never throws.
+   * stage or the refusal as the error. Never throws. The method runs as a call counted under {@code
+   * marked} ({@link Nesting}), unless that is null.
    */
   CompletableFuture<Object> stage(
-      EnforcementCore<Object[]> core, MethodInvocation invocation, Object target) {
+      EnforcementCore<Object[]> core, MethodInvocation invocation, Object target, Method marked) {
     Object[] args = invocation.getArguments();
     CompletableFuture<Object> result = new CompletableFuture<>();
     CompletionStage<EnforcementCore.Outcome> decision;
@@ -211,7 +225,7 @@ final class LimitedMethod {
           try {
             Object answer =
                 error != null || outcome.allowed()
-                    ? invocation.proceed()
+                    ? Nesting.run(marked, invocation::proceed)
                     : refused(target, args, refusal(outcome));
             if (answer == null) {
               settleAsync(settlement, null);

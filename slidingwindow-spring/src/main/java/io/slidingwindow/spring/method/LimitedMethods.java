@@ -41,6 +41,17 @@ final class LimitedMethods extends StaticMethodMatcherPointcut {
     return annotation == null || webHandler(method, type) ? null : annotation;
   }
 
+  /**
+   * The method that declares the {@link RateLimit} found on {@code method}: {@code method}, or the
+   * one it overrides or implements that carries it.
+   */
+  static Method declaration(Method method) {
+    return (Method)
+        MergedAnnotations.from(method, MergedAnnotations.SearchStrategy.TYPE_HIERARCHY)
+            .get(RateLimit.class)
+            .getSource();
+  }
+
   /** Whether {@code type} is a web controller (carries {@code @Controller}). */
   static boolean controller(Class<?> type) {
     return MergedAnnotations.from(type, MergedAnnotations.SearchStrategy.TYPE_HIERARCHY)

@@ -62,7 +62,8 @@ final class ProxyReach {
               : proxyClass.getInterfaces();
       for (Class<?> implemented : interfaces) {
         for (Method declared : implemented.getMethods()) {
-          if (RateLimitMethodPostProcessor.specific(declared, type).equals(method)) {
+          if (declared.equals(method)
+              || RateLimitMethodPostProcessor.specific(declared, type).equals(method)) {
             return null;
           }
         }

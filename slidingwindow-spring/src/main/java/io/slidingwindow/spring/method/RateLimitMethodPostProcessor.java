@@ -10,16 +10,22 @@ import io.slidingwindow.spring.RateLimitExceededException;
 import io.slidingwindow.spring.internal.KeyLanguage;
 import io.slidingwindow.spring.internal.RateLimitAnnotations;
 import java.lang.reflect.Method;
-import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.Advisor;
 import org.springframework.aop.framework.AbstractAdvisingBeanPostProcessor;
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.AopInfrastructureBean;
+import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
@@ -27,6 +33,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodIntrospector;
+import org.springframework.core.SmartClassLoader;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -48,6 +55,19 @@ import org.springframework.util.ClassUtils;
  * granted, and a refusal is the error signal. Other reactive types stop start-up, and so does
  * {@link RateLimit#countOn()} on a method whose call ends after it returns (a {@code Future}, a
  * Kotlin {@code suspend} function, an {@code @Async} method).
+ *
+ * <p>A bean that is an interface-based proxy exposing interfaces its target class does not
+ * implement is limited on the methods of those interfaces: a Spring Data repository (its target,
+ * the store's base class such as {@code SimpleJpaRepository}, implements {@code CrudRepository} but
+ * not the application's interface), with its derived and declared queries, default methods,
+ * fragments' methods and the {@code CrudRepository} methods it redeclares, each annotated there or
+ * on an interface it extends; an HTTP interface client. One operation counts under one rule, named
+ * after the interface that declares it ({@code OrderRepository.findByCustomer}), whichever of the
+ * proxy's interfaces the caller goes through; an annotation of the target class's method that runs
+ * it comes first, as on any bean. A call that such a proxy hands to another bean whose method
+ * carries the same annotation (a fragment's implementation) counts once, at the proxy. A {@link
+ * RateLimit#fallbackMethod()} has no class of the application's to live in there, and stops
+ * start-up. A repository is checked when it is created: at start-up, once a bean uses it.
  *
  * <p>The key ({@link RateLimit#key()}) is {@code global} or an expression over the arguments in the
  * restricted key language; one that throws or gives null counts the call under the rule's {@code
@@ -108,24 +128,86 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
     if (bean instanceof AopInfrastructureBean) {
       return super.postProcessAfterInitialization(bean, beanName);
     }
+    String where = "bean '" + beanName + "'";
+    Class<?> implementer = InterfaceCalls.implementer(bean);
+    if (InterfaceCalls.exposesUnimplemented(bean, implementer)) {
+      return adviseInterfaces(bean, where, implementer);
+    }
     Class<?> type = AopUtils.getTargetClass(bean);
     if (!isEligible(type)) {
       return super.postProcessAfterInitialization(bean, beanName);
     }
-    String where = "bean '" + beanName + "'";
-    List<Method> found = new ArrayList<>();
+    Map<Method, RateLimit> found = annotated(type);
+    found.forEach(
+        (method, annotation) ->
+            methods.computeIfAbsent(method, m -> limited(where, type, type, m, annotation)));
+    Object proxy = super.postProcessAfterInitialization(bean, beanName);
+    ProxyReach.check(where, type, proxy, found.keySet());
+    return proxy;
+  }
+
+  /** The {@link RateLimit} methods of {@code type}, each as {@link #specific} gives it. */
+  private static Map<Method, RateLimit> annotated(Class<?> type) {
+    Map<Method, RateLimit> found = new LinkedHashMap<>();
     MethodIntrospector.selectMethods(
             type,
             (MethodIntrospector.MetadataLookup<RateLimit>)
                 method -> LimitedMethods.annotation(method, type))
-        .forEach(
-            (method, annotation) -> {
-              Method specific = specific(method, type);
-              found.add(specific);
-              methods.computeIfAbsent(specific, m -> limited(where, type, m, annotation));
-            });
-    Object proxy = super.postProcessAfterInitialization(bean, beanName);
-    ProxyReach.check(where, type, proxy, found);
+        .forEach((method, annotation) -> found.put(specific(method, type), annotation));
+    return found;
+  }
+
+  /**
+   * Advises {@code bean}, an interface-based proxy that exposes interfaces its target class ({@code
+   * implementer}, null if none) does not implement, as {@link InterfaceCalls} says: through an
+   * advisor of its own, put first in the proxy's chain (a Spring Data repository's own interceptors
+   * run the queries and do not proceed), or, if the proxy cannot take one, in a proxy around it.
+   */
+  private Object adviseInterfaces(Object bean, String where, Class<?> implementer) {
+    Class<?>[] interfaces = AopProxyUtils.proxiedUserInterfaces(bean);
+    Map<Method, Method> counted = InterfaceCalls.limited(where, interfaces, implementer);
+    Set<Method> found = new LinkedHashSet<>(counted.values());
+    if (implementer != null) {
+      found.addAll(annotated(implementer).keySet());
+    }
+    if (found.isEmpty()) {
+      return bean;
+    }
+    Map<Method, LimitedMethod> calls = new HashMap<>();
+    counted.forEach(
+        (called, method) ->
+            calls.put(
+                called, methods.computeIfAbsent(method, m -> limited(where, implementer, m))));
+    Advisor advisor =
+        new DefaultPointcutAdvisor(
+            InterfaceCalls.pointcut(calls.keySet()),
+            (MethodInterceptor)
+                invocation -> {
+                  LimitedMethod limited = calls.get(invocation.getMethod());
+                  return limited == null
+                      ? invocation.proceed()
+                      : call(
+                          limited,
+                          invocation,
+                          InterfaceCalls.innermost(invocation.getThis()),
+                          limited.declaration());
+                });
+    Object proxy;
+    if (bean instanceof Advised advised && !advised.isFrozen()) {
+      advised.addAdvisor(0, advisor);
+      proxy = bean;
+    } else {
+      ProxyFactory factory = new ProxyFactory();
+      factory.setTarget(bean);
+      factory.setInterfaces(interfaces);
+      factory.addAdvisor(advisor);
+      ClassLoader loader = getProxyClassLoader();
+      if (loader instanceof SmartClassLoader smart && loader != bean.getClass().getClassLoader()) {
+        loader = smart.getOriginalClassLoader();
+      }
+      proxy = factory.getProxy(loader);
+    }
+    ProxyReach.check(where, implementer, proxy, found);
     return proxy;
   }
 
@@ -170,23 +252,38 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
       }
       limited =
           methods.computeIfAbsent(
-              method, m -> limited("a bean of " + type.getName(), type, m, annotation));
+              method, m -> limited("a bean of " + type.getName(), type, type, m, annotation));
+    }
+    return call(limited, invocation, target, null);
+  }
+
+  /**
+   * The answer to a call of {@code limited}'s method on {@code target} (where its fallback runs):
+   * decided and run as its return type says; the method runs as a call counted under {@code marked}
+   * ({@link Nesting}) unless that is null. A call made while one counted under the same declaration
+   * runs on this thread is not counted again.
+   */
+  private Object call(
+      LimitedMethod limited, MethodInvocation invocation, Object target, Method marked)
+      throws Throwable {
+    if (Nesting.inside(limited.declaration())) {
+      return invocation.proceed();
     }
     Resolved backend = resolved();
     EnforcementCore<Object[]> core = limited.core(backend.factory(), backend.listener());
     switch (limited.kind()) {
       case STAGE:
-        return limited.stage(core, invocation, target);
+        return limited.stage(core, invocation, target, marked);
       case MONO:
-        return ReactiveCalls.mono(limited, core, invocation, target);
+        return ReactiveCalls.mono(limited, core, invocation, target, marked);
       case FLUX:
-        return ReactiveCalls.flux(limited, core, invocation, target);
+        return ReactiveCalls.flux(limited, core, invocation, target, marked);
       case PLAIN:
       default:
         Object[] args = invocation.getArguments();
         EnforcementCore.Outcome outcome = limited.decide(core, args);
         return outcome.allowed()
-            ? LimitedMethod.plain(limited, invocation, outcome.settlement())
+            ? LimitedMethod.plain(limited, invocation, outcome.settlement(), marked)
             : limited.refused(target, args, limited.refusal(outcome));
     }
   }
@@ -220,7 +317,30 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
     return BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(method, type));
   }
 
-  private LimitedMethod limited(String bean, Class<?> type, Method method, RateLimit annotation) {
+  /**
+   * The limited method {@code method} that calls of an interface-based proxy count under, whose
+   * target's class is {@code implementer} (null if none): its fallback is looked for only if that
+   * implements the method.
+   */
+  private LimitedMethod limited(String bean, Class<?> implementer, Method method) {
+    Class<?> type = implementer != null ? implementer : method.getDeclaringClass();
+    boolean implemented =
+        implementer != null && method.getDeclaringClass().isAssignableFrom(implementer);
+    return limited(
+        bean,
+        type,
+        implemented ? implementer : null,
+        method,
+        LimitedMethods.annotation(method, type));
+  }
+
+  /**
+   * The limited method {@code method} of {@code type} (the class, or interface, that holds it for a
+   * call), checked; its fallback is looked for in {@code target}, the class of the object calls run
+   * on, or stops start-up if that is null (the object does not implement the method).
+   */
+  private LimitedMethod limited(
+      String bean, Class<?> type, Class<?> target, Method method, RateLimit annotation) {
     String where = bean + ": " + RateLimitAnnotations.describe(method);
     HttpRule rule;
     try {
@@ -238,7 +358,14 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
     Method fallback =
         annotation.fallbackMethod().isEmpty()
             ? null
-            : Fallbacks.find(where, type, method, annotation.fallbackMethod());
-    return new LimitedMethod(rule, key, kind, fallback, List.of(annotation.countOn()), where);
+            : Fallbacks.find(where, target, method, annotation.fallbackMethod());
+    return new LimitedMethod(
+        rule,
+        key,
+        kind,
+        fallback,
+        List.of(annotation.countOn()),
+        where,
+        LimitedMethods.declaration(method));
   }
 }

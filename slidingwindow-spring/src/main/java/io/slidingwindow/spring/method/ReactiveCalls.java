@@ -2,6 +2,7 @@ package io.slidingwindow.spring.method;
 
 import io.slidingwindow.http.EnforcementCore;
 import io.slidingwindow.http.Settlement;
+import java.lang.reflect.Method;
 import org.aopalliance.intercept.MethodInvocation;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -12,7 +13,8 @@ import reactor.core.publisher.Mono;
  * blocking, and only a granted one calls the method (a fresh copy of the invocation each time) and
  * subscribes to what it returns; a refused one gets the fallback's publisher, or the refusal as its
  * error signal. Nothing is thrown at assembly. With {@code countOn}, the reservation is settled
- * when the publisher completes or fails; a subscription cancelled first keeps it counted.
+ * when the publisher completes or fails; a subscription cancelled first keeps it counted. The
+ * method runs as a call counted under the given declaration ({@link Nesting}), unless that is null.
  * Stateless.
  */
 final class ReactiveCalls {
@@ -23,8 +25,9 @@ final class ReactiveCalls {
       LimitedMethod limited,
       EnforcementCore<Object[]> core,
       MethodInvocation invocation,
-      Object target) {
-    return answer(limited, core, invocation, target)
+      Object target,
+      Method marked) {
+    return answer(limited, core, invocation, target, marked)
         .flatMap(
             answer -> {
               Mono<Object> mono = asMono(answer.publisher());
@@ -40,8 +43,9 @@ final class ReactiveCalls {
       LimitedMethod limited,
       EnforcementCore<Object[]> core,
       MethodInvocation invocation,
-      Object target) {
-    return answer(limited, core, invocation, target)
+      Object target,
+      Method marked) {
+    return answer(limited, core, invocation, target, marked)
         .flatMapMany(
             answer -> {
               Flux<Object> flux = asFlux(answer.publisher());
@@ -64,7 +68,8 @@ final class ReactiveCalls {
       LimitedMethod limited,
       EnforcementCore<Object[]> core,
       MethodInvocation invocation,
-      Object target) {
+      Object target,
+      Method marked) {
     Object[] args = invocation.getArguments();
     return Mono.fromCompletionStage(() -> limited.decideAsync(core, args))
         .flatMap(
@@ -73,7 +78,7 @@ final class ReactiveCalls {
               try {
                 Object publisher =
                     outcome.allowed()
-                        ? LimitedMethod.proceed(invocation)
+                        ? LimitedMethod.proceed(invocation, marked)
                         : limited.refused(target, args, limited.refusal(outcome));
                 if (publisher == null) {
                   limited.settleAsync(settlement, null);

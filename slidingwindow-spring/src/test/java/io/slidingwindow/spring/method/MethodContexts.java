@@ -7,7 +7,9 @@ import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
 import java.beans.Introspector;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
 /** Real application contexts for the tests: the post-processor, in memory on a fake ticker. */
@@ -35,6 +37,19 @@ final class MethodContexts {
       };
 
   private boolean proxyTargetClass;
+
+  /**
+   * What {@code call} gave: its value as text, or the simple name of what it threw (the cause of a
+   * {@code CompletionException}).
+   */
+  static String outcome(Supplier<?> call) {
+    try {
+      return String.valueOf(call.get());
+    } catch (RuntimeException e) {
+      Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+      return cause.getClass().getSimpleName();
+    }
+  }
 
   /** The context's class loader, where its proxy classes are defined; null for the default. */
   ClassLoader classLoader;
