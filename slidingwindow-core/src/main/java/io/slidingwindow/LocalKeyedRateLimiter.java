@@ -64,14 +64,7 @@ final class LocalKeyedRateLimiter<K> extends LocalKeyed<K, KeyLimits>
     this.largestPermits = Permits.largestPermits(limits);
     this.countRefused = countRefused;
     this.planner = planner;
-    Limit longest = limits.get(0);
-    for (Limit limit : limits) {
-      if (limit.windowNanos() > longest.windowNanos()) {
-        longest = limit;
-      }
-    }
-    Decision whenFull =
-        Decision.keyOverflow(bounds.overflow() != KeyOverflow.REFUSE, longest.window(), longest);
+    Decision whenFull = overflow(bounds.overflow() != KeyOverflow.REFUSE, limits);
     this.tryAcquire =
         new KeyTable.Action<>() {
           @Override
@@ -99,10 +92,25 @@ final class LocalKeyedRateLimiter<K> extends LocalKeyed<K, KeyLimits>
 
           @Override
           public long whenFull(long permits, Answer<K> answer) {
-            answer.decision = whenFull;
+            PlanLimits plan = planner == null ? null : planner.resolve(answer.key);
+            answer.decision = plan == null ? whenFull : overflow(whenFull.allowed(), plan.limits());
             return 0;
           }
         };
+  }
+
+  /**
+   * The answer to a key the full table cannot track: granted untracked or refused, by the longest
+   * of {@code limits} (the key's plan's, if it has one), whose window is the wait.
+   */
+  private static Decision overflow(boolean allowed, List<Limit> limits) {
+    Limit longest = limits.get(0);
+    for (Limit limit : limits) {
+      if (limit.windowNanos() > longest.windowNanos()) {
+        longest = limit;
+      }
+    }
+    return Decision.keyOverflow(allowed, longest.window(), longest);
   }
 
   /** Brings a key's state to its plan, if plans are used; holds the key's lock. */

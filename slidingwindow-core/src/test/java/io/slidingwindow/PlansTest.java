@@ -45,6 +45,31 @@ class PlansTest {
   }
 
   @Test
+  void decide_fullTable_refusesAPlannedKeyByItsPlansLongestLimit() {
+    Limit hourly = Limit.of(100, Duration.ofHours(1));
+    Plan pro = Plan.of("pro", TWENTY, hourly);
+    KeyedRateLimiter<String> limiter =
+        KeyedRateLimiter.builder()
+            .limit(FIVE)
+            .maxKeys(1)
+            .onKeyOverflow(KeyOverflow.REFUSE)
+            .ticker(new ManualTicker(0))
+            .build(k -> k.startsWith("pro-") ? pro : null);
+    assertThat(limiter.decide("first", 1).allowed()).isTrue();
+
+    Decision planned = limiter.decide("pro-1", 1);
+    Decision unplanned = limiter.decide("other", 1);
+
+    assertThat(planned.isKeyOverflow()).isTrue();
+    assertThat(planned.allowed()).isFalse();
+    assertThat(planned.limit()).as("the plan's longest limit, not the rule's").isEqualTo(hourly);
+    assertThat(planned.retryAfter()).isEqualTo(Duration.ofHours(1));
+    assertThat(unplanned.isKeyOverflow()).isTrue();
+    assertThat(unplanned.limit()).isEqualTo(FIVE);
+    assertThat(unplanned.retryAfter()).isEqualTo(Duration.ofSeconds(10));
+  }
+
+  @Test
   void planOf_trackedKey_isThePlanItsStateKeepsUntilRefreshed() {
     Plan free = Plan.of("free", FIVE);
     Plan pro = Plan.of("pro", TWENTY);
