@@ -51,10 +51,11 @@ record RuleEntry<Q>(
   static final String BY_GLOBAL_KEY =
       "the call counts under the global key, shared by every call of the rule without a key";
 
-  /**
-   * What became of a request whose key function gave no key or threw, before {@code withoutKey}.
-   */
-  private static final String KEY_FAILED = "its key function gave no key; ";
+  /** What became of a request whose key function gave no key, before {@code withoutKey}. */
+  private static final String NO_KEY_GIVEN = "its key function gave no key; ";
+
+  /** What became of a request whose key function threw, before {@code withoutKey}. */
+  private static final String KEY_FAILED = "its key function failed; ";
 
   /** What became of a request whose key the limiter rejected, before {@code withoutKey}. */
   private static final String KEY_REJECTED = "its limiter rejected the key; ";
@@ -129,7 +130,7 @@ record RuleEntry<Q>(
       return client.get();
     }
     if (key == null) {
-      calls.error(rule, NO_KEY, KEY_FAILED + withoutKey);
+      calls.error(rule, NO_KEY, NO_KEY_GIVEN + withoutKey);
       return client.get();
     }
     return LimiterKeys.bounded(key.value());

@@ -168,7 +168,7 @@ class RateLimitMethodPostProcessorTest {
     assertThat(warnings)
         .as("the log says where a call without a key counts: it has no client")
         .containsExactly(
-            "WARNING rate limit rule 'orders' failed; its key function gave no key; the call"
+            "WARNING rate limit rule 'orders' failed; its key function failed; the call"
                 + " counts under the global key, shared by every call of the rule without a key"
                 + " (logged once; later failures at DEBUG)");
     assertThat(quotes.order(new Quotes.Order(null))).isEqualTo("ordered");
