@@ -60,8 +60,9 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
   }
 
   /**
-   * Decides the call's start with {@code decision} (null: no decision), then starts the
-   * application's listener with {@code start} if it is allowed, or closes the call if not.
+   * Decides the call's start with {@code decision} (null: no decision), hands the permits it
+   * reserved to the call to settle when it closes, then starts the application's listener with
+   * {@code start} if it is allowed, or closes the call if not.
    */
   void start(
       Supplier<CompletionStage<Outcome>> decision, Supplier<ServerCall.Listener<ReqT>> start) {
@@ -69,12 +70,13 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
         new Step(
             decision,
             outcome -> {
-              if (outcome != null && !outcome.allowed()) {
-                ended = true;
-                call.refuse(outcome.refusal());
-                return;
-              }
               if (outcome != null) {
+                call.settleOnClose(outcome.settlement());
+                if (!outcome.allowed()) {
+                  ended = true;
+                  call.refuse(outcome.refusal());
+                  return;
+                }
                 call.grantHeaders(outcome.headers());
               }
               delegate = start.get();

@@ -1,10 +1,16 @@
 package io.slidingwindow.grpc;
 
+import io.grpc.Status;
 import io.slidingwindow.Limit;
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.StatusRanges;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Which calls a rule limits (full method names, with wildcards), under which key, by which limits,
@@ -23,8 +29,16 @@ import java.util.List;
  * {@code countRefusedAttempts} refused calls count too; in dry-run the rule counts and reports but
  * never refuses.
  *
+ * <p>With {@link Builder#countCodes(Status.Code...)} a call counts only if the server closes it
+ * with one of those codes (failed logins: {@code UNAUTHENTICATED}): each call reserves its permit
+ * before its handler starts, refused with {@code RESOURCE_EXHAUSTED} when it does not fit exactly
+ * as any other, and gets it back once the call closes with another code. A call in flight counts,
+ * so that concurrent calls never pass more than the limits together; a call the server never closes
+ * (the client cancelled it first, its deadline passed) keeps its count.
+ *
  * <p>The rule is an {@link HttpRule} underneath (its patterns become paths {@code
- * /package.Service/Method}, as gRPC sends them over HTTP/2), so that listeners, metrics and
+ * /package.Service/Method}, as gRPC sends them over HTTP/2; its codes become the statuses {@code
+ * 100 + code}, in the 1xx range that no HTTP answer ends with), so that listeners, metrics and
  * backends see gRPC rules as they see every other rule. Instances are immutable and thread-safe.
  */
 public final class GrpcRateLimitRule {
@@ -33,12 +47,20 @@ public final class GrpcRateLimitRule {
   private final List<String> methods;
   private final GrpcKeyResolver keyResolver;
   private final boolean perMessage;
+  private final Set<Status.Code> countCodes;
 
   private GrpcRateLimitRule(Builder b) {
+    this.countCodes =
+        b.countCodes == null ? Set.of() : Collections.unmodifiableSet(EnumSet.copyOf(b.countCodes));
     this.rule = b.http.build();
     this.methods = List.copyOf(b.methods);
     this.keyResolver = b.keyResolver;
     this.perMessage = b.perMessage;
+  }
+
+  /** The status a call closed with {@code code} is settled with: {@code 100 + code}. */
+  static int statusOf(Status.Code code) {
+    return 100 + code.value();
   }
 
   /**
@@ -87,9 +109,19 @@ public final class GrpcRateLimitRule {
     return perMessage;
   }
 
+  /**
+   * The codes a call must close with to count (see {@link Builder#countCodes(Status.Code...)});
+   * empty if every call let through counts, the default.
+   */
+  public Set<Status.Code> countCodes() {
+    return countCodes;
+  }
+
   @Override
   public String toString() {
-    return rule + (perMessage ? " per message" : "");
+    return rule
+        + (perMessage ? " per message" : "")
+        + (countCodes.isEmpty() ? "" : " counting codes " + countCodes);
   }
 
   /** Builds a {@link GrpcRateLimitRule}. Not thread-safe. */
@@ -98,6 +130,8 @@ public final class GrpcRateLimitRule {
     private final List<String> methods = new ArrayList<>();
     private GrpcKeyResolver keyResolver = GrpcKeyResolver.peerAddress(ClientAddresses.direct());
     private boolean perMessage;
+    private EnumSet<Status.Code> countCodes;
+    private boolean countRefusedAttempts;
 
     private Builder(HttpRule.Builder http) {
       this.http = http;
@@ -161,6 +195,7 @@ public final class GrpcRateLimitRule {
 
     /** Sets whether refused calls are counted too (penalty mode); off by default. */
     public Builder countRefusedAttempts(boolean countRefusedAttempts) {
+      this.countRefusedAttempts = countRefusedAttempts;
       http.countRefusedAttempts(countRefusedAttempts);
       return this;
     }
@@ -178,11 +213,58 @@ public final class GrpcRateLimitRule {
     }
 
     /**
+     * Counts a call only if the server closes it with one of {@code codes}, such as {@code
+     * UNAUTHENTICATED} for failed logins: the call reserves its permit before its handler starts
+     * and gets it back when it closes with another code (see {@link GrpcRateLimitRule}). The code
+     * is the one the call is closed with as it passes the interceptor: the handler's (or that of an
+     * interceptor between them), {@code UNKNOWN} for a handler that throws, {@code
+     * RESOURCE_EXHAUSTED} for a refusal; never anything the client sends. Calling it again replaces
+     * the codes.
+     *
+     * @throws IllegalArgumentException naming the rule if {@code codes} is null, empty or holds
+     *     null
+     */
+    public Builder countCodes(Status.Code... codes) {
+      if (codes == null || codes.length == 0 || Arrays.asList(codes).contains(null)) {
+        throw new IllegalArgumentException(
+            "countCodes: rule '"
+                + http.name()
+                + "' must list at least one code and no null, such as UNAUTHENTICATED, was "
+                + (codes == null ? null : Arrays.toString(codes)));
+      }
+      this.countCodes = EnumSet.copyOf(Arrays.asList(codes));
+      return this;
+    }
+
+    /**
      * Builds the rule.
      *
-     * @throws IllegalArgumentException if no limit was added
+     * @throws IllegalArgumentException if no limit was added, or codes to count are set together
+     *     with {@link #perMessage()} (a call's code settles the call, not each message) or with
+     *     counting refused attempts (whose limiters cannot give permits back)
      */
     public GrpcRateLimitRule build() {
+      if (countCodes != null && perMessage) {
+        throw new IllegalArgumentException(
+            "countCodes: rule '"
+                + http.name()
+                + "' counts per message, but the code a call closes with settles the whole call;"
+                + " count per call to count by codes, was "
+                + countCodes);
+      }
+      if (countCodes != null && countRefusedAttempts) {
+        throw new IllegalArgumentException(
+            "countCodes: rule '"
+                + http.name()
+                + "' counts refused attempts, whose limiter cannot give permits back; counting"
+                + " only some codes needs that, was "
+                + countCodes);
+      }
+      http.countStatuses(
+          countCodes == null
+              ? null
+              : StatusRanges.parse(
+                  countCodes.stream().map(code -> Integer.toString(statusOf(code))).toList()));
       return new GrpcRateLimitRule(this);
     }
   }

@@ -6,19 +6,25 @@ import io.grpc.ServerCall;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.slidingwindow.http.HttpReply;
+import io.slidingwindow.http.Settlement;
 import java.util.Map;
 
 /**
  * The call as the application's handler sees it: it adds the grant's draft-10 headers to the
- * response headers, and once a rule has refused the call (and closed it) it drops whatever the
- * handler still sends. Every method is serialized on this object, so that a refusal never runs into
- * a send of the handler's on another thread.
+ * response headers, settles the permits that rules counting only some codes reserved with the code
+ * the call is closed with (before the close goes on, so that a refunded call's permits are free by
+ * the time its client has the answer), and once a rule has refused the call (and closed it) it
+ * drops whatever the handler still sends. A call that is never closed here (the client cancelled
+ * it, its deadline passed) is never settled, and so keeps its permits. Every method is serialized
+ * on this object, so that a refusal never runs into a send of the handler's on another thread.
  */
 final class LimitedCall<ReqT, RespT>
     extends ForwardingServerCall.SimpleForwardingServerCall<ReqT, RespT> {
 
   private Metadata grantHeaders;
   private boolean closed;
+  private Status.Code closedWith;
+  private Settlement settlement = Settlement.none();
 
   LimitedCall(ServerCall<ReqT, RespT> call) {
     super(call);
@@ -29,20 +35,49 @@ final class LimitedCall<ReqT, RespT>
     this.grantHeaders = headers.isEmpty() ? null : GrpcRefusals.headers(headers);
   }
 
+  /**
+   * Settles {@code reserved} with the code the call is closed with: when it closes, or at once if
+   * it is closed already. Never blocks: the refunds go through the limiters' asynchronous API.
+   */
+  synchronized void settleOnClose(Settlement reserved) {
+    if (closed) {
+      settle(reserved, closedWith);
+    } else {
+      settlement = settlement.and(reserved);
+    }
+  }
+
   /** Closes the call as {@code refusal} says, unless it is closed already. */
   synchronized void refuse(HttpReply refusal) {
     if (!closed) {
-      closed = true;
       StatusRuntimeException answer = GrpcRefusals.of(refusal);
+      closing(answer.getStatus());
       delegate().close(answer.getStatus(), answer.getTrailers());
     }
   }
 
   /** Closes the call with {@code status} and no trailers, unless it is closed already. */
   synchronized void fail(Status status) {
-    if (!closed) {
-      closed = true;
+    if (closing(status)) {
       delegate().close(status, new Metadata());
+    }
+  }
+
+  /** Marks the call closed with {@code status} and settles it; false if it was closed already. */
+  private boolean closing(Status status) {
+    if (closed) {
+      return false;
+    }
+    closed = true;
+    closedWith = status.getCode();
+    settle(settlement, closedWith);
+    settlement = Settlement.none();
+    return true;
+  }
+
+  private static void settle(Settlement reserved, Status.Code code) {
+    if (!reserved.isEmpty()) {
+      var unused = reserved.settleAsync(GrpcRateLimitRule.statusOf(code));
     }
   }
 
@@ -65,8 +100,7 @@ final class LimitedCall<ReqT, RespT>
 
   @Override
   public synchronized void close(Status status, Metadata trailers) {
-    if (!closed) {
-      closed = true;
+    if (closing(status)) {
       super.close(status, trailers);
     }
   }

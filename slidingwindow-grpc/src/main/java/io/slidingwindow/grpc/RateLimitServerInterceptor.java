@@ -48,6 +48,15 @@ import java.util.function.Supplier;
  * a failing backend and {@code Retry-After} are those of {@link EnforcementCore}, which the servlet
  * and reactive filters drive alike.
  *
+ * <p>A rule that {@linkplain GrpcRateLimitRule.Builder#countCodes counts only some codes} (failed
+ * logins: {@code UNAUTHENTICATED}) reserves its permit when the call starts, refusing it as any
+ * rule does, and settles when the call is closed: the permit is given back, through the limiter's
+ * asynchronous refund, unless the status the server closes the call with (the handler's, {@code
+ * UNKNOWN} for a handler that throws, {@code RESOURCE_EXHAUSTED} for a refusal) has one of the
+ * rule's codes. Nothing the client sends chooses that status. A call the server never closes (the
+ * client cancelled it or its deadline passed first, and the handler did not close it after) keeps
+ * its permit.
+ *
  * <p>Keys cannot be dodged: a key resolver that returns null or throws does not exempt a call, it
  * counts under the client's address ({@link Builder#clientAddresses}), the listener's {@code
  * onError} is told and the log says so once per rule; so does a key the limiter rejects, which no
@@ -279,7 +288,8 @@ public final class RateLimitServerInterceptor implements ServerInterceptor {
     /**
      * Creates one limiter per rule through the factory and builds the interceptor.
      *
-     * @throws IllegalArgumentException if two rules share a name, or the factory rejects a rule
+     * @throws IllegalArgumentException if two rules share a name, the factory rejects a rule, or a
+     *     rule counts only some codes and its limiter cannot give permits back
      */
     public RateLimitServerInterceptor build() {
       Set<String> names = new HashSet<>();
@@ -289,7 +299,31 @@ public final class RateLimitServerInterceptor implements ServerInterceptor {
               "rule names must be unique, '" + rule.name() + "' repeats");
         }
       }
-      return new RateLimitServerInterceptor(this);
+      try {
+        return new RateLimitServerInterceptor(this);
+      } catch (IllegalArgumentException e) {
+        throw inTermsOfCodes(e);
+      }
+    }
+
+    /**
+     * The enforcement's refusal of a limiter that cannot give permits back, which speaks of the
+     * statuses of the rule underneath, told in the terms of the gRPC rule that counts codes.
+     */
+    private IllegalArgumentException inTermsOfCodes(IllegalArgumentException e) {
+      String message = e.getMessage() == null ? "" : e.getMessage();
+      for (GrpcRateLimitRule rule : rules) {
+        String statuses = "countStatuses: rule '" + rule.name() + "' counts only some statuses";
+        if (!rule.countCodes().isEmpty() && message.startsWith(statuses)) {
+          return new IllegalArgumentException(
+              "countCodes: rule '"
+                  + rule.name()
+                  + "' counts only some codes"
+                  + message.substring(statuses.length()),
+              e);
+        }
+      }
+      return e;
     }
   }
 }

@@ -13,11 +13,13 @@ import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.ProtoUtils;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.MetadataUtils;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
@@ -38,7 +40,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A real gRPC server on Netty over 127.0.0.1 with a hand-written service (no generated code), and a
  * real client channel to it: {@code test.Echo/Say} (unary), {@code test.Echo/Chat} (bidi
- * streaming), {@code test.Echo/Upload} (client streaming) and {@code test.Other/Ping} (unary).
+ * streaming), {@code test.Echo/Upload} (client streaming), {@code test.Other/Ping} (unary) and
+ * {@code test.Auth/Login} (unary, answering as its request says: {@code good} OK, {@code bad}
+ * UNAUTHENTICATED, {@code throw} throws, {@code hold} is held until the test ends it).
  */
 final class EchoServer implements AutoCloseable {
 
@@ -52,6 +56,13 @@ final class EchoServer implements AutoCloseable {
           .setResponseMarshaller(ProtoUtils.marshaller(StringValue.getDefaultInstance()))
           .build();
   static final MethodDescriptor<StringValue, StringValue> PING = method("test.Other/Ping", false);
+  static final MethodDescriptor<StringValue, StringValue> LOGIN = method("test.Auth/Login", false);
+
+  /** The {@code hold} logins not yet ended, in the order they reached the handler. */
+  final ConcurrentLinkedQueue<StreamObserver<StringValue>> held = new ConcurrentLinkedQueue<>();
+
+  /** How many {@code hold} logins the client cancelled (or whose deadline passed) meanwhile. */
+  final AtomicInteger cancelledLogins = new AtomicInteger();
 
   /** Every request message a handler received, as "method:text". */
   final ConcurrentLinkedQueue<String> received = new ConcurrentLinkedQueue<>();
@@ -119,12 +130,20 @@ final class EchoServer implements AutoCloseable {
                       response.onCompleted();
                     }))
             .build();
+    ServerServiceDefinition auth =
+        ServerServiceDefinition.builder("test.Auth")
+            .addMethod(
+                LOGIN,
+                ServerCalls.asyncUnaryCall(
+                    (request, response) -> self[0].login(request.getValue(), response)))
+            .build();
     List<ServerInterceptor> reversed = new ArrayList<>(List.of(interceptors));
     Collections.reverse(reversed);
     NettyServerBuilder builder =
         NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
             .addService(ServerInterceptors.intercept(echo, reversed))
-            .addService(ServerInterceptors.intercept(other, reversed));
+            .addService(ServerInterceptors.intercept(other, reversed))
+            .addService(ServerInterceptors.intercept(auth, reversed));
     if (direct) {
       builder.directExecutor();
     }
@@ -140,6 +159,82 @@ final class EchoServer implements AutoCloseable {
     received.add(method + ":" + text);
     handlerThreads.add(Thread.currentThread().getName());
   }
+
+  private void login(String text, StreamObserver<StringValue> response) {
+    record("Login", text);
+    switch (text) {
+      case "good" -> {
+        response.onNext(StringValue.of("welcome"));
+        response.onCompleted();
+      }
+      case "bad" -> response.onError(Status.UNAUTHENTICATED.asRuntimeException());
+      case "throw" -> throw new IllegalStateException("the login handler failed");
+      case "hold" -> {
+        ((ServerCallStreamObserver<StringValue>) response)
+            .setOnCancelHandler(cancelledLogins::incrementAndGet);
+        held.add(response);
+      }
+      default -> throw new IllegalArgumentException(text);
+    }
+  }
+
+  /**
+   * Ends the oldest held login with {@code code} (OK with a reply); false if none is held. A login
+   * the client cancelled is ended too, as a handler that does not look may end it.
+   */
+  boolean release(Status.Code code) {
+    StreamObserver<StringValue> response = held.poll();
+    if (response == null) {
+      return false;
+    }
+    if (code == Status.Code.OK) {
+      response.onNext(StringValue.of("welcome"));
+      response.onCompleted();
+    } else {
+      response.onError(Status.fromCode(code).asRuntimeException());
+    }
+    return true;
+  }
+
+  /** Logs in with {@code text}: the code the call ended with, OK included. */
+  Status.Code login(String text) {
+    try {
+      call(LOGIN, text, Map.of());
+      return Status.Code.OK;
+    } catch (StatusRuntimeException e) {
+      return e.getStatus().getCode();
+    }
+  }
+
+  /**
+   * Starts a login with {@code text} and {@code options} without waiting: its call (to cancel), and
+   * the code it ends with.
+   */
+  Pending startLogin(String text, CallOptions options) {
+    ClientCall<StringValue, StringValue> call = channel.newCall(LOGIN, options);
+    CompletableFuture<Status.Code> done = new CompletableFuture<>();
+    ClientCalls.asyncUnaryCall(
+        call,
+        StringValue.of(text),
+        new StreamObserver<>() {
+          @Override
+          public void onNext(StringValue value) {}
+
+          @Override
+          public void onError(Throwable t) {
+            done.complete(Status.fromThrowable(t).getCode());
+          }
+
+          @Override
+          public void onCompleted() {
+            done.complete(Status.Code.OK);
+          }
+        });
+    return new Pending(call, done);
+  }
+
+  /** A login under way: its call, and the code it ends with. */
+  record Pending(ClientCall<StringValue, StringValue> call, CompletableFuture<Status.Code> code) {}
 
   private StreamObserver<StringValue> echo(String method, StreamObserver<StringValue> response) {
     return new StreamObserver<>() {

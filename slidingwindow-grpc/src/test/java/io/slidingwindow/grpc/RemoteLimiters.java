@@ -3,6 +3,7 @@ package io.slidingwindow.grpc;
 import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
+import io.slidingwindow.Reservation;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.http.RateLimiterFactory;
 import java.util.List;
@@ -16,24 +17,46 @@ import java.util.concurrent.Executors;
  * A backend that answers as a remote one does: {@link KeyedRateLimiter#decideAsync} completes on a
  * thread of its own ("backend"), after the calling thread has returned; {@link
  * KeyedRateLimiter#decide} fails, so that a caller that blocks is caught. The windows are in memory
- * on the given ticker. Every key asked for and the thread that asked are recorded.
+ * on the given ticker. Every key asked for and the thread that asked are recorded. Made {@link
+ * #refunding}, it also reserves and refunds so (the blocking forms fail), and records each refund.
  */
 final class RemoteLimiters implements RateLimiterFactory, AutoCloseable {
 
   final ConcurrentLinkedQueue<String> keys = new ConcurrentLinkedQueue<>();
   final ConcurrentLinkedQueue<String> callerThreads = new ConcurrentLinkedQueue<>();
+
+  /** The thread that asked for each refund, once the backend has made it. */
+  final ConcurrentLinkedQueue<String> refunds = new ConcurrentLinkedQueue<>();
+
   private final RateLimiterFactory local;
+  private final boolean refunding;
   private final ExecutorService backend =
       Executors.newSingleThreadExecutor(runnable -> new Thread(runnable, "backend"));
 
+  /** A backend that cannot give permits back. */
   RemoteLimiters(Ticker ticker) {
+    this(ticker, false);
+  }
+
+  private RemoteLimiters(Ticker ticker, boolean refunding) {
     this.local = RateLimiterFactory.inMemory(ticker, 1_000);
+    this.refunding = refunding;
+  }
+
+  /** A backend that reserves and gives permits back, only asynchronously. */
+  static RemoteLimiters refunding(Ticker ticker) {
+    return new RemoteLimiters(ticker, true);
   }
 
   @Override
   public KeyedRateLimiter<String> create(
       String ruleName, List<Limit> limits, boolean countRefusedAttempts) {
     KeyedRateLimiter<String> windows = local.create(ruleName, limits, countRefusedAttempts);
+    KeyedRateLimiter<String> remote = decidingOnly(windows);
+    return refunding ? reserving(windows, remote) : remote;
+  }
+
+  private KeyedRateLimiter<String> decidingOnly(KeyedRateLimiter<String> windows) {
     return new KeyedRateLimiter<>() {
       @Override
       public boolean tryAcquire(String key, long permits) {
@@ -57,6 +80,70 @@ final class RemoteLimiters implements RateLimiterFactory, AutoCloseable {
         return windows.limits();
       }
     };
+  }
+
+  private KeyedRateLimiter<String> reserving(
+      KeyedRateLimiter<String> windows, KeyedRateLimiter<String> remote) {
+    return new KeyedRateLimiter<>() {
+      @Override
+      public boolean tryAcquire(String key, long permits) {
+        return remote.tryAcquire(key, permits);
+      }
+
+      @Override
+      public Decision decide(String key, long permits) {
+        return remote.decide(key, permits);
+      }
+
+      @Override
+      public CompletionStage<Decision> decideAsync(String key, long permits) {
+        return remote.decideAsync(key, permits);
+      }
+
+      @Override
+      public Reservation reserve(String key, String group, long permits) {
+        throw new IllegalStateException("blocking call on a remote backend");
+      }
+
+      @Override
+      public CompletionStage<Reservation> reserveAsync(String key, String group, long permits) {
+        keys.add(key);
+        callerThreads.add(Thread.currentThread().getName());
+        return CompletableFuture.supplyAsync(
+            () -> remotely(windows.reserve(key, group, permits)), backend);
+      }
+
+      @Override
+      public List<Limit> limits() {
+        return windows.limits();
+      }
+    };
+  }
+
+  /** {@code reservation}, given back on the backend's thread; its blocking refund fails. */
+  private Reservation remotely(Reservation reservation) {
+    if (!reservation.isRefundable()) {
+      return reservation;
+    }
+    return Reservation.refundable(
+        reservation.decision(),
+        new Reservation.Refunder() {
+          @Override
+          public void refund() {
+            throw new IllegalStateException("blocking refund on a remote backend");
+          }
+
+          @Override
+          public CompletionStage<Void> refundAsync() {
+            String caller = Thread.currentThread().getName();
+            return CompletableFuture.runAsync(
+                () -> {
+                  reservation.refund();
+                  refunds.add(caller);
+                },
+                backend);
+          }
+        });
   }
 
   @Override

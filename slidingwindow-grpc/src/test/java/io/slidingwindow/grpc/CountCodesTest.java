@@ -1,0 +1,307 @@
+package io.slidingwindow.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.grpc.CallOptions;
+import io.grpc.Status;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.RateLimitListener;
+import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.testkit.FakeTicker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Rules that count only some codes ({@link GrpcRateLimitRule.Builder#countCodes}) on a real Netty
+ * server and client over loopback: {@code test.Auth/Login} answers OK for {@code good},
+ * UNAUTHENTICATED for {@code bad}, throws for {@code throw}, and holds {@code hold} until the test
+ * ends it.
+ */
+class CountCodesTest {
+
+  private static final Duration BOUND = Duration.ofSeconds(20);
+  private static final CallOptions OPTIONS =
+      CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS);
+
+  private final FakeTicker ticker = new FakeTicker();
+  private final List<String> errors = Collections.synchronizedList(new ArrayList<>());
+  private final List<AutoCloseable> resources = new ArrayList<>();
+
+  @AfterEach
+  void close() throws Exception {
+    for (AutoCloseable resource : resources) {
+      resource.close();
+    }
+  }
+
+  private RateLimitServerInterceptor.Builder interceptor() {
+    return RateLimitServerInterceptor.builder()
+        .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
+        .listener(
+            new RateLimitListener() {
+              @Override
+              public void onError(HttpRule rule, RuntimeException error) {
+                errors.add(rule.name() + ": " + error);
+              }
+            });
+  }
+
+  private static GrpcRateLimitRule.Builder logins(String limit, Status.Code... codes) {
+    return GrpcRateLimitRule.builder("logins")
+        .method("test.Auth/Login")
+        .limit(limit)
+        .countCodes(codes);
+  }
+
+  private EchoServer server(RateLimitServerInterceptor interceptor) {
+    EchoServer server = EchoServer.start(interceptor);
+    resources.add(server);
+    return server;
+  }
+
+  @Test
+  void countCodes_failedLogins_refusedAfterTheLimit_goodLoginsNeverCount() {
+    EchoServer server =
+        server(interceptor().rule(logins("3/10s", Status.Code.UNAUTHENTICATED).build()).build());
+
+    for (int i = 0; i < 10; i++) {
+      assertThat(server.login("good")).as("good login %s", i).isEqualTo(Status.Code.OK);
+    }
+    for (int i = 0; i < 3; i++) {
+      assertThat(server.login("bad")).as("bad login %s", i).isEqualTo(Status.Code.UNAUTHENTICATED);
+    }
+    for (String attempt : List.of("bad", "bad", "good")) {
+      assertThat(server.login(attempt)).as(attempt).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    }
+
+    assertThat(server.received).as("refused calls never reach the handler").hasSize(13);
+    ticker.advance(Duration.ofSeconds(11));
+    assertThat(server.login("bad")).isEqualTo(Status.Code.UNAUTHENTICATED);
+    assertThat(errors).isEmpty();
+  }
+
+  @Test
+  void countCodes_refundedCall_itsPermitIsFreeForTheNextCallAtOnce() {
+    EchoServer server =
+        server(interceptor().rule(logins("1/1h", Status.Code.UNAUTHENTICATED).build()).build());
+
+    for (int i = 0; i < 5; i++) {
+      assertThat(server.login("good"))
+          .as("good login %s, the clock standing", i)
+          .isEqualTo(Status.Code.OK);
+    }
+    assertThat(server.login("bad")).isEqualTo(Status.Code.UNAUTHENTICATED);
+    assertThat(server.login("good")).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+  }
+
+  @Test
+  void countCodes_handlerThatThrows_countsAsUnknown() {
+    EchoServer counting =
+        server(interceptor().rule(logins("1/10s", Status.Code.UNKNOWN).build()).build());
+    assertThat(counting.login("throw")).isEqualTo(Status.Code.UNKNOWN);
+    assertThat(counting.login("good")).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+
+    EchoServer notCounting =
+        server(interceptor().rule(logins("1/10s", Status.Code.UNAUTHENTICATED).build()).build());
+    for (int i = 0; i < 3; i++) {
+      assertThat(notCounting.login("throw")).isEqualTo(Status.Code.UNKNOWN);
+    }
+    assertThat(notCounting.login("bad")).isEqualTo(Status.Code.UNAUTHENTICATED);
+  }
+
+  @Test
+  void countCodes_callRefusedByALaterRule_getsItsPermitBack() {
+    GrpcRateLimitRule perKey =
+        GrpcRateLimitRule.builder("per-key")
+            .method("test.Auth/Login")
+            .limit("1/10s")
+            .key(GrpcKeyResolver.metadata("x-api-key", ClientAddressesFor.direct()))
+            .build();
+    EchoServer server =
+        server(
+            interceptor()
+                .rule(logins("1/10s", Status.Code.UNAUTHENTICATED).build())
+                .rule(perKey)
+                .build());
+
+    assertThat(code(server, "good", "k1")).isEqualTo(Status.Code.OK);
+    assertThat(code(server, "bad", "k1"))
+        .as("refused by per-key, closed RESOURCE_EXHAUSTED, which logins does not count")
+        .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(code(server, "bad", "k2")).isEqualTo(Status.Code.UNAUTHENTICATED);
+    assertThat(code(server, "good", "k3")).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+  }
+
+  private static Status.Code code(EchoServer server, String text, String apiKey) {
+    try {
+      server.call(EchoServer.LOGIN, text, Map.of("x-api-key", apiKey));
+      return Status.Code.OK;
+    } catch (io.grpc.StatusRuntimeException e) {
+      return e.getStatus().getCode();
+    }
+  }
+
+  @Test
+  void countCodes_callCancelledOrExpiredBeforeItCloses_keepsItsCount() {
+    EchoServer server =
+        server(interceptor().rule(logins("2/10s", Status.Code.UNAUTHENTICATED).build()).build());
+    assertThat(server.login("good")).as("connected, and nothing counted").isEqualTo(Status.Code.OK);
+    EchoServer.Pending cancelled = server.startLogin("hold", OPTIONS);
+    EchoServer.Pending expired =
+        server.startLogin("hold", CallOptions.DEFAULT.withDeadlineAfter(2, TimeUnit.SECONDS));
+    await().atMost(BOUND).until(() -> server.held.size() == 2);
+
+    cancelled.call().cancel("the client gave up", null);
+    assertThat(cancelled.code().join()).isEqualTo(Status.Code.CANCELLED);
+    assertThat(expired.code().join()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+    await().atMost(BOUND).until(() -> server.cancelledLogins.get() == 2);
+
+    assertThat(server.login("good"))
+        .as("both calls, never closed by the server, still count")
+        .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(errors).isEmpty();
+  }
+
+  @Test
+  void countCodes_concurrentCalls_neverPassMoreThanTheLimit() {
+    long seed = new Random().nextLong();
+    Random random = new Random(seed);
+    int limit = 3;
+    EchoServer server =
+        server(
+            interceptor()
+                .rule(
+                    logins(limit + "/10s", Status.Code.UNAUTHENTICATED, Status.Code.UNKNOWN)
+                        .build())
+                .build());
+    List<Status.Code> ends =
+        List.of(
+            Status.Code.OK,
+            Status.Code.UNAUTHENTICATED,
+            Status.Code.PERMISSION_DENIED,
+            Status.Code.UNKNOWN);
+    int counted = 0;
+    for (int round = 0; round < 12; round++) {
+      String where = "seed " + seed + ", round " + round;
+      if (random.nextInt(4) == 0) {
+        ticker.advance(Duration.ofSeconds(11));
+        counted = 0;
+      }
+      int callers = 2 + random.nextInt(8);
+      List<EchoServer.Pending> calls = new ArrayList<>();
+      for (int i = 0; i < callers; i++) {
+        calls.add(server.startLogin("hold", OPTIONS));
+      }
+      int admitted = Math.min(callers, limit - counted);
+      await()
+          .atMost(BOUND)
+          .until(
+              () ->
+                  server.held.size() + calls.stream().filter(call -> call.code().isDone()).count()
+                      == callers);
+      assertThat(server.held).as(where + ": calls admitted").hasSize(admitted);
+
+      List<Status.Code> expected = new ArrayList<>();
+      for (int i = 0; i < callers - admitted; i++) {
+        expected.add(Status.Code.RESOURCE_EXHAUSTED);
+      }
+      for (int i = 0; i < admitted; i++) {
+        Status.Code end = ends.get(random.nextInt(ends.size()));
+        assertThat(server.release(end)).as(where).isTrue();
+        expected.add(end);
+        if (end == Status.Code.UNAUTHENTICATED || end == Status.Code.UNKNOWN) {
+          counted++;
+        }
+      }
+      assertThat(calls.stream().map(call -> call.code().join()).toList())
+          .as(where)
+          .containsExactlyInAnyOrderElementsOf(expected);
+      assertThat(server.held).as(where).isEmpty();
+    }
+    assertThat(errors).isEmpty();
+  }
+
+  @Test
+  void countCodes_remoteBackend_reservesAndRefundsWithoutBlockingTheEventLoop() {
+    RemoteLimiters remote = RemoteLimiters.refunding(ticker);
+    resources.add(remote);
+    ExecutorService calls =
+        Executors.newSingleThreadExecutor(runnable -> new Thread(runnable, "calls"));
+    resources.add(calls::shutdownNow);
+    EchoServer server =
+        EchoServer.start(
+            true,
+            interceptor()
+                .limiterFactory(remote)
+                .executor(calls)
+                .rule(logins("1/10s", Status.Code.UNAUTHENTICATED).build())
+                .build());
+    resources.add(server);
+
+    for (int i = 1; i <= 3; i++) {
+      assertThat(server.login("good")).isEqualTo(Status.Code.OK);
+      int refunds = i;
+      await().atMost(BOUND).until(() -> remote.refunds.size() == refunds);
+    }
+    assertThat(server.login("bad")).isEqualTo(Status.Code.UNAUTHENTICATED);
+    assertThat(server.login("good")).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+
+    assertThat(remote.refunds)
+        .as("each refund was asked for where the call closed, never blocking")
+        .hasSize(3)
+        .allSatisfy(thread -> assertThat(thread).matches("grpc-.*|calls"));
+    assertThat(errors).as("a blocking reserve or refund would be reported here").isEmpty();
+  }
+
+  @Test
+  void countCodes_badInput_namesTheRuleAndTheParameter() {
+    assertThatThrownBy(() -> GrpcRateLimitRule.builder("logins").countCodes())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "countCodes: rule 'logins' must list at least one code and no null, such as"
+                + " UNAUTHENTICATED, was []");
+    assertThatThrownBy(
+            () -> GrpcRateLimitRule.builder("logins").countCodes(Status.Code.UNKNOWN, null))
+        .hasMessageStartingWith("countCodes: rule 'logins' must list")
+        .hasMessageEndingWith("was [UNKNOWN, null]");
+    assertThatThrownBy(
+            () -> logins("1/1s", Status.Code.UNAUTHENTICATED).countRefusedAttempts(true).build())
+        .hasMessageStartingWith("countCodes: rule 'logins' counts refused attempts");
+    assertThatThrownBy(() -> logins("1/1s", Status.Code.UNAUTHENTICATED).perMessage().build())
+        .hasMessageStartingWith("countCodes: rule 'logins' counts per message");
+
+    RateLimitServerInterceptor.Builder cannotRefund =
+        RateLimitServerInterceptor.builder()
+            .limiterFactory(new RemoteLimiters(ticker))
+            .rule(logins("1/1s", Status.Code.UNAUTHENTICATED).build());
+    assertThatThrownBy(cannotRefund::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(
+            "countCodes: rule 'logins' counts only some codes, which needs a limiter that can give"
+                + " reserved permits back, but ")
+        .hasMessageContaining("cannot (it implements neither reserve nor refund)");
+  }
+
+  @Test
+  void countCodes_rule_tellsItsCodes() {
+    GrpcRateLimitRule rule =
+        logins("3/10s", Status.Code.UNKNOWN, Status.Code.UNAUTHENTICATED, Status.Code.UNKNOWN)
+            .build();
+
+    assertThat(rule.countCodes()).containsExactly(Status.Code.UNKNOWN, Status.Code.UNAUTHENTICATED);
+    assertThat(rule.toString()).endsWith(" counting codes [UNKNOWN, UNAUTHENTICATED]");
+    assertThat(rule.httpRule().countStatuses().entries()).containsExactly("102", "116");
+    assertThat(GrpcRateLimitRule.builder("all").limit("1/1s").build().countCodes()).isEmpty();
+  }
+}
