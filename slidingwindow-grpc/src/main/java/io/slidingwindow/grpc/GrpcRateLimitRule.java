@@ -244,21 +244,17 @@ public final class GrpcRateLimitRule {
      *     counting refused attempts (whose limiters cannot give permits back)
      */
     public GrpcRateLimitRule build() {
-      if (countCodes != null && perMessage) {
+      String conflict =
+          perMessage
+              ? "counts per message, but the code a call closes with settles the whole call;"
+                  + " count per call to count by codes"
+              : countRefusedAttempts
+                  ? "counts refused attempts, whose limiter cannot give permits back; counting"
+                      + " only some codes needs that"
+                  : null;
+      if (countCodes != null && conflict != null) {
         throw new IllegalArgumentException(
-            "countCodes: rule '"
-                + http.name()
-                + "' counts per message, but the code a call closes with settles the whole call;"
-                + " count per call to count by codes, was "
-                + countCodes);
-      }
-      if (countCodes != null && countRefusedAttempts) {
-        throw new IllegalArgumentException(
-            "countCodes: rule '"
-                + http.name()
-                + "' counts refused attempts, whose limiter cannot give permits back; counting"
-                + " only some codes needs that, was "
-                + countCodes);
+            "countCodes: rule '" + http.name() + "' " + conflict + ", was " + countCodes);
       }
       http.countStatuses(
           countCodes == null

@@ -17,10 +17,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Rules that count only some codes ({@link GrpcRateLimitRule.Builder#countCodes}) on a real Netty
@@ -36,14 +35,7 @@ class CountCodesTest {
 
   private final FakeTicker ticker = new FakeTicker();
   private final List<String> errors = Collections.synchronizedList(new ArrayList<>());
-  private final List<AutoCloseable> resources = new ArrayList<>();
-
-  @AfterEach
-  void close() throws Exception {
-    for (AutoCloseable resource : resources) {
-      resource.close();
-    }
-  }
+  @RegisterExtension final Started started = new Started();
 
   private RateLimitServerInterceptor.Builder interceptor() {
     return RateLimitServerInterceptor.builder()
@@ -64,16 +56,11 @@ class CountCodesTest {
         .countCodes(codes);
   }
 
-  private EchoServer server(RateLimitServerInterceptor interceptor) {
-    EchoServer server = EchoServer.start(interceptor);
-    resources.add(server);
-    return server;
-  }
-
   @Test
   void countCodes_failedLogins_refusedAfterTheLimit_goodLoginsNeverCount() {
     EchoServer server =
-        server(interceptor().rule(logins("3/10s", Status.Code.UNAUTHENTICATED).build()).build());
+        started.server(
+            interceptor().rule(logins("3/10s", Status.Code.UNAUTHENTICATED).build()).build());
 
     for (int i = 0; i < 10; i++) {
       assertThat(server.login("good")).as("good login %s", i).isEqualTo(Status.Code.OK);
@@ -94,7 +81,8 @@ class CountCodesTest {
   @Test
   void countCodes_refundedCall_itsPermitIsFreeForTheNextCallAtOnce() {
     EchoServer server =
-        server(interceptor().rule(logins("1/1h", Status.Code.UNAUTHENTICATED).build()).build());
+        started.server(
+            interceptor().rule(logins("1/1h", Status.Code.UNAUTHENTICATED).build()).build());
 
     for (int i = 0; i < 5; i++) {
       assertThat(server.login("good"))
@@ -108,12 +96,13 @@ class CountCodesTest {
   @Test
   void countCodes_handlerThatThrows_countsAsUnknown() {
     EchoServer counting =
-        server(interceptor().rule(logins("1/10s", Status.Code.UNKNOWN).build()).build());
+        started.server(interceptor().rule(logins("1/10s", Status.Code.UNKNOWN).build()).build());
     assertThat(counting.login("throw")).isEqualTo(Status.Code.UNKNOWN);
     assertThat(counting.login("good")).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
 
     EchoServer notCounting =
-        server(interceptor().rule(logins("1/10s", Status.Code.UNAUTHENTICATED).build()).build());
+        started.server(
+            interceptor().rule(logins("1/10s", Status.Code.UNAUTHENTICATED).build()).build());
     for (int i = 0; i < 3; i++) {
       assertThat(notCounting.login("throw")).isEqualTo(Status.Code.UNKNOWN);
     }
@@ -129,7 +118,7 @@ class CountCodesTest {
             .key(GrpcKeyResolver.metadata("x-api-key", ClientAddressesFor.direct()))
             .build();
     EchoServer server =
-        server(
+        started.server(
             interceptor()
                 .rule(logins("1/10s", Status.Code.UNAUTHENTICATED).build())
                 .rule(perKey)
@@ -155,7 +144,8 @@ class CountCodesTest {
   @Test
   void countCodes_callCancelledOrExpiredBeforeItCloses_keepsItsCount() {
     EchoServer server =
-        server(interceptor().rule(logins("2/10s", Status.Code.UNAUTHENTICATED).build()).build());
+        started.server(
+            interceptor().rule(logins("2/10s", Status.Code.UNAUTHENTICATED).build()).build());
     assertThat(server.login("good")).as("connected, and nothing counted").isEqualTo(Status.Code.OK);
     EchoServer.Pending cancelled = server.startLogin("hold", OPTIONS);
     EchoServer.Pending expired =
@@ -179,7 +169,7 @@ class CountCodesTest {
     Random random = new Random(seed);
     int limit = 3;
     EchoServer server =
-        server(
+        started.server(
             interceptor()
                 .rule(
                     logins(limit + "/10s", Status.Code.UNAUTHENTICATED, Status.Code.UNKNOWN)
@@ -234,20 +224,15 @@ class CountCodesTest {
 
   @Test
   void countCodes_remoteBackend_reservesAndRefundsWithoutBlockingTheEventLoop() {
-    RemoteLimiters remote = RemoteLimiters.refunding(ticker);
-    resources.add(remote);
-    ExecutorService calls =
-        Executors.newSingleThreadExecutor(runnable -> new Thread(runnable, "calls"));
-    resources.add(calls::shutdownNow);
+    RemoteLimiters remote = started.add(RemoteLimiters.refunding(ticker));
+    ExecutorService calls = started.executor("calls");
     EchoServer server =
-        EchoServer.start(
-            true,
+        started.directServer(
             interceptor()
                 .limiterFactory(remote)
                 .executor(calls)
                 .rule(logins("1/10s", Status.Code.UNAUTHENTICATED).build())
                 .build());
-    resources.add(server);
 
     for (int i = 1; i <= 3; i++) {
       assertThat(server.login("good")).isEqualTo(Status.Code.OK);

@@ -27,18 +27,17 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class RateLimitServerInterceptorTest {
 
   private final FakeTicker ticker = new FakeTicker();
   private final List<String> events = Collections.synchronizedList(new ArrayList<>());
-  private final List<AutoCloseable> resources = new ArrayList<>();
+  @RegisterExtension final Started started = new Started();
 
   private final RateLimitListener recorder =
       new RateLimitListener() {
@@ -58,13 +57,6 @@ class RateLimitServerInterceptorTest {
         }
       };
 
-  @AfterEach
-  void close() throws Exception {
-    for (AutoCloseable resource : resources) {
-      resource.close();
-    }
-  }
-
   private RateLimitServerInterceptor.Builder interceptor() {
     return RateLimitServerInterceptor.builder()
         .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
@@ -72,9 +64,7 @@ class RateLimitServerInterceptorTest {
   }
 
   private EchoServer server(ServerInterceptor... interceptors) {
-    EchoServer server = EchoServer.start(interceptors);
-    resources.add(server);
-    return server;
+    return started.server(interceptors);
   }
 
   private static GrpcRateLimitRule.Builder rule(String name, String method, String limit) {
@@ -437,21 +427,16 @@ class RateLimitServerInterceptorTest {
   @Test
   void remoteBackend_onTheEventLoop_decidesWithoutBlockingAndGoesOnFromTheExecutor()
       throws Exception {
-    RemoteLimiters remote = new RemoteLimiters(ticker);
-    resources.add(remote);
-    ExecutorService calls =
-        Executors.newSingleThreadExecutor(runnable -> new Thread(runnable, "calls"));
-    resources.add(calls::shutdownNow);
+    RemoteLimiters remote = started.add(new RemoteLimiters(ticker));
+    ExecutorService calls = started.executor("calls");
     EchoServer server =
-        EchoServer.start(
-            true,
+        started.directServer(
             interceptor()
                 .limiterFactory(remote)
                 .executor(calls)
                 .rule(rule("upload", "test.Echo/Upload", "5/10s").build())
                 .rule(rule("chat", "test.Echo/Chat", "3/10s").perMessage().build())
                 .build());
-    resources.add(server);
 
     assertThat(server.stream(EchoServer.UPLOAD, List.of("a", "b", "c"), Map.of()).replies())
         .containsExactly("3");

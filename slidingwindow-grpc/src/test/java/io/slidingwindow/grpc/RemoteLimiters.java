@@ -52,72 +52,59 @@ final class RemoteLimiters implements RateLimiterFactory, AutoCloseable {
   public KeyedRateLimiter<String> create(
       String ruleName, List<Limit> limits, boolean countRefusedAttempts) {
     KeyedRateLimiter<String> windows = local.create(ruleName, limits, countRefusedAttempts);
-    KeyedRateLimiter<String> remote = decidingOnly(windows);
-    return refunding ? reserving(windows, remote) : remote;
+    return refunding ? new Reserving(windows) : new Deciding(windows);
   }
 
-  private KeyedRateLimiter<String> decidingOnly(KeyedRateLimiter<String> windows) {
-    return new KeyedRateLimiter<>() {
-      @Override
-      public boolean tryAcquire(String key, long permits) {
-        throw new IllegalStateException("blocking call on a remote backend");
-      }
+  /** Decides remotely; implements neither {@code reserve} nor {@code refund}. */
+  private class Deciding implements KeyedRateLimiter<String> {
+    final KeyedRateLimiter<String> windows;
 
-      @Override
-      public Decision decide(String key, long permits) {
-        throw new IllegalStateException("blocking call on a remote backend");
-      }
+    Deciding(KeyedRateLimiter<String> windows) {
+      this.windows = windows;
+    }
 
-      @Override
-      public CompletionStage<Decision> decideAsync(String key, long permits) {
-        keys.add(key);
-        callerThreads.add(Thread.currentThread().getName());
-        return CompletableFuture.supplyAsync(() -> windows.decide(key, permits), backend);
-      }
+    @Override
+    public boolean tryAcquire(String key, long permits) {
+      throw new IllegalStateException("blocking call on a remote backend");
+    }
 
-      @Override
-      public List<Limit> limits() {
-        return windows.limits();
-      }
-    };
+    @Override
+    public Decision decide(String key, long permits) {
+      throw new IllegalStateException("blocking call on a remote backend");
+    }
+
+    @Override
+    public CompletionStage<Decision> decideAsync(String key, long permits) {
+      keys.add(key);
+      callerThreads.add(Thread.currentThread().getName());
+      return CompletableFuture.supplyAsync(() -> windows.decide(key, permits), backend);
+    }
+
+    @Override
+    public List<Limit> limits() {
+      return windows.limits();
+    }
   }
 
-  private KeyedRateLimiter<String> reserving(
-      KeyedRateLimiter<String> windows, KeyedRateLimiter<String> remote) {
-    return new KeyedRateLimiter<>() {
-      @Override
-      public boolean tryAcquire(String key, long permits) {
-        return remote.tryAcquire(key, permits);
-      }
+  /** Decides and reserves remotely, and gives reservations back so. */
+  private final class Reserving extends Deciding {
 
-      @Override
-      public Decision decide(String key, long permits) {
-        return remote.decide(key, permits);
-      }
+    Reserving(KeyedRateLimiter<String> windows) {
+      super(windows);
+    }
 
-      @Override
-      public CompletionStage<Decision> decideAsync(String key, long permits) {
-        return remote.decideAsync(key, permits);
-      }
+    @Override
+    public Reservation reserve(String key, String group, long permits) {
+      throw new IllegalStateException("blocking call on a remote backend");
+    }
 
-      @Override
-      public Reservation reserve(String key, String group, long permits) {
-        throw new IllegalStateException("blocking call on a remote backend");
-      }
-
-      @Override
-      public CompletionStage<Reservation> reserveAsync(String key, String group, long permits) {
-        keys.add(key);
-        callerThreads.add(Thread.currentThread().getName());
-        return CompletableFuture.supplyAsync(
-            () -> remotely(windows.reserve(key, group, permits)), backend);
-      }
-
-      @Override
-      public List<Limit> limits() {
-        return windows.limits();
-      }
-    };
+    @Override
+    public CompletionStage<Reservation> reserveAsync(String key, String group, long permits) {
+      keys.add(key);
+      callerThreads.add(Thread.currentThread().getName());
+      return CompletableFuture.supplyAsync(
+          () -> remotely(windows.reserve(key, group, permits)), backend);
+    }
   }
 
   /** {@code reservation}, given back on the backend's thread; its blocking refund fails. */
