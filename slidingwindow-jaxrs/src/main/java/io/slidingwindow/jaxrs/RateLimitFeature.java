@@ -10,10 +10,16 @@ import io.slidingwindow.http.RefusalReplies;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.Application;
+import jakarta.ws.rs.core.Configuration;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
 import java.lang.reflect.Method;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -37,20 +43,25 @@ import java.util.Set;
  * that is no resource method, fails the configuration of the resource class with an {@link
  * IllegalArgumentException} naming the method: the application's start for root resources, for a
  * sub-resource whenever the runtime configures its methods (which may be at the first request that
- * reaches it). A resource class is checked when the runtime configures one of its resource methods,
- * so a class with nothing but sub-resource locators is never checked. Each method's rule has its
- * own limiter, created once, whatever number of times the runtime configures the method. Refusals,
- * headers, dry-run, keys that fail (counted under the client's address, as {@link
- * Builder#clientAddresses} finds it, which also groups every key of the method's key table) and
- * fail-open on a failing backend are those of {@link RateLimitFilter}; a request that the filter
- * and an annotation both decide reports both in its headers. Thread-safe.
+ * reaches it). The feature is also a {@link Feature}: when the application starts, it checks the
+ * root resource classes the runtime shows it (its configuration's classes and instances, and those
+ * of the {@link Application}), so that a root class with nothing but sub-resource locators, which
+ * has no resource method to configure, is checked too. Each method's rule has its own limiter,
+ * created once, whatever number of times the runtime configures the method. Refusals, headers,
+ * dry-run, keys that fail (counted under the client's address, as {@link Builder#clientAddresses}
+ * finds it, which also groups every key of the method's key table) and fail-open on a failing
+ * backend are those of {@link RateLimitFilter}; a request that the filter and an annotation both
+ * decide reports both in its headers. Thread-safe.
  */
-public final class RateLimitFeature implements DynamicFeature {
+public final class RateLimitFeature implements DynamicFeature, Feature {
 
   private final Builder settings;
   private final Map<List<Method>, MethodRateLimitFilter> filters = new HashMap<>();
   private final Map<String, String> names = new HashMap<>();
   private final Set<Class<?>> checked = new HashSet<>();
+
+  /** The application, which the runtime injects before it configures features; null if none. */
+  @Context private Application application;
 
   private RateLimitFeature(Builder settings) {
     this.settings = settings;
@@ -59,6 +70,57 @@ public final class RateLimitFeature implements DynamicFeature {
   /** Returns a builder. */
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * Checks the root resource classes the runtime shows when the application starts: the classes and
+   * instances of {@code context}'s configuration (Jersey's registrations and scanned packages) and
+   * the classes and singletons of the injected {@link Application} (RESTEasy's resources).
+   *
+   * @return true: the feature is enabled
+   * @throws IllegalArgumentException if a root resource class or a supertype has {@link RateLimit}
+   *     on a sub-resource locator or on a method that is no resource method, naming the method
+   */
+  @Override
+  public boolean configure(FeatureContext context) {
+    Set<Class<?>> types = new LinkedHashSet<>();
+    Configuration configuration = context.getConfiguration();
+    if (configuration != null) {
+      addTypes(types, configuration.getClasses(), configuration.getInstances());
+    }
+    Application app = application;
+    if (app != null) {
+      addTypes(types, app.getClasses(), singletons(app));
+    }
+    for (Class<?> type : types) {
+      if (RateLimitSearch.rootResource(type)) {
+        check(type);
+      }
+    }
+    return true;
+  }
+
+  @SuppressWarnings("deprecation") // still how an Application hands over resource instances
+  private static Set<Object> singletons(Application app) {
+    return app.getSingletons();
+  }
+
+  private static void addTypes(
+      Set<Class<?>> types, Collection<Class<?>> classes, Collection<Object> instances) {
+    if (classes != null) {
+      for (Class<?> type : classes) {
+        if (type != null) {
+          types.add(type);
+        }
+      }
+    }
+    if (instances != null) {
+      for (Object instance : instances) {
+        if (instance != null) {
+          types.add(instance.getClass());
+        }
+      }
+    }
   }
 
   @Override
@@ -91,6 +153,9 @@ public final class RateLimitFeature implements DynamicFeature {
               + method.getDeclaringClass().getName()
               + "."
               + method.getName()
+              + (method.getDeclaringClass() == resourceClass
+                  ? ""
+                  : " (of resource class " + resourceClass.getName() + ")")
               + (RateLimitSearch.locator(method)
                   ? " would limit nothing: it is a sub-resource locator (@Path without @GET,"
                       + " @POST, ...), which no filter can be bound to; put it on the resource"

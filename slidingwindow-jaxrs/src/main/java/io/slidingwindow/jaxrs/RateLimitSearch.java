@@ -109,9 +109,35 @@ final class RateLimitSearch {
     return misplaced;
   }
 
-  /** Whether {@code method} is a sub-resource locator: a {@code @Path} and no HTTP method. */
+  /**
+   * Whether {@code type} may be a root resource class: {@code @Path} on it or on one of its
+   * supertypes (RESTEasy also takes it from an interface, and a proxy subclass may hide it).
+   */
+  static boolean rootResource(Class<?> type) {
+    Set<Class<?>> types = new LinkedHashSet<>();
+    supertypes(type, types);
+    for (Class<?> candidate : types) {
+      if (candidate.isAnnotationPresent(Path.class)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether {@code method}, which has no HTTP method, is a sub-resource locator: a {@code @Path} on
+   * it or on the method of a supertype that it overrides.
+   */
   static boolean locator(Method method) {
-    return method.isAnnotationPresent(Path.class);
+    Set<Class<?>> types = new LinkedHashSet<>();
+    supertypes(method.getDeclaringClass(), types);
+    for (Class<?> type : types) {
+      Method same = sameMethod(type, method);
+      if (same != null && same.isAnnotationPresent(Path.class)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static void supertypes(Class<?> type, Set<Class<?>> types) {

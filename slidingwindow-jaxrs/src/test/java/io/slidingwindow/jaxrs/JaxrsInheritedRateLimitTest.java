@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.jaxrs.scanned.ScannedLocatorRoot;
 import io.slidingwindow.testkit.FakeTicker;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -12,13 +13,17 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.net.http.HttpResponse;
 import java.util.List;
+import java.util.Set;
+import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * {@code @RateLimit} on an interface or a superclass limits the method that implements or overrides
- * it, on Jersey and RESTEasy; one on a sub-resource locator fails the start.
+ * it, on Jersey and RESTEasy; one on a sub-resource locator fails the start, also when the locator
+ * is all its root resource class has.
  */
 class JaxrsInheritedRateLimitTest {
 
@@ -120,6 +125,39 @@ class JaxrsInheritedRateLimitTest {
     }
   }
 
+  /** A root resource with nothing but an annotated locator: no resource method of its own. */
+  @Path("locating")
+  public static class LocatorOnlyRoot {
+    @Path("child")
+    @RateLimit(limits = "1/1h")
+    public Child child() {
+      return new Child();
+    }
+  }
+
+  /** A root resource whose only method is the annotated locator it inherits. */
+  @Path("inheriting")
+  public static class InheritingLocatorRoot extends LocatorOnlyRoot {}
+
+  /** A root resource with nothing but a locator, to a sub-resource whose method is limited. */
+  @Path("guardian")
+  public static class LocatorOnlyParent {
+    @Path("ward")
+    public Ward ward() {
+      return new Ward();
+    }
+  }
+
+  /** The sub-resource of {@link LocatorOnlyParent}, limited to two requests an hour. */
+  public static class Ward {
+    @GET
+    @Produces(MediaType.TEXT_PLAIN)
+    @RateLimit(limits = "2/1h", name = "ward")
+    public String get() {
+      return "ward";
+    }
+  }
+
   private RateLimitFeature feature() {
     return RateLimitFeature.builder()
         .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
@@ -164,6 +202,78 @@ class JaxrsInheritedRateLimitTest {
         .hasStackTraceContaining(
             "@RateLimit on " + Root.class.getName() + ".child would limit nothing")
         .hasStackTraceContaining("sub-resource locator");
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void locatorOnlyRootInstance_annotatedLocator_failsTheStartNamingIt(
+      JaxrsServers.Implementation runtime) {
+    assertThatThrownBy(
+            () -> server = JaxrsServers.start(runtime, List.of(new LocatorOnlyRoot(), feature())))
+        .hasStackTraceContaining(
+            "@RateLimit on " + LocatorOnlyRoot.class.getName() + ".child would limit nothing")
+        .hasStackTraceContaining("sub-resource locator");
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void locatorOnlyRootClass_annotatedLocator_failsTheStartNamingIt(
+      JaxrsServers.Implementation runtime) {
+    assertThatThrownBy(
+            () ->
+                server =
+                    JaxrsServers.start(runtime, Set.of(LocatorOnlyRoot.class), List.of(feature())))
+        .hasStackTraceContaining(
+            "@RateLimit on " + LocatorOnlyRoot.class.getName() + ".child would limit nothing")
+        .hasStackTraceContaining("sub-resource locator");
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void locatorOnlyRoot_annotatedLocatorInherited_failsTheStartNamingBoth(
+      JaxrsServers.Implementation runtime) {
+    assertThatThrownBy(
+            () ->
+                server =
+                    JaxrsServers.start(runtime, List.of(new InheritingLocatorRoot(), feature())))
+        .hasStackTraceContaining(
+            "@RateLimit on "
+                + LocatorOnlyRoot.class.getName()
+                + ".child (of resource class "
+                + InheritingLocatorRoot.class.getName()
+                + ") would limit nothing");
+  }
+
+  @Test
+  void locatorOnlyRootFoundByJerseyPackageScan_failsTheStartNamingIt() {
+    ResourceConfig config =
+        new ResourceConfig().packages(false, ScannedLocatorRoot.class.getPackageName());
+    config.register(feature());
+
+    assertThatThrownBy(() -> server = JaxrsServers.jersey(config, "/app"))
+        .hasStackTraceContaining(
+            "@RateLimit on " + ScannedLocatorRoot.class.getName() + ".child would limit nothing");
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void locatorOnlyRoot_subResourceMethodAnnotated_limitedOnce(JaxrsServers.Implementation runtime) {
+    server =
+        JaxrsServers.start(
+            runtime, Set.of(LocatorOnlyParent.class), List.of(new Parent(), feature()));
+
+    HttpResponse<String> first = Http.get(server.uri("/guardian/ward"));
+    HttpResponse<String> second = Http.get(server.uri("/guardian/ward"));
+    HttpResponse<String> third = Http.get(server.uri("/guardian/ward"));
+
+    assertThat(first.statusCode()).isEqualTo(200);
+    assertThat(first.body()).isEqualTo("ward");
+    assertThat(first.headers().firstValue("RateLimit").map(v -> v.replaceAll(";t=.*", "")))
+        .contains("\"ward\";r=1");
+    assertThat(second.statusCode()).isEqualTo(200);
+    assertThat(second.headers().firstValue("RateLimit").map(v -> v.replaceAll(";t=.*", "")))
+        .contains("\"ward\";r=0");
+    assertThat(third.statusCode()).isEqualTo(429);
   }
 
   @ParameterizedTest

@@ -61,7 +61,21 @@ final class JaxrsServers {
   static Running start(Implementation runtime, List<Object> singletons, String base) {
     return runtime == Implementation.JERSEY
         ? jersey(singletons, base, Map.of())
-        : resteasy(singletons, base);
+        : resteasy(Set.of(), singletons, base);
+  }
+
+  /**
+   * Starts {@code runtime} serving {@code classes}, registered as classes (Jersey's {@code
+   * register(Class)}, RESTEasy's {@link Application#getClasses()}), and {@code singletons} at /app.
+   */
+  static Running start(Implementation runtime, Set<Class<?>> classes, List<Object> singletons) {
+    if (runtime == Implementation.JERSEY) {
+      ResourceConfig config = new ResourceConfig();
+      classes.forEach(config::register);
+      singletons.forEach(config::register);
+      return jersey(config, "/app");
+    }
+    return resteasy(classes, singletons, "/app");
   }
 
   /** Starts Jersey serving {@code singletons} at /app, with the application properties given. */
@@ -71,9 +85,15 @@ final class JaxrsServers {
 
   private static Running jersey(
       List<Object> singletons, String base, Map<String, Object> properties) {
-    ResourceConfig config = new ResourceConfig().register(GrizzlyPeerAddressFilter.class);
+    ResourceConfig config = new ResourceConfig();
     config.addProperties(properties);
     singletons.forEach(config::register);
+    return jersey(config, base);
+  }
+
+  /** Starts Jersey serving {@code config} at {@code base}, with its peer address filter added. */
+  static Running jersey(ResourceConfig config, String base) {
+    config.register(GrizzlyPeerAddressFilter.class);
     HttpServer server =
         GrizzlyHttpServerFactory.createHttpServer(
             URI.create("http://127.0.0.1:0" + base + "/"), config, false);
@@ -124,12 +144,17 @@ final class JaxrsServers {
         });
   }
 
-  private static Running resteasy(List<Object> singletons, String base) {
+  private static Running resteasy(Set<Class<?>> classes, List<Object> singletons, String base) {
     int port = freePort();
     Set<Object> all = new HashSet<>(singletons);
     all.add(new ServletPeerAddressFilter());
     Application application =
         new Application() {
+          @Override
+          public Set<Class<?>> getClasses() {
+            return classes;
+          }
+
           @Override
           @SuppressWarnings("deprecation") // RESTEasy's way to serve instances
           public Set<Object> getSingletons() {

@@ -6,11 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.Configuration;
 import jakarta.ws.rs.core.FeatureContext;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** What the feature makes of annotations when the application starts. */
@@ -202,6 +204,102 @@ class RateLimitFeatureTest {
 
     @RateLimit(limits = "1/1h")
     public void helper() {}
+  }
+
+  /** A root resource with nothing but an annotated locator. */
+  @Path("locating")
+  static class LocatorOnlyRoot {
+    @Path("child")
+    @RateLimit(limits = "1/1h")
+    public Resources child() {
+      return new Resources();
+    }
+  }
+
+  /** A root resource with nothing but a locator and an annotated plain method. */
+  @Path("helping")
+  static class HelperRoot {
+    @Path("child")
+    public Resources child() {
+      return new Resources();
+    }
+
+    @RateLimit(limits = "1/1h")
+    public void helper() {}
+  }
+
+  /** A root resource through its contract, which carries {@code @Path}. */
+  @Path("contract")
+  interface PathContract {
+    @Path("child")
+    Resources child();
+  }
+
+  /** Inherits {@code @Path} from {@link PathContract}; its annotated locator is misplaced. */
+  static class ContractRoot implements PathContract {
+    @Override
+    @RateLimit(limits = "1/1h")
+    public Resources child() {
+      return new Resources();
+    }
+  }
+
+  /** Starts the feature as a {@link jakarta.ws.rs.core.Feature} that sees these registrations. */
+  private static boolean start(
+      RateLimitFeature feature, Set<Class<?>> classes, Set<Object> objects) {
+    Configuration configuration =
+        (Configuration)
+            Proxy.newProxyInstance(
+                RateLimitFeatureTest.class.getClassLoader(),
+                new Class<?>[] {Configuration.class},
+                (proxy, m, args) ->
+                    switch (m.getName()) {
+                      case "getClasses" -> classes;
+                      case "getInstances" -> objects;
+                      default -> null;
+                    });
+    FeatureContext context =
+        (FeatureContext)
+            Proxy.newProxyInstance(
+                RateLimitFeatureTest.class.getClassLoader(),
+                new Class<?>[] {FeatureContext.class},
+                (proxy, m, args) -> m.getName().equals("getConfiguration") ? configuration : proxy);
+    return feature.configure(context);
+  }
+
+  @Test
+  void featureConfigure_locatorOnlyRootClassOrInstance_failsNamingIt() {
+    assertThatThrownBy(
+            () ->
+                start(RateLimitFeature.builder().build(), Set.of(LocatorOnlyRoot.class), Set.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(
+            "@RateLimit on " + LocatorOnlyRoot.class.getName() + ".child would limit nothing")
+        .hasMessageContaining("sub-resource locator");
+    assertThatThrownBy(
+            () -> start(RateLimitFeature.builder().build(), Set.of(), Set.of(new HelperRoot())))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("@RateLimit on " + HelperRoot.class.getName() + ".helper")
+        .hasMessageContaining("no resource method");
+  }
+
+  @Test
+  void featureConfigure_pathOnInterface_checked() {
+    assertThatThrownBy(
+            () -> start(RateLimitFeature.builder().build(), Set.of(ContractRoot.class), Set.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("@RateLimit on " + ContractRoot.class.getName() + ".child")
+        .hasMessageContaining("sub-resource locator");
+  }
+
+  @Test
+  void featureConfigure_classesWithoutPath_notChecked_correctRootsPass() {
+    RateLimitFeature feature = RateLimitFeature.builder().build();
+
+    boolean enabled =
+        start(feature, Set.of(Helpers.class, Locators.class, Resources.class), Set.of(feature));
+
+    assertThat(enabled).isTrue();
   }
 
   private static String annotatedName(Class<?> resourceClass, Method method) {
