@@ -7,12 +7,12 @@ import reactor.core.scheduler.Scheduler;
 /**
  * Keeps a kept-alive HTTP/1.1 connection served after a refusal. Reactor Netty queues a request
  * that arrives on a connection before the previous exchange on it has ended; when the queued
- * request is answered on the thread that takes it from the queue, up to 1.3.7 (and in every 1.2
- * release up to 1.2.18), nothing asks to read the connection again, and the client's next request
- * waits unread until the client gives up (reactor-netty#4347 and #4361; 1.3.8 reads again). A
- * refusal is often decided at once (in memory; on Redis, for a key that the last reply left
- * exhausted), so it is handed to another thread before the gateway writes it. A grant goes on to
- * the route's backend, whose answer comes later anyway, and is not delayed.
+ * request is answered on the thread that takes it from the queue, in 1.2.11, 1.2.18, 1.3.6 and
+ * 1.3.7 (the releases checked), nothing asks to read the connection again, and the client's next
+ * request waits unread until the client gives up (reactor-netty#4361; 1.3.8 reads again). A refusal
+ * is often decided at once (in memory; on Redis, for a key that the last reply left exhausted), so
+ * it is handed to another thread before the gateway writes it. A grant goes on to the route's
+ * backend, whose answer comes later anyway, and is not delayed.
  */
 final class KeptAliveConnections {
 
