@@ -88,6 +88,13 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
   private final transient Supplier<RateLimitListener> listener;
   private final transient RateLimitAnnotations annotations = new RateLimitAnnotations();
   private final transient Map<Method, LimitedMethod> methods = new ConcurrentHashMap<>();
+
+  /**
+   * Whether some interface-based proxy counts calls itself ({@link #adviseInterfaces}); until one
+   * does, no call runs as a counted one ({@link Nesting}), so calls skip looking.
+   */
+  private volatile boolean nestable;
+
   private transient volatile Resolved resolved;
 
   /** The backend and listener, resolved once. */
@@ -178,6 +185,7 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
         (called, method) ->
             calls.put(
                 called, methods.computeIfAbsent(method, m -> limited(where, implementer, m))));
+    nestable = true;
     Advisor advisor =
         new DefaultPointcutAdvisor(
             InterfaceCalls.pointcut(calls.keySet()),
@@ -261,12 +269,13 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
    * The answer to a call of {@code limited}'s method on {@code target} (where its fallback runs):
    * decided and run as its return type says; the method runs as a call counted under {@code marked}
    * ({@link Nesting}) unless that is null. A call made while one counted under the same declaration
-   * runs on this thread is not counted again.
+   * runs on this thread is not counted again; only an application with an interface-based proxy
+   * that counts calls itself pays for looking.
    */
   private Object call(
       LimitedMethod limited, MethodInvocation invocation, Object target, Method marked)
       throws Throwable {
-    if (Nesting.inside(limited.declaration())) {
+    if (nestable && Nesting.inside(limited.declaration())) {
       return invocation.proceed();
     }
     Resolved backend = resolved();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.slidingwindow.Limit;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.RateLimitExceededException;
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -58,6 +59,26 @@ class RateLimitMethodPostProcessorTest {
 
     contexts.ticker.advance(Duration.ofMillis(6010));
     assertThat(quotes.plain("a")).isEqualTo("quote for a");
+  }
+
+  /**
+   * Only an interface-based proxy that counts calls itself runs a call as a counted one; without
+   * one, class-based beans do not look (a thread-local read on every call), so even a call made
+   * inside one marked by hand counts.
+   */
+  @Test
+  void plain_noInterfaceProxyCounts_doesNotLookForACountedCallAroundIt() throws Throwable {
+    Method declaration = Quotes.class.getMethod("plain", String.class);
+
+    Nesting.run(
+        declaration,
+        () -> {
+          quotes.plain("a");
+          return quotes.plain("a");
+        });
+
+    assertThatThrownBy(() -> quotes.plain("a")).isInstanceOf(RateLimitExceededException.class);
+    assertThat(quotes.runs()).isEqualTo(2);
   }
 
   @Test
