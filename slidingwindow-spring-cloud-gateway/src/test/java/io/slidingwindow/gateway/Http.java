@@ -32,10 +32,13 @@ final class Http {
 
   /** GETs {@code path} of {@code base}, with header {@code name: value} unless value is null. */
   static HttpResponse<String> get(URI base, String path, String name, String value) {
+    return getWith(base, path, value == null ? Map.of() : Map.of(name, value));
+  }
+
+  /** GETs {@code path} of {@code base}, with {@code headers}. */
+  static HttpResponse<String> getWith(URI base, String path, Map<String, String> headers) {
     HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(TIMEOUT);
-    if (value != null) {
-      request.header(name, value);
-    }
+    headers.forEach(request::header);
     try {
       return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
     } catch (HttpTimeoutException e) {

@@ -11,10 +11,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A backend on a free loopback port that answers 200 and a fixed body ("ok" unless told) to
- * everything and counts the requests it got: what a gateway or proxy under test forwards to.
+ * A backend on a free loopback port that answers a fixed body ("ok" unless told) to everything and
+ * counts the requests it got: what a gateway or proxy under test forwards to. It answers 200, or
+ * the status a request names in its {@value #STATUS} header (a failed login, say).
  */
 public final class LoopbackBackend implements AutoCloseable {
+
+  /** The request header that names the status to answer with. */
+  public static final String STATUS = "X-Backend-Status";
 
   private final HttpServer server;
   private final AtomicInteger hits = new AtomicInteger();
@@ -39,12 +43,14 @@ public final class LoopbackBackend implements AutoCloseable {
           "/",
           exchange -> {
             backend.hits.incrementAndGet();
+            String asked = exchange.getRequestHeaders().getFirst(STATUS);
+            int status = asked == null ? 200 : Integer.parseInt(asked);
             if (exchange.getRequestMethod().equals("HEAD")) {
-              exchange.sendResponseHeaders(200, -1);
+              exchange.sendResponseHeaders(status, -1);
               exchange.close();
               return;
             }
-            exchange.sendResponseHeaders(200, answer.length);
+            exchange.sendResponseHeaders(status, answer.length);
             try (OutputStream out = exchange.getResponseBody()) {
               out.write(answer);
             }
