@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -81,6 +82,41 @@ class HostileInputIT {
         .isTrue();
   }
 
+  @Test
+  void reload_rulesWhosePathsReadAlike_keepCountsApart() throws Exception {
+    start(b -> b);
+    Files.writeString(config, CONFIG + "# a comment: the rules are the same\n");
+    assertThat(server.reloadNow()).isTrue();
+
+    assertThat(decide("a", "b")).isEqualTo(200);
+    assertThat(decide("a", "b")).isEqualTo(200);
+    assertThat(decide("a", "b")).isEqualTo(429);
+
+    assertThat(decide("a_b", "b")).as("key a_b is another rule than key a, value b").isEqualTo(200);
+  }
+
+  @Test
+  void decide_onRedis_rulesWhosePathsReadAlike_keepCountsApart() throws Exception {
+    RedisServerProcess redis = RedisServerProcess.start();
+    opened.add(redis);
+    start(b -> b.redis(redis.uri()).redisCommandTimeout(Duration.ofSeconds(5)));
+
+    assertThat(decide("a", "b")).isEqualTo(200);
+    assertThat(decide("a", "b")).isEqualTo(200);
+    assertThat(decide("a", "b")).isEqualTo(429);
+
+    assertThat(decide("a_b", "b")).as("key a_b is another rule than key a, value b").isEqualTo(200);
+  }
+
+  private int decide(String key, String value) throws Exception {
+    return post("{\"domain\": \"web\", \"descriptors\": [{\"entries\": [{\"key\": \""
+            + key
+            + "\", \"value\": \""
+            + value
+            + "\"}]}]}")
+        .statusCode();
+  }
+
   private JsonNode adminStats() throws Exception {
     HttpResponse<String> stats =
         client.send(
@@ -90,5 +126,19 @@ class HostileInputIT {
                 .build(),
             HttpResponse.BodyHandlers.ofString());
     return json.readTree(stats.body());
+  }
+
+  private HttpResponse<String> post(String body) throws Exception {
+    return post("/v1/decide", body);
+  }
+
+  private HttpResponse<String> post(String path, String body) throws Exception {
+    return client.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort() + path))
+            .timeout(Duration.ofSeconds(10))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 }

@@ -45,9 +45,9 @@ import java.util.concurrent.CompletionStage;
  * <p>{@link #decide} answers on the caller's thread, for stores in memory; {@link #decideAsync}
  * never waits: on Redis every descriptor's call is sent at once and the answer completes when the
  * last reply, or the failure policy at the command timeout, arrives. {@link #apply} swaps in a new
- * configuration; a rule with the same domain, path, limits and failure policy as before keeps its
- * limiter and so its counts. {@link #adminOverrides} gives single descriptors other limits at run
- * time. Thread-safe: a decision uses one configuration from start to end.
+ * configuration; a rule with the same domain, {@link Rule#selector()}, limits and failure policy as
+ * before keeps its limiter and so its counts. {@link #adminOverrides} gives single descriptors
+ * other limits at run time. Thread-safe: a decision uses one configuration from start to end.
  */
 public final class Decider implements ConfigWatcher.Listener {
 
