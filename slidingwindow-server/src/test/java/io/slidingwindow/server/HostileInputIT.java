@@ -1,9 +1,19 @@
 package io.slidingwindow.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.slidingwindow.server.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
+import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitRequest;
+import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitResponse;
+import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import io.slidingwindow.server.envoy.type.v3.RateLimitUnit;
 import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.net.URI;
@@ -15,6 +25,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -64,6 +75,40 @@ class HostileInputIT {
   }
 
   @Test
+  void shouldRateLimit_overrideRefusedForAFullDomain_countsNoOtherDescriptorOfTheRequest()
+      throws Exception {
+    start(b -> b.maxOverrideLimits(1));
+    RateLimitServiceGrpc.RateLimitServiceBlockingStub stub = grpc();
+    RateLimitRequest inUse =
+        RateLimitRequest.newBuilder().setDomain("web").addDescriptors(overridden("x", 1)).build();
+    assertThat(stub.shouldRateLimit(inUse).getOverallCode()).isEqualTo(RateLimitResponse.Code.OK);
+
+    RateLimitRequest both =
+        RateLimitRequest.newBuilder()
+            .setDomain("web")
+            .addDescriptors(EnvoyGrpcIT.descriptor("client", "c"))
+            .addDescriptors(overridden("y", 7))
+            .build();
+    assertThatThrownBy(() -> stub.shouldRateLimit(both))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription())
+                  .contains("distinct descriptor limit overrides in use");
+            });
+
+    RateLimitRequest alone =
+        RateLimitRequest.newBuilder()
+            .setDomain("web")
+            .addDescriptors(EnvoyGrpcIT.descriptor("client", "c"))
+            .build();
+    assertThat(stub.shouldRateLimit(alone).getStatuses(0).getLimitRemaining())
+        .as("the refused request counted nothing")
+        .isEqualTo(2);
+  }
+
+  @Test
   void reload_afterTheFileWasBrieflyUnreadable_sameContentClearsTheReloadError() throws Exception {
     start(b -> b);
     Path aside = dir.resolve("aside");
@@ -106,6 +151,22 @@ class HostileInputIT {
     assertThat(decide("a", "b")).isEqualTo(429);
 
     assertThat(decide("a_b", "b")).as("key a_b is another rule than key a, value b").isEqualTo(200);
+  }
+
+  private static RateLimitDescriptor overridden(String client, int requests) {
+    return EnvoyGrpcIT.descriptor("client", client).toBuilder()
+        .setLimit(
+            RateLimitDescriptor.RateLimitOverride.newBuilder()
+                .setRequestsPerUnit(requests)
+                .setUnit(RateLimitUnit.HOUR))
+        .build();
+  }
+
+  private RateLimitServiceGrpc.RateLimitServiceBlockingStub grpc() {
+    ManagedChannel channel =
+        NettyChannelBuilder.forAddress("127.0.0.1", server.grpcPort()).usePlaintext().build();
+    opened.add(() -> channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS));
+    return RateLimitServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);
   }
 
   private int decide(String key, String value) throws Exception {

@@ -264,7 +264,11 @@ public final class Decider implements ConfigWatcher.Listener {
     return join == null ? CompletableFuture.completedFuture(new Verdict(statuses)) : join.finish();
   }
 
-  /** Validates the request and matches each descriptor: its rule, or null. */
+  /**
+   * Validates the request and matches each descriptor: its rule, or null. Every descriptor that
+   * carries a limit of its own gets that limit's limiter here, before any descriptor is counted, so
+   * that a domain full of override limits refuses the whole request without counting a part of it.
+   */
   private Rule[] plan(State current, DecisionRequest request) {
     RequestChecks.check(current.config(), request, overrides != null);
     int n = request.count();
@@ -272,6 +276,10 @@ public final class Decider implements ConfigWatcher.Listener {
     Set<String> replaced = null;
     for (int d = 0; d < n; d++) {
       if (overrides != null && request.hasOverride(d)) {
+        long requests = request.overrideRequests(d);
+        if (requests > 0 && hits(request, d) <= requests) { // else answered without a limiter
+          var unused = limiter(current, request, d, null);
+        }
         continue;
       }
       Rule rule = current.config().match(request.domain(), request, d);
