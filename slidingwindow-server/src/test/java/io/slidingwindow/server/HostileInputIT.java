@@ -75,6 +75,64 @@ class HostileInputIT {
   }
 
   @Test
+  void decide_unknownFieldDuplicateKeyOrTextAfterTheObject_answered400AndCountsNothing()
+      throws Exception {
+    start(b -> b);
+    String entries = "[{\"key\": \"client\", \"value\": \"t\"}]";
+
+    assertError(
+        post(
+            "{\"domain\": \"web\", \"descriptors\": [{\"entries\": " + entries + ", \"hit\": 3}]}"),
+        "unknown field 'hit' in descriptors[0]");
+    assertError(
+        post(
+            "{\"domain\": \"web\", \"hitsAddend\": 3, \"descriptors\": [{\"entries\": "
+                + entries
+                + "}]}"),
+        "unknown field 'hitsAddend'");
+    assertError(
+        post(
+            "{\"domain\": \"web\", \"descriptors\": [{\"entries\": [{\"key\": \"client\","
+                + " \"valeu\": \"t\"}]}]}"),
+        "unknown field 'valeu' in descriptors[0].entries[0]");
+    assertError(
+        post(
+            "{\"domain\": \"web\", \"hits\": 3, \"hits\": 0, \"descriptors\": [{\"entries\": "
+                + entries
+                + "}]}"),
+        "malformed JSON: Duplicate field 'hits'");
+    assertError(
+        post(
+            "{\"domain\": \"web\", \"descriptors\": [{\"entries\": "
+                + entries
+                + "}], \"descriptors\": [{\"entries\": [{\"key\": \"other\", \"value\": \"t\"}]}]}"),
+        "malformed JSON: Duplicate field 'descriptors'");
+    assertError(
+        post("{\"domain\": \"web\", \"descriptors\": [{\"entries\": " + entries + "}]} {\"x\": 1}"),
+        "malformed JSON");
+
+    HttpResponse<String> valid =
+        post("{\"domain\": \"web\", \"descriptors\": [{\"entries\": " + entries + "}]}");
+    assertThat(valid.statusCode()).isEqualTo(200);
+    assertThat(json.readTree(valid.body()).get("statuses").get(0).get("remaining").asLong())
+        .as("nothing counted by the refused bodies")
+        .isEqualTo(2);
+  }
+
+  @Test
+  void json_duplicateFieldOrTextAfterTheObject_answered400() throws Exception {
+    start(b -> b);
+    String entries = "[{\"entries\": [{\"key\": \"client\", \"value\": \"j\"}]}]";
+
+    assertError(
+        post("/json", "{\"domain\": \"web\", \"domain\": \"x\", \"descriptors\": " + entries + "}"),
+        "not a RateLimitRequest in JSON: Duplicate field 'domain'");
+    assertError(
+        post("/json", "{\"domain\": \"web\", \"descriptors\": " + entries + "} trailing"),
+        "not a RateLimitRequest in JSON");
+  }
+
+  @Test
   void shouldRateLimit_overrideRefusedForAFullDomain_countsNoOtherDescriptorOfTheRequest()
       throws Exception {
     start(b -> b.maxOverrideLimits(1));
@@ -201,5 +259,10 @@ class HostileInputIT {
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build(),
         HttpResponse.BodyHandlers.ofString());
+  }
+
+  private void assertError(HttpResponse<String> response, String message) throws Exception {
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+    assertThat(json.readTree(response.body()).get("error").asText()).contains(message);
   }
 }
