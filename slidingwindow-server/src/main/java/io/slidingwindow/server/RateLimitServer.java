@@ -44,9 +44,9 @@ import java.util.concurrent.TimeUnit;
  * operations on one descriptor) on the loopback address, or behind a bearer token. The
  * configuration is envoyproxy/ratelimit's YAML (a file, or a directory of {@code .yaml} files, one
  * domain each) with extensions for windows of any length and several limits per descriptor; see
- * {@code docs/server.md}. It is reloaded when the files change; rules whose domain, path and limits
- * are unchanged keep their counts, and a bad file leaves the last good configuration in force.
- * Counts live in this process's memory, or in Redis.
+ * {@code docs/server.md}. It is reloaded when the files change; rules whose domain, selector and
+ * limits are unchanged keep their counts, and a bad file leaves the last good configuration in
+ * force. Counts live in this process's memory, or in Redis.
  *
  * <p>{@link #close()} stops accepting calls and waits up to the drain timeout for calls in flight.
  * Thread-safe.

@@ -126,7 +126,7 @@ public final class ConfigParser {
             "failure_policy must be local, allow or refuse, was '" + policy + "'");
       }
     }
-    DescriptorNode tree = descriptors(domain, "", new String[0], fields.get("descriptors"));
+    DescriptorNode tree = descriptors(domain, "", "", new String[0], fields.get("descriptors"));
     domains.put(domain, tree);
     failurePolicies.put(domain, failurePolicy);
   }
@@ -142,11 +142,16 @@ public final class ConfigParser {
   }
 
   /**
-   * The level below {@code parentPath}; {@code parentShared} holds, per level above, the pattern
-   * counted in place of values there ({@code share_threshold}), or null.
+   * The level below {@code parentPath} (whose {@link Rule#selector()} is {@code parentSelector});
+   * {@code parentShared} holds, per level above, the pattern counted in place of values there
+   * ({@code share_threshold}), or null.
    */
   private DescriptorNode descriptors(
-      String domain, String parentPath, String[] parentShared, NodeTuple field)
+      String domain,
+      String parentPath,
+      String parentSelector,
+      String[] parentShared,
+      NodeTuple field)
       throws ConfigException {
     DescriptorNode level = new DescriptorNode();
     if (field == null || YamlFields.isNull(field.getValueNode())) {
@@ -168,6 +173,12 @@ public final class ConfigParser {
       }
       String path =
           parentPath + (parentPath.isEmpty() ? "" : ".") + key + (value == null ? "" : "_" + value);
+      String selector =
+          parentSelector
+              + key.length()
+              + ':'
+              + key
+              + (value == null ? "-" : "=" + value.length() + ':' + value);
       boolean shadowMode = yaml.bool(fields, "shadow_mode");
       yaml.bool(fields, "quota_mode");
       yaml.bool(fields, "detailed_metric");
@@ -182,11 +193,12 @@ public final class ConfigParser {
       }
       String[] shared = Arrays.copyOf(parentShared, parentShared.length + 1);
       shared[parentShared.length] = shareThreshold ? value : null;
-      Rule rule = rule(domain, path, shadowMode, shared, fields);
+      Rule rule = rule(domain, path, selector, shadowMode, shared, fields);
       if (rule != null) {
         rules.add(rule);
       }
-      DescriptorNode children = descriptors(domain, path, shared, fields.get("descriptors"));
+      DescriptorNode children =
+          descriptors(domain, path, selector, shared, fields.get("descriptors"));
       if (!level.add(new DescriptorNode.Child(key, value, shareThreshold, rule, children))) {
         throw yaml.fault(item, "descriptor '" + path + "' is defined twice at this level");
       }
@@ -197,6 +209,7 @@ public final class ConfigParser {
   private Rule rule(
       String domain,
       String path,
+      String selector,
       boolean shadowMode,
       String[] sharedPatterns,
       Map<String, NodeTuple> fields)
@@ -257,7 +270,7 @@ public final class ConfigParser {
       }
     }
     Rule.Builder rule =
-        Rule.builder(domain, path, file + " line " + line)
+        Rule.builder(domain, path, selector, file + " line " + line)
             .shadowMode(shadowMode)
             .name(name, replaces)
             .sharedPatterns(sharedPatterns)

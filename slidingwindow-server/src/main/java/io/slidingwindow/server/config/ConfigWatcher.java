@@ -17,8 +17,10 @@ import java.util.stream.Stream;
  * <p>{@link #check()} reads the files and, if anything differs from the last read, parses them and
  * hands the result to the {@link Listener}. A configuration that fails to read or parse is not
  * applied: the last good one stays in force, the error is logged and kept for {@link #lastError()},
- * and the same bad content is not reported again. Whoever owns the watcher decides when to call
- * {@link #check()} (the server on a schedule, tests directly). Thread-safe: checks are serialized.
+ * and the same bad content is not reported again. Files that cannot be read (gone for a moment
+ * while they are replaced) are read and applied again once they can be, even if unchanged, so that
+ * the read error does not outlive its cause. Whoever owns the watcher decides when to call {@link
+ * #check()} (the server on a schedule, tests directly). Thread-safe: checks are serialized.
  */
 public final class ConfigWatcher {
 
@@ -85,6 +87,9 @@ public final class ConfigWatcher {
     try {
       sources = read();
     } catch (ConfigException e) {
+      // Forget what was read last: when the files can be read again, even unchanged, they are
+      // parsed and applied again, which clears this error instead of leaving it shown for good.
+      lastRead = null;
       fail(e.getMessage(), null);
       return false;
     }

@@ -23,6 +23,7 @@ public final class Rule {
 
   private final String domain;
   private final String path;
+  private final String selector;
   private final String source;
   private final Kind kind;
   private final List<Limit> limits;
@@ -37,6 +38,7 @@ public final class Rule {
   private Rule(Builder b, int index) {
     this.domain = b.domain;
     this.path = b.path;
+    this.selector = b.selector;
     this.source = b.source;
     this.kind = b.kind;
     this.limits = List.copyOf(b.limits);
@@ -60,6 +62,16 @@ public final class Rule {
    */
   public String path() {
     return path;
+  }
+
+  /**
+   * The keys and values that select it, level by level, written so that no two rules of a domain
+   * share it: each key and value length-prefixed ({@code 3:api=2:v1}, {@code 4:user-} for a key
+   * without a value). Its {@link #path()} is not so: key {@code a_b} and key {@code a} with value
+   * {@code b} both have path {@code a_b}. Counts are kept under this, never under the path.
+   */
+  public String selector() {
+    return selector;
   }
 
   /** Where it is written, for example {@code limits.yaml line 12}. */
@@ -123,11 +135,11 @@ public final class Rule {
   }
 
   /**
-   * What identifies the counts of this rule across reloads: a rule with the same domain, path,
-   * limits and failure policy keeps counting where the old one stopped.
+   * What identifies the counts of this rule across reloads: a rule with the same domain, {@link
+   * #selector()}, limits and failure policy keeps counting where the old one stopped.
    */
   public Object identity() {
-    return List.of(domain, path, limits, failurePolicy);
+    return List.of(domain, selector, limits, failurePolicy);
   }
 
   @Override
@@ -135,14 +147,15 @@ public final class Rule {
     return "Rule[" + domain + " " + path + " " + kind + " " + limits + ", " + source + "]";
   }
 
-  static Builder builder(String domain, String path, String source) {
-    return new Builder(domain, path, source);
+  static Builder builder(String domain, String path, String selector, String source) {
+    return new Builder(domain, path, selector, source);
   }
 
   /** Collects a rule's parts while the parser reads them. */
   static final class Builder {
     private final String domain;
     private final String path;
+    private final String selector;
     private final String source;
     private Kind kind = Kind.LIMITED;
     private List<Limit> limits = List.of();
@@ -153,9 +166,10 @@ public final class Rule {
     private FailurePolicy failurePolicy = FailurePolicy.DEFAULT;
     private String[] sharedPatterns = new String[0];
 
-    private Builder(String domain, String path, String source) {
+    private Builder(String domain, String path, String selector, String source) {
       this.domain = domain;
       this.path = path;
+      this.selector = selector;
       this.source = source;
     }
 

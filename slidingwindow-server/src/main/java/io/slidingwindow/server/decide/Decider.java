@@ -45,9 +45,9 @@ import java.util.concurrent.CompletionStage;
  * <p>{@link #decide} answers on the caller's thread, for stores in memory; {@link #decideAsync}
  * never waits: on Redis every descriptor's call is sent at once and the answer completes when the
  * last reply, or the failure policy at the command timeout, arrives. {@link #apply} swaps in a new
- * configuration; a rule with the same domain, path, limits and failure policy as before keeps its
- * limiter and so its counts. {@link #adminOverrides} gives single descriptors other limits at run
- * time. Thread-safe: a decision uses one configuration from start to end.
+ * configuration; a rule with the same domain, {@link Rule#selector()}, limits and failure policy as
+ * before keeps its limiter and so its counts. {@link #adminOverrides} gives single descriptors
+ * other limits at run time. Thread-safe: a decision uses one configuration from start to end.
  */
 public final class Decider implements ConfigWatcher.Listener {
 
@@ -264,7 +264,11 @@ public final class Decider implements ConfigWatcher.Listener {
     return join == null ? CompletableFuture.completedFuture(new Verdict(statuses)) : join.finish();
   }
 
-  /** Validates the request and matches each descriptor: its rule, or null. */
+  /**
+   * Validates the request and matches each descriptor: its rule, or null. Every descriptor that
+   * carries a limit of its own gets that limit's limiter here, before any descriptor is counted, so
+   * that a domain full of override limits refuses the whole request without counting a part of it.
+   */
   private Rule[] plan(State current, DecisionRequest request) {
     RequestChecks.check(current.config(), request, overrides != null);
     int n = request.count();
@@ -272,6 +276,10 @@ public final class Decider implements ConfigWatcher.Listener {
     Set<String> replaced = null;
     for (int d = 0; d < n; d++) {
       if (overrides != null && request.hasOverride(d)) {
+        long requests = request.overrideRequests(d);
+        if (requests > 0 && hits(request, d) <= requests) { // else answered without a limiter
+          var unused = limiter(current, request, d, null);
+        }
         continue;
       }
       Rule rule = current.config().match(request.domain(), request, d);

@@ -10,9 +10,9 @@ import io.slidingwindow.server.config.Rule;
  * id. In memory each rule has a limiter of its own, so an id holds only the counted values, and a
  * descriptor of one entry is counted under its value itself, which allocates nothing. In a store
  * that all rules share (Redis), an id starts with a mark of its source ({@code r} a configured
- * rule, {@code o} a descriptor's own limit) and the domain, then the rule's path and limits: Redis
- * names a key by its id and its limit's window (not its permits, so that an admin override keeps
- * the counts of the windows it shares with the rule), and a rule whose limits change in the
+ * rule, {@code o} a descriptor's own limit) and the domain, then the rule's selector and limits:
+ * Redis names a key by its id and its limit's window (not its permits, so that an admin override
+ * keeps the counts of the windows it shares with the rule), and a rule whose limits change in the
  * configuration starts from zero there as in memory. Stateless.
  */
 final class LimiterIds {
@@ -20,8 +20,9 @@ final class LimiterIds {
   private LimiterIds() {}
 
   /**
-   * What a rule's ids start with: nothing in memory, the rule's source mark, domain, path and
-   * limits (permits, window and precision in microseconds) else.
+   * What a rule's ids start with: nothing in memory, the rule's source mark, domain, {@link
+   * Rule#selector() selector} (not its path, which two rules may share) and limits (permits, window
+   * and precision in microseconds) else.
    */
   static String rulePrefix(Rule rule, boolean shared) {
     if (!shared) {
@@ -29,7 +30,7 @@ final class LimiterIds {
     }
     StringBuilder prefix = new StringBuilder("r");
     append(prefix, rule.domain());
-    append(prefix, rule.path());
+    append(prefix, rule.selector());
     StringBuilder limits = new StringBuilder();
     for (Limit limit : rule.limits()) {
       limits

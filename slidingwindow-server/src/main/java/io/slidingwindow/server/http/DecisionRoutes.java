@@ -39,9 +39,11 @@ import java.util.function.Function;
  * </ul>
  *
  * <p>Both decision endpoints read the body as strict UTF-8 (400 for malformed bytes, which would
- * otherwise turn different values into one), answer 400 for malformed JSON or a malformed request
- * and 404 for an unknown domain, each with {@code {"error": "..."}} and counted. In memory they
- * decide on the event loop; on Redis they answer when Redis (or the failure policy) does.
+ * otherwise turn different values into one) and as strict JSON (a field twice in one object, text
+ * after the document, and on {@code /v1/decide} a field it does not know are malformed), answer 400
+ * for malformed JSON or a malformed request and 404 for an unknown domain, each with {@code
+ * {"error": "..."}} and counted. In memory they decide on the event loop; on Redis they answer when
+ * Redis (or the failure policy) does.
  */
 public final class DecisionRoutes {
 
@@ -94,6 +96,15 @@ public final class DecisionRoutes {
     long start = System.nanoTime();
     String text = readText(exchange);
     if (text == null) {
+      return;
+    }
+    try {
+      // protobuf's reader takes the last of two same fields and ignores what follows the object;
+      // the strict reader refuses both first.
+      var unused = Json.mapper().readTree(text);
+    } catch (JsonProcessingException e) {
+      events.refused(DecisionEvents.HTTP, "malformed_json");
+      exchange.fail(400, "not a RateLimitRequest in JSON: " + e.getOriginalMessage());
       return;
     }
     RateLimitRequest.Builder request = RateLimitRequest.newBuilder();

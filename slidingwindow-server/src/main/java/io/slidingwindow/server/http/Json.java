@@ -2,6 +2,8 @@ package io.slidingwindow.server.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.buffer.ByteBuf;
 import java.io.UncheckedIOException;
@@ -13,7 +15,12 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
-/** JSON for the HTTP endpoints: one configured mapper, strict UTF-8, error bodies. Thread-safe. */
+/**
+ * JSON for the HTTP endpoints: one configured mapper, strict UTF-8, error bodies. Reading is strict
+ * too: a field named twice in one object, or anything but white space after the document, is
+ * malformed JSON, rather than a body that one reader takes for another (the last of two fields, or
+ * the first of two documents). Thread-safe.
+ */
 public final class Json {
 
   /** The largest request body read, in bytes. */
@@ -22,8 +29,10 @@ public final class Json {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
   static {
+    MAPPER.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     MAPPER
         .getFactory()
+        .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION.mappedFeature())
         .setStreamReadConstraints(
             StreamReadConstraints.builder()
                 .maxNestingDepth(16)

@@ -9,7 +9,8 @@ import io.slidingwindow.server.decide.Decisions.BadRequest;
  * The body of {@code POST /v1/decide} as a {@link DecisionRequest}: {@code {"domain": "...",
  * "hits": 1, "descriptors": [{"entries": [{"key": "...", "value": "..."}], "hits": 2}]}}, read once
  * and checked for types, so that every fault names where it is ({@code
- * descriptors[0].entries[1].key must be a string}). Immutable.
+ * descriptors[0].entries[1].key must be a string}); a field it does not know is refused the same
+ * way. Immutable.
  */
 final class JsonRequest implements DecisionRequest {
 
@@ -37,6 +38,7 @@ final class JsonRequest implements DecisionRequest {
     if (body == null || !body.isObject()) {
       throw BadRequest.invalid("the body must be a JSON object");
     }
+    onlyFields(body, "", "the body has domain, hits, descriptors", "domain", "hits", "descriptors");
     String domain = text(body, "domain", "domain", true);
     long hits = hits(body.get("hits"), "hits");
     JsonNode list = body.get("descriptors");
@@ -60,6 +62,7 @@ final class JsonRequest implements DecisionRequest {
       if (!descriptor.isObject()) {
         throw BadRequest.invalid(where + " must be an object with entries");
       }
+      onlyFields(descriptor, where, "a descriptor has entries, hits", "entries", "hits");
       JsonNode entries = descriptor.get("entries");
       if (entries == null || !entries.isArray()) {
         throw BadRequest.invalid(where + ".entries must be an array of {key, value}");
@@ -76,6 +79,7 @@ final class JsonRequest implements DecisionRequest {
         if (!entry.isObject()) {
           throw BadRequest.invalid(at + " must be an object {key, value}");
         }
+        onlyFields(entry, at, "an entry has key, value", "key", "value");
         keys[d][e] = text(entry, "key", at + ".key", true);
         String value = text(entry, "value", at + ".value", false);
         values[d][e] = value == null ? "" : value;
@@ -84,6 +88,31 @@ final class JsonRequest implements DecisionRequest {
       descriptorHits[d] = own == null || own.isNull() ? -1 : hits(own, where + ".hits");
     }
     return new JsonRequest(domain, hits, keys, values, descriptorHits);
+  }
+
+  /**
+   * Refuses a field of {@code node} other than {@code names}: a misspelt one ({@code hit}, {@code
+   * valeu}) would otherwise be dropped, and the request counted as if it had not been sent (one hit
+   * instead of three, every client under the empty value).
+   */
+  private static void onlyFields(JsonNode node, String where, String expected, String... names) {
+    var fields = node.fieldNames();
+    while (fields.hasNext()) {
+      String name = fields.next();
+      boolean known = false;
+      for (String allowed : names) {
+        known |= allowed.equals(name);
+      }
+      if (!known) {
+        throw BadRequest.invalid(
+            "unknown field '"
+                + name
+                + "'"
+                + (where.isEmpty() ? "" : " in " + where)
+                + "; "
+                + expected);
+      }
+    }
   }
 
   private static String text(JsonNode parent, String field, String where, boolean required) {

@@ -1,0 +1,268 @@
+package io.slidingwindow.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.slidingwindow.server.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
+import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitRequest;
+import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitResponse;
+import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import io.slidingwindow.server.envoy.type.v3.RateLimitUnit;
+import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.testkit.redis.RedisServerProcess;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What a client or an operator may get wrong, against a real service: bodies that a lenient reader
+ * would take for something else, a request refused after part of it was counted, rules whose paths
+ * read alike, a configuration file that is briefly unreadable.
+ */
+class HostileInputIT {
+
+  private static final String CONFIG =
+      """
+      domain: web
+      descriptors:
+        - key: client
+          rate_limit: {unit: minute, requests_per_unit: 3}
+        - key: a_b
+          rate_limit: {unit: minute, requests_per_unit: 2}
+        - key: a
+          value: b
+          rate_limit: {unit: minute, requests_per_unit: 2}
+      """;
+
+  @TempDir Path dir;
+  private final FakeTicker ticker = new FakeTicker();
+  private final HttpClient client =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final ObjectMapper json = new ObjectMapper();
+  private final List<AutoCloseable> opened = new ArrayList<>();
+  private Path config;
+  private RateLimitServer server;
+
+  private void start(UnaryOperator<RateLimitServer.Builder> settings) throws Exception {
+    config = dir.resolve("web.yaml");
+    Files.writeString(config, CONFIG);
+    server = settings.apply(TestServers.onLoopback(config).ticker(ticker)).start();
+    opened.add(0, server);
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    for (AutoCloseable resource : opened) {
+      resource.close();
+    }
+  }
+
+  @Test
+  void decide_unknownFieldDuplicateKeyOrTextAfterTheObject_answered400AndCountsNothing()
+      throws Exception {
+    start(b -> b);
+    String entries = "[{\"key\": \"client\", \"value\": \"t\"}]";
+
+    assertError(
+        post(
+            "{\"domain\": \"web\", \"descriptors\": [{\"entries\": " + entries + ", \"hit\": 3}]}"),
+        "unknown field 'hit' in descriptors[0]");
+    assertError(
+        post(
+            "{\"domain\": \"web\", \"hitsAddend\": 3, \"descriptors\": [{\"entries\": "
+                + entries
+                + "}]}"),
+        "unknown field 'hitsAddend'");
+    assertError(
+        post(
+            "{\"domain\": \"web\", \"descriptors\": [{\"entries\": [{\"key\": \"client\","
+                + " \"valeu\": \"t\"}]}]}"),
+        "unknown field 'valeu' in descriptors[0].entries[0]");
+    assertError(
+        post(
+            "{\"domain\": \"web\", \"hits\": 3, \"hits\": 0, \"descriptors\": [{\"entries\": "
+                + entries
+                + "}]}"),
+        "malformed JSON: Duplicate field 'hits'");
+    assertError(
+        post(
+            "{\"domain\": \"web\", \"descriptors\": [{\"entries\": "
+                + entries
+                + "}], \"descriptors\": [{\"entries\": [{\"key\": \"other\", \"value\": \"t\"}]}]}"),
+        "malformed JSON: Duplicate field 'descriptors'");
+    assertError(
+        post("{\"domain\": \"web\", \"descriptors\": [{\"entries\": " + entries + "}]} {\"x\": 1}"),
+        "malformed JSON");
+
+    HttpResponse<String> valid =
+        post("{\"domain\": \"web\", \"descriptors\": [{\"entries\": " + entries + "}]}");
+    assertThat(valid.statusCode()).isEqualTo(200);
+    assertThat(json.readTree(valid.body()).get("statuses").get(0).get("remaining").asLong())
+        .as("nothing counted by the refused bodies")
+        .isEqualTo(2);
+  }
+
+  @Test
+  void json_duplicateFieldOrTextAfterTheObject_answered400() throws Exception {
+    start(b -> b);
+    String entries = "[{\"entries\": [{\"key\": \"client\", \"value\": \"j\"}]}]";
+
+    assertError(
+        post("/json", "{\"domain\": \"web\", \"domain\": \"x\", \"descriptors\": " + entries + "}"),
+        "not a RateLimitRequest in JSON: Duplicate field 'domain'");
+    assertError(
+        post("/json", "{\"domain\": \"web\", \"descriptors\": " + entries + "} trailing"),
+        "not a RateLimitRequest in JSON");
+  }
+
+  @Test
+  void shouldRateLimit_overrideRefusedForAFullDomain_countsNoOtherDescriptorOfTheRequest()
+      throws Exception {
+    start(b -> b.maxOverrideLimits(1));
+    RateLimitServiceGrpc.RateLimitServiceBlockingStub stub = grpc();
+    RateLimitRequest inUse =
+        RateLimitRequest.newBuilder().setDomain("web").addDescriptors(overridden("x", 1)).build();
+    assertThat(stub.shouldRateLimit(inUse).getOverallCode()).isEqualTo(RateLimitResponse.Code.OK);
+
+    RateLimitRequest both =
+        RateLimitRequest.newBuilder()
+            .setDomain("web")
+            .addDescriptors(EnvoyGrpcIT.descriptor("client", "c"))
+            .addDescriptors(overridden("y", 7))
+            .build();
+    assertThatThrownBy(() -> stub.shouldRateLimit(both))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription())
+                  .contains("distinct descriptor limit overrides in use");
+            });
+
+    RateLimitRequest alone =
+        RateLimitRequest.newBuilder()
+            .setDomain("web")
+            .addDescriptors(EnvoyGrpcIT.descriptor("client", "c"))
+            .build();
+    assertThat(stub.shouldRateLimit(alone).getStatuses(0).getLimitRemaining())
+        .as("the refused request counted nothing")
+        .isEqualTo(2);
+  }
+
+  @Test
+  void reload_afterTheFileWasBrieflyUnreadable_sameContentClearsTheReloadError() throws Exception {
+    start(b -> b);
+    Path aside = dir.resolve("aside");
+    Files.move(config, aside);
+
+    assertThat(server.reloadNow()).isFalse();
+    assertThat(server.lastReloadError()).contains("cannot read the configuration");
+    assertThat(adminStats().get("lastReloadError").asText()).contains("cannot read");
+
+    Files.move(aside, config);
+    server.reloadNow();
+
+    assertThat(server.lastReloadError()).isNull();
+    assertThat(adminStats().get("lastReloadError").isNull())
+        .as("/v1/stats: %s", adminStats())
+        .isTrue();
+  }
+
+  @Test
+  void reload_rulesWhosePathsReadAlike_keepCountsApart() throws Exception {
+    start(b -> b);
+    Files.writeString(config, CONFIG + "# a comment: the rules are the same\n");
+    assertThat(server.reloadNow()).isTrue();
+
+    assertThat(decide("a", "b")).isEqualTo(200);
+    assertThat(decide("a", "b")).isEqualTo(200);
+    assertThat(decide("a", "b")).isEqualTo(429);
+
+    assertThat(decide("a_b", "b")).as("key a_b is another rule than key a, value b").isEqualTo(200);
+  }
+
+  @Test
+  void decide_onRedis_rulesWhosePathsReadAlike_keepCountsApart() throws Exception {
+    RedisServerProcess redis = RedisServerProcess.start();
+    opened.add(redis);
+    start(b -> b.redis(redis.uri()).redisCommandTimeout(Duration.ofSeconds(5)));
+
+    assertThat(decide("a", "b")).isEqualTo(200);
+    assertThat(decide("a", "b")).isEqualTo(200);
+    assertThat(decide("a", "b")).isEqualTo(429);
+
+    assertThat(decide("a_b", "b")).as("key a_b is another rule than key a, value b").isEqualTo(200);
+  }
+
+  private static RateLimitDescriptor overridden(String client, int requests) {
+    return EnvoyGrpcIT.descriptor("client", client).toBuilder()
+        .setLimit(
+            RateLimitDescriptor.RateLimitOverride.newBuilder()
+                .setRequestsPerUnit(requests)
+                .setUnit(RateLimitUnit.HOUR))
+        .build();
+  }
+
+  private RateLimitServiceGrpc.RateLimitServiceBlockingStub grpc() {
+    ManagedChannel channel =
+        NettyChannelBuilder.forAddress("127.0.0.1", server.grpcPort()).usePlaintext().build();
+    opened.add(() -> channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS));
+    return RateLimitServiceGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);
+  }
+
+  private int decide(String key, String value) throws Exception {
+    return post("{\"domain\": \"web\", \"descriptors\": [{\"entries\": [{\"key\": \""
+            + key
+            + "\", \"value\": \""
+            + value
+            + "\"}]}]}")
+        .statusCode();
+  }
+
+  private JsonNode adminStats() throws Exception {
+    HttpResponse<String> stats =
+        client.send(
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + server.adminPort() + "/v1/stats"))
+                .timeout(Duration.ofSeconds(10))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    return json.readTree(stats.body());
+  }
+
+  private HttpResponse<String> post(String body) throws Exception {
+    return post("/v1/decide", body);
+  }
+
+  private HttpResponse<String> post(String path, String body) throws Exception {
+    return client.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort() + path))
+            .timeout(Duration.ofSeconds(10))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private void assertError(HttpResponse<String> response, String message) throws Exception {
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+    assertThat(json.readTree(response.body()).get("error").asText()).contains(message);
+  }
+}
