@@ -67,8 +67,9 @@ public final class GrpcRateLimitRule {
    * Starts a rule named {@code name}; the name appears in metrics, logs and the {@code
    * ratelimit-policy} metadata, never in a refusal's description.
    *
-   * @throws IllegalArgumentException if {@code name} is null, blank, or holds a character other
-   *     than letters, digits, {@code - _ . :}
+   * @throws IllegalArgumentException if {@code name} is null, blank, holds a character other than
+   *     letters, digits, {@code - _ . :}, or starts with {@code gateway.} (the Spring Cloud Gateway
+   *     routes' names, see {@link HttpRule#GATEWAY_PREFIX})
    */
   public static Builder builder(String name) {
     return new Builder(HttpRule.builder(name));

@@ -31,6 +31,12 @@ import java.util.Set;
  */
 public final class HttpRule {
 
+  /**
+   * The start of the rule name of every Spring Cloud Gateway route ({@code gateway.<route id>}),
+   * which no other rule's name may have.
+   */
+  public static final String GATEWAY_PREFIX = "gateway.";
+
   private final String name;
   private final List<PathPattern> paths;
   private final Set<String> methods;
@@ -57,13 +63,25 @@ public final class HttpRule {
    * Starts a rule named {@code name}; the name appears in metrics, logs and the {@code
    * RateLimit-Policy} header, never in a response body.
    *
-   * @throws IllegalArgumentException if {@code name} is null, blank, or holds a character other
-   *     than letters, digits, {@code - _ . :}
+   * <p>Names that start with {@value #GATEWAY_PREFIX} are the Spring Cloud Gateway's: the rule of
+   * route {@code x} is {@code gateway.x}. No other rule may take one, so that a rule never shares a
+   * name, nor the windows a shared backend keeps under it, with a route.
+   *
+   * @throws IllegalArgumentException if {@code name} is null, blank, holds a character other than
+   *     letters, digits, {@code - _ . :}, or starts with {@value #GATEWAY_PREFIX}
    */
   public static Builder builder(String name) {
     if (name == null || !name.matches("[A-Za-z0-9._:-]+")) {
       throw new IllegalArgumentException(
           "name must be non-empty letters, digits, '-', '_', '.' or ':', was '" + name + "'");
+    }
+    if (name.startsWith(GATEWAY_PREFIX)) {
+      throw new IllegalArgumentException(
+          "name must not start with '"
+              + GATEWAY_PREFIX
+              + "', which names the rules of Spring Cloud Gateway routes, was '"
+              + name
+              + "'");
     }
     return new Builder(name);
   }

@@ -57,7 +57,8 @@ public @interface RateLimit {
   /**
    * The rule name in metrics and headers; by default {@code SimpleClassName.methodName}. Names must
    * be unique among the filter's rules and every annotation: two that collide (overloads, or
-   * same-named classes in different packages) stop start-up, naming both.
+   * same-named classes in different packages) stop start-up, naming both. A name that starts with
+   * {@code gateway.} stops start-up too: those are the Spring Cloud Gateway routes' names.
    */
   String name() default "";
 

@@ -221,8 +221,7 @@ public class SlidingWindowRedisAutoConfiguration {
         FailurePolicy policy = redis.getOnFailure();
         RedisRateLimiter.Builder builder =
             RedisRateLimiter.builder(backend)
-                .keyPrefix(
-                    redis.getKeyPrefix() + ":" + ruleName.replace('{', '(').replace('}', ')'))
+                .keyPrefix(RuleKeyPrefix.of(redis.getKeyPrefix(), ruleName))
                 .limits(limits)
                 .countRefusedAttempts(countRefusedAttempts)
                 .commandTimeout(redis.getCommandTimeout())
