@@ -5,6 +5,8 @@ import io.slidingwindow.http.EnforcementCore;
 import io.slidingwindow.webflux.ReactiveRateLimitFilter;
 import java.lang.invoke.MethodHandles;
 import java.util.function.Supplier;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
 
 /**
  * Makes {@link ReactiveRateLimitFilter}s of the parts the Spring Boot starter wires (rules rebuilt
@@ -26,6 +28,13 @@ public final class ReactiveFilters {
 
     /** The annotations {@code filter} enforces, or null if none. */
     ReactiveRateLimitAnnotations annotations(ReactiveRateLimitFilter filter);
+
+    /**
+     * Counts {@code exchange} by the rule of {@code handler}, the handler the dispatcher picked, if
+     * {@code filter} has not: true to go on, false once the refusal was written.
+     */
+    Mono<Boolean> atHandler(
+        ReactiveRateLimitFilter filter, ServerWebExchange exchange, Object handler);
   }
 
   private static volatile Access access;
@@ -69,6 +78,16 @@ public final class ReactiveFilters {
   /** The annotations {@code filter} enforces, or null if none (a filter from its builder). */
   public static ReactiveRateLimitAnnotations annotations(ReactiveRateLimitFilter filter) {
     return access().annotations(filter);
+  }
+
+  /**
+   * Counts {@code exchange} by the rule of {@code handler}, the handler method the dispatcher
+   * picked, unless {@code filter} already counted it by that rule: true to go on to the handler,
+   * false once the exchange was answered with the refusal.
+   */
+  public static Mono<Boolean> atHandler(
+      ReactiveRateLimitFilter filter, ServerWebExchange exchange, Object handler) {
+    return access().atHandler(filter, exchange, handler);
   }
 
   private static Access access() {
