@@ -262,6 +262,11 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
         ReactiveRateLimitFilter filter, ServerWebExchange exchange, Object handler) {
       return filter.atHandler(exchange, handler);
     }
+
+    @Override
+    public Mono<Void> write(ServerWebExchange exchange, HttpReply reply) {
+      return ReactiveRateLimitFilter.write(exchange, reply);
+    }
   }
 
   /** Builds a {@link ReactiveRateLimitFilter} of rules over paths. Not thread-safe. */

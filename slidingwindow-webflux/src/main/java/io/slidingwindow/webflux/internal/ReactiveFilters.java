@@ -2,6 +2,7 @@ package io.slidingwindow.webflux.internal;
 
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.EnforcementCore;
+import io.slidingwindow.http.HttpReply;
 import io.slidingwindow.webflux.ReactiveRateLimitFilter;
 import java.lang.invoke.MethodHandles;
 import java.util.function.Supplier;
@@ -35,6 +36,9 @@ public final class ReactiveFilters {
      */
     Mono<Boolean> atHandler(
         ReactiveRateLimitFilter filter, ServerWebExchange exchange, Object handler);
+
+    /** Ends {@code exchange} with {@code reply}, as the filter writes its own answers. */
+    Mono<Void> write(ServerWebExchange exchange, HttpReply reply);
   }
 
   private static volatile Access access;
@@ -88,6 +92,16 @@ public final class ReactiveFilters {
   public static Mono<Boolean> atHandler(
       ReactiveRateLimitFilter filter, ServerWebExchange exchange, Object handler) {
     return access().atHandler(filter, exchange, handler);
+  }
+
+  /**
+   * Ends {@code exchange} with {@code reply} as the filter ends its own (status, headers, body,
+   * written from Reactor's parallel scheduler so that a kept-alive connection is read again): for a
+   * web filter of another module that answers as the rate limit filter does, such as the gateway's
+   * path firewall.
+   */
+  public static Mono<Void> write(ServerWebExchange exchange, HttpReply reply) {
+    return access().write(exchange, reply);
   }
 
   private static Access access() {
