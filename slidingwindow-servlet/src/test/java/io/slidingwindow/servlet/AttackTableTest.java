@@ -15,14 +15,15 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.TestFactory;
 
-/** The attack table against the servlet filter, on Tomcat and on Jetty, each as shipped. */
+/** The attack table against the servlet filter, on Tomcat, Jetty and Undertow, each as shipped. */
 class AttackTableTest {
 
   @TestFactory
   Stream<DynamicNode> attackTable() {
     return AttackTable.against(
         WayIn.named("servlet filter on Tomcat", AttackTableTest::tomcat),
-        WayIn.named("servlet filter on Jetty", AttackTableTest::jetty));
+        WayIn.named("servlet filter on Jetty", AttackTableTest::jetty),
+        WayIn.named("servlet filter on Undertow", AttackTableTest::undertow));
   }
 
   /** The filter with the table's three rules, trusting the table's proxy. */
@@ -88,6 +89,15 @@ class AttackTableTest {
     try {
       EmbeddedJetty jetty = new EmbeddedJetty(filter(), new Handler(), false);
       return WayIn.of(jetty.port(), () -> stop(jetty));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static WayIn undertow() {
+    try {
+      EmbeddedUndertow undertow = new EmbeddedUndertow(filter(), new Handler(), false);
+      return WayIn.of(undertow.port(), () -> stop(undertow));
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

@@ -4,7 +4,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.slidingwindow.PlanResolver;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.http.ClientAddresses;
+import io.slidingwindow.http.PathFirewall;
+import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.spring.web.Listeners;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -16,6 +19,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.cloud.gateway.config.GatewayProperties;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
@@ -23,6 +27,7 @@ import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
+import org.springframework.web.server.WebFilter;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -116,6 +121,20 @@ public class SlidingWindowGatewayAutoConfiguration {
   static SmartInitializingSingleton slidingWindowGatewayRouteCheck(
       ObjectProvider<GatewayProperties> gateway, BeanFactory beans) {
     return new GatewayRouteCheck(gateway, planResolvers(beans));
+  }
+
+  /**
+   * The path firewall in front of routing (see {@link GatewayPathFirewall}): the application's
+   * {@link PathFirewall} bean, from {@code slidingwindow.http.path-firewall.*}, or the strict one.
+   */
+  @Bean
+  @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+  WebFilter slidingWindowGatewayPathFirewall(
+      ObjectProvider<PathFirewall> firewall,
+      ObjectProvider<RateLimitListener> listeners,
+      ObjectProvider<MeterRegistry> registry) {
+    return new GatewayPathFirewall(
+        firewall.getIfUnique(PathFirewall::strict), Listeners.of(listeners, registry));
   }
 
   /** Looks up a route's {@code plan-resolver} bean by name; null if there is no such bean. */

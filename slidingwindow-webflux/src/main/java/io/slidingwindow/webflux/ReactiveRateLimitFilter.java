@@ -37,13 +37,14 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>For each request: the path firewall first (400 for an ambiguous raw path, before any handler
  * runs); then the rules, matched against every reading of the raw path ({@link RequestPaths});
- * then, if the request goes to an annotated handler method, that method's rule. Decisions go
- * through the limiters' asynchronous API, so no event-loop thread waits for a decision; the
- * principal is resolved first, also without blocking. A refusal ends the exchange with the core's
- * answer; a request let through carries the draft-10 headers (when turned on) and goes down the
- * chain. A rule that counts only some statuses ({@link HttpRule#countStatuses()}) is settled when
- * the response is committed, with its status; an exchange cancelled before that keeps its permits
- * counted.
+ * then, if the request goes to an annotated handler method, that method's rule (checked again when
+ * the dispatcher picks the handler, in case a later web filter changed the request's path or
+ * method; see {@code RateLimitHandlerAdapter}). Decisions go through the limiters' asynchronous
+ * API, so no event-loop thread waits for a decision; the principal is resolved first, also without
+ * blocking. A refusal ends the exchange with the core's answer; a request let through carries the
+ * draft-10 headers (when turned on) and goes down the chain. A rule that counts only some statuses
+ * ({@link HttpRule#countStatuses()}) is settled when the response is committed, with its status; an
+ * exchange cancelled before that keeps its permits counted.
  *
  * <p>{@link #builder()} makes a filter of rules keyed by the client address or a {@link
  * ReactiveKeyResolver}; the Spring Boot starter makes the filter of {@code
@@ -104,26 +105,19 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
     if (badPath.isPresent()) {
       return write(exchange, badPath.get());
     }
-    List<String> paths =
-        RequestPaths.readings(null, rawPath, request.getPath().contextPath().value());
-    return exchange
-        .getPrincipal()
-        .map(Optional::of)
-        .defaultIfEmpty(Optional.empty())
+    List<String> paths = pathsOf(request);
+    return sourceOf(exchange)
         .flatMap(
-            principal -> {
-              ReactiveKeySource source =
-                  new ReactiveKeySource(exchange, principal.orElse(null), addresses);
-              return enforce(core, source, method, paths)
-                  .flatMap(
-                      outcome ->
-                          outcome.allowed() && annotations != null && annotations.any()
-                              ? annotations
-                                  .coreOf(exchange)
-                                  .flatMap(handler -> enforce(handler, source, method, paths))
-                                  .defaultIfEmpty(outcome)
-                              : Mono.just(outcome));
-            })
+            source ->
+                enforce(core, source, method, paths)
+                    .flatMap(
+                        outcome ->
+                            outcome.allowed() && annotations != null && annotations.any()
+                                ? annotations
+                                    .coreOf(exchange)
+                                    .flatMap(handler -> enforce(handler, source, method, paths))
+                                    .defaultIfEmpty(outcome)
+                                : Mono.just(outcome)))
         .flatMap(
             outcome -> {
               if (!outcome.allowed()) {
@@ -132,6 +126,48 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
               setHeaders(exchange.getResponse(), outcome.headers());
               return chain.filter(exchange);
             });
+  }
+
+  /**
+   * Counts the exchange by the rule of {@code handler}, the handler method the dispatcher picked,
+   * if it is annotated and the filter did not count the exchange by it (a web filter after this one
+   * changed the request's path or method): true to go on to the handler, false once the exchange
+   * was answered with the refusal.
+   */
+  private Mono<Boolean> atHandler(ServerWebExchange exchange, Object handler) {
+    EnforcementCore<ReactiveKeySource> core =
+        annotations == null ? null : annotations.uncountedCoreOf(exchange, handler);
+    if (core == null) {
+      return Mono.just(true);
+    }
+    ServerHttpRequest request = exchange.getRequest();
+    String method = request.getMethod().name();
+    List<String> paths = pathsOf(request);
+    return sourceOf(exchange)
+        .flatMap(source -> enforce(core, source, method, paths))
+        .flatMap(
+            outcome -> {
+              if (!outcome.allowed()) {
+                return write(exchange, outcome.refusal()).thenReturn(false);
+              }
+              setHeaders(exchange.getResponse(), outcome.headers());
+              return Mono.just(true);
+            });
+  }
+
+  /** Every reading of the request's raw path within the application. */
+  private static List<String> pathsOf(ServerHttpRequest request) {
+    return RequestPaths.readings(
+        null, request.getURI().getRawPath(), request.getPath().contextPath().value());
+  }
+
+  /** What the key functions read of the exchange, once its principal is known. */
+  private Mono<ReactiveKeySource> sourceOf(ServerWebExchange exchange) {
+    return exchange
+        .getPrincipal()
+        .map(Optional::of)
+        .defaultIfEmpty(Optional.empty())
+        .map(principal -> new ReactiveKeySource(exchange, principal.orElse(null), addresses));
   }
 
   private static Mono<EnforcementCore.Outcome> enforce(
@@ -219,6 +255,17 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
     @Override
     public ReactiveRateLimitAnnotations annotations(ReactiveRateLimitFilter filter) {
       return filter.annotations;
+    }
+
+    @Override
+    public Mono<Boolean> atHandler(
+        ReactiveRateLimitFilter filter, ServerWebExchange exchange, Object handler) {
+      return filter.atHandler(exchange, handler);
+    }
+
+    @Override
+    public Mono<Void> write(ServerWebExchange exchange, HttpReply reply) {
+      return ReactiveRateLimitFilter.write(exchange, reply);
     }
   }
 

@@ -12,6 +12,7 @@ import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.internal.RateLimitAnnotations;
 import io.slidingwindow.webflux.ReactiveKeyResolver;
 import io.slidingwindow.webflux.ReactiveRateLimitFilter;
+import io.slidingwindow.webflux.internal.RateLimitHandlerAdapter;
 import io.slidingwindow.webflux.internal.ReactiveFilters;
 import io.slidingwindow.webflux.internal.ReactiveKeySource;
 import io.slidingwindow.webflux.internal.ReactiveKeys;
@@ -26,6 +27,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
+import org.springframework.web.reactive.HandlerAdapter;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
 import org.springframework.web.server.WebFilter;
 
@@ -118,6 +120,17 @@ public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBean
             keyBeans,
             properties.getRefusal().toRefusal());
     return ReactiveFilters.filter(rules, addresses, annotations, properties.getFilterOrder());
+  }
+
+  /**
+   * Counts a request by the {@link RateLimit} of the handler method the dispatcher picked, when the
+   * filter could not: a web filter after it changed the request's path or method.
+   */
+  @Bean
+  RateLimitHandlerAdapter slidingWindowRateLimitHandlerAdapter(
+      ObjectProvider<ReactiveRateLimitFilter> filters, ObjectProvider<HandlerAdapter> adapters) {
+    return new RateLimitHandlerAdapter(
+        () -> filters.orderedStream().toList(), () -> adapters.orderedStream().toList());
   }
 
   /** Warns at start-up when forwarded headers are believed from any peer. */

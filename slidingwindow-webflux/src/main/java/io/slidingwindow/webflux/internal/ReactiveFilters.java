@@ -2,9 +2,12 @@ package io.slidingwindow.webflux.internal;
 
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.EnforcementCore;
+import io.slidingwindow.http.HttpReply;
 import io.slidingwindow.webflux.ReactiveRateLimitFilter;
 import java.lang.invoke.MethodHandles;
 import java.util.function.Supplier;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
 
 /**
  * Makes {@link ReactiveRateLimitFilter}s of the parts the Spring Boot starter wires (rules rebuilt
@@ -26,6 +29,16 @@ public final class ReactiveFilters {
 
     /** The annotations {@code filter} enforces, or null if none. */
     ReactiveRateLimitAnnotations annotations(ReactiveRateLimitFilter filter);
+
+    /**
+     * Counts {@code exchange} by the rule of {@code handler}, the handler the dispatcher picked, if
+     * {@code filter} has not: true to go on, false once the refusal was written.
+     */
+    Mono<Boolean> atHandler(
+        ReactiveRateLimitFilter filter, ServerWebExchange exchange, Object handler);
+
+    /** Ends {@code exchange} with {@code reply}, as the filter writes its own answers. */
+    Mono<Void> write(ServerWebExchange exchange, HttpReply reply);
   }
 
   private static volatile Access access;
@@ -69,6 +82,26 @@ public final class ReactiveFilters {
   /** The annotations {@code filter} enforces, or null if none (a filter from its builder). */
   public static ReactiveRateLimitAnnotations annotations(ReactiveRateLimitFilter filter) {
     return access().annotations(filter);
+  }
+
+  /**
+   * Counts {@code exchange} by the rule of {@code handler}, the handler method the dispatcher
+   * picked, unless {@code filter} already counted it by that rule: true to go on to the handler,
+   * false once the exchange was answered with the refusal.
+   */
+  public static Mono<Boolean> atHandler(
+      ReactiveRateLimitFilter filter, ServerWebExchange exchange, Object handler) {
+    return access().atHandler(filter, exchange, handler);
+  }
+
+  /**
+   * Ends {@code exchange} with {@code reply} as the filter ends its own (status, headers, body,
+   * written from Reactor's parallel scheduler so that a kept-alive connection is read again): for a
+   * web filter of another module that answers as the rate limit filter does, such as the gateway's
+   * path firewall.
+   */
+  public static Mono<Void> write(ServerWebExchange exchange, HttpReply reply) {
+    return access().write(exchange, reply);
   }
 
   private static Access access() {

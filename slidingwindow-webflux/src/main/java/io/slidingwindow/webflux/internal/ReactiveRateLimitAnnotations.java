@@ -26,9 +26,16 @@ import reactor.core.publisher.Mono;
  * {@link RateLimit} on WebFlux handler methods: one rule and one keyed limiter per annotated
  * method, created through the same {@link RateLimiterFactory} as the filter's rules. The annotated
  * methods are found when the application starts ({@link #register}); for each request the handler
- * is looked up as the dispatcher will look it up, only if some method is annotated. Thread-safe.
+ * is looked up as the dispatcher will look it up, only if some method is annotated. A web filter
+ * after the rate limit filter may still change where the request goes (a path without its trailing
+ * slash, an overridden method), so the handler the dispatcher does pick is checked again ({@link
+ * RateLimitHandlerAdapter}): an annotated method that no lookup found for the exchange is counted
+ * then. Thread-safe.
  */
 public final class ReactiveRateLimitAnnotations {
+
+  /** The exchange attribute holding the annotated method whose rule the exchange was counted by. */
+  private static final String COUNTED = ReactiveRateLimitAnnotations.class.getName() + ".counted";
 
   private final RateLimiterFactory limiterFactory;
   private final RateLimitListener listener;
@@ -120,11 +127,30 @@ public final class ReactiveRateLimitAnnotations {
         .concatMap(mapping -> mapping.getHandler(exchange))
         .next()
         .onErrorResume(error -> Mono.empty())
-        .flatMap(
-            handler ->
-                handler instanceof HandlerMethod method
-                    ? Mono.justOrEmpty(cores.get(method.getMethod()))
-                    : Mono.empty());
+        .flatMap(handler -> Mono.justOrEmpty(uncountedCoreOf(exchange, handler)));
+  }
+
+  /** Whether {@code handler} is a handler method with {@link RateLimit}. */
+  public boolean annotated(Object handler) {
+    return handler instanceof HandlerMethod method && cores.containsKey(method.getMethod());
+  }
+
+  /**
+   * The core of {@code handler}, the handler method the dispatcher picked for {@code exchange}, if
+   * it is annotated and the exchange was not yet counted by its rule; null otherwise. The exchange
+   * is then taken as counted by it.
+   */
+  public EnforcementCore<ReactiveKeySource> uncountedCoreOf(
+      ServerWebExchange exchange, Object handler) {
+    if (!(handler instanceof HandlerMethod method)) {
+      return null;
+    }
+    EnforcementCore<ReactiveKeySource> core = cores.get(method.getMethod());
+    if (core == null || method.getMethod().equals(exchange.getAttribute(COUNTED))) {
+      return null;
+    }
+    exchange.getAttributes().put(COUNTED, method.getMethod());
+    return core;
   }
 
   private EnforcementCore<ReactiveKeySource> build(Method method, RateLimit annotation) {

@@ -1,0 +1,59 @@
+package io.slidingwindow.servlet;
+
+import io.undertow.Undertow;
+import io.undertow.UndertowOptions;
+import io.undertow.servlet.Servlets;
+import io.undertow.servlet.api.DeploymentInfo;
+import io.undertow.servlet.api.DeploymentManager;
+import io.undertow.servlet.util.ImmediateInstanceFactory;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.Servlet;
+import java.net.InetSocketAddress;
+
+/**
+ * A real Undertow (the third servlet container Spring Boot 3 ships) on a free loopback port with
+ * one filter before a servlet mapped at {@code /*}. Lenient, it decodes encoded slashes and allows
+ * unescaped characters in the URL.
+ */
+final class EmbeddedUndertow implements AutoCloseable {
+
+  private final Undertow server;
+  private final DeploymentManager manager;
+
+  EmbeddedUndertow(Filter filter, Servlet servlet, boolean lenient) throws Exception {
+    DeploymentInfo deployment =
+        Servlets.deployment()
+            .setClassLoader(EmbeddedUndertow.class.getClassLoader())
+            .setContextPath("/")
+            .setDeploymentName("path-spelling")
+            .addServlet(
+                Servlets.servlet("servlet", Servlet.class, new ImmediateInstanceFactory<>(servlet))
+                    .addMapping("/*"))
+            .addFilter(
+                Servlets.filter("rateLimit", Filter.class, new ImmediateInstanceFactory<>(filter)))
+            .addFilterUrlMapping("rateLimit", "/*", DispatcherType.REQUEST);
+    manager = Servlets.defaultContainer().addDeployment(deployment);
+    manager.deploy();
+    Undertow.Builder builder =
+        Undertow.builder().addHttpListener(0, "127.0.0.1").setHandler(manager.start());
+    if (lenient) {
+      builder
+          .setServerOption(UndertowOptions.ALLOW_ENCODED_SLASH, true)
+          .setServerOption(UndertowOptions.ALLOW_UNESCAPED_CHARACTERS_IN_URL, true);
+    }
+    server = builder.build();
+    server.start();
+  }
+
+  int port() {
+    return ((InetSocketAddress) server.getListenerInfo().get(0).getAddress()).getPort();
+  }
+
+  @Override
+  public void close() throws Exception {
+    server.stop();
+    manager.stop();
+    manager.undeploy();
+  }
+}

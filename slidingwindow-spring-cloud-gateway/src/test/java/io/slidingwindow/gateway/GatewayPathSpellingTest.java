@@ -1,0 +1,162 @@
+package io.slidingwindow.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import io.slidingwindow.http.RequestPaths;
+import io.slidingwindow.testkit.http.RawHttp;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * A route's limit cannot be walked around through another route to the same backend by spelling the
+ * path differently. The gateway routes {@code /api/login}, limited to one request an hour per
+ * client, and everything else below {@code /api/**}, unlimited, to one backend. The gateway's own
+ * routing reads {@code /api//login} and {@code /api/x/../login} as other paths than {@code
+ * /api/login}, so they take the unlimited route; it then forwards {@code /api//login} as {@code
+ * /api/login}, and a backend that resolves dot segments (a servlet container does) serves the other
+ * as the login too. Each spelling is sent byte for byte by a client of its own (a loopback address
+ * each); whenever the backend got a path that reads as {@code /api/login}, the client's plain
+ * {@code /api/login} must then be refused. With the path firewall (the default) they are answered
+ * 400 and never forwarded.
+ */
+class GatewayPathSpellingTest {
+
+  static final List<String> SPELLINGS =
+      List.of(
+          "/api//login",
+          "//api/login",
+          "/api/login//",
+          "/api/./login",
+          "/api/x/../login",
+          "/api/x/..;/login",
+          "/api/%2e/login",
+          "/api/x/%2E%2E/login",
+          "/api/x%2F..%2Flogin",
+          "/api/x%5C..%5Clogin",
+          "/api/x\\..\\login",
+          "/api;x=1/login",
+          "/api/login;jsessionid=1",
+          "/api/%252e%252e/login");
+
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  static class Gateway {}
+
+  private HttpServer backend;
+  private final AtomicReference<String> forwarded = new AtomicReference<>();
+  private ConfigurableApplicationContext gateway;
+
+  @AfterEach
+  void stop() {
+    if (gateway != null) {
+      gateway.close();
+    }
+    if (backend != null) {
+      backend.stop(0);
+    }
+  }
+
+  private int start(String... properties) throws IOException {
+    backend = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    backend.createContext(
+        "/",
+        exchange -> {
+          forwarded.set(exchange.getRequestURI().getRawPath());
+          exchange.sendResponseHeaders(200, -1);
+          exchange.close();
+        });
+    backend.start();
+    String uri = "http://127.0.0.1:" + backend.getAddress().getPort();
+    String routes = "spring.cloud.gateway.server.webflux.routes";
+    String limits = routes + "[0].filters[0].args.sliding-window-rate-limiter.limits[0]";
+    gateway =
+        new SpringApplicationBuilder(Gateway.class)
+            .properties(
+                "spring.config.name=gateway-path-spelling",
+                "spring.main.web-application-type=reactive",
+                "spring.main.banner-mode=off",
+                "server.address=127.0.0.1",
+                "server.port=0",
+                routes + "[0].id=login",
+                routes + "[0].uri=" + uri,
+                routes + "[0].predicates[0]=Path=/api/login",
+                routes + "[0].filters[0].name=RequestRateLimiter",
+                limits + ".permits=1",
+                limits + ".window=1h",
+                routes + "[1].id=api",
+                routes + "[1].uri=" + uri,
+                routes + "[1].predicates[0]=Path=/api/**")
+            .properties(properties)
+            .run();
+    return ((WebServerApplicationContext) gateway).getWebServer().getPort();
+  }
+
+  /** The backend served the login for every path that reads as it once dot segments resolve. */
+  private String reachedLogin() {
+    String path = forwarded.getAndSet(null);
+    return path != null && RequestPaths.normalizedReading(path).equals("/api/login") ? path : null;
+  }
+
+  private static InetAddress client(int i) throws IOException {
+    return InetAddress.getByAddress(new byte[] {127, 0, 1, (byte) (10 + i)});
+  }
+
+  @Test
+  void spelling_thatReachesTheLimitedBackendPath_isCountedByItsRoute() throws IOException {
+    int port = start();
+
+    for (int i = 0; i < SPELLINGS.size(); i++) {
+      String spelling = SPELLINGS.get(i);
+      RawHttp.Response response = RawHttp.send(client(i), port, "GET", spelling, List.of());
+      String reached = reachedLogin();
+      if (reached != null) {
+        assertThat(RawHttp.send(client(i), port, "GET", "/api/login", List.of()).status())
+            .as(
+                "GET %s (%d) reached the backend as %s, the limited /api/login, so the client's"
+                    + " one request of the hour is spent",
+                spelling, response.status(), reached)
+            .isEqualTo(429);
+      }
+      // Refused by the firewall, or by Reactor Netty itself (a raw backslash) before any filter.
+      assertThat(response.status()).as("GET %s: the path firewall", spelling).isEqualTo(400);
+      if (!spelling.contains("\\")) {
+        assertThat(response.isProblemJson()).as("GET %s: %s", spelling, response.head()).isTrue();
+        assertThat(response.body()).doesNotContain("api", "login");
+      }
+    }
+  }
+
+  @Test
+  void plainPaths_areRoutedAndLimitedAsBefore() throws IOException {
+    int port = start();
+
+    assertThat(RawHttp.send(client(0), port, "GET", "/api/login", List.of()).status())
+        .isEqualTo(200);
+    assertThat(RawHttp.send(client(0), port, "GET", "/api/login", List.of()).status())
+        .isEqualTo(429);
+    assertThat(RawHttp.send(client(0), port, "GET", "/api/other?x=/..;%2e", List.of()).status())
+        .isEqualTo(200);
+    assertThat(forwarded.get()).isEqualTo("/api/other");
+  }
+
+  @Test
+  void firewallTurnedOff_letsEverySpellingThrough() throws IOException {
+    int port = start("slidingwindow.http.path-firewall.enabled=false");
+
+    RawHttp.Response response = RawHttp.send(client(0), port, "GET", "/api/./login", List.of());
+
+    assertThat(response.status()).isEqualTo(200);
+    assertThat(forwarded.get()).isEqualTo("/api/./login");
+  }
+}

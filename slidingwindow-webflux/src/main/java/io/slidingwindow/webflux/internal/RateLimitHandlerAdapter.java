@@ -1,0 +1,104 @@
+package io.slidingwindow.webflux.internal;
+
+import io.slidingwindow.spring.RateLimit;
+import io.slidingwindow.webflux.ReactiveRateLimitFilter;
+import java.util.List;
+import java.util.function.Supplier;
+import org.springframework.core.Ordered;
+import org.springframework.web.reactive.HandlerAdapter;
+import org.springframework.web.reactive.HandlerResult;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
+
+/**
+ * Counts a request by the {@link RateLimit} of the handler method the dispatcher picked for it, if
+ * the rate limit filter did not: the filter looks the handler up before the web filters after it
+ * run, and one of those may change the request's path or method (Spring's {@code UrlHandlerFilter}
+ * taking a trailing slash off, a method override), so that the dispatcher hands the request to an
+ * annotated method the filter never saw. Ahead of every other adapter, it takes annotated handler
+ * methods only, counts the request by the method's rule unless the filter already did (the filter
+ * marks the exchange), answers the refusal itself, and otherwise hands the request to the next
+ * adapter that supports the handler, which invokes the method.
+ */
+public final class RateLimitHandlerAdapter implements HandlerAdapter, Ordered {
+
+  private final Supplier<List<ReactiveRateLimitFilter>> filterBeans;
+  private final Supplier<List<HandlerAdapter>> adapterBeans;
+  private volatile List<ReactiveRateLimitFilter> filters;
+  private volatile List<HandlerAdapter> adapters;
+
+  /**
+   * An adapter for the annotations of {@code filters}, handing requests on to the first of {@code
+   * adapters} (in order, itself left out) that supports the handler.
+   *
+   * @param filters the rate limit filters; asked once, when the first request comes
+   * @param adapters the application's handler adapters; asked once, when the first request comes
+   * @throws IllegalArgumentException if an argument is null
+   */
+  public RateLimitHandlerAdapter(
+      Supplier<List<ReactiveRateLimitFilter>> filters, Supplier<List<HandlerAdapter>> adapters) {
+    if (filters == null || adapters == null) {
+      throw new IllegalArgumentException(
+          "filters and adapters must not be null, were " + filters + " and " + adapters);
+    }
+    this.filterBeans = filters;
+    this.adapterBeans = adapters;
+  }
+
+  private List<ReactiveRateLimitFilter> filters() {
+    List<ReactiveRateLimitFilter> known = filters;
+    if (known == null) {
+      known = List.copyOf(filterBeans.get());
+      filters = known;
+    }
+    return known;
+  }
+
+  private List<HandlerAdapter> adapters() {
+    List<HandlerAdapter> known = adapters;
+    if (known == null) {
+      known =
+          adapterBeans.get().stream().filter(a -> !(a instanceof RateLimitHandlerAdapter)).toList();
+      adapters = known;
+    }
+    return known;
+  }
+
+  @Override
+  public boolean supports(Object handler) {
+    for (ReactiveRateLimitFilter filter : filters()) {
+      ReactiveRateLimitAnnotations annotations = ReactiveFilters.annotations(filter);
+      if (annotations != null && annotations.annotated(handler)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public Mono<HandlerResult> handle(ServerWebExchange exchange, Object handler) {
+    Mono<Boolean> proceed = Mono.just(true);
+    for (ReactiveRateLimitFilter filter : filters()) {
+      proceed =
+          proceed.flatMap(
+              go -> go ? ReactiveFilters.atHandler(filter, exchange, handler) : Mono.just(false));
+    }
+    return proceed.flatMap(go -> go ? next(handler).handle(exchange, handler) : Mono.empty());
+  }
+
+  /** The first adapter after this one that supports {@code handler}. */
+  private HandlerAdapter next(Object handler) {
+    for (HandlerAdapter adapter : adapters()) {
+      if (adapter.supports(handler)) {
+        return adapter;
+      }
+    }
+    throw new IllegalStateException("no handler adapter supports " + handler);
+  }
+
+  /** Ahead of the adapters that invoke handler methods. */
+  @Override
+  public int getOrder() {
+    return Ordered.HIGHEST_PRECEDENCE;
+  }
+}
