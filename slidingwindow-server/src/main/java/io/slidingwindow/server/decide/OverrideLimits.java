@@ -5,6 +5,8 @@ import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.server.decide.Decisions.BadRequest;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -17,19 +19,71 @@ import java.util.concurrent.ConcurrentHashMap;
  * apart from every configured rule's limiter (whose own key bound they never touch) and from every
  * other domain's. When a domain's table is full, a limit that nobody used for longer than its
  * window plus its precision (so it counts nothing any more) makes room; if none did, the descriptor
- * is refused as INVALID_ARGUMENT. Thread-safe.
+ * is refused as INVALID_ARGUMENT.
+ *
+ * <p>A limiter is handed out only once its entry is marked used at the time {@link #limiter} read,
+ * atomically against eviction; so it stays in the table for its window and precision after that
+ * time, and a grant it counts then is still counted by the next request of its limit. Thread-safe;
+ * looking up a limit the table holds takes no lock and allocates nothing.
  */
 final class OverrideLimits {
 
+  /**
+   * A limit's limiter and when it was last used. Using it and evicting it both claim {@code
+   * lastUsed} by compare-and-set, and eviction leaves {@link #EVICTED} there for good: so a request
+   * either marks the entry used before an eviction looks at it (which then finds it in use), or
+   * sees that it was evicted and looks the limit up again, never counting in a limiter that has
+   * left the table.
+   */
   private static final class Entry {
+    /** What {@code lastUsed} holds once the entry is evicted; no clock reads it. */
+    static final long EVICTED = Long.MIN_VALUE;
+
+    private static final VarHandle LAST_USED;
+
+    static {
+      try {
+        LAST_USED = MethodHandles.lookup().findVarHandle(Entry.class, "lastUsed", long.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
     final KeyedRateLimiter<String> limiter;
     final long idleNanos;
-    volatile long lastUsed;
+    private volatile long lastUsed;
 
     Entry(KeyedRateLimiter<String> limiter, Limit limit, long now) {
       this.limiter = limiter;
       this.idleNanos = limit.windowNanos() + limit.precision().toNanos();
       this.lastUsed = now;
+    }
+
+    /**
+     * Marks the entry used at {@code now} (it keeps a later time another request wrote), unless it
+     * was evicted: false then. Lock-free.
+     */
+    boolean use(long now) {
+      long seen;
+      do {
+        seen = lastUsed;
+        if (seen == EVICTED) {
+          return false;
+        }
+        if (now - seen <= 0) {
+          return true;
+        }
+      } while (!LAST_USED.compareAndSet(this, seen, now));
+      return true;
+    }
+
+    /**
+     * Evicts the entry if nobody used it for longer than {@link #idleNanos} before {@code now}:
+     * true if so, and from then on every {@link #use} fails. A use that comes first wins.
+     */
+    boolean evictIfIdle(long now) {
+      long seen = lastUsed;
+      return now - seen > idleNanos && LAST_USED.compareAndSet(this, seen, EVICTED);
     }
   }
 
@@ -52,14 +106,18 @@ final class OverrideLimits {
    * @throws BadRequest if the domain holds its most limits and none is idle
    */
   KeyedRateLimiter<String> limiter(String domain, Limit limit, FailurePolicy policy) {
-    long now = ticker.read();
     Map<Limit, Entry> table = domains.computeIfAbsent(domain, d -> new ConcurrentHashMap<>());
-    Entry entry = table.get(limit);
-    if (entry == null) {
-      entry = add(domain, table, limit, policy, now);
+    while (true) {
+      long now = ticker.read();
+      Entry entry = table.get(limit);
+      if (entry == null) {
+        entry = add(domain, table, limit, policy, now);
+      }
+      if (entry.use(now)) {
+        return entry.limiter;
+      }
+      // Evicted since the lookup, to make room: look again (add() waits for the eviction's end).
     }
-    entry.lastUsed = now;
-    return entry.limiter;
   }
 
   private synchronized Entry add(
@@ -71,8 +129,7 @@ final class OverrideLimits {
     if (table.size() >= maxPerDomain) {
       Iterator<Entry> entries = table.values().iterator();
       while (entries.hasNext() && table.size() >= maxPerDomain) {
-        Entry old = entries.next();
-        if (now - old.lastUsed > old.idleNanos) {
+        if (entries.next().evictIfIdle(now)) {
           entries.remove();
         }
       }
