@@ -8,6 +8,7 @@ import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.spring.web.Listeners;
+import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -21,12 +22,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.cloud.gateway.config.GatewayProperties;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
+import org.springframework.core.env.Environment;
 import org.springframework.web.server.WebFilter;
 import reactor.core.scheduler.Schedulers;
 
@@ -125,16 +129,33 @@ public class SlidingWindowGatewayAutoConfiguration {
 
   /**
    * The path firewall in front of routing (see {@link GatewayPathFirewall}): the application's
-   * {@link PathFirewall} bean, from {@code slidingwindow.http.path-firewall.*}, or the strict one.
+   * {@link PathFirewall} bean (the starter's, from {@code slidingwindow.http.path-firewall.*}), or,
+   * with the starter's web beans off ({@code slidingwindow.http.enabled=false}), the one those
+   * properties describe: strict unless they relax it.
    */
   @Bean
   @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
   WebFilter slidingWindowGatewayPathFirewall(
       ObjectProvider<PathFirewall> firewall,
       ObjectProvider<RateLimitListener> listeners,
-      ObjectProvider<MeterRegistry> registry) {
+      ObjectProvider<MeterRegistry> registry,
+      Environment environment) {
     return new GatewayPathFirewall(
-        firewall.getIfUnique(PathFirewall::strict), Listeners.of(listeners, registry));
+        firewall.getIfUnique(() -> configuredFirewall(Binder.get(environment))),
+        Listeners.of(listeners, registry));
+  }
+
+  /** The firewall of {@code slidingwindow.http.path-firewall.*}, read without the starter. */
+  private static PathFirewall configuredFirewall(Binder binder) {
+    String prefix = "slidingwindow.http.path-firewall.";
+    if (!binder.bind(prefix + "enabled", Boolean.class).orElse(true)) {
+      return PathFirewall.off();
+    }
+    return PathFirewall.allowing(
+        binder
+            .bind(prefix + "allow", Bindable.listOf(PathFirewall.Allowance.class))
+            .orElse(List.of())
+            .toArray(new PathFirewall.Allowance[0]));
   }
 
   /** Looks up a route's {@code plan-resolver} bean by name; null if there is no such bean. */

@@ -151,12 +151,36 @@ class GatewayPathSpellingTest {
   }
 
   @Test
-  void firewallTurnedOff_letsEverySpellingThrough() throws IOException {
+  void firewallTurnedOff_aDoubledSlashTakesTheUnlimitedRouteToTheLogin() throws IOException {
     int port = start("slidingwindow.http.path-firewall.enabled=false");
 
-    RawHttp.Response response = RawHttp.send(client(0), port, "GET", "/api/./login", List.of());
+    RawHttp.Response doubled = RawHttp.send(client(0), port, "GET", "/api//login", List.of());
+    String reached = forwarded.getAndSet(null);
+    RawHttp.Response dotted = RawHttp.send(client(0), port, "GET", "/api/./login", List.of());
 
-    assertThat(response.status()).isEqualTo(200);
+    // What the firewall is for: without it, the login is reached uncounted.
+    assertThat(doubled.status()).isEqualTo(200);
+    assertThat(reached).isEqualTo("/api/login");
+    assertThat(dotted.status()).isEqualTo(200);
     assertThat(forwarded.get()).isEqualTo("/api/./login");
+    assertThat(RawHttp.send(client(0), port, "GET", "/api/login", List.of()).status())
+        .as("the client's one request of the hour, after two that reached the login")
+        .isEqualTo(200);
+  }
+
+  @Test
+  void starterWebBeansOff_firewallStillTakesItsProperties() throws IOException {
+    int port =
+        start(
+            "slidingwindow.http.enabled=false",
+            "slidingwindow.http.path-firewall.allow=semicolon,double-slash");
+
+    assertThat(RawHttp.send(client(0), port, "GET", "/api/other;x=1", List.of()).status())
+        .isEqualTo(200);
+    assertThat(RawHttp.send(client(1), port, "GET", "/api//other", List.of()).status())
+        .isEqualTo(200);
+    assertThat(RawHttp.send(client(2), port, "GET", "/api/./login", List.of()).status())
+        .as("dot segments stay refused")
+        .isEqualTo(400);
   }
 }
