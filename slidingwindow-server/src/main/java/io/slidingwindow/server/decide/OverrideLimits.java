@@ -23,8 +23,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>A limiter is handed out only once its entry is marked used at the time {@link #limiter} read,
  * atomically against eviction; so it stays in the table for its window and precision after that
- * time, and a grant it counts then is still counted by the next request of its limit. Thread-safe;
- * looking up a limit the table holds takes no lock and allocates nothing.
+ * time, and a grant it counts then is still counted by the next request of its limit. A request
+ * that stalls between that time and its decision for longer than the window and precision (for
+ * Envoy's units, a second or more) may still count in a limiter that has left. Thread-safe; looking
+ * up a limit the table holds takes no lock and allocates nothing.
  */
 final class OverrideLimits {
 
@@ -56,14 +58,22 @@ final class OverrideLimits {
     Entry(KeyedRateLimiter<String> limiter, Limit limit, long now) {
       this.limiter = limiter;
       this.idleNanos = limit.windowNanos() + limit.precision().toNanos();
-      this.lastUsed = now;
+      this.lastUsed = stamp(now);
+    }
+
+    /**
+     * {@code now} as {@code lastUsed} holds it: never {@link #EVICTED}, a nanosecond off at most.
+     */
+    static long stamp(long now) {
+      return now == EVICTED ? EVICTED + 1 : now;
     }
 
     /**
      * Marks the entry used at {@code now} (it keeps a later time another request wrote), unless it
      * was evicted: false then. Lock-free.
      */
-    boolean use(long now) {
+    boolean use(long time) {
+      long now = stamp(time);
       long seen;
       do {
         seen = lastUsed;
@@ -116,7 +126,8 @@ final class OverrideLimits {
       if (entry.use(now)) {
         return entry.limiter;
       }
-      // Evicted since the lookup, to make room: look again (add() waits for the eviction's end).
+      // Evicted since the lookup, to make room; its evictor takes it out too, under the lock.
+      table.remove(limit, entry);
     }
   }
 

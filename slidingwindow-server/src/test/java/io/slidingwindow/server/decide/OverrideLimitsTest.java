@@ -3,7 +3,12 @@ package io.slidingwindow.server.decide;
 import static io.slidingwindow.server.decide.TestRequest.descriptor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import io.slidingwindow.FailurePolicy;
+import io.slidingwindow.KeyedRateLimiter;
+import io.slidingwindow.Limit;
+import io.slidingwindow.Ticker;
 import io.slidingwindow.server.ConfigException;
 import io.slidingwindow.server.config.Configs;
 import io.slidingwindow.server.config.RateLimitConfig;
@@ -104,5 +109,20 @@ class OverrideLimitsTest {
         .isEqualTo(Code.OVER_LIMIT);
     assertThat(decider.decide(TestRequest.of("a", descriptor("user", "u-new"))).overall())
         .isEqualTo(Code.OK);
+  }
+
+  /** A clock may read any value, the one eviction leaves as its mark included. */
+  @Test
+  void limiter_clockAtLongMinValue_isHandedOutAgain() {
+    Ticker frozen = () -> Long.MIN_VALUE;
+    OverrideLimits limits = new OverrideLimits(new MemoryStore(frozen), 1, 10, frozen);
+    Limit limit = Limit.of(1, Duration.ofSeconds(1));
+
+    KeyedRateLimiter<String> first = limits.limiter("a", limit, FailurePolicy.REFUSE);
+    KeyedRateLimiter<String> again =
+        assertTimeoutPreemptively(
+            Duration.ofSeconds(10), () -> limits.limiter("a", limit, FailurePolicy.REFUSE));
+
+    assertThat(again).isSameAs(first);
   }
 }
