@@ -69,7 +69,7 @@ public final class GrpcRateLimitRule {
    *
    * @throws IllegalArgumentException if {@code name} is null, blank, holds a character other than
    *     letters, digits, {@code - _ . :}, or starts with {@code gateway.} (the Spring Cloud Gateway
-   *     routes' names, see {@link HttpRule#GATEWAY_PREFIX})
+   *     routes' names, see {@link HttpRule#builder})
    */
   public static Builder builder(String name) {
     return new Builder(HttpRule.builder(name));

@@ -35,7 +35,7 @@ public final class HttpRule {
    * The start of the rule name of every Spring Cloud Gateway route ({@code gateway.<route id>}),
    * which no other rule's name may have.
    */
-  public static final String GATEWAY_PREFIX = "gateway.";
+  private static final String GATEWAY_PREFIX = "gateway.";
 
   private final String name;
   private final List<PathPattern> paths;
@@ -63,12 +63,12 @@ public final class HttpRule {
    * Starts a rule named {@code name}; the name appears in metrics, logs and the {@code
    * RateLimit-Policy} header, never in a response body.
    *
-   * <p>Names that start with {@value #GATEWAY_PREFIX} are the Spring Cloud Gateway's: the rule of
-   * route {@code x} is {@code gateway.x}. No other rule may take one, so that a rule never shares a
-   * name, nor the windows a shared backend keeps under it, with a route.
+   * <p>Names that start with {@code gateway.} are the Spring Cloud Gateway's: the rule of route
+   * {@code x} is {@code gateway.x}. No other rule may take one, so that a rule never shares a name,
+   * nor the windows a shared backend keeps under it, with a route.
    *
    * @throws IllegalArgumentException if {@code name} is null, blank, holds a character other than
-   *     letters, digits, {@code - _ . :}, or starts with {@value #GATEWAY_PREFIX}
+   *     letters, digits, {@code - _ . :}, or starts with {@code gateway.}
    */
   public static Builder builder(String name) {
     if (name == null || !name.matches("[A-Za-z0-9._:-]+")) {

@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.web.method.HandlerMethod;
@@ -34,8 +35,14 @@ import reactor.core.publisher.Mono;
  */
 public final class ReactiveRateLimitAnnotations {
 
-  /** The exchange attribute holding the annotated method whose rule the exchange was counted by. */
-  private static final String COUNTED = ReactiveRateLimitAnnotations.class.getName() + ".counted";
+  private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+  /**
+   * The exchange attribute holding the annotated method whose rule the exchange was counted by
+   * here: one per instance, so that another filter's annotations count on their own.
+   */
+  private final String counted =
+      ReactiveRateLimitAnnotations.class.getName() + ".counted#" + INSTANCES.incrementAndGet();
 
   private final RateLimiterFactory limiterFactory;
   private final RateLimitListener listener;
@@ -146,10 +153,10 @@ public final class ReactiveRateLimitAnnotations {
       return null;
     }
     EnforcementCore<ReactiveKeySource> core = cores.get(method.getMethod());
-    if (core == null || method.getMethod().equals(exchange.getAttribute(COUNTED))) {
+    if (core == null || method.getMethod().equals(exchange.getAttribute(counted))) {
       return null;
     }
-    exchange.getAttributes().put(COUNTED, method.getMethod());
+    exchange.getAttributes().put(counted, method.getMethod());
     return core;
   }
 
