@@ -24,10 +24,12 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -115,6 +117,30 @@ class KubernetesManifestsTest {
         .containsExactlyInAnyOrder(8080, 8081, 6070);
     assertThat(pod.getVolumes())
         .anySatisfy(v -> assertThat(v.getEmptyDir()).as("a writable /tmp").isNotNull());
+  }
+
+  /**
+   * A stop first waits for callers to drop the pod from their endpoints, then drains the calls in
+   * flight; both fit in the grace period, so no call is cut off by SIGKILL.
+   */
+  @Test
+  void deployment_stopping_waitsForEndpointsThenDrainsWithinTheGracePeriod() {
+    PodSpec pod = loaded(Deployment.class).getSpec().getTemplate().getSpec();
+    Container container = pod.getContainers().get(0);
+    String drainVariable = Option.DRAIN_TIMEOUT.environmentVariable();
+    String drain =
+        container.getEnv().stream()
+            .filter(e -> e.getName().equals(drainVariable))
+            .map(EnvVar::getValue)
+            .findFirst()
+            .orElse(Option.DRAIN_TIMEOUT.defaultText());
+
+    Long wait = container.getLifecycle().getPreStop().getSleep().getSeconds();
+
+    assertThat(wait).as("seconds the pod keeps serving after it is taken out").isBetween(1L, 30L);
+    assertThat(wait + Duration.parse("PT" + drain.toUpperCase(Locale.ROOT)).toSeconds())
+        .as("preStop wait and drain timeout (%s)", drain)
+        .isLessThan(pod.getTerminationGracePeriodSeconds());
   }
 
   @Test
