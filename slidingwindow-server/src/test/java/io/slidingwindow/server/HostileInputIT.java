@@ -130,6 +130,9 @@ class HostileInputIT {
     assertError(
         post("/json", "{\"domain\": \"web\", \"descriptors\": " + entries + "} trailing"),
         "not a RateLimitRequest in JSON");
+    assertError(
+        post("/json", "{\"domain\": \"web\", \"descriptors\": " + entries + "} {}"),
+        "not a RateLimitRequest in JSON: text after the object");
   }
 
   @Test

@@ -1,6 +1,8 @@
 package io.slidingwindow.server.http;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -98,14 +100,21 @@ public final class DecisionRoutes {
     if (text == null) {
       return;
     }
-    try {
+    try (JsonParser parser = Json.mapper().createParser(text)) {
       // protobuf's reader takes the last of two same fields and ignores what follows the object;
-      // the strict reader refuses both first.
-      var unused = Json.mapper().readTree(text);
+      // one streaming pass of the strict reader, which builds nothing, refuses both first.
+      if (parser.nextToken() != null) {
+        parser.skipChildren();
+      }
+      if (parser.nextToken() != null) {
+        throw new JsonParseException(parser, "text after the object");
+      }
     } catch (JsonProcessingException e) {
       events.refused(DecisionEvents.HTTP, "malformed_json");
       exchange.fail(400, "not a RateLimitRequest in JSON: " + e.getOriginalMessage());
       return;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a String is read in memory
     }
     RateLimitRequest.Builder request = RateLimitRequest.newBuilder();
     try {
