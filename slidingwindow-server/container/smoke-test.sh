@@ -42,7 +42,7 @@ if [ "$health" != OK ]; then
   exit 1
 fi
 decision="$(curl -s -w ' %{http_code}' -X POST "http://127.0.0.1:$HTTP/v1/decide" \
-  -d '{"domain": "demo", "descriptors": [{"entries": [{"key": "api", "value": "v1"}, {"key": "user", "value": "smoke"}]}]}')"
+  -H 'Content-Type: application/json' -d '{"domain": "demo", "descriptors": [{"entries": [{"key": "api", "value": "v1"}, {"key": "user", "value": "smoke"}]}]}')"
 case "$decision" in
   *'"overall":"OK"'*' 200') ;;
   *) engine logs "$NAME" >&2 || true; echo "smoke-test.sh: unexpected decision: $decision" >&2; exit 1 ;;

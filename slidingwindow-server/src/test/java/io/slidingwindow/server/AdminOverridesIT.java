@@ -365,6 +365,7 @@ class AdminOverridesIT {
             + "\"}]}]}";
     return client.send(
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort() + "/v1/decide"))
+            .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .timeout(Duration.ofSeconds(10))
             .build(),
@@ -409,6 +410,9 @@ class AdminOverridesIT {
                 body == null
                     ? HttpRequest.BodyPublishers.noBody()
                     : HttpRequest.BodyPublishers.ofString(body));
+    if (body != null) {
+      request.header("Content-Type", "application/json");
+    }
     if (authorization != null) {
       request.header("Authorization", authorization);
     }

@@ -101,6 +101,7 @@ class DashboardBrowserIT {
             HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + server.httpPort() + "/v1/decide"))
                 .timeout(Duration.ofSeconds(10))
+                .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body))
                 .build(),
             HttpResponse.BodyHandlers.ofString());

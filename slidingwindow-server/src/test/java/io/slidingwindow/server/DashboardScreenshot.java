@@ -106,6 +106,7 @@ public final class DashboardScreenshot {
           client.sendAsync(
               HttpRequest.newBuilder(URI.create(base + "/v1/decide"))
                   .timeout(Duration.ofSeconds(10))
+                  .header("Content-Type", "application/json")
                   .POST(HttpRequest.BodyPublishers.ofString(body))
                   .build(),
               HttpResponse.BodyHandlers.discarding()));

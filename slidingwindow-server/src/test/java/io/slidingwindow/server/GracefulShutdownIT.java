@@ -90,6 +90,7 @@ class GracefulShutdownIT {
               HttpRequest.newBuilder(
                       URI.create("http://127.0.0.1:" + server.httpPort() + "/v1/decide"))
                   .timeout(Duration.ofSeconds(30))
+                  .header("Content-Type", "application/json")
                   .POST(
                       HttpRequest.BodyPublishers.ofString(
                           "{\"domain\": \"api\", \"descriptors\": [{\"entries\": [{\"key\":"

@@ -201,6 +201,7 @@ class HttpBoundsIT {
     return client.send(
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort() + path))
             .timeout(Duration.ofSeconds(5))
+            .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofByteArray(body))
             .build(),
         HttpResponse.BodyHandlers.ofString());

@@ -126,6 +126,7 @@ class ServiceJarIT {
     HttpResponse<String> http =
         send(
             HttpRequest.newBuilder(uri(service.http(), "/v1/decide"))
+                .header("Content-Type", "application/json")
                 .POST(
                     HttpRequest.BodyPublishers.ofString(
                         "{\"domain\": \"api\", \"descriptors\": [{\"entries\": [{\"key\":"
@@ -212,6 +213,7 @@ class ServiceJarIT {
           send(
               HttpRequest.newBuilder(uri(service.http(), "/v1/decide"))
                   .timeout(Duration.ofSeconds(5))
+                  .header("Content-Type", "application/json")
                   .POST(
                       HttpRequest.BodyPublishers.ofString(
                           "{\"domain\": \"api\", \"descriptors\": [{\"entries\": [{\"key\":"

@@ -147,6 +147,7 @@ class TlsIT {
     return client.send(
         HttpRequest.newBuilder(URI.create(scheme + "://127.0.0.1:" + port + path))
             .timeout(Duration.ofSeconds(10))
+            .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(DECIDE))
             .build(),
         HttpResponse.BodyHandlers.ofString());

@@ -30,6 +30,7 @@ final class TargetChecks {
                           java.net.URI.create(
                               "http://127.0.0.1:" + target.server().port() + target.path()))
                       .timeout(java.time.Duration.ofSeconds(10))
+                      .header("Content-Type", "application/json")
                       .POST(java.net.http.HttpRequest.BodyPublishers.ofFile(target.data()))
                       .build(),
                   java.net.http.HttpResponse.BodyHandlers.ofString());

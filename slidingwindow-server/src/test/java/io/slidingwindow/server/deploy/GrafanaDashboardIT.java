@@ -62,6 +62,7 @@ class GrafanaDashboardIT {
         client.send(
             HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + server.httpPort() + "/v1/decide"))
+                .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body))
                 .build(),
             HttpResponse.BodyHandlers.ofString());
