@@ -40,12 +40,14 @@ import java.util.function.Function;
  *   <li>{@code GET /livez}: liveness, 200 {@code OK} while the process serves, whatever Redis does.
  * </ul>
  *
- * <p>Both decision endpoints read the body as strict UTF-8 (400 for malformed bytes, which would
- * otherwise turn different values into one) and as strict JSON (a field twice in one object, text
- * after the document, and on {@code /v1/decide} a field it does not know are malformed), answer 400
- * for malformed JSON or a malformed request and 404 for an unknown domain, each with {@code
- * {"error": "..."}} and counted. In memory they decide on the event loop; on Redis they answer when
- * Redis (or the failure policy) does.
+ * <p>Both decision endpoints take only a body declared {@code application/json} ({@link
+ * JsonContentType}: else 415, counted, so that a web page cannot make a browser spend a budget),
+ * read the body as strict UTF-8 (400 for malformed bytes, which would otherwise turn different
+ * values into one) and as strict JSON (a field twice in one object, text after the document, and on
+ * {@code /v1/decide} a field it does not know are malformed), answer 400 for malformed JSON or a
+ * malformed request and 404 for an unknown domain, each with {@code {"error": "..."}} and counted.
+ * In memory they decide on the event loop; on Redis they answer when Redis (or the failure policy)
+ * does.
  */
 public final class DecisionRoutes {
 
@@ -80,6 +82,9 @@ public final class DecisionRoutes {
 
   private void decide(Exchange exchange) {
     long start = System.nanoTime();
+    if (!declaredJson(exchange)) {
+      return;
+    }
     JsonNode body = readJson(exchange);
     if (body == null) {
       return;
@@ -96,6 +101,9 @@ public final class DecisionRoutes {
 
   private void envoyJson(Exchange exchange) {
     long start = System.nanoTime();
+    if (!declaredJson(exchange)) {
+      return;
+    }
     String text = readText(exchange);
     if (text == null) {
       return;
@@ -178,6 +186,16 @@ public final class DecisionRoutes {
   private void refuse(Exchange exchange, BadRequest e) {
     events.refused(DecisionEvents.HTTP, e.kind().tag());
     exchange.fail(e.kind() == BadRequest.Kind.NOT_FOUND ? 404 : 400, e.getMessage());
+  }
+
+  /** Whether the request declares a JSON body (see {@link JsonContentType}); else 415, counted. */
+  private boolean declaredJson(Exchange exchange) {
+    if (JsonContentType.accepts(exchange)) {
+      return true;
+    }
+    events.refused(DecisionEvents.HTTP, "unsupported_media_type");
+    JsonContentType.refuse(exchange);
+    return false;
   }
 
   /** Whether the body is strict UTF-8; else answered 400 and counted. */
