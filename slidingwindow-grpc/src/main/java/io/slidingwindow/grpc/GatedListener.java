@@ -62,7 +62,11 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
   /**
    * Decides the call's start with {@code decision} (null: no decision), hands the permits it
    * reserved to the call to settle when it closes, then starts the application's listener with
-   * {@code start} if it is allowed, or closes the call if not.
+   * {@code start} if it is allowed, or closes the call if not. An interceptor inside this one that
+   * throws a status from {@code start} (an authentication check throwing {@code UNAUTHENTICATED})
+   * closes the call with that status, as gRPC does, so that rules counting only some codes count
+   * the status the client receives (also when the status is the cause of what was thrown); anything
+   * else thrown closes it with {@code UNKNOWN}.
    */
   void start(
       Supplier<CompletionStage<Outcome>> decision, Supplier<ServerCall.Listener<ReqT>> start) {
@@ -79,7 +83,16 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
                 }
                 call.grantHeaders(outcome.headers());
               }
-              delegate = start.get();
+              try {
+                delegate = start.get();
+              } catch (RuntimeException e) {
+                Status thrown = Status.fromThrowable(e);
+                if (thrown.getCode() == Status.Code.UNKNOWN && thrown.getCause() == e) {
+                  throw e; // no status in it: a failure like any listener's, below
+                }
+                ended = true;
+                call.fail(thrown);
+              }
             }));
   }
 

@@ -218,9 +218,9 @@ public final class GrpcRateLimitRule {
      * UNAUTHENTICATED} for failed logins: the call reserves its permit before its handler starts
      * and gets it back when it closes with another code (see {@link GrpcRateLimitRule}). The code
      * is the one the call is closed with as it passes the interceptor: the handler's (or that of an
-     * interceptor between them), {@code UNKNOWN} for a handler that throws, {@code
-     * RESOURCE_EXHAUSTED} for a refusal; never anything the client sends. Calling it again replaces
-     * the codes.
+     * interceptor between them, also one it throws when it starts the call), {@code UNKNOWN} for a
+     * handler that throws, {@code RESOURCE_EXHAUSTED} for a refusal; never anything the client
+     * sends. Calling it again replaces the codes.
      *
      * @throws IllegalArgumentException naming the rule if {@code codes} is null, empty or holds
      *     null

@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.grpc.CallOptions;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimitListener;
@@ -135,6 +139,67 @@ class CountCodesTest {
   private static Status.Code code(EchoServer server, String text, String apiKey) {
     try {
       server.call(EchoServer.LOGIN, text, Map.of("x-api-key", apiKey));
+      return Status.Code.OK;
+    } catch (io.grpc.StatusRuntimeException e) {
+      return e.getStatus().getCode();
+    }
+  }
+
+  /**
+   * A token check inside the limiter that throws {@code UNAUTHENTICATED} from {@code
+   * interceptCall}, as some authentication interceptors do: gRPC closes such a call with the status
+   * thrown.
+   */
+  private static final ServerInterceptor THROWING_TOKEN_CHECK =
+      new ServerInterceptor() {
+        @Override
+        public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
+            ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
+          if (!"t".equals(headers.get(TOKEN))) {
+            throw Status.UNAUTHENTICATED.withDescription("no token").asRuntimeException();
+          }
+          return next.startCall(call, headers);
+        }
+      };
+
+  private static final Metadata.Key<String> TOKEN =
+      Metadata.Key.of("x-token", Metadata.ASCII_STRING_MARSHALLER);
+
+  @Test
+  void countCodes_innerInterceptorThrowingAStatus_countsAsThatStatus() {
+    EchoServer plain = started.server(THROWING_TOKEN_CHECK);
+    assertThat(plain.login("good"))
+        .as("without the limiter")
+        .isEqualTo(Status.Code.UNAUTHENTICATED);
+    EchoServer server =
+        started.server(
+            interceptor().rule(logins("3/10s", Status.Code.UNAUTHENTICATED).build()).build(),
+            THROWING_TOKEN_CHECK);
+
+    List<Status.Code> guesses = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      guesses.add(tokenLogin(server, "guess-" + i));
+    }
+
+    assertThat(guesses)
+        .as("the status the token check threw, counted; then refused")
+        .containsExactly(
+            Status.Code.UNAUTHENTICATED,
+            Status.Code.UNAUTHENTICATED,
+            Status.Code.UNAUTHENTICATED,
+            Status.Code.RESOURCE_EXHAUSTED,
+            Status.Code.RESOURCE_EXHAUSTED,
+            Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(tokenLogin(server, "t")).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(server.received).isEmpty();
+    ticker.advance(Duration.ofSeconds(11));
+    assertThat(tokenLogin(server, "t")).isEqualTo(Status.Code.OK);
+    assertThat(errors).isEmpty();
+  }
+
+  private static Status.Code tokenLogin(EchoServer server, String token) {
+    try {
+      server.call(EchoServer.LOGIN, "good", Map.of("x-token", token));
       return Status.Code.OK;
     } catch (io.grpc.StatusRuntimeException e) {
       return e.getStatus().getCode();
