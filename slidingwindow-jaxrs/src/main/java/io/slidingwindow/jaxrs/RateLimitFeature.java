@@ -27,10 +27,12 @@ import java.util.Set;
 /**
  * Puts {@link RateLimit} on resource methods into effect: when the application starts, each
  * annotated method gets a filter that applies its rule to every request the method is about to
- * handle, after resource matching, so whatever path reached the method is counted. A method's
- * annotation may also sit on the same method of a superclass or an interface (the contract-first
- * style): the nearest wins, looked for on the method, then its superclass's, recursively, then its
- * interfaces', in declaration order, as JAX-RS finds a method's other annotations.
+ * handle, after resource matching, so whatever path reached the method is counted; so is a request
+ * that a filter at the authentication priority ends before the rule's turn (a 401 for wrong
+ * credentials), on its response. A method's annotation may also sit on the same method of a
+ * superclass or an interface (the contract-first style): the nearest wins, looked for on the
+ * method, then its superclass's, recursively, then its interfaces', in declaration order, as JAX-RS
+ * finds a method's other annotations.
  *
  * <pre>{@code
  * ResourceConfig app = new ResourceConfig(OrderResource.class)
