@@ -197,6 +197,34 @@ class CountCodesTest {
     assertThat(errors).isEmpty();
   }
 
+  @Test
+  void countCodes_limiterOutsideATokenCheckThatClosesTheCall_countsWrongTokens() {
+    ServerInterceptor closingCheck =
+        new ServerInterceptor() {
+          @Override
+          public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
+              ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
+            if (!"t".equals(headers.get(TOKEN))) {
+              call.close(Status.UNAUTHENTICATED, new Metadata());
+              return new ServerCall.Listener<>() {};
+            }
+            return next.startCall(call, headers);
+          }
+        };
+    EchoServer server =
+        started.server(
+            interceptor().rule(logins("2/10s", Status.Code.UNAUTHENTICATED).build()).build(),
+            closingCheck);
+
+    for (int i = 0; i < 5; i++) {
+      assertThat(tokenLogin(server, "t")).as("right token %s", i).isEqualTo(Status.Code.OK);
+    }
+    assertThat(tokenLogin(server, "g1")).isEqualTo(Status.Code.UNAUTHENTICATED);
+    assertThat(tokenLogin(server, "g2")).isEqualTo(Status.Code.UNAUTHENTICATED);
+    assertThat(tokenLogin(server, "g3")).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(tokenLogin(server, "t")).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+  }
+
   private static Status.Code tokenLogin(EchoServer server, String token) {
     try {
       server.call(EchoServer.LOGIN, "good", Map.of("x-token", token));
