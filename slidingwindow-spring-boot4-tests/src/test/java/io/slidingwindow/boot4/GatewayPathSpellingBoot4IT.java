@@ -1,0 +1,212 @@
+package io.slidingwindow.boot4;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import io.slidingwindow.http.RequestPaths;
+import io.slidingwindow.testkit.http.RawHttp;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The gateway's path firewall on Spring Cloud Gateway 5 (Boot 4), as the gateway module's {@code
+ * GatewayPathSpellingTest} shows it on Boot 3.5: the gateway routes {@code /api/login}, limited to
+ * one request an hour per client address, and everything else below {@code /api/**}, unlimited, to
+ * one backend. Each spelling of the login is sent byte for byte by a client of its own (a loopback
+ * address each) and must be refused 400 or counted by the login's route: whenever the backend got a
+ * path that reads as {@code /api/login} once dot segments resolve, the client's plain {@code
+ * /api/login} must then be refused 429. Windows live in the gateway's memory.
+ */
+class GatewayPathSpellingBoot4IT {
+
+  /** The spellings of {@code GatewayPathSpellingTest}, byte for byte. */
+  static final List<String> SPELLINGS =
+      List.of(
+          "/api//login",
+          "//api/login",
+          "/api/login//",
+          "/api/./login",
+          "/api/x/../login",
+          "/api/x/..;/login",
+          "/api/%2e/login",
+          "/api/x/%2E%2E/login",
+          "/api/x%2F..%2Flogin",
+          "/api/x%5C..%5Clogin",
+          "/api/x\\..\\login",
+          "/api;x=1/login",
+          "/api/login;jsessionid=1",
+          "/api/%252e%252e/login");
+
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  static class Gateway {}
+
+  private HttpServer backend;
+  private final AtomicReference<String> forwarded = new AtomicReference<>();
+  private ConfigurableApplicationContext gateway;
+
+  @AfterEach
+  void stop() {
+    if (gateway != null) {
+      gateway.close();
+    }
+    if (backend != null) {
+      backend.stop(0);
+    }
+  }
+
+  /** Starts the backend and the gateway with its two routes, {@code properties} added. */
+  private int start(String... properties) throws IOException {
+    backend = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    backend.createContext(
+        "/",
+        exchange -> {
+          forwarded.set(exchange.getRequestURI().getRawPath());
+          exchange.sendResponseHeaders(200, -1);
+          exchange.close();
+        });
+    backend.start();
+    String uri = "http://127.0.0.1:" + backend.getAddress().getPort();
+    String routes = "spring.cloud.gateway.server.webflux.routes";
+    String limits = routes + "[0].filters[0].args.sliding-window-rate-limiter.limits[0]";
+    Map<String, Object> all = new HashMap<>();
+    all.put("spring.config.name", "boot4-gateway-path-spelling");
+    all.put("spring.main.web-application-type", "reactive");
+    // No Redis here: the route's windows are the gateway's own.
+    all.put("spring.autoconfigure.exclude", Apps.GATEWAY_REDIS);
+    all.put(routes + "[0].id", "login");
+    all.put(routes + "[0].uri", uri);
+    all.put(routes + "[0].predicates[0]", "Path=/api/login");
+    all.put(routes + "[0].filters[0].name", "RequestRateLimiter");
+    all.put(limits + ".permits", "1");
+    all.put(limits + ".window", "1h");
+    all.put(routes + "[1].id", "api");
+    all.put(routes + "[1].uri", uri);
+    all.put(routes + "[1].predicates[0]", "Path=/api/**");
+    for (String property : properties) {
+      int equals = property.indexOf('=');
+      all.put(property.substring(0, equals), property.substring(equals + 1));
+    }
+    gateway = Apps.start(Gateway.class, all);
+    return Apps.uri(gateway).getPort();
+  }
+
+  /** The path the backend got last, if it reads as the login once dots resolve; else null. */
+  private String reachedLogin() {
+    String path = forwarded.getAndSet(null);
+    return path != null && RequestPaths.normalizedReading(path).equals("/api/login") ? path : null;
+  }
+
+  private static InetAddress client(int i) throws IOException {
+    return InetAddress.getByAddress(new byte[] {127, 0, 2, (byte) (10 + i)});
+  }
+
+  private static RawHttp.Response get(int client, int port, String target) throws IOException {
+    return RawHttp.send(client(client), port, "GET", target, List.of());
+  }
+
+  @Test
+  void everySpelling_isRefusedOrCountedByTheLimitedRoute() throws IOException {
+    int port = start();
+
+    for (int i = 0; i < SPELLINGS.size(); i++) {
+      String spelling = SPELLINGS.get(i);
+      forwarded.set(null);
+      RawHttp.Response response = get(i, port, spelling);
+      String reached = reachedLogin();
+      if (reached != null) {
+        assertThat(get(i, port, "/api/login").status())
+            .as(
+                "GET %s (%d) reached the backend as %s, the limited /api/login, so the client's"
+                    + " one request of the hour must be spent",
+                spelling, response.status(), reached)
+            .isEqualTo(429);
+      }
+      // Refused by the firewall, or by Reactor Netty itself (a raw backslash) before any filter.
+      assertThat(response.status())
+          .as("GET %s: refused by the path firewall (%s)", spelling, response.head())
+          .isEqualTo(400);
+      if (!spelling.contains("\\")) {
+        assertThat(response.isProblemJson()).as("GET %s: %s", spelling, response.head()).isTrue();
+        assertThat(response.body()).doesNotContain("api", "login");
+      }
+    }
+  }
+
+  @Test
+  void plainPaths_areRoutedAndLimitedAsBefore() throws IOException {
+    int port = start();
+
+    assertThat(get(0, port, "/api/login").status()).isEqualTo(200);
+    assertThat(forwarded.getAndSet(null)).isEqualTo("/api/login");
+    assertThat(get(0, port, "/api/login").status()).isEqualTo(429);
+    assertThat(forwarded.get()).as("the refused request was not forwarded").isNull();
+    assertThat(get(0, port, "/api/other?x=/..;%2e").status()).isEqualTo(200);
+    assertThat(forwarded.get()).isEqualTo("/api/other");
+  }
+
+  /**
+   * What the firewall is for on Boot 4: without it, spellings of the login take the unlimited route
+   * and reach the backend as the login, and the client still has its one request of the hour.
+   */
+  @Test
+  void firewallTurnedOff_spellingsReachTheLoginUncounted() throws IOException {
+    int port = start("slidingwindow.http.path-firewall.enabled=false");
+
+    List<String> uncounted = new ArrayList<>();
+    for (int i = 0; i < SPELLINGS.size(); i++) {
+      String spelling = SPELLINGS.get(i);
+      forwarded.set(null);
+      get(i, port, spelling);
+      String reached = reachedLogin();
+      if (reached != null && get(i, port, "/api/login").status() == 200) {
+        uncounted.add(spelling + " as " + reached);
+      }
+    }
+
+    assertThat(uncounted)
+        .as("spellings that reached the login uncounted with the firewall off")
+        .contains(
+            "/api//login as /api/login",
+            "/api/./login as /api/./login",
+            "/api/x/../login as /api/x/../login");
+  }
+
+  @Test
+  void allowances_letThroughOnlyWhatTheyName() throws IOException {
+    int port = start("slidingwindow.http.path-firewall.allow=semicolon");
+
+    assertThat(get(0, port, "/api/other;x=1").status()).isEqualTo(200);
+    assertThat(get(1, port, "/api//other").status())
+        .as("doubled slashes stay refused")
+        .isEqualTo(400);
+    assertThat(get(2, port, "/api/x/../login").status())
+        .as("dot segments stay refused")
+        .isEqualTo(400);
+  }
+
+  @Test
+  void starterWebBeansOff_firewallStillTakesItsProperties() throws IOException {
+    int port =
+        start(
+            "slidingwindow.http.enabled=false",
+            "slidingwindow.http.path-firewall.allow=semicolon,double-slash");
+
+    assertThat(get(0, port, "/api/other;x=1").status()).isEqualTo(200);
+    assertThat(get(1, port, "/api//other").status()).isEqualTo(200);
+    assertThat(get(2, port, "/api/./login").status())
+        .as("dot segments stay refused")
+        .isEqualTo(400);
+  }
+}
