@@ -16,6 +16,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
 import java.lang.reflect.Method;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -42,23 +43,27 @@ import java.util.Set;
  *
  * <p>An annotation whose limits or key cannot be read, whose name another annotated method has
  * already taken, or that would limit nothing because it is on a sub-resource locator or on a method
- * that is no resource method, fails the configuration of the resource class with an {@link
- * IllegalArgumentException} naming the method: the application's start for root resources, for a
- * sub-resource whenever the runtime configures its methods (which may be at the first request that
- * reaches it). The feature is also a {@link Feature}: when the application starts, it checks the
- * root resource classes the runtime shows it (its configuration's classes and instances, and those
- * of the {@link Application}), so that a root class with nothing but sub-resource locators, which
- * has no resource method to configure, is checked too. Each method's rule has its own limiter,
- * created once, whatever number of times the runtime configures the method. Refusals, headers,
- * dry-run, keys that fail (counted under the client's address, as {@link Builder#clientAddresses}
- * finds it, which also groups every key of the method's key table) and fail-open on a failing
- * backend are those of {@link RateLimitFilter}; a request that the filter and an annotation both
- * decide reports both in its headers. Thread-safe.
+ * that is no resource method, fails the application's start with an {@link
+ * IllegalArgumentException} naming the method. The feature is also a {@link Feature}: when the
+ * application starts, it checks the root resource classes the runtime shows it (its configuration's
+ * classes and instances, and those of the {@link Application}) and the classes their sub-resource
+ * locators are declared to return, recursively, each once. So a root class with nothing but
+ * locators, which has no resource method to configure, and a class that only a locator returns,
+ * whose methods the runtime may configure only at the first request that reaches them, are checked
+ * at the start too. A locator declared to return an interface or an abstract class leads to what
+ * that type declares (limits and keys; not names, which follow the class served); one declared to
+ * return {@code Object} leads nowhere: the class it returns is checked when the runtime configures
+ * its methods, which may be at the first request. Each method's rule has its own limiter, created
+ * once, whatever number of times the runtime configures the method. Refusals, headers, dry-run,
+ * keys that fail (counted under the client's address, as {@link Builder#clientAddresses} finds it,
+ * which also groups every key of the method's key table) and fail-open on a failing backend are
+ * those of {@link RateLimitFilter}; a request that the filter and an annotation both decide reports
+ * both in its headers. Thread-safe.
  */
 public final class RateLimitFeature implements DynamicFeature, Feature {
 
   private final Builder settings;
-  private final Map<List<Method>, MethodRateLimitFilter> filters = new HashMap<>();
+  private final Map<Target, MethodRateLimitFilter> filters = new HashMap<>();
   private final Map<String, String> names = new HashMap<>();
   private final Set<Class<?>> checked = new HashSet<>();
 
@@ -75,13 +80,16 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
   }
 
   /**
-   * Checks the root resource classes the runtime shows when the application starts: the classes and
+   * Checks the root resource classes the runtime shows when the application starts, the classes and
    * instances of {@code context}'s configuration (Jersey's registrations and scanned packages) and
-   * the classes and singletons of the injected {@link Application} (RESTEasy's resources).
+   * the classes and singletons of the injected {@link Application} (RESTEasy's resources), and the
+   * types their sub-resource locators lead to (see {@link ResourceWalk}).
    *
    * @return true: the feature is enabled
-   * @throws IllegalArgumentException if a root resource class or a supertype has {@link RateLimit}
-   *     on a sub-resource locator or on a method that is no resource method, naming the method
+   * @throws IllegalArgumentException naming the method, if one of these classes or a supertype has
+   *     {@link RateLimit} on a sub-resource locator or on a method that is no resource method, or
+   *     one of their resource methods has one whose limits or key cannot be read or whose name
+   *     another has
    */
   @Override
   public boolean configure(FeatureContext context) {
@@ -94,13 +102,44 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
     if (app != null) {
       addTypes(types, app.getClasses(), singletons(app));
     }
+    List<Class<?>> roots = new ArrayList<>();
     for (Class<?> type : types) {
       if (RateLimitSearch.rootResource(type)) {
-        check(type);
+        roots.add(type);
+      }
+    }
+    ResourceWalk walk = ResourceWalk.from(roots);
+    for (Class<?> type : walk.classes()) {
+      check(type);
+    }
+    Map<String, Target> taken = new HashMap<>();
+    for (ResourceWalk.Annotated found : walk.annotated()) {
+      Target target = new Target(found.method(), found.annotated());
+      Parsed parsed = parse(target);
+      if (walk.contract(found.type())) {
+        continue; // named after the class the runtime serves, which is not known
+      }
+      Target other = taken.putIfAbsent(parsed.rule().name(), target);
+      if (other != null && !other.equals(target)) {
+        throw nameTaken(parsed.rule().name(), target, other.where());
       }
     }
     return true;
   }
+
+  /** A resource method as the runtime hands it over, and the method whose annotation applies. */
+  private record Target(Method method, Method annotated) {
+    /** The method, and the one carrying the annotation when that is another. */
+    String where() {
+      String own = annotated.getDeclaringClass().getName() + "." + annotated.getName();
+      return annotated.equals(method)
+          ? own
+          : method.getDeclaringClass().getName() + "." + method.getName() + " (from " + own + ")";
+    }
+  }
+
+  /** What a method's annotation says: its rule and its key. */
+  private record Parsed(HttpRule rule, JaxrsKeyResolver keys) {}
 
   @SuppressWarnings("deprecation") // still how an Application hands over resource instances
   private static Set<Object> singletons(Application app) {
@@ -170,40 +209,16 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
 
   /** The filter of resource method {@code method}, whose rule {@code annotated} carries. */
   private synchronized MethodRateLimitFilter filterOf(Method method, Method annotated) {
-    List<Method> target = List.of(method, annotated);
+    Target target = new Target(method, annotated);
     MethodRateLimitFilter existing = filters.get(target);
     if (existing != null) {
       return existing;
     }
-    RateLimit annotation = annotated.getAnnotation(RateLimit.class);
-    String where = annotated.getDeclaringClass().getName() + "." + annotated.getName();
-    if (annotated != method) {
-      where =
-          method.getDeclaringClass().getName() + "." + method.getName() + " (from " + where + ")";
-    }
-    String name =
-        annotation.name().isEmpty()
-            ? method.getDeclaringClass().getSimpleName() + "." + method.getName()
-            : annotation.name();
+    Parsed parsed = parse(target);
+    String name = parsed.rule().name();
     String other = names.get(name);
     if (other != null) {
-      throw new IllegalArgumentException(
-          "@RateLimit name '" + name + "' of " + where + " is taken by " + other);
-    }
-    HttpRule rule;
-    JaxrsKeyResolver keys;
-    try {
-      HttpRule.Builder builder =
-          HttpRule.builder(name)
-              .countRefusedAttempts(annotation.countRefusedAttempts())
-              .dryRun(annotation.dryRun());
-      for (String limit : annotation.limits()) {
-        builder.limit(Limit.parse(limit));
-      }
-      rule = builder.build();
-      keys = keyOf(annotation.key());
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("@RateLimit on " + where + ": " + e.getMessage(), e);
+      throw nameTaken(name, target, other);
     }
     MethodRateLimitFilter filter =
         new MethodRateLimitFilter(
@@ -213,11 +228,44 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
                 .rateLimitHeaders(settings.rateLimitHeaders)
                 .refusal(settings.refusal)
                 .clientKey(JaxrsKeyResolver.clientAddress(settings.clientAddresses)::key)
-                .rule(rule, keys::key)
+                .rule(parsed.rule(), parsed.keys()::key)
                 .build());
     filters.put(target, filter);
-    names.put(name, where);
+    names.put(name, target.where());
     return filter;
+  }
+
+  /**
+   * Reads the annotation of {@code target}: its rule, named as the annotation says or {@code
+   * SimpleClassName.method} of the method the runtime calls, and its key.
+   *
+   * @throws IllegalArgumentException if a limit or the key cannot be read, naming the method
+   */
+  private Parsed parse(Target target) {
+    Method method = target.method();
+    RateLimit annotation = target.annotated().getAnnotation(RateLimit.class);
+    String name =
+        annotation.name().isEmpty()
+            ? method.getDeclaringClass().getSimpleName() + "." + method.getName()
+            : annotation.name();
+    try {
+      HttpRule.Builder builder =
+          HttpRule.builder(name)
+              .countRefusedAttempts(annotation.countRefusedAttempts())
+              .dryRun(annotation.dryRun());
+      for (String limit : annotation.limits()) {
+        builder.limit(Limit.parse(limit));
+      }
+      return new Parsed(builder.build(), keyOf(annotation.key()));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "@RateLimit on " + target.where() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static IllegalArgumentException nameTaken(String name, Target target, String other) {
+    return new IllegalArgumentException(
+        "@RateLimit name '" + name + "' of " + target.where() + " is taken by " + other);
   }
 
   /** The resolver a key text names. */

@@ -140,6 +140,34 @@ final class RateLimitSearch {
     return false;
   }
 
+  /**
+   * Whether {@code method}, a public method of {@code type} (declared there or inherited), is a
+   * resource method of {@code type}: an HTTP method designator on it or on the same method of one
+   * of {@code type}'s supertypes.
+   */
+  static boolean resourceMethod(Class<?> type, Method method) {
+    Set<Class<?>> types = new LinkedHashSet<>();
+    supertypes(type, types);
+    return designated(types, method);
+  }
+
+  /**
+   * Whether {@code method}, a public method of {@code type} that is no resource method, is a
+   * sub-resource locator of {@code type}: a {@code @Path} on it or on the same method of one of
+   * {@code type}'s supertypes.
+   */
+  static boolean locatorOf(Class<?> type, Method method) {
+    Set<Class<?>> types = new LinkedHashSet<>();
+    supertypes(type, types);
+    for (Class<?> candidate : types) {
+      Method same = sameMethod(candidate, method);
+      if (same != null && same.isAnnotationPresent(Path.class)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static void supertypes(Class<?> type, Set<Class<?>> types) {
     if (type == null || type == Object.class || !types.add(type)) {
       return;

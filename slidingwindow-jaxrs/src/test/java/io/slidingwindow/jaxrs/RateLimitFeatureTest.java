@@ -302,6 +302,170 @@ class RateLimitFeatureTest {
     assertThat(enabled).isTrue();
   }
 
+  /** Reached only through a locator; its limit cannot be read. */
+  static class BadSub {
+    @GET
+    @RateLimit(limits = "two per second")
+    public String get() {
+      return "";
+    }
+  }
+
+  /** A contract a locator is declared to return; its limit cannot be read. */
+  interface BadContract {
+    @GET
+    @RateLimit(limits = "two per second")
+    String get();
+  }
+
+  /** A contract whose two methods share a name: only the class served decides their names. */
+  interface SharedNames {
+    @GET
+    @Path("a")
+    @RateLimit(limits = "1/1h", name = "shared")
+    String a();
+
+    @GET
+    @Path("b")
+    @RateLimit(limits = "1/1h", name = "shared")
+    String b();
+  }
+
+  /** Locates itself, and {@link BadSub} one step further. */
+  static class Cycle {
+    @Path("again")
+    public Cycle again() {
+      return this;
+    }
+
+    @Path("bad")
+    public BadSub bad() {
+      return new BadSub();
+    }
+  }
+
+  @Path("cyclic")
+  static class CyclicRoot {
+    @Path("cycle")
+    public Cycle cycle() {
+      return new Cycle();
+    }
+  }
+
+  @Path("contract")
+  static class ContractLocatorRoot {
+    @Path("c")
+    public BadContract contract() {
+      return () -> "";
+    }
+  }
+
+  @Path("shared")
+  static class SharedNamesRoot {
+    @Path("s")
+    public SharedNames shared() {
+      return null;
+    }
+  }
+
+  @Path("classes")
+  static class ClassLocatorRoot {
+    @Path("c")
+    public Class<BadSub> sub() {
+      return BadSub.class;
+    }
+  }
+
+  @Path("objects")
+  static class ObjectLocatorRoot {
+    @Path("o")
+    public Object sub() {
+      return new BadSub();
+    }
+
+    @Path("any")
+    public Class<?> any() {
+      return BadSub.class;
+    }
+  }
+
+  /** Reaches a node of {@link Tree} through two locators. */
+  @Path("forest")
+  static class Forest {
+    @Path("oak")
+    public Tree oak() {
+      return new Tree();
+    }
+
+    @Path("elm")
+    public Tree elm() {
+      return new Tree();
+    }
+  }
+
+  /** A limited method, reached through several locators and its own. */
+  static class Tree {
+    @GET
+    @RateLimit(limits = "1/1h", name = "tree")
+    public String get() {
+      return "";
+    }
+
+    @Path("branch")
+    public Tree branch() {
+      return this;
+    }
+  }
+
+  @Test
+  void featureConfigure_followsLocatorsThroughCycles_toABadLimit() {
+    assertThatThrownBy(
+            () -> start(RateLimitFeature.builder().build(), Set.of(CyclicRoot.class), Set.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("@RateLimit on " + BadSub.class.getName() + ".get: ")
+        .hasMessageContaining("two per second");
+  }
+
+  @Test
+  void featureConfigure_locatorReturningClassOfX_followed() {
+    assertThatThrownBy(
+            () ->
+                start(RateLimitFeature.builder().build(), Set.of(ClassLocatorRoot.class), Set.of()))
+        .hasMessageStartingWith("@RateLimit on " + BadSub.class.getName() + ".get: ");
+  }
+
+  @Test
+  void featureConfigure_locatorReturningAnInterface_itsLimitsAndKeysChecked_notItsNames() {
+    assertThatThrownBy(
+            () ->
+                start(
+                    RateLimitFeature.builder().build(),
+                    Set.of(ContractLocatorRoot.class),
+                    Set.of()))
+        .hasMessageStartingWith("@RateLimit on " + BadContract.class.getName() + ".get: ");
+    assertThat(start(RateLimitFeature.builder().build(), Set.of(SharedNamesRoot.class), Set.of()))
+        .isTrue();
+  }
+
+  @Test
+  void featureConfigure_locatorReturningObjectOrAnyClass_notFollowed() {
+    assertThat(start(RateLimitFeature.builder().build(), Set.of(ObjectLocatorRoot.class), Set.of()))
+        .isTrue();
+  }
+
+  @Test
+  void featureConfigure_oneMethodThroughManyLocators_isOneName_andTheRuntimeBuildsItsFilter()
+      throws Exception {
+    RateLimitFeature feature = RateLimitFeature.builder().build();
+
+    assertThat(start(feature, Set.of(Forest.class), Set.of())).isTrue();
+    configure(feature, Tree.class, Tree.class.getMethod("get"));
+    configure(feature, Tree.class, Tree.class.getMethod("get"));
+
+    assertThat(registered).hasSize(2).allMatch(MethodRateLimitFilter.class::isInstance);
+    assertThat(registered.get(0)).isSameAs(registered.get(1));
+  }
+
   private static String annotatedName(Class<?> resourceClass, Method method) {
     return RateLimitSearch.annotated(resourceClass, method).getAnnotation(RateLimit.class).name();
   }
