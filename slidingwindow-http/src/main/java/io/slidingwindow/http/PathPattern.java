@@ -105,13 +105,14 @@ public final class PathPattern {
     int starP = -1;
     int starS = 0;
     while (s < segment.length()) {
-      if (p < pattern.length()
+      // The pattern's '*' first: a '*' in the path is a character like any other.
+      if (p < pattern.length() && pattern.charAt(p) == '*') {
+        starP = p++;
+        starS = s;
+      } else if (p < pattern.length()
           && (pattern.charAt(p) == '?' || pattern.charAt(p) == segment.charAt(s))) {
         p++;
         s++;
-      } else if (p < pattern.length() && pattern.charAt(p) == '*') {
-        starP = p++;
-        starS = s;
       } else if (starP >= 0) {
         p = starP + 1;
         s = ++starS;

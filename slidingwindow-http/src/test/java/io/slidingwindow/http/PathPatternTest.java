@@ -60,6 +60,16 @@ class PathPatternTest {
   }
 
   @Test
+  void matches_pathWithAStarOrQuestionMarkCharacter_readsItAsAnyOtherCharacter() {
+    // '*' is a legal path character; a handler for /files/*.json serves /files/*x.json.
+    assertThat(PathPattern.of("/files/*.json").matches("/files/*x.json")).isTrue();
+    assertThat(PathPattern.of("/a*").matches("/a*b")).isTrue();
+    assertThat(PathPattern.of("/a*b").matches("/a*xb")).isTrue();
+    assertThat(PathPattern.of("/a?c").matches("/a*c")).isTrue();
+    assertThat(PathPattern.of("/a*").matches("/b*")).isFalse();
+  }
+
+  @Test
   void matches_variable_matchesOneWholeSegment() {
     PathPattern p = PathPattern.of("/orders/{id}/items");
     assertThat(p.matches("/orders/42/items")).isTrue();
@@ -147,7 +157,7 @@ class PathPatternTest {
         pattern.append(
             random.nextInt(5) == 0 ? "**" : randomOf(random, "ab*?", 3).replaceAll("\\*+", "*"));
       }
-      String path = "/" + randomOf(random, "ab/", 8);
+      String path = "/" + randomOf(random, "ab/*", 8);
       boolean expected = oracle(pattern.toString()).matcher(normalized(path)).matches();
       assertThat(PathPattern.of(pattern.toString()).matches(path))
           .as("seed %d: pattern %s, path %s", seed, pattern, path)
