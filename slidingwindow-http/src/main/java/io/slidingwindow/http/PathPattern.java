@@ -9,9 +9,19 @@ import java.util.List;
  * <p>A pattern is a sequence of segments separated by {@code /}. A segment {@code **} matches zero
  * or more whole path segments. Within any other segment, {@code *} matches zero or more characters
  * and {@code ?} exactly one, never a {@code /}; {@code {name}} matches one whole segment (as {@code
- * *} does, the name is only a label). Everything else matches itself, case-sensitively. Empty
- * segments are ignored on both sides, so {@code //a/} is the path {@code /a}: a trailing or doubled
- * slash cannot slip a request past a rule.
+ * *} does, the name is only a label). Everything else matches itself, case-sensitively unless the
+ * pattern {@linkplain #ignoringCase() ignores case}. Empty segments are ignored on both sides, so
+ * {@code //a/} is the path {@code /a}: a trailing or doubled slash cannot slip a request past a
+ * rule.
+ *
+ * <p>A pattern that ignores case takes a character of the path for the pattern's when it is the
+ * same character, or has the same upper case, the same lower case, or the same lower case of its
+ * upper case; a surrogate pair facing a surrogate pair is compared as one code point. So {@code
+ * /admin} also matches {@code /ADMIN}, and {@code /admin} with a dotless i (U+0131) for the {@code
+ * i}; {@code /key} matches the path with a Kelvin sign (U+212A) for the {@code k}: whatever a path
+ * matcher that ignores case by {@code String.equalsIgnoreCase}, by lower-casing or by ASCII folding
+ * takes as equal, this takes as equal too, so a rule reaches every request that such a handler
+ * reaches.
  *
  * <p>Matching runs in {@code O(pattern segments x path segments)} segment comparisons at worst,
  * however many {@code **} the pattern holds: the segments are matched as a glob is matched against
@@ -24,10 +34,12 @@ public final class PathPattern {
   private final String pattern;
   private final String[] segments;
   private final boolean[] anySegments;
+  private final boolean ignoreCase;
 
-  private PathPattern(String pattern, String[] segments) {
+  private PathPattern(String pattern, String[] segments, boolean ignoreCase) {
     this.pattern = pattern;
     this.segments = segments;
+    this.ignoreCase = ignoreCase;
     this.anySegments = new boolean[segments.length];
     for (int i = 0; i < segments.length; i++) {
       anySegments[i] = segments[i].equals("**");
@@ -55,7 +67,20 @@ public final class PathPattern {
             "pattern: a variable segment must be '{name}', was " + pattern);
       }
     }
-    return new PathPattern(pattern, segments);
+    return new PathPattern(pattern, segments, false);
+  }
+
+  /**
+   * This pattern matching regardless of case (see the class description); this very pattern if it
+   * already does.
+   */
+  public PathPattern ignoringCase() {
+    return ignoreCase ? this : new PathPattern(pattern, segments, true);
+  }
+
+  /** Whether this pattern matches regardless of case. */
+  public boolean ignoresCase() {
+    return ignoreCase;
   }
 
   /** Whether {@code path} (starting with {@code /}, decoded, without query) matches. */
@@ -79,7 +104,10 @@ public final class PathPattern {
       if (p < segments.length && anySegments[p]) {
         anyP = p++;
         anyS = s;
-      } else if (p < segments.length && matchSegment(segments[p], path[s])) {
+      } else if (p < segments.length
+          && (ignoreCase
+              ? matchSegmentIgnoringCase(segments[p], path[s])
+              : matchSegment(segments[p], path[s]))) {
         p++;
         s++;
       } else if (anyP >= 0) {
@@ -126,6 +154,80 @@ public final class PathPattern {
     return p == pattern.length();
   }
 
+  /**
+   * {@link #matchSegment} regardless of case: a character of the pattern matches one of the segment
+   * as {@link #sameIgnoringCase(int, int)} says, a surrogate pair facing a surrogate pair as one
+   * code point.
+   */
+  static boolean matchSegmentIgnoringCase(String pattern, String segment) {
+    if (pattern.startsWith("{")) {
+      return true;
+    }
+    int p = 0;
+    int s = 0;
+    int starP = -1;
+    int starS = 0;
+    while (s < segment.length()) {
+      int same = 0;
+      if (p < pattern.length() && pattern.charAt(p) == '*') {
+        starP = p++;
+        starS = s;
+        continue;
+      }
+      if (p < pattern.length()) {
+        same = pattern.charAt(p) == '?' ? 1 : sameIgnoringCase(pattern, p, segment, s);
+      }
+      if (same > 0) {
+        p += same;
+        s += same;
+      } else if (starP >= 0) {
+        p = starP + 1;
+        s = ++starS;
+      } else {
+        return false;
+      }
+    }
+    while (p < pattern.length() && pattern.charAt(p) == '*') {
+      p++;
+    }
+    return p == pattern.length();
+  }
+
+  /**
+   * How many characters match at {@code pattern[p]} and {@code segment[s]} regardless of case: 2
+   * for surrogate pairs on both sides that are one code point regardless of case, 1 for characters
+   * that are one regardless of case, 0 if they differ.
+   */
+  private static int sameIgnoringCase(String pattern, int p, String segment, int s) {
+    char a = pattern.charAt(p);
+    char b = segment.charAt(s);
+    if (Character.isHighSurrogate(a)
+        && Character.isHighSurrogate(b)
+        && p + 1 < pattern.length()
+        && s + 1 < segment.length()
+        && Character.isLowSurrogate(pattern.charAt(p + 1))
+        && Character.isLowSurrogate(segment.charAt(s + 1))) {
+      return sameIgnoringCase(pattern.codePointAt(p), segment.codePointAt(s)) ? 2 : 0;
+    }
+    return sameIgnoringCase(a, b) ? 1 : 0;
+  }
+
+  /**
+   * Whether two code points are one regardless of case: equal, or with the same upper case, the
+   * same lower case, or the same lower case of their upper case. Every pair that {@code
+   * String.equalsIgnoreCase}, a comparison of lower cases or an ASCII folding takes as equal is.
+   */
+  static boolean sameIgnoringCase(int a, int b) {
+    if (a == b) {
+      return true;
+    }
+    int upperA = Character.toUpperCase(a);
+    int upperB = Character.toUpperCase(b);
+    return upperA == upperB
+        || Character.toLowerCase(a) == Character.toLowerCase(b)
+        || Character.toLowerCase(upperA) == Character.toLowerCase(upperB);
+  }
+
   private static String[] split(String path) {
     List<String> parts = new ArrayList<>();
     for (String part : path.split("/", -1)) {
@@ -138,15 +240,17 @@ public final class PathPattern {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof PathPattern other && other.pattern.equals(pattern);
+    return o instanceof PathPattern other
+        && other.pattern.equals(pattern)
+        && other.ignoreCase == ignoreCase;
   }
 
   @Override
   public int hashCode() {
-    return pattern.hashCode();
+    return pattern.hashCode() * 31 + (ignoreCase ? 1 : 0);
   }
 
-  /** The pattern as written. */
+  /** The pattern as written (whether or not it ignores case). */
   @Override
   public String toString() {
     return pattern;
