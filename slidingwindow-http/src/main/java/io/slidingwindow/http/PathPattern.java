@@ -12,7 +12,8 @@ import java.util.List;
  * *} does, the name is only a label). Everything else matches itself, case-sensitively unless the
  * pattern {@linkplain #ignoringCase() ignores case}. Empty segments are ignored on both sides, so
  * {@code //a/} is the path {@code /a}: a trailing or doubled slash cannot slip a request past a
- * rule.
+ * rule; and a last segment {@code *} also matches the empty segment after a trailing slash, as
+ * handlers' patterns do ({@code /files/*} matches {@code /files/}).
  *
  * <p>A pattern that ignores case takes a character of the path for the pattern's when it is the
  * same character, or has the same upper case, the same lower case, or the same lower case of its
@@ -34,6 +35,7 @@ public final class PathPattern {
   private final String pattern;
   private final String[] segments;
   private final boolean[] anySegments;
+  private final boolean[] questionSegments;
   private final boolean ignoreCase;
 
   private PathPattern(String pattern, String[] segments, boolean ignoreCase) {
@@ -41,8 +43,10 @@ public final class PathPattern {
     this.segments = segments;
     this.ignoreCase = ignoreCase;
     this.anySegments = new boolean[segments.length];
+    this.questionSegments = new boolean[segments.length];
     for (int i = 0; i < segments.length; i++) {
       anySegments[i] = segments[i].equals("**");
+      questionSegments[i] = segments[i].indexOf('?') >= 0;
     }
   }
 
@@ -88,14 +92,14 @@ public final class PathPattern {
     if (path == null) {
       return false;
     }
-    return matchSegments(split(path));
+    return matchSegments(split(path), path.endsWith("/"));
   }
 
   /**
    * Matches the path's segments with one pass and one backtracking point: the last {@code **} seen
    * and the path segment it was last extended to.
    */
-  private boolean matchSegments(String[] path) {
+  private boolean matchSegments(String[] path, boolean trailingSlash) {
     int p = 0;
     int s = 0;
     int anyP = -1;
@@ -104,10 +108,7 @@ public final class PathPattern {
       if (p < segments.length && anySegments[p]) {
         anyP = p++;
         anyS = s;
-      } else if (p < segments.length
-          && (ignoreCase
-              ? matchSegmentIgnoringCase(segments[p], path[s])
-              : matchSegment(segments[p], path[s]))) {
+      } else if (p < segments.length && segmentMatches(p, path[s])) {
         p++;
         s++;
       } else if (anyP >= 0) {
@@ -120,11 +121,34 @@ public final class PathPattern {
     while (p < segments.length && anySegments[p]) {
       p++;
     }
+    // A last '*' also takes the empty segment after a trailing slash, as handlers' '*' does.
+    if (trailingSlash && p == segments.length - 1 && segments[p].equals("*")) {
+      p++;
+    }
     return p == segments.length;
   }
 
-  /** Glob match of one segment: '*' any run, '?' one character, '{name}' the whole segment. */
-  static boolean matchSegment(String pattern, String segment) {
+  /**
+   * Whether pattern segment {@code p} matches {@code segment}. A {@code ?} is tried as one char,
+   * and, if the segment holds a surrogate pair, also as one code point: handlers read it either way
+   * (a path pattern segment of literals and {@code ?} counts chars; an Ant matcher's segment, or a
+   * path pattern segment with a {@code *}, is a regular expression whose {@code .} takes a code
+   * point), and the rule must match whatever either does.
+   */
+  private boolean segmentMatches(int p, String segment) {
+    return glob(segments[p], segment, ignoreCase, false)
+        || (questionSegments[p]
+            && hasSurrogatePair(segment)
+            && glob(segments[p], segment, ignoreCase, true));
+  }
+
+  /**
+   * Glob match of one segment: '*' any run, '?' one character, '{name}' the whole segment.
+   *
+   * @param ignoreCase whether characters match regardless of case ({@link #same})
+   * @param codePoints whether '?' takes a surrogate pair whole rather than one char of it
+   */
+  static boolean glob(String pattern, String segment, boolean ignoreCase, boolean codePoints) {
     if (pattern.startsWith("{")) {
       return true;
     }
@@ -134,48 +158,22 @@ public final class PathPattern {
     int starS = 0;
     while (s < segment.length()) {
       // The pattern's '*' first: a '*' in the path is a character like any other.
-      if (p < pattern.length() && pattern.charAt(p) == '*') {
-        starP = p++;
-        starS = s;
-      } else if (p < pattern.length()
-          && (pattern.charAt(p) == '?' || pattern.charAt(p) == segment.charAt(s))) {
-        p++;
-        s++;
-      } else if (starP >= 0) {
-        p = starP + 1;
-        s = ++starS;
-      } else {
-        return false;
-      }
-    }
-    while (p < pattern.length() && pattern.charAt(p) == '*') {
-      p++;
-    }
-    return p == pattern.length();
-  }
-
-  /**
-   * {@link #matchSegment} regardless of case: a character of the pattern matches one of the segment
-   * as {@link #sameIgnoringCase(int, int)} says, a surrogate pair facing a surrogate pair as one
-   * code point.
-   */
-  static boolean matchSegmentIgnoringCase(String pattern, String segment) {
-    if (pattern.startsWith("{")) {
-      return true;
-    }
-    int p = 0;
-    int s = 0;
-    int starP = -1;
-    int starS = 0;
-    while (s < segment.length()) {
       int same = 0;
       if (p < pattern.length() && pattern.charAt(p) == '*') {
         starP = p++;
         starS = s;
         continue;
       }
+      if (p < pattern.length() && pattern.charAt(p) == '?') {
+        p++;
+        s +=
+            codePoints && Character.isSurrogatePair(segment.charAt(s), charAt(segment, s + 1))
+                ? 2
+                : 1;
+        continue;
+      }
       if (p < pattern.length()) {
-        same = pattern.charAt(p) == '?' ? 1 : sameIgnoringCase(pattern, p, segment, s);
+        same = same(pattern, p, segment, s, ignoreCase);
       }
       if (same > 0) {
         p += same;
@@ -193,20 +191,33 @@ public final class PathPattern {
     return p == pattern.length();
   }
 
+  /** The char at {@code i}, or 0 past the end. */
+  private static char charAt(String s, int i) {
+    return i < s.length() ? s.charAt(i) : 0;
+  }
+
+  private static boolean hasSurrogatePair(String segment) {
+    for (int i = 0; i + 1 < segment.length(); i++) {
+      if (Character.isSurrogatePair(segment.charAt(i), segment.charAt(i + 1))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /**
-   * How many characters match at {@code pattern[p]} and {@code segment[s]} regardless of case: 2
-   * for surrogate pairs on both sides that are one code point regardless of case, 1 for characters
-   * that are one regardless of case, 0 if they differ.
+   * How many chars match at {@code pattern[p]} and {@code segment[s]}: 1 for equal chars, 0 for
+   * different ones; regardless of case, 2 for surrogate pairs on both sides that are one code point
+   * regardless of case ({@link #sameIgnoringCase(int, int)}) and 1 for chars that are.
    */
-  private static int sameIgnoringCase(String pattern, int p, String segment, int s) {
+  private static int same(String pattern, int p, String segment, int s, boolean ignoreCase) {
     char a = pattern.charAt(p);
     char b = segment.charAt(s);
-    if (Character.isHighSurrogate(a)
-        && Character.isHighSurrogate(b)
-        && p + 1 < pattern.length()
-        && s + 1 < segment.length()
-        && Character.isLowSurrogate(pattern.charAt(p + 1))
-        && Character.isLowSurrogate(segment.charAt(s + 1))) {
+    if (!ignoreCase) {
+      return a == b ? 1 : 0;
+    }
+    if (Character.isSurrogatePair(a, charAt(pattern, p + 1))
+        && Character.isSurrogatePair(b, charAt(segment, s + 1))) {
       return sameIgnoringCase(pattern.codePointAt(p), segment.codePointAt(s)) ? 2 : 0;
     }
     return sameIgnoringCase(a, b) ? 1 : 0;
