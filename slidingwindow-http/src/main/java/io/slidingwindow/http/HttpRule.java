@@ -15,11 +15,13 @@ import java.util.Set;
  * resolver of its own (the servlet {@code RateLimitEnforcer}, the JAX-RS and reactive filters).
  *
  * <p>A request matches when its path matches one of the patterns (or the rule has none) and its
- * method is one of the methods (or the rule has none). {@code HEAD} counts as {@code GET}: a rule
- * that lists {@code GET} limits {@code HEAD} too, since servers answer it with the GET handler.
- * Several limits are checked together: a request is granted only if every limit allows it. With
- * {@code countRefusedAttempts} a refused request is counted too, so a client that keeps calling
- * while refused stays refused. In dry-run the rule counts and reports, but never refuses.
+ * method is one of the methods (or the rule has none). Patterns match case-sensitively, or
+ * regardless of case if the rule {@linkplain Builder#ignoreCase(boolean) ignores case}, as it must
+ * when the application's handlers do. {@code HEAD} counts as {@code GET}: a rule that lists {@code
+ * GET} limits {@code HEAD} too, since servers answer it with the GET handler. Several limits are
+ * checked together: a request is granted only if every limit allows it. With {@code
+ * countRefusedAttempts} a refused request is counted too, so a client that keeps calling while
+ * refused stays refused. In dry-run the rule counts and reports, but never refuses.
  *
  * <p>With {@link #countStatuses()} a request counts only if its answer's status is one of them
  * (failed logins: {@code 400-599}): each request reserves its permits before it runs, refused when
@@ -39,6 +41,7 @@ public final class HttpRule {
 
   private final String name;
   private final List<PathPattern> paths;
+  private final boolean ignoreCase;
   private final Set<String> methods;
   private final List<Limit> limits;
   private final boolean countRefusedAttempts;
@@ -49,7 +52,11 @@ public final class HttpRule {
 
   private HttpRule(Builder b) {
     this.name = b.name;
-    this.paths = List.copyOf(b.paths);
+    this.paths =
+        b.ignoreCase
+            ? b.paths.stream().map(PathPattern::ignoringCase).toList()
+            : List.copyOf(b.paths);
+    this.ignoreCase = b.ignoreCase;
     this.methods = Set.copyOf(b.methods);
     this.limits = List.copyOf(b.limits);
     this.countRefusedAttempts = b.countRefusedAttempts;
@@ -120,6 +127,11 @@ public final class HttpRule {
     return paths;
   }
 
+  /** Whether the path patterns match regardless of case. */
+  public boolean ignoreCase() {
+    return ignoreCase;
+  }
+
   /** The upper-case methods; empty means every method. */
   public Set<String> methods() {
     return methods;
@@ -185,6 +197,7 @@ public final class HttpRule {
         + name
         + " "
         + paths
+        + (ignoreCase ? " ignoring case" : "")
         + " "
         + methods
         + " "
@@ -200,6 +213,7 @@ public final class HttpRule {
   public static final class Builder {
     private final String name;
     private final List<PathPattern> paths = new ArrayList<>();
+    private boolean ignoreCase;
     private final Set<String> methods = new LinkedHashSet<>();
     private final List<Limit> limits = new ArrayList<>();
     private boolean countRefusedAttempts;
@@ -224,6 +238,17 @@ public final class HttpRule {
      */
     public Builder path(String pattern) {
       paths.add(PathPattern.of(pattern));
+      return this;
+    }
+
+    /**
+     * Sets whether the path patterns, those added before and after, match regardless of case (see
+     * {@link PathPattern#ignoringCase()}); off by default. Turn it on when the application's
+     * handlers match paths regardless of case, or a request spelled {@code /V1/ADMIN} reaches the
+     * handler of {@code /v1/admin} without this rule counting it.
+     */
+    public Builder ignoreCase(boolean ignoreCase) {
+      this.ignoreCase = ignoreCase;
       return this;
     }
 

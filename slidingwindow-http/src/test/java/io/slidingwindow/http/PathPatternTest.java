@@ -60,6 +60,41 @@ class PathPatternTest {
   }
 
   @Test
+  void matches_pathWithAStarOrQuestionMarkCharacter_readsItAsAnyOtherCharacter() {
+    // '*' is a legal path character; a handler for /files/*.json serves /files/*x.json.
+    assertThat(PathPattern.of("/files/*.json").matches("/files/*x.json")).isTrue();
+    assertThat(PathPattern.of("/a*").matches("/a*b")).isTrue();
+    assertThat(PathPattern.of("/a*b").matches("/a*xb")).isTrue();
+    assertThat(PathPattern.of("/a?c").matches("/a*c")).isTrue();
+    assertThat(PathPattern.of("/a*").matches("/b*")).isFalse();
+  }
+
+  @Test
+  void matches_questionMarkAgainstACharacterOutsideTheBasicPlane_takesItAsOneOrTwoChars() {
+    String grin = new String(Character.toChars(0x1F600)); // two chars, one code point
+    // An AntPathMatcher's segment, or a PathPatternParser's with a '*', is a regular expression
+    // whose '.' takes the code point...
+    assertThat(PathPattern.of("/v?/items").matches("/v" + grin + "/items")).isTrue();
+    assertThat(PathPattern.of("/v?*").matches("/v" + grin)).isTrue();
+    assertThat(PathPattern.of("/a?b*").matches("/a" + grin + "b")).isTrue();
+    // ...and a PathPatternParser's segment of literals and '?' counts chars.
+    assertThat(PathPattern.of("/??").matches("/" + grin)).isTrue();
+    assertThat(PathPattern.of("/???").matches("/" + grin)).isFalse();
+    assertThat(PathPattern.of("/v?").ignoringCase().matches("/V" + grin)).isTrue();
+  }
+
+  @Test
+  void matches_lastStarAfterATrailingSlash_matchesTheEmptySegment() {
+    // Handlers' '/files/*' serves '/files/', and '/*' serves '/'.
+    assertThat(PathPattern.of("/files/*").matches("/files/")).isTrue();
+    assertThat(PathPattern.of("/*").matches("/")).isTrue();
+    assertThat(PathPattern.of("/files/*").matches("/files")).isFalse();
+    assertThat(PathPattern.of("/files/*.json").matches("/files/")).isFalse();
+    assertThat(PathPattern.of("/files/{name}").matches("/files/")).isFalse();
+    assertThat(PathPattern.of("/files/*/x").matches("/files//x")).isFalse();
+  }
+
+  @Test
   void matches_variable_matchesOneWholeSegment() {
     PathPattern p = PathPattern.of("/orders/{id}/items");
     assertThat(p.matches("/orders/42/items")).isTrue();
@@ -124,6 +159,20 @@ class PathPatternTest {
     return b.toString();
   }
 
+  /**
+   * What the oracle says, with a last segment '*' also taking the empty segment after a trailing
+   * slash.
+   */
+  private static boolean expected(String pattern, String path) {
+    if (oracle(pattern).matcher(normalized(path)).matches()) {
+      return true;
+    }
+    String segments = normalized(pattern); // the pattern's empty segments are ignored too
+    return path.endsWith("/")
+        && segments.endsWith("/*")
+        && oracle(segments.substring(0, segments.length() - 2)).matcher(normalized(path)).matches();
+  }
+
   private static String randomOf(Random random, String alphabet, int maxLength) {
     StringBuilder b = new StringBuilder();
     int n = random.nextInt(maxLength + 1);
@@ -147,8 +196,8 @@ class PathPatternTest {
         pattern.append(
             random.nextInt(5) == 0 ? "**" : randomOf(random, "ab*?", 3).replaceAll("\\*+", "*"));
       }
-      String path = "/" + randomOf(random, "ab/", 8);
-      boolean expected = oracle(pattern.toString()).matcher(normalized(path)).matches();
+      String path = "/" + randomOf(random, "ab/*", 8);
+      boolean expected = expected(pattern.toString(), path);
       assertThat(PathPattern.of(pattern.toString()).matches(path))
           .as("seed %d: pattern %s, path %s", seed, pattern, path)
           .isEqualTo(expected);

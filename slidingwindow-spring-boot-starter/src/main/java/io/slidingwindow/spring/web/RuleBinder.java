@@ -36,9 +36,11 @@ final class RuleBinder {
   /**
    * The rules of {@code properties}, in the order written, each with its key still as text.
    *
+   * @param ignoreCase whether the rules match their paths regardless of case, as handlers that do
+   *     need (see {@link HandlerPaths})
    * @throws IllegalArgumentException naming the property and its value if one is invalid
    */
-  static List<Bound> bound(SlidingWindowHttpProperties properties) {
+  static List<Bound> bound(SlidingWindowHttpProperties properties, boolean ignoreCase) {
     List<Bound> rules = new ArrayList<>();
     for (Map.Entry<String, SlidingWindowHttpProperties.Rule> e : properties.getRules().entrySet()) {
       String prefix = SlidingWindowHttpProperties.PREFIX + ".rules." + e.getKey();
@@ -48,6 +50,7 @@ final class RuleBinder {
         String path = rule.getPaths().get(i);
         bind(prefix + ".paths[" + i + "]", () -> builder.path(path));
       }
+      builder.ignoreCase(ignoreCase);
       bind(prefix + ".methods", () -> builder.methods(rule.getMethods().toArray(new String[0])));
       List<SlidingWindowHttpProperties.LimitSpec> limits =
           rule.getLimits() == null ? List.of() : rule.getLimits();
@@ -69,6 +72,7 @@ final class RuleBinder {
    *
    * @param keyResolverBeans looks up a {@link KeyResolver} bean by name for {@code bean:NAME} keys;
    *     returns null if there is none
+   * @param ignoreCase whether the rules match their paths regardless of case
    * @return {@code enforcer}
    * @throws IllegalArgumentException naming the property and its value if one is invalid
    */
@@ -76,10 +80,11 @@ final class RuleBinder {
       RateLimitEnforcer.Builder enforcer,
       SlidingWindowHttpProperties properties,
       ClientIpResolver clientIp,
-      Function<String, KeyResolver> keyResolverBeans) {
+      Function<String, KeyResolver> keyResolverBeans,
+      boolean ignoreCase) {
     Function<HttpServletRequest, RateLimitKeyContext> contexts =
         request -> ServletKeys.context(request, clientIp);
-    for (Bound bound : bound(properties)) {
+    for (Bound bound : bound(properties, ignoreCase)) {
       enforcer.rule(
           bound.rule(),
           ServletKeys.resolver(bound.keyProperty(), bound.key(), clientIp, keyResolverBeans),

@@ -13,6 +13,10 @@ import io.slidingwindow.servlet.RateLimitFilter;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.internal.RateLimitAnnotations;
 import io.slidingwindow.webmvc.RateLimitInterceptor;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -79,7 +83,8 @@ public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
       ObjectProvider<RateLimitListener> listeners,
       ObjectProvider<MeterRegistry> registry,
       ListableBeanFactory beans,
-      PathFirewall pathFirewall) {
+      PathFirewall pathFirewall,
+      HandlerPaths handlerPaths) {
     RateLimitListener listener = listener(listeners, registry);
     return new ReloadableRules<>(
         limiterFactory,
@@ -88,7 +93,8 @@ public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
                     RateLimitEnforcer.builder(),
                     bound,
                     clientIp,
-                    namedBeans(beans, KeyResolver.class))
+                    namedBeans(beans, KeyResolver.class),
+                    handlerPaths.ignoreCase())
                 .limiterFactory(limiters)
                 .listener(listener)
                 .rateLimitHeaders(bound.isRateLimitHeaders())
@@ -139,6 +145,42 @@ public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
   static SmartInitializingSingleton slidingWindowForwardedHeadersCheck(
       Environment environment, SlidingWindowHttpProperties properties) {
     return new ForwardedHeadersCheck(environment, properties, true);
+  }
+
+  /**
+   * How Spring MVC's handler mappings match paths: the rules follow their case, and start-up stops
+   * if rules in service cannot follow them.
+   */
+  @Bean
+  static HandlerPaths slidingWindowHandlerPaths(ListableBeanFactory beans) {
+    return new HandlerPaths(HandlerPaths.servletMappings(beans), () -> servedRules(beans));
+  }
+
+  /**
+   * The rules of every enforcer that serves requests: the enforcer beans, and those of the rate
+   * limit filters, registered or not.
+   */
+  static List<HandlerPaths.Served> servedRules(ListableBeanFactory beans) {
+    Map<RateLimitEnforcer, String> enforcers = new IdentityHashMap<>();
+    beans
+        .getBeansOfType(RateLimitEnforcer.class, false, true)
+        .forEach((name, e) -> enforcers.putIfAbsent(e, "RateLimitEnforcer bean '" + name + "'"));
+    beans
+        .getBeansOfType(RateLimitFilter.class, false, true)
+        .forEach(
+            (name, f) ->
+                enforcers.putIfAbsent(f.enforcer(), "RateLimitFilter bean '" + name + "'"));
+    beans
+        .getBeansOfType(FilterRegistrationBean.class, false, true)
+        .forEach(
+            (name, registration) -> {
+              if (registration.getFilter() instanceof RateLimitFilter filter) {
+                enforcers.putIfAbsent(filter.enforcer(), "filter of bean '" + name + "'");
+              }
+            });
+    List<HandlerPaths.Served> served = new ArrayList<>();
+    enforcers.forEach((enforcer, by) -> served.add(new HandlerPaths.Served(by, enforcer.rules())));
+    return served;
   }
 
   /** {@link RateLimit} on Spring MVC handler methods. */

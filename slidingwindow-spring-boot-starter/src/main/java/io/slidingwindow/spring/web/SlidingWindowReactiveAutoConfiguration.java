@@ -68,7 +68,8 @@ public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBean
       ObjectProvider<RateLimitListener> listeners,
       ObjectProvider<MeterRegistry> registry,
       ListableBeanFactory beans,
-      PathFirewall pathFirewall) {
+      PathFirewall pathFirewall,
+      HandlerPaths handlerPaths) {
     RateLimitListener listener = Listeners.of(listeners, registry);
     Function<String, ReactiveKeyResolver> keyBeans = namedBeans(beans, ReactiveKeyResolver.class);
     return new ReloadableRules<>(
@@ -82,7 +83,7 @@ public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBean
                   .pathFirewall(pathFirewall)
                   .refusal(bound.getRefusal().toRefusal())
                   .clientKey(ReactiveKeySource::clientIp);
-          for (RuleBinder.Bound rule : RuleBinder.bound(bound)) {
+          for (RuleBinder.Bound rule : RuleBinder.bound(bound, handlerPaths.ignoreCase())) {
             core.rule(
                 rule.rule(),
                 ReactiveKeys.resolver(rule.keyProperty(), rule.key(), keyBeans),
@@ -138,6 +139,24 @@ public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBean
   static SmartInitializingSingleton slidingWindowForwardedHeadersCheck(
       Environment environment, SlidingWindowHttpProperties properties) {
     return new ForwardedHeadersCheck(environment, properties, false);
+  }
+
+  /**
+   * How WebFlux's handler mappings match paths: the rules follow their case, and start-up stops if
+   * the rules of a filter in service cannot follow them.
+   */
+  @Bean
+  static HandlerPaths slidingWindowHandlerPaths(ListableBeanFactory beans) {
+    return new HandlerPaths(
+        HandlerPaths.reactiveMappings(beans),
+        () ->
+            beans.getBeansOfType(ReactiveRateLimitFilter.class, false, true).entrySet().stream()
+                .map(
+                    e ->
+                        new HandlerPaths.Served(
+                            "ReactiveRateLimitFilter bean '" + e.getKey() + "'",
+                            e.getValue().rules()))
+                .toList());
   }
 
   /** Warns when the server is a Reactor Netty release that can leave a connection unread. */

@@ -37,7 +37,7 @@ class SlidingWindowHttpPropertiesTest {
   @Test
   void ruleDefaults_areTheRuleBuildersDefaults() {
     properties.getRules().put("r", rule());
-    RuleBinder.Bound binding = RuleBinder.bound(properties).get(0);
+    RuleBinder.Bound binding = RuleBinder.bound(properties, false).get(0);
     HttpRule bound = binding.rule();
     HttpRule built = HttpRule.builder("r").limit(LIMIT).build();
 
