@@ -22,7 +22,9 @@ import java.util.List;
  * i}; {@code /key} matches the path with a Kelvin sign (U+212A) for the {@code k}: whatever a path
  * matcher that ignores case by {@code String.equalsIgnoreCase}, by lower-casing or by ASCII folding
  * takes as equal, this takes as equal too, so a rule reaches every request that such a handler
- * reaches.
+ * reaches. Characters are compared one by one: a mapping of one character to several (the sharp s,
+ * U+00DF, upper-cased is {@code SS}) is not followed, as neither of Spring's path matchers follows
+ * it.
  *
  * <p>Matching runs in {@code O(pattern segments x path segments)} segment comparisons at worst,
  * however many {@code **} the pattern holds: the segments are matched as a glob is matched against
@@ -76,7 +78,8 @@ public final class PathPattern {
 
   /**
    * This pattern matching regardless of case (see the class description); this very pattern if it
-   * already does.
+   * already does. The two are not {@linkplain #equals equal}: a pattern that ignores case differs
+   * from the same text matched case-sensitively.
    */
   public PathPattern ignoringCase() {
     return ignoreCase ? this : new PathPattern(pattern, segments, true);
