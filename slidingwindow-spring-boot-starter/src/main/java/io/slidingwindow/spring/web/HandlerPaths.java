@@ -150,7 +150,12 @@ final class HandlerPaths implements SmartInitializingSingleton {
                   + " only in their own case and would not count it. Build the rule with"
                   + " HttpRule.builder(\""
                   + rule.name()
-                  + "\").ignoreCase(true), or let the handlers match paths case-sensitively.");
+                  + "\").ignoreCase(true), or let the handlers match paths case-sensitively. If"
+                  + " the rule is one of slidingwindow.http.rules, the starter built it before"
+                  + " the handler mappings could be read: a bean that the rate limit filter needs"
+                  + " is itself needed by the web configuration (a WebMvcConfigurer,"
+                  + " WebFluxConfigurer or HandlerInterceptor that injects RateLimitEnforcer);"
+                  + " inject ObjectProvider<RateLimitEnforcer> there instead.");
         }
       }
     }

@@ -74,7 +74,11 @@ class HandlerPathsTest {
                 + " RateLimitEnforcer bean 'enforcer' matches its paths [/v1/users/**] only in"
                 + " their own case and would not count it. Build the rule with"
                 + " HttpRule.builder(\"users\").ignoreCase(true), or let the handlers match paths"
-                + " case-sensitively.");
+                + " case-sensitively. If the rule is one of slidingwindow.http.rules, the starter"
+                + " built it before the handler mappings could be read: a bean that the rate limit"
+                + " filter needs is itself needed by the web configuration (a WebMvcConfigurer,"
+                + " WebFluxConfigurer or HandlerInterceptor that injects RateLimitEnforcer);"
+                + " inject ObjectProvider<RateLimitEnforcer> there instead.");
   }
 
   @Test
