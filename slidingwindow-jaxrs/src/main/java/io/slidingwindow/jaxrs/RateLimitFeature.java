@@ -29,11 +29,13 @@ import java.util.Set;
  * Puts {@link RateLimit} on resource methods into effect: when the application starts, each
  * annotated method gets a filter that applies its rule to every request the method is about to
  * handle, after resource matching, so whatever path reached the method is counted; so is a request
- * that a filter at the authentication priority ends before the rule's turn (a 401 for wrong
- * credentials), on its response. A method's annotation may also sit on the same method of a
- * superclass or an interface (the contract-first style): the nearest wins, looked for on the
- * method, then its superclass's, recursively, then its interfaces', in declaration order, as JAX-RS
- * finds a method's other annotations.
+ * that a post-matching filter of a priority below {@code AUTHORIZATION + 100} ends before the
+ * rule's turn (a 401 for wrong credentials, by {@code abortWith} or a mapped exception), on its
+ * response. A request that an {@code @PreMatching} filter ends reaches no method and is not counted
+ * here: rules over paths ({@link RateLimitFilter}) count it. A method's annotation may also sit on
+ * the same method of a superclass or an interface (the contract-first style): the nearest wins,
+ * looked for on the method, then its superclass's, recursively, then its interfaces', in
+ * declaration order, as JAX-RS finds a method's other annotations.
  *
  * <pre>{@code
  * ResourceConfig app = new ResourceConfig(OrderResource.class)
