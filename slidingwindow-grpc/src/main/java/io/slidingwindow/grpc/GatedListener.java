@@ -1,6 +1,7 @@
 package io.slidingwindow.grpc;
 
 import io.grpc.Context;
+import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.Status;
 import io.slidingwindow.http.EnforcementCore.Outcome;
@@ -64,9 +65,10 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
    * reserved to the call to settle when it closes, then starts the application's listener with
    * {@code start} if it is allowed, or closes the call if not. An interceptor inside this one that
    * throws a status from {@code start} (an authentication check throwing {@code UNAUTHENTICATED})
-   * closes the call with that status, as gRPC does, so that rules counting only some codes count
-   * the status the client receives (also when the status is the cause of what was thrown); anything
-   * else thrown closes it with {@code UNKNOWN}.
+   * closes the call with that status and its trailers, as gRPC does, so that rules counting only
+   * some codes count the status the client receives (also when the status is the cause of what was
+   * thrown, and when the decision completed later on the executor); anything else thrown closes it
+   * with {@code UNKNOWN}.
    */
   void start(
       Supplier<CompletionStage<Outcome>> decision, Supplier<ServerCall.Listener<ReqT>> start) {
@@ -91,7 +93,8 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
                   throw e; // no status in it: a failure like any listener's, below
                 }
                 ended = true;
-                call.fail(thrown);
+                Metadata trailers = Status.trailersFromThrowable(e);
+                call.fail(thrown, trailers == null ? new Metadata() : trailers);
               }
             }));
   }

@@ -58,8 +58,13 @@ final class LimitedCall<ReqT, RespT>
 
   /** Closes the call with {@code status} and no trailers, unless it is closed already. */
   synchronized void fail(Status status) {
+    fail(status, new Metadata());
+  }
+
+  /** Closes the call with {@code status} and {@code trailers}, unless it is closed already. */
+  synchronized void fail(Status status, Metadata trailers) {
     if (closing(status)) {
-      delegate().close(status, new Metadata());
+      delegate().close(status, trailers);
     }
   }
 

@@ -197,6 +197,89 @@ class CountCodesTest {
     assertThat(errors).isEmpty();
   }
 
+  private static final Metadata.Key<String> CHALLENGE =
+      Metadata.Key.of("x-challenge", Metadata.ASCII_STRING_MARSHALLER);
+
+  /** A token check that throws what {@code thrown} makes of the UNAUTHENTICATED status. */
+  private static ServerInterceptor tokenCheckThrowing(
+      java.util.function.Function<io.grpc.StatusRuntimeException, RuntimeException> thrown) {
+    return new ServerInterceptor() {
+      @Override
+      public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
+          ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
+        if (!"t".equals(headers.get(TOKEN))) {
+          Metadata trailers = new Metadata();
+          trailers.put(CHALLENGE, "token realm=login");
+          throw thrown.apply(
+              Status.UNAUTHENTICATED.withDescription("no token").asRuntimeException(trailers));
+        }
+        return next.startCall(call, headers);
+      }
+    };
+  }
+
+  private static io.grpc.StatusRuntimeException tokenFailure(EchoServer server, String token) {
+    try {
+      server.call(EchoServer.LOGIN, "good", Map.of("x-token", token));
+    } catch (io.grpc.StatusRuntimeException e) {
+      return e;
+    }
+    throw new AssertionError("the call with token " + token + " passed");
+  }
+
+  @Test
+  void countCodes_innerInterceptorThrowingAStatus_keepsItsTrailers_alsoWhenItIsTheCause() {
+    EchoServer server =
+        started.server(
+            interceptor().rule(logins("2/10s", Status.Code.UNAUTHENTICATED).build()).build(),
+            tokenCheckThrowing(e -> e));
+    EchoServer wrapping =
+        started.server(
+            interceptor().rule(logins("2/10s", Status.Code.UNAUTHENTICATED).build()).build(),
+            tokenCheckThrowing(e -> new IllegalStateException("token check failed", e)));
+
+    for (EchoServer each : List.of(server, wrapping)) {
+      io.grpc.StatusRuntimeException first = tokenFailure(each, "g1");
+      assertThat(first.getStatus().getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
+      assertThat(first.getStatus().getDescription()).isEqualTo("no token");
+      assertThat(first.getTrailers().get(CHALLENGE))
+          .as("the trailers of the status thrown")
+          .isEqualTo("token realm=login");
+      assertThat(tokenFailure(each, "g2").getStatus().getCode())
+          .isEqualTo(Status.Code.UNAUTHENTICATED);
+      assertThat(tokenFailure(each, "g3").getStatus().getCode())
+          .as("two counted, the third refused")
+          .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    }
+    assertThat(errors).isEmpty();
+  }
+
+  @Test
+  void countCodes_remoteBackend_decisionCompletesLater_innerInterceptorThrowsAStatus_counted() {
+    RemoteLimiters remote = started.add(RemoteLimiters.refunding(ticker));
+    ExecutorService calls = started.executor("calls");
+    EchoServer server =
+        started.directServer(
+            interceptor()
+                .limiterFactory(remote)
+                .executor(calls)
+                .rule(logins("2/10s", Status.Code.UNAUTHENTICATED).build())
+                .build(),
+            tokenCheckThrowing(e -> e));
+
+    io.grpc.StatusRuntimeException first = tokenFailure(server, "g1");
+    io.grpc.StatusRuntimeException second = tokenFailure(server, "g2");
+    io.grpc.StatusRuntimeException third = tokenFailure(server, "g3");
+
+    assertThat(first.getStatus().getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
+    assertThat(first.getTrailers().get(CHALLENGE)).isEqualTo("token realm=login");
+    assertThat(second.getStatus().getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
+    assertThat(third.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(remote.callerThreads).as("decided by the remote backend").isNotEmpty();
+    assertThat(remote.refunds).as("a counted status is never refunded").isEmpty();
+    assertThat(errors).isEmpty();
+  }
+
   @Test
   void countCodes_limiterOutsideATokenCheckThatClosesTheCall_countsWrongTokens() {
     ServerInterceptor closingCheck =

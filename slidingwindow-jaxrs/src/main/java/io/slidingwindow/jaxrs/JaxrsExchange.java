@@ -29,6 +29,31 @@ final class JaxrsExchange {
   private static final String HEADERS = JaxrsExchange.class.getName() + ".headers";
   private static final String SETTLEMENT = JaxrsExchange.class.getName() + ".settlement";
 
+  /**
+   * The headers of an answer that a refusal replaces which it drops: they describe that answer's
+   * body or freshness, point elsewhere, ask for credentials or set cookies, none of which a 429
+   * means (a failed login's cookie is not sent with the refusal of the next try). The map of
+   * headers is case-insensitive on both runtimes.
+   */
+  private static final List<String> REPLACED =
+      List.of(
+          HttpHeaders.CONTENT_LENGTH,
+          HttpHeaders.CONTENT_ENCODING,
+          HttpHeaders.CONTENT_LANGUAGE,
+          HttpHeaders.CONTENT_LOCATION,
+          HttpHeaders.CONTENT_DISPOSITION,
+          "Content-Range",
+          HttpHeaders.ETAG,
+          HttpHeaders.LAST_MODIFIED,
+          HttpHeaders.EXPIRES,
+          HttpHeaders.CACHE_CONTROL,
+          HttpHeaders.LOCATION,
+          HttpHeaders.ALLOW,
+          "Accept-Ranges",
+          HttpHeaders.WWW_AUTHENTICATE,
+          "Proxy-Authenticate",
+          HttpHeaders.SET_COOKIE);
+
   private JaxrsExchange() {}
 
   /** The request target's path as received, not decoded, without the query. */
@@ -109,13 +134,15 @@ final class JaxrsExchange {
 
   /**
    * Turns {@code response}, the answer of a filter that ended {@code request} before the rules
-   * decided it, into {@code reply}, without the headers of earlier grants.
+   * decided it, into {@code reply}, without the headers of earlier grants and without those of
+   * {@link #REPLACED}, which belong to the answer replaced; other headers (a trace id, {@code
+   * Vary}, those that response filters that ran before added) stay.
    */
   static void refuse(
       ContainerRequestContext request, ContainerResponseContext response, HttpReply reply) {
     request.removeProperty(HEADERS);
     response.setStatus(reply.status());
-    response.getHeaders().remove(HttpHeaders.CONTENT_LENGTH);
+    REPLACED.forEach(response.getHeaders()::remove);
     reply.headers().forEach(response.getHeaders()::putSingle);
     response.setEntity(
         reply.body(),

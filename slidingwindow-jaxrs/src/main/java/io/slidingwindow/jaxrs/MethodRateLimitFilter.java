@@ -12,11 +12,16 @@ import java.util.List;
 /**
  * The filter of one {@link RateLimit} method, bound to it by {@link RateLimitFeature}: the method's
  * rule applies to every request that reached the method, whatever its path. It runs after the
- * filters of the authentication priority, so that a {@code principal} key reads the authenticated
- * user; a request that one of them ends ({@code abortWith}, such as a 401 for wrong credentials)
- * before this filter's turn is counted all the same, on its response, and if the rule refuses it
- * the refusal replaces that answer: else wrong credentials could be tried without limit.
- * Thread-safe if the rule's key resolver, limiter and listener are.
+ * filters of the authentication and authorization priorities, so that a {@code principal} key reads
+ * the authenticated user. A request that a post-matching filter ordered before it ends before this
+ * filter's turn, by {@code abortWith} (a 401 for wrong credentials) or by throwing an exception
+ * that a mapper answers ({@code NotAuthorizedException}, {@code ForbiddenException}), is counted
+ * all the same, on its response, and if the rule refuses it the refusal replaces that answer,
+ * without the answer's cookies, challenge and entity headers: else wrong credentials could be tried
+ * without limit. Response filters of a higher priority have run by then and saw the replaced
+ * answer. A request that an {@code @PreMatching} filter ends matched no method and never reaches
+ * this filter; only the rules over paths of {@link RateLimitFilter} count it. Thread-safe if the
+ * rule's key resolver, limiter and listener are.
  */
 @Priority(Priorities.AUTHORIZATION + 100)
 final class MethodRateLimitFilter implements ContainerRequestFilter, ContainerResponseFilter {

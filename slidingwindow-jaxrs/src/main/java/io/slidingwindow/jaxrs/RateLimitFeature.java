@@ -24,16 +24,19 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * Puts {@link RateLimit} on resource methods into effect: when the application starts, each
  * annotated method gets a filter that applies its rule to every request the method is about to
  * handle, after resource matching, so whatever path reached the method is counted; so is a request
- * that a filter at the authentication priority ends before the rule's turn (a 401 for wrong
- * credentials), on its response. A method's annotation may also sit on the same method of a
- * superclass or an interface (the contract-first style): the nearest wins, looked for on the
- * method, then its superclass's, recursively, then its interfaces', in declaration order, as JAX-RS
- * finds a method's other annotations.
+ * that a post-matching filter of a priority below {@code AUTHORIZATION + 100} ends before the
+ * rule's turn (a 401 for wrong credentials, by {@code abortWith} or a mapped exception), on its
+ * response. A request that an {@code @PreMatching} filter ends reaches no method and is not counted
+ * here: rules over paths ({@link RateLimitFilter}) count it. A method's annotation may also sit on
+ * the same method of a superclass or an interface (the contract-first style): the nearest wins,
+ * looked for on the method, then its superclass's, recursively, then its interfaces', in
+ * declaration order, as JAX-RS finds a method's other annotations.
  *
  * <pre>{@code
  * ResourceConfig app = new ResourceConfig(OrderResource.class)
@@ -52,19 +55,25 @@ import java.util.Set;
  * whose methods the runtime may configure only at the first request that reaches them, are checked
  * at the start too. A locator declared to return an interface or an abstract class leads to what
  * that type declares (limits and keys; not names, which follow the class served); one declared to
- * return {@code Object} leads nowhere: the class it returns is checked when the runtime configures
- * its methods, which may be at the first request. Each method's rule has its own limiter, created
- * once, whatever number of times the runtime configures the method. Refusals, headers, dry-run,
- * keys that fail (counted under the client's address, as {@link Builder#clientAddresses} finds it,
- * which also groups every key of the method's key table) and fail-open on a failing backend are
- * those of {@link RateLimitFilter}; a request that the filter and an annotation both decide reports
- * both in its headers. Thread-safe.
+ * return a class that is not final leads to that class, all of it checked but an annotation on a
+ * plain method (neither resource method nor locator), which the subclass the locator may return can
+ * make a resource method (its limits and keys are checked; an annotated locator still fails); one
+ * declared to return {@code Object} leads nowhere: the class it returns is checked when the runtime
+ * configures its methods, which may be at the first request. A root registered as a proxy subclass
+ * that a container generated (CGLIB's, Weld's: a class name with {@code $$}) is taken as its user
+ * class, so that class reached through a locator too is the same resource, not a second one with
+ * the same name. Methods that take one annotation under one name share its limiter. Each method's
+ * rule has its own limiter, created once, whatever number of times the runtime configures the
+ * method. Refusals, headers, dry-run, keys that fail (counted under the client's address, as {@link
+ * Builder#clientAddresses} finds it, which also groups every key of the method's key table) and
+ * fail-open on a failing backend are those of {@link RateLimitFilter}; a request that the filter
+ * and an annotation both decide reports both in its headers. Thread-safe.
  */
 public final class RateLimitFeature implements DynamicFeature, Feature {
 
   private final Builder settings;
   private final Map<Target, MethodRateLimitFilter> filters = new HashMap<>();
-  private final Map<String, String> names = new HashMap<>();
+  private final Map<String, Target> names = new HashMap<>();
   private final Set<Class<?>> checked = new HashSet<>();
 
   /** The application, which the runtime injects before it configures features; null if none. */
@@ -110,25 +119,37 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
     }
     ResourceWalk walk = ResourceWalk.from(roots);
     for (Class<?> type : walk.classes()) {
-      check(type);
+      if (walk.exact().contains(type)) {
+        check(type);
+      } else {
+        // a subclass may make a plain method a resource method, never an annotated locator one
+        failOn(type, RateLimitSearch.misplaced(type).stream().filter(RateLimitSearch::locator));
+      }
     }
     Map<String, Target> taken = new HashMap<>();
     for (ResourceWalk.Annotated found : walk.annotated()) {
-      Target target = new Target(found.method(), found.annotated());
+      Target target = Target.of(found.method(), found.annotated());
       Parsed parsed = parse(target);
-      if (walk.contract(found.type())) {
+      if (walk.contract(found.type()) || !found.resource()) {
         continue; // named after the class the runtime serves, which is not known
       }
       Target other = taken.putIfAbsent(parsed.rule().name(), target);
-      if (other != null && !other.equals(target)) {
+      if (other != null && !other.annotated().equals(target.annotated())) {
         throw nameTaken(parsed.rule().name(), target, other.where());
       }
     }
     return true;
   }
 
-  /** A resource method as the runtime hands it over, and the method whose annotation applies. */
+  /**
+   * A resource method as the runtime hands it over, as its user class declares it (see {@link
+   * RateLimitSearch#userMethod}), and the method whose annotation applies.
+   */
   private record Target(Method method, Method annotated) {
+    static Target of(Method method, Method annotated) {
+      return new Target(RateLimitSearch.userMethod(method), annotated);
+    }
+
     /** The method, and the one carrying the annotation when that is another. */
     String where() {
       String own = annotated.getDeclaringClass().getName() + "." + annotated.getName();
@@ -186,9 +207,14 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
     if (checked.contains(resourceClass)) {
       return;
     }
-    List<Method> misplaced = RateLimitSearch.misplaced(resourceClass);
-    if (!misplaced.isEmpty()) {
-      Method method = misplaced.get(0);
+    failOn(resourceClass, RateLimitSearch.misplaced(resourceClass).stream());
+    checked.add(resourceClass);
+  }
+
+  /** Fails naming the first of {@code misplaced}, annotations of {@code resourceClass}, if any. */
+  private static void failOn(Class<?> resourceClass, Stream<Method> misplaced) {
+    Method method = misplaced.findFirst().orElse(null);
+    if (method != null) {
       throw new IllegalArgumentException(
           "@RateLimit on "
               + method.getDeclaringClass().getName()
@@ -204,21 +230,26 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
                   : " would limit nothing: it is no resource method (no @GET, @POST, ... on it or"
                       + " on the method it overrides)"));
     }
-    checked.add(resourceClass);
   }
 
   /** The filter of resource method {@code method}, whose rule {@code annotated} carries. */
   private synchronized MethodRateLimitFilter filterOf(Method method, Method annotated) {
-    Target target = new Target(method, annotated);
+    Target target = Target.of(method, annotated);
     MethodRateLimitFilter existing = filters.get(target);
     if (existing != null) {
       return existing;
     }
     Parsed parsed = parse(target);
     String name = parsed.rule().name();
-    String other = names.get(name);
+    Target other = names.get(name);
+    if (other != null && other.annotated().equals(annotated)) {
+      // one annotation, one rule: the methods that take it under one name share its limiter
+      MethodRateLimitFilter shared = filters.get(other);
+      filters.put(target, shared);
+      return shared;
+    }
     if (other != null) {
-      throw nameTaken(name, target, other);
+      throw nameTaken(name, target, other.where());
     }
     MethodRateLimitFilter filter =
         new MethodRateLimitFilter(
@@ -231,7 +262,7 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
                 .rule(parsed.rule(), parsed.keys()::key)
                 .build());
     filters.put(target, filter);
-    names.put(name, target.where());
+    names.put(name, target);
     return filter;
   }
 

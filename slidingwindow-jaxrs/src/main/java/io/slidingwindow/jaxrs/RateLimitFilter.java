@@ -42,26 +42,27 @@ import java.util.function.Consumer;
  * /orders/1?_method=DELETE} or {@code GET /login.json}. Authentication and the peer address are
  * found before it. A request that another pre-matching filter ends ({@code abortWith}) before this
  * one runs is counted all the same, on its response: the rules decide it then, on the method and
- * URI it had, and if one refuses, the refusal replaces the other filter's answer. First the {@link
- * PathFirewall} (strict by default, run only if some rule has path patterns) answers 400 to a
- * request path that readers could take differently; nothing is counted. Then the rules whose paths
- * and methods match, with paths matched within the application against every reading of the request
- * path, are applied in order: each takes a permit under its key, and the first that refuses (and is
- * not in dry-run) answers 429 with {@code Retry-After} (whole seconds, rounded up, never early) and
- * an {@code application/problem+json} body that names no rule, key or limit. With rate-limit
- * headers on, every response to a request some rule decided carries the draft-10 {@code
- * RateLimit-Policy} and {@code RateLimit} headers. A key resolver that returns null or throws does
- * not exempt a request: it counts under the client's address ({@link Builder#clientAddresses}), the
- * listener is told and the log says so once per rule; so does a key the limiter rejects. The
- * client's address is also the group of every key in a rule's key table, so that the new keys of
- * one client fill at most its share of the table (see {@link io.slidingwindow.KeyOverflow}). A
- * backend that fails lets the request through and tells the listener. A rule that counts only some
- * answers ({@link HttpRule#countStatuses()}, such as failed logins) reserves its permits here and
- * gives them back in the response filter when the status, after the exception mappers, is not one
- * it counts. Response filters run in descending priority, so this one runs first among them and
- * reads the status that the resource, an exception mapper or an aborting filter gave, before other
- * response filters. All of this is {@link EnforcementCore}'s, shared with the servlet and reactive
- * filters; this class only reads the request and writes the answer.
+ * URI it had, and if one refuses, the refusal replaces the other filter's answer (dropping its
+ * cookies, challenge and entity headers, which a 429 does not mean). First the {@link PathFirewall}
+ * (strict by default, run only if some rule has path patterns) answers 400 to a request path that
+ * readers could take differently; nothing is counted. Then the rules whose paths and methods match,
+ * with paths matched within the application against every reading of the request path, are applied
+ * in order: each takes a permit under its key, and the first that refuses (and is not in dry-run)
+ * answers 429 with {@code Retry-After} (whole seconds, rounded up, never early) and an {@code
+ * application/problem+json} body that names no rule, key or limit. With rate-limit headers on,
+ * every response to a request some rule decided carries the draft-10 {@code RateLimit-Policy} and
+ * {@code RateLimit} headers. A key resolver that returns null or throws does not exempt a request:
+ * it counts under the client's address ({@link Builder#clientAddresses}), the listener is told and
+ * the log says so once per rule; so does a key the limiter rejects. The client's address is also
+ * the group of every key in a rule's key table, so that the new keys of one client fill at most its
+ * share of the table (see {@link io.slidingwindow.KeyOverflow}). A backend that fails lets the
+ * request through and tells the listener. A rule that counts only some answers ({@link
+ * HttpRule#countStatuses()}, such as failed logins) reserves its permits here and gives them back
+ * in the response filter when the status, after the exception mappers, is not one it counts.
+ * Response filters run in descending priority, so this one runs first among them and reads the
+ * status that the resource, an exception mapper or an aborting filter gave, before other response
+ * filters. All of this is {@link EnforcementCore}'s, shared with the servlet and reactive filters;
+ * this class only reads the request and writes the answer.
  *
  * <p>Decisions are synchronous ({@code KeyedRateLimiter.decide}), on the request's thread, as
  * JAX-RS filters run. Instances are immutable and thread-safe if the key resolvers, the limiters

@@ -168,6 +168,32 @@ final class RateLimitSearch {
     return false;
   }
 
+  /**
+   * {@code method} as the user's class declares or inherits it, when the class declaring it is a
+   * proxy subclass that a container generated (its name has {@code $$}, as the classes of CGLIB and
+   * Weld do, or it is synthetic) and overrides the user's methods: so the resource of a root
+   * registered as a proxy is the same as its user class reached through a locator, and a default
+   * name reads the user class. Else {@code method}.
+   */
+  static Method userMethod(Method method) {
+    Class<?> user = method.getDeclaringClass();
+    while (proxy(user) && user.getSuperclass() != null && user.getSuperclass() != Object.class) {
+      user = user.getSuperclass();
+    }
+    if (user == method.getDeclaringClass()) {
+      return method;
+    }
+    try {
+      return user.getMethod(method.getName(), method.getParameterTypes());
+    } catch (NoSuchMethodException e) {
+      return method; // the proxy's own method
+    }
+  }
+
+  private static boolean proxy(Class<?> type) {
+    return type.isSynthetic() || type.getName().contains("$$");
+  }
+
   private static void supertypes(Class<?> type, Set<Class<?>> types) {
     if (type == null || type == Object.class || !types.add(type)) {
       return;

@@ -447,6 +447,31 @@ class RateLimitFeatureTest {
         .isTrue();
   }
 
+  /** A class that is not final, whose plain method a subclass may serve; its limit is bad. */
+  static class OpenBad {
+    @RateLimit(limits = "two per second")
+    public String get() {
+      return "";
+    }
+  }
+
+  @Path("open")
+  static class OpenLocatorRoot {
+    @Path("o")
+    public OpenBad open() {
+      return new OpenBad() {};
+    }
+  }
+
+  @Test
+  void featureConfigure_locatorReturningAClassNotFinal_plainMethodsLimitsChecked() {
+    assertThatThrownBy(
+            () ->
+                start(RateLimitFeature.builder().build(), Set.of(OpenLocatorRoot.class), Set.of()))
+        .hasMessageStartingWith("@RateLimit on " + OpenBad.class.getName() + ".get: ")
+        .hasMessageContaining("two per second");
+  }
+
   @Test
   void featureConfigure_locatorReturningObjectOrAnyClass_notFollowed() {
     assertThat(start(RateLimitFeature.builder().build(), Set.of(ObjectLocatorRoot.class), Set.of()))

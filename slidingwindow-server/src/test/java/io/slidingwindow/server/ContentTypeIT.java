@@ -29,8 +29,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The body endpoints of both ports take a body only when it is declared {@code application/json}: a
  * page in a browser can send a body as {@code text/plain} or a form to any address without asking
- * first, but must ask (and is refused) before sending {@code application/json}. Real service, real
- * HTTP client.
+ * first, but must ask (and is refused) before sending {@code application/json}. A page whose host
+ * name was rebound to the service's address need not ask, but its browser names the page's origin
+ * ({@code Origin}, {@code Sec-Fetch-*}), which no service client sends: such requests are refused
+ * too. Real service, real HTTP client.
  */
 class ContentTypeIT {
 
@@ -109,6 +111,77 @@ class ContentTypeIT {
             "slidingwindow_server_decisions_total{descriptor=\"api_key\",domain=\"api\","
                 + "outcome=\"over_limit\"} 1.0",
             "slidingwindow_server_requests_seconds_count{transport=\"http\"} 2");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"/v1/decide", "/json"})
+  void decision_fromBrowser_answered403AndCountsNothing(String path) throws Exception {
+    start(builder());
+    String body = decideBody("k");
+    List<String[]> browserHeaders =
+        List.of(
+            new String[] {"Origin", "http://evil.example"},
+            new String[] {"Origin", "http://127.0.0.1:" + server.httpPort()},
+            new String[] {"Origin", "null"},
+            new String[] {"Sec-Fetch-Site", "same-origin"},
+            new String[] {"Sec-Fetch-Mode", "cors"});
+
+    for (String[] header : browserHeaders) {
+      HttpResponse<String> refused =
+          client.send(
+              request(server.httpPort(), "POST", path, body, "application/json")
+                  .header(header[0], header[1])
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(refused.statusCode())
+          .as(header[0] + ": " + header[1] + " -> " + refused.body())
+          .isEqualTo(403);
+      assertThat(json.readTree(refused.body()).get("error").asText()).contains("browser");
+    }
+
+    assertThat(send(server.httpPort(), "POST", path, body, "application/json").statusCode())
+        .as("the refused requests took nothing of a limit of 1")
+        .isEqualTo(200);
+    assertThat(metrics())
+        .contains(
+            "slidingwindow_server_request_errors_total{reason=\"browser_origin\","
+                + "transport=\"http\"} "
+                + browserHeaders.size()
+                + ".0",
+            "slidingwindow_server_decisions_total{descriptor=\"api_key\",domain=\"api\","
+                + "outcome=\"ok\"} 1.0",
+            "slidingwindow_server_requests_seconds_count{transport=\"http\"} 1");
+  }
+
+  @Test
+  void admin_fromBrowser_answered403AndChangesNothing() throws Exception {
+    start(builder());
+    assertThat(decide("a").statusCode()).isEqualTo(200);
+    assertThat(decide("a").statusCode()).isEqualTo(429);
+    String origin = "http://localhost:" + server.adminPort();
+
+    assertThat(
+            raw(
+                "PUT",
+                "/v1/overrides",
+                "127.0.0.1",
+                "application/json",
+                override("a", "5/60s"),
+                "Origin: " + origin))
+        .startsWith("HTTP/1.1 403");
+    assertThat(
+            raw(
+                "DELETE",
+                "/v1/quota",
+                "localhost",
+                "application/json",
+                descriptor("a"),
+                "Sec-Fetch-Site: same-origin"))
+        .startsWith("HTTP/1.1 403");
+
+    assertThat(decide("a").statusCode()).as("neither raised nor reset").isEqualTo(429);
+    assertThat(json.readTree(admin("GET", "/v1/overrides", null, null).body()).get("overrides"))
+        .isEmpty();
   }
 
   @Test
@@ -236,7 +309,8 @@ class ContentTypeIT {
   }
 
   /** The answer to a request sent by hand to the admin port, with the Host of the test's choice. */
-  private String raw(String method, String path, String host, String type, String body)
+  private String raw(
+      String method, String path, String host, String type, String body, String... headers)
       throws IOException {
     byte[] content = body.getBytes(StandardCharsets.UTF_8);
     try (Socket socket = new Socket("127.0.0.1", server.adminPort())) {
@@ -250,7 +324,9 @@ class ContentTypeIT {
                   + host
                   + "\r\nContent-Type: "
                   + type
-                  + "\r\nContent-Length: "
+                  + "\r\n"
+                  + String.join("", Arrays.stream(headers).map(h -> h + "\r\n").toList())
+                  + "Content-Length: "
                   + content.length
                   + "\r\nConnection: close\r\n\r\n")
               .getBytes(StandardCharsets.US_ASCII));

@@ -12,6 +12,7 @@ import io.slidingwindow.server.decide.AdminOverrides;
 import io.slidingwindow.server.decide.Decider;
 import io.slidingwindow.server.decide.Decisions.BadRequest;
 import io.slidingwindow.server.decide.DescriptorKey;
+import io.slidingwindow.server.http.BrowserRequests;
 import io.slidingwindow.server.http.Exchange;
 import io.slidingwindow.server.http.Json;
 import io.slidingwindow.server.http.JsonContentType;
@@ -47,16 +48,18 @@ import java.util.concurrent.CompletionStage;
  *   <li>{@code DELETE /v1/quota}: forgets the descriptor's counts; 200 and the quota afterwards.
  * </ul>
  *
- * <p>A body must be declared {@code Content-Type: application/json} ({@link JsonContentType}), else
- * 415 before it is read, so that a web page cannot make an operator's browser send one; a bad body
- * is answered 400 naming the field at fault; a new override beyond the most kept 409. The port's
- * bearer token guards these paths as every other; without one the port listens on loopback only,
- * and these paths (the listing too, which shows the values) also want a {@code Host} that names the
- * loopback address, so that a web page whose name resolves to 127.0.0.1 cannot reach them from the
- * operator's browser. Each call writes one INFO line ({@value #AUDIT_LOGGER}): the operation, the
- * domain, the entries' keys with a digest of each value ({@code sha256:} and the first 16
- * characters of the Base64url SHA-256 of the value), never the values themselves, which may be API
- * keys, the limits, the rule, the client's address and whether it carried a token.
+ * <p>A request carrying {@code Origin} or {@code Sec-Fetch-*} headers is refused 403 ({@link
+ * BrowserRequests}), and a body must be declared {@code Content-Type: application/json} ({@link
+ * JsonContentType}), else 415, both before it is read, so that a web page cannot make an operator's
+ * browser send one; a bad body is answered 400 naming the field at fault; a new override beyond the
+ * most kept 409. The port's bearer token guards these paths as every other; without one the port
+ * listens on loopback only, and these paths (the listing too, which shows the values) also want a
+ * {@code Host} that names the loopback address, so that a web page whose name resolves to 127.0.0.1
+ * cannot reach them from the operator's browser. Each call writes one INFO line ({@value
+ * #AUDIT_LOGGER}): the operation, the domain, the entries' keys with a digest of each value ({@code
+ * sha256:} and the first 16 characters of the Base64url SHA-256 of the value), never the values
+ * themselves, which may be API keys, the limits, the rule, the client's address and whether it
+ * carried a token.
  */
 final class OverrideRoutes {
 
@@ -170,14 +173,18 @@ final class OverrideRoutes {
   }
 
   /**
-   * Reads the body and runs {@code route}, answering 415 for a body not declared JSON and 400 for a
-   * body at fault.
+   * Reads the body and runs {@code route}, answering 403 for a request from a browser, 415 for a
+   * body not declared JSON and 400 for a body at fault.
    */
   private void guarded(Exchange exchange, Body route) {
     fromLoopbackName(exchange, e -> parsed(e, route));
   }
 
   private void parsed(Exchange exchange, Body route) {
+    if (BrowserRequests.fromBrowser(exchange)) {
+      BrowserRequests.refuse(exchange);
+      return;
+    }
     if (!JsonContentType.accepts(exchange)) {
       JsonContentType.refuse(exchange);
       return;

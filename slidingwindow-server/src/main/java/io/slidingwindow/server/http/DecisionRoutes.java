@@ -40,14 +40,15 @@ import java.util.function.Function;
  *   <li>{@code GET /livez}: liveness, 200 {@code OK} while the process serves, whatever Redis does.
  * </ul>
  *
- * <p>Both decision endpoints take only a body declared {@code application/json} ({@link
- * JsonContentType}: else 415, counted, so that a web page cannot make a browser spend a budget),
- * read the body as strict UTF-8 (400 for malformed bytes, which would otherwise turn different
- * values into one) and as strict JSON (a field twice in one object, text after the document, and on
- * {@code /v1/decide} a field it does not know are malformed), answer 400 for malformed JSON or a
- * malformed request and 404 for an unknown domain, each with {@code {"error": "..."}} and counted.
- * In memory they decide on the event loop; on Redis they answer when Redis (or the failure policy)
- * does.
+ * <p>Both decision endpoints refuse a request that carries {@code Origin} or {@code Sec-Fetch-*}
+ * headers ({@link BrowserRequests}: 403, counted) and take only a body declared {@code
+ * application/json} ({@link JsonContentType}: else 415, counted), so that a web page cannot make a
+ * browser spend a budget, whatever its origin or host name; they read the body as strict UTF-8 (400
+ * for malformed bytes, which would otherwise turn different values into one) and as strict JSON (a
+ * field twice in one object, text after the document, and on {@code /v1/decide} a field it does not
+ * know are malformed), answer 400 for malformed JSON or a malformed request and 404 for an unknown
+ * domain, each with {@code {"error": "..."}} and counted. In memory they decide on the event loop;
+ * on Redis they answer when Redis (or the failure policy) does.
  */
 public final class DecisionRoutes {
 
@@ -188,8 +189,16 @@ public final class DecisionRoutes {
     exchange.fail(e.kind() == BadRequest.Kind.NOT_FOUND ? 404 : 400, e.getMessage());
   }
 
-  /** Whether the request declares a JSON body (see {@link JsonContentType}); else 415, counted. */
+  /**
+   * Whether the request comes from no browser ({@link BrowserRequests}; else 403) and declares a
+   * JSON body ({@link JsonContentType}; else 415); each refusal counted.
+   */
   private boolean declaredJson(Exchange exchange) {
+    if (BrowserRequests.fromBrowser(exchange)) {
+      events.refused(DecisionEvents.HTTP, "browser_origin");
+      BrowserRequests.refuse(exchange);
+      return false;
+    }
     if (JsonContentType.accepts(exchange)) {
       return true;
     }

@@ -60,6 +60,11 @@ public final class Exchange {
     return request.headers().get(name);
   }
 
+  /** Whether the request carries a header named {@code name} (in any case). */
+  public boolean hasHeader(CharSequence name) {
+    return request.headers().contains(name);
+  }
+
   /** The body; valid until {@link #respond}. */
   public ByteBuf body() {
     return request.content();

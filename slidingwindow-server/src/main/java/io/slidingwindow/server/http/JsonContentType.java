@@ -9,8 +9,11 @@ import io.netty.handler.codec.http.HttpHeaderNames;
  * <p>Why: a web page can make a browser send a {@code text/plain}, form or multipart body to any
  * address the browser reaches (an internal network too) without asking that address first, and a
  * JSON text sent that way would otherwise be read as a request. A body declared {@code
- * application/json} is sent by a browser only after a CORS preflight ({@code OPTIONS}), which no
- * port of the service grants, so a page never gets that far.
+ * application/json} is sent to another origin only after a CORS preflight ({@code OPTIONS}), which
+ * no port of the service grants. This does not hold for a page whose host name was rebound to the
+ * service's address (DNS rebinding): to the browser it is of the same origin, and it sends JSON
+ * without a preflight. Such a request carries {@code Origin} and {@code Sec-Fetch-*} headers, and
+ * {@link BrowserRequests}, checked before this, refuses it.
  *
  * <p>What passes: the media type {@code application/json}, in any case, with optional white space
  * and parameters; a {@code charset} parameter, if any, must be {@code utf-8} (the body is read as
