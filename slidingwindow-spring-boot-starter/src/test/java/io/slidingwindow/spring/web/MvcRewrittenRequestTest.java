@@ -11,6 +11,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -176,7 +177,7 @@ class MvcRewrittenRequestTest {
 
   private RawHttp.Response send(String client, String method, String target, String... headers) {
     try {
-      List<String> all = new java.util.ArrayList<>(List.of("Content-Length", "0"));
+      List<String> all = new ArrayList<>(List.of("Content-Length", "0"));
       all.addAll(List.of(headers));
       return RawHttp.send(InetAddress.getByName(client), port, method, target, all);
     } catch (UnknownHostException e) {
