@@ -6,6 +6,7 @@ import io.slidingwindow.LimiterKeys;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -158,11 +159,22 @@ public final class EnforcementCore<Q> {
    */
   public Outcome enforce(
       Q request, String method, List<String> paths, Supplier<QuotaHeaders> report) {
+    return enforce(request, method, paths, report, null);
+  }
+
+  /**
+   * As {@link #enforce(Object, String, List, Supplier)}, skipping the rules in {@code applied} (by
+   * index in {@link #rules()}; null for none) and adding each rule that applies to it, so that a
+   * request enforced again after its method or path changed is counted by no rule twice.
+   */
+  public Outcome enforce(
+      Q request, String method, List<String> paths, Supplier<QuotaHeaders> report, BitSet applied) {
     QuotaHeaders headers = null;
     Supplier<String> client = clients.of(request);
     List<Settlement.Pending> pending = new ArrayList<>();
-    for (RuleEntry<Q> entry : entries) {
-      String key = entry.keyOf(request, method, paths, listener, client);
+    for (int i = 0; i < entries.size(); i++) {
+      RuleEntry<Q> entry = entries.get(i);
+      String key = entry.keyOf(i, applied, request, method, paths, listener, client);
       if (key == null) {
         continue;
       }
@@ -193,15 +205,18 @@ public final class EnforcementCore<Q> {
    */
   public CompletionStage<Outcome> enforceAsync(
       Q request, String method, List<String> paths, Supplier<QuotaHeaders> report) {
-    return next(
-        0,
-        request,
-        method,
-        paths,
-        report,
-        new QuotaHeaders[1],
-        clients.of(request),
-        new ArrayList<>());
+    return enforceAsync(request, method, paths, report, null);
+  }
+
+  /**
+   * As {@link #enforceAsync(Object, String, List, Supplier)}, skipping the rules in {@code applied}
+   * and adding to it those that apply, as {@link #enforce(Object, String, List, Supplier, BitSet)}.
+   */
+  public CompletionStage<Outcome> enforceAsync(
+      Q request, String method, List<String> paths, Supplier<QuotaHeaders> report, BitSet applied) {
+    Supplier<String> client = clients.of(request);
+    var pending = new ArrayList<Settlement.Pending>();
+    return next(0, request, method, paths, report, new QuotaHeaders[1], client, pending, applied);
   }
 
   private CompletionStage<Outcome> next(
@@ -212,10 +227,11 @@ public final class EnforcementCore<Q> {
       Supplier<QuotaHeaders> report,
       QuotaHeaders[] headers,
       Supplier<String> client,
-      List<Settlement.Pending> pending) {
+      List<Settlement.Pending> pending,
+      BitSet applied) {
     for (int i = from; i < entries.size(); i++) {
       RuleEntry<Q> entry = entries.get(i);
-      String key = entry.keyOf(request, method, paths, listener, client);
+      String key = entry.keyOf(i, applied, request, method, paths, listener, client);
       if (key == null) {
         continue;
       }
@@ -244,7 +260,9 @@ public final class EnforcementCore<Q> {
               refused ->
                   refused != null
                       ? CompletableFuture.completedFuture(refused)
-                      : next(following, request, method, paths, report, headers, client, pending));
+                      : next(
+                          following, request, method, paths, report, headers, client, pending,
+                          applied));
     }
     return CompletableFuture.completedFuture(answers.passed(headers[0], pending));
   }

@@ -7,6 +7,7 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.Plan;
 import io.slidingwindow.Reservation;
+import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -134,6 +135,29 @@ record RuleEntry<Q>(
       return client.get();
     }
     return LimiterKeys.bounded(key.value());
+  }
+
+  /**
+   * As {@link #keyOf(Object, String, List, ListenerCalls, Supplier)} for the rule at {@code index}
+   * of its core: null at once if {@code applied} has it, and added to {@code applied} when it gives
+   * a key; {@code applied} null for none.
+   */
+  String keyOf(
+      int index,
+      BitSet applied,
+      Q request,
+      String method,
+      List<String> paths,
+      ListenerCalls calls,
+      Supplier<String> client) {
+    if (applied != null && applied.get(index)) {
+      return null;
+    }
+    String key = keyOf(request, method, paths, calls, client);
+    if (key != null && applied != null) {
+      applied.set(index);
+    }
+    return key;
   }
 
   /**

@@ -11,6 +11,7 @@ import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -117,6 +118,62 @@ class EnforcementCoreTest {
       assertThat(refused.refused().retryAfter())
           .isBetween(Duration.ofMillis(8500), Duration.ofMillis(8510));
       assertThat(refused.refusal().headers()).containsEntry(QuotaHeaders.RETRY_AFTER, "9");
+    }
+  }
+
+  /**
+   * A request looked at once more after its method changed (POST, then DELETE by an override): the
+   * rule for DELETE counts it the second time, the rule for every method that counted it the first
+   * time does not count it again, and the set of applied rules holds both.
+   */
+  @Test
+  void enforceAndEnforceAsync_withAppliedRules_countOnlyTheRulesThatApplyAnew() {
+    for (boolean blocking : new boolean[] {true, false}) {
+      EnforcementCore<Request> core =
+          core()
+              .rule(
+                  HttpRule.builder("every").path("/api/**").limit(TWO_PER_10S).build(),
+                  r -> RequestKey.custom(r.client()))
+              .rule(
+                  HttpRule.builder("deletes")
+                      .path("/api/**")
+                      .methods("DELETE")
+                      .limit(Limit.of(1, Duration.ofSeconds(10)))
+                      .build(),
+                  r -> RequestKey.custom(r.client()))
+              .build();
+      List<String> paths = List.of("/api/a");
+      for (int request = 1; request <= 2; request++) {
+        BitSet applied = new BitSet();
+        Request r = new Request("c" + blocking);
+        EnforcementCore.Outcome first =
+            blocking
+                ? core.enforce(r, "POST", paths, QuotaHeaders::new, applied)
+                : core.enforceAsync(r, "POST", paths, QuotaHeaders::new, applied)
+                    .toCompletableFuture()
+                    .join();
+        assertThat(first.allowed()).isTrue();
+        assertThat(applied.stream().boxed().toList()).containsExactly(0);
+        EnforcementCore.Outcome again =
+            blocking
+                ? core.enforce(r, "DELETE", paths, QuotaHeaders::new, applied)
+                : core.enforceAsync(r, "DELETE", paths, QuotaHeaders::new, applied)
+                    .toCompletableFuture()
+                    .join();
+        assertThat(applied.stream().boxed().toList()).containsExactly(0, 1);
+        assertThat(again.allowed())
+            .as("blocking %s, request %s: the DELETE rule's one permit", blocking, request)
+            .isEqualTo(request == 1);
+        if (request == 1) {
+          assertThat(again.headers().get(QuotaHeaders.RATE_LIMIT))
+              .as("the rule for every method was not asked again")
+              .contains("\"deletes\"")
+              .doesNotContain("\"every\"");
+        }
+      }
+      assertThat(sync(core, new Request("c" + blocking)).allowed())
+          .as("blocking %s: the rule for every method counted each request once", blocking)
+          .isFalse();
     }
   }
 

@@ -18,6 +18,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
@@ -120,6 +121,34 @@ public final class RateLimitEnforcer {
    */
   public boolean enforce(HttpServletRequest request, HttpServletResponse response)
       throws IOException {
+    BitSet applied = new BitSet();
+    boolean allowed = enforceAgain(request, response, applied);
+    if (allowed) {
+      Look.keep(this, request, request.getMethod(), applied);
+    }
+    return allowed;
+  }
+
+  /**
+   * Enforces once more, where the request's handler is about to run, the rules of every enforcer
+   * that let {@code request} through before (the rate limit filter) and that apply to it now but
+   * did not then, because a filter after that enforcer changed the request's method or path (a
+   * method override, a wrapper rewriting the path). A rule already applied to the request is never
+   * applied again, and a request whose method and path are unchanged costs nothing. Refusals,
+   * headers, dry-run, the listener and settling are as in {@link #enforce}. Called by the {@code
+   * RateLimit} interceptor of Spring MVC before every handler.
+   *
+   * @return true if the request may go on; false if it was refused and the answer written
+   * @throws IOException if writing the refusal fails
+   */
+  public static boolean recheck(HttpServletRequest request, HttpServletResponse response)
+      throws IOException {
+    return Look.recheck(request, response);
+  }
+
+  /** Applies the rules that are not in {@code applied} and apply now, adding them to it. */
+  boolean enforceAgain(HttpServletRequest request, HttpServletResponse response, BitSet applied)
+      throws IOException {
     String method = request.getMethod();
     Optional<HttpReply> badPath = core.checkPath(method, request.getRequestURI());
     if (badPath.isPresent()) {
@@ -127,7 +156,7 @@ public final class RateLimitEnforcer {
       return false;
     }
     EnforcementCore.Outcome outcome =
-        core.enforce(request, method, pathsOf(request), () -> reportOf(request));
+        core.enforce(request, method, pathsOf(request), () -> reportOf(request), applied);
     Settlement settlement = outcome.settlement();
     if (request.getAttribute(SETTLEMENT) instanceof Settlement earlier) {
       settlement = earlier.and(settlement);

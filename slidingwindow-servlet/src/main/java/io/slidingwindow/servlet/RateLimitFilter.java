@@ -30,6 +30,12 @@ import java.util.function.Supplier;
  * or, for a request that started asynchronous processing, when that completes ({@link
  * RateLimitEnforcer#settle}).
  *
+ * <p>The rules see the request as it reaches this filter. A filter after it that changes the
+ * request's method or path (a method override, a path rewrite) can take it past a rule that applies
+ * to what the handler gets; {@link RateLimitEnforcer#recheck}, called where the handler is about to
+ * run (the Spring Boot starter does so before every Spring MVC handler), counts the request by such
+ * rules then.
+ *
  * <p>Requests that are not HTTP pass untouched. Thread-safe.
  */
 public final class RateLimitFilter implements Filter {

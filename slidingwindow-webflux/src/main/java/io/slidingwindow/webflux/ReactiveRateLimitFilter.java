@@ -15,9 +15,11 @@ import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.webflux.internal.ReactiveFilters;
 import io.slidingwindow.webflux.internal.ReactiveKeySource;
 import io.slidingwindow.webflux.internal.ReactiveRateLimitAnnotations;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
@@ -37,14 +39,16 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>For each request: the path firewall first (400 for an ambiguous raw path, before any handler
  * runs); then the rules, matched against every reading of the raw path ({@link RequestPaths});
- * then, if the request goes to an annotated handler method, that method's rule (checked again when
- * the dispatcher picks the handler, in case a later web filter changed the request's path or
- * method; see {@code RateLimitHandlerAdapter}). Decisions go through the limiters' asynchronous
- * API, so no event-loop thread waits for a decision; the principal is resolved first, also without
- * blocking. A refusal ends the exchange with the core's answer; a request let through carries the
- * draft-10 headers (when turned on) and goes down the chain. A rule that counts only some statuses
- * ({@link HttpRule#countStatuses()}) is settled when the response is committed, with its status; an
- * exchange cancelled before that keeps its permits counted.
+ * then, if the request goes to an annotated handler method, that method's rule. Where the handler
+ * the dispatcher picked is about to run ({@code RateLimitHandlerAdapter}), the request is looked at
+ * once more, in case a later web filter changed its path or method: the rules that apply to it now
+ * and did not then count it, and so does the annotated method the filter did not count it by.
+ * Decisions go through the limiters' asynchronous API, so no event-loop thread waits for a
+ * decision; the principal is resolved first, also without blocking. A refusal ends the exchange
+ * with the core's answer; a request let through carries the draft-10 headers (when turned on) and
+ * goes down the chain. A rule that counts only some statuses ({@link HttpRule#countStatuses()}) is
+ * settled when the response is committed, with its status; an exchange cancelled before that keeps
+ * its permits counted.
  *
  * <p>{@link #builder()} makes a filter of rules keyed by the client address or a {@link
  * ReactiveKeyResolver}; the Spring Boot starter makes the filter of {@code
@@ -55,6 +59,14 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
   private static final String REPORT = ReactiveRateLimitFilter.class.getName() + ".report";
 
   private static final String SETTLEMENT = ReactiveRateLimitFilter.class.getName() + ".settlement";
+
+  private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+  private static final Mono<Boolean> GO_ON = Mono.just(true);
+
+  /** The exchange attribute holding what this filter saw of the request ({@link Seen}). */
+  private final String seen =
+      ReactiveRateLimitFilter.class.getName() + ".seen#" + INSTANCES.incrementAndGet();
 
   private final Supplier<EnforcementCore<ReactiveKeySource>> cores;
   private final ClientAddresses addresses;
@@ -106,16 +118,19 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
       return write(exchange, badPath.get());
     }
     List<String> paths = pathsOf(request);
+    BitSet applied = new BitSet();
+    exchange.getAttributes().put(seen, new Seen(core, method, rawPath, applied));
     return sourceOf(exchange)
         .flatMap(
             source ->
-                enforce(core, source, method, paths)
+                enforce(core, source, method, paths, applied)
                     .flatMap(
                         outcome ->
                             outcome.allowed() && annotations != null && annotations.any()
                                 ? annotations
                                     .coreOf(exchange)
-                                    .flatMap(handler -> enforce(handler, source, method, paths))
+                                    .flatMap(
+                                        handler -> enforce(handler, source, method, paths, null))
                                     .defaultIfEmpty(outcome)
                                 : Mono.just(outcome)))
         .flatMap(
@@ -129,30 +144,68 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
   }
 
   /**
-   * Counts the exchange by the rule of {@code handler}, the handler method the dispatcher picked,
-   * if it is annotated and the filter did not count the exchange by it (a web filter after this one
-   * changed the request's path or method): true to go on to the handler, false once the exchange
-   * was answered with the refusal.
+   * Looks at the exchange once more where {@code handler}, the handler the dispatcher picked, is
+   * about to run: if a web filter after this one changed the request's method or raw path, counts
+   * it by each of the filter's rules that applies now and did not when the filter looked (never by
+   * one twice); then by the rule of {@code handler} if it is annotated and the filter did not count
+   * the exchange by it. True to go on to the handler, false once the exchange was answered with the
+   * refusal. An unchanged request to a handler without an annotation costs nothing.
    */
   private Mono<Boolean> atHandler(ServerWebExchange exchange, Object handler) {
-    EnforcementCore<ReactiveKeySource> core =
-        annotations == null ? null : annotations.uncountedCoreOf(exchange, handler);
-    if (core == null) {
-      return Mono.just(true);
-    }
     ServerHttpRequest request = exchange.getRequest();
+    Seen looked = exchange.getAttribute(seen);
+    EnforcementCore<ReactiveKeySource> rules =
+        looked != null && looked.changed(request) ? looked.core() : null;
+    EnforcementCore<ReactiveKeySource> annotated =
+        annotations == null ? null : annotations.uncountedCoreOf(exchange, handler);
+    if (rules == null && annotated == null) {
+      return GO_ON;
+    }
     String method = request.getMethod().name();
+    Optional<HttpReply> badPath =
+        rules == null ? Optional.empty() : rules.checkPath(method, request.getURI().getRawPath());
+    if (badPath.isPresent()) {
+      return write(exchange, badPath.get()).thenReturn(false);
+    }
     List<String> paths = pathsOf(request);
     return sourceOf(exchange)
-        .flatMap(source -> enforce(core, source, method, paths))
         .flatMap(
-            outcome -> {
-              if (!outcome.allowed()) {
-                return write(exchange, outcome.refusal()).thenReturn(false);
-              }
-              setHeaders(exchange.getResponse(), outcome.headers());
-              return Mono.just(true);
-            });
+            source ->
+                (rules == null
+                        ? GO_ON
+                        : answer(exchange, enforce(rules, source, method, paths, looked.applied())))
+                    .flatMap(
+                        go ->
+                            go && annotated != null
+                                ? answer(exchange, enforce(annotated, source, method, paths, null))
+                                : Mono.just(go)));
+  }
+
+  /**
+   * Writes the refusal of {@code outcome} and gives false, or sets its headers on the response
+   * (those of every rule that decided the exchange so far) and gives true.
+   */
+  private static Mono<Boolean> answer(
+      ServerWebExchange exchange, Mono<EnforcementCore.Outcome> outcome) {
+    return outcome.flatMap(
+        decided -> {
+          if (!decided.allowed()) {
+            return write(exchange, decided.refusal()).thenReturn(false);
+          }
+          setHeaders(exchange.getResponse(), decided.headers());
+          return GO_ON;
+        });
+  }
+
+  /** What a filter saw of a request, and the rules of {@code core} applied to it so far. */
+  private record Seen(
+      EnforcementCore<ReactiveKeySource> core, String method, String rawPath, BitSet applied) {
+
+    /** Whether {@code request}'s method or raw path differs from what the filter saw. */
+    boolean changed(ServerHttpRequest request) {
+      return !method.equals(request.getMethod().name())
+          || !rawPath.equals(request.getURI().getRawPath());
+    }
   }
 
   /** Every reading of the request's raw path within the application. */
@@ -174,9 +227,12 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
       EnforcementCore<ReactiveKeySource> core,
       ReactiveKeySource source,
       String method,
-      List<String> paths) {
+      List<String> paths,
+      BitSet applied) {
     return Mono.fromCompletionStage(
-            () -> core.enforceAsync(source, method, paths, () -> reportOf(source.exchange())))
+            () ->
+                core.enforceAsync(
+                    source, method, paths, () -> reportOf(source.exchange()), applied))
         .doOnNext(outcome -> settleOnCommit(source.exchange(), outcome.settlement()));
   }
 

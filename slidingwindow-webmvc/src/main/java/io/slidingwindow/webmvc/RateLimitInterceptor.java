@@ -33,7 +33,12 @@ import org.springframework.web.servlet.AsyncHandlerInterceptor;
  * {@link RateLimitKeyContext} in a restricted context; see {@link RateLimit#key()}. A key that is
  * null or throws counts the request under its client's address. A rule that counts only some
  * statuses ({@link RateLimit#countStatuses()}) is settled after the handler's answer is rendered,
- * or when its asynchronous processing completes. Thread-safe.
+ * or when its asynchronous processing completes.
+ *
+ * <p>Before every handler (annotated or not), it also enforces once more the rules of the rate
+ * limit filters that let the request through ({@link RateLimitEnforcer#recheck}): a filter after
+ * them that changed the request's method or path (a method override, a path rewrite) would
+ * otherwise take it past a rule that applies to the request the handler gets. Thread-safe.
  */
 public final class RateLimitInterceptor implements AsyncHandlerInterceptor {
 
@@ -144,9 +149,14 @@ public final class RateLimitInterceptor implements AsyncHandlerInterceptor {
   @Override
   public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler)
       throws Exception {
-    if (!(handler instanceof HandlerMethod handlerMethod)
-        || request.getDispatcherType() != DispatcherType.REQUEST) {
+    if (request.getDispatcherType() != DispatcherType.REQUEST) {
       return true; // an async, error or forward dispatch of a request already counted
+    }
+    if (!RateLimitEnforcer.recheck(request, response)) {
+      return false; // a filter's rule that applies to the request as a later filter changed it
+    }
+    if (!(handler instanceof HandlerMethod handlerMethod)) {
+      return true;
     }
     RateLimitEnforcer enforcer = enforcerFor(handlerMethod.getMethod());
     return enforcer == null || enforcer.enforce(request, response);

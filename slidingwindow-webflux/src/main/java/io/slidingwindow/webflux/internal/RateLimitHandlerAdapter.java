@@ -11,14 +11,16 @@ import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 
 /**
- * Counts a request by the {@link RateLimit} of the handler method the dispatcher picked for it, if
- * the rate limit filter did not: the filter looks the handler up before the web filters after it
- * run, and one of those may change the request's path or method (Spring's {@code UrlHandlerFilter}
- * taking a trailing slash off, a method override), so that the dispatcher hands the request to an
- * annotated method the filter never saw. Ahead of every other adapter, it takes annotated handler
- * methods only, counts the request by the method's rule unless the filter already did (the filter
- * marks the exchange), answers the refusal itself, and otherwise hands the request to the next
- * adapter that supports the handler, which invokes the method.
+ * Looks at a request once more where the handler the dispatcher picked for it is about to run: the
+ * rate limit filter matched its rules, and looked the handler up, before the web filters after it
+ * ran, and one of those may change the request's path or method (Spring's {@code UrlHandlerFilter}
+ * taking a trailing slash off, a method override), so that the dispatcher hands the request to a
+ * handler the filter never saw. Ahead of every other adapter, it takes every handler another
+ * adapter supports, counts the request by each filter rule that applies to it now and did not when
+ * the filter looked, and by the {@link RateLimit} of an annotated handler method unless the filter
+ * already did (the filter marks the exchange, so no rule counts a request twice), answers a refusal
+ * itself, and otherwise hands the request to the next adapter that supports the handler, which
+ * invokes it.
  */
 public final class RateLimitHandlerAdapter implements HandlerAdapter, Ordered {
 
@@ -72,7 +74,7 @@ public final class RateLimitHandlerAdapter implements HandlerAdapter, Ordered {
         return true;
       }
     }
-    return false;
+    return !filters().isEmpty() && nextOrNull(handler) != null;
   }
 
   @Override
@@ -88,12 +90,20 @@ public final class RateLimitHandlerAdapter implements HandlerAdapter, Ordered {
 
   /** The first adapter after this one that supports {@code handler}. */
   private HandlerAdapter next(Object handler) {
+    HandlerAdapter next = nextOrNull(handler);
+    if (next == null) {
+      throw new IllegalStateException("no handler adapter supports " + handler);
+    }
+    return next;
+  }
+
+  private HandlerAdapter nextOrNull(Object handler) {
     for (HandlerAdapter adapter : adapters()) {
       if (adapter.supports(handler)) {
         return adapter;
       }
     }
-    throw new IllegalStateException("no handler adapter supports " + handler);
+    return null;
   }
 
   /** Ahead of the adapters that invoke handler methods. */

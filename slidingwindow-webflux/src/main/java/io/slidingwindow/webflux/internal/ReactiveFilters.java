@@ -31,8 +31,10 @@ public final class ReactiveFilters {
     ReactiveRateLimitAnnotations annotations(ReactiveRateLimitFilter filter);
 
     /**
-     * Counts {@code exchange} by the rule of {@code handler}, the handler the dispatcher picked, if
-     * {@code filter} has not: true to go on, false once the refusal was written.
+     * Counts {@code exchange}, where {@code handler} (the handler the dispatcher picked) is about
+     * to run, by what {@code filter} has not counted it by: its rules that apply to the request
+     * only since a later web filter changed it, and the rule of an annotated {@code handler}. True
+     * to go on, false once the refusal was written.
      */
     Mono<Boolean> atHandler(
         ReactiveRateLimitFilter filter, ServerWebExchange exchange, Object handler);
@@ -85,9 +87,11 @@ public final class ReactiveFilters {
   }
 
   /**
-   * Counts {@code exchange} by the rule of {@code handler}, the handler method the dispatcher
-   * picked, unless {@code filter} already counted it by that rule: true to go on to the handler,
-   * false once the exchange was answered with the refusal.
+   * Counts {@code exchange}, where {@code handler} (the handler the dispatcher picked) is about to
+   * run, by each rule of {@code filter} that applies to the request as it is now and did not when
+   * the filter looked, and by the rule of an annotated {@code handler} unless {@code filter}
+   * already counted it by that rule: true to go on to the handler, false once the exchange was
+   * answered with the refusal.
    */
   public static Mono<Boolean> atHandler(
       ReactiveRateLimitFilter filter, ServerWebExchange exchange, Object handler) {

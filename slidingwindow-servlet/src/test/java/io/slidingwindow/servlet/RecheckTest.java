@@ -1,0 +1,127 @@
+package io.slidingwindow.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.slidingwindow.Limit;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.testkit.FakeTicker;
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link RateLimitEnforcer#recheck} in a real Tomcat: the rate limit filter, then a method override
+ * (the {@code X-HTTP-Method-Override} header turning a {@code POST} into its method), then a
+ * servlet that enforces the filter's rules once more before it answers, as the Spring MVC
+ * interceptor does before a handler.
+ */
+class RecheckTest {
+
+  @TempDir Path baseDir;
+
+  private final FakeTicker ticker = new FakeTicker();
+
+  private static final HttpRule DELETES =
+      HttpRule.builder("deletes")
+          .path("/items/**")
+          .methods("DELETE")
+          .limit(Limit.exact(1, Duration.ofSeconds(60)))
+          .build();
+
+  private static final HttpRule ITEMS =
+      HttpRule.builder("items")
+          .path("/items/**")
+          .limit(Limit.exact(2, Duration.ofSeconds(60)))
+          .build();
+
+  /** The filter, then the method override, before a servlet that rechecks or not. */
+  private EmbeddedTomcat serve(HttpRule rule, boolean recheck) throws Exception {
+    RateLimitFilter rateLimit =
+        new RateLimitFilter(
+            RateLimitEnforcer.builder()
+                .rule(rule)
+                .limiterFactory(RateLimiterFactory.inMemory(ticker, 1000))
+                .build());
+    Filter overrideAfterIt =
+        (request, response, chain) ->
+            rateLimit.doFilter(
+                request,
+                response,
+                (passed, answer) -> {
+                  HttpServletRequest http = (HttpServletRequest) passed;
+                  String method = http.getHeader("X-HTTP-Method-Override");
+                  chain.doFilter(
+                      method == null
+                          ? passed
+                          : new HttpServletRequestWrapper(http) {
+                            @Override
+                            public String getMethod() {
+                              return method;
+                            }
+                          },
+                      answer);
+                });
+    HttpServlet servlet =
+        new HttpServlet() {
+          @Override
+          protected void service(HttpServletRequest req, HttpServletResponse resp)
+              throws IOException {
+            if (recheck && !RateLimitEnforcer.recheck(req, resp)) {
+              return;
+            }
+            resp.setContentType("text/plain");
+            resp.getWriter().write(req.getMethod());
+          }
+        };
+    return new EmbeddedTomcat(overrideAfterIt, servlet, false, "", baseDir);
+  }
+
+  @Test
+  void recheck_methodOverriddenAfterTheFilter_isCountedByTheRuleOfTheNewMethod() throws Exception {
+    try (EmbeddedTomcat server = serve(DELETES, true)) {
+      assertThat(server.send("POST", "/items/1", "X-HTTP-Method-Override", "DELETE").body())
+          .isEqualTo("DELETE");
+      var second = server.send("POST", "/items/1", "X-HTTP-Method-Override", "DELETE");
+      assertThat(second.statusCode()).isEqualTo(429);
+      assertThat(second.headers().firstValue("Content-Type"))
+          .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
+      assertThat(second.headers().firstValue("Retry-After")).isPresent();
+      assertThat(server.send("DELETE", "/items/2").statusCode()).isEqualTo(429);
+      assertThat(server.send("POST", "/items/3").statusCode())
+          .as("an unchanged POST is no DELETE")
+          .isEqualTo(200);
+    }
+  }
+
+  @Test
+  void noRecheck_methodOverriddenAfterTheFilter_isNotSeenByTheRule() throws Exception {
+    try (EmbeddedTomcat server = serve(DELETES, false)) {
+      assertThat(server.send("POST", "/items/1", "X-HTTP-Method-Override", "DELETE").statusCode())
+          .isEqualTo(200);
+      assertThat(server.send("POST", "/items/1", "X-HTTP-Method-Override", "DELETE").statusCode())
+          .as("without the second look the filter alone decides")
+          .isEqualTo(200);
+    }
+  }
+
+  @Test
+  void recheck_ruleTheFilterApplied_isNotAppliedAgain() throws Exception {
+    try (EmbeddedTomcat server = serve(ITEMS, true)) {
+      assertThat(server.send("POST", "/items/1", "X-HTTP-Method-Override", "DELETE").statusCode())
+          .isEqualTo(200);
+      assertThat(server.send("POST", "/items/1", "X-HTTP-Method-Override", "DELETE").statusCode())
+          .as("each request counted once by the rule for every method")
+          .isEqualTo(200);
+      assertThat(server.send("POST", "/items/1", "X-HTTP-Method-Override", "DELETE").statusCode())
+          .isEqualTo(429);
+    }
+  }
+}
