@@ -1,5 +1,6 @@
 package io.slidingwindow.servlet;
 
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -56,11 +57,13 @@ record Look(
    */
   static boolean recheck(HttpServletRequest request, HttpServletResponse response)
       throws IOException {
-    if (!(request.getAttribute(ATTRIBUTE) instanceof Look latest)) {
-      return true;
+    if (request.getDispatcherType() != DispatcherType.REQUEST
+        || !(request.getAttribute(ATTRIBUTE) instanceof Look latest)) {
+      return true; // a forward, include, error or async dispatch was counted as its request
     }
     for (Look look = latest; look != null; look = look.earlier) {
-      if (look.changed(request) && !look.enforcer.enforceAgain(request, response, look.applied)) {
+      if (look.changed(request)
+          && !look.enforcer.enforceAgain(request, response, look.applied, false)) {
         return false;
       }
     }

@@ -122,7 +122,7 @@ public final class RateLimitEnforcer {
   public boolean enforce(HttpServletRequest request, HttpServletResponse response)
       throws IOException {
     BitSet applied = new BitSet();
-    boolean allowed = enforceAgain(request, response, applied);
+    boolean allowed = enforceAgain(request, response, applied, true);
     if (allowed) {
       Look.keep(this, request, request.getMethod(), applied);
     }
@@ -135,8 +135,10 @@ public final class RateLimitEnforcer {
    * did not then, because a filter after that enforcer changed the request's method or path (a
    * method override, a wrapper rewriting the path). A rule already applied to the request is never
    * applied again, and a request whose method and path are unchanged costs nothing. Refusals,
-   * headers, dry-run, the listener and settling are as in {@link #enforce}. Called by the {@code
-   * RateLimit} interceptor of Spring MVC before every handler.
+   * headers, dry-run, the listener and settling are as in {@link #enforce}; the path firewall is
+   * not applied again. Only a request dispatch is looked at: forward, include, error and async
+   * dispatches go on untouched. Called by the {@code RateLimit} interceptor of Spring MVC before
+   * every handler.
    *
    * @return true if the request may go on; false if it was refused and the answer written
    * @throws IOException if writing the refusal fails
@@ -146,11 +148,18 @@ public final class RateLimitEnforcer {
     return Look.recheck(request, response);
   }
 
-  /** Applies the rules that are not in {@code applied} and apply now, adding them to it. */
-  boolean enforceAgain(HttpServletRequest request, HttpServletResponse response, BitSet applied)
+  /**
+   * Applies the rules that are not in {@code applied} and apply now, adding them to it; checks the
+   * raw path with the firewall first if {@code firewall} (not when looking again at a path that a
+   * filter of the application rewrote: the client's spelling passed already, and every reading of
+   * the new path is matched).
+   */
+  boolean enforceAgain(
+      HttpServletRequest request, HttpServletResponse response, BitSet applied, boolean firewall)
       throws IOException {
     String method = request.getMethod();
-    Optional<HttpReply> badPath = core.checkPath(method, request.getRequestURI());
+    Optional<HttpReply> badPath =
+        firewall ? core.checkPath(method, request.getRequestURI()) : Optional.empty();
     if (badPath.isPresent()) {
       write(badPath.get(), response);
       return false;

@@ -7,6 +7,7 @@ import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
 import jakarta.servlet.Filter;
+import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
@@ -58,13 +59,24 @@ class RecheckTest {
                 (passed, answer) -> {
                   HttpServletRequest http = (HttpServletRequest) passed;
                   String method = http.getHeader("X-HTTP-Method-Override");
+                  String path = http.getHeader("X-Rewrite-To");
                   chain.doFilter(
-                      method == null
+                      method == null && path == null
                           ? passed
                           : new HttpServletRequestWrapper(http) {
                             @Override
                             public String getMethod() {
-                              return method;
+                              return method == null ? super.getMethod() : method;
+                            }
+
+                            @Override
+                            public String getRequestURI() {
+                              return path == null ? super.getRequestURI() : path;
+                            }
+
+                            @Override
+                            public String getServletPath() {
+                              return path == null ? super.getServletPath() : path;
                             }
                           },
                       answer);
@@ -75,6 +87,15 @@ class RecheckTest {
           protected void service(HttpServletRequest req, HttpServletResponse resp)
               throws IOException {
             if (recheck && !RateLimitEnforcer.recheck(req, resp)) {
+              return;
+            }
+            if (req.getRequestURI().startsWith("/forward/")) {
+              try {
+                req.getRequestDispatcher("/items/" + req.getRequestURI().substring(9))
+                    .forward(req, resp);
+              } catch (ServletException e) {
+                throw new IOException(e);
+              }
               return;
             }
             resp.setContentType("text/plain");
@@ -122,6 +143,31 @@ class RecheckTest {
           .isEqualTo(200);
       assertThat(server.send("POST", "/items/1", "X-HTTP-Method-Override", "DELETE").statusCode())
           .isEqualTo(429);
+    }
+  }
+
+  @Test
+  void recheck_pathRewrittenAfterTheFilterToAnOddSpelling_isCountedNotRefused() throws Exception {
+    // The client's path passed the firewall; the application's own rewrite is not judged by it.
+    try (EmbeddedTomcat server = serve(ITEMS, true)) {
+      assertThat(server.send("GET", "/other", "X-Rewrite-To", "//items/1").statusCode())
+          .isEqualTo(200);
+      assertThat(server.send("GET", "/other", "X-Rewrite-To", "//items/1").statusCode())
+          .isEqualTo(200);
+      assertThat(server.send("GET", "/other", "X-Rewrite-To", "//items/1").statusCode())
+          .as("the rewritten path read as /items/1, over the rule's 2")
+          .isEqualTo(429);
+    }
+  }
+
+  @Test
+  void recheck_forwardDispatch_isNotLookedAtAgain() throws Exception {
+    try (EmbeddedTomcat server = serve(ITEMS, true)) {
+      for (int i = 0; i < 3; i++) {
+        assertThat(server.send("GET", "/forward/1").statusCode())
+            .as("a forward inside the application is counted as the request it serves, not again")
+            .isEqualTo(200);
+      }
     }
   }
 }
