@@ -123,8 +123,7 @@ class ContentTypeIT {
             new String[] {"Origin", "http://evil.example"},
             new String[] {"Origin", "http://127.0.0.1:" + server.httpPort()},
             new String[] {"Origin", "null"},
-            new String[] {"Sec-Fetch-Site", "same-origin"},
-            new String[] {"Sec-Fetch-Mode", "cors"});
+            new String[] {"Sec-Fetch-Site", "same-origin"});
 
     for (String[] header : browserHeaders) {
       HttpResponse<String> refused =
@@ -151,6 +150,22 @@ class ContentTypeIT {
             "slidingwindow_server_decisions_total{descriptor=\"api_key\",domain=\"api\","
                 + "outcome=\"ok\"} 1.0",
             "slidingwindow_server_requests_seconds_count{transport=\"http\"} 1");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"/v1/decide", "/json"})
+  void decision_secFetchModeAlone_isServed(String path) throws Exception {
+    start(builder());
+
+    // Node.js's fetch sends Sec-Fetch-Mode: cors from servers too; it names no origin.
+    HttpResponse<String> answer =
+        client.send(
+            request(server.httpPort(), "POST", path, decideBody("n"), "application/json")
+                .header("Sec-Fetch-Mode", "cors")
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
   }
 
   @Test

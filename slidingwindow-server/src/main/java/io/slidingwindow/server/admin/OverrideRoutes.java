@@ -48,7 +48,7 @@ import java.util.concurrent.CompletionStage;
  *   <li>{@code DELETE /v1/quota}: forgets the descriptor's counts; 200 and the quota afterwards.
  * </ul>
  *
- * <p>A request carrying {@code Origin} or {@code Sec-Fetch-*} headers is refused 403 ({@link
+ * <p>A request carrying {@code Origin} or {@code Sec-Fetch-Site} headers is refused 403 ({@link
  * BrowserRequests}), and a body must be declared {@code Content-Type: application/json} ({@link
  * JsonContentType}), else 415, both before it is read, so that a web page cannot make an operator's
  * browser send one; a bad body is answered 400 naming the field at fault; a new override beyond the

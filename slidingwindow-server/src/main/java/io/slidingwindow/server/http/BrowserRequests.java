@@ -12,29 +12,28 @@ import io.netty.util.AsciiString;
  * rebinds to the service's address (DNS rebinding) is, for the browser, of the same origin as the
  * service and sends {@code application/json} without asking. But a browser names the page's origin
  * on every such request: {@code Origin} on every cross-origin request and on a same-origin {@code
- * POST}, {@code PUT} or {@code DELETE}, and {@code Sec-Fetch-Site} and {@code Sec-Fetch-Mode} on
- * every request in current browsers. Callers of the service (Envoy, a gateway, an SDK, curl) send
- * none of them, so a request carrying any of the three is refused, 403, whatever their values.
+ * POST}, {@code PUT} or {@code DELETE}, and {@code Sec-Fetch-Site} on every request in current
+ * browsers. Callers of the service (Envoy, a gateway, an SDK, curl) send neither, so a request
+ * carrying either is refused, 403, whatever its value. {@code Sec-Fetch-Mode} alone is not a sign
+ * of a browser: Node.js's built-in {@code fetch} sends {@code Sec-Fetch-Mode: cors} on every
+ * request, from servers too.
  *
- * <p>The check looks the three names up among the request's headers and allocates nothing.
+ * <p>The check looks the two names up among the request's headers and allocates nothing.
  */
 public final class BrowserRequests {
 
   /** What a refused request is told. */
   public static final String REFUSED =
-      "a request from a web browser (it carries Origin or Sec-Fetch-* headers) is not served here;"
+      "a request from a web browser (it carries Origin or Sec-Fetch-Site) is not served here;"
           + " call the service from a server";
 
   private static final AsciiString SEC_FETCH_SITE = AsciiString.cached("sec-fetch-site");
-  private static final AsciiString SEC_FETCH_MODE = AsciiString.cached("sec-fetch-mode");
 
   private BrowserRequests() {}
 
   /** Whether {@code exchange} carries a header only a browser sends. */
   public static boolean fromBrowser(Exchange exchange) {
-    return exchange.hasHeader(HttpHeaderNames.ORIGIN)
-        || exchange.hasHeader(SEC_FETCH_SITE)
-        || exchange.hasHeader(SEC_FETCH_MODE);
+    return exchange.hasHeader(HttpHeaderNames.ORIGIN) || exchange.hasHeader(SEC_FETCH_SITE);
   }
 
   /** Answers {@code exchange} 403 with {@link #REFUSED}. */

@@ -40,7 +40,7 @@ import java.util.function.Function;
  *   <li>{@code GET /livez}: liveness, 200 {@code OK} while the process serves, whatever Redis does.
  * </ul>
  *
- * <p>Both decision endpoints refuse a request that carries {@code Origin} or {@code Sec-Fetch-*}
+ * <p>Both decision endpoints refuse a request that carries {@code Origin} or {@code Sec-Fetch-Site}
  * headers ({@link BrowserRequests}: 403, counted) and take only a body declared {@code
  * application/json} ({@link JsonContentType}: else 415, counted), so that a web page cannot make a
  * browser spend a budget, whatever its origin or host name; they read the body as strict UTF-8 (400

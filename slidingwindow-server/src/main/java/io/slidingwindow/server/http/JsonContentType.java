@@ -12,8 +12,8 @@ import io.netty.handler.codec.http.HttpHeaderNames;
  * application/json} is sent to another origin only after a CORS preflight ({@code OPTIONS}), which
  * no port of the service grants. This does not hold for a page whose host name was rebound to the
  * service's address (DNS rebinding): to the browser it is of the same origin, and it sends JSON
- * without a preflight. Such a request carries {@code Origin} and {@code Sec-Fetch-*} headers, and
- * {@link BrowserRequests}, checked before this, refuses it.
+ * without a preflight. Such a request carries {@code Origin} and {@code Sec-Fetch-Site} headers,
+ * and {@link BrowserRequests}, checked before this, refuses it.
  *
  * <p>What passes: the media type {@code application/json}, in any case, with optional white space
  * and parameters; a {@code charset} parameter, if any, must be {@code utf-8} (the body is read as
