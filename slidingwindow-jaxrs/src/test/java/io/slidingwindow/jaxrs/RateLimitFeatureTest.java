@@ -447,9 +447,9 @@ class RateLimitFeatureTest {
         .isTrue();
   }
 
-  /** A class that is not final, whose plain method a subclass may serve; its limit is bad. */
-  static class OpenBad {
-    @RateLimit(limits = "two per second")
+  /** A class that is not final, whose plain method only a subclass could serve. */
+  static class OpenPlain {
+    @RateLimit(limits = "1/1h")
     public String get() {
       return "";
     }
@@ -458,18 +458,19 @@ class RateLimitFeatureTest {
   @Path("open")
   static class OpenLocatorRoot {
     @Path("o")
-    public OpenBad open() {
-      return new OpenBad() {};
+    public OpenPlain open() {
+      return new OpenPlain() {};
     }
   }
 
   @Test
-  void featureConfigure_locatorReturningAClassNotFinal_plainMethodsLimitsChecked() {
+  void featureConfigure_locatorReturningAClassNotFinal_annotatedPlainMethod_failsNamingIt() {
     assertThatThrownBy(
             () ->
                 start(RateLimitFeature.builder().build(), Set.of(OpenLocatorRoot.class), Set.of()))
-        .hasMessageStartingWith("@RateLimit on " + OpenBad.class.getName() + ".get: ")
-        .hasMessageContaining("two per second");
+        .hasMessageStartingWith(
+            "@RateLimit on " + OpenPlain.class.getName() + ".get would limit nothing")
+        .hasMessageContaining("no resource method");
   }
 
   @Test
