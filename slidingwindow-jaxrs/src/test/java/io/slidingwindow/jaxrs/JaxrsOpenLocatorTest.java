@@ -98,7 +98,7 @@ class JaxrsOpenLocatorTest {
    * such classes are, overriding each method without annotations.
    */
   @SuppressWarnings("checkstyle:TypeName")
-  public static class Ledger$$Proxy extends Ledger {
+  public static class Ledger$$SpringCGLIB$$0 extends Ledger {
     @Override
     public String read() {
       return super.read();
@@ -140,7 +140,7 @@ class JaxrsOpenLocatorTest {
   @EnumSource(JaxrsServers.Implementation.class)
   void proxySubclassRoot_itsClassAlsoLocated_oneRuleNoNameTaken(
       JaxrsServers.Implementation runtime) {
-    server = JaxrsServers.start(runtime, List.of(new Ledger$$Proxy(), feature()));
+    server = JaxrsServers.start(runtime, List.of(new Ledger$$SpringCGLIB$$0(), feature()));
 
     HttpResponse<String> root = Http.get(server.uri("/ledger"));
     HttpResponse<String> copy = Http.get(server.uri("/ledger/copy"));

@@ -473,6 +473,56 @@ class RateLimitFeatureTest {
         .hasMessageContaining("no resource method");
   }
 
+  /** A resource class that proxies and other subclasses extend. */
+  static class Served {
+    @GET
+    public String get() {
+      return "";
+    }
+  }
+
+  /** Named as Spring's CGLIB names the proxy subclasses it generates. */
+  @SuppressWarnings("checkstyle:TypeName")
+  static class Served$$SpringCGLIB$$0 extends Served {
+    @Override
+    public String get() {
+      return "";
+    }
+  }
+
+  /** Named as Scala names an anonymous subclass: no proxy, a class of its own. */
+  @SuppressWarnings("checkstyle:TypeName")
+  static class Served$$anon$1 extends Served {
+    @Override
+    public String get() {
+      return "";
+    }
+  }
+
+  /** Has a proxy's name, but extends another class than the one its name starts with. */
+  @SuppressWarnings("checkstyle:TypeName")
+  static class OpenPlain$$SpringCGLIB$$0 extends Served {
+    @Override
+    public String get() {
+      return "";
+    }
+  }
+
+  @Test
+  void userMethod_proxySubclassOfItsUserClass_theUserClassMethod() throws Exception {
+    assertThat(RateLimitSearch.userMethod(Served$$SpringCGLIB$$0.class.getMethod("get")))
+        .isEqualTo(Served.class.getMethod("get"));
+  }
+
+  @Test
+  void userMethod_otherSubclassesWithDollarsInTheName_theirOwnMethod() throws Exception {
+    for (Class<?> type : List.of(Served$$anon$1.class, OpenPlain$$SpringCGLIB$$0.class)) {
+      assertThat(RateLimitSearch.userMethod(type.getMethod("get")))
+          .as("%s is no proxy of %s", type.getName(), Served.class.getName())
+          .isEqualTo(type.getMethod("get"));
+    }
+  }
+
   @Test
   void featureConfigure_locatorReturningObjectOrAnyClass_notFollowed() {
     assertThat(start(RateLimitFeature.builder().build(), Set.of(ObjectLocatorRoot.class), Set.of()))
