@@ -24,7 +24,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Stream;
 
 /**
  * Puts {@link RateLimit} on resource methods into effect: when the application starts, each
@@ -55,19 +54,19 @@ import java.util.stream.Stream;
  * whose methods the runtime may configure only at the first request that reaches them, are checked
  * at the start too. A locator declared to return an interface or an abstract class leads to what
  * that type declares (limits and keys; not names, which follow the class served); one declared to
- * return a class that is not final leads to that class, all of it checked but an annotation on a
- * plain method (neither resource method nor locator), which the subclass the locator may return can
- * make a resource method (its limits and keys are checked; an annotated locator still fails); one
- * declared to return {@code Object} leads nowhere: the class it returns is checked when the runtime
- * configures its methods, which may be at the first request. A root registered as a proxy subclass
- * that a container generated (CGLIB's, Weld's: a class name with {@code $$}) is taken as its user
- * class, so that class reached through a locator too is the same resource, not a second one with
- * the same name. Methods that take one annotation under one name share its limiter. Each method's
- * rule has its own limiter, created once, whatever number of times the runtime configures the
- * method. Refusals, headers, dry-run, keys that fail (counted under the client's address, as {@link
- * Builder#clientAddresses} finds it, which also groups every key of the method's key table) and
- * fail-open on a failing backend are those of {@link RateLimitFilter}; a request that the filter
- * and an annotation both decide reports both in its headers. Thread-safe.
+ * return a class leads to that class, all of it checked, final or not (an annotation on a plain
+ * method fails the start even though a subclass the locator returns might make it a resource
+ * method: declare the class returned); one declared to return {@code Object} leads nowhere: the
+ * class it returns is checked when the runtime configures its methods, which may be at the first
+ * request. A root registered as a proxy subclass that a container generated (CGLIB's, Weld's: see
+ * {@link RateLimitSearch#userMethod}) is taken as its user class, so that class reached through a
+ * locator too is the same resource, not a second one with the same name. Methods that take one
+ * annotation under one name share its limiter. Each method's rule has its own limiter, created
+ * once, whatever number of times the runtime configures the method. Refusals, headers, dry-run,
+ * keys that fail (counted under the client's address, as {@link Builder#clientAddresses} finds it,
+ * which also groups every key of the method's key table) and fail-open on a failing backend are
+ * those of {@link RateLimitFilter}; a request that the filter and an annotation both decide reports
+ * both in its headers. Thread-safe.
  */
 public final class RateLimitFeature implements DynamicFeature, Feature {
 
@@ -119,18 +118,13 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
     }
     ResourceWalk walk = ResourceWalk.from(roots);
     for (Class<?> type : walk.classes()) {
-      if (walk.exact().contains(type)) {
-        check(type);
-      } else {
-        // a subclass may make a plain method a resource method, never an annotated locator one
-        failOn(type, RateLimitSearch.misplaced(type).stream().filter(RateLimitSearch::locator));
-      }
+      check(type);
     }
     Map<String, Target> taken = new HashMap<>();
     for (ResourceWalk.Annotated found : walk.annotated()) {
       Target target = Target.of(found.method(), found.annotated());
       Parsed parsed = parse(target);
-      if (walk.contract(found.type()) || !found.resource()) {
+      if (walk.contract(found.type())) {
         continue; // named after the class the runtime serves, which is not known
       }
       Target other = taken.putIfAbsent(parsed.rule().name(), target);
@@ -207,14 +201,9 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
     if (checked.contains(resourceClass)) {
       return;
     }
-    failOn(resourceClass, RateLimitSearch.misplaced(resourceClass).stream());
-    checked.add(resourceClass);
-  }
-
-  /** Fails naming the first of {@code misplaced}, annotations of {@code resourceClass}, if any. */
-  private static void failOn(Class<?> resourceClass, Stream<Method> misplaced) {
-    Method method = misplaced.findFirst().orElse(null);
-    if (method != null) {
+    List<Method> misplaced = RateLimitSearch.misplaced(resourceClass);
+    if (!misplaced.isEmpty()) {
+      Method method = misplaced.get(0);
       throw new IllegalArgumentException(
           "@RateLimit on "
               + method.getDeclaringClass().getName()
@@ -230,6 +219,7 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
                   : " would limit nothing: it is no resource method (no @GET, @POST, ... on it or"
                       + " on the method it overrides)"));
     }
+    checked.add(resourceClass);
   }
 
   /** The filter of resource method {@code method}, whose rule {@code annotated} carries. */

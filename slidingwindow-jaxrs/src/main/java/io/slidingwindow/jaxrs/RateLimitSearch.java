@@ -20,6 +20,10 @@ import java.util.Set;
  */
 final class RateLimitSearch {
 
+  /** What follows the user class's name in the name of a proxy subclass a container generated. */
+  private static final List<String> PROXY_MARKERS =
+      List.of("$$EnhancerBy", "$$SpringCGLIB$$", "$Proxy$_$$_Weld", "$$Owb", "_$$_javassist");
+
   private RateLimitSearch() {}
 
   /**
@@ -170,14 +174,17 @@ final class RateLimitSearch {
 
   /**
    * {@code method} as the user's class declares or inherits it, when the class declaring it is a
-   * proxy subclass that a container generated (its name has {@code $$}, as the classes of CGLIB and
-   * Weld do, or it is synthetic) and overrides the user's methods: so the resource of a root
-   * registered as a proxy is the same as its user class reached through a locator, and a default
-   * name reads the user class. Else {@code method}.
+   * proxy subclass that a container generated and overrides the user's methods: so the resource of
+   * a root registered as a proxy is the same as its user class reached through a locator, and a
+   * default name reads the user class. A proxy is a synthetic subclass, or one named after its
+   * direct superclass followed by a marker of CGLIB, Spring, Guice, Weld, OpenWebBeans or Javassist
+   * ({@code User$$EnhancerBySpringCGLIB$$1a2b}, {@code User$$SpringCGLIB$$0}, {@code
+   * User$Proxy$_$$_WeldClientProxy}); any other class with {@code $$} in its name (Scala's {@code
+   * $$anon}, say) is a class of its own. Else {@code method}.
    */
   static Method userMethod(Method method) {
     Class<?> user = method.getDeclaringClass();
-    while (proxy(user) && user.getSuperclass() != null && user.getSuperclass() != Object.class) {
+    while (proxy(user)) {
       user = user.getSuperclass();
     }
     if (user == method.getDeclaringClass()) {
@@ -191,7 +198,19 @@ final class RateLimitSearch {
   }
 
   private static boolean proxy(Class<?> type) {
-    return type.isSynthetic() || type.getName().contains("$$");
+    Class<?> user = type.getSuperclass();
+    if (user == null || user == Object.class) {
+      return false;
+    }
+    if (type.isSynthetic()) {
+      return true;
+    }
+    String name = type.getName();
+    if (!name.startsWith(user.getName())) {
+      return false;
+    }
+    String rest = name.substring(user.getName().length());
+    return PROXY_MARKERS.stream().anyMatch(rest::startsWith);
   }
 
   private static void supertypes(Class<?> type, Set<Class<?>> types) {

@@ -23,10 +23,7 @@ import java.util.Set;
  * interface, an abstract class, a type variable with a bound, or {@code Class<? extends T>} leads
  * to a contract: the runtime serves whatever class the locator hands it, unknown here, so only what
  * the contract itself declares can be read. One declared to return {@code Object}, {@code Class<?>}
- * or a type variable without a bound leads nowhere. A class that is served as it is ({@link
- * #exact}) is a root, a final class a locator returns, or the class of a locator's {@code
- * Class<X>}; a locator declared to return an instance of a class that is not final may hand over a
- * subclass, which can make a method of that class a resource method. Read only once built.
+ * or a type variable without a bound leads nowhere. Read only once built.
  */
 final class ResourceWalk {
 
@@ -34,11 +31,10 @@ final class ResourceWalk {
    * A resource method with {@link RateLimit}: {@code method} as {@code type}'s public methods show
    * it, {@code annotated} the method that carries the annotation.
    */
-  record Annotated(Class<?> type, Method method, Method annotated, boolean resource) {}
+  record Annotated(Class<?> type, Method method, Method annotated) {}
 
   private final Set<Class<?>> reached = new LinkedHashSet<>();
   private final Set<Class<?>> classes = new LinkedHashSet<>();
-  private final Set<Class<?>> exact = new LinkedHashSet<>();
   private final List<Annotated> annotated = new ArrayList<>();
 
   private ResourceWalk() {}
@@ -51,7 +47,7 @@ final class ResourceWalk {
     ResourceWalk walk = new ResourceWalk();
     Deque<Class<?>> pending = new ArrayDeque<>();
     for (Class<?> root : roots) {
-      walk.reach(root, true, true, pending);
+      walk.reach(root, true, pending);
     }
     while (!pending.isEmpty()) {
       Class<?> type = pending.removeFirst();
@@ -62,15 +58,13 @@ final class ResourceWalk {
             || method.getDeclaringClass() == Object.class) {
           continue;
         }
-        boolean resource = RateLimitSearch.resourceMethod(type, method);
-        if (!resource && RateLimitSearch.locatorOf(type, method)) {
+        if (RateLimitSearch.resourceMethod(type, method)) {
+          Method carrier = RateLimitSearch.annotated(type, method);
+          if (carrier != null) {
+            walk.annotated.add(new Annotated(type, method, carrier));
+          }
+        } else if (RateLimitSearch.locatorOf(type, method)) {
           walk.follow(method.getGenericReturnType(), pending);
-          continue;
-        }
-        Method carrier = RateLimitSearch.annotated(type, method);
-        if (carrier != null) {
-          // a method that is no resource method here may be one in a subclass or an implementation
-          walk.annotated.add(new Annotated(type, method, carrier, resource));
         }
       }
     }
@@ -83,14 +77,6 @@ final class ResourceWalk {
   }
 
   /**
-   * The classes reached that the runtime serves as they are, roots first: an annotation on one of
-   * their methods that is no resource method limits nothing.
-   */
-  Set<Class<?>> exact() {
-    return exact;
-  }
-
-  /**
    * Whether {@code type}, reached, is only a contract: no locator (and no registration) names it as
    * a concrete class, so the class the runtime serves for it is not known.
    */
@@ -98,15 +84,12 @@ final class ResourceWalk {
     return !classes.contains(type);
   }
 
-  /**
-   * The methods with {@link RateLimit} of every type reached, in the order reached: the resource
-   * methods ({@link Annotated#resource}), and the others that are no locators.
-   */
+  /** The resource methods with {@link RateLimit} of every type reached, in the order reached. */
   List<Annotated> annotated() {
     return annotated;
   }
 
-  private void reach(Class<?> type, boolean concrete, boolean served, Deque<Class<?>> pending) {
+  private void reach(Class<?> type, boolean concrete, Deque<Class<?>> pending) {
     if (type == null
         || type.isPrimitive()
         || type.isArray()
@@ -116,9 +99,6 @@ final class ResourceWalk {
     if (concrete) {
       classes.add(type);
     }
-    if (served) {
-      exact.add(type);
-    }
     if (reached.add(type)) {
       pending.addLast(type);
     }
@@ -127,19 +107,19 @@ final class ResourceWalk {
   /** Reaches the type a locator declared to return {@code returned} leads to, if any. */
   private void follow(Type returned, Deque<Class<?>> pending) {
     if (returned instanceof Class<?> type) {
-      reach(type, !abstractType(type), Modifier.isFinal(type.getModifiers()), pending);
+      reach(type, !abstractType(type), pending);
     } else if (returned instanceof ParameterizedType parameterized
         && parameterized.getRawType() == Class.class) {
       Type argument = parameterized.getActualTypeArguments()[0];
       if (argument instanceof Class<?> type) {
-        reach(type, !abstractType(type), !abstractType(type), pending);
+        reach(type, !abstractType(type), pending);
       } else if (argument instanceof WildcardType wildcard) {
-        reach(erasure(wildcard.getUpperBounds()[0]), false, false, pending);
+        reach(erasure(wildcard.getUpperBounds()[0]), false, pending);
       }
     } else if (returned instanceof ParameterizedType parameterized) {
       follow(parameterized.getRawType(), pending);
     } else if (returned instanceof TypeVariable<?> variable) {
-      reach(erasure(variable.getBounds()[0]), false, false, pending);
+      reach(erasure(variable.getBounds()[0]), false, pending);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.slidingwindow.jaxrs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
@@ -15,11 +16,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The start-up check on classes a locator is declared to return stops no valid application, on
- * Jersey and RESTEasy: a locator declared to return a class that can be extended may hand the
- * runtime a subclass that makes an annotated method a resource method; and a root that a container
- * registers as a proxy subclass of the user's class is the same resource as that class reached
- * through a locator.
+ * The start-up check on classes a locator is declared to return, on Jersey and RESTEasy: an
+ * annotation on a plain method of a class a locator is declared to return fails the start, even
+ * when the class is not final (the runtime would otherwise fail each request through the locator);
+ * and a root that a container registers as a proxy subclass of the user's class is the same
+ * resource as that class reached through a locator.
  */
 class JaxrsOpenLocatorTest {
 
@@ -57,13 +58,22 @@ class JaxrsOpenLocatorTest {
     }
   }
 
-  /** Answers GET with the limit {@link Animal} puts on {@link #speak}. */
+  /** Would answer GET with the limit {@link Animal} puts on {@link #speak}. */
   public static class Dog extends Animal {
     @GET
     @Produces(MediaType.TEXT_PLAIN)
     @Override
     public String speak() {
       return "woof";
+    }
+  }
+
+  /** The workaround: its locator declares the class it returns. */
+  @Path("kennel")
+  public static class Kennel {
+    @Path("dog")
+    public Dog dog() {
+      return new Dog();
     }
   }
 
@@ -88,7 +98,7 @@ class JaxrsOpenLocatorTest {
    * such classes are, overriding each method without annotations.
    */
   @SuppressWarnings("checkstyle:TypeName")
-  public static class Ledger$$Proxy extends Ledger {
+  public static class Ledger$$SpringCGLIB$$0 extends Ledger {
     @Override
     public String read() {
       return super.read();
@@ -102,12 +112,25 @@ class JaxrsOpenLocatorTest {
 
   @ParameterizedTest
   @EnumSource(JaxrsServers.Implementation.class)
-  void locatorDeclaredToReturnAnExtensibleClass_subclassServed_startsAndLimits(
+  void locatorDeclaredToReturnAClassNotFinal_annotatedPlainMethod_failsTheStartNamingIt(
       JaxrsServers.Implementation runtime) {
-    server = JaxrsServers.start(runtime, List.of(new Zoo(), feature()));
+    Throwable thrown =
+        catchThrowable(() -> server = JaxrsServers.start(runtime, List.of(new Zoo(), feature())));
 
-    HttpResponse<String> first = Http.get(server.uri("/zoo/animal"));
-    HttpResponse<String> second = Http.get(server.uri("/zoo/animal"));
+    assertThat(thrown).as("the start on %s", runtime).isNotNull();
+    assertThat(thrown)
+        .hasStackTraceContaining(
+            "@RateLimit on " + Animal.class.getName() + ".speak would limit nothing")
+        .hasStackTraceContaining("no resource method");
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void locatorDeclaredToReturnTheSubclass_startsAndLimits(JaxrsServers.Implementation runtime) {
+    server = JaxrsServers.start(runtime, List.of(new Kennel(), feature()));
+
+    HttpResponse<String> first = Http.get(server.uri("/kennel/dog"));
+    HttpResponse<String> second = Http.get(server.uri("/kennel/dog"));
 
     assertThat(first.body()).isEqualTo("woof");
     assertThat(second.statusCode()).as("the second in the hour").isEqualTo(429);
@@ -117,7 +140,7 @@ class JaxrsOpenLocatorTest {
   @EnumSource(JaxrsServers.Implementation.class)
   void proxySubclassRoot_itsClassAlsoLocated_oneRuleNoNameTaken(
       JaxrsServers.Implementation runtime) {
-    server = JaxrsServers.start(runtime, List.of(new Ledger$$Proxy(), feature()));
+    server = JaxrsServers.start(runtime, List.of(new Ledger$$SpringCGLIB$$0(), feature()));
 
     HttpResponse<String> root = Http.get(server.uri("/ledger"));
     HttpResponse<String> copy = Http.get(server.uri("/ledger/copy"));

@@ -447,9 +447,9 @@ class RateLimitFeatureTest {
         .isTrue();
   }
 
-  /** A class that is not final, whose plain method a subclass may serve; its limit is bad. */
-  static class OpenBad {
-    @RateLimit(limits = "two per second")
+  /** A class that is not final, whose plain method only a subclass could serve. */
+  static class OpenPlain {
+    @RateLimit(limits = "1/1h")
     public String get() {
       return "";
     }
@@ -458,18 +458,69 @@ class RateLimitFeatureTest {
   @Path("open")
   static class OpenLocatorRoot {
     @Path("o")
-    public OpenBad open() {
-      return new OpenBad() {};
+    public OpenPlain open() {
+      return new OpenPlain() {};
     }
   }
 
   @Test
-  void featureConfigure_locatorReturningAClassNotFinal_plainMethodsLimitsChecked() {
+  void featureConfigure_locatorReturningAClassNotFinal_annotatedPlainMethod_failsNamingIt() {
     assertThatThrownBy(
             () ->
                 start(RateLimitFeature.builder().build(), Set.of(OpenLocatorRoot.class), Set.of()))
-        .hasMessageStartingWith("@RateLimit on " + OpenBad.class.getName() + ".get: ")
-        .hasMessageContaining("two per second");
+        .hasMessageStartingWith(
+            "@RateLimit on " + OpenPlain.class.getName() + ".get would limit nothing")
+        .hasMessageContaining("no resource method");
+  }
+
+  /** A resource class that proxies and other subclasses extend. */
+  static class Served {
+    @GET
+    public String get() {
+      return "";
+    }
+  }
+
+  /** Named as Spring's CGLIB names the proxy subclasses it generates. */
+  @SuppressWarnings("checkstyle:TypeName")
+  static class Served$$SpringCGLIB$$0 extends Served {
+    @Override
+    public String get() {
+      return "";
+    }
+  }
+
+  /** Named as Scala names an anonymous subclass: no proxy, a class of its own. */
+  @SuppressWarnings("checkstyle:TypeName")
+  static class Served$$anon$1 extends Served {
+    @Override
+    public String get() {
+      return "";
+    }
+  }
+
+  /** Has a proxy's name, but extends another class than the one its name starts with. */
+  @SuppressWarnings("checkstyle:TypeName")
+  static class OpenPlain$$SpringCGLIB$$0 extends Served {
+    @Override
+    public String get() {
+      return "";
+    }
+  }
+
+  @Test
+  void userMethod_proxySubclassOfItsUserClass_theUserClassMethod() throws Exception {
+    assertThat(RateLimitSearch.userMethod(Served$$SpringCGLIB$$0.class.getMethod("get")))
+        .isEqualTo(Served.class.getMethod("get"));
+  }
+
+  @Test
+  void userMethod_otherSubclassesWithDollarsInTheName_theirOwnMethod() throws Exception {
+    for (Class<?> type : List.of(Served$$anon$1.class, OpenPlain$$SpringCGLIB$$0.class)) {
+      assertThat(RateLimitSearch.userMethod(type.getMethod("get")))
+          .as("%s is no proxy of %s", type.getName(), Served.class.getName())
+          .isEqualTo(type.getMethod("get"));
+    }
   }
 
   @Test
