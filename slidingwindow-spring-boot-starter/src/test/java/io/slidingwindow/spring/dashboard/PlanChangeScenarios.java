@@ -134,9 +134,13 @@ abstract class PlanChangeScenarios {
       return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       // A pooled connection the server closed meanwhile (Reactor Netty does after some errors):
-      // sent once more on a new one. Every request here may be repeated (a plan change sets the
-      // same limits again, a reset resets again).
-      return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      // sent once more by a client of its own, whose pool is empty, so on a new connection (the
+      // shared client may hold more than one stale connection). Every request here may be
+      // repeated (a plan change sets the same limits again, a reset resets again).
+      return HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .build()
+          .send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
   }
 
