@@ -20,7 +20,16 @@ class GatewayAttackTableIT {
     RedisServerProcess redis = RedisServerProcess.start();
     WayIn gateway;
     try {
-      gateway = AttackGateway.start(Map.of("slidingwindow.redis.uri", redis.uri()));
+      // a loaded machine must not time out into the failure policy, which decides alone
+      gateway =
+          AttackGateway.start(
+              Map.of(
+                  "slidingwindow.redis.uri",
+                  redis.uri(),
+                  "slidingwindow.redis.command-timeout",
+                  "5s",
+                  "slidingwindow.gateway.timeout",
+                  "10s"));
     } catch (RuntimeException e) {
       redis.close();
       throw e;

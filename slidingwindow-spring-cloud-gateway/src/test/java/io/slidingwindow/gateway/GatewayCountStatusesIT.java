@@ -32,6 +32,9 @@ class GatewayCountStatusesIT {
     properties.put("slidingwindow.http.rules.failures.limits[0].window", "1m");
     if (redis != null) {
       properties.put("slidingwindow.redis.uri", redis.uri());
+      // a loaded machine must not time out into the failure policy, which decides alone
+      properties.put("slidingwindow.redis.command-timeout", "5s");
+      properties.put("slidingwindow.gateway.timeout", "10s");
     }
     try (LoopbackBackend backend = LoopbackBackend.start();
         ConfigurableApplicationContext gateway =

@@ -30,6 +30,9 @@ class GatewayKeepAliveIT {
     properties.put("gateway-test.keep-alive-requests", "-1");
     if (redis != null) {
       properties.put("slidingwindow.redis.uri", redis.uri());
+      // a loaded machine must not time out into the failure policy, which decides alone
+      properties.put("slidingwindow.redis.command-timeout", "5s");
+      properties.put("slidingwindow.gateway.timeout", "10s");
     }
     try (LoopbackBackend backend = LoopbackBackend.start();
         ConfigurableApplicationContext gateway =

@@ -21,7 +21,16 @@ class GatewayPlansRedisIT extends GatewayPlansContract {
     redis = RedisServerProcess.start();
     return PlansGateway.start(
         backend,
-        Map.of("slidingwindow.redis.uri", redis.uri(), "slidingwindow.redis.on-failure", "refuse"));
+        Map.of(
+            "slidingwindow.redis.uri",
+            redis.uri(),
+            "slidingwindow.redis.on-failure",
+            "refuse",
+            // a loaded machine must not time out into the failure policy, which decides alone
+            "slidingwindow.redis.command-timeout",
+            "5s",
+            "slidingwindow.gateway.timeout",
+            "10s"));
   }
 
   @AfterAll

@@ -38,7 +38,10 @@ class GatewayRouteKeysRedisIT {
                 "spring.config.name=gateway-route-keys",
                 "backend.uri=" + backend.uri(),
                 "slidingwindow.redis.uri=" + redis.uri(),
-                "slidingwindow.redis.on-failure=refuse")
+                "slidingwindow.redis.on-failure=refuse",
+                // a loaded machine must not time out into the failure policy, which decides alone
+                "slidingwindow.redis.command-timeout=5s",
+                "slidingwindow.gateway.timeout=10s")
             .run();
     uri = GatewayTestApplication.uri(gateway);
   }

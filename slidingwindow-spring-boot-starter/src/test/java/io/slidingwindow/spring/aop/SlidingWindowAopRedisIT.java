@@ -35,7 +35,10 @@ class SlidingWindowAopRedisIT {
                   SlidingWindowRedisAutoConfiguration.class,
                   SlidingWindowAopAutoConfiguration.class))
           .withBean(Greetings.class)
-          .withPropertyValues("slidingwindow.redis.uri=" + redis.uri());
+          .withPropertyValues(
+              "slidingwindow.redis.uri=" + redis.uri(),
+              // a loaded machine must not time out into the failure policy, which decides alone
+              "slidingwindow.redis.command-timeout=5s");
 
   @Test
   void twoInstances_shareEachMethodsWindowInRedis_plainAndReactive() {

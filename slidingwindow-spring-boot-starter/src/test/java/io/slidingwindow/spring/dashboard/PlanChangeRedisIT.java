@@ -39,6 +39,8 @@ class PlanChangeRedisIT extends PlanChangeScenarios {
   @DynamicPropertySource
   static void redis(DynamicPropertyRegistry registry) {
     registry.add("slidingwindow.redis.uri", REDIS::uri);
+    // a loaded machine must not time out into the failure policy, which decides alone
+    registry.add("slidingwindow.redis.command-timeout", () -> "5s");
   }
 
   @AfterAll

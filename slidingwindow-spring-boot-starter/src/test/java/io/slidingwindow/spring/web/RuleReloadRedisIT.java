@@ -41,6 +41,8 @@ class RuleReloadRedisIT {
   @DynamicPropertySource
   static void redis(DynamicPropertyRegistry registry) {
     registry.add("slidingwindow.redis.uri", REDIS::uri);
+    // a loaded machine must not time out into the failure policy, which decides alone
+    registry.add("slidingwindow.redis.command-timeout", () -> "5s");
   }
 
   @AfterAll

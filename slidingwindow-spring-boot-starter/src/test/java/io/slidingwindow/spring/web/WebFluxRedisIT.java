@@ -82,6 +82,8 @@ class WebFluxRedisIT {
             "server.port=0",
             "spring.main.banner-mode=off",
             "slidingwindow.redis.uri=" + redis.uri(),
+            // a loaded machine must not time out into the failure policy, which decides alone
+            "slidingwindow.redis.command-timeout=2s",
             "slidingwindow.http.rate-limit-headers=true",
             "slidingwindow.http.rules.quotes.paths=/v1/quotes",
             "slidingwindow.http.rules.quotes.limits[0].permits=3",
