@@ -35,7 +35,9 @@ import java.util.Set;
  * here: rules over paths ({@link RateLimitFilter}) count it. A method's annotation may also sit on
  * the same method of a superclass or an interface (the contract-first style): the nearest wins,
  * looked for on the method, then its superclass's, recursively, then its interfaces', in
- * declaration order, as JAX-RS finds a method's other annotations.
+ * declaration order, as JAX-RS finds a method's other annotations. So an override without the
+ * annotation, a container's proxy or a subclass of the application's own, keeps the limit of the
+ * method it overrides; only an annotation of its own changes it.
  *
  * <pre>{@code
  * ResourceConfig app = new ResourceConfig(OrderResource.class)
@@ -58,15 +60,16 @@ import java.util.Set;
  * method fails the start even though a subclass the locator returns might make it a resource
  * method: declare the class returned); one declared to return {@code Object} leads nowhere: the
  * class it returns is checked when the runtime configures its methods, which may be at the first
- * request. A root registered as a proxy subclass that a container generated (CGLIB's, Weld's: see
- * {@link RateLimitSearch#userMethod}) is taken as its user class, so that class reached through a
- * locator too is the same resource, not a second one with the same name. Methods that take one
- * annotation under one name share its limiter. Each method's rule has its own limiter, created
- * once, whatever number of times the runtime configures the method. Refusals, headers, dry-run,
- * keys that fail (counted under the client's address, as {@link Builder#clientAddresses} finds it,
- * which also groups every key of the method's key table) and fail-open on a failing backend are
- * those of {@link RateLimitFilter}; a request that the filter and an annotation both decide reports
- * both in its headers. Thread-safe.
+ * request. A root registered as a proxy subclass that a container generated (defined at run time,
+ * or named as CGLIB, Weld, Byte Buddy, Hibernate, Javassist or Quarkus ArC name theirs: see {@link
+ * RateLimitSearch#userMethod}) is taken as its user class, so that a default name is the user
+ * class's, the same in every instance of the application, and that class reached through a locator
+ * too is the same resource. Methods that take one annotation under one name share its limiter. Each
+ * method's rule has its own limiter, created once, whatever number of times the runtime configures
+ * the method. Refusals, headers, dry-run, keys that fail (counted under the client's address, as
+ * {@link Builder#clientAddresses} finds it, which also groups every key of the method's key table)
+ * and fail-open on a failing backend are those of {@link RateLimitFilter}; a request that the
+ * filter and an annotation both decide reports both in its headers. Thread-safe.
  */
 public final class RateLimitFeature implements DynamicFeature, Feature {
 
@@ -271,13 +274,15 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
             : annotation.name();
     try {
       HttpRule.Builder builder =
-          HttpRule.builder(name)
+          RateLimitKeys.rule(name, annotation.name().isEmpty(), method.getDeclaringClass())
               .countRefusedAttempts(annotation.countRefusedAttempts())
               .dryRun(annotation.dryRun());
       for (String limit : annotation.limits()) {
         builder.limit(Limit.parse(limit));
       }
-      return new Parsed(builder.build(), keyOf(annotation.key()));
+      return new Parsed(
+          builder.build(),
+          RateLimitKeys.of(annotation.key(), settings.clientAddresses, settings.resolvers));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
           "@RateLimit on " + target.where() + ": " + e.getMessage(), e);
@@ -287,36 +292,6 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
   private static IllegalArgumentException nameTaken(String name, Target target, String other) {
     return new IllegalArgumentException(
         "@RateLimit name '" + name + "' of " + target.where() + " is taken by " + other);
-  }
-
-  /** The resolver a key text names. */
-  private JaxrsKeyResolver keyOf(String key) {
-    String text = key.trim();
-    if (text.isEmpty() || text.equals("ip")) {
-      return JaxrsKeyResolver.clientAddress(settings.clientAddresses);
-    }
-    if (text.equals("principal")) {
-      return JaxrsKeyResolver.principal(settings.clientAddresses);
-    }
-    if (text.equals("global")) {
-      return JaxrsKeyResolver.global();
-    }
-    if (text.startsWith("header:")) {
-      return JaxrsKeyResolver.header(text.substring(7), settings.clientAddresses);
-    }
-    if (text.startsWith("resolver:")) {
-      JaxrsKeyResolver resolver = settings.resolvers.get(text.substring(9));
-      if (resolver == null) {
-        throw new IllegalArgumentException(
-            "key names resolver '"
-                + text.substring(9)
-                + "', which the feature was not given; it has "
-                + settings.resolvers.keySet());
-      }
-      return resolver;
-    }
-    throw new IllegalArgumentException(
-        "key must be ip, principal, global, header:NAME or resolver:NAME, was '" + key + "'");
   }
 
   /** Builds a {@link RateLimitFeature}. Not thread-safe. */

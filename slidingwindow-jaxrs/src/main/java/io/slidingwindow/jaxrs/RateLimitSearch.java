@@ -20,9 +20,34 @@ import java.util.Set;
  */
 final class RateLimitSearch {
 
-  /** What follows the user class's name in the name of a proxy subclass a container generated. */
+  /**
+   * What follows the user class's name in the name of a proxy subclass a container generated:
+   * CGLIB's (Spring's, Guice's), Weld's, OpenWebBeans', Javassist's (old and new), Byte Buddy's and
+   * Hibernate's.
+   */
   private static final List<String> PROXY_MARKERS =
-      List.of("$$EnhancerBy", "$$SpringCGLIB$$", "$Proxy$_$$_Weld", "$$Owb", "_$$_javassist");
+      List.of(
+          "$$EnhancerBy",
+          "$$SpringCGLIB$$",
+          "$Proxy$_$$_Weld",
+          "$$Owb",
+          "_$$_javassist",
+          "_$$_jvst",
+          "$ByteBuddy$",
+          "$HibernateProxy$");
+
+  /** All that follows the user class's name in the name of a subclass Quarkus ArC generates. */
+  private static final List<String> PROXY_SUFFIXES = List.of("_Subclass", "_ClientProxy");
+
+  /** Whether a class was defined at run time, with no class file, as a subclass of one with one. */
+  private static final ClassValue<Boolean> GENERATED =
+      new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+          Class<?> user = type.getSuperclass();
+          return user != null && !hasClassFile(type) && hasClassFile(user);
+        }
+      };
 
   private RateLimitSearch() {}
 
@@ -176,11 +201,17 @@ final class RateLimitSearch {
    * {@code method} as the user's class declares or inherits it, when the class declaring it is a
    * proxy subclass that a container generated and overrides the user's methods: so the resource of
    * a root registered as a proxy is the same as its user class reached through a locator, and a
-   * default name reads the user class. A proxy is a synthetic subclass, or one named after its
-   * direct superclass followed by a marker of CGLIB, Spring, Guice, Weld, OpenWebBeans or Javassist
-   * ({@code User$$EnhancerBySpringCGLIB$$1a2b}, {@code User$$SpringCGLIB$$0}, {@code
-   * User$Proxy$_$$_WeldClientProxy}); any other class with {@code $$} in its name (Scala's {@code
-   * $$anon}, say) is a class of its own. Else {@code method}.
+   * default name reads the user class, the same in every instance of the application (a proxy's
+   * name may end in a random suffix). A proxy is a subclass that is synthetic; or that was defined
+   * at run time (its class loader has no class file for it, and one for its superclass), whoever
+   * generated it; or that is named after its direct superclass followed by a marker of CGLIB,
+   * Spring, Guice, Weld, OpenWebBeans, Javassist, Byte Buddy or Hibernate ({@code
+   * User$$EnhancerBySpringCGLIB$$1a2b}, {@code User$$SpringCGLIB$$0}, {@code
+   * User$Proxy$_$$_WeldClientProxy}, {@code User_$$_jvst1a_0}, {@code User$ByteBuddy$x1Y2z3},
+   * {@code User$HibernateProxy$x1Y2z3}), or by {@code _Subclass} or {@code _ClientProxy} alone
+   * (Quarkus ArC, which generates its classes when the application is built). Any other class with
+   * {@code $$} in its name (Scala's {@code $$anon}, say) is a class of its own. Else {@code
+   * method}.
    */
   static Method userMethod(Method method) {
     Class<?> user = method.getDeclaringClass();
@@ -202,7 +233,7 @@ final class RateLimitSearch {
     if (user == null || user == Object.class) {
       return false;
     }
-    if (type.isSynthetic()) {
+    if (type.isSynthetic() || GENERATED.get(type)) {
       return true;
     }
     String name = type.getName();
@@ -210,7 +241,18 @@ final class RateLimitSearch {
       return false;
     }
     String rest = name.substring(user.getName().length());
-    return PROXY_MARKERS.stream().anyMatch(rest::startsWith);
+    return PROXY_MARKERS.stream().anyMatch(rest::startsWith) || PROXY_SUFFIXES.contains(rest);
+  }
+
+  /** Whether the class loader of {@code type} has a class file for it. */
+  private static boolean hasClassFile(Class<?> type) {
+    if (type.isHidden()) {
+      return false;
+    }
+    String file = type.getName().replace('.', '/') + ".class";
+    ClassLoader loader = type.getClassLoader();
+    return (loader == null ? ClassLoader.getSystemResource(file) : loader.getResource(file))
+        != null;
   }
 
   private static void supertypes(Class<?> type, Set<Class<?>> types) {
