@@ -59,17 +59,19 @@ import java.util.Set;
  * return a class leads to that class, all of it checked, final or not (an annotation on a plain
  * method fails the start even though a subclass the locator returns might make it a resource
  * method: declare the class returned); one declared to return {@code Object} leads nowhere: the
- * class it returns is checked when the runtime configures its methods, which may be at the first
- * request. A root registered as a proxy subclass that a container generated (defined at run time,
- * or named as CGLIB, Weld, Byte Buddy, Hibernate, Javassist or Quarkus ArC name theirs: see {@link
- * RateLimitSearch#userMethod}) is taken as its user class, so that a default name is the user
- * class's, the same in every instance of the application, and that class reached through a locator
- * too is the same resource. Methods that take one annotation under one name share its limiter. Each
- * method's rule has its own limiter, created once, whatever number of times the runtime configures
- * the method. Refusals, headers, dry-run, keys that fail (counted under the client's address, as
- * {@link Builder#clientAddresses} finds it, which also groups every key of the method's key table)
- * and fail-open on a failing backend are those of {@link RateLimitFilter}; a request that the
- * filter and an annotation both decide reports both in its headers. Thread-safe.
+ * class it returns is checked when the runtime configures its methods, at the first request that
+ * reaches them, too late to stop the start: a bad annotation there is logged once, and the methods
+ * it concerns answer every request with 500 (see {@link LateCheck}). A root registered as a proxy
+ * subclass that a container generated (defined at run time, or named as CGLIB, Weld, Byte Buddy,
+ * Hibernate, Javassist or Quarkus ArC name theirs: see {@link RateLimitSearch#userMethod}) is taken
+ * as its user class, so that a default name is the user class's, the same in every instance of the
+ * application, and that class reached through a locator too is the same resource. Methods that take
+ * one annotation under one name share its limiter. Each method's rule has its own limiter, created
+ * once, whatever number of times the runtime configures the method. Refusals, headers, dry-run,
+ * keys that fail (counted under the client's address, as {@link Builder#clientAddresses} finds it,
+ * which also groups every key of the method's key table) and fail-open on a failing backend are
+ * those of {@link RateLimitFilter}; a request that the filter and an annotation both decide reports
+ * both in its headers. Thread-safe.
  */
 public final class RateLimitFeature implements DynamicFeature, Feature {
 
@@ -77,6 +79,9 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
   private final Map<Target, MethodRateLimitFilter> filters = new HashMap<>();
   private final Map<String, Target> names = new HashMap<>();
   private final Set<Class<?>> checked = new HashSet<>();
+  // what failed, so that a class or method the runtime configures again is not checked again
+  private final Map<Object, IllegalArgumentException> failed = new HashMap<>();
+  private final LateCheck late = new LateCheck();
 
   /** The application, which the runtime injects before it configures features; null if none. */
   @Context private Application application;
@@ -135,6 +140,7 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
         throw nameTaken(parsed.rule().name(), target, other.where());
       }
     }
+    context.register(late.servingMark());
     return true;
   }
 
@@ -182,6 +188,15 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
     }
   }
 
+  /**
+   * Binds the filter of its annotation to a resource method that has one.
+   *
+   * @throws IllegalArgumentException naming the method, if the method's class or a supertype has
+   *     {@link RateLimit} on a sub-resource locator or on a method that is no resource method, or
+   *     the method's annotation cannot be read or has a name another has, while the application
+   *     starts; once it serves requests, the method gets a filter that answers 500 instead, and the
+   *     failure is logged once (see {@link LateCheck})
+   */
   @Override
   public void configure(ResourceInfo resourceInfo, FeatureContext context) {
     Method method = resourceInfo.getResourceMethod();
@@ -189,10 +204,20 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
       return;
     }
     Class<?> resourceClass = resourceInfo.getResourceClass();
-    check(resourceClass == null ? method.getDeclaringClass() : resourceClass);
+    Class<?> type = resourceClass == null ? method.getDeclaringClass() : resourceClass;
+    try {
+      check(type);
+    } catch (IllegalArgumentException e) {
+      context.register(late.unusable(e, "the resource methods of " + type.getName()));
+      return;
+    }
     Method annotated = RateLimitSearch.annotated(resourceClass, method);
     if (annotated != null) {
-      context.register(filterOf(method, annotated));
+      try {
+        context.register(filterOf(method, annotated));
+      } catch (IllegalArgumentException e) {
+        context.register(late.unusable(e, type.getName() + "." + method.getName()));
+      }
     }
   }
 
@@ -204,23 +229,15 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
     if (checked.contains(resourceClass)) {
       return;
     }
-    List<Method> misplaced = RateLimitSearch.misplaced(resourceClass);
-    if (!misplaced.isEmpty()) {
-      Method method = misplaced.get(0);
-      throw new IllegalArgumentException(
-          "@RateLimit on "
-              + method.getDeclaringClass().getName()
-              + "."
-              + method.getName()
-              + (method.getDeclaringClass() == resourceClass
-                  ? ""
-                  : " (of resource class " + resourceClass.getName() + ")")
-              + (RateLimitSearch.locator(method)
-                  ? " would limit nothing: it is a sub-resource locator (@Path without @GET,"
-                      + " @POST, ...), which no filter can be bound to; put it on the resource"
-                      + " methods of the sub-resource"
-                  : " would limit nothing: it is no resource method (no @GET, @POST, ... on it or"
-                      + " on the method it overrides)"));
+    IllegalArgumentException known = failed.get(resourceClass);
+    if (known != null) {
+      throw known;
+    }
+    String misplaced = RateLimitSearch.misplacedReason(resourceClass);
+    if (misplaced != null) {
+      known = new IllegalArgumentException(misplaced);
+      failed.put(resourceClass, known);
+      throw known;
     }
     checked.add(resourceClass);
   }
@@ -232,7 +249,17 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
     if (existing != null) {
       return existing;
     }
-    Parsed parsed = parse(target);
+    IllegalArgumentException known = failed.get(target);
+    if (known != null) {
+      throw known;
+    }
+    Parsed parsed;
+    try {
+      parsed = parse(target);
+    } catch (IllegalArgumentException e) {
+      failed.put(target, e);
+      throw e;
+    }
     String name = parsed.rule().name();
     Target other = names.get(name);
     if (other != null && other.annotated().equals(annotated)) {
@@ -242,7 +269,8 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
       return shared;
     }
     if (other != null) {
-      throw nameTaken(name, target, other.where());
+      failed.put(target, nameTaken(name, target, other.where()));
+      throw failed.get(target);
     }
     MethodRateLimitFilter filter =
         new MethodRateLimitFilter(

@@ -139,6 +139,32 @@ final class RateLimitSearch {
   }
 
   /**
+   * Why the annotation on the first of the {@link #misplaced} methods of {@code resourceClass}
+   * would limit nothing, naming the method (and {@code resourceClass} when a supertype declares
+   * it); null if it has none.
+   */
+  static String misplacedReason(Class<?> resourceClass) {
+    List<Method> misplaced = misplaced(resourceClass);
+    if (misplaced.isEmpty()) {
+      return null;
+    }
+    Method method = misplaced.get(0);
+    return "@RateLimit on "
+        + method.getDeclaringClass().getName()
+        + "."
+        + method.getName()
+        + (method.getDeclaringClass() == resourceClass
+            ? ""
+            : " (of resource class " + resourceClass.getName() + ")")
+        + (locator(method)
+            ? " would limit nothing: it is a sub-resource locator (@Path without @GET, @POST, ...),"
+                + " which no filter can be bound to; put it on the resource methods of the"
+                + " sub-resource"
+            : " would limit nothing: it is no resource method (no @GET, @POST, ... on it or on the"
+                + " method it overrides)");
+  }
+
+  /**
    * Whether {@code type} may be a root resource class: {@code @Path} on it or on one of its
    * supertypes (RESTEasy also takes it from an interface, and a proxy subclass may hide it).
    */
