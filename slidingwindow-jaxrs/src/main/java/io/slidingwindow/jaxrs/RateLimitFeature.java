@@ -65,15 +65,19 @@ import java.util.Set;
  * subclass that a container generated (defined at run time, or named as CGLIB, Weld, Byte Buddy,
  * Hibernate, Javassist or Quarkus ArC name theirs: see {@link RateLimitSearch#userMethod}) is taken
  * as its user class, so that a default name is the user class's, the same in every instance of the
- * application, and that class reached through a locator too is the same resource. Methods that take
- * one annotation under one name share its limiter. Each method's rule has its own limiter, created
- * once, whatever number of times the runtime configures the method. Refusals, headers, dry-run,
- * keys that fail (counted under the client's address, as {@link Builder#clientAddresses} finds it,
- * which also groups every key of the method's key table) and fail-open on a failing backend are
- * those of {@link RateLimitFilter}; a request that the filter and an annotation both decide reports
- * both in its headers. Thread-safe.
+ * application, and that class reached through a locator too is the same resource. A root that is an
+ * interface-based proxy ({@link java.lang.reflect.Proxy}) extends no class of the application, and
+ * an annotation on the class behind it cannot be seen: its resource methods that its interfaces do
+ * not limit are named in a warning at the start. Methods that take one annotation under one name
+ * share its limiter. Each method's rule has its own limiter, created once, whatever number of times
+ * the runtime configures the method. Refusals, headers, dry-run, keys that fail (counted under the
+ * client's address, as {@link Builder#clientAddresses} finds it, which also groups every key of the
+ * method's key table) and fail-open on a failing backend are those of {@link RateLimitFilter}; a
+ * request that the filter and an annotation both decide reports both in its headers. Thread-safe.
  */
 public final class RateLimitFeature implements DynamicFeature, Feature {
+
+  private static final System.Logger LOG = System.getLogger(RateLimitFeature.class.getName());
 
   private final Builder settings;
   private final Map<Target, MethodRateLimitFilter> filters = new HashMap<>();
@@ -122,6 +126,10 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
     for (Class<?> type : types) {
       if (RateLimitSearch.rootResource(type)) {
         roots.add(type);
+        String hidden = RateLimitSearch.hiddenBehindInterfaceProxy(type);
+        if (hidden != null) {
+          LOG.log(System.Logger.Level.WARNING, hidden);
+        }
       }
     }
     ResourceWalk walk = ResourceWalk.from(roots);

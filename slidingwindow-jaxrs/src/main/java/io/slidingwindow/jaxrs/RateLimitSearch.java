@@ -5,11 +5,13 @@ import jakarta.ws.rs.Path;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
 import java.lang.reflect.TypeVariable;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Finds the {@link RateLimit} that applies to a resource method, and the ones that would limit
@@ -162,6 +164,42 @@ final class RateLimitSearch {
                 + " sub-resource"
             : " would limit nothing: it is no resource method (no @GET, @POST, ... on it or on the"
                 + " method it overrides)");
+  }
+
+  /**
+   * What to warn of when {@code root} is an interface-based proxy ({@link Proxy}), whose class is
+   * no subclass of the class behind it: its resource methods that no {@link RateLimit} on its
+   * interfaces limits, since one on the class behind the proxy cannot be seen; null if it is no
+   * such proxy, or if every resource method of it has one.
+   */
+  static String hiddenBehindInterfaceProxy(Class<?> root) {
+    if (!Proxy.isProxyClass(root)) {
+      return null;
+    }
+    Set<String> unseen = new TreeSet<>();
+    for (Method method : root.getMethods()) {
+      if (!Modifier.isStatic(method.getModifiers())
+          && resourceMethod(root, method)
+          && annotated(root, method) == null) {
+        unseen.add(method.getName());
+      }
+    }
+    if (unseen.isEmpty()) {
+      return null;
+    }
+    List<String> contracts = new ArrayList<>();
+    for (Class<?> contract : root.getInterfaces()) {
+      contracts.add(contract.getName());
+    }
+    return "Root resource "
+        + root.getName()
+        + " is an interface-based proxy of "
+        + contracts
+        + ": @RateLimit is read from those interfaces only, so one on the class behind the proxy"
+        + " cannot be seen and limits nothing; its resource methods "
+        + unseen
+        + " have none. Put @RateLimit on the interfaces' methods, or register the class itself or"
+        + " a class-based proxy of it.";
   }
 
   /**

@@ -14,7 +14,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import java.util.stream.Stream;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.NamingStrategy;
@@ -22,6 +27,7 @@ import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.implementation.SuperMethodCall;
 import net.bytebuddy.matcher.ElementMatchers;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -40,9 +46,30 @@ class JaxrsProxyRootTest {
 
   private final FakeTicker ticker = new FakeTicker();
   private final List<JaxrsServers.Running> servers = new ArrayList<>();
+  private final Logger log = Logger.getLogger(RateLimitFeature.class.getName());
+  private final List<LogRecord> logged = new CopyOnWriteArrayList<>();
+  private final Handler recorder =
+      new Handler() {
+        @Override
+        public void publish(LogRecord record) {
+          logged.add(record);
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
+      };
+
+  @BeforeEach
+  void record() {
+    log.addHandler(recorder);
+  }
 
   @AfterEach
   void stop() {
+    log.removeHandler(recorder);
     servers.forEach(JaxrsServers.Running::close);
   }
 
@@ -88,6 +115,43 @@ class JaxrsProxyRootTest {
     public Till copy() {
       return super.copy();
     }
+  }
+
+  /** The contract of an interface-based proxy; it limits {@link #limited} only. */
+  @Path("counter")
+  public interface CounterApi {
+    @GET
+    @Produces(MediaType.TEXT_PLAIN)
+    String count();
+
+    @GET
+    @Path("limited")
+    @Produces(MediaType.TEXT_PLAIN)
+    @RateLimit(limits = "1/1h", name = "counter-limited")
+    String limited();
+  }
+
+  /** The class behind the proxy, whose own annotation the proxy does not show. */
+  public static class Counter implements CounterApi {
+    @Override
+    @RateLimit(limits = "1/1h", name = "counter")
+    public String count() {
+      return "counted";
+    }
+
+    @Override
+    public String limited() {
+      return "limited";
+    }
+  }
+
+  /** An interface-based proxy of {@link Counter}, as Spring AOP makes without proxyTargetClass. */
+  private static Object interfaceProxy() {
+    Counter counter = new Counter();
+    return java.lang.reflect.Proxy.newProxyInstance(
+        CounterApi.class.getClassLoader(),
+        new Class<?>[] {CounterApi.class},
+        (proxy, method, args) -> method.invoke(counter, args));
   }
 
   /** A proxy subclass of {@link Till} that Byte Buddy generates, overriding every method. */
@@ -192,6 +256,35 @@ class JaxrsProxyRootTest {
         Stream.generate(() -> Http.get(server.uri("/till")).statusCode()).limit(3).toList();
 
     assertThat(statuses).containsExactly(200, 200, 429);
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void interfaceProxyRoot_annotationBehindIt_unseen_warnedAtTheStartNamingTheMethod(
+      JaxrsServers.Implementation runtime) {
+    Object root = interfaceProxy();
+    JaxrsServers.Running server = start(runtime, root, RateLimiterFactory.inMemory(ticker, 1_000));
+
+    List<Integer> counted =
+        Stream.generate(() -> Http.get(server.uri("/counter")).statusCode()).limit(2).toList();
+    List<Integer> limited =
+        Stream.generate(() -> Http.get(server.uri("/counter/limited")).statusCode())
+            .limit(2)
+            .toList();
+
+    assertThat(limited).as("limited on the interface").containsExactly(200, 429);
+    assertThat(counted).as("limited only on the class behind the proxy").containsExactly(200, 200);
+    assertThat(logged)
+        .as("warnings")
+        .filteredOn(r -> r.getLevel() == Level.WARNING)
+        .singleElement()
+        .satisfies(
+            r ->
+                assertThat(r.getMessage())
+                    .contains(root.getClass().getName())
+                    .contains("interface-based proxy of [" + CounterApi.class.getName() + "]")
+                    .contains("[count] have none")
+                    .doesNotContain("limited"));
   }
 
   @ParameterizedTest
