@@ -28,9 +28,11 @@ import java.lang.annotation.Target;
  *
  * <p>It may sit on the resource method or on the same method of a superclass or an interface that
  * the resource class implements, as JAX-RS annotations may: the nearest declaration wins (the
- * method's own, then its superclass's, recursively, then its interfaces', in declaration order). It
- * limits resource methods only (those with {@code @GET}, {@code @POST}, ...): on a sub-resource
- * locator or any other method it would limit nothing, and {@link RateLimitFeature} refuses it.
+ * method's own, then its superclass's, recursively, then its interfaces', in declaration order): an
+ * override without it, a container's proxy or a subclass of the application's own, keeps the limit,
+ * and only an annotation of its own changes it. It limits resource methods only (those with
+ * {@code @GET}, {@code @POST}, ...): on a sub-resource locator or any other method it would limit
+ * nothing, and {@link RateLimitFeature} refuses it.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -49,7 +51,8 @@ public @interface RateLimit {
   /**
    * The rule name in metrics and headers; by default {@code SimpleClassName.methodName} of the
    * class that declares the method the runtime calls (the implementation, for an annotation on an
-   * interface). Names must be unique among the annotated methods of one feature.
+   * interface; the user's class, for a proxy subclass that a container generated). Names must be
+   * unique among the annotated methods of one feature.
    */
   String name() default "";
 

@@ -35,7 +35,9 @@ import java.util.Set;
  * here: rules over paths ({@link RateLimitFilter}) count it. A method's annotation may also sit on
  * the same method of a superclass or an interface (the contract-first style): the nearest wins,
  * looked for on the method, then its superclass's, recursively, then its interfaces', in
- * declaration order, as JAX-RS finds a method's other annotations.
+ * declaration order, as JAX-RS finds a method's other annotations. So an override without the
+ * annotation, a container's proxy or a subclass of the application's own, keeps the limit of the
+ * method it overrides; only an annotation of its own changes it.
  *
  * <pre>{@code
  * ResourceConfig app = new ResourceConfig(OrderResource.class)
@@ -57,23 +59,33 @@ import java.util.Set;
  * return a class leads to that class, all of it checked, final or not (an annotation on a plain
  * method fails the start even though a subclass the locator returns might make it a resource
  * method: declare the class returned); one declared to return {@code Object} leads nowhere: the
- * class it returns is checked when the runtime configures its methods, which may be at the first
- * request. A root registered as a proxy subclass that a container generated (CGLIB's, Weld's: see
- * {@link RateLimitSearch#userMethod}) is taken as its user class, so that class reached through a
- * locator too is the same resource, not a second one with the same name. Methods that take one
- * annotation under one name share its limiter. Each method's rule has its own limiter, created
- * once, whatever number of times the runtime configures the method. Refusals, headers, dry-run,
- * keys that fail (counted under the client's address, as {@link Builder#clientAddresses} finds it,
- * which also groups every key of the method's key table) and fail-open on a failing backend are
- * those of {@link RateLimitFilter}; a request that the filter and an annotation both decide reports
- * both in its headers. Thread-safe.
+ * class it returns is checked when the runtime configures its methods, at the first request that
+ * reaches them, too late to stop the start: a bad annotation there is logged once, and the methods
+ * it concerns answer every request with 500 (see {@link LateCheck}). A root registered as a proxy
+ * subclass that a container generated (defined at run time, or named as CGLIB, Weld, Byte Buddy,
+ * Hibernate, Javassist or Quarkus ArC name theirs: see {@link RateLimitSearch#userMethod}) is taken
+ * as its user class, so that a default name is the user class's, the same in every instance of the
+ * application, and that class reached through a locator too is the same resource. A root that is an
+ * interface-based proxy ({@link java.lang.reflect.Proxy}) extends no class of the application, and
+ * an annotation on the class behind it cannot be seen: its resource methods that its interfaces do
+ * not limit are named in a warning at the start. Methods that take one annotation under one name
+ * share its limiter. Each method's rule has its own limiter, created once, whatever number of times
+ * the runtime configures the method. Refusals, headers, dry-run, keys that fail (counted under the
+ * client's address, as {@link Builder#clientAddresses} finds it, which also groups every key of the
+ * method's key table) and fail-open on a failing backend are those of {@link RateLimitFilter}; a
+ * request that the filter and an annotation both decide reports both in its headers. Thread-safe.
  */
 public final class RateLimitFeature implements DynamicFeature, Feature {
+
+  private static final System.Logger LOG = System.getLogger(RateLimitFeature.class.getName());
 
   private final Builder settings;
   private final Map<Target, MethodRateLimitFilter> filters = new HashMap<>();
   private final Map<String, Target> names = new HashMap<>();
   private final Set<Class<?>> checked = new HashSet<>();
+  // what failed, so that a class or method the runtime configures again is not checked again
+  private final Map<Object, IllegalArgumentException> failed = new HashMap<>();
+  private final LateCheck late = new LateCheck();
 
   /** The application, which the runtime injects before it configures features; null if none. */
   @Context private Application application;
@@ -114,6 +126,10 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
     for (Class<?> type : types) {
       if (RateLimitSearch.rootResource(type)) {
         roots.add(type);
+        String hidden = RateLimitSearch.hiddenBehindInterfaceProxy(type);
+        if (hidden != null) {
+          LOG.log(System.Logger.Level.WARNING, hidden);
+        }
       }
     }
     ResourceWalk walk = ResourceWalk.from(roots);
@@ -132,6 +148,7 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
         throw nameTaken(parsed.rule().name(), target, other.where());
       }
     }
+    context.register(late.servingMark());
     return true;
   }
 
@@ -179,6 +196,15 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
     }
   }
 
+  /**
+   * Binds the filter of its annotation to a resource method that has one.
+   *
+   * @throws IllegalArgumentException naming the method, if the method's class or a supertype has
+   *     {@link RateLimit} on a sub-resource locator or on a method that is no resource method, or
+   *     the method's annotation cannot be read or has a name another has, while the application
+   *     starts; once it serves requests, the method gets a filter that answers 500 instead, and the
+   *     failure is logged once (see {@link LateCheck})
+   */
   @Override
   public void configure(ResourceInfo resourceInfo, FeatureContext context) {
     Method method = resourceInfo.getResourceMethod();
@@ -186,10 +212,20 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
       return;
     }
     Class<?> resourceClass = resourceInfo.getResourceClass();
-    check(resourceClass == null ? method.getDeclaringClass() : resourceClass);
+    Class<?> type = resourceClass == null ? method.getDeclaringClass() : resourceClass;
+    try {
+      check(type);
+    } catch (IllegalArgumentException e) {
+      context.register(late.unusable(e, "the resource methods of " + type.getName()));
+      return;
+    }
     Method annotated = RateLimitSearch.annotated(resourceClass, method);
     if (annotated != null) {
-      context.register(filterOf(method, annotated));
+      try {
+        context.register(filterOf(method, annotated));
+      } catch (IllegalArgumentException e) {
+        context.register(late.unusable(e, type.getName() + "." + method.getName()));
+      }
     }
   }
 
@@ -201,23 +237,15 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
     if (checked.contains(resourceClass)) {
       return;
     }
-    List<Method> misplaced = RateLimitSearch.misplaced(resourceClass);
-    if (!misplaced.isEmpty()) {
-      Method method = misplaced.get(0);
-      throw new IllegalArgumentException(
-          "@RateLimit on "
-              + method.getDeclaringClass().getName()
-              + "."
-              + method.getName()
-              + (method.getDeclaringClass() == resourceClass
-                  ? ""
-                  : " (of resource class " + resourceClass.getName() + ")")
-              + (RateLimitSearch.locator(method)
-                  ? " would limit nothing: it is a sub-resource locator (@Path without @GET,"
-                      + " @POST, ...), which no filter can be bound to; put it on the resource"
-                      + " methods of the sub-resource"
-                  : " would limit nothing: it is no resource method (no @GET, @POST, ... on it or"
-                      + " on the method it overrides)"));
+    IllegalArgumentException known = failed.get(resourceClass);
+    if (known != null) {
+      throw known;
+    }
+    String misplaced = RateLimitSearch.misplacedReason(resourceClass);
+    if (misplaced != null) {
+      known = new IllegalArgumentException(misplaced);
+      failed.put(resourceClass, known);
+      throw known;
     }
     checked.add(resourceClass);
   }
@@ -229,7 +257,17 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
     if (existing != null) {
       return existing;
     }
-    Parsed parsed = parse(target);
+    IllegalArgumentException known = failed.get(target);
+    if (known != null) {
+      throw known;
+    }
+    Parsed parsed;
+    try {
+      parsed = parse(target);
+    } catch (IllegalArgumentException e) {
+      failed.put(target, e);
+      throw e;
+    }
     String name = parsed.rule().name();
     Target other = names.get(name);
     if (other != null && other.annotated().equals(annotated)) {
@@ -239,7 +277,8 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
       return shared;
     }
     if (other != null) {
-      throw nameTaken(name, target, other.where());
+      failed.put(target, nameTaken(name, target, other.where()));
+      throw failed.get(target);
     }
     MethodRateLimitFilter filter =
         new MethodRateLimitFilter(
@@ -271,13 +310,15 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
             : annotation.name();
     try {
       HttpRule.Builder builder =
-          HttpRule.builder(name)
+          RateLimitKeys.rule(name, annotation.name().isEmpty(), method.getDeclaringClass())
               .countRefusedAttempts(annotation.countRefusedAttempts())
               .dryRun(annotation.dryRun());
       for (String limit : annotation.limits()) {
         builder.limit(Limit.parse(limit));
       }
-      return new Parsed(builder.build(), keyOf(annotation.key()));
+      return new Parsed(
+          builder.build(),
+          RateLimitKeys.of(annotation.key(), settings.clientAddresses, settings.resolvers));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
           "@RateLimit on " + target.where() + ": " + e.getMessage(), e);
@@ -287,36 +328,6 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
   private static IllegalArgumentException nameTaken(String name, Target target, String other) {
     return new IllegalArgumentException(
         "@RateLimit name '" + name + "' of " + target.where() + " is taken by " + other);
-  }
-
-  /** The resolver a key text names. */
-  private JaxrsKeyResolver keyOf(String key) {
-    String text = key.trim();
-    if (text.isEmpty() || text.equals("ip")) {
-      return JaxrsKeyResolver.clientAddress(settings.clientAddresses);
-    }
-    if (text.equals("principal")) {
-      return JaxrsKeyResolver.principal(settings.clientAddresses);
-    }
-    if (text.equals("global")) {
-      return JaxrsKeyResolver.global();
-    }
-    if (text.startsWith("header:")) {
-      return JaxrsKeyResolver.header(text.substring(7), settings.clientAddresses);
-    }
-    if (text.startsWith("resolver:")) {
-      JaxrsKeyResolver resolver = settings.resolvers.get(text.substring(9));
-      if (resolver == null) {
-        throw new IllegalArgumentException(
-            "key names resolver '"
-                + text.substring(9)
-                + "', which the feature was not given; it has "
-                + settings.resolvers.keySet());
-      }
-      return resolver;
-    }
-    throw new IllegalArgumentException(
-        "key must be ip, principal, global, header:NAME or resolver:NAME, was '" + key + "'");
   }
 
   /** Builds a {@link RateLimitFeature}. Not thread-safe. */

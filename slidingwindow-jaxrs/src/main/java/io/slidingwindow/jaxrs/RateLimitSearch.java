@@ -5,11 +5,13 @@ import jakarta.ws.rs.Path;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
 import java.lang.reflect.TypeVariable;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Finds the {@link RateLimit} that applies to a resource method, and the ones that would limit
@@ -20,9 +22,34 @@ import java.util.Set;
  */
 final class RateLimitSearch {
 
-  /** What follows the user class's name in the name of a proxy subclass a container generated. */
+  /**
+   * What follows the user class's name in the name of a proxy subclass a container generated:
+   * CGLIB's (Spring's, Guice's), Weld's, OpenWebBeans', Javassist's (old and new), Byte Buddy's and
+   * Hibernate's.
+   */
   private static final List<String> PROXY_MARKERS =
-      List.of("$$EnhancerBy", "$$SpringCGLIB$$", "$Proxy$_$$_Weld", "$$Owb", "_$$_javassist");
+      List.of(
+          "$$EnhancerBy",
+          "$$SpringCGLIB$$",
+          "$Proxy$_$$_Weld",
+          "$$Owb",
+          "_$$_javassist",
+          "_$$_jvst",
+          "$ByteBuddy$",
+          "$HibernateProxy$");
+
+  /** All that follows the user class's name in the name of a subclass Quarkus ArC generates. */
+  private static final List<String> PROXY_SUFFIXES = List.of("_Subclass", "_ClientProxy");
+
+  /** Whether a class was defined at run time, with no class file, as a subclass of one with one. */
+  private static final ClassValue<Boolean> GENERATED =
+      new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+          Class<?> user = type.getSuperclass();
+          return user != null && !hasClassFile(type) && hasClassFile(user);
+        }
+      };
 
   private RateLimitSearch() {}
 
@@ -114,6 +141,68 @@ final class RateLimitSearch {
   }
 
   /**
+   * Why the annotation on the first of the {@link #misplaced} methods of {@code resourceClass}
+   * would limit nothing, naming the method (and {@code resourceClass} when a supertype declares
+   * it); null if it has none.
+   */
+  static String misplacedReason(Class<?> resourceClass) {
+    List<Method> misplaced = misplaced(resourceClass);
+    if (misplaced.isEmpty()) {
+      return null;
+    }
+    Method method = misplaced.get(0);
+    return "@RateLimit on "
+        + method.getDeclaringClass().getName()
+        + "."
+        + method.getName()
+        + (method.getDeclaringClass() == resourceClass
+            ? ""
+            : " (of resource class " + resourceClass.getName() + ")")
+        + (locator(method)
+            ? " would limit nothing: it is a sub-resource locator (@Path without @GET, @POST, ...),"
+                + " which no filter can be bound to; put it on the resource methods of the"
+                + " sub-resource"
+            : " would limit nothing: it is no resource method (no @GET, @POST, ... on it or on the"
+                + " method it overrides)");
+  }
+
+  /**
+   * What to warn of when {@code root} is an interface-based proxy ({@link Proxy}), whose class is
+   * no subclass of the class behind it: its resource methods that no {@link RateLimit} on its
+   * interfaces limits, since one on the class behind the proxy cannot be seen; null if it is no
+   * such proxy, or if every resource method of it has one.
+   */
+  static String hiddenBehindInterfaceProxy(Class<?> root) {
+    if (!Proxy.isProxyClass(root)) {
+      return null;
+    }
+    Set<String> unseen = new TreeSet<>();
+    for (Method method : root.getMethods()) {
+      if (!Modifier.isStatic(method.getModifiers())
+          && resourceMethod(root, method)
+          && annotated(root, method) == null) {
+        unseen.add(method.getName());
+      }
+    }
+    if (unseen.isEmpty()) {
+      return null;
+    }
+    List<String> contracts = new ArrayList<>();
+    for (Class<?> contract : root.getInterfaces()) {
+      contracts.add(contract.getName());
+    }
+    return "Root resource "
+        + root.getName()
+        + " is an interface-based proxy of "
+        + contracts
+        + ": @RateLimit is read from those interfaces only, so one on the class behind the proxy"
+        + " cannot be seen and limits nothing; its resource methods "
+        + unseen
+        + " have none. Put @RateLimit on the interfaces' methods, or register the class itself or"
+        + " a class-based proxy of it.";
+  }
+
+  /**
    * Whether {@code type} may be a root resource class: {@code @Path} on it or on one of its
    * supertypes (RESTEasy also takes it from an interface, and a proxy subclass may hide it).
    */
@@ -176,11 +265,17 @@ final class RateLimitSearch {
    * {@code method} as the user's class declares or inherits it, when the class declaring it is a
    * proxy subclass that a container generated and overrides the user's methods: so the resource of
    * a root registered as a proxy is the same as its user class reached through a locator, and a
-   * default name reads the user class. A proxy is a synthetic subclass, or one named after its
-   * direct superclass followed by a marker of CGLIB, Spring, Guice, Weld, OpenWebBeans or Javassist
-   * ({@code User$$EnhancerBySpringCGLIB$$1a2b}, {@code User$$SpringCGLIB$$0}, {@code
-   * User$Proxy$_$$_WeldClientProxy}); any other class with {@code $$} in its name (Scala's {@code
-   * $$anon}, say) is a class of its own. Else {@code method}.
+   * default name reads the user class, the same in every instance of the application (a proxy's
+   * name may end in a random suffix). A proxy is a subclass that is synthetic; or that was defined
+   * at run time (its class loader has no class file for it, and one for its superclass), whoever
+   * generated it; or that is named after its direct superclass followed by a marker of CGLIB,
+   * Spring, Guice, Weld, OpenWebBeans, Javassist, Byte Buddy or Hibernate ({@code
+   * User$$EnhancerBySpringCGLIB$$1a2b}, {@code User$$SpringCGLIB$$0}, {@code
+   * User$Proxy$_$$_WeldClientProxy}, {@code User_$$_jvst1a_0}, {@code User$ByteBuddy$x1Y2z3},
+   * {@code User$HibernateProxy$x1Y2z3}), or by {@code _Subclass} or {@code _ClientProxy} alone
+   * (Quarkus ArC, which generates its classes when the application is built). Any other class with
+   * {@code $$} in its name (Scala's {@code $$anon}, say) is a class of its own. Else {@code
+   * method}.
    */
   static Method userMethod(Method method) {
     Class<?> user = method.getDeclaringClass();
@@ -202,7 +297,7 @@ final class RateLimitSearch {
     if (user == null || user == Object.class) {
       return false;
     }
-    if (type.isSynthetic()) {
+    if (type.isSynthetic() || GENERATED.get(type)) {
       return true;
     }
     String name = type.getName();
@@ -210,7 +305,18 @@ final class RateLimitSearch {
       return false;
     }
     String rest = name.substring(user.getName().length());
-    return PROXY_MARKERS.stream().anyMatch(rest::startsWith);
+    return PROXY_MARKERS.stream().anyMatch(rest::startsWith) || PROXY_SUFFIXES.contains(rest);
+  }
+
+  /** Whether the class loader of {@code type} has a class file for it. */
+  private static boolean hasClassFile(Class<?> type) {
+    if (type.isHidden()) {
+      return false;
+    }
+    String file = type.getName().replace('.', '/') + ".class";
+    ClassLoader loader = type.getClassLoader();
+    return (loader == null ? ClassLoader.getSystemResource(file) : loader.getResource(file))
+        != null;
   }
 
   private static void supertypes(Class<?> type, Set<Class<?>> types) {

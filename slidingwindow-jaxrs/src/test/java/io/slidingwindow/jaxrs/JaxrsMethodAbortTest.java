@@ -7,6 +7,8 @@ import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
 import jakarta.annotation.Priority;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotAuthorizedException;
 import jakarta.ws.rs.Path;
@@ -17,6 +19,7 @@ import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.container.PreMatching;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.net.http.HttpResponse;
@@ -25,6 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -112,6 +116,26 @@ class JaxrsMethodAbortTest {
                 .header("Cache-Control", "max-age=600")
                 .header("X-Trace", "kept")
                 .build());
+      }
+    }
+  }
+
+  /**
+   * A failed login's answer on a servlet container, part of it written straight on the servlet
+   * response: a header, and the session cookie of a session it opens.
+   */
+  @Priority(Priorities.AUTHENTICATION)
+  public static class ServletLoginCheck implements ContainerRequestFilter {
+    @Context private HttpServletRequest servletRequest;
+    @Context private HttpServletResponse servletResponse;
+
+    @Override
+    public void filter(ContainerRequestContext request) {
+      if (!"t".equals(request.getHeaderString("X-Token"))) {
+        servletResponse.addHeader("Set-Cookie", "direct=1; Path=/");
+        servletRequest.getSession(true);
+        request.abortWith(
+            Response.status(401).entity("bad token").header("Set-Cookie", "failed=1").build());
       }
     }
   }
@@ -229,6 +253,31 @@ class JaxrsMethodAbortTest {
     }
 
     assertThat(guesses).as("a rule over paths counts them").containsExactly(401, 401, 429, 429);
+  }
+
+  /**
+   * The limit of the replacement, as documented: what a filter wrote on the servlet response itself
+   * is no part of the JAX-RS answer the refusal replaces, and the 429 carries it (RESTEasy on
+   * Undertow, the servlet container of these tests).
+   */
+  @Test
+  void refusalReplacingAnAnswer_onAServletContainer_keepsWhatWasWrittenOnTheServletResponse() {
+    start(JaxrsServers.Implementation.RESTEASY, new ServletLoginCheck());
+
+    HttpResponse<String> first = open("guess-1");
+    open("guess-2");
+    HttpResponse<String> refused = open("guess-3");
+
+    assertThat(first.headers().allValues("Set-Cookie"))
+        .anyMatch(c -> c.startsWith("failed=1"))
+        .anyMatch(c -> c.startsWith("direct=1"))
+        .anyMatch(c -> c.startsWith("JSESSIONID="));
+    assertThat(refused.statusCode()).isEqualTo(429);
+    assertThat(refused.headers().allValues("Set-Cookie"))
+        .as("the JAX-RS answer's cookie is dropped, the servlet response's own stay")
+        .noneMatch(c -> c.startsWith("failed=1"))
+        .anyMatch(c -> c.startsWith("direct=1"))
+        .anyMatch(c -> c.startsWith("JSESSIONID="));
   }
 
   @ParameterizedTest

@@ -8,11 +8,16 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Configuration;
 import jakarta.ws.rs.core.FeatureContext;
+import java.lang.invoke.MethodHandles;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import net.bytebuddy.ByteBuddy;
+import net.bytebuddy.dynamic.loading.ClassLoadingStrategy;
+import net.bytebuddy.implementation.SuperMethodCall;
+import net.bytebuddy.matcher.ElementMatchers;
 import org.junit.jupiter.api.Test;
 
 /** What the feature makes of annotations when the application starts. */
@@ -508,19 +513,138 @@ class RateLimitFeatureTest {
     }
   }
 
+  /** Named as Byte Buddy names the subclasses it generates. */
+  @SuppressWarnings("checkstyle:TypeName")
+  static class Served$ByteBuddy$x1Y2z3 extends Served {
+    @Override
+    public String get() {
+      return "";
+    }
+  }
+
+  /** Named as Hibernate names its entity proxies, which Byte Buddy generates. */
+  @SuppressWarnings("checkstyle:TypeName")
+  static class Served$HibernateProxy$x1Y2z3 extends Served {
+    @Override
+    public String get() {
+      return "";
+    }
+  }
+
+  /** Named as Javassist's proxy factory names its proxies. */
+  @SuppressWarnings("checkstyle:TypeName")
+  static class Served_$$_jvst1a_0 extends Served {
+    @Override
+    public String get() {
+      return "";
+    }
+  }
+
+  /** Named as Quarkus ArC names the subclass of an intercepted bean. */
+  @SuppressWarnings("checkstyle:TypeName")
+  static class Served_Subclass extends Served {
+    @Override
+    public String get() {
+      return "";
+    }
+  }
+
+  /** Named as Quarkus ArC names the client proxy of a normal-scoped bean. */
+  @SuppressWarnings("checkstyle:TypeName")
+  static class Served_ClientProxy extends Served {
+    @Override
+    public String get() {
+      return "";
+    }
+  }
+
+  /** ArC's suffix followed by more: a class of its own. */
+  @SuppressWarnings("checkstyle:TypeName")
+  static class Served_SubclassOfMine extends Served {
+    @Override
+    public String get() {
+      return "";
+    }
+  }
+
   @Test
   void userMethod_proxySubclassOfItsUserClass_theUserClassMethod() throws Exception {
-    assertThat(RateLimitSearch.userMethod(Served$$SpringCGLIB$$0.class.getMethod("get")))
+    for (Class<?> type :
+        List.of(
+            Served$$SpringCGLIB$$0.class,
+            Served$ByteBuddy$x1Y2z3.class,
+            Served$HibernateProxy$x1Y2z3.class,
+            Served_$$_jvst1a_0.class,
+            Served_Subclass.class,
+            Served_ClientProxy.class)) {
+      assertThat(RateLimitSearch.userMethod(type.getMethod("get")))
+          .as("%s is a proxy of %s", type.getName(), Served.class.getName())
+          .isEqualTo(Served.class.getMethod("get"));
+    }
+  }
+
+  @Test
+  void userMethod_subclassDefinedAtRunTime_anyName_theUserClassMethod() throws Exception {
+    Class<?> generated =
+        new ByteBuddy()
+            .subclass(Served.class)
+            .name(Served.class.getName() + "Woven")
+            .method(ElementMatchers.named("get"))
+            .intercept(SuperMethodCall.INSTANCE)
+            .make()
+            // defined in the class loader of Served, which has no class file for it
+            .load(
+                Served.class.getClassLoader(),
+                ClassLoadingStrategy.UsingLookup.of(MethodHandles.lookup()))
+            .getLoaded();
+
+    assertThat(RateLimitSearch.userMethod(generated.getMethod("get")))
+        .as("%s, which has no class file, is a proxy", generated.getName())
         .isEqualTo(Served.class.getMethod("get"));
   }
 
   @Test
   void userMethod_otherSubclassesWithDollarsInTheName_theirOwnMethod() throws Exception {
-    for (Class<?> type : List.of(Served$$anon$1.class, OpenPlain$$SpringCGLIB$$0.class)) {
+    for (Class<?> type :
+        List.of(
+            Served$$anon$1.class,
+            OpenPlain$$SpringCGLIB$$0.class,
+            Served_SubclassOfMine.class,
+            Subclassed.class)) {
       assertThat(RateLimitSearch.userMethod(type.getMethod("get")))
           .as("%s is no proxy of %s", type.getName(), Served.class.getName())
           .isEqualTo(type.getMethod("get"));
     }
+  }
+
+  /** A subclass of the application's own, compiled from source: a class of its own. */
+  static class Subclassed extends Served {
+    @Override
+    public String get() {
+      return "";
+    }
+  }
+
+  /** Its simple name cannot name a rule. */
+  @SuppressWarnings("checkstyle:TypeName")
+  static class Odd$Resource {
+    @GET
+    @RateLimit(limits = "1/1h")
+    public String get() {
+      return "";
+    }
+  }
+
+  @Test
+  void configure_defaultNameNoRuleCanTake_failsSayingToGiveOne() throws Exception {
+    RateLimitFeature feature = RateLimitFeature.builder().build();
+
+    assertThatThrownBy(
+            () -> configure(feature, Odd$Resource.class, Odd$Resource.class.getMethod("get")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'Odd$Resource.get'")
+        .hasMessageContaining("the default name")
+        .hasMessageContaining("give the annotation a name");
   }
 
   @Test
