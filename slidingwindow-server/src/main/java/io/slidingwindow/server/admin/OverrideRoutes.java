@@ -318,7 +318,7 @@ final class OverrideRoutes {
     if (!node.isTextual()) {
       throw BadRequest.invalid(where + " must be a string");
     }
-    return node.textValue();
+    return Json.checkText(node.textValue(), where);
   }
 
   private static List<String> sorted(Set<String> names) {
