@@ -264,6 +264,11 @@ class AdminOverridesIT {
     assertBad(
         "{\"domain\":\"api\",\"descriptors\":[{\"key\":\"api_key\",\"value\":\"k\"}],\"limits\":[\"1/1s\"]}",
         "unknown field 'descriptors'");
+    assertBad(override("k\\ud800", "20/10s"), "entries[0].value is not Unicode text");
+    assertBad(
+        "{\"domain\":\"api\",\"entries\":[{\"key\":\"api_key\",\"value\":\"k\",\"vaule\":\"j\"}],"
+            + "\"limits\":[\"1/1s\"]}",
+        "unknown field 'vaule' in entries[0]");
     assertBad("{\"domain\":", "malformed JSON");
     assertThat(json.readTree(admin("GET", "/v1/overrides", null).body()).get("overrides"))
         .isEmpty();

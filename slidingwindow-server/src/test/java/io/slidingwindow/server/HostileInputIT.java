@@ -135,6 +135,46 @@ class HostileInputIT {
         "not a RateLimitRequest in JSON: text after the object");
   }
 
+  /**
+   * A JSON escape can spell half a surrogate pair, text that no UTF-8 carries: gRPC could never
+   * send it (a Java client sends {@code ?} in its place), so HTTP must not count it either.
+   */
+  @Test
+  void decideAndJson_aLoneSurrogateEscape_answered400AndCountsNothing() throws Exception {
+    start(b -> b);
+
+    assertError(
+        post(
+            "{\"domain\": \"web\", \"descriptors\": [{\"entries\": [{\"key\": \"client\","
+                + " \"value\": \"a\\ud800\"}]}]}"),
+        "descriptors[0].entries[0].value is not Unicode text: an unpaired surrogate at index 1");
+    assertError(
+        post(
+            "{\"domain\": \"web\", \"descriptors\": [{\"entries\": [{\"key\": \"\\udc00\","
+                + " \"value\": \"x\"}]}]}"),
+        "descriptors[0].entries[0].key is not Unicode text");
+    assertError(
+        post(
+            "/json",
+            "{\"domain\": \"web\", \"descriptors\": [{\"entries\": [{\"key\": \"client\","
+                + " \"value\": \"\\ud800\"}]}]}"),
+        "descriptors[0].entries[0].value is not Unicode text");
+    assertError(
+        post("/json", "{\"domain\": \"w\\ud800\", \"descriptors\": []}"),
+        "domain is not Unicode text");
+
+    HttpResponse<String> pair =
+        post(
+            "{\"domain\": \"web\", \"descriptors\": [{\"entries\": [{\"key\": \"client\","
+                + " \"value\": \"\\ud83d\\ude00\"}]}]}");
+    assertThat(pair.statusCode()).as("a whole pair is text: %s", pair.body()).isEqualTo(200);
+    assertThat(decide("client", "\ud83d\ude00")).isEqualTo(200);
+    assertThat(decide("client", "\ud83d\ude00")).isEqualTo(200);
+    assertThat(decide("client", "\ud83d\ude00"))
+        .as("the escaped pair and the text sent as UTF-8 share one count")
+        .isEqualTo(429);
+  }
+
   @Test
   void shouldRateLimit_overrideRefusedForAFullDomain_countsNoOtherDescriptorOfTheRequest()
       throws Exception {

@@ -70,6 +70,7 @@ final class OverrideRoutes {
 
   private static final Set<String> DESCRIPTOR_FIELDS = Set.of("domain", "entries");
   private static final Set<String> OVERRIDE_FIELDS = Set.of("domain", "entries", "limits");
+  private static final Set<String> ENTRY_FIELDS = Set.of("key", "value");
 
   private final AdminOverrides overrides;
   private final boolean token;
@@ -241,17 +242,7 @@ final class OverrideRoutes {
     if (body == null || !body.isObject()) {
       throw BadRequest.invalid("the body must be a JSON object");
     }
-    body.fieldNames()
-        .forEachRemaining(
-            name -> {
-              if (!fields.contains(name)) {
-                throw BadRequest.invalid(
-                    "unknown field '"
-                        + name
-                        + "'; the body has "
-                        + String.join(", ", sorted(fields)));
-              }
-            });
+    onlyFields(body, fields, "", "the body");
     String domain = text(body, "domain", "domain");
     if (domain.isEmpty() || domain.length() > Decider.MAX_DOMAIN_CHARS) {
       throw BadRequest.invalid("domain must have 1 to " + Decider.MAX_DOMAIN_CHARS + " characters");
@@ -272,6 +263,7 @@ final class OverrideRoutes {
       if (!entry.isObject()) {
         throw BadRequest.invalid(at + " must be an object {key, value}");
       }
+      onlyFields(entry, ENTRY_FIELDS, " in " + at, "an entry");
       String key = text(entry, "key", at + ".key");
       String value = text(entry, "value", at + ".value");
       if (key.isEmpty()) {
@@ -284,6 +276,25 @@ final class OverrideRoutes {
       read.add(new DescriptorKey.Entry(key, value));
     }
     return new DescriptorKey(domain, read);
+  }
+
+  /** Refuses a field of {@code node} other than {@code fields}, as /v1/decide and /json do. */
+  private static void onlyFields(JsonNode node, Set<String> fields, String where, String what) {
+    node.fieldNames()
+        .forEachRemaining(
+            name -> {
+              if (!fields.contains(name)) {
+                throw BadRequest.invalid(
+                    "unknown field '"
+                        + name
+                        + "'"
+                        + where
+                        + "; "
+                        + what
+                        + " has "
+                        + String.join(", ", sorted(fields)));
+              }
+            });
   }
 
   /**
@@ -318,7 +329,7 @@ final class OverrideRoutes {
     if (!node.isTextual()) {
       throw BadRequest.invalid(where + " must be a string");
     }
-    return node.textValue();
+    return Json.checkText(node.textValue(), where);
   }
 
   private static List<String> sorted(Set<String> names) {

@@ -61,14 +61,17 @@ final class DescriptorNode {
   }
 
   /**
-   * The child the entry {@code (key, value)} selects, as envoyproxy/ratelimit chooses it: the child
-   * with exactly this key and value, else the first wildcard child of this key whose pattern
-   * matches the value, else the child with this key and no value; null if none.
+   * The child the entry {@code (key, value)} selects: the child with exactly this key and value,
+   * else the first wildcard child of this key whose pattern matches the value, else the child with
+   * this key and no value; null if none. A value spelt like a pattern is matched by the patterns in
+   * order, as every other value they match, never by its spelling: else a client could send the
+   * spelling of a pattern listed after another that matches it, and reach a rule that no other
+   * value reaches (envoyproxy/ratelimit looks the spelling up first).
    */
   Child select(String key, String value) {
     Map<String, Child> byValue = exact.get(key);
     Child child = byValue == null ? null : byValue.get(value);
-    if (child != null) {
+    if (child != null && child.patternParts == null) {
       return child;
     }
     for (int i = 0; i < wildcards.size(); i++) { // indexed: no iterator per call

@@ -129,6 +129,14 @@ public final class Rule {
     return shared == null ? value : shared;
   }
 
+  /**
+   * Whether entry {@code level} is counted under the wildcard pattern that selected it ({@code
+   * share_threshold}), one count for every value it matches, the pattern's own spelling too.
+   */
+  public boolean sharesCountAt(int level) {
+    return sharedPatterns[level] != null;
+  }
+
   /** Its position among the rules of its configuration, from 0: an index for per-rule arrays. */
   public int index() {
     return index;

@@ -326,8 +326,7 @@ public final class AdminOverrides {
   /** The first entry that {@code rule} counts under a wildcard shared by values, or -1. */
   private static int sharedEntry(Rule rule, DescriptorKey descriptor) {
     for (int e = 0; e < descriptor.entries(0); e++) {
-      String value = descriptor.value(0, e);
-      if (!rule.countedValue(e, value).equals(value)) {
+      if (rule.sharesCountAt(e)) {
         return e;
       }
     }

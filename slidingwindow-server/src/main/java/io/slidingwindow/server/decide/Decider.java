@@ -200,23 +200,26 @@ public final class Decider implements ConfigWatcher.Listener {
       RequestChecks.check(current.config(), request, overrides != null);
       Rule rule =
           isOverride(request, 0) ? null : current.config().match(request.domain(), request, 0);
-      return new Verdict(decideNow(current, request, 0, rule));
+      return new Verdict(decideNow(current, request, 0, rule, null));
     }
-    Rule[] rules = plan(current, request);
+    Planned planned = plan(current, request);
+    Rule[] rules = planned.rules;
     Status[] statuses = new Status[rules.length];
     for (int d = 0; d < rules.length; d++) {
-      statuses[d] = decideNow(current, request, d, rules[d]);
+      statuses[d] = decideNow(current, request, d, rules[d], planned.own(d));
     }
     return new Verdict(statuses);
   }
 
-  private Status decideNow(State current, DecisionRequest request, int d, Rule rule) {
+  /** Decides descriptor {@code d}; {@code own} is its own limit's limiter, or null to look up. */
+  private Status decideNow(
+      State current, DecisionRequest request, int d, Rule rule, KeyedRateLimiter<String> own) {
     Status status = immediate(current, request, d, rule);
     if (status != null) {
       return status;
     }
-    Decision decision =
-        limiter(current, request, d, rule).decide(id(current, request, d, rule), hits(request, d));
+    KeyedRateLimiter<String> limiter = own != null ? own : limiter(current, request, d, rule);
+    Decision decision = limiter.decide(id(current, request, d, rule), hits(request, d));
     return status(current, request, d, rule, decision);
   }
 
@@ -229,7 +232,8 @@ public final class Decider implements ConfigWatcher.Listener {
    */
   public CompletionStage<Verdict> decideAsync(DecisionRequest request) {
     State current = state;
-    Rule[] rules = plan(current, request);
+    Planned planned = plan(current, request);
+    Rule[] rules = planned.rules;
     Status[] statuses = new Status[rules.length];
     Join join = null;
     for (int d = 0; d < rules.length; d++) {
@@ -238,8 +242,10 @@ public final class Decider implements ConfigWatcher.Listener {
         statuses[d] = status;
         continue;
       }
+      KeyedRateLimiter<String> own = planned.own(d);
+      KeyedRateLimiter<String> limiter = own != null ? own : limiter(current, request, d, rules[d]);
       CompletableFuture<Decision> decision =
-          limiter(current, request, d, rules[d])
+          limiter
               .decideAsync(id(current, request, d, rules[d]), hits(request, d))
               .toCompletableFuture();
       if (decision.isDone() && !decision.isCompletedExceptionally()) {
@@ -266,19 +272,21 @@ public final class Decider implements ConfigWatcher.Listener {
 
   /**
    * Validates the request and matches each descriptor: its rule, or null. Every descriptor that
-   * carries a limit of its own gets that limit's limiter here, before any descriptor is counted, so
-   * that a domain full of override limits refuses the whole request without counting a part of it.
+   * carries a limit of its own gets that limit's limiter here, once, before any descriptor is
+   * counted, so that a domain full of override limits refuses the whole request without counting a
+   * part of it.
    */
-  private Rule[] plan(State current, DecisionRequest request) {
+  private Planned plan(State current, DecisionRequest request) {
     RequestChecks.check(current.config(), request, overrides != null);
     int n = request.count();
     Rule[] rules = new Rule[n];
+    Planned planned = new Planned(rules);
     Set<String> replaced = null;
     for (int d = 0; d < n; d++) {
       if (overrides != null && request.hasOverride(d)) {
         long requests = request.overrideRequests(d);
         if (requests > 0 && hits(request, d) <= requests) { // else answered without a limiter
-          var unused = limiter(current, request, d, null);
+          planned.own(d, limiter(current, request, d, null));
         }
         continue;
       }
@@ -298,7 +306,7 @@ public final class Decider implements ConfigWatcher.Listener {
         }
       }
     }
-    return rules;
+    return planned;
   }
 
   private boolean isOverride(DecisionRequest request, int d) {

@@ -133,9 +133,16 @@ public final class DecisionRoutes {
       exchange.fail(400, "not a RateLimitRequest in JSON: " + e.getMessage());
       return;
     }
+    RateLimitRequest parsed = request.build();
+    try {
+      checkText(parsed);
+    } catch (BadRequest e) {
+      refuse(exchange, e);
+      return;
+    }
     answer(
         exchange,
-        new ProtobufRequest(request.build()),
+        new ProtobufRequest(parsed),
         start,
         verdict -> {
           try {
@@ -146,6 +153,19 @@ public final class DecisionRoutes {
             throw new IllegalStateException("a RateLimitResponse prints as JSON", e);
           }
         });
+  }
+
+  /** Checks every string of {@code request}, read from JSON, with {@link Json#checkText}. */
+  private static void checkText(RateLimitRequest request) {
+    Json.checkText(request.getDomain(), "domain");
+    for (int d = 0; d < request.getDescriptorsCount(); d++) {
+      var entries = request.getDescriptors(d).getEntriesList();
+      for (int e = 0; e < entries.size(); e++) {
+        String at = "descriptors[" + d + "].entries[" + e + "]";
+        Json.checkText(entries.get(e).getKey(), at + ".key");
+        Json.checkText(entries.get(e).getValue(), at + ".value");
+      }
+    }
   }
 
   private void answer(

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.buffer.ByteBuf;
+import io.slidingwindow.server.decide.Decisions.BadRequest;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -59,6 +60,32 @@ public final class Json {
   /** {@code {"error": message}}. */
   public static byte[] error(String message) {
     return write(Map.of("error", message));
+  }
+
+  /**
+   * Returns {@code text}, a string read from JSON, if it is Unicode text. A {@code \\u} escape can
+   * spell half of a surrogate pair, which no UTF-8 carries: gRPC could not send such a string (a
+   * client sends {@code ?} in its place, or nothing), so HTTP refuses it too rather than count it
+   * apart from the text the same client sends on gRPC.
+   *
+   * @throws BadRequest INVALID_ARGUMENT naming {@code where} and the surrogate's index
+   */
+  public static String checkText(String text, String where) {
+    for (int i = 0, n = text.length(); i < n; i++) {
+      char c = text.charAt(i);
+      if (!Character.isSurrogate(c)) {
+        continue;
+      }
+      if (Character.isHighSurrogate(c)
+          && i + 1 < n
+          && Character.isLowSurrogate(text.charAt(i + 1))) {
+        i++;
+        continue;
+      }
+      throw BadRequest.invalid(
+          where + " is not Unicode text: an unpaired surrogate at index " + i + " (a \\u escape)");
+    }
+    return text;
   }
 
   /**

@@ -126,7 +126,7 @@ final class JsonRequest implements DecisionRequest {
     if (!node.isTextual()) {
       throw BadRequest.invalid(where + " must be a string");
     }
-    return node.textValue();
+    return Json.checkText(node.textValue(), where);
   }
 
   private static long hits(JsonNode node, String where) {

@@ -151,7 +151,8 @@ public enum Option {
       "limit-overrides",
       "true",
       "true|false",
-      "honour a descriptor's own limit; false: ignore it, the configuration decides",
+      "honour a descriptor's own limit in place of the rules (its caller chooses it);"
+          + " false: ignore it, the configuration decides",
       (b, v) -> b.limitOverrides(bool(v))),
   MAX_OVERRIDE_LIMITS(
       "max-override-limits",

@@ -153,7 +153,9 @@ public abstract class SettingsBuilder<B extends SettingsBuilder<B>>
 
   /**
    * Whether a descriptor's own {@code limit} (Envoy's {@code RateLimitOverride}) is honoured, true
-   * by default; when false it is ignored and the configuration decides.
+   * by default, as envoyproxy/ratelimit does: it then replaces the configuration for its
+   * descriptor, so whoever can call the decision ports chooses its own limit. When false it is
+   * ignored and the configuration decides.
    */
   public B limitOverrides(boolean limitOverrides) {
     this.limitOverrides = limitOverrides;

@@ -97,6 +97,27 @@ class AdminOverridesTest {
     assertThat(decider.adminOverrides().size()).isZero();
   }
 
+  /**
+   * The wildcard's own spelling is one more value that the wildcard counts with every other: an
+   * override or a reset of it would act on the count that all of them share.
+   */
+  @Test
+  void setAndReset_theSpellingOfASharedWildcard_areRefusedAsForAnyValueItMatches()
+      throws Exception {
+    Decider decider =
+        TestRequest.decider(Configs.resources("envoy-config/edge.yaml"), ticker, 1000);
+    DescriptorKey spelt =
+        new DescriptorKey("edge_proxy", List.of(new DescriptorKey.Entry("files", "files/*")));
+
+    assertThatThrownBy(() -> decider.adminOverrides().set(spelt, List.of(Limit.parse("100/1h"))))
+        .isInstanceOf(BadRequest.class)
+        .hasMessageContaining("share_threshold");
+    assertThatThrownBy(() -> decider.adminOverrides().reset(spelt))
+        .isInstanceOf(BadRequest.class)
+        .hasMessageContaining("share_threshold");
+    assertThat(decider.adminOverrides().size()).isZero();
+  }
+
   @Test
   void apply_aConfigWithoutTheRule_leavesTheOverrideInactiveUntilItReturns() throws Exception {
     Decider decider = TestRequest.decider(Configs.parse(CONFIG), ticker, 1000);

@@ -95,6 +95,40 @@ class DeciderTest {
     assertThat(changed.status(0).remaining()).isEqualTo(2);
   }
 
+  /**
+   * A value may be spelt like a pattern. It is then matched as any other value, by the patterns in
+   * their order: a client that sends the spelling of a pattern listed after one that matches it
+   * must not reach that later (here more lenient) rule and leave the count it shares with every
+   * other value behind.
+   */
+  @Test
+  void decide_aValueSpeltLikeALaterPattern_isDecidedByTheFirstPatternThatMatchesIt()
+      throws ConfigException {
+    Decider decider =
+        TestRequest.decider(
+            Configs.parse(
+                """
+                domain: d
+                descriptors:
+                  - key: file
+                    value: "a*"
+                    share_threshold: true
+                    rate_limit: {unit: minute, requests_per_unit: 1}
+                  - key: file
+                    value: "ab*"
+                    rate_limit: {unit: minute, requests_per_unit: 100}
+                """),
+            ticker,
+            1000);
+    assertThat(decider.decide(TestRequest.of("d", descriptor("file", "abc"))).overall())
+        .isEqualTo(Code.OK);
+
+    Verdict spelt = decider.decide(TestRequest.of("d", descriptor("file", "ab*")));
+
+    assertThat(spelt.status(0).tag()).isEqualTo("file_a*");
+    assertThat(spelt.overall()).as("the count of a* is spent").isEqualTo(Code.OVER_LIMIT);
+  }
+
   @Test
   void decide_descriptorHitsOverrideTheRequestsAndZeroMeansOne() throws ConfigException {
     Decider decider =

@@ -73,6 +73,31 @@ class OverrideLimitsTest {
         .isEqualTo(Code.OK);
   }
 
+  /**
+   * What docs/server.md warns of: an override replaces the configuration, a rule that refuses
+   * everything too, and each distinct limit counts the descriptor apart.
+   */
+  @Test
+  void decide_anOverride_replacesEvenARefusingRule_andEachLimitCountsApart()
+      throws ConfigException {
+    Decider decider =
+        TestRequest.decider(
+            Configs.parse(
+                "domain: a\ndescriptors:\n  - key: user\n"
+                    + "    rate_limit: {unit: second, requests_per_unit: 0}\n"),
+            ticker,
+            1000);
+    assertThat(decider.decide(TestRequest.of("a", descriptor("user", "u"))).overall())
+        .isEqualTo(Code.OVER_LIMIT);
+
+    assertThat(decider.decide(TestRequest.of("a", override("u", 1))).overall()).isEqualTo(Code.OK);
+    assertThat(decider.decide(TestRequest.of("a", override("u", 1))).overall())
+        .isEqualTo(Code.OVER_LIMIT);
+    assertThat(decider.decide(TestRequest.of("a", override("u", 2))).status(0).remaining())
+        .as("another limit, another count")
+        .isEqualTo(1);
+  }
+
   @Test
   void decide_domainFullOfOverridesInUse_refusesNewOnesUntilOneIsIdleForItsWindow()
       throws ConfigException {
