@@ -148,7 +148,8 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
    * it by each of the filter's rules that applies now and did not when the filter looked (never by
    * one twice); then by the rule of {@code handler} if it is annotated and the filter did not count
    * the exchange by it. True to go on to the handler, false once the exchange was answered with the
-   * refusal. An unchanged request to a handler without an annotation costs nothing.
+   * refusal; null, at once and allocating nothing, when there is nothing to count (an unchanged
+   * request to a handler without an annotation).
    */
   private Mono<Boolean> atHandler(ServerWebExchange exchange, Object handler) {
     ServerHttpRequest request = exchange.getRequest();
@@ -158,7 +159,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
     EnforcementCore<ReactiveKeySource> annotated =
         annotations == null ? null : annotations.uncountedCoreOf(exchange, handler);
     if (rules == null && annotated == null) {
-      return GO_ON;
+      return null;
     }
     // No path firewall here: the client's spelling passed it in the filter, and a path that a
     // filter of the application wrote is matched in every reading like any other.
