@@ -14,7 +14,14 @@ import java.util.Objects;
  * changed the method (a method override) or the path (a wrapper that rewrites it), so that a rule
  * that did not apply when the filter looked applies to the request the handler gets.
  *
+ * <p>The looks of one enforcer in a request dispatch share one set of applied rules ({@link
+ * #appliedOf}), so that an enforcer that runs twice on a request (two filters over it, or an
+ * application calling {@link RateLimitEnforcer#enforce} besides the filter) counts it by each rule
+ * once. A forward, include, error or async dispatch that an enforcer runs on (a filter registered
+ * for it) starts a set of its own, and is counted on its own.
+ *
  * @param enforcer the enforcer that looked
+ * @param dispatch the dispatch it looked in
  * @param method the method it saw
  * @param uri the request URI it saw
  * @param servletPath the servlet path it saw, null if the container gave none or would not decode
@@ -24,6 +31,7 @@ import java.util.Objects;
  */
 record Look(
     RateLimitEnforcer enforcer,
+    DispatcherType dispatch,
     String method,
     String uri,
     String servletPath,
@@ -33,25 +41,48 @@ record Look(
 
   private static final String ATTRIBUTE = Look.class.getName();
 
+  /**
+   * The rules of {@code enforcer} applied to {@code request} so far in its request dispatch, to add
+   * to: the set of the enforcer's earlier look in that dispatch; null if there is none or the
+   * request is in another dispatch.
+   */
+  static BitSet appliedOf(RateLimitEnforcer enforcer, HttpServletRequest request) {
+    if (request.getDispatcherType() == DispatcherType.REQUEST) {
+      for (Look look = latest(request); look != null; look = look.earlier) {
+        if (look.enforcer == enforcer && look.dispatch == DispatcherType.REQUEST) {
+          return look.applied;
+        }
+      }
+    }
+    return null;
+  }
+
   /** Keeps what {@code enforcer} saw of {@code request} and the rules in {@code applied}. */
   static void keep(
       RateLimitEnforcer enforcer, HttpServletRequest request, String method, BitSet applied) {
-    Look earlier = request.getAttribute(ATTRIBUTE) instanceof Look known ? known : null;
     request.setAttribute(
         ATTRIBUTE,
         new Look(
             enforcer,
+            request.getDispatcherType(),
             method,
             request.getRequestURI(),
             servletPathOf(request),
             request.getPathInfo(),
             applied,
-            earlier));
+            latest(request)));
+  }
+
+  private static Look latest(HttpServletRequest request) {
+    return request.getAttribute(ATTRIBUTE) instanceof Look known ? known : null;
   }
 
   /**
    * Enforces, on {@code request} as it is now, the rules of every enforcer that looked at it before
-   * which apply now and did not then; nothing if its method and path are those the enforcer saw.
+   * which apply now and did not then; nothing if its method and path are those the enforcer saw. Of
+   * the looks that share a set of applied rules (one enforcer's in the request dispatch), only the
+   * newest is looked at: it saw the request last, and every rule applied by the others is in the
+   * set, so that none is applied twice.
    *
    * @return true to go on; false once a refusal was written
    */
@@ -62,12 +93,23 @@ record Look(
       return true; // a forward, include, error or async dispatch was counted as its request
     }
     for (Look look = latest; look != null; look = look.earlier) {
-      if (look.changed(request)
+      if (!latest.sharesWithNewer(look)
+          && look.changed(request)
           && !look.enforcer.enforceAgain(request, response, look.applied, false)) {
         return false;
       }
     }
     return true;
+  }
+
+  /** Whether a look newer than {@code older}, from this one on, shares its applied rules. */
+  private boolean sharesWithNewer(Look older) {
+    for (Look look = this; look != older; look = look.earlier) {
+      if (look.applied == older.applied) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

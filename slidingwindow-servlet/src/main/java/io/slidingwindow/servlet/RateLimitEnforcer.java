@@ -114,15 +114,20 @@ public final class RateLimitEnforcer {
   }
 
   /**
-   * Applies the matching rules to {@code request}.
+   * Applies the matching rules to {@code request}. A rule counts a request once: an enforcer that
+   * runs again in the request dispatch (a second filter over it, or the application calling this
+   * besides the filter) applies only the rules that apply to the request now and did not before,
+   * say after a filter in between rewrote its path, and its path firewall looks only the first
+   * time. Each forward, include, error or async dispatch it runs on is enforced on its own.
    *
    * @return true if the request may go on; false if it was refused and the 429 response written
    * @throws IOException if writing the refusal fails
    */
   public boolean enforce(HttpServletRequest request, HttpServletResponse response)
       throws IOException {
-    BitSet applied = new BitSet();
-    boolean allowed = enforceAgain(request, response, applied, true);
+    BitSet earlier = Look.appliedOf(this, request);
+    BitSet applied = earlier != null ? earlier : new BitSet();
+    boolean allowed = enforceAgain(request, response, applied, earlier == null);
     if (allowed) {
       Look.keep(this, request, request.getMethod(), applied);
     }

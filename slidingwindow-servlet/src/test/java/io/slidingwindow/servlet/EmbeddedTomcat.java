@@ -1,5 +1,6 @@
 package io.slidingwindow.servlet;
 
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.Servlet;
 import jakarta.servlet.http.HttpServlet;
@@ -46,9 +47,16 @@ final class EmbeddedTomcat implements AutoCloseable {
   /**
    * With {@code servlet} at {@code /*} of the context {@code contextPath} ({@code ""} for the
    * root); lenient, the connector takes backslashes and decodes {@code %2F}, so that more spellings
-   * reach the filter.
+   * reach the filter. The filter takes the {@code dispatches} named, request dispatches only if
+   * none.
    */
-  EmbeddedTomcat(Filter filter, Servlet servlet, boolean lenient, String contextPath, Path baseDir)
+  EmbeddedTomcat(
+      Filter filter,
+      Servlet servlet,
+      boolean lenient,
+      String contextPath,
+      Path baseDir,
+      DispatcherType... dispatches)
       throws LifecycleException {
     tomcat.setBaseDir(baseDir.toString());
     connector.setPort(0);
@@ -69,6 +77,9 @@ final class EmbeddedTomcat implements AutoCloseable {
     FilterMap map = new FilterMap();
     map.setFilterName("rateLimit");
     map.addURLPattern("/*");
+    for (DispatcherType dispatch : dispatches) {
+      map.setDispatcher(dispatch.name());
+    }
     context.addFilterMap(map);
     tomcat.start();
   }

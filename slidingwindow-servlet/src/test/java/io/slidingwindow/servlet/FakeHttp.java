@@ -1,5 +1,6 @@
 package io.slidingwindow.servlet;
 
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletRequest;
@@ -47,6 +48,7 @@ final class FakeHttp {
                   case "getMethod" -> "GET";
                   case "getServletPath", "getRequestURI" -> path;
                   case "getPathInfo" -> null;
+                  case "getDispatcherType" -> DispatcherType.REQUEST;
                   case "getContextPath" -> "";
                   case "getUserPrincipal" -> user;
                   case "getHeader" -> {

@@ -19,7 +19,6 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
@@ -42,13 +41,15 @@ import reactor.core.scheduler.Schedulers;
  * then, if the request goes to an annotated handler method, that method's rule. Where the handler
  * the dispatcher picked is about to run ({@code RateLimitHandlerAdapter}), the request is looked at
  * once more, in case a later web filter changed its path or method: the rules that apply to it now
- * and did not then count it, and so does the annotated method the filter did not count it by.
- * Decisions go through the limiters' asynchronous API, so no event-loop thread waits for a
- * decision; the principal is resolved first, also without blocking. A refusal ends the exchange
- * with the core's answer; a request let through carries the draft-10 headers (when turned on) and
- * goes down the chain. A rule that counts only some statuses ({@link HttpRule#countStatuses()}) is
- * settled when the response is committed, with its status; an exchange cancelled before that keeps
- * its permits counted.
+ * and did not then count it, and so does the annotated method the filter did not count it by. A
+ * rule counts an exchange once, however often its rules run on it (the filter called twice, or two
+ * filters over the same rules): a later pass counts it only by the rules that apply to it now and
+ * did not before, and the path firewall looks only the first time. Decisions go through the
+ * limiters' asynchronous API, so no event-loop thread waits for a decision; the principal is
+ * resolved first, also without blocking. A refusal ends the exchange with the core's answer; a
+ * request let through carries the draft-10 headers (when turned on) and goes down the chain. A rule
+ * that counts only some statuses ({@link HttpRule#countStatuses()}) is settled when the response is
+ * committed, with its status; an exchange cancelled before that keeps its permits counted.
  *
  * <p>{@link #builder()} makes a filter of rules keyed by the client address or a {@link
  * ReactiveKeyResolver}; the Spring Boot starter makes the filter of {@code
@@ -60,13 +61,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
 
   private static final String SETTLEMENT = ReactiveRateLimitFilter.class.getName() + ".settlement";
 
-  private static final AtomicInteger INSTANCES = new AtomicInteger();
-
   private static final Mono<Boolean> GO_ON = Mono.just(true);
-
-  /** The exchange attribute holding what this filter saw of the request ({@link Seen}). */
-  private final String seen =
-      ReactiveRateLimitFilter.class.getName() + ".seen#" + INSTANCES.incrementAndGet();
 
   private final Supplier<EnforcementCore<ReactiveKeySource>> cores;
   private final ClientAddresses addresses;
@@ -113,13 +108,17 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
     ServerHttpRequest request = exchange.getRequest();
     String method = request.getMethod().name();
     String rawPath = request.getURI().getRawPath();
-    Optional<HttpReply> badPath = core.checkPath(method, rawPath);
+    // A rule counts a request once, though these rules run on it again; the client's spelling of
+    // the path passed the firewall the first time.
+    BitSet earlier = Seen.appliedOf(exchange, core);
+    Optional<HttpReply> badPath =
+        earlier == null ? core.checkPath(method, rawPath) : Optional.empty();
     if (badPath.isPresent()) {
       return write(exchange, badPath.get());
     }
     List<String> paths = pathsOf(request);
-    BitSet applied = new BitSet();
-    exchange.getAttributes().put(seen, new Seen(core, method, rawPath, applied));
+    BitSet applied = earlier != null ? earlier : new BitSet();
+    Seen.keep(exchange, this, core, method, rawPath, applied);
     return sourceOf(exchange)
         .flatMap(
             source ->
@@ -149,17 +148,18 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
    * it by each of the filter's rules that applies now and did not when the filter looked (never by
    * one twice); then by the rule of {@code handler} if it is annotated and the filter did not count
    * the exchange by it. True to go on to the handler, false once the exchange was answered with the
-   * refusal. An unchanged request to a handler without an annotation costs nothing.
+   * refusal; null, at once and allocating nothing, when there is nothing to count (an unchanged
+   * request to a handler without an annotation).
    */
   private Mono<Boolean> atHandler(ServerWebExchange exchange, Object handler) {
     ServerHttpRequest request = exchange.getRequest();
-    Seen looked = exchange.getAttribute(seen);
+    Seen looked = Seen.latest(exchange, this);
     EnforcementCore<ReactiveKeySource> rules =
         looked != null && looked.changed(request) ? looked.core() : null;
     EnforcementCore<ReactiveKeySource> annotated =
         annotations == null ? null : annotations.uncountedCoreOf(exchange, handler);
     if (rules == null && annotated == null) {
-      return GO_ON;
+      return null;
     }
     // No path firewall here: the client's spelling passed it in the filter, and a path that a
     // filter of the application wrote is matched in every reading like any other.
@@ -192,17 +192,6 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
           setHeaders(exchange.getResponse(), decided.headers());
           return GO_ON;
         });
-  }
-
-  /** What a filter saw of a request, and the rules of {@code core} applied to it so far. */
-  private record Seen(
-      EnforcementCore<ReactiveKeySource> core, String method, String rawPath, BitSet applied) {
-
-    /** Whether {@code request}'s method or raw path differs from what the filter saw. */
-    boolean changed(ServerHttpRequest request) {
-      return !method.equals(request.getMethod().name())
-          || !rawPath.equals(request.getURI().getRawPath());
-    }
   }
 
   /** Every reading of the request's raw path within the application. */

@@ -20,9 +20,14 @@ import reactor.core.publisher.Mono;
  * the filter looked, and by the {@link RateLimit} of an annotated handler method unless the filter
  * already did (the filter marks the exchange, so no rule counts a request twice), answers a refusal
  * itself, and otherwise hands the request to the next adapter that supports the handler, which
- * invokes it.
+ * invokes it. When no filter has anything to count (the request's method and path are what each
+ * filter saw, and the handler carries no {@link RateLimit} it has not counted), the next adapter's
+ * result is handed back as it is, without a reactive step of this adapter's own.
  */
 public final class RateLimitHandlerAdapter implements HandlerAdapter, Ordered {
+
+  private static final Mono<Boolean> GO_ON = Mono.just(true);
+  private static final Mono<Boolean> STOP = Mono.just(false);
 
   private final Supplier<List<ReactiveRateLimitFilter>> filterBeans;
   private final Supplier<List<HandlerAdapter>> adapterBeans;
@@ -79,11 +84,38 @@ public final class RateLimitHandlerAdapter implements HandlerAdapter, Ordered {
 
   @Override
   public Mono<HandlerResult> handle(ServerWebExchange exchange, Object handler) {
-    Mono<Boolean> proceed = Mono.just(true);
-    for (ReactiveRateLimitFilter filter : filters()) {
+    List<ReactiveRateLimitFilter> all = filters();
+    for (int i = 0; i < all.size(); i++) {
+      Mono<Boolean> first = ReactiveFilters.atHandler(all.get(i), exchange, handler);
+      if (first != null) {
+        return countFrom(first, all.subList(i + 1, all.size()), exchange, handler);
+      }
+    }
+    // Nothing to count: the handler's own adapter answers, as if this one were not there.
+    HandlerAdapter next = nextOrNull(handler);
+    return next != null ? next.handle(exchange, handler) : Mono.error(noAdapter(handler));
+  }
+
+  /**
+   * Counts the exchange by {@code first}, then by each of {@code rest} in turn while the exchange
+   * is let through, and hands it on to the handler once all let it through.
+   */
+  private Mono<HandlerResult> countFrom(
+      Mono<Boolean> first,
+      List<ReactiveRateLimitFilter> rest,
+      ServerWebExchange exchange,
+      Object handler) {
+    Mono<Boolean> proceed = first;
+    for (ReactiveRateLimitFilter filter : rest) {
       proceed =
           proceed.flatMap(
-              go -> go ? ReactiveFilters.atHandler(filter, exchange, handler) : Mono.just(false));
+              go -> {
+                if (!go) {
+                  return STOP;
+                }
+                Mono<Boolean> look = ReactiveFilters.atHandler(filter, exchange, handler);
+                return look != null ? look : GO_ON;
+              });
     }
     return proceed.flatMap(go -> go ? next(handler).handle(exchange, handler) : Mono.empty());
   }
@@ -92,9 +124,13 @@ public final class RateLimitHandlerAdapter implements HandlerAdapter, Ordered {
   private HandlerAdapter next(Object handler) {
     HandlerAdapter next = nextOrNull(handler);
     if (next == null) {
-      throw new IllegalStateException("no handler adapter supports " + handler);
+      throw noAdapter(handler);
     }
     return next;
+  }
+
+  private static IllegalStateException noAdapter(Object handler) {
+    return new IllegalStateException("no handler adapter supports " + handler);
   }
 
   private HandlerAdapter nextOrNull(Object handler) {

@@ -34,7 +34,7 @@ public final class ReactiveFilters {
      * Counts {@code exchange}, where {@code handler} (the handler the dispatcher picked) is about
      * to run, by what {@code filter} has not counted it by: its rules that apply to the request
      * only since a later web filter changed it, and the rule of an annotated {@code handler}. True
-     * to go on, false once the refusal was written.
+     * to go on, false once the refusal was written; null at once if there is nothing to count.
      */
     Mono<Boolean> atHandler(
         ReactiveRateLimitFilter filter, ServerWebExchange exchange, Object handler);
@@ -91,7 +91,9 @@ public final class ReactiveFilters {
    * run, by each rule of {@code filter} that applies to the request as it is now and did not when
    * the filter looked, and by the rule of an annotated {@code handler} unless {@code filter}
    * already counted it by that rule: true to go on to the handler, false once the exchange was
-   * answered with the refusal.
+   * answered with the refusal. Null, given at once without allocating, when there is nothing to
+   * count: the request's method and raw path are those the filter saw, and {@code handler} carries
+   * no {@code @RateLimit} the exchange was not counted by.
    */
   public static Mono<Boolean> atHandler(
       ReactiveRateLimitFilter filter, ServerWebExchange exchange, Object handler) {
