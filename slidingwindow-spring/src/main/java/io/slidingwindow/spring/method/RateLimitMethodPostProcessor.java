@@ -145,9 +145,7 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
       return super.postProcessAfterInitialization(bean, beanName);
     }
     Map<Method, RateLimit> found = annotated(type);
-    found.forEach(
-        (method, annotation) ->
-            methods.computeIfAbsent(method, m -> limited(where, type, type, m, annotation)));
+    found.forEach((method, annotation) -> limitedOf(where, type, method, annotation));
     Object proxy = super.postProcessAfterInitialization(bean, beanName);
     ProxyReach.check(where, type, proxy, found.keySet());
     return proxy;
@@ -258,9 +256,7 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
       if (annotation == null) {
         return invocation.proceed();
       }
-      limited =
-          methods.computeIfAbsent(
-              method, m -> limited("a bean of " + type.getName(), type, type, m, annotation));
+      limited = limitedOf("a bean of " + type.getName(), type, method, annotation);
     }
     return call(limited, invocation, target, null);
   }
@@ -327,6 +323,36 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
   }
 
   /**
+   * The limited method {@code method} of a bean of class {@code type}, which carries {@code
+   * annotation}: checked and created for the first bean that has it, and shared by the others (a
+   * method several beans inherit is one rule).
+   *
+   * @throws IllegalArgumentException naming {@code where}, the method and both annotations if it
+   *     carries the annotation of another interface's method in another bean's class
+   */
+  private LimitedMethod limitedOf(
+      String where, Class<?> type, Method method, RateLimit annotation) {
+    LimitedMethod limited =
+        methods.computeIfAbsent(method, m -> limited(where, type, type, m, annotation));
+    Method declaration = LimitedMethods.declaration(method, type);
+    if (!limited.declaration().equals(declaration)) {
+      throw new IllegalArgumentException(
+          where
+              + ": "
+              + method.getDeclaringClass().getName()
+              + "."
+              + method.getName()
+              + " implements both "
+              + RateLimitAnnotations.describe(declaration)
+              + " here and "
+              + RateLimitAnnotations.describe(limited.declaration())
+              + " in another bean, and one method has one limit; override it in "
+              + type.getName());
+    }
+    return limited;
+  }
+
+  /**
    * The limited method {@code method} that calls of an interface-based proxy count under, whose
    * target's class is {@code implementer} (null if none): its fallback is looked for only if that
    * implements the method.
@@ -375,6 +401,6 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
         fallback,
         List.of(annotation.countOn()),
         where,
-        LimitedMethods.declaration(method));
+        LimitedMethods.declaration(method, type));
   }
 }
