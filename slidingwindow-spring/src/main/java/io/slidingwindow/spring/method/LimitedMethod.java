@@ -14,12 +14,15 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.support.AopUtils;
 
 /**
  * One {@code @RateLimit} bean method: its rule, its key over the arguments, how it returns and its
@@ -50,7 +53,12 @@ final class LimitedMethod {
   private final HttpRule rule;
   private final Function<Object[], RequestKey> key;
   private final Kind kind;
-  private final Method fallback;
+  private final Method method;
+  private final String fallbackName;
+
+  /** The fallback of each class of the beans that have the method, checked when each is created. */
+  private final Map<Class<?>, Method> fallbacks = new ConcurrentHashMap<>();
+
   private final List<Class<? extends Throwable>> countOn;
   private final List<String> path;
   private final Method declaration;
@@ -60,14 +68,16 @@ final class LimitedMethod {
       HttpRule rule,
       Function<Object[], RequestKey> key,
       Kind kind,
-      Method fallback,
+      Method method,
+      String fallbackName,
       List<Class<? extends Throwable>> countOn,
       String where,
       Method declaration) {
     this.rule = rule;
     this.key = key;
     this.kind = kind;
-    this.fallback = fallback;
+    this.method = method;
+    this.fallbackName = fallbackName;
     this.countOn = List.copyOf(countOn);
     this.path = List.of(where);
     this.declaration = declaration;
@@ -84,6 +94,22 @@ final class LimitedMethod {
   /** The method that carries the annotation, as {@link Nesting} tells calls apart. */
   Method declaration() {
     return declaration;
+  }
+
+  /**
+   * Checks what depends on the class of a bean that has the method, {@code type}: its fallback,
+   * looked for there (several beans inherit one method, each with a fallback of its own), and, with
+   * {@code countOn}, that its calls end when they return ({@code @Async} may be on the class).
+   *
+   * @param where the bean and method, for the message
+   * @throws IllegalArgumentException naming {@code where} as {@link Fallbacks#find} and {@link
+   *     Returns#kindOf} do
+   */
+  void checkFor(String where, Class<?> type) {
+    Returns.kindOf(where, type, method, !countOn.isEmpty());
+    if (!fallbackName.isEmpty()) {
+      fallbacks.computeIfAbsent(type, t -> Fallbacks.find(where, t, method, fallbackName));
+    }
   }
 
   /** Creates the limiter through {@code factory} unless done already, telling {@code listener}. */
@@ -174,13 +200,21 @@ final class LimitedMethod {
   }
 
   /**
-   * The answer to a refused call: the fallback's result, or the refusal thrown if there is no
-   * fallback; what the fallback throws is thrown as is.
+   * The answer to a refused call of the method on {@code target}: the fallback's result (the
+   * fallback of the target's class), or the refusal thrown if there is no fallback; what the
+   * fallback throws is thrown as is.
    */
   Object refused(Object target, Object[] args, RateLimitExceededException refusal)
       throws Throwable {
-    if (fallback == null) {
+    if (fallbackName.isEmpty()) {
       throw refusal;
+    }
+    Class<?> type = AopUtils.getTargetClass(target);
+    Method fallback = fallbacks.get(type);
+    if (fallback == null) {
+      fallback =
+          fallbacks.computeIfAbsent(
+              type, t -> Fallbacks.find(path.get(0), t, method, fallbackName));
     }
     Object[] withRefusal = Arrays.copyOf(args, args.length + 1);
     withRefusal[args.length] = refusal;

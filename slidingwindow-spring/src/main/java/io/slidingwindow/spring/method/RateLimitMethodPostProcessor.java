@@ -324,8 +324,8 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
 
   /**
    * The limited method {@code method} of a bean of class {@code type}, which carries {@code
-   * annotation}: checked and created for the first bean that has it, and shared by the others (a
-   * method several beans inherit is one rule).
+   * annotation}: created for the first bean that has it, and shared by the others (a method several
+   * beans inherit is one rule), checked for each bean's class (its fallback).
    *
    * @throws IllegalArgumentException naming {@code where}, the method and both annotations if it
    *     carries the annotation of another interface's method in another bean's class
@@ -334,6 +334,7 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
       String where, Class<?> type, Method method, RateLimit annotation) {
     LimitedMethod limited =
         methods.computeIfAbsent(method, m -> limited(where, type, type, m, annotation));
+    limited.checkFor(where + ": " + RateLimitAnnotations.describe(method), type);
     Method declaration = LimitedMethods.declaration(method, type);
     if (!limited.declaration().equals(declaration)) {
       throw new IllegalArgumentException(
@@ -390,17 +391,22 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
             annotation.key(),
             method.getParameterCount(),
             new DefaultParameterNameDiscoverer().getParameterNames(method));
-    Method fallback =
-        annotation.fallbackMethod().isEmpty()
-            ? null
-            : Fallbacks.find(where, target, method, annotation.fallbackMethod());
-    return new LimitedMethod(
-        rule,
-        key,
-        kind,
-        fallback,
-        List.of(annotation.countOn()),
-        where,
-        LimitedMethods.declaration(method, type));
+    if (target == null && !annotation.fallbackMethod().isEmpty()) {
+      Fallbacks.find(where, null, method, annotation.fallbackMethod());
+    }
+    LimitedMethod limited =
+        new LimitedMethod(
+            rule,
+            key,
+            kind,
+            method,
+            annotation.fallbackMethod(),
+            List.of(annotation.countOn()),
+            where,
+            LimitedMethods.declaration(method, type));
+    if (target != null) {
+      limited.checkFor(where, target);
+    }
+    return limited;
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.slidingwindow.spring.RateLimit;
+import io.slidingwindow.spring.RateLimitExceededException;
 import java.beans.Introspector;
 import java.util.function.Function;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -67,6 +68,28 @@ class MethodHierarchyTest {
 
   /** Implements it with the same inherited method as {@link DaoFinder}. */
   public static class DaoLookup extends Dao implements Lookup {}
+
+  /** A client whose limited method has a fallback that each subclass defines. */
+  public abstract static class Client {
+    @RateLimit(limits = "1/10s", fallbackMethod = "busy")
+    public String call() {
+      return "called " + getClass().getSimpleName();
+    }
+  }
+
+  /** One client. */
+  public static class Payments extends Client {
+    String busy(RateLimitExceededException refusal) {
+      return "payments busy";
+    }
+  }
+
+  /** Another. */
+  public static class Shipping extends Client {
+    String busy(RateLimitExceededException refusal) {
+      return "shipping busy";
+    }
+  }
 
   /** A limited method of a class. */
   public static class Pricing {
@@ -154,5 +177,26 @@ class MethodHierarchyTest {
         .hasMessageContaining(Lookup.class.getName() + ".find(String)")
         .hasMessageContaining(Finder.class.getName() + ".find(String)")
         .hasMessageContaining("override it in " + DaoLookup.class.getName());
+  }
+
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void methodInheritedByTwoBeans_oneRule_eachRefusalAnsweredByItsOwnClassesFallback(
+      boolean classProxies) {
+    MethodContexts contexts = new MethodContexts();
+    if (classProxies) {
+      contexts.classProxies();
+    }
+    try (AnnotationConfigApplicationContext context =
+        contexts.start(Payments.class, Shipping.class)) {
+      Client payments = context.getBean(Payments.class);
+      Client shipping = context.getBean(Shipping.class);
+
+      assertThat(payments.call()).isEqualTo("called Payments");
+      assertThat(MethodContexts.outcome(shipping::call)).isEqualTo("shipping busy");
+      assertThat(MethodContexts.outcome(payments::call)).isEqualTo("payments busy");
+      assertThat(contexts.events)
+          .containsExactly("allowed Client.call", "refused Client.call", "refused Client.call");
+    }
   }
 }
