@@ -1,23 +1,15 @@
 package io.slidingwindow.spring.method;
 
 import io.slidingwindow.http.EnforcementCore;
-import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
-import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.RateLimitExceededException;
-import io.slidingwindow.spring.internal.KeyLanguage;
-import io.slidingwindow.spring.internal.RateLimitAnnotations;
 import java.lang.reflect.Method;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -31,8 +23,6 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.core.BridgeMethodResolver;
-import org.springframework.core.DefaultParameterNameDiscoverer;
-import org.springframework.core.MethodIntrospector;
 import org.springframework.core.SmartClassLoader;
 import org.springframework.util.ClassUtils;
 
@@ -86,8 +76,7 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
 
   private final transient Supplier<RateLimiterFactory> limiterFactory;
   private final transient Supplier<RateLimitListener> listener;
-  private final transient RateLimitAnnotations annotations = new RateLimitAnnotations();
-  private final transient Map<Method, LimitedMethod> methods = new ConcurrentHashMap<>();
+  private final transient MethodRules rules = new MethodRules();
 
   /**
    * Whether some interface-based proxy counts calls itself ({@link #adviseInterfaces}); until one
@@ -144,22 +133,11 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
     if (!isEligible(type)) {
       return super.postProcessAfterInitialization(bean, beanName);
     }
-    Map<Method, RateLimit> found = annotated(type);
-    found.forEach((method, annotation) -> limitedOf(where, type, method, annotation));
+    Map<Method, RateLimit> found = MethodRules.annotated(type);
+    found.forEach((method, annotation) -> rules.ofBean(where, type, method, annotation));
     Object proxy = super.postProcessAfterInitialization(bean, beanName);
     ProxyReach.check(where, type, proxy, found.keySet());
     return proxy;
-  }
-
-  /** The {@link RateLimit} methods of {@code type}, each as {@link #specific} gives it. */
-  private static Map<Method, RateLimit> annotated(Class<?> type) {
-    Map<Method, RateLimit> found = new LinkedHashMap<>();
-    MethodIntrospector.selectMethods(
-            type,
-            (MethodIntrospector.MetadataLookup<RateLimit>)
-                method -> LimitedMethods.annotation(method, type))
-        .forEach((method, annotation) -> found.put(specific(method, type), annotation));
-    return found;
   }
 
   /**
@@ -173,16 +151,14 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
     Map<Method, Method> counted = InterfaceCalls.limited(where, interfaces, implementer);
     Set<Method> found = new LinkedHashSet<>(counted.values());
     if (implementer != null) {
-      found.addAll(annotated(implementer).keySet());
+      found.addAll(MethodRules.annotated(implementer).keySet());
     }
     if (found.isEmpty()) {
       return bean;
     }
     Map<Method, LimitedMethod> calls = new HashMap<>();
     counted.forEach(
-        (called, method) ->
-            calls.put(
-                called, methods.computeIfAbsent(method, m -> limited(where, implementer, m))));
+        (called, method) -> calls.put(called, rules.ofInterface(where, implementer, method)));
     nestable = true;
     Advisor advisor =
         new DefaultPointcutAdvisor(
@@ -238,7 +214,7 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
   @Override
   public void afterSingletonsInstantiated() {
     Resolved backend = resolved();
-    for (LimitedMethod limited : methods.values()) {
+    for (LimitedMethod limited : rules.all()) {
       limited.core(backend.factory(), backend.listener());
     }
   }
@@ -250,13 +226,13 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
             ? AopUtils.getTargetClass(target)
             : invocation.getMethod().getDeclaringClass();
     Method method = specific(invocation.getMethod(), type);
-    LimitedMethod limited = methods.get(method);
+    LimitedMethod limited = rules.get(method);
     if (limited == null) {
       RateLimit annotation = LimitedMethods.annotation(method, type);
       if (annotation == null) {
         return invocation.proceed();
       }
-      limited = limitedOf("a bean of " + type.getName(), type, method, annotation);
+      limited = rules.ofBean("a bean of " + type.getName(), type, method, annotation);
     }
     return call(limited, invocation, target, null);
   }
@@ -320,93 +296,5 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
   /** The method of {@code type} that a call of {@code method} (of an interface, say) runs. */
   static Method specific(Method method, Class<?> type) {
     return BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(method, type));
-  }
-
-  /**
-   * The limited method {@code method} of a bean of class {@code type}, which carries {@code
-   * annotation}: created for the first bean that has it, and shared by the others (a method several
-   * beans inherit is one rule), checked for each bean's class (its fallback).
-   *
-   * @throws IllegalArgumentException naming {@code where}, the method and both annotations if it
-   *     carries the annotation of another interface's method in another bean's class
-   */
-  private LimitedMethod limitedOf(
-      String where, Class<?> type, Method method, RateLimit annotation) {
-    LimitedMethod limited =
-        methods.computeIfAbsent(method, m -> limited(where, type, type, m, annotation));
-    limited.checkFor(where + ": " + RateLimitAnnotations.describe(method), type);
-    Method declaration = LimitedMethods.declaration(method, type);
-    if (!limited.declaration().equals(declaration)) {
-      throw new IllegalArgumentException(
-          where
-              + ": "
-              + method.getDeclaringClass().getName()
-              + "."
-              + method.getName()
-              + " implements both "
-              + RateLimitAnnotations.describe(declaration)
-              + " here and "
-              + RateLimitAnnotations.describe(limited.declaration())
-              + " in another bean, and one method has one limit; override it in "
-              + type.getName());
-    }
-    return limited;
-  }
-
-  /**
-   * The limited method {@code method} that calls of an interface-based proxy count under, whose
-   * target's class is {@code implementer} (null if none): its fallback is looked for only if that
-   * implements the method.
-   */
-  private LimitedMethod limited(String bean, Class<?> implementer, Method method) {
-    Class<?> type = implementer != null ? implementer : method.getDeclaringClass();
-    boolean implemented =
-        implementer != null && method.getDeclaringClass().isAssignableFrom(implementer);
-    return limited(
-        bean,
-        type,
-        implemented ? implementer : null,
-        method,
-        LimitedMethods.annotation(method, type));
-  }
-
-  /**
-   * The limited method {@code method} of {@code type} (the class, or interface, that holds it for a
-   * call), checked; its fallback is looked for in {@code target}, the class of the object calls run
-   * on, or stops start-up if that is null (the object does not implement the method).
-   */
-  private LimitedMethod limited(
-      String bean, Class<?> type, Class<?> target, Method method, RateLimit annotation) {
-    String where = bean + ": " + RateLimitAnnotations.describe(method);
-    HttpRule rule;
-    try {
-      rule = annotations.methodRule(method, annotation, false);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(bean + ": " + e.getMessage(), e);
-    }
-    LimitedMethod.Kind kind = Returns.kindOf(where, type, method, annotation.countOn().length > 0);
-    Function<Object[], RequestKey> key =
-        KeyLanguage.methodKey(
-            where + ": key",
-            annotation.key(),
-            method.getParameterCount(),
-            new DefaultParameterNameDiscoverer().getParameterNames(method));
-    if (target == null && !annotation.fallbackMethod().isEmpty()) {
-      Fallbacks.find(where, null, method, annotation.fallbackMethod());
-    }
-    LimitedMethod limited =
-        new LimitedMethod(
-            rule,
-            key,
-            kind,
-            method,
-            annotation.fallbackMethod(),
-            List.of(annotation.countOn()),
-            where,
-            LimitedMethods.declaration(method, type));
-    if (target != null) {
-      limited.checkFor(where, target);
-    }
-    return limited;
   }
 }
