@@ -31,14 +31,19 @@ final class ProxyReach {
     for (Method method : methods) {
       String reason = missed(type, proxy, method);
       if (reason != null) {
-        throw new IllegalArgumentException(
-            where
-                + ": "
-                + RateLimitAnnotations.describe(method)
-                + " would never be applied: "
-                + reason);
+        throw neverApplied(where, method, reason);
       }
     }
+  }
+
+  /** The start-up failure of {@code method} of {@code where}, which no proxy intercepts. */
+  static IllegalArgumentException neverApplied(String where, Method method, String reason) {
+    return new IllegalArgumentException(
+        where
+            + ": "
+            + RateLimitAnnotations.describe(method)
+            + " would never be applied: "
+            + reason);
   }
 
   /** Why {@code proxy} does not intercept {@code method}, or null if it does. */

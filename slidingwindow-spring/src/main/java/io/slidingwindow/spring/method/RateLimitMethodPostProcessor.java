@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -21,7 +22,10 @@ import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.SmartClassLoader;
 import org.springframework.util.ClassUtils;
@@ -65,18 +69,28 @@ import org.springframework.util.ClassUtils;
  * through and is reported so too. Limits, names, keys, return types and fallbacks are checked when
  * each bean is created: a bad one stops start-up with a message that names the bean, the method and
  * the attribute. So does a method the bean's proxy cannot intercept (static, private, final, or
- * outside the interfaces of an interface-based proxy), which would otherwise never be limited. The
- * limiters are created once all singletons exist (for a bean created later, on its first call).
- * Thread-safe.
+ * outside the interfaces of an interface-based proxy), which would otherwise never be limited, and,
+ * once all singletons exist, a method of a bean that is never proxied: a singleton the
+ * post-processor was never shown because a post-processor needed it before this one was registered,
+ * an {@link AopInfrastructureBean}. The limiters are created once all singletons exist (for a bean
+ * created later, on its first call). Thread-safe.
  */
 public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPostProcessor
-    implements SmartInitializingSingleton {
+    implements SmartInitializingSingleton, BeanFactoryAware {
 
   private static final long serialVersionUID = 1L;
 
   private final transient Supplier<RateLimiterFactory> limiterFactory;
   private final transient Supplier<RateLimitListener> listener;
   private final transient MethodRules rules = new MethodRules();
+
+  /**
+   * The names of the beans shown to the post-processor until all singletons exist, so that those it
+   * never was can be found then ({@link StartUpChecks}); null after that.
+   */
+  private transient volatile Set<String> shown = ConcurrentHashMap.newKeySet();
+
+  private transient ConfigurableListableBeanFactory beanFactory;
 
   /**
    * Whether some interface-based proxy counts calls itself ({@link #adviseInterfaces}); until one
@@ -121,10 +135,15 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
    */
   @Override
   public Object postProcessAfterInitialization(Object bean, String beanName) {
-    if (bean instanceof AopInfrastructureBean) {
-      return super.postProcessAfterInitialization(bean, beanName);
+    Set<String> names = shown;
+    if (names != null) {
+      names.add(beanName);
     }
     String where = "bean '" + beanName + "'";
+    if (bean instanceof AopInfrastructureBean) {
+      StartUpChecks.checkInfrastructure(where, bean);
+      return super.postProcessAfterInitialization(bean, beanName);
+    }
     Class<?> implementer = InterfaceCalls.implementer(bean);
     if (InterfaceCalls.exposesUnimplemented(bean, implementer)) {
       return adviseInterfaces(bean, where, implementer);
@@ -206,13 +225,28 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
     return factory;
   }
 
+  /** Keeps {@code factory}, whose singletons are checked once they all exist. */
+  @Override
+  public void setBeanFactory(BeanFactory factory) {
+    if (factory instanceof ConfigurableListableBeanFactory configurable) {
+      beanFactory = configurable;
+    }
+  }
+
   /**
-   * Creates the limiter of every method checked so far.
+   * Checks that no singleton the post-processor was never shown has a {@link RateLimit} method, and
+   * creates the limiter of every method checked so far.
    *
-   * @throws IllegalArgumentException if the factory rejects a rule
+   * @throws IllegalArgumentException naming the bean, the method and why if such a singleton has
+   *     one, or if the factory rejects a rule
    */
   @Override
   public void afterSingletonsInstantiated() {
+    Set<String> names = shown;
+    shown = null;
+    if (beanFactory != null && names != null) {
+      StartUpChecks.checkUnseen(beanFactory, names, this);
+    }
     Resolved backend = resolved();
     for (LimitedMethod limited : rules.all()) {
       limited.core(backend.factory(), backend.listener());
