@@ -102,6 +102,35 @@ class SlidingWindowAopAutoConfigurationTest {
         });
   }
 
+  /**
+   * An application context whose parent has the starter's post-processor (a Spring Boot application
+   * built with a parent) applies the annotations of its own beans: a post-processor works only in
+   * the context that holds it.
+   */
+  @Test
+  void childContext_limitsItsOwnBeansWithAPostProcessorOfItsOwn() {
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(SlidingWindowAopAutoConfiguration.class))
+        .withBean(FakeTicker.class)
+        .run(
+            parent ->
+                new ApplicationContextRunner()
+                    .withParent(parent)
+                    .withConfiguration(
+                        AutoConfigurations.of(SlidingWindowAopAutoConfiguration.class))
+                    .withBean(Greetings.class)
+                    .run(
+                        child -> {
+                          Greetings greetings = child.getBean(Greetings.class);
+                          greetings.greet("ann");
+                          greetings.greet("ann");
+                          assertThatThrownBy(() -> greetings.greet("ann"))
+                              .isInstanceOf(RateLimitExceededException.class);
+                          assertThat(child.getBeansOfType(RateLimitMethodPostProcessor.class))
+                              .hasSize(1);
+                        }));
+  }
+
   @Test
   void enabledFalse_leavesBeansUnadvised() {
     runner
