@@ -26,12 +26,13 @@ import org.springframework.aop.support.AopUtils;
 
 /**
  * One {@code @RateLimit} bean method: its rule, its key over the arguments, how it returns and its
- * fallback, and the enforcement (one limiter) it decides through, created on first need. A call is
- * decided as a request of the HTTP rules is, by {@link EnforcementCore}: a key that throws or gives
- * null counts under {@link RequestKey#global()}, a limiter that fails lets the call through
- * (fail-open, reported to the listener), dry-run reports and lets through. With {@code countOn} the
- * rule reserves, and the call is settled once it ends: kept if it threw (or its stage or signal
- * failed with) one of those exceptions, given back otherwise. Thread-safe.
+ * fallback, and the enforcement (one limiter) it decides through, created on first need and shared
+ * by the methods of one annotation with a rule name of its own. A call is decided as a request of
+ * the HTTP rules is, by {@link EnforcementCore}: a key that throws or gives null counts under
+ * {@link RequestKey#global()}, a limiter that fails lets the call through (fail-open, reported to
+ * the listener), dry-run reports and lets through. With {@code countOn} the rule reserves, and the
+ * call is settled once it ends: kept if it threw (or its stage or signal failed with) one of those
+ * exceptions, given back otherwise. Thread-safe.
  */
 final class LimitedMethod {
 
@@ -62,8 +63,18 @@ final class LimitedMethod {
   private final List<Class<? extends Throwable>> countOn;
   private final List<String> path;
   private final Method declaration;
-  private volatile EnforcementCore<Object[]> core;
+  private final Limiter limiter;
+  private final boolean named;
 
+  /** The enforcement of a rule, created on first need, shared by the methods of a named rule. */
+  private static final class Limiter {
+    private volatile EnforcementCore<Object[]> core;
+  }
+
+  /**
+   * A limited method; it decides through the limiter of {@code sharing}, another method of the same
+   * annotation and rule name, unless that is null.
+   */
   LimitedMethod(
       HttpRule rule,
       Function<Object[], RequestKey> key,
@@ -72,7 +83,9 @@ final class LimitedMethod {
       String fallbackName,
       List<Class<? extends Throwable>> countOn,
       String where,
-      Method declaration) {
+      Method declaration,
+      boolean named,
+      LimitedMethod sharing) {
     this.rule = rule;
     this.key = key;
     this.kind = kind;
@@ -81,6 +94,8 @@ final class LimitedMethod {
     this.countOn = List.copyOf(countOn);
     this.path = List.of(where);
     this.declaration = declaration;
+    this.limiter = sharing != null ? sharing.limiter : new Limiter();
+    this.named = named;
   }
 
   HttpRule rule() {
@@ -89,6 +104,11 @@ final class LimitedMethod {
 
   Kind kind() {
     return kind;
+  }
+
+  /** Whether the rule has a name of the annotation's own, which every method of it shares. */
+  boolean named() {
+    return named;
   }
 
   /** The method that carries the annotation, as {@link Nesting} tells calls apart. */
@@ -112,12 +132,15 @@ final class LimitedMethod {
     }
   }
 
-  /** Creates the limiter through {@code factory} unless done already, telling {@code listener}. */
+  /**
+   * Creates the limiter through {@code factory} unless done already (by this method, or another
+   * that shares it), telling {@code listener}.
+   */
   EnforcementCore<Object[]> core(RateLimiterFactory factory, RateLimitListener listener) {
-    EnforcementCore<Object[]> found = core;
+    EnforcementCore<Object[]> found = limiter.core;
     if (found == null) {
-      synchronized (this) {
-        found = core;
+      synchronized (limiter) {
+        found = limiter.core;
         if (found == null) {
           found =
               EnforcementCore.<Object[]>builder()
@@ -126,7 +149,7 @@ final class LimitedMethod {
                   .listener(listener)
                   .pathFirewall(PathFirewall.off())
                   .build();
-          core = found;
+          limiter.core = found;
         }
       }
     }

@@ -18,12 +18,17 @@ import org.springframework.core.MethodIntrospector;
 /**
  * The limited methods of one post-processor: each created from its annotation and checked once, for
  * the first bean that has it, and shared by every bean that has it; and the register of their rule
- * names, unique among them. Thread-safe.
+ * names, unique among them except that the methods of one annotation with a name of its own (a
+ * fragment's method, counted at the repository and at its implementation) share that rule and its
+ * limiter. Thread-safe.
  */
 final class MethodRules {
 
   private final RateLimitAnnotations annotations = new RateLimitAnnotations();
   private final Map<Method, LimitedMethod> methods = new ConcurrentHashMap<>();
+
+  /** The first method kept of each rule with a name of the annotation's own, which others share. */
+  private final Map<String, LimitedMethod> named = new ConcurrentHashMap<>();
 
   /** The limited method {@code method}, or null if none was created. */
   LimitedMethod get(Method method) {
@@ -63,7 +68,7 @@ final class MethodRules {
    */
   LimitedMethod ofBean(String where, Class<?> type, Method method, RateLimit annotation) {
     LimitedMethod limited =
-        methods.computeIfAbsent(method, m -> create(where, type, type, m, annotation));
+        methods.computeIfAbsent(method, m -> kept(create(where, type, type, m, annotation)));
     limited.checkFor(where + ": " + RateLimitAnnotations.describe(method), type);
     Method declaration = LimitedMethods.declaration(method, type);
     if (!limited.declaration().equals(declaration)) {
@@ -99,9 +104,22 @@ final class MethodRules {
           Class<?> type = implementer != null ? implementer : m.getDeclaringClass();
           boolean implemented =
               implementer != null && m.getDeclaringClass().isAssignableFrom(implementer);
-          return create(
-              where, type, implemented ? implementer : null, m, LimitedMethods.annotation(m, type));
+          return kept(
+              create(
+                  where,
+                  type,
+                  implemented ? implementer : null,
+                  m,
+                  LimitedMethods.annotation(m, type)));
         });
+  }
+
+  /** {@code limited}, the first of its named rule to be kept unless another was. */
+  private LimitedMethod kept(LimitedMethod limited) {
+    if (limited.named()) {
+      named.putIfAbsent(limited.rule().name(), limited);
+    }
+    return limited;
   }
 
   /**
@@ -114,9 +132,10 @@ final class MethodRules {
   LimitedMethod create(
       String bean, Class<?> type, Class<?> target, Method method, RateLimit annotation) {
     String where = bean + ": " + RateLimitAnnotations.describe(method);
+    Method declaration = LimitedMethods.declaration(method, type);
     HttpRule rule;
     try {
-      rule = annotations.methodRule(method, annotation, false);
+      rule = annotations.methodRule(method, declaration, annotation, false);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(bean + ": " + e.getMessage(), e);
     }
@@ -139,7 +158,9 @@ final class MethodRules {
             annotation.fallbackMethod(),
             List.of(annotation.countOn()),
             where,
-            LimitedMethods.declaration(method, type));
+            declaration,
+            !annotation.name().isEmpty(),
+            annotation.name().isEmpty() ? null : named.get(rule.name()));
     if (target != null) {
       limited.checkFor(where, target);
     }

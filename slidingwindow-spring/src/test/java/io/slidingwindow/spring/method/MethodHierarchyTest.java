@@ -91,6 +91,28 @@ class MethodHierarchyTest {
     }
   }
 
+  /** An interface whose limited method's rule has a name of its own. */
+  public interface Sender {
+    @RateLimit(limits = "1/10s", name = "sends")
+    String send();
+  }
+
+  /** One implementation. */
+  public static class Mail implements Sender {
+    @Override
+    public String send() {
+      return "mailed";
+    }
+  }
+
+  /** Another. */
+  public static class Sms implements Sender {
+    @Override
+    public String send() {
+      return "texted";
+    }
+  }
+
   /** A limited method of a class. */
   public static class Pricing {
     @RateLimit(limits = "1/10s", key = "#item")
@@ -197,6 +219,23 @@ class MethodHierarchyTest {
       assertThat(MethodContexts.outcome(payments::call)).isEqualTo("payments busy");
       assertThat(contexts.events)
           .containsExactly("allowed Client.call", "refused Client.call", "refused Client.call");
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void namedInterfaceMethodImplementedByTwoBeans_oneRuleCountsThemTogether(boolean classProxies) {
+    MethodContexts contexts = new MethodContexts();
+    if (classProxies) {
+      contexts.classProxies();
+    }
+    try (AnnotationConfigApplicationContext context = contexts.start(Mail.class, Sms.class)) {
+      Sender mail = (Sender) context.getBean("mail");
+      Sender sms = (Sender) context.getBean("sms");
+
+      assertThat(mail.send()).isEqualTo("mailed");
+      assertThat(MethodContexts.outcome(sms::send)).isEqualTo("RateLimitExceededException");
+      assertThat(contexts.events).containsExactly("allowed sends", "refused sends");
     }
   }
 }
