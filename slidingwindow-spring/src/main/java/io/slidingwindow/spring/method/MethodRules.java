@@ -131,6 +131,20 @@ final class MethodRules {
    */
   LimitedMethod create(
       String bean, Class<?> type, Class<?> target, Method method, RateLimit annotation) {
+    return create(bean, type, target, method, annotation, true);
+  }
+
+  /**
+   * As {@link #create(String, Class, Class, Method, RateLimit)}, its fallback left unchecked unless
+   * {@code checkFallback}: for a bean that is not made yet, known only by a supertype of its class.
+   */
+  LimitedMethod create(
+      String bean,
+      Class<?> type,
+      Class<?> target,
+      Method method,
+      RateLimit annotation,
+      boolean checkFallback) {
     String where = bean + ": " + RateLimitAnnotations.describe(method);
     Method declaration = LimitedMethods.declaration(method, type);
     HttpRule rule;
@@ -146,7 +160,7 @@ final class MethodRules {
             annotation.key(),
             method.getParameterCount(),
             new DefaultParameterNameDiscoverer().getParameterNames(method));
-    if (target == null && !annotation.fallbackMethod().isEmpty()) {
+    if (checkFallback && target == null && !annotation.fallbackMethod().isEmpty()) {
       Fallbacks.find(where, null, method, annotation.fallbackMethod());
     }
     LimitedMethod limited =
@@ -161,7 +175,7 @@ final class MethodRules {
             declaration,
             !annotation.name().isEmpty(),
             annotation.name().isEmpty() ? null : named.get(rule.name()));
-    if (target != null) {
+    if (checkFallback && target != null) {
       limited.checkFor(where, target);
     }
     return limited;

@@ -24,6 +24,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.FactoryBean;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.BridgeMethodResolver;
@@ -61,19 +62,21 @@ import org.springframework.util.ClassUtils;
  * it comes first, as on any bean. A call that such a proxy hands to another bean whose method
  * carries the same annotation (a fragment's implementation) counts once, at the proxy. A {@link
  * RateLimit#fallbackMethod()} has no class of the application's to live in there, and stops
- * start-up. A repository is checked when it is created: at start-up, once a bean uses it.
+ * start-up. A repository is checked at start-up, whether a bean uses it or not.
  *
  * <p>The key ({@link RateLimit#key()}) is {@code global} or an expression over the arguments in the
  * restricted key language; one that throws or gives null counts the call under the rule's {@code
  * global} key and is reported to the listener's {@code onError}. A limiter that fails lets the call
  * through and is reported so too. Limits, names, keys, return types and fallbacks are checked when
- * each bean is created: a bad one stops start-up with a message that names the bean, the method and
- * the attribute. So does a method the bean's proxy cannot intercept (static, private, final, or
- * outside the interfaces of an interface-based proxy), which would otherwise never be limited, and,
- * once all singletons exist, a method of a bean that is never proxied: a singleton the
- * post-processor was never shown because a post-processor needed it before this one was registered,
- * an {@link AopInfrastructureBean}. The limiters are created once all singletons exist (for a bean
- * created later, on its first call). Thread-safe.
+ * each bean is created, and those of the beans not made yet (lazy, prototypes, other scopes,
+ * repositories no bean uses) once all singletons exist, as their creation will check them: a bad
+ * one stops start-up with a message that names the bean, the method and the attribute. So does a
+ * method the bean's proxy cannot intercept (static, private, final, or outside the interfaces of an
+ * interface-based proxy), which would otherwise never be limited, and, once all singletons exist, a
+ * method of a bean that is never proxied: a singleton the post-processor was never shown because a
+ * post-processor needed it before this one was registered, an {@link AopInfrastructureBean}. The
+ * limiters are created once all singletons exist (for a bean created later, on its first call).
+ * Thread-safe.
  */
 public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPostProcessor
     implements SmartInitializingSingleton, BeanFactoryAware {
@@ -137,7 +140,9 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
   public Object postProcessAfterInitialization(Object bean, String beanName) {
     Set<String> names = shown;
     if (names != null) {
-      names.add(beanName);
+      // A factory bean is shown under the name of what it makes, which is shown when it is made.
+      names.add(
+          bean instanceof FactoryBean<?> ? BeanFactory.FACTORY_BEAN_PREFIX + beanName : beanName);
     }
     String where = "bean '" + beanName + "'";
     if (bean instanceof AopInfrastructureBean) {
@@ -225,7 +230,23 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
     return factory;
   }
 
-  /** Keeps {@code factory}, whose singletons are checked once they all exist. */
+  /**
+   * The interfaces of the proxy this post-processor makes for a bean of class {@code type}, or null
+   * if it makes a class-based one.
+   */
+  private Class<?>[] proxyInterfaces(Class<?> type) {
+    ProxyFactory factory = new ProxyFactory();
+    factory.copyFrom(this);
+    if (LimitedMethods.controller(type)) {
+      factory.setProxyTargetClass(true);
+    }
+    if (!factory.isProxyTargetClass()) {
+      evaluateProxyInterfaces(type, factory);
+    }
+    return factory.isProxyTargetClass() ? null : factory.getProxiedInterfaces();
+  }
+
+  /** Keeps {@code factory}, whose beans are checked once its singletons all exist. */
   @Override
   public void setBeanFactory(BeanFactory factory) {
     if (factory instanceof ConfigurableListableBeanFactory configurable) {
@@ -234,11 +255,12 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
   }
 
   /**
-   * Checks that no singleton the post-processor was never shown has a {@link RateLimit} method, and
-   * creates the limiter of every method checked so far.
+   * Checks that no singleton the post-processor was never shown has a {@link RateLimit} method,
+   * checks the methods of the beans not made yet as their creation will, and creates the limiter of
+   * every method checked so far.
    *
    * @throws IllegalArgumentException naming the bean, the method and why if such a singleton has
-   *     one, or if the factory rejects a rule
+   *     one, or a bean not made yet a bad one, or if the factory rejects a rule
    */
   @Override
   public void afterSingletonsInstantiated() {
@@ -246,6 +268,7 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
     shown = null;
     if (beanFactory != null && names != null) {
       StartUpChecks.checkUnseen(beanFactory, names, this);
+      StartUpChecks.checkUncreated(beanFactory, names, rules, this::proxyInterfaces);
     }
     Resolved backend = resolved();
     for (LimitedMethod limited : rules.all()) {

@@ -1,29 +1,49 @@
 package io.slidingwindow.spring.method;
 
+import io.slidingwindow.spring.RateLimit;
 import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import org.springframework.aop.framework.AopInfrastructureBean;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.FactoryBean;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.support.AbstractBeanDefinition;
+import org.springframework.util.ClassUtils;
 
 /**
- * The beans whose {@code @RateLimit} methods the post-processor would never limit, found by the end
- * of start-up so that they stop it rather than run unlimited in silence: a bean that Spring's
- * post-processors do not proxy ({@link AopInfrastructureBean}), and a singleton that the
- * post-processor was never shown because it was made before the post-processor was registered, for
- * a post-processor (or a bean one needs) that depends on it. Stateless.
+ * What the post-processor checks of beans it is not shown while the application starts, so that a
+ * bad {@code @RateLimit} stops start-up rather than a call later, or runs unlimited in silence: the
+ * beans not made yet (lazy, prototypes, other scopes, repositories no bean uses), checked as their
+ * creation will check them; a bean that Spring's post-processors do not proxy ({@link
+ * AopInfrastructureBean}); and a singleton that the post-processor was never shown because it was
+ * made before the post-processor was registered, for a post-processor (or a bean one needs) that
+ * depends on it. Stateless.
  */
 final class StartUpChecks {
+
+  /** What every Spring Data repository factory implements. */
+  private static final String REPOSITORY_FACTORY =
+      "org.springframework.data.repository.core.support.RepositoryFactoryInformation";
+
+  private static final String INFRASTRUCTURE =
+      "the bean is an "
+          + AopInfrastructureBean.class.getName()
+          + ", which Spring's post-processors never proxy; move the method to another bean";
 
   private StartUpChecks() {}
 
@@ -35,12 +55,7 @@ final class StartUpChecks {
    */
   static void checkInfrastructure(String where, Object bean) {
     for (Method method : limitedMethods(where, bean)) {
-      throw ProxyReach.neverApplied(
-          where,
-          method,
-          "the bean is an "
-              + AopInfrastructureBean.class.getName()
-              + ", which Spring's post-processors never proxy; move the method to another bean");
+      throw ProxyReach.neverApplied(where, method, INFRASTRUCTURE);
     }
   }
 
@@ -78,6 +93,98 @@ final class StartUpChecks {
                 + " of that post-processor static");
       }
     }
+  }
+
+  /**
+   * Checks, as creating them will and without creating them, the {@code @RateLimit} methods of the
+   * beans of {@code factory} that are not made yet (lazy singletons, prototypes, beans of other
+   * scopes, and the objects of factory beans that nothing asked for, such as a Spring Data
+   * repository no bean uses): their limits, names, keys and return types; the fallback and whether
+   * the proxy can intercept the method too when the bean's class is known (a bean defined by its
+   * class); a repository's fallback, which it has no class of the application's for.
+   *
+   * @param shown the names of the beans the post-processor was shown
+   * @param proxyInterfaces the interfaces of the post-processor's proxy for a bean of a class, or
+   *     null if that would be class-based
+   * @throws IllegalArgumentException naming the bean, the method and the attribute or why, as
+   *     creating it would
+   */
+  static void checkUncreated(
+      ConfigurableListableBeanFactory factory,
+      Set<String> shown,
+      MethodRules rules,
+      Function<Class<?>, Class<?>[]> proxyInterfaces) {
+    for (String name : factory.getBeanDefinitionNames()) {
+      if (shown.contains(name)
+          || (factory.containsSingleton(name)
+              && !(factory.getSingleton(name) instanceof FactoryBean<?>))) {
+        continue; // made, and checked when it was
+      }
+      BeanDefinition definition;
+      Class<?> type;
+      try {
+        definition = factory.getMergedBeanDefinition(name);
+        type = definition.isAbstract() ? null : factory.getType(name, false);
+      } catch (BeansException | LinkageError e) {
+        continue; // its creation will tell
+      }
+      if (type == null || Proxy.isProxyClass(type)) {
+        continue;
+      }
+      String where = "bean '" + name + "'";
+      if (type.isInterface()) {
+        boolean repository = repository(factory, name);
+        for (Method method :
+            new LinkedHashSet<>(
+                InterfaceCalls.limited(where, new Class<?>[] {type}, null).values())) {
+          Class<?> declaring = method.getDeclaringClass();
+          rules.create(
+              where,
+              declaring,
+              null,
+              method,
+              LimitedMethods.annotation(method, declaring),
+              repository);
+        }
+        continue;
+      }
+      type = ClassUtils.getUserClass(type);
+      boolean exact =
+          definition instanceof AbstractBeanDefinition defined
+              && defined.hasBeanClass()
+              && defined.getBeanClass() == type
+              && defined.getFactoryMethodName() == null
+              && defined.getInstanceSupplier() == null;
+      Map<Method, RateLimit> found = MethodRules.annotated(type);
+      Class<?>[] interfaces = exact ? proxyInterfaces.apply(type) : null;
+      for (Map.Entry<Method, RateLimit> limited : found.entrySet()) {
+        Method method = limited.getKey();
+        rules.create(where, type, type, method, limited.getValue(), exact);
+        String reason =
+            !exact
+                ? null
+                : AopInfrastructureBean.class.isAssignableFrom(type)
+                    ? INFRASTRUCTURE
+                    : ProxyReach.missedBeforeProxy(type, method, interfaces);
+        if (reason != null) {
+          throw ProxyReach.neverApplied(where, method, reason);
+        }
+      }
+    }
+  }
+
+  /** Whether the bean {@code name} is made by a Spring Data repository factory. */
+  private static boolean repository(ConfigurableListableBeanFactory factory, String name) {
+    Class<?> maker = factory.getType(BeanFactory.FACTORY_BEAN_PREFIX + name, false);
+    if (maker == null) {
+      return false;
+    }
+    for (Class<?> implemented : ClassUtils.getAllInterfacesForClassAsSet(maker)) {
+      if (implemented.getName().equals(REPOSITORY_FACTORY)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
