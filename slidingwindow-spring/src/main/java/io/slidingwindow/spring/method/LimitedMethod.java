@@ -175,7 +175,10 @@ final class LimitedMethod {
    * under {@code marked} ({@link Nesting}), unless that is null.
    */
   static Object plain(
-      LimitedMethod limited, MethodInvocation invocation, Settlement settlement, Method marked)
+      LimitedMethod limited,
+      MethodInvocation invocation,
+      Settlement settlement,
+      Nesting.Mark marked)
       throws Throwable {
     if (settlement.isEmpty()) {
       return Nesting.run(marked, invocation::proceed);
@@ -252,7 +255,7 @@ final class LimitedMethod {
    * Runs {@code invocation}'s method once more: a copy of it, so that it may run at any time; as a
    * call counted under {@code marked} ({@link Nesting}), unless that is null.
    */
-  static Object proceed(MethodInvocation invocation, Method marked) throws Throwable {
+  static Object proceed(MethodInvocation invocation, Nesting.Mark marked) throws Throwable {
     MethodInvocation copy =
         invocation instanceof ProxyMethodInvocation proxied ? proxied.invocableClone() : invocation;
     return Nesting.run(marked, copy::proceed);
@@ -266,7 +269,10 @@ final class LimitedMethod {
    * marked} ({@link Nesting}), unless that is null.
    */
   CompletableFuture<Object> stage(
-      EnforcementCore<Object[]> core, MethodInvocation invocation, Object target, Method marked) {
+      EnforcementCore<Object[]> core,
+      MethodInvocation invocation,
+      Object target,
+      Nesting.Mark marked) {
     Object[] args = invocation.getArguments();
     CompletableFuture<Object> result = new CompletableFuture<>();
     CompletionStage<EnforcementCore.Outcome> decision;

@@ -96,8 +96,9 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
   private transient ConfigurableListableBeanFactory beanFactory;
 
   /**
-   * Whether some interface-based proxy counts calls itself ({@link #adviseInterfaces}); until one
-   * does, no call runs as a counted one ({@link Nesting}), so calls skip looking.
+   * Whether some interface-based proxy of this post-processor counts calls itself ({@link
+   * #adviseInterfaces}); until one does, no call runs as one it counted ({@link Nesting}), so calls
+   * skip looking.
    */
   private volatile boolean nestable;
 
@@ -181,8 +182,13 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
       return bean;
     }
     Map<Method, LimitedMethod> calls = new HashMap<>();
+    Map<Method, Nesting.Mark> marks = new HashMap<>();
     counted.forEach(
-        (called, method) -> calls.put(called, rules.ofInterface(where, implementer, method)));
+        (called, method) -> {
+          LimitedMethod limited = rules.ofInterface(where, implementer, method);
+          calls.put(called, limited);
+          marks.put(called, new Nesting.Mark(this, limited.declaration()));
+        });
     nestable = true;
     Advisor advisor =
         new DefaultPointcutAdvisor(
@@ -196,7 +202,7 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
                           limited,
                           invocation,
                           InterfaceCalls.innermost(invocation.getThis()),
-                          limited.declaration());
+                          marks.get(invocation.getMethod()));
                 });
     Object proxy;
     if (bean instanceof Advised advised && !advised.isFrozen()) {
@@ -297,14 +303,14 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
   /**
    * The answer to a call of {@code limited}'s method on {@code target} (where its fallback runs):
    * decided and run as its return type says; the method runs as a call counted under {@code marked}
-   * ({@link Nesting}) unless that is null. A call made while one counted under the same declaration
-   * runs on this thread is not counted again; only an application with an interface-based proxy
-   * that counts calls itself pays for looking.
+   * ({@link Nesting}) unless that is null. A call made while one this post-processor counted under
+   * the same declaration runs on this thread is not counted again; only an application with an
+   * interface-based proxy that counts calls itself pays for looking.
    */
   private Object call(
-      LimitedMethod limited, MethodInvocation invocation, Object target, Method marked)
+      LimitedMethod limited, MethodInvocation invocation, Object target, Nesting.Mark marked)
       throws Throwable {
-    if (nestable && Nesting.inside(limited.declaration())) {
+    if (nestable && Nesting.inside(this, limited.declaration())) {
       return invocation.proceed();
     }
     Resolved backend = resolved();
