@@ -57,8 +57,11 @@ public @interface RateLimit {
   /**
    * The rule name in metrics and headers; by default {@code SimpleClassName.methodName}. Names must
    * be unique among the filter's rules and every annotation: two that collide (overloads, or
-   * same-named classes in different packages) stop start-up, naming both. A name that starts with
-   * {@code gateway.} stops start-up too: those are the Spring Cloud Gateway routes' names.
+   * same-named classes in different packages) stop start-up, naming both. On bean methods, a name
+   * given here is one rule for every method that has this annotation (an interface's method, in
+   * each bean that implements it; a repository fragment's, at the repository and at its
+   * implementation), counted together. A name that starts with {@code gateway.} stops start-up too:
+   * those are the Spring Cloud Gateway routes' names.
    */
   String name() default "";
 

@@ -19,6 +19,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.SearchStrategy;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
@@ -33,7 +34,8 @@ import org.springframework.core.env.Environment;
  * on the {@link Ticker} bean or the system clock), and whose decisions are told to every {@link
  * RateLimitListener} bean and to the Micrometer counters, as the web rules' are. Proxies are
  * class-based unless {@code spring.aop.proxy-target-class=false}. Every bean backs off for one the
- * application defines; {@code slidingwindow.aop.enabled=false} turns it off.
+ * application defines (the post-processor, one of this context's); {@code
+ * slidingwindow.aop.enabled=false} turns it off.
  */
 @AutoConfiguration(
     after = {
@@ -52,10 +54,12 @@ public class SlidingWindowAopAutoConfiguration {
 
   /**
    * Advises the beans whose methods carry {@link RateLimit}; static, as post-processors are, and
-   * asking for the backend and the listeners only when the first limiter is created.
+   * asking for the backend and the listeners only when the first limiter is created. A context has
+   * its own even when its parent has one: a post-processor works only in the context that holds it,
+   * and the parent's would leave this context's beans unlimited.
    */
   @Bean
-  @ConditionalOnMissingBean
+  @ConditionalOnMissingBean(search = SearchStrategy.CURRENT)
   @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
   public static RateLimitMethodPostProcessor slidingWindowRateLimitMethodPostProcessor(
       ObjectProvider<RateLimiterFactory> limiterFactory,

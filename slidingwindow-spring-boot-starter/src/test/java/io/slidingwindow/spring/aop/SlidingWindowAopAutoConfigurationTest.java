@@ -14,13 +14,22 @@ import io.slidingwindow.spring.web.MicrometerRateLimitListener;
 import io.slidingwindow.spring.web.SlidingWindowAutoConfiguration;
 import io.slidingwindow.testkit.FakeTicker;
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.cache.CacheManager;
+import org.springframework.cache.annotation.Cacheable;
+import org.springframework.cache.annotation.EnableCaching;
+import org.springframework.cache.concurrent.ConcurrentMapCacheManager;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.scheduling.annotation.Async;
+import org.springframework.scheduling.annotation.EnableAsync;
 
 /** {@code @RateLimit} on bean methods as the starter wires it, in real application contexts. */
 class SlidingWindowAopAutoConfigurationTest {
@@ -100,6 +109,101 @@ class SlidingWindowAopAutoConfigurationTest {
           greetings.greetLater("ann").block();
           assertThat(greetings.greetLater("ann").block()).isEqualTo("later, ann, in 10 s");
         });
+  }
+
+  /**
+   * An application context whose parent has the starter's post-processor (a Spring Boot application
+   * built with a parent) applies the annotations of its own beans: a post-processor works only in
+   * the context that holds it.
+   */
+  @Test
+  void childContext_limitsItsOwnBeansWithAPostProcessorOfItsOwn() {
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(SlidingWindowAopAutoConfiguration.class))
+        .withBean(FakeTicker.class)
+        .run(
+            parent ->
+                new ApplicationContextRunner()
+                    .withParent(parent)
+                    .withConfiguration(
+                        AutoConfigurations.of(SlidingWindowAopAutoConfiguration.class))
+                    .withBean(Greetings.class)
+                    .run(
+                        child -> {
+                          Greetings greetings = child.getBean(Greetings.class);
+                          greetings.greet("ann");
+                          greetings.greet("ann");
+                          assertThatThrownBy(() -> greetings.greet("ann"))
+                              .isInstanceOf(RateLimitExceededException.class);
+                          assertThat(child.getBeansOfType(RateLimitMethodPostProcessor.class))
+                              .hasSize(1);
+                        }));
+  }
+
+  /** A bean whose limited methods are run on an executor, and cached. */
+  public static class Reports {
+    @Async
+    @RateLimit(limits = "2/10s", name = "report-runs")
+    public void run(String report) {}
+
+    @Cacheable("reports")
+    @RateLimit(limits = "2/10s", name = "report-reads")
+    public String read(String report) {
+      return "report " + report;
+    }
+  }
+
+  /**
+   * An application with {@code @EnableAsync} and {@code @EnableCaching}, and the starter imported
+   * as Spring Boot imports auto-configurations: after the application's own configuration.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @EnableAsync
+  @EnableCaching
+  @ImportAutoConfiguration(SlidingWindowAopAutoConfiguration.class)
+  static class AsyncAndCaching {
+    @Bean(destroyMethod = "shutdownNow")
+    ExecutorService taskExecutor() {
+      return Executors.newSingleThreadExecutor();
+    }
+
+    @Bean
+    CacheManager cacheManager() {
+      return new ConcurrentMapCacheManager();
+    }
+
+    @Bean
+    Reports reports() {
+      return new Reports();
+    }
+  }
+
+  /**
+   * With Spring Boot's order of post-processors, the limit comes before {@code @Async} and {@code
+   * Cacheable}: an {@code @Async} call is decided when it is made, its refusal thrown to the
+   * caller, and a cache hit counts as a call.
+   */
+  @Test
+  void asyncAndCachedMethods_decidedWhenCalled_cacheHitsCount() {
+    new ApplicationContextRunner()
+        .withUserConfiguration(AsyncAndCaching.class)
+        .run(
+            context -> {
+              Reports reports = context.getBean(Reports.class);
+              reports.run("daily");
+              reports.run("daily");
+              assertThatThrownBy(() -> reports.run("daily"))
+                  .isInstanceOfSatisfying(
+                      RateLimitExceededException.class,
+                      refusal -> assertThat(refusal.rule()).isEqualTo("report-runs"));
+
+              assertThat(reports.read("daily")).isEqualTo("report daily");
+              assertThat(reports.read("daily")).as("from the cache").isEqualTo("report daily");
+              assertThatThrownBy(() -> reports.read("daily"))
+                  .isInstanceOfSatisfying(
+                      RateLimitExceededException.class,
+                      refusal -> assertThat(refusal.rule()).isEqualTo("report-reads"));
+            });
   }
 
   @Test

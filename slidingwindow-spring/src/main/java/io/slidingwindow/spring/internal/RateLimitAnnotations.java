@@ -105,17 +105,22 @@ public final class RateLimitAnnotations {
             describe(method) + ": countStatuses" + e.getMessage(), e);
       }
     }
-    return build(method, annotation, defaultDryRun, counted);
+    return build(method, describe(method), annotation, defaultDryRun, counted);
   }
 
   /**
-   * The rule of {@code annotation} on a bean method (its fallback allowed), its name claimed.
+   * The rule of {@code annotation} on a bean method (its fallback allowed), its name claimed. A
+   * name of the annotation's own is claimed for {@code declaration}, the method that carries the
+   * annotation, so that every method that has that one annotation (a fragment's method, through a
+   * repository and its implementation; an interface's, in each class that implements it) shares the
+   * rule; a default name, for {@code method}.
    *
    * @param defaultDryRun dry-run for every annotation, on top of its own flag
    * @throws IllegalArgumentException naming the method if the annotation is invalid or its name is
    *     taken
    */
-  public HttpRule methodRule(Method method, RateLimit annotation, boolean defaultDryRun) {
+  public HttpRule methodRule(
+      Method method, Method declaration, RateLimit annotation, boolean defaultDryRun) {
     if (annotation.countStatuses().length > 0) {
       throw new IllegalArgumentException(
           describe(method)
@@ -124,11 +129,19 @@ public final class RateLimitAnnotations {
               + Arrays.toString(annotation.countStatuses()));
     }
     return build(
-        method, annotation, defaultDryRun, annotation.countOn().length > 0 ? THROWN : null);
+        method,
+        annotation.name().isEmpty() ? describe(method) : describe(declaration),
+        annotation,
+        defaultDryRun,
+        annotation.countOn().length > 0 ? THROWN : null);
   }
 
   private HttpRule build(
-      Method method, RateLimit annotation, boolean defaultDryRun, StatusRanges counted) {
+      Method method,
+      String owner,
+      RateLimit annotation,
+      boolean defaultDryRun,
+      StatusRanges counted) {
     String where = describe(method);
     String name =
         annotation.name().isEmpty()
@@ -140,7 +153,7 @@ public final class RateLimitAnnotations {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(where + ": name is invalid: " + e.getMessage(), e);
     }
-    claim(name, where);
+    claim(name, owner);
     if (annotation.limits().length == 0) {
       throw new IllegalArgumentException(
           where + ": limits must hold at least one limit, was empty");

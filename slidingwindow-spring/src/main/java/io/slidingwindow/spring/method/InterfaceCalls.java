@@ -121,7 +121,7 @@ final class InterfaceCalls {
       }
       if (counted == null) {
         counted = method;
-      } else if (LimitedMethods.declaration(counted).equals(LimitedMethods.declaration(method))) {
+      } else if (declaration(counted).equals(declaration(method))) {
         counted = moreSpecific(counted, method);
       } else {
         throw new IllegalArgumentException(
@@ -135,6 +135,13 @@ final class InterfaceCalls {
       }
     }
     return counted;
+  }
+
+  /**
+   * The method that declares the {@code @RateLimit} of {@code method}, a method of an interface.
+   */
+  private static Method declaration(Method method) {
+    return LimitedMethods.declaration(method, method.getDeclaringClass());
   }
 
   /**

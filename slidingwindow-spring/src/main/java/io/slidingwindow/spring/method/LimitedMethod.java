@@ -14,21 +14,25 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.support.AopUtils;
 
 /**
  * One {@code @RateLimit} bean method: its rule, its key over the arguments, how it returns and its
- * fallback, and the enforcement (one limiter) it decides through, created on first need. A call is
- * decided as a request of the HTTP rules is, by {@link EnforcementCore}: a key that throws or gives
- * null counts under {@link RequestKey#global()}, a limiter that fails lets the call through
- * (fail-open, reported to the listener), dry-run reports and lets through. With {@code countOn} the
- * rule reserves, and the call is settled once it ends: kept if it threw (or its stage or signal
- * failed with) one of those exceptions, given back otherwise. Thread-safe.
+ * fallback, and the enforcement (one limiter) it decides through, created on first need and shared
+ * by the methods of one annotation with a rule name of its own. A call is decided as a request of
+ * the HTTP rules is, by {@link EnforcementCore}: a key that throws or gives null counts under
+ * {@link RequestKey#global()}, a limiter that fails lets the call through (fail-open, reported to
+ * the listener), dry-run reports and lets through. With {@code countOn} the rule reserves, and the
+ * call is settled once it ends: kept if it threw (or its stage or signal failed with) one of those
+ * exceptions, given back otherwise. Thread-safe.
  */
 final class LimitedMethod {
 
@@ -50,27 +54,48 @@ final class LimitedMethod {
   private final HttpRule rule;
   private final Function<Object[], RequestKey> key;
   private final Kind kind;
-  private final Method fallback;
+  private final Method method;
+  private final String fallbackName;
+
+  /** The fallback of each class of the beans that have the method, checked when each is created. */
+  private final Map<Class<?>, Method> fallbacks = new ConcurrentHashMap<>();
+
   private final List<Class<? extends Throwable>> countOn;
   private final List<String> path;
   private final Method declaration;
-  private volatile EnforcementCore<Object[]> core;
+  private final Limiter limiter;
+  private final boolean named;
 
+  /** The enforcement of a rule, created on first need, shared by the methods of a named rule. */
+  private static final class Limiter {
+    private volatile EnforcementCore<Object[]> core;
+  }
+
+  /**
+   * A limited method; it decides through the limiter of {@code sharing}, another method of the same
+   * annotation and rule name, unless that is null.
+   */
   LimitedMethod(
       HttpRule rule,
       Function<Object[], RequestKey> key,
       Kind kind,
-      Method fallback,
+      Method method,
+      String fallbackName,
       List<Class<? extends Throwable>> countOn,
       String where,
-      Method declaration) {
+      Method declaration,
+      boolean named,
+      LimitedMethod sharing) {
     this.rule = rule;
     this.key = key;
     this.kind = kind;
-    this.fallback = fallback;
+    this.method = method;
+    this.fallbackName = fallbackName;
     this.countOn = List.copyOf(countOn);
     this.path = List.of(where);
     this.declaration = declaration;
+    this.limiter = sharing != null ? sharing.limiter : new Limiter();
+    this.named = named;
   }
 
   HttpRule rule() {
@@ -81,17 +106,41 @@ final class LimitedMethod {
     return kind;
   }
 
+  /** Whether the rule has a name of the annotation's own, which every method of it shares. */
+  boolean named() {
+    return named;
+  }
+
   /** The method that carries the annotation, as {@link Nesting} tells calls apart. */
   Method declaration() {
     return declaration;
   }
 
-  /** Creates the limiter through {@code factory} unless done already, telling {@code listener}. */
+  /**
+   * Checks what depends on the class of a bean that has the method, {@code type}: its fallback,
+   * looked for there (several beans inherit one method, each with a fallback of its own), and, with
+   * {@code countOn}, that its calls end when they return ({@code @Async} may be on the class).
+   *
+   * @param where the bean and method, for the message
+   * @throws IllegalArgumentException naming {@code where} as {@link Fallbacks#find} and {@link
+   *     Returns#kindOf} do
+   */
+  void checkFor(String where, Class<?> type) {
+    Returns.kindOf(where, type, method, !countOn.isEmpty());
+    if (!fallbackName.isEmpty()) {
+      fallbacks.computeIfAbsent(type, t -> Fallbacks.find(where, t, method, fallbackName));
+    }
+  }
+
+  /**
+   * Creates the limiter through {@code factory} unless done already (by this method, or another
+   * that shares it), telling {@code listener}.
+   */
   EnforcementCore<Object[]> core(RateLimiterFactory factory, RateLimitListener listener) {
-    EnforcementCore<Object[]> found = core;
+    EnforcementCore<Object[]> found = limiter.core;
     if (found == null) {
-      synchronized (this) {
-        found = core;
+      synchronized (limiter) {
+        found = limiter.core;
         if (found == null) {
           found =
               EnforcementCore.<Object[]>builder()
@@ -100,7 +149,7 @@ final class LimitedMethod {
                   .listener(listener)
                   .pathFirewall(PathFirewall.off())
                   .build();
-          core = found;
+          limiter.core = found;
         }
       }
     }
@@ -126,7 +175,10 @@ final class LimitedMethod {
    * under {@code marked} ({@link Nesting}), unless that is null.
    */
   static Object plain(
-      LimitedMethod limited, MethodInvocation invocation, Settlement settlement, Method marked)
+      LimitedMethod limited,
+      MethodInvocation invocation,
+      Settlement settlement,
+      Nesting.Mark marked)
       throws Throwable {
     if (settlement.isEmpty()) {
       return Nesting.run(marked, invocation::proceed);
@@ -174,13 +226,21 @@ final class LimitedMethod {
   }
 
   /**
-   * The answer to a refused call: the fallback's result, or the refusal thrown if there is no
-   * fallback; what the fallback throws is thrown as is.
+   * The answer to a refused call of the method on {@code target}: the fallback's result (the
+   * fallback of the target's class), or the refusal thrown if there is no fallback; what the
+   * fallback throws is thrown as is.
    */
   Object refused(Object target, Object[] args, RateLimitExceededException refusal)
       throws Throwable {
-    if (fallback == null) {
+    if (fallbackName.isEmpty()) {
       throw refusal;
+    }
+    Class<?> type = AopUtils.getTargetClass(target);
+    Method fallback = fallbacks.get(type);
+    if (fallback == null) {
+      fallback =
+          fallbacks.computeIfAbsent(
+              type, t -> Fallbacks.find(path.get(0), t, method, fallbackName));
     }
     Object[] withRefusal = Arrays.copyOf(args, args.length + 1);
     withRefusal[args.length] = refusal;
@@ -195,7 +255,7 @@ final class LimitedMethod {
    * Runs {@code invocation}'s method once more: a copy of it, so that it may run at any time; as a
    * call counted under {@code marked} ({@link Nesting}), unless that is null.
    */
-  static Object proceed(MethodInvocation invocation, Method marked) throws Throwable {
+  static Object proceed(MethodInvocation invocation, Nesting.Mark marked) throws Throwable {
     MethodInvocation copy =
         invocation instanceof ProxyMethodInvocation proxied ? proxied.invocableClone() : invocation;
     return Nesting.run(marked, copy::proceed);
@@ -209,7 +269,10 @@ final class LimitedMethod {
    * marked} ({@link Nesting}), unless that is null.
    */
   CompletableFuture<Object> stage(
-      EnforcementCore<Object[]> core, MethodInvocation invocation, Object target, Method marked) {
+      EnforcementCore<Object[]> core,
+      MethodInvocation invocation,
+      Object target,
+      Nesting.Mark marked) {
     Object[] args = invocation.getArguments();
     CompletableFuture<Object> result = new CompletableFuture<>();
     CompletionStage<EnforcementCore.Outcome> decision;

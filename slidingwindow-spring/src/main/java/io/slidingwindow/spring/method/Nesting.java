@@ -4,13 +4,15 @@ import java.lang.reflect.Method;
 
 /**
  * The {@code @RateLimit} declarations whose granted calls, counted at an interface-based proxy that
- * serves them itself, are running on this thread, so that a bean method they reach that carries the
- * same declaration does not count the call again. A Spring Data repository runs the method of a
- * fragment interface on the fragment's implementation, a bean of its own whose method carries the
- * interface's annotation: the call counts once, at the repository. Only the part of a call that
- * runs on the thread that proceeds is seen: the method's body, up to its return (a {@code
- * CompletionStage}, {@code Mono} or {@code Flux} it returns is not followed). Thread-safe: each
- * thread has its own.
+ * serves them itself, are running on this thread, each with the post-processor that counted it, so
+ * that a bean method they reach that carries the same declaration is not counted again by that
+ * post-processor. A Spring Data repository runs the method of a fragment interface on the
+ * fragment's implementation, a bean of its own whose method carries the interface's annotation: the
+ * call counts once, at the repository. A call counted by another post-processor (another
+ * application context's) is counted again by this one's own rule, as it would be were that
+ * post-processor's proxy not an interface-based one. Only the part of a call that runs on the
+ * thread that proceeds is seen: the method's body, up to its return (a {@code CompletionStage},
+ * {@code Mono} or {@code Flux} it returns is not followed). Thread-safe: each thread has its own.
  */
 final class Nesting {
 
@@ -20,17 +22,23 @@ final class Nesting {
     Object run() throws Throwable;
   }
 
-  /** One running declaration, and those running around it. */
-  private record Running(Method declaration, Running outer) {}
+  /** A call counted by the post-processor {@code owner} under {@code declaration}. */
+  record Mark(Object owner, Method declaration) {}
+
+  /** One running mark, and those running around it. */
+  private record Running(Mark mark, Running outer) {}
 
   private static final ThreadLocal<Running> RUNNING = new ThreadLocal<>();
 
   private Nesting() {}
 
-  /** Whether a call counted under {@code declaration} is running on this thread. */
-  static boolean inside(Method declaration) {
+  /**
+   * Whether a call counted by the post-processor {@code owner} under {@code declaration} is running
+   * on this thread.
+   */
+  static boolean inside(Object owner, Method declaration) {
     for (Running running = RUNNING.get(); running != null; running = running.outer()) {
-      if (running.declaration().equals(declaration)) {
+      if (running.mark().owner() == owner && running.mark().declaration().equals(declaration)) {
         return true;
       }
     }
@@ -38,16 +46,16 @@ final class Nesting {
   }
 
   /**
-   * Runs {@code body}, as a call counted under {@code declaration} unless that is null.
+   * Runs {@code body}, as a call counted as {@code mark} says unless that is null.
    *
    * @throws Throwable what {@code body} throws
    */
-  static Object run(Method declaration, Body body) throws Throwable {
-    if (declaration == null) {
+  static Object run(Mark mark, Body body) throws Throwable {
+    if (mark == null) {
       return body.run();
     }
     Running outer = RUNNING.get();
-    RUNNING.set(new Running(declaration, outer));
+    RUNNING.set(new Running(mark, outer));
     try {
       return body.run();
     } finally {

@@ -31,18 +31,67 @@ final class ProxyReach {
     for (Method method : methods) {
       String reason = missed(type, proxy, method);
       if (reason != null) {
-        throw new IllegalArgumentException(
-            where
-                + ": "
-                + RateLimitAnnotations.describe(method)
-                + " would never be applied: "
-                + reason);
+        throw neverApplied(where, method, reason);
       }
     }
   }
 
+  /** The start-up failure of {@code method} of {@code where}, which no proxy intercepts. */
+  static IllegalArgumentException neverApplied(String where, Method method, String reason) {
+    return new IllegalArgumentException(
+        where
+            + ": "
+            + RateLimitAnnotations.describe(method)
+            + " would never be applied: "
+            + reason);
+  }
+
   /** Why {@code proxy} does not intercept {@code method}, or null if it does. */
   static String missed(Class<?> type, Object proxy, Method method) {
+    String reason = missedByAny(method);
+    if (reason != null) {
+      return reason;
+    }
+    if (!AopUtils.isAopProxy(proxy)) {
+      return "the bean was not proxied (" + proxy.getClass().getName() + ")";
+    }
+    Class<?> proxyClass = proxy.getClass();
+    if (Proxy.isProxyClass(proxyClass)) {
+      return missedByInterfaces(
+          type,
+          method,
+          proxy instanceof Advised advised
+              ? advised.getProxiedInterfaces()
+              : proxyClass.getInterfaces());
+    }
+    reason = missedByClass(method);
+    if (reason == null
+        && !Modifier.isPublic(method.getModifiers())
+        && !Modifier.isProtected(method.getModifiers())
+        && !samePackage(proxyClass, method.getDeclaringClass())) {
+      return "the method is package-private and the proxy class "
+          + proxyClass.getName()
+          + " is in another class loader, so it cannot override it; make it public or protected";
+    }
+    return reason;
+  }
+
+  /**
+   * Why the proxy of a bean of {@code type} that is not made yet will not intercept {@code method},
+   * or null if it will or this cannot tell: an interface-based one exposes {@code interfaces}, a
+   * class-based one ({@code interfaces} null) is defined where its class loader says.
+   */
+  static String missedBeforeProxy(Class<?> type, Method method, Class<?>[] interfaces) {
+    String reason = missedByAny(method);
+    if (reason != null) {
+      return reason;
+    }
+    return interfaces != null
+        ? missedByInterfaces(type, method, interfaces)
+        : missedByClass(method);
+  }
+
+  private static String missedByAny(Method method) {
     int modifiers = method.getModifiers();
     if (Modifier.isStatic(modifiers)) {
       return "the method is static, and a proxy intercepts only calls of instance methods;"
@@ -51,36 +100,26 @@ final class ProxyReach {
     if (Modifier.isPrivate(modifiers)) {
       return "the method is private, and a proxy cannot override it; make it public";
     }
-    if (!AopUtils.isAopProxy(proxy)) {
-      return "the bean was not proxied (" + proxy.getClass().getName() + ")";
-    }
-    Class<?> proxyClass = proxy.getClass();
-    if (Proxy.isProxyClass(proxyClass)) {
-      Class<?>[] interfaces =
-          proxy instanceof Advised advised
-              ? advised.getProxiedInterfaces()
-              : proxyClass.getInterfaces();
-      for (Class<?> implemented : interfaces) {
-        for (Method declared : implemented.getMethods()) {
-          if (declared.equals(method)
-              || RateLimitMethodPostProcessor.specific(declared, type).equals(method)) {
-            return null;
-          }
+    return null;
+  }
+
+  private static String missedByInterfaces(Class<?> type, Method method, Class<?>[] interfaces) {
+    for (Class<?> implemented : interfaces) {
+      for (Method declared : implemented.getMethods()) {
+        if (declared.equals(method)
+            || RateLimitMethodPostProcessor.specific(declared, type).equals(method)) {
+          return null;
         }
       }
-      return "the bean's proxy is interface-based (a JDK proxy) and no interface it implements"
-          + " declares the method; declare it in one, or use class-based proxies"
-          + " (spring.aop.proxy-target-class=true, or setProxyTargetClass(true))";
     }
-    if (Modifier.isFinal(modifiers)) {
+    return "the bean's proxy is interface-based (a JDK proxy) and no interface it implements"
+        + " declares the method; declare it in one, or use class-based proxies"
+        + " (spring.aop.proxy-target-class=true, or setProxyTargetClass(true))";
+  }
+
+  private static String missedByClass(Method method) {
+    if (Modifier.isFinal(method.getModifiers())) {
       return "the method is final, and the class-based proxy cannot override it; remove final";
-    }
-    if (!Modifier.isPublic(modifiers)
-        && !Modifier.isProtected(modifiers)
-        && !samePackage(proxyClass, method.getDeclaringClass())) {
-      return "the method is package-private and the proxy class "
-          + proxyClass.getName()
-          + " is in another class loader, so it cannot override it; make it public or protected";
     }
     return null;
   }

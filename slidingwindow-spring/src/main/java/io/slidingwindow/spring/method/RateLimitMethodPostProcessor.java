@@ -1,23 +1,16 @@
 package io.slidingwindow.spring.method;
 
 import io.slidingwindow.http.EnforcementCore;
-import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
-import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.RateLimitExceededException;
-import io.slidingwindow.spring.internal.KeyLanguage;
-import io.slidingwindow.spring.internal.RateLimitAnnotations;
 import java.lang.reflect.Method;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -29,10 +22,12 @@ import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.FactoryBean;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.BridgeMethodResolver;
-import org.springframework.core.DefaultParameterNameDiscoverer;
-import org.springframework.core.MethodIntrospector;
 import org.springframework.core.SmartClassLoader;
 import org.springframework.util.ClassUtils;
 
@@ -67,31 +62,43 @@ import org.springframework.util.ClassUtils;
  * it comes first, as on any bean. A call that such a proxy hands to another bean whose method
  * carries the same annotation (a fragment's implementation) counts once, at the proxy. A {@link
  * RateLimit#fallbackMethod()} has no class of the application's to live in there, and stops
- * start-up. A repository is checked when it is created: at start-up, once a bean uses it.
+ * start-up. A repository is checked at start-up, whether a bean uses it or not.
  *
  * <p>The key ({@link RateLimit#key()}) is {@code global} or an expression over the arguments in the
  * restricted key language; one that throws or gives null counts the call under the rule's {@code
  * global} key and is reported to the listener's {@code onError}. A limiter that fails lets the call
  * through and is reported so too. Limits, names, keys, return types and fallbacks are checked when
- * each bean is created: a bad one stops start-up with a message that names the bean, the method and
- * the attribute. So does a method the bean's proxy cannot intercept (static, private, final, or
- * outside the interfaces of an interface-based proxy), which would otherwise never be limited. The
+ * each bean is created, and those of the beans not made yet (lazy, prototypes, other scopes,
+ * repositories no bean uses) once all singletons exist, as their creation will check them: a bad
+ * one stops start-up with a message that names the bean, the method and the attribute. So does a
+ * method the bean's proxy cannot intercept (static, private, final, or outside the interfaces of an
+ * interface-based proxy), which would otherwise never be limited, and, once all singletons exist, a
+ * method of a bean that is never proxied: a singleton the post-processor was never shown because a
+ * post-processor needed it before this one was registered, an {@link AopInfrastructureBean}. The
  * limiters are created once all singletons exist (for a bean created later, on its first call).
  * Thread-safe.
  */
 public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPostProcessor
-    implements SmartInitializingSingleton {
+    implements SmartInitializingSingleton, BeanFactoryAware {
 
   private static final long serialVersionUID = 1L;
 
   private final transient Supplier<RateLimiterFactory> limiterFactory;
   private final transient Supplier<RateLimitListener> listener;
-  private final transient RateLimitAnnotations annotations = new RateLimitAnnotations();
-  private final transient Map<Method, LimitedMethod> methods = new ConcurrentHashMap<>();
+  private final transient MethodRules rules = new MethodRules();
 
   /**
-   * Whether some interface-based proxy counts calls itself ({@link #adviseInterfaces}); until one
-   * does, no call runs as a counted one ({@link Nesting}), so calls skip looking.
+   * The names of the beans shown to the post-processor until all singletons exist, so that those it
+   * never was can be found then ({@link StartUpChecks}); null after that.
+   */
+  private transient volatile Set<String> shown = ConcurrentHashMap.newKeySet();
+
+  private transient ConfigurableListableBeanFactory beanFactory;
+
+  /**
+   * Whether some interface-based proxy of this post-processor counts calls itself ({@link
+   * #adviseInterfaces}); until one does, no call runs as one it counted ({@link Nesting}), so calls
+   * skip looking.
    */
   private volatile boolean nestable;
 
@@ -132,10 +139,17 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
    */
   @Override
   public Object postProcessAfterInitialization(Object bean, String beanName) {
-    if (bean instanceof AopInfrastructureBean) {
-      return super.postProcessAfterInitialization(bean, beanName);
+    Set<String> names = shown;
+    if (names != null) {
+      // A factory bean is shown under the name of what it makes, which is shown when it is made.
+      names.add(
+          bean instanceof FactoryBean<?> ? BeanFactory.FACTORY_BEAN_PREFIX + beanName : beanName);
     }
     String where = "bean '" + beanName + "'";
+    if (bean instanceof AopInfrastructureBean) {
+      StartUpChecks.checkInfrastructure(where, bean);
+      return super.postProcessAfterInitialization(bean, beanName);
+    }
     Class<?> implementer = InterfaceCalls.implementer(bean);
     if (InterfaceCalls.exposesUnimplemented(bean, implementer)) {
       return adviseInterfaces(bean, where, implementer);
@@ -144,24 +158,11 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
     if (!isEligible(type)) {
       return super.postProcessAfterInitialization(bean, beanName);
     }
-    Map<Method, RateLimit> found = annotated(type);
-    found.forEach(
-        (method, annotation) ->
-            methods.computeIfAbsent(method, m -> limited(where, type, type, m, annotation)));
+    Map<Method, RateLimit> found = MethodRules.annotated(type);
+    found.forEach((method, annotation) -> rules.ofBean(where, type, method, annotation));
     Object proxy = super.postProcessAfterInitialization(bean, beanName);
     ProxyReach.check(where, type, proxy, found.keySet());
     return proxy;
-  }
-
-  /** The {@link RateLimit} methods of {@code type}, each as {@link #specific} gives it. */
-  private static Map<Method, RateLimit> annotated(Class<?> type) {
-    Map<Method, RateLimit> found = new LinkedHashMap<>();
-    MethodIntrospector.selectMethods(
-            type,
-            (MethodIntrospector.MetadataLookup<RateLimit>)
-                method -> LimitedMethods.annotation(method, type))
-        .forEach((method, annotation) -> found.put(specific(method, type), annotation));
-    return found;
   }
 
   /**
@@ -175,16 +176,19 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
     Map<Method, Method> counted = InterfaceCalls.limited(where, interfaces, implementer);
     Set<Method> found = new LinkedHashSet<>(counted.values());
     if (implementer != null) {
-      found.addAll(annotated(implementer).keySet());
+      found.addAll(MethodRules.annotated(implementer).keySet());
     }
     if (found.isEmpty()) {
       return bean;
     }
     Map<Method, LimitedMethod> calls = new HashMap<>();
+    Map<Method, Nesting.Mark> marks = new HashMap<>();
     counted.forEach(
-        (called, method) ->
-            calls.put(
-                called, methods.computeIfAbsent(method, m -> limited(where, implementer, m))));
+        (called, method) -> {
+          LimitedMethod limited = rules.ofInterface(where, implementer, method);
+          calls.put(called, limited);
+          marks.put(called, new Nesting.Mark(this, limited.declaration()));
+        });
     nestable = true;
     Advisor advisor =
         new DefaultPointcutAdvisor(
@@ -198,7 +202,7 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
                           limited,
                           invocation,
                           InterfaceCalls.innermost(invocation.getThis()),
-                          limited.declaration());
+                          marks.get(invocation.getMethod()));
                 });
     Object proxy;
     if (bean instanceof Advised advised && !advised.isFrozen()) {
@@ -233,14 +237,47 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
   }
 
   /**
-   * Creates the limiter of every method checked so far.
+   * The interfaces of the proxy this post-processor makes for a bean of class {@code type}, or null
+   * if it makes a class-based one.
+   */
+  private Class<?>[] proxyInterfaces(Class<?> type) {
+    ProxyFactory factory = new ProxyFactory();
+    factory.copyFrom(this);
+    if (LimitedMethods.controller(type)) {
+      factory.setProxyTargetClass(true);
+    }
+    if (!factory.isProxyTargetClass()) {
+      evaluateProxyInterfaces(type, factory);
+    }
+    return factory.isProxyTargetClass() ? null : factory.getProxiedInterfaces();
+  }
+
+  /** Keeps {@code factory}, whose beans are checked once its singletons all exist. */
+  @Override
+  public void setBeanFactory(BeanFactory factory) {
+    if (factory instanceof ConfigurableListableBeanFactory configurable) {
+      beanFactory = configurable;
+    }
+  }
+
+  /**
+   * Checks that no singleton the post-processor was never shown has a {@link RateLimit} method,
+   * checks the methods of the beans not made yet as their creation will, and creates the limiter of
+   * every method checked so far.
    *
-   * @throws IllegalArgumentException if the factory rejects a rule
+   * @throws IllegalArgumentException naming the bean, the method and why if such a singleton has
+   *     one, or a bean not made yet a bad one, or if the factory rejects a rule
    */
   @Override
   public void afterSingletonsInstantiated() {
+    Set<String> names = shown;
+    shown = null;
+    if (beanFactory != null && names != null) {
+      StartUpChecks.checkUnseen(beanFactory, names, this);
+      StartUpChecks.checkUncreated(beanFactory, names, rules, this::proxyInterfaces);
+    }
     Resolved backend = resolved();
-    for (LimitedMethod limited : methods.values()) {
+    for (LimitedMethod limited : rules.all()) {
       limited.core(backend.factory(), backend.listener());
     }
   }
@@ -252,15 +289,13 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
             ? AopUtils.getTargetClass(target)
             : invocation.getMethod().getDeclaringClass();
     Method method = specific(invocation.getMethod(), type);
-    LimitedMethod limited = methods.get(method);
+    LimitedMethod limited = rules.get(method);
     if (limited == null) {
       RateLimit annotation = LimitedMethods.annotation(method, type);
       if (annotation == null) {
         return invocation.proceed();
       }
-      limited =
-          methods.computeIfAbsent(
-              method, m -> limited("a bean of " + type.getName(), type, type, m, annotation));
+      limited = rules.ofBean("a bean of " + type.getName(), type, method, annotation);
     }
     return call(limited, invocation, target, null);
   }
@@ -268,14 +303,14 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
   /**
    * The answer to a call of {@code limited}'s method on {@code target} (where its fallback runs):
    * decided and run as its return type says; the method runs as a call counted under {@code marked}
-   * ({@link Nesting}) unless that is null. A call made while one counted under the same declaration
-   * runs on this thread is not counted again; only an application with an interface-based proxy
-   * that counts calls itself pays for looking.
+   * ({@link Nesting}) unless that is null. A call made while one this post-processor counted under
+   * the same declaration runs on this thread is not counted again; only an application with an
+   * interface-based proxy that counts calls itself pays for looking.
    */
   private Object call(
-      LimitedMethod limited, MethodInvocation invocation, Object target, Method marked)
+      LimitedMethod limited, MethodInvocation invocation, Object target, Nesting.Mark marked)
       throws Throwable {
-    if (nestable && Nesting.inside(limited.declaration())) {
+    if (nestable && Nesting.inside(this, limited.declaration())) {
       return invocation.proceed();
     }
     Resolved backend = resolved();
@@ -324,57 +359,5 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
   /** The method of {@code type} that a call of {@code method} (of an interface, say) runs. */
   static Method specific(Method method, Class<?> type) {
     return BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(method, type));
-  }
-
-  /**
-   * The limited method {@code method} that calls of an interface-based proxy count under, whose
-   * target's class is {@code implementer} (null if none): its fallback is looked for only if that
-   * implements the method.
-   */
-  private LimitedMethod limited(String bean, Class<?> implementer, Method method) {
-    Class<?> type = implementer != null ? implementer : method.getDeclaringClass();
-    boolean implemented =
-        implementer != null && method.getDeclaringClass().isAssignableFrom(implementer);
-    return limited(
-        bean,
-        type,
-        implemented ? implementer : null,
-        method,
-        LimitedMethods.annotation(method, type));
-  }
-
-  /**
-   * The limited method {@code method} of {@code type} (the class, or interface, that holds it for a
-   * call), checked; its fallback is looked for in {@code target}, the class of the object calls run
-   * on, or stops start-up if that is null (the object does not implement the method).
-   */
-  private LimitedMethod limited(
-      String bean, Class<?> type, Class<?> target, Method method, RateLimit annotation) {
-    String where = bean + ": " + RateLimitAnnotations.describe(method);
-    HttpRule rule;
-    try {
-      rule = annotations.methodRule(method, annotation, false);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(bean + ": " + e.getMessage(), e);
-    }
-    LimitedMethod.Kind kind = Returns.kindOf(where, type, method, annotation.countOn().length > 0);
-    Function<Object[], RequestKey> key =
-        KeyLanguage.methodKey(
-            where + ": key",
-            annotation.key(),
-            method.getParameterCount(),
-            new DefaultParameterNameDiscoverer().getParameterNames(method));
-    Method fallback =
-        annotation.fallbackMethod().isEmpty()
-            ? null
-            : Fallbacks.find(where, target, method, annotation.fallbackMethod());
-    return new LimitedMethod(
-        rule,
-        key,
-        kind,
-        fallback,
-        List.of(annotation.countOn()),
-        where,
-        LimitedMethods.declaration(method));
   }
 }

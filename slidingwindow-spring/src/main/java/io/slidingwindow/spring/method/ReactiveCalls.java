@@ -2,7 +2,6 @@ package io.slidingwindow.spring.method;
 
 import io.slidingwindow.http.EnforcementCore;
 import io.slidingwindow.http.Settlement;
-import java.lang.reflect.Method;
 import org.aopalliance.intercept.MethodInvocation;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -26,7 +25,7 @@ final class ReactiveCalls {
       EnforcementCore<Object[]> core,
       MethodInvocation invocation,
       Object target,
-      Method marked) {
+      Nesting.Mark marked) {
     return answer(limited, core, invocation, target, marked)
         .flatMap(
             answer -> {
@@ -44,7 +43,7 @@ final class ReactiveCalls {
       EnforcementCore<Object[]> core,
       MethodInvocation invocation,
       Object target,
-      Method marked) {
+      Nesting.Mark marked) {
     return answer(limited, core, invocation, target, marked)
         .flatMapMany(
             answer -> {
@@ -69,7 +68,7 @@ final class ReactiveCalls {
       EnforcementCore<Object[]> core,
       MethodInvocation invocation,
       Object target,
-      Method marked) {
+      Nesting.Mark marked) {
     Object[] args = invocation.getArguments();
     return Mono.fromCompletionStage(() -> limited.decideAsync(core, args))
         .flatMap(

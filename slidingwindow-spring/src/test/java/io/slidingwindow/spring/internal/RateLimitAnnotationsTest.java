@@ -25,7 +25,7 @@ class RateLimitAnnotationsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("Api.call()")
         .hasMessageContaining("fallbackMethod is for bean methods");
-    assertThat(new RateLimitAnnotations().methodRule(call, annotation, false).name())
+    assertThat(new RateLimitAnnotations().methodRule(call, call, annotation, false).name())
         .isEqualTo("Api.call");
   }
 }

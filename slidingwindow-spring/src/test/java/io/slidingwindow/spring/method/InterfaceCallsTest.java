@@ -134,4 +134,30 @@ class InterfaceCallsTest {
     }
     assertThat(contexts.events).isEmpty();
   }
+
+  /**
+   * A call that another application context's proxy counted reaches a bean of this one, whose
+   * post-processor counts it under the bean's own rule: each post-processor counts a call once,
+   * whether or not it has an interface-based proxy of its own.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void callCountedInAnotherContext_countedOnceByThisContextToo(boolean storeHasAProxyOfItsOwn) {
+    MethodContexts store = new MethodContexts();
+    try (AnnotationConfigApplicationContext storeContext =
+        storeHasAProxyOfItsOwn
+            ? store.start(StorePrices.class, Clients.class)
+            : store.start(StorePrices.class)) {
+      MethodContexts clients = new MethodContexts();
+      clients.readyMade.put("storePrices", storeContext.getBean("storePrices"));
+      try (AnnotationConfigApplicationContext clientsContext = clients.start(Clients.class)) {
+        Prices remote = clientsContext.getBean("prices", Prices.class);
+
+        assertThat(call(remote, "price", "tea")).isEqualTo("1.00 for tea");
+
+        assertThat(clients.events).containsExactly("allowed Prices.price");
+        assertThat(store.events).containsExactly("allowed StorePrices.price");
+      }
+    }
+  }
 }

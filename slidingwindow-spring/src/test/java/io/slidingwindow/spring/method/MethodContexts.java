@@ -6,7 +6,9 @@ import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
 import java.beans.Introspector;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
@@ -54,6 +56,9 @@ final class MethodContexts {
   /** The context's class loader, where its proxy classes are defined; null for the default. */
   ClassLoader classLoader;
 
+  /** Objects registered as singletons, ready-made, before the context starts. */
+  final Map<String, Object> readyMade = new LinkedHashMap<>();
+
   /** Class-based proxies, as the starter makes them, instead of the interface-based default. */
   MethodContexts classProxies() {
     proxyTargetClass = true;
@@ -76,6 +81,7 @@ final class MethodContexts {
           processor.setProxyTargetClass(proxyTargetClass);
           return processor;
         });
+    readyMade.forEach(context.getBeanFactory()::registerSingleton);
     for (Class<?> bean : beans) {
       context.registerBean(Introspector.decapitalize(bean.getSimpleName()), bean);
     }

@@ -9,7 +9,14 @@ import java.lang.reflect.Proxy;
 import java.security.ProtectionDomain;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.aop.framework.AopInfrastructureBean;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
+import org.springframework.core.PriorityOrdered;
 import org.springframework.core.SmartClassLoader;
 
 /**
@@ -87,6 +94,44 @@ class ProxyReachTest {
     }
   }
 
+  /** A bean of Spring's AOP infrastructure, which no post-processor proxies. */
+  public static class Infrastructure implements AopInfrastructureBean {
+    @RateLimit(limits = "1/1h")
+    public String call() {
+      return "x";
+    }
+  }
+
+  /** A limited bean that a post-processor needs, and so made before the rate limits are. */
+  public static class Needed {
+    @RateLimit(limits = "1/1h")
+    public String call() {
+      return "x";
+    }
+  }
+
+  /** A post-processor, made and registered first, that needs {@link Needed}. */
+  public static class Needing implements BeanPostProcessor, PriorityOrdered {
+    final Needed needed;
+
+    Needing(Needed needed) {
+      this.needed = needed;
+    }
+
+    @Override
+    public int getOrder() {
+      return 0;
+    }
+  }
+
+  /** Declares {@link Needing}. */
+  public static class NeedingConfig {
+    @Bean
+    public static Needing needing(Needed needed) {
+      return new Needing(needed);
+    }
+  }
+
   @Test
   void start_methodTheProxyCannotIntercept_failsNamingTheBeanTheMethodAndWhy() {
     record Case(MethodContexts contexts, Class<?> bean, String beanName, String why) {}
@@ -108,7 +153,17 @@ class ProxyReachTest {
                 new MethodContexts(),
                 GreeterBean.class,
                 "greeterBean",
-                "no interface it implements declares the method"))) {
+                "no interface it implements declares the method"),
+            new Case(
+                new MethodContexts(),
+                Infrastructure.class,
+                "infrastructure",
+                "AopInfrastructureBean, which Spring's post-processors never proxy"),
+            new Case(
+                new MethodContexts().classProxies(),
+                Infrastructure.class,
+                "infrastructure",
+                "AopInfrastructureBean, which Spring's post-processors never proxy"))) {
       assertThatThrownBy(() -> c.contexts().start(c.bean()).close())
           .as(c.bean().getSimpleName())
           .rootCause()
@@ -117,6 +172,60 @@ class ProxyReachTest {
           .hasMessageContaining(c.bean().getName() + ".call()")
           .hasMessageContaining("would never be applied")
           .hasMessageContaining(c.why());
+    }
+  }
+
+  /** A post-processor, ordered, made with the others of its kind before any is registered. */
+  public static class OrderedNeeding implements BeanPostProcessor, Ordered {
+    @Override
+    public int getOrder() {
+      return 0;
+    }
+  }
+
+  /**
+   * Declares a post-processor with a method that is not static, so the configuration, and the
+   * limited bean it is given, are made with it.
+   */
+  public static class NeedingInstanceConfig {
+    final Needed needed;
+
+    public NeedingInstanceConfig(Needed needed) {
+      this.needed = needed;
+    }
+
+    @Bean
+    public OrderedNeeding needing() {
+      return new OrderedNeeding();
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(classes = {NeedingConfig.class, NeedingInstanceConfig.class})
+  void start_limitedBeanMadeBeforeThePostProcessor_failsNamingTheBeanAndWhy(Class<?> config) {
+    MethodContexts contexts = new MethodContexts().classProxies();
+
+    assertThatThrownBy(() -> contexts.start(Needed.class, config).close())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("bean 'needed'")
+        .hasMessageContaining(Needed.class.getName() + ".call()")
+        .hasMessageContaining("would never be applied")
+        .hasMessageContaining("made before the @RateLimit post-processor was registered");
+  }
+
+  /**
+   * A singleton registered ready-made (a test's mock of a limited bean, say) is left as it is: it
+   * was never the post-processor's to proxy.
+   */
+  @Test
+  void start_limitedBeanRegisteredReadyMade_startsAsItIs() {
+    MethodContexts contexts = new MethodContexts().classProxies();
+    contexts.readyMade.put("ready", new Needed());
+
+    try (AnnotationConfigApplicationContext context = contexts.start()) {
+      Needed ready = context.getBean(Needed.class);
+      assertThat(ready.call()).isEqualTo("x");
+      assertThat(ready.call()).isEqualTo("x");
     }
   }
 

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.slidingwindow.Limit;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.RateLimitExceededException;
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -68,10 +67,13 @@ class RateLimitMethodPostProcessorTest {
    */
   @Test
   void plain_noInterfaceProxyCounts_doesNotLookForACountedCallAroundIt() throws Throwable {
-    Method declaration = Quotes.class.getMethod("plain", String.class);
+    Nesting.Mark mark =
+        new Nesting.Mark(
+            context.getBean(RateLimitMethodPostProcessor.class),
+            Quotes.class.getMethod("plain", String.class));
 
     Nesting.run(
-        declaration,
+        mark,
         () -> {
           quotes.plain("a");
           return quotes.plain("a");

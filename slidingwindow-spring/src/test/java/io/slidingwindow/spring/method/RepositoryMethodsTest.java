@@ -371,6 +371,62 @@ class RepositoryMethodsTest {
     }
   }
 
+  /** A fragment whose method's rule has a name of its own. */
+  public static class NamedFragment {
+    /** The fragment. */
+    public interface Notes {
+      @RateLimit(limits = "1/10s", key = "#id", name = "order-notes")
+      String note(String id);
+    }
+
+    /** Its implementation, a bean of its own. */
+    public static class NotesImpl implements Notes {
+      @Override
+      public String note(String id) {
+        return "noted " + id;
+      }
+    }
+
+    /** The repository. */
+    public interface Repository extends CrudRepository<Order, String>, Notes {}
+
+    /** Its configuration. */
+    @EnableMapRepositories(
+        considerNestedRepositories = true,
+        basePackageClasses = NamedFragment.class,
+        includeFilters =
+            @ComponentScan.Filter(type = FilterType.ASSIGNABLE_TYPE, classes = Repository.class))
+    public static class Config {}
+  }
+
+  @Test
+  void fragmentMethodWithAName_oneRuleForTheRepositoryAndTheImplementation_eachCallCountedOnce() {
+    MethodContexts named = new MethodContexts();
+    try (AnnotationConfigApplicationContext started =
+        named.start(NamedFragment.Config.class, Callers.class)) {
+      NamedFragment.Repository repository = started.getBean(NamedFragment.Repository.class);
+      NamedFragment.Notes implementation =
+          started.getBeansOfType(NamedFragment.Notes.class).values().stream()
+              .filter(notes -> !(notes instanceof NamedFragment.Repository))
+              .findFirst()
+              .orElseThrow();
+
+      assertThat(repository.note("1")).isEqualTo("noted 1");
+      assertThat(MethodContexts.outcome(() -> implementation.note("1")))
+          .isEqualTo("RateLimitExceededException");
+      assertThat(implementation.note("2")).isEqualTo("noted 2");
+      assertThat(MethodContexts.outcome(() -> repository.note("2")))
+          .isEqualTo("RateLimitExceededException");
+
+      assertThat(named.events)
+          .containsExactly(
+              "allowed order-notes",
+              "refused order-notes",
+              "allowed order-notes",
+              "refused order-notes");
+    }
+  }
+
   /** A limit that does not parse. */
   public static class BadLimit {
     /** The repository. */
