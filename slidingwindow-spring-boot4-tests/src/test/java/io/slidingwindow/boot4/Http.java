@@ -35,13 +35,19 @@ final class Http {
     return send(request, "GET " + path);
   }
 
-  /** POST {@code json} to {@code base + path}, as {@code application/json}. */
-  static HttpResponse<String> post(URI base, String path, String json) {
+  /**
+   * POST {@code json} to {@code base + path}, as {@code application/json}, with {@code headers}
+   * (name, value, ...).
+   */
+  static HttpResponse<String> post(URI base, String path, String json, String... headers) {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(base.resolve(path))
             .timeout(Duration.ofSeconds(10))
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(json));
+    if (headers.length > 0) {
+      request.headers(headers);
+    }
     return send(request, "POST " + path);
   }
 

@@ -27,7 +27,8 @@ import tools.jackson.databind.json.JsonMapper;
  * server: rule {@code api} keys on header {@code X-Api-Key}, sells plan {@code free} at 5 a window
  * to two listed keys and gives other keys 2. A free key that spent its 5 gets exactly 3 more after
  * a raise to 8, none after a cut to 2; the endpoint is reached on the management port through a
- * real HTTP client, and the application's port has no such path.
+ * real HTTP client, and the application's port has no such path. A change a web page of another
+ * site sends is refused.
  */
 class PlanChangeBoot4IT {
 
@@ -124,6 +125,15 @@ class PlanChangeBoot4IT {
       assertThat(spent.get("plan").asString()).isEqualTo("free");
       assertThat(spent.get("limits").get(0).get("permits").asLong()).isEqualTo(8);
       assertThat(spent.get("limits").get(0).get("used").asLong()).isEqualTo(8);
+
+      HttpResponse<String> fromPage =
+          Http.post(
+              management,
+              "/actuator/slidingwindow/api/plans/free",
+              "{\"limits\":\"50/1h\"}",
+              "Sec-Fetch-Site",
+              "cross-site");
+      assertThat(fromPage.statusCode()).as("from a web page: " + fromPage.body()).isEqualTo(403);
 
       json(changeFree(management, "2/" + window), 200);
       assertThat(granted(uri, "free-1", 3)).as("cut below what it spent: none").isZero();

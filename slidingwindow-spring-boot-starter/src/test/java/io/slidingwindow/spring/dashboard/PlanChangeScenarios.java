@@ -14,6 +14,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
@@ -57,6 +58,8 @@ import org.springframework.web.bind.annotation.RestController;
       "slidingwindow.http.rules.api.plans.pro.limits[0].permits=20",
       "slidingwindow.http.rules.api.plans.pro.limits[0].window=1m",
       "slidingwindow.http.rules.api.plan-resolver=apiPlans",
+      "management.endpoints.web.cors.allowed-origins=http://admin.test",
+      "management.endpoints.web.cors.allowed-methods=POST,DELETE",
     })
 abstract class PlanChangeScenarios {
 
@@ -142,6 +145,26 @@ abstract class PlanChangeScenarios {
           .build()
           .send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
+  }
+
+  /** {@code method} {@code path} with {@code headers} (name, value, ...) and maybe a JSON body. */
+  HttpResponse<String> send(String method, String path, String body, String... headers)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + path))
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body))
+            .headers(headers);
+    if (body != null) {
+      request.header("Content-Type", "application/json");
+    }
+    return HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .build()
+        .send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 
   HttpResponse<String> change(String plan, String body) throws Exception {
@@ -275,6 +298,53 @@ abstract class PlanChangeScenarios {
     assertThat(free.get("limits").get(0).get("permits").asLong()).as("unchanged").isEqualTo(5);
     assertThat(free.get("changed").asBoolean()).isFalse();
     assertThat(granted(keyOn("free"), 7)).isEqualTo(5);
+  }
+
+  @Test
+  void changeAndReset_fromAWebPage_refusedWhateverThePathsSpelling(CapturedOutput output)
+      throws Exception {
+    String free = keyOn("free");
+    assertThat(granted(free, 3)).isEqualTo(3);
+    String body = "{\"limits\":\"50/1m\"}";
+    // Without an Origin, the actuator's CORS check lets the first through; being configured here,
+    // it would refuse the others (403, not JSON) after the endpoint's own check.
+    String[][] pages = {
+      {"Sec-Fetch-Site", "same-site"},
+      {"Origin", "http://evil.test", "Sec-Fetch-Site", "cross-site"},
+      {"Origin", "http://evil.test"},
+      {"Origin", "null"},
+    };
+    String[] spellings = {
+      "/actuator/slidingwindow/api/plans/free",
+      "/actuator/%73lidingwindow/api/plans/free",
+      "/actuator;a=b/slidingwindow;c=d/api/plans/free",
+    };
+    for (String[] page : pages) {
+      for (String path : spellings) {
+        HttpResponse<String> refused = send("POST", path, body, page);
+        assertThat(refused.statusCode()).as(path + " " + List.of(page)).isEqualTo(403);
+        assertThat(JSON.readTree(refused.body()).get("error").asText())
+            .contains("a web page of another origin");
+      }
+      assertThat(send("DELETE", "/actuator/slidingwindow/api/" + counted(free), null, page))
+          .extracting(HttpResponse::statusCode)
+          .isEqualTo(403);
+    }
+    assertThat(output.getAll()).contains("slidingwindow endpoint: refused POST from a web page");
+    assertThat(quota(free).get("limits").get(0).get("used").asLong()).as("not reset").isEqualTo(3);
+    assertThat(quota(free).get("limits").get(0).get("permits").asLong()).isEqualTo(5);
+
+    // The endpoint's own origin at the loopback address, and an origin the actuator's CORS
+    // configuration allows, may.
+    String own = "http://127.0.0.1:" + managementPort;
+    String path = "/actuator/slidingwindow/api/plans/free";
+    json(send("POST", path, body, "Origin", own, "Sec-Fetch-Site", "same-origin"), 200);
+    json(
+        send("POST", path, body, "Origin", "http://admin.test", "Sec-Fetch-Site", "cross-site"),
+        200);
+    String reset = "/actuator/slidingwindow/api/" + counted(free);
+    json(send("DELETE", reset, null, "Origin", own, "Sec-Fetch-Site", "same-origin"), 200);
+    assertThat(quota(free).get("limits").get(0).get("used").asLong()).isZero();
   }
 
   @Test

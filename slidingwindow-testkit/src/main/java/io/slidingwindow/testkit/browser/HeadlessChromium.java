@@ -59,6 +59,19 @@ public final class HeadlessChromium implements AutoCloseable {
    */
   public HeadlessChromium(Path binary, int width, int height)
       throws IOException, InterruptedException {
+    this(binary, width, height, List.of());
+  }
+
+  /**
+   * Starts the browser at {@code binary} with a window of {@code width} by {@code height} pixels,
+   * on a blank page, with {@code arguments} added to its command line: for example {@code
+   * "--host-resolver-rules=MAP rebound.test 127.0.0.1"}, so that a host name the test makes up
+   * resolves to a server of the test.
+   *
+   * @throws IllegalStateException if the binary is missing or the browser does not come up
+   */
+  public HeadlessChromium(Path binary, int width, int height, List<String> arguments)
+      throws IOException, InterruptedException {
     if (!Files.isExecutable(binary)) {
       throw new IllegalStateException(
           "no Chromium at "
@@ -67,25 +80,29 @@ public final class HeadlessChromium implements AutoCloseable {
               + " -Dchromium.binary=PATH");
     }
     profile = Files.createTempDirectory("slidingwindow-chromium");
+    List<String> command = new ArrayList<>();
+    command.add(binary.toString());
+    command.addAll(arguments);
+    command.addAll(
+        List.of(
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-extensions",
+            "--mute-audio",
+            "--user-data-dir=" + profile,
+            "--remote-debugging-address=127.0.0.1",
+            "--remote-debugging-port=0",
+            "--window-size=" + width + "," + height,
+            "about:blank"));
     process =
-        new ProcessBuilder(
-                binary.toString(),
-                "--headless=new",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--no-default-browser-check",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--disable-extensions",
-                "--mute-audio",
-                "--user-data-dir=" + profile,
-                "--remote-debugging-address=127.0.0.1",
-                "--remote-debugging-port=0",
-                "--window-size=" + width + "," + height,
-                "about:blank")
+        new ProcessBuilder(command)
             .redirectErrorStream(true)
             .redirectOutput(profile.resolve("chromium.log").toFile())
             .start();
