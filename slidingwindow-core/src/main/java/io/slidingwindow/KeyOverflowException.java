@@ -12,9 +12,9 @@ public final class KeyOverflowException extends RuntimeException {
 
   private static final long serialVersionUID = 1L;
 
-  private final int maxKeys;
+  private final long maxKeys;
 
-  KeyOverflowException(int maxKeys) {
+  KeyOverflowException(long maxKeys) {
     super(
         "no room for a new key: maxKeys (" + maxKeys + ") keys are tracked, none of them empty",
         null,
@@ -23,8 +23,11 @@ public final class KeyOverflowException extends RuntimeException {
     this.maxKeys = maxKeys;
   }
 
-  /** The most keys tracked at once, all of them tracked when this was thrown. */
-  public int maxKeys() {
+  /**
+   * The most keys tracked at once, all of them tracked when this was thrown: the value given to the
+   * builder's {@code maxKeys(long)}, or its default.
+   */
+  public long maxKeys() {
     return maxKeys;
   }
 }

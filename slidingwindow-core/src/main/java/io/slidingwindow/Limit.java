@@ -14,13 +14,13 @@ import java.util.Optional;
  * A limit of {@code permits} per sliding {@code window}, tracked in buckets of width {@code
  * precision}.
  *
- * <p>Every limiter of this library enforces a limit in the same way: for every interval {@code [t,
- * t + window)} of its clock, the permits it grants with timestamps inside the interval sum to at
- * most {@link #permits()}. The precision only decides how soon capacity comes back: a request is
- * refused only if an exact sliding log over {@code window + precision} would refuse it too, and a
- * precision of one nanosecond ({@link #exact}) makes the limiter an exact sliding log. Coarser
- * precision means less memory: a limiter stores at most {@code min(permits, ceil(window /
- * precision) + 1)} (bucket, count) runs per limit.
+ * <p>Every limiter of this library enforces a sliding-window limit in the same way: for every
+ * interval {@code [t, t + window)} of its clock, the permits it grants with timestamps inside the
+ * interval sum to at most {@link #permits()}. The precision only decides how soon capacity comes
+ * back: a request is refused only if an exact sliding log over {@code window + precision} would
+ * refuse it too, and a precision of one nanosecond ({@link #exact}) makes the limiter an exact
+ * sliding log. Coarser precision means less memory: a limiter stores at most {@code min(permits,
+ * ceil(window / precision) + 1)} (bucket, count) runs per limit.
  *
  * <p>The default precision is {@code window / 1000}, but not below one microsecond (and never above
  * the window).
@@ -209,27 +209,42 @@ public final class Limit {
     return new Limit(permits, windowNanos, precisionNanos);
   }
 
-  /** The most permits granted in any interval of length {@link #window()}. */
+  /**
+   * The most permits granted. For a sliding window: in any interval of length {@link #window()}.
+   * For a calendar quota: within each calendar period, counted from zero at its start; this bounds
+   * no interval that spans a boundary, so the end of one period and the start of the next can
+   * together grant {@code 2 * permits} within much less than a period (for a monthly quota, {@code
+   * permits} in the last minute of one month and {@code permits} more in the first of the next).
+   */
   public long permits() {
     return permits;
   }
 
-  /** The length of the sliding window. */
+  /**
+   * For a sliding window, its length. For a calendar quota, which has no sliding window, {@link
+   * CalendarPeriod#longest()} (the nominal longest period plus two hours: for a month 31 days and
+   * two hours): an upper bound of one period's length, which limiters use only for hints such as a
+   * header's window; decisions use the period's true boundaries.
+   */
   public Duration window() {
     return Duration.ofNanos(windowNanos);
   }
 
-  /** The length of the sliding window in nanoseconds. */
+  /** {@link #window()} in nanoseconds. */
   public long windowNanos() {
     return windowNanos;
   }
 
-  /** The width of one bucket: how late, at most, capacity comes back. */
+  /**
+   * For a sliding window, the width of one bucket: how late, at most, capacity comes back after the
+   * permits that took it leave the window. For a calendar quota, which has no buckets, the same as
+   * {@link #window()}; its capacity comes back all at once, at the start of the next period.
+   */
   public Duration precision() {
     return Duration.ofNanos(precisionNanos);
   }
 
-  /** The width of one bucket in nanoseconds. */
+  /** {@link #precision()} in nanoseconds. */
   public long precisionNanos() {
     return precisionNanos;
   }

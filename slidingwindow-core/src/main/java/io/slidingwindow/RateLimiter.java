@@ -22,6 +22,11 @@ import java.util.List;
  * reads an earlier time but takes the lock later is counted at the latest time seen. (A refusal
  * without the lock does not record its reading: if the clock then steps back, later figures are
  * measured from the latest recorded time, so a {@code retryAfter} may come out late, never early.)
+ *
+ * <p>Not meant to be implemented outside this project: the library's one implementation is the
+ * in-process limiter that {@link #builder()} returns, and later versions may add abstract methods
+ * to this interface. A backend of an application's own implements {@link KeyedRateLimiter} instead,
+ * whose defaults leave room for that, and which the testkit's conformance classes check.
  */
 public interface RateLimiter {
 

@@ -160,6 +160,14 @@ class RollingCountersTest {
   }
 
   @Test
+  void keyOverflowException_maxKeys_hasTheBuildersType() throws NoSuchMethodException {
+    Class<?> builderType =
+        RollingCounters.Builder.class.getMethod("maxKeys", long.class).getParameterTypes()[0];
+    assertThat(KeyOverflowException.class.getMethod("maxKeys").getReturnType())
+        .isEqualTo(builderType);
+  }
+
+  @Test
   void addAndGet_fullTableRefusing_throwsKeyOverflowAndRecordsNothing() {
     LocalRollingCounters<String> c = counters(3, Duration.ofSeconds(1), 2, KeyOverflow.REFUSE);
     c.incrementAndGet("a");

@@ -1,6 +1,7 @@
 package io.slidingwindow.http;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 
@@ -163,13 +164,28 @@ public final class RequestKey {
    * The tuple of {@code parts}: equal only to a tuple of equal parts in the same order. A part that
    * is not a {@code RequestKey} is taken as {@link #ofValue(Object)} of it.
    *
-   * @throws IllegalArgumentException if {@code parts} is null or empty, or holds a null
+   * <p>A lone collection or array is refused: Java passes an {@code Object[]} (or {@code String[]})
+   * as the parts themselves, but a {@code List} or an {@code int[]} as one part, so {@code
+   * of(list)} would be a tuple holding a tuple, not the tuple of the list's values. Pass the values
+   * as the parts ({@code of(a, b)}), or key the collection by its content with {@link
+   * #ofValue(Object)}, which gives that same key. With other parts beside it, a collection or array
+   * is one part, as any value.
+   *
+   * @throws IllegalArgumentException if {@code parts} is null or empty, holds a null, or is one
+   *     {@link Collection} or array
    * @throws io.slidingwindow.KeyRejectedException if a part cannot be a key ({@link
    *     #ofValue(Object)})
    */
   public static RequestKey of(Object... parts) {
     if (parts == null || parts.length == 0) {
       throw new IllegalArgumentException("parts must hold at least one part, was empty");
+    }
+    Object only = parts.length == 1 ? parts[0] : null;
+    if (only instanceof Collection || only != null && only.getClass().isArray()) {
+      throw new IllegalArgumentException(
+          "parts must not be a lone collection or array, was a "
+              + only.getClass().getTypeName()
+              + ": pass its values as the parts, of(a, b), or key it by content with ofValue");
     }
     List<String> values = new ArrayList<>(parts.length);
     for (Object part : parts) {

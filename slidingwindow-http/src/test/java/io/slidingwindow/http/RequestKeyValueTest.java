@@ -247,6 +247,39 @@ class RequestKeyValueTest {
   }
 
   /**
+   * Java spreads an {@code Object[]} into the parts but passes a list or an {@code int[]} as one
+   * part, so a lone collection or array would be keyed unlike its spread values: it is refused, and
+   * every input still accepted keeps its key.
+   */
+  @Test
+  void of_loneCollectionOrArray_isRefusedAndTheAcceptedFormsKeepTheirKeys() {
+    for (Object lone :
+        new Object[] {List.of("a", "b"), new int[] {1, 2}, new String[] {"a", "b"}, List.of()}) {
+      assertThatThrownBy(() -> RequestKey.of(lone))
+          .isInstanceOf(IllegalArgumentException.class)
+          .isNotInstanceOf(KeyRejectedException.class)
+          .hasMessageContaining("lone collection or array")
+          .hasMessageContaining("ofValue");
+    }
+    assertThatThrownBy(() -> RequestKey.of((Object) null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("part must not be null");
+    // The values spread, by hand or by Java from an Object[], and ofValue of the collection agree.
+    assertThat(RequestKey.of("a", "b").value()).isEqualTo("(custom:a|custom:b)");
+    assertThat(RequestKey.of((Object[]) new String[] {"a", "b"}))
+        .isEqualTo(RequestKey.of("a", "b"));
+    assertThat(RequestKey.ofValue(List.of("a", "b"))).isEqualTo(RequestKey.of("a", "b"));
+    assertThat(RequestKey.ofValue(new int[] {1, 2})).isEqualTo(RequestKey.of(1, 2));
+    // Beside other parts, a collection is one part, as before; so is a lone map, optional or key.
+    RequestKey ip = RequestKey.address("192.0.2.1", 64);
+    assertThat(RequestKey.of(List.of("a", "b"), ip).value())
+        .isEqualTo("((custom:a|custom:b)|ip:192.0.2.1)");
+    assertThat(RequestKey.of("a").value()).isEqualTo("(custom:a)");
+    assertThat(RequestKey.of(ip).value()).isEqualTo("(ip:192.0.2.1)");
+    assertThat(RequestKey.of(Optional.of("a")).value()).isEqualTo("((custom:a))");
+  }
+
+  /**
    * A key function that makes a key of a value with {@code Object}'s {@code toString} throws, and
    * the request counts under its client's address: two requests of one client with two such values
    * share one limit.

@@ -1,6 +1,6 @@
 package io.slidingwindow.redis;
 
-import java.util.Objects;
+import io.slidingwindow.internal.Checks;
 
 /**
  * What a probe of the limiter's Redis found ({@link RedisBackend#health(java.time.Duration)}): up,
@@ -13,9 +13,14 @@ import java.util.Objects;
  */
 public record RedisHealth(boolean up, RedisProblem problem, String detail) {
 
-  /** Checks that {@code detail} is present and a healthy result names no problem. */
+  /**
+   * Checks that {@code detail} is present and a healthy result names no problem.
+   *
+   * @throws IllegalArgumentException if {@code detail} is null, or {@code up} with a {@code
+   *     problem}
+   */
   public RedisHealth {
-    Objects.requireNonNull(detail, "detail");
+    Checks.requireNonNull(detail, "detail");
     if (up && problem != null) {
       throw new IllegalArgumentException("an up result names no problem, was " + problem);
     }

@@ -34,6 +34,9 @@ import org.junit.platform.launcher.LauncherSessionListener;
  * src/test/resources/META-INF/services/org.junit.platform.launcher.LauncherSessionListener}. The
  * testkit does not register it itself: an application's tests that use the testkit keep their own
  * bounds.
+ *
+ * <p>For the project's own tests: not a supported API, and it may change without notice in any
+ * release.
  */
 public final class ForkBound implements LauncherSessionListener {
 

@@ -5,5 +5,16 @@
  * io.slidingwindow.testkit.RateLimiterConformance}), threads that call together ({@link
  * io.slidingwindow.testkit.CallerThreads}) and a limiter that fails on purpose ({@link
  * io.slidingwindow.testkit.FailingLimiter}). For tests only.
+ *
+ * <p>What is supported for an application's own tests: {@link io.slidingwindow.testkit.FakeTicker},
+ * the oracles {@link io.slidingwindow.testkit.SlidingLogOracle} and {@link
+ * io.slidingwindow.testkit.CalendarLogOracle}, {@link io.slidingwindow.testkit.Schedule}, and the
+ * conformance base classes {@link io.slidingwindow.testkit.RateLimiterConformance}, {@link
+ * io.slidingwindow.testkit.QuotaConformance}, {@link io.slidingwindow.testkit.PlanConformance} and
+ * {@link io.slidingwindow.testkit.CalendarQuotaConformance}. The rest is the project's own test
+ * infrastructure and may change without notice in any release: {@link
+ * io.slidingwindow.testkit.ForkBound}, {@link io.slidingwindow.testkit.CallerThreads}, {@link
+ * io.slidingwindow.testkit.FailingLimiter}, and the packages {@code browser}, {@code http} and
+ * {@code redis}.
  */
 package io.slidingwindow.testkit;

@@ -4,6 +4,7 @@
  * io.slidingwindow.testkit.http.WayIn}): path spellings, made-up and rotated keys, long keys,
  * forwarded headers and keys that fail, each sent by a real client from a loopback address of its
  * own, with {@link io.slidingwindow.testkit.http.RawHttp} for requests sent byte for byte. The
- * classes that are not public are the table's own and may change. For tests only.
+ * classes that are not public are the table's own and may change. For the project's own tests: not
+ * a supported API, and it may change without notice in any release.
  */
 package io.slidingwindow.testkit.http;

@@ -9,5 +9,8 @@
  * <p>Every wait is bounded and every process is killed by {@code close()}, on failure paths too,
  * with a JVM shutdown hook for leftovers. Needs {@code redis-server} and {@code redis-cli} on the
  * {@code PATH} ({@code apt-get install -y redis-server redis-tools}).
+ *
+ * <p>For the project's own tests: not a supported API, and it may change without notice in any
+ * release.
  */
 package io.slidingwindow.testkit.redis;
