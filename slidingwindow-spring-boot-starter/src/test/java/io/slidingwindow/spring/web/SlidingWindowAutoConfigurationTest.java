@@ -345,13 +345,7 @@ class SlidingWindowAutoConfigurationTest {
 
   @Test
   void userInterceptorAlone_autoInterceptorBacksOff() {
-    RateLimitInterceptor mine =
-        new RateLimitInterceptor(
-            RateLimiterFactory.inMemory(),
-            RateLimitListener.NONE,
-            ClientIpResolver.direct(),
-            false,
-            false);
+    RateLimitInterceptor mine = RateLimitInterceptor.builder().build();
     runner
         .withBean("myInterceptor", RateLimitInterceptor.class, () -> mine)
         .run(
