@@ -474,6 +474,24 @@ class SlidingWindowAutoConfigurationTest {
             });
   }
 
+  @Test
+  void userInterceptor_annotationAndFilterRuleSameName_stillFailAtStartup() {
+    mvcRunner()
+        .withUserConfiguration(ProductController.class)
+        .withBean(
+            "myInterceptor",
+            RateLimitInterceptor.class,
+            () -> RateLimitInterceptor.builder().build())
+        .withPropertyValues(RULE + ".limits[0].permits=1", RULE + ".limits[0].window=1m")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(messages(context.getStartupFailure()))
+                  .contains("the filter's rule 'product'")
+                  .contains("@RateLimit on " + ProductController.class.getName() + ".product()");
+            });
+  }
+
   private static String messages(Throwable failure) {
     StringBuilder messages = new StringBuilder();
     for (Throwable t = failure; t != null; t = t.getCause()) {
