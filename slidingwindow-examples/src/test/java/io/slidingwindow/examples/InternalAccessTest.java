@@ -55,6 +55,7 @@ class InternalAccessTest {
   private static final Set<String> WEB_API =
       Set.of(
           "io.slidingwindow.webmvc.RateLimitInterceptor",
+          "io.slidingwindow.webmvc.RateLimitInterceptor$Builder",
           "io.slidingwindow.webflux.ReactiveClientKeys",
           "io.slidingwindow.webflux.ReactiveKeyResolver",
           "io.slidingwindow.webflux.ReactiveRateLimitFilter",

@@ -10,12 +10,12 @@ import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.RateLimitKeyContext;
 import io.slidingwindow.spring.internal.RateLimitAnnotations;
+import io.slidingwindow.webmvc.internal.RateLimitInterceptors;
 import io.slidingwindow.webmvc.internal.ServletKeys;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.lang.reflect.Method;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -38,7 +38,11 @@ import org.springframework.web.servlet.AsyncHandlerInterceptor;
  * <p>Before every handler (annotated or not), it also enforces once more the rules of the rate
  * limit filters that let the request through ({@link RateLimitEnforcer#recheck}): a filter after
  * them that changed the request's method or path (a method override, a path rewrite) would
- * otherwise take it past a rule that applies to the request the handler gets. Thread-safe.
+ * otherwise take it past a rule that applies to the request the handler gets.
+ *
+ * <p>{@link #builder()} makes one for an application that adds it to Spring MVC's interceptors
+ * itself; the Spring Boot starter makes its own, and also checks every annotated handler method at
+ * start-up. Thread-safe.
  */
 public final class RateLimitInterceptor implements AsyncHandlerInterceptor {
 
@@ -53,92 +57,31 @@ public final class RateLimitInterceptor implements AsyncHandlerInterceptor {
   private final Map<Method, Boolean> unannotated = new ConcurrentHashMap<>();
   private final RateLimitAnnotations annotations = new RateLimitAnnotations();
 
-  /**
-   * Creates an interceptor whose keys cannot name {@link KeyResolver} beans.
-   *
-   * @param defaultDryRun dry-run for every annotation, on top of each one's own flag
-   * @throws IllegalArgumentException if {@code limiterFactory}, {@code listener} or {@code
-   *     clientIp} is null
-   */
-  public RateLimitInterceptor(
-      RateLimiterFactory limiterFactory,
-      RateLimitListener listener,
-      ClientIpResolver clientIp,
-      boolean rateLimitHeaders,
-      boolean defaultDryRun) {
-    this(
-        limiterFactory,
-        listener,
-        clientIp,
-        rateLimitHeaders,
-        defaultDryRun,
-        name -> null,
-        RefusalReplies.Refusal.DEFAULT);
+  static {
+    RateLimitInterceptors.install(new Access());
   }
 
-  /**
-   * Creates an interceptor that answers refused requests with {@code refusal}.
-   *
-   * @param defaultDryRun dry-run for every annotation, on top of each one's own flag
-   * @param keyResolverBeans looks up a {@link KeyResolver} bean by name for {@code bean:NAME} keys;
-   *     returns null if there is none
-   * @throws IllegalArgumentException if an argument is null
-   */
-  public RateLimitInterceptor(
-      RateLimiterFactory limiterFactory,
-      RateLimitListener listener,
-      ClientIpResolver clientIp,
-      boolean rateLimitHeaders,
-      boolean defaultDryRun,
-      Function<String, KeyResolver> keyResolverBeans,
-      RefusalReplies.Refusal refusal) {
-    if (limiterFactory == null
-        || listener == null
-        || clientIp == null
-        || keyResolverBeans == null
-        || refusal == null) {
-      throw new IllegalArgumentException(
-          "limiterFactory, listener, clientIp, keyResolverBeans and refusal must not be null, were "
-              + Arrays.asList(limiterFactory, listener, clientIp, keyResolverBeans, refusal));
-    }
-    this.keyResolverBeans = keyResolverBeans;
-    this.limiterFactory = limiterFactory;
-    this.listener = listener;
-    this.clientIp = clientIp;
-    this.rateLimitHeaders = rateLimitHeaders;
-    this.defaultDryRun = defaultDryRun;
-    this.refusal = refusal;
+  private RateLimitInterceptor(Builder builder) {
+    this.limiterFactory = builder.limiterFactory;
+    this.listener = builder.listener;
+    this.clientIp = builder.clientIp;
+    this.rateLimitHeaders = builder.rateLimitHeaders;
+    this.defaultDryRun = builder.defaultDryRun;
+    this.keyResolverBeans = builder.keyResolverBeans;
+    this.refusal = builder.refusal;
+  }
+
+  /** Returns a builder. */
+  public static Builder builder() {
+    return new Builder();
   }
 
   /**
    * Checks and prepares the annotation of {@code method}, if any, so that a bad one fails at
    * start-up.
-   *
-   * @throws IllegalArgumentException naming the method if its annotation is invalid, or naming both
-   *     owners if its rule name is already taken by another method or a reserved rule
    */
-  public void register(Method method) {
+  private void register(Method method) {
     enforcerFor(method);
-  }
-
-  /**
-   * Takes {@code ruleName} for {@code owner} (a filter rule), so that no annotation can use it:
-   * each rule name stands for one limiter, one metric series and, on a shared backend, one key
-   * space.
-   *
-   * @throws IllegalArgumentException naming both owners if an annotation already uses the name
-   */
-  public void reserve(String ruleName, String owner) {
-    annotations.claim(ruleName, owner);
-  }
-
-  /**
-   * Checks the name of a rule of a reloaded configuration against the annotations' names.
-   *
-   * @throws IllegalArgumentException naming the annotated method if an annotation has it
-   */
-  public void checkRuleName(String ruleName) {
-    annotations.checkRuleName(ruleName);
   }
 
   /** {@code @RateLimit on com.example.Api.order(String)}: the method, overloads told apart. */
@@ -211,5 +154,129 @@ public final class RateLimitInterceptor implements AsyncHandlerInterceptor {
       return KeyResolver.clientIp(clientIp);
     }
     return ServletKeys.resolver(where + ": key", key, clientIp, keyResolverBeans);
+  }
+
+  /** The interceptor's start-up wiring, for {@link RateLimitInterceptors}. */
+  private static final class Access implements RateLimitInterceptors.Access {
+    @Override
+    public void register(RateLimitInterceptor interceptor, Method method) {
+      interceptor.register(method);
+    }
+
+    @Override
+    public void reserve(RateLimitInterceptor interceptor, String ruleName, String owner) {
+      interceptor.annotations.claim(ruleName, owner);
+    }
+
+    @Override
+    public void checkRuleName(RateLimitInterceptor interceptor, String ruleName) {
+      interceptor.annotations.checkRuleName(ruleName);
+    }
+  }
+
+  /** Builds a {@link RateLimitInterceptor}. Not thread-safe. */
+  public static final class Builder {
+    private RateLimiterFactory limiterFactory = RateLimiterFactory.inMemory();
+    private RateLimitListener listener = RateLimitListener.NONE;
+    private ClientIpResolver clientIp = ClientIpResolver.direct();
+    private boolean rateLimitHeaders;
+    private boolean defaultDryRun;
+    private Function<String, KeyResolver> keyResolverBeans = name -> null;
+    private RefusalReplies.Refusal refusal = RefusalReplies.Refusal.DEFAULT;
+
+    private Builder() {}
+
+    /**
+     * Sets the backend that makes each annotated method's limiter, {@link
+     * RateLimiterFactory#inMemory()} by default.
+     *
+     * @throws IllegalArgumentException if {@code limiterFactory} is null
+     */
+    public Builder limiterFactory(RateLimiterFactory limiterFactory) {
+      if (limiterFactory == null) {
+        throw new IllegalArgumentException("limiterFactory must not be null");
+      }
+      this.limiterFactory = limiterFactory;
+      return this;
+    }
+
+    /**
+     * Sets the listener told of every decision, none by default.
+     *
+     * @throws IllegalArgumentException if {@code listener} is null
+     */
+    public Builder listener(RateLimitListener listener) {
+      if (listener == null) {
+        throw new IllegalArgumentException("listener must not be null");
+      }
+      this.listener = listener;
+      return this;
+    }
+
+    /**
+     * Sets how the client's address is found ({@link ClientIpResolver#direct()}, the connection's
+     * peer, by default): the key of an annotation without a key, of the {@code ip} shorthand, and
+     * of a request whose key is null or throws.
+     *
+     * @throws IllegalArgumentException if {@code clientIp} is null
+     */
+    public Builder clientIp(ClientIpResolver clientIp) {
+      if (clientIp == null) {
+        throw new IllegalArgumentException("clientIp must not be null");
+      }
+      this.clientIp = clientIp;
+      return this;
+    }
+
+    /**
+     * Sets whether to send the {@code RateLimit-Policy} and {@code RateLimit} headers; off by
+     * default.
+     */
+    public Builder rateLimitHeaders(boolean rateLimitHeaders) {
+      this.rateLimitHeaders = rateLimitHeaders;
+      return this;
+    }
+
+    /**
+     * Sets dry-run for every annotation, on top of each one's own {@link RateLimit#dryRun()}: a
+     * refused request is reported to the listener and let through. Off by default.
+     */
+    public Builder defaultDryRun(boolean defaultDryRun) {
+      this.defaultDryRun = defaultDryRun;
+      return this;
+    }
+
+    /**
+     * Sets how {@code bean:NAME} keys find their {@link KeyResolver}: by name, null if there is
+     * none (then the annotation is rejected when its method is first seen). By default there are
+     * none.
+     *
+     * @throws IllegalArgumentException if {@code keyResolverBeans} is null
+     */
+    public Builder keyResolverBeans(Function<String, KeyResolver> keyResolverBeans) {
+      if (keyResolverBeans == null) {
+        throw new IllegalArgumentException("keyResolverBeans must not be null");
+      }
+      this.keyResolverBeans = keyResolverBeans;
+      return this;
+    }
+
+    /**
+     * Sets how refusals are answered: 429 with an {@code application/problem+json} body by default.
+     *
+     * @throws IllegalArgumentException if {@code refusal} is null
+     */
+    public Builder refusal(RefusalReplies.Refusal refusal) {
+      if (refusal == null) {
+        throw new IllegalArgumentException("refusal must not be null");
+      }
+      this.refusal = refusal;
+      return this;
+    }
+
+    /** Builds the interceptor; each annotated method's limiter is made when the method is seen. */
+    public RateLimitInterceptor build() {
+      return new RateLimitInterceptor(this);
+    }
   }
 }

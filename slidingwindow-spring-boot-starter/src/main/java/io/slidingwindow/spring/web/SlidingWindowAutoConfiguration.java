@@ -13,6 +13,7 @@ import io.slidingwindow.servlet.RateLimitFilter;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.internal.RateLimitAnnotations;
 import io.slidingwindow.webmvc.RateLimitInterceptor;
+import io.slidingwindow.webmvc.internal.RateLimitInterceptors;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -198,14 +199,15 @@ public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
         ClientIpResolver clientIp,
         SlidingWindowHttpProperties properties,
         ListableBeanFactory beans) {
-      return new RateLimitInterceptor(
-          limiterFactory,
-          listener(listeners, registry),
-          clientIp,
-          properties.isRateLimitHeaders(),
-          properties.isDryRun(),
-          namedBeans(beans, KeyResolver.class),
-          properties.getRefusal().toRefusal());
+      return RateLimitInterceptor.builder()
+          .limiterFactory(limiterFactory)
+          .listener(listener(listeners, registry))
+          .clientIp(clientIp)
+          .rateLimitHeaders(properties.isRateLimitHeaders())
+          .defaultDryRun(properties.isDryRun())
+          .keyResolverBeans(namedBeans(beans, KeyResolver.class))
+          .refusal(properties.getRefusal().toRefusal())
+          .build();
     }
 
     @Bean
@@ -229,13 +231,17 @@ public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
         ObjectProvider<ReloadableRules<RateLimitEnforcer>> rules,
         RateLimitInterceptor interceptor) {
       return () -> {
-        rules.ifAvailable(reloadable -> reloadable.checkNamesWith(interceptor::checkRuleName));
+        rules.ifAvailable(
+            reloadable ->
+                reloadable.checkNamesWith(
+                    name -> RateLimitInterceptors.checkRuleName(interceptor, name)));
         enforcers
             .orderedStream()
             .forEach(
                 enforcer -> {
                   for (HttpRule rule : enforcer.rules()) {
-                    interceptor.reserve(rule.name(), RateLimitAnnotations.ruleOwner(rule.name()));
+                    RateLimitInterceptors.reserve(
+                        interceptor, rule.name(), RateLimitAnnotations.ruleOwner(rule.name()));
                   }
                 });
         mappings
@@ -243,7 +249,7 @@ public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
             .forEach(
                 mapping -> {
                   for (HandlerMethod handler : mapping.getHandlerMethods().values()) {
-                    interceptor.register(handler.getMethod());
+                    RateLimitInterceptors.register(interceptor, handler.getMethod());
                   }
                 });
       };

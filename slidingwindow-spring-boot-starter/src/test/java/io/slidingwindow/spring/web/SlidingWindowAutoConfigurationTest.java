@@ -345,13 +345,7 @@ class SlidingWindowAutoConfigurationTest {
 
   @Test
   void userInterceptorAlone_autoInterceptorBacksOff() {
-    RateLimitInterceptor mine =
-        new RateLimitInterceptor(
-            RateLimiterFactory.inMemory(),
-            RateLimitListener.NONE,
-            ClientIpResolver.direct(),
-            false,
-            false);
+    RateLimitInterceptor mine = RateLimitInterceptor.builder().build();
     runner
         .withBean("myInterceptor", RateLimitInterceptor.class, () -> mine)
         .run(
@@ -475,6 +469,24 @@ class SlidingWindowAutoConfigurationTest {
               assertThat(context).hasFailed();
               assertThat(messages(context.getStartupFailure()))
                   .contains("'product'")
+                  .contains("the filter's rule 'product'")
+                  .contains("@RateLimit on " + ProductController.class.getName() + ".product()");
+            });
+  }
+
+  @Test
+  void userInterceptor_annotationAndFilterRuleSameName_stillFailAtStartup() {
+    mvcRunner()
+        .withUserConfiguration(ProductController.class)
+        .withBean(
+            "myInterceptor",
+            RateLimitInterceptor.class,
+            () -> RateLimitInterceptor.builder().build())
+        .withPropertyValues(RULE + ".limits[0].permits=1", RULE + ".limits[0].window=1m")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(messages(context.getStartupFailure()))
                   .contains("the filter's rule 'product'")
                   .contains("@RateLimit on " + ProductController.class.getName() + ".product()");
             });
