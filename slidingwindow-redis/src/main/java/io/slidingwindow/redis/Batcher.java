@@ -19,10 +19,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * been sent one by one in that order.
  *
  * <p>A request whose caller stopped waiting (its future is done) before it was sent is dropped; one
- * already sent may still run, as any timed-out call may. Requests of different calls in flight at
- * once may reach Redis in either order, so the order of concurrent requests is not kept (a thread
- * that waits for each answer before its next request is served in order). Only for deployments
- * where one call may hold keys of any slot: standalone and Sentinel, not Cluster.
+ * already sent may still run, as any timed-out call may. A call all of whose callers stopped
+ * waiting is cancelled, which frees its place on the way (see {@link Carried}). Requests of
+ * different calls in flight at once may reach Redis in either order, so the order of concurrent
+ * requests is not kept (a thread that waits for each answer before its next request is served in
+ * order). Only for deployments where one call may hold keys of any slot: standalone and Sentinel,
+ * not Cluster.
  */
 final class Batcher {
 
@@ -39,11 +41,58 @@ final class Batcher {
     final String now;
     final int replySize;
 
+    /** The call carrying this request once it is on its way, with the others it carries. */
+    private volatile Carried carried;
+
     Request(String[] keys, String permitsAndFigures, String now, int replySize) {
       this.keys = keys;
       this.permitsAndFigures = permitsAndFigures;
       this.now = now;
       this.replySize = replySize;
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      boolean cancelled = super.cancel(mayInterruptIfRunning);
+      gaveUp();
+      return cancelled;
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable ex) {
+      boolean done = super.completeExceptionally(ex);
+      gaveUp();
+      return done;
+    }
+
+    private void gaveUp() {
+      Carried call = carried;
+      if (call != null) {
+        call.dropIfAbandoned();
+      }
+    }
+  }
+
+  /**
+   * A call on its way and the requests it carries. Once every one of them is done (their callers
+   * timed out or gave up) the call is cancelled: the client drops its command rather than sending
+   * it again after a reconnect (it may already have run), and its place on the way is freed at
+   * once. Else a call that never comes back (written as Redis died, and held by the client for a
+   * reconnect or until its own backstop) would keep its place, and with both places so held every
+   * later request would wait in the queue until its caller timed out into the failure policy, long
+   * after Redis is back.
+   */
+  private record Carried(List<Request> batch, CompletableFuture<List<Object>> call) {
+    void dropIfAbandoned() {
+      if (call.isDone()) {
+        return;
+      }
+      for (Request request : batch) {
+        if (!request.isDone()) {
+          return;
+        }
+      }
+      call.cancel(false);
     }
   }
 
@@ -116,6 +165,11 @@ final class Batcher {
                   finish(batch, call);
                 }
               });
+      Carried carried = new Carried(batch, call);
+      for (Request request : batch) {
+        request.carried = carried;
+      }
+      carried.dropIfAbandoned(); // every caller may have given up before it could see the call
     }
   }
 

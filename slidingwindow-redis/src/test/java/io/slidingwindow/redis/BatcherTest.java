@@ -184,6 +184,56 @@ class BatcherTest {
     assertThat(client.call(2).keys()).containsExactly("d");
   }
 
+  /**
+   * Two calls that never come back (written as Redis died: a client may hold them for a reconnect,
+   * or until its own backstop) must not hold both places on the way once their callers gave up:
+   * else every later request waits in the queue, and every caller times out into the failure
+   * policy, long after Redis is back.
+   */
+  @Test
+  void submit_everyCallerOfACallOnItsWayStoppedWaiting_theCallIsDroppedAndItsPlaceFreed() {
+    Batcher.Request a = request("a");
+    Batcher.Request b = request("b");
+    batcher.submit(a);
+    batcher.submit(b);
+    Batcher.Request c = request("c");
+    batcher.submit(c);
+    assertThat(client.calls()).isEqualTo(2);
+
+    a.cancel(false);
+    assertThat(client.call(0).reply())
+        .as("the call of a caller that stopped waiting is dropped, not sent again later")
+        .isCancelled();
+    assertThat(client.calls()).as("its place on the way goes to what waits").isEqualTo(3);
+    assertThat(client.call(2).keys()).containsExactly("c");
+
+    b.cancel(false);
+    Batcher.Request d = request("d");
+    batcher.submit(d);
+    assertThat(client.calls()).isEqualTo(4);
+    assertThat(client.call(3).keys()).containsExactly("d");
+    client.call(3).reply().complete(granted(1));
+    assertThat(d.join()).containsExactly(0L, 1L, 2L);
+  }
+
+  @Test
+  void submit_oneCallerOfASharedCallStoppedWaiting_theCallGoesOnForTheOthers() {
+    batcher.submit(request("a"));
+    batcher.submit(request("b"));
+    Batcher.Request c = request("c");
+    Batcher.Request d = request("d");
+    batcher.submit(c);
+    batcher.submit(d);
+    client.call(0).reply().complete(granted(1));
+    assertThat(client.call(2).keys()).containsExactly("c", "d");
+
+    c.cancel(false);
+
+    assertThat(client.call(2).reply()).as("d still waits for it").isNotDone();
+    client.call(2).reply().complete(granted(2));
+    assertThat(d.join()).containsExactly(3L, 4L, 5L);
+  }
+
   @Test
   void submit_everyQueuedCallerStoppedWaiting_nothingSentAndCallsStillGo() {
     Batcher.Request gone = request("gone");
