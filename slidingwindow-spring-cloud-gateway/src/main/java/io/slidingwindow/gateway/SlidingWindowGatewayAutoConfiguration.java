@@ -32,7 +32,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
 import org.springframework.core.env.Environment;
 import org.springframework.web.server.WebFilter;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * Registers the {@link SlidingWindowRateLimiter} bean {@code slidingWindowRateLimiter} when Spring
@@ -98,23 +97,19 @@ public class SlidingWindowGatewayAutoConfiguration {
           "slidingwindow: gateway rate limits through the application's RateLimiterFactory bean"
               + " (the starter's Redis backend when Redis is configured)");
     }
-    RateLimiterFactory chosen = factory;
-    RateLimiterFactory local =
-        RateLimiterFactory.inMemory(
-            ticker.getIfAvailable(Ticker::system), properties.getMaxKeysPerRoute());
-    return property(
-        "timeout",
-        () ->
-            new SlidingWindowRateLimiter(
-                chosen,
-                local,
-                properties.getTimeout(),
-                properties.getOnFailure(),
-                properties.isRateLimitHeaders(),
-                configurationService.getIfAvailable(),
-                registry.getIfUnique(),
-                Schedulers.parallel(),
-                planResolvers(beans)));
+    SlidingWindowRateLimiter.Builder limiter =
+        SlidingWindowRateLimiter.builder()
+            .factory(factory)
+            .local(
+                RateLimiterFactory.inMemory(
+                    ticker.getIfAvailable(Ticker::system), properties.getMaxKeysPerRoute()))
+            .headers(properties.isRateLimitHeaders())
+            .resolverBeans(planResolvers(beans));
+    property("timeout", () -> limiter.timeout(properties.getTimeout()));
+    property("on-failure", () -> limiter.onFailure(properties.getOnFailure()));
+    configurationService.ifAvailable(limiter::configurationService);
+    registry.ifUnique(limiter::meterRegistry);
+    return limiter.build();
   }
 
   /**

@@ -16,9 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
@@ -83,88 +81,27 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
   /** Where the filter arguments of the gateway's default filters are kept. */
   static final String DEFAULT_FILTERS = RouteDefinitionRouteLocator.DEFAULT_FILTERS;
 
-  private final RateLimiterFactory factory;
-  private final RateLimiterFactory local;
   private final Duration timeout;
-  private final FailurePolicy onFailure;
-  private final boolean headers;
   private final Scheduler timer;
-  private final FailureReport report;
-  private final Function<String, PlanResolver<?>> resolverBeans;
-  private final Map<String, RouteLimiter> routes = new ConcurrentHashMap<>();
+  private final RouteAnswers answers;
+  private final RouteLimiters routes;
 
   /** Each route's bound arguments: written when routes are (re)built, read by every request. */
   private final Map<String, Config> configs = new ConcurrentHashMap<>();
 
-  /**
-   * A limiter whose routes get their limiters from {@code factory}.
-   *
-   * @param factory makes each route's keyed limiter; the rule name it is given is {@code gateway.}
-   *     followed by the route id
-   * @param timeout how long a decision may take before {@code onFailure} answers; positive
-   * @param onFailure what answers a failed or late decision ({@link FailurePolicy#DEFAULT} is
-   *     {@link FailurePolicy#LOCAL}: an in-memory limiter per route, on the system clock)
-   * @param headers whether to send the draft-10 {@code RateLimit-Policy} and {@code RateLimit}
-   *     headers ({@code Retry-After} is always sent on a refusal)
-   * @param configurationService the gateway's, to bind each route's arguments; may be null in tests
-   * @param registry where to count failures; may be null
-   * @throws IllegalArgumentException if {@code factory} or {@code onFailure} is null, or {@code
-   *     timeout} is null or not positive
-   */
-  public SlidingWindowRateLimiter(
-      RateLimiterFactory factory,
-      Duration timeout,
-      FailurePolicy onFailure,
-      boolean headers,
-      ConfigurationService configurationService,
-      MeterRegistry registry) {
-    this(
-        factory,
-        RateLimiterFactory.inMemory(),
-        timeout,
-        onFailure,
-        headers,
-        configurationService,
-        registry,
-        Schedulers.parallel(),
-        name -> null);
+  private SlidingWindowRateLimiter(Builder builder) {
+    super(Config.class, CONFIGURATION_PROPERTY_NAME, builder.configurationService);
+    this.timeout = builder.timeout;
+    this.timer = builder.timer;
+    this.answers =
+        new RouteAnswers(
+            builder.onFailure, builder.headers, new FailureReport(builder.meterRegistry));
+    this.routes = new RouteLimiters(builder.factory, builder.local, builder.resolverBeans);
   }
 
-  /**
-   * As the public constructor, with where {@link FailurePolicy#LOCAL} keeps each route's windows,
-   * the scheduler that times decisions out and signals refusals (tests: a fake clock and a virtual
-   * scheduler) and where a route's {@code plan-resolver} bean is looked up by name (null for no
-   * such bean).
-   */
-  SlidingWindowRateLimiter(
-      RateLimiterFactory factory,
-      RateLimiterFactory local,
-      Duration timeout,
-      FailurePolicy onFailure,
-      boolean headers,
-      ConfigurationService configurationService,
-      MeterRegistry registry,
-      Scheduler timer,
-      Function<String, PlanResolver<?>> resolverBeans) {
-    super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
-    if (factory == null || local == null) {
-      throw new IllegalArgumentException(
-          (factory == null ? "factory" : "local") + " must not be null");
-    }
-    if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-      throw new IllegalArgumentException("timeout must be positive, was " + timeout);
-    }
-    if (onFailure == null) {
-      throw new IllegalArgumentException("onFailure must not be null");
-    }
-    this.factory = factory;
-    this.local = local;
-    this.timeout = timeout;
-    this.onFailure = onFailure;
-    this.headers = headers;
-    this.timer = timer;
-    this.report = new FailureReport(registry);
-    this.resolverBeans = resolverBeans;
+  /** A builder; {@link Builder#factory} must be set, everything else has a default. */
+  public static Builder builder() {
+    return new Builder();
   }
 
   /** Each route's configuration by route id; a concurrent map, since requests read it. */
@@ -217,74 +154,9 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
               // An in-process decision is already made: no timer to arm and cancel.
               return stage.isDone() ? decision : decision.timeout(timeout, timer);
             })
-        .map(
-            decision -> {
-              report.decided(routeId, RedisBreakers.open(route.limiter));
-              if (decision.isKeyOverflow()) {
-                report.keyOverflow(routeId);
-              }
-              return new Response(
-                  decision.allowed(), headersOf(routeId, route, route.limiter, key, decision));
-            })
-        .onErrorResume(e -> Mono.just(failed(routeId, route, key, e)))
+        .map(decision -> answers.decided(routeId, route, key, decision))
+        .onErrorResume(e -> Mono.just(answers.failed(routeId, route, key, e)))
         .transform(answer -> KeptAliveConnections.refusedElsewhere(answer, timer));
-  }
-
-  /**
-   * The headers of {@code decision} on {@code key} by {@code limiter}: a key on a plan (as the
-   * limiter tells it) is told its plan's binding limit, named by the route, never the route's
-   * default limits, even where they are equal.
-   */
-  private Map<String, String> headersOf(
-      String routeId,
-      RouteLimiter route,
-      KeyedRateLimiter<String> limiter,
-      String key,
-      Decision decision) {
-    if (headers) {
-      return GatewayHeaders.of(routeId, route, limiter, key, decision);
-    }
-    return decision.allowed() ? Map.of() : GatewayHeaders.retryAfterOnly(decision);
-  }
-
-  /**
-   * The answer to a decision of {@code key} that failed with {@code error}: a refusal for a key the
-   * limiter rejected (never a grant), else the failure policy's.
-   */
-  private Response failed(String routeId, RouteLimiter route, String key, Throwable error) {
-    Throwable cause = unwrap(error);
-    if (cause instanceof IllegalArgumentException invalid) {
-      report.invalidKey(routeId, invalid);
-      return new Response(false, GatewayHeaders.retryAfterOnePolicy());
-    }
-    Response answer =
-        switch (onFailure) {
-          case ALLOW -> new Response(true, Map.of());
-          case REFUSE -> new Response(false, GatewayHeaders.retryAfterOnePolicy());
-          case LOCAL -> decideLocally(routeId, route, key);
-        };
-    report.failed(routeId, cause, answer.isAllowed());
-    return answer;
-  }
-
-  /** The route's in-memory decision, with its plans, as {@link FailurePolicy#LOCAL} makes it. */
-  private Response decideLocally(String routeId, RouteLimiter route, String key) {
-    try {
-      KeyedRateLimiter<String> local = route.local();
-      Decision decision = local.decide(key, 1);
-      return new Response(decision.allowed(), headersOf(routeId, route, local, key, decision));
-    } catch (RuntimeException e) {
-      return new Response(false, GatewayHeaders.retryAfterOnePolicy());
-    }
-  }
-
-  private static Throwable unwrap(Throwable error) {
-    Throwable cause = error;
-    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-        && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return cause;
   }
 
   private Config configOf(String routeId) {
@@ -303,49 +175,8 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
     return config;
   }
 
-  /** The route's limiter for {@code config}, rebuilt only if its limits or plans changed. */
   private RouteLimiter routeLimiter(String routeId, Config config) {
-    RouteLimiter current = routes.get(routeId);
-    if (current != null && current.config == config) {
-      return current;
-    }
-    RouteTerms terms = RouteTerms.of(routeId, config, resolverBeans);
-    return routes.compute(
-        routeId,
-        (id, existing) -> {
-          if (existing != null && existing.terms.signature().equals(terms.signature())) {
-            return existing.boundTo(config);
-          }
-          String rule = "gateway." + id;
-          List<Limit> limits = terms.limits();
-          KeyedRateLimiter<String> limiter = create(factory, id, terms);
-          if (limiter == null) {
-            throw new IllegalArgumentException(
-                "route " + id + ": the limiter factory returned no limiter for " + limits);
-          }
-          return new RouteLimiter(
-              config,
-              terms,
-              GatewayHeaders.policyNames(id, limits),
-              limiter,
-              () -> local.create(rule, limits, false, terms.plans()));
-        });
-  }
-
-  /**
-   * The limiter {@code factory} makes for a route's terms.
-   *
-   * @throws IllegalArgumentException naming the route's plans argument if the backend cannot give
-   *     keys plans
-   */
-  private static KeyedRateLimiter<String> create(
-      RateLimiterFactory factory, String routeId, RouteTerms terms) {
-    try {
-      return factory.create("gateway." + routeId, terms.limits(), false, terms.plans());
-    } catch (UnsupportedOperationException e) {
-      throw new IllegalArgumentException(
-          "route " + routeId + ": " + CONFIGURATION_PROPERTY_NAME + ".plans: " + e.getMessage(), e);
-    }
+    return routes.of(routeId, config);
   }
 
   /**
@@ -353,7 +184,9 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
    * {@code precision}, for keys on no plan; and its plans, in the shape of the starter's rules:
    * {@code plans.PLAN.limits}, {@code plan-keys.PLAN} (the keys on each plan, as the route's key
    * resolver makes them) and {@code plan-resolver} (the name of a {@code PlanResolver<String>}
-   * bean, asked first). Bound from the route's filter arguments; not thread-safe until bound.
+   * bean, asked first). Bound from the route's filter arguments; code that configures a route
+   * directly uses {@link #limit(Limit)}, {@link #plan(String, Limit...)} and {@link #planKeys},
+   * which take every kind of {@link Limit}, calendar quotas included. Not thread-safe until bound.
    */
   public static class Config extends RulePlanProperties {
 
@@ -369,37 +202,71 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
     }
 
     /**
-     * Adds the limit of {@code permits} per {@code window} at the default precision, for code that
-     * configures routes directly.
+     * Adds {@code limit} (a sliding window or a calendar quota) to the route's limits, for code
+     * that configures routes directly.
+     *
+     * @throws IllegalArgumentException if {@code limit} is null
      */
+    public Config limit(Limit limit) {
+      limits.add(new GivenLimit(limit));
+      return this;
+    }
+
+    /** As {@link #limit(Limit)} with {@code Limit.of(permits, window)}, checked when bound. */
     public Config limit(long permits, Duration window) {
       return limit(permits, window, null);
     }
 
     /**
      * Adds the limit of {@code permits} per {@code window} tracked in buckets of {@code precision}
-     * (null: the default), for code that configures routes directly.
+     * (null: the default); checked when the route is bound, naming the argument.
      */
     public Config limit(long permits, Duration window, Duration precision) {
-      LimitSpec spec = new LimitSpec();
-      spec.setPermits(permits);
-      spec.setWindow(window);
-      spec.setPrecision(precision);
-      limits.add(spec);
+      limits.add(spec(permits, window, precision));
+      return this;
+    }
+
+    /**
+     * Adds {@code limits} (sliding windows or calendar quotas) to plan {@code name}, for code that
+     * configures routes directly.
+     *
+     * @throws IllegalArgumentException if {@code name} is null or blank, or {@code limits} is empty
+     *     or holds null
+     */
+    public Config plan(String name, Limit... limits) {
+      if (name == null || name.isBlank()) {
+        throw new IllegalArgumentException("name must not be blank, was '" + name + "'");
+      }
+      if (limits == null || limits.length == 0) {
+        throw new IllegalArgumentException("plan " + name + ": a plan needs at least one limit");
+      }
+      List<LimitSpec> given = new ArrayList<>();
+      for (Limit limit : limits) {
+        given.add(new GivenLimit(limit));
+      }
+      planLimits(name).addAll(given);
       return this;
     }
 
     /**
      * Adds the limit of {@code permits} per {@code window} tracked in buckets of {@code precision}
-     * (null: the default) to plan {@code name}, for code that configures routes directly.
+     * (null: the default) to plan {@code name}; checked when the route is bound.
      */
     public Config plan(String name, long permits, Duration window, Duration precision) {
+      planLimits(name).add(spec(permits, window, precision));
+      return this;
+    }
+
+    private List<LimitSpec> planLimits(String name) {
+      return getPlans().computeIfAbsent(name, n -> new PlanProperties()).getLimits();
+    }
+
+    private static LimitSpec spec(long permits, Duration window, Duration precision) {
       LimitSpec spec = new LimitSpec();
       spec.setPermits(permits);
       spec.setWindow(window);
       spec.setPrecision(precision);
-      getPlans().computeIfAbsent(name, n -> new PlanProperties()).getLimits().add(spec);
-      return this;
+      return spec;
     }
 
     /** Puts {@code keys} on plan {@code name}, for code that configures routes directly. */
@@ -438,12 +305,128 @@ public class SlidingWindowRateLimiter extends AbstractRateLimiter<SlidingWindowR
       List<String> shown = new ArrayList<>();
       for (LimitSpec spec : limits) {
         shown.add(
-            spec.getPermits()
-                + " per "
-                + spec.getWindow()
-                + (spec.getPrecision() == null ? "" : " (precision " + spec.getPrecision() + ")"));
+            spec instanceof GivenLimit
+                ? spec.toString()
+                : spec.getPermits()
+                    + " per "
+                    + spec.getWindow()
+                    + (spec.getPrecision() == null
+                        ? ""
+                        : " (precision " + spec.getPrecision() + ")"));
       }
       return "Config" + shown + (getPlans().isEmpty() ? "" : " plans " + getPlans().keySet());
+    }
+  }
+
+  /**
+   * Builds a {@link SlidingWindowRateLimiter}. Only the {@link #factory} must be set; a null
+   * argument is refused, naming the parameter. Not thread-safe.
+   */
+  public static final class Builder {
+
+    private RateLimiterFactory factory;
+    private Duration timeout = DEFAULT_TIMEOUT;
+    private FailurePolicy onFailure = FailurePolicy.DEFAULT;
+    private boolean headers = true;
+    private ConfigurationService configurationService;
+    private MeterRegistry meterRegistry;
+    private RateLimiterFactory local = RateLimiterFactory.inMemory();
+    private Scheduler timer = Schedulers.parallel();
+    private Function<String, PlanResolver<?>> resolverBeans = name -> null;
+
+    private Builder() {}
+
+    /**
+     * Sets what makes each route's keyed limiter ({@link RateLimiterFactory#inMemory}, or a Redis
+     * one); the rule name it is given is {@code gateway.} followed by the route id. Required.
+     */
+    public Builder factory(RateLimiterFactory factory) {
+      this.factory = nonNull(factory, "factory");
+      return this;
+    }
+
+    /**
+     * Sets how long a decision may take before the failure policy answers; {@link #DEFAULT_TIMEOUT}
+     * by default.
+     *
+     * @throws IllegalArgumentException if {@code timeout} is null or not positive
+     */
+    public Builder timeout(Duration timeout) {
+      if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+      }
+      this.timeout = timeout;
+      return this;
+    }
+
+    /**
+     * Sets what answers a failed or late decision; {@link FailurePolicy#DEFAULT} ({@link
+     * FailurePolicy#LOCAL}: an in-memory limiter per route, on the system clock) by default.
+     */
+    public Builder onFailure(FailurePolicy onFailure) {
+      this.onFailure = nonNull(onFailure, "onFailure");
+      return this;
+    }
+
+    /**
+     * Sets whether to send the draft-10 {@code RateLimit-Policy} and {@code RateLimit} headers;
+     * true by default. {@code Retry-After} is always sent on a refusal.
+     */
+    public Builder headers(boolean headers) {
+      this.headers = headers;
+      return this;
+    }
+
+    /**
+     * Sets the gateway's {@link ConfigurationService}, which binds each route's filter arguments.
+     * Without it, only routes whose configuration code puts in {@link #getConfig()} are limited.
+     */
+    public Builder configurationService(ConfigurationService configurationService) {
+      this.configurationService = nonNull(configurationService, "configurationService");
+      return this;
+    }
+
+    /** Sets where failures and degraded decisions are counted; none by default. */
+    public Builder meterRegistry(MeterRegistry meterRegistry) {
+      this.meterRegistry = nonNull(meterRegistry, "meterRegistry");
+      return this;
+    }
+
+    /** Where {@link FailurePolicy#LOCAL} keeps each route's windows; in memory by default. */
+    Builder local(RateLimiterFactory local) {
+      this.local = nonNull(local, "local");
+      return this;
+    }
+
+    /** What times decisions out and signals refusals; Reactor's parallel scheduler by default. */
+    Builder timer(Scheduler timer) {
+      this.timer = nonNull(timer, "timer");
+      return this;
+    }
+
+    /** Looks up a route's {@code plan-resolver} bean by name (null: none); none by default. */
+    Builder resolverBeans(Function<String, PlanResolver<?>> resolverBeans) {
+      this.resolverBeans = nonNull(resolverBeans, "resolverBeans");
+      return this;
+    }
+
+    /**
+     * The limiter.
+     *
+     * @throws IllegalStateException if no {@link #factory} was set
+     */
+    public SlidingWindowRateLimiter build() {
+      if (factory == null) {
+        throw new IllegalStateException("factory must be set");
+      }
+      return new SlidingWindowRateLimiter(this);
+    }
+
+    private static <T> T nonNull(T value, String name) {
+      if (value == null) {
+        throw new IllegalArgumentException(name + " must not be null");
+      }
+      return value;
     }
   }
 }

@@ -47,16 +47,14 @@ class GatewayPlansGuaranteeTest {
       @ForAll("schedules") List<Request> schedule) {
     FakeTicker ticker = new FakeTicker();
     SlidingWindowRateLimiter limiter =
-        new SlidingWindowRateLimiter(
-            RateLimiterFactory.inMemory(ticker, 1000),
-            RateLimiterFactory.inMemory(ticker, 1000),
-            Duration.ofSeconds(1),
-            FailurePolicy.REFUSE,
-            false,
-            null,
-            null,
-            Schedulers.immediate(),
-            name -> null);
+        SlidingWindowRateLimiter.builder()
+            .factory(RateLimiterFactory.inMemory(ticker, 1000))
+            .local(RateLimiterFactory.inMemory(ticker, 1000))
+            .timeout(Duration.ofSeconds(1))
+            .onFailure(FailurePolicy.REFUSE)
+            .headers(false)
+            .timer(Schedulers.immediate())
+            .build();
     limiter
         .getConfig()
         .put(

@@ -43,16 +43,15 @@ class SlidingWindowRateLimiterTest {
 
   private SlidingWindowRateLimiter limiter(
       FailurePolicy onFailure, boolean headers, RateLimiterFactory factory) {
-    return new SlidingWindowRateLimiter(
-        factory,
-        RateLimiterFactory.inMemory(ticker, 1000),
-        TIMEOUT,
-        onFailure,
-        headers,
-        null,
-        registry,
-        timer,
-        name -> null);
+    return SlidingWindowRateLimiter.builder()
+        .factory(factory)
+        .local(RateLimiterFactory.inMemory(ticker, 1000))
+        .timeout(TIMEOUT)
+        .onFailure(onFailure)
+        .headers(headers)
+        .meterRegistry(registry)
+        .timer(timer)
+        .build();
   }
 
   private SlidingWindowRateLimiter limiter() {
@@ -401,13 +400,14 @@ class SlidingWindowRateLimiterTest {
   @Test
   void onApplicationEvent_routeArguments_bindLimitsWithDurations() {
     SlidingWindowRateLimiter limiter =
-        new SlidingWindowRateLimiter(
-            inMemory,
-            TIMEOUT,
-            FailurePolicy.ALLOW,
-            true,
-            new ConfigurationService(new DefaultListableBeanFactory(), () -> null, () -> null),
-            registry);
+        SlidingWindowRateLimiter.builder()
+            .factory(inMemory)
+            .timeout(TIMEOUT)
+            .onFailure(FailurePolicy.ALLOW)
+            .configurationService(
+                new ConfigurationService(new DefaultListableBeanFactory(), () -> null, () -> null))
+            .meterRegistry(registry)
+            .build();
 
     limiter.onApplicationEvent(
         new FilterArgsEvent(
@@ -429,13 +429,14 @@ class SlidingWindowRateLimiterTest {
   @Test
   void onApplicationEvent_badLimit_failsNamingTheArgument() {
     SlidingWindowRateLimiter limiter =
-        new SlidingWindowRateLimiter(
-            inMemory,
-            TIMEOUT,
-            FailurePolicy.ALLOW,
-            true,
-            new ConfigurationService(new DefaultListableBeanFactory(), () -> null, () -> null),
-            registry);
+        SlidingWindowRateLimiter.builder()
+            .factory(inMemory)
+            .timeout(TIMEOUT)
+            .onFailure(FailurePolicy.ALLOW)
+            .configurationService(
+                new ConfigurationService(new DefaultListableBeanFactory(), () -> null, () -> null))
+            .meterRegistry(registry)
+            .build();
 
     assertThatThrownBy(
             () ->
@@ -460,21 +461,6 @@ class SlidingWindowRateLimiterTest {
                             "sliding-window-rate-limiter.limits[0].precision", "2s"))))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("route orders: sliding-window-rate-limiter.limits[0].precision: ");
-  }
-
-  @Test
-  void constructor_badSettings_throwNamingThem() {
-    assertThatThrownBy(
-            () ->
-                new SlidingWindowRateLimiter(
-                    inMemory, Duration.ZERO, FailurePolicy.ALLOW, true, null, null))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("timeout must be positive, was PT0S");
-    assertThatThrownBy(
-            () ->
-                new SlidingWindowRateLimiter(null, TIMEOUT, FailurePolicy.ALLOW, true, null, null))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("factory must not be null");
   }
 
   private double failures(String route, String cause, String answer) {

@@ -59,16 +59,17 @@ class SlidingWindowRatePlansTest {
       };
 
   private SlidingWindowRateLimiter limiter(FailurePolicy onFailure, RateLimiterFactory factory) {
-    return new SlidingWindowRateLimiter(
-        factory,
-        RateLimiterFactory.inMemory(ticker, 1000),
-        TIMEOUT,
-        onFailure,
-        true,
-        new ConfigurationService(new DefaultListableBeanFactory(), () -> null, () -> null),
-        new SimpleMeterRegistry(),
-        timer,
-        resolverBeans::get);
+    return SlidingWindowRateLimiter.builder()
+        .factory(factory)
+        .local(RateLimiterFactory.inMemory(ticker, 1000))
+        .timeout(TIMEOUT)
+        .onFailure(onFailure)
+        .configurationService(
+            new ConfigurationService(new DefaultListableBeanFactory(), () -> null, () -> null))
+        .meterRegistry(new SimpleMeterRegistry())
+        .timer(timer)
+        .resolverBeans(resolverBeans::get)
+        .build();
   }
 
   /** Route "api", exact windows: 2 per 10 s on no plan, free 5 per 10 s, pro 20 per 10 s. */

@@ -63,7 +63,10 @@ record RulePlans(
               : e.getValue().getLimits();
       List<Limit> limits = new ArrayList<>();
       for (int i = 0; i < specs.size(); i++) {
-        Limit limit = RuleBinder.limit(path + ".limits[" + i + "]", specs.get(i));
+        SlidingWindowHttpProperties.LimitSpec spec = specs.get(i);
+        String at = path + ".limits[" + i + "]";
+        // The spec's own toLimit: a spec made in code from a Limit (a gateway route's) gives it.
+        Limit limit = spec == null ? RuleBinder.limit(at, null) : spec.toLimit(at);
         if (limit.permits() < cost) {
           throw new IllegalArgumentException(
               path

@@ -437,7 +437,8 @@ public class SlidingWindowHttpProperties {
     }
 
     /**
-     * The limit these properties describe, checked by {@link Limit} itself.
+     * The limit these properties describe, checked by {@link Limit} itself. A rule's plans read
+     * each limit through it, so that a spec standing for a Limit given in code gives that Limit.
      *
      * @param prefix the path of these properties, such as {@code ...rules.quotes.limits[0]}
      * @throws IllegalArgumentException naming the property at fault and {@link Limit}'s reason
