@@ -80,7 +80,9 @@ final class Batcher {
    * once. Else a call that never comes back (written as Redis died, and held by the client for a
    * reconnect or until its own backstop) would keep its place, and with both places so held every
    * later request would wait in the queue until its caller timed out into the failure policy, long
-   * after Redis is back.
+   * after Redis is back. The freed place is filled at once by the thread that gave up last: a
+   * caller's, or for an asynchronous caller's timeout the JDK's timer thread; sending never blocks
+   * there with Lettuce, and a blocking client's call blocks no longer than the caller would have.
    */
   private record Carried(List<Request> batch, CompletableFuture<List<Object>> call) {
     void dropIfAbandoned() {

@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -32,12 +33,14 @@ class BatcherTest {
   private static final class HeldClient implements ScriptClient {
     final List<Sent> sent = new ArrayList<>();
     final AtomicInteger answeredAtOnce = new AtomicInteger();
+    volatile Runnable whileSending = () -> {};
 
     @Override
     public synchronized CompletableFuture<List<Object>> evalsha(
         String sha1, String[] keys, String[] args) {
       CompletableFuture<List<Object>> reply = new CompletableFuture<>();
       sent.add(new Sent(keys, args, reply));
+      whileSending.run();
       if (answeredAtOnce.getAndDecrement() > 0) {
         reply.complete(granted(keys.length));
       }
@@ -214,6 +217,38 @@ class BatcherTest {
     assertThat(client.call(3).keys()).containsExactly("d");
     client.call(3).reply().complete(granted(1));
     assertThat(d.join()).containsExactly(0L, 1L, 2L);
+  }
+
+  /** An asynchronous caller gives up by a timeout, which completes its request exceptionally. */
+  @Test
+  void submit_everyCallerOfACallTimedOut_theCallIsDroppedAndItsPlaceFreed() {
+    Batcher.Request a = request("a");
+    batcher.submit(a);
+    batcher.submit(request("b"));
+    Batcher.Request c = request("c");
+    batcher.submit(c);
+
+    a.completeExceptionally(new TimeoutException());
+
+    assertThat(client.call(0).reply()).isCancelled();
+    assertThat(client.calls()).isEqualTo(3);
+    assertThat(client.call(2).keys()).containsExactly("c");
+  }
+
+  /** A caller that gives up while its call is being sent, before the request knows its call. */
+  @Test
+  void submit_callerGaveUpWhileItsCallWasBeingSent_theCallIsDroppedOnceSent() {
+    Batcher.Request a = request("a");
+    client.whileSending = () -> a.cancel(false);
+
+    batcher.submit(a);
+
+    assertThat(client.calls()).isEqualTo(1);
+    assertThat(client.call(0).reply()).isCancelled();
+    client.whileSending = () -> {};
+    batcher.submit(request("b"));
+    batcher.submit(request("c"));
+    assertThat(client.calls()).as("both places on the way are free").isEqualTo(3);
   }
 
   @Test

@@ -135,8 +135,9 @@ final class MethodRules {
   }
 
   /**
-   * As {@link #create(String, Class, Class, Method, RateLimit)}, its fallback left unchecked unless
-   * {@code checkFallback}: for a bean that is not made yet, known only by a supertype of its class.
+   * As {@link #create(String, Class, Class, Method, RateLimit)}, its fallback and return type left
+   * unchecked unless {@code checkFallback}: for a bean that is not made yet, known only by a
+   * supertype of its class.
    */
   LimitedMethod create(
       String bean,
@@ -153,7 +154,17 @@ final class MethodRules {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(bean + ": " + e.getMessage(), e);
     }
-    LimitedMethod.Kind kind = Returns.kindOf(where, type, method, annotation.countOn().length > 0);
+    LimitedMethod.Kind kind;
+    try {
+      kind = Returns.kindOf(where, type, method, annotation.countOn().length > 0);
+    } catch (IllegalArgumentException e) {
+      if (checkFallback) {
+        throw e;
+      }
+      // Known only by a supertype, whose method may declare a wider type (Publisher, Future) than
+      // the class that will be made: its creation checks the method that is called.
+      kind = LimitedMethod.Kind.PLAIN;
+    }
     Function<Object[], RequestKey> key =
         KeyLanguage.methodKey(
             where + ": key",

@@ -7,10 +7,14 @@ import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.RateLimitExceededException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.context.annotation.Scope;
+import reactor.core.publisher.Mono;
 
 /**
  * The {@code @RateLimit} methods of beans that are not made while the application starts (lazy
@@ -85,6 +89,46 @@ class UncreatedBeansTest {
           .hasMessageContaining("bean '" + c.beanName() + "'")
           .hasMessageContaining(c.bean().getName() + ".call(")
           .hasMessageContaining(c.detail());
+    }
+  }
+
+  /** Limited on its interface, which declares a wider return type than the class that serves it. */
+  public interface Feed {
+    @RateLimit(limits = "1/1h")
+    Publisher<String> next();
+  }
+
+  /** Serves {@link Feed} with a {@code Mono}, which a limit on a call can take. */
+  public static class MonoFeed implements Feed {
+    @Override
+    public Mono<String> next() {
+      return Mono.just("news");
+    }
+  }
+
+  /** Declares a lazy {@link Feed}, known only by its interface until it is made. */
+  @Configuration(proxyBeanMethods = false)
+  public static class LazyFeedConfiguration {
+    @Bean
+    @Lazy
+    Feed feed() {
+      return new MonoFeed();
+    }
+  }
+
+  /**
+   * A bean known only by a supertype whose method declares a type a limit cannot take ({@code
+   * Publisher}) starts: the class made serves a {@code Mono}, which its creation checks, as it does
+   * for the same bean made at once.
+   */
+  @Test
+  void lazyBeanDeclaredByAWiderType_startsAndIsLimitedOnceMade() {
+    try (AnnotationConfigApplicationContext context =
+        new MethodContexts().start(LazyFeedConfiguration.class)) {
+      Feed feed = context.getBean(Feed.class);
+      assertThat(Mono.from(feed.next()).block()).isEqualTo("news");
+      assertThatThrownBy(() -> Mono.from(feed.next()).block())
+          .isInstanceOf(RateLimitExceededException.class);
     }
   }
 
