@@ -314,7 +314,8 @@ class BatchingIT {
   /**
    * A call carries at most {@link Batcher#MAX_REQUESTS} requests: with Redis paused, the first
    * calls leave at once and more than 64 requests queue behind them; those then leave in two calls,
-   * the first of 64.
+   * the first of 64 (with a blocking client, in at least two: how its two senders share the queue
+   * varies; {@code BatcherTest} checks the size of each call).
    */
   @ParameterizedTest
   @EnumSource(Client.class)
@@ -339,6 +340,13 @@ class BatchingIT {
             id -> limiter.tryAcquireAsync(id, 1).toCompletableFuture(),
             Batcher.MAX_REQUESTS + 1);
     assertThat(answers.values()).hasSize(ids.size()).containsOnly(true);
-    assertThat(scriptCalls() - before).isEqualTo(Batcher.MAX_IN_FLIGHT + 2);
+    long rest = scriptCalls() - before - Batcher.MAX_IN_FLIGHT;
+    if (client.blocks()) {
+      // The two senders come back together and drain the queue at once, each sending what it
+      // took and then taking more, so the queued requests may leave in more calls than the least.
+      assertThat(rest).as("more queued than one call carries").isGreaterThanOrEqualTo(2);
+    } else {
+      assertThat(rest).as("one call of 64, then one for the rest").isEqualTo(2);
+    }
   }
 }
