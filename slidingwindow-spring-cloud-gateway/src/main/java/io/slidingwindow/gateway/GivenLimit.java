@@ -1,7 +1,7 @@
 package io.slidingwindow.gateway;
 
 import io.slidingwindow.Limit;
-import io.slidingwindow.spring.web.SlidingWindowHttpProperties.LimitSpec;
+import io.slidingwindow.spring.boot.web.SlidingWindowHttpProperties.LimitSpec;
 import java.time.Duration;
 
 /**

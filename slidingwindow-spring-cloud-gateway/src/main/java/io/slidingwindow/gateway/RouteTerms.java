@@ -2,8 +2,8 @@ package io.slidingwindow.gateway;
 
 import io.slidingwindow.Limit;
 import io.slidingwindow.PlanResolver;
-import io.slidingwindow.spring.web.PlanProperties;
-import io.slidingwindow.spring.web.SlidingWindowHttpProperties.LimitSpec;
+import io.slidingwindow.spring.boot.web.PlanProperties;
+import io.slidingwindow.spring.boot.web.SlidingWindowHttpProperties.LimitSpec;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

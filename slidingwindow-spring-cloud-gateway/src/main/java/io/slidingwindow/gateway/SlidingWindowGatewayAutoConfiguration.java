@@ -7,7 +7,7 @@ import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
-import io.slidingwindow.spring.web.Listeners;
+import io.slidingwindow.spring.boot.web.Listeners;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -54,7 +54,7 @@ import org.springframework.web.server.WebFilter;
  * turns it off.
  */
 @AutoConfiguration(
-    afterName = "io.slidingwindow.spring.redis.SlidingWindowRedisAutoConfiguration",
+    afterName = "io.slidingwindow.spring.boot.redis.SlidingWindowRedisAutoConfiguration",
     beforeName = "org.springframework.cloud.gateway.config.GatewayAutoConfiguration")
 @ConditionalOnClass(AbstractRateLimiter.class)
 @ConditionalOnProperty(

@@ -1,0 +1,51 @@
+package io.slidingwindow.spring.boot.dashboard;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import org.springframework.core.Ordered;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * {@link BrowserWrites} on a servlet server: answers 403 a request to the {@code slidingwindow}
+ * endpoint's write operations that a web page of another origin, or at a host name, may have sent.
+ * Early among the filters, before the application's security.
+ */
+final class BrowserWriteFilter extends OncePerRequestFilter implements Ordered {
+
+  private final BrowserWrites writes;
+
+  BrowserWriteFilter(BrowserWrites writes) {
+    this.writes = writes;
+  }
+
+  @Override
+  protected void doFilterInternal(
+      HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+      throws ServletException, IOException {
+    if (writes.guards(request.getMethod(), PathContainer.parsePath(request.getRequestURI()))) {
+      String refusal =
+          writes.refusal(
+              request.getHeader("Origin"),
+              request.getHeader("Sec-Fetch-Site"),
+              request.getHeader("Host"));
+      if (refusal != null) {
+        byte[] body = BrowserWrites.refuse(request.getMethod(), refusal);
+        response.setStatus(HttpServletResponse.SC_FORBIDDEN);
+        response.setContentType("application/json");
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+        return;
+      }
+    }
+    chain.doFilter(request, response);
+  }
+
+  @Override
+  public int getOrder() {
+    return Ordered.HIGHEST_PRECEDENCE + 20;
+  }
+}

@@ -1,0 +1,51 @@
+package io.slidingwindow.spring.boot.dashboard;
+
+import org.springframework.core.Ordered;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import reactor.core.publisher.Mono;
+
+/**
+ * {@link BrowserWrites} on a reactive server: answers 403 a request to the {@code slidingwindow}
+ * endpoint's write operations that a web page of another origin, or at a host name, may have sent.
+ * Early among the filters, before the application's security.
+ */
+final class BrowserWriteWebFilter implements WebFilter, Ordered {
+
+  private final BrowserWrites writes;
+
+  BrowserWriteWebFilter(BrowserWrites writes) {
+    this.writes = writes;
+  }
+
+  @Override
+  public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+    ServerHttpRequest request = exchange.getRequest();
+    if (writes.guards(request.getMethod().name(), request.getPath())) {
+      String refusal =
+          writes.refusal(
+              request.getHeaders().getFirst("Origin"),
+              request.getHeaders().getFirst("Sec-Fetch-Site"),
+              request.getHeaders().getFirst("Host"));
+      if (refusal != null) {
+        byte[] body = BrowserWrites.refuse(request.getMethod().name(), refusal);
+        ServerHttpResponse response = exchange.getResponse();
+        response.setStatusCode(HttpStatus.FORBIDDEN);
+        response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
+        response.getHeaders().setContentLength(body.length);
+        return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(body)));
+      }
+    }
+    return chain.filter(exchange);
+  }
+
+  @Override
+  public int getOrder() {
+    return Ordered.HIGHEST_PRECEDENCE + 20;
+  }
+}

@@ -1,0 +1,188 @@
+package io.slidingwindow.spring.boot.dashboard;
+
+import io.slidingwindow.dashboard.DashboardFeed;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.cors.CorsConfiguration;
+
+/**
+ * Which requests to the {@code slidingwindow} endpoint's write operations (a plan change, a quota
+ * reset) a web page may have sent, and so are refused, whatever the application's security lets
+ * through; every other request passes.
+ *
+ * <p>Why: the actuator already refuses a body that is not JSON (415), and a page of another origin
+ * sends JSON only after asking (a CORS preflight), which the actuator grants only to the origins of
+ * {@code management.endpoints.web.cors.*}. But a page whose host name its owner rebinds to the
+ * application's address (DNS rebinding) is, for the browser, of the endpoint's own origin, and
+ * sends JSON without asking, with whatever the address lets through: a management port on 127.0.0.1
+ * with no security, say. A browser names the page's origin on every {@code POST} and {@code DELETE}
+ * ({@code Origin}) and, in current browsers, says where the request comes from ({@code
+ * Sec-Fetch-Site}); curl, scripts and HTTP clients send neither, and pass. A request that carries
+ * either passes only if its {@code Origin} is one the actuator's CORS configuration allows, or if
+ * it comes from the server's own origin ({@code Sec-Fetch-Site} absent or {@code same-origin},
+ * {@code Origin} absent or naming the {@code Host} it was sent to) at an address no one can rebind:
+ * a {@code Host} of {@code localhost} or an IP address. The headers checked are ones a page's
+ * script cannot set.
+ *
+ * <p>Immutable and thread-safe.
+ */
+final class BrowserWrites {
+
+  private static final System.Logger LOG = System.getLogger(SlidingWindowQuotas.class.getName());
+
+  /** The methods that change nothing, which pass. */
+  private static final List<String> READS = List.of("GET", "HEAD", "OPTIONS", "TRACE");
+
+  private static final Pattern IPV4 =
+      Pattern.compile(
+          "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
+
+  private static final String CORS = "management.endpoints.web.cors.";
+
+  private final List<String> endpoint;
+  private final CorsConfiguration cors;
+
+  /**
+   * Guards the endpoint at path {@code endpointPath} (such as {@code /actuator/slidingwindow}),
+   * letting through the origins {@code cors} allows.
+   */
+  BrowserWrites(String endpointPath, CorsConfiguration cors) {
+    this.endpoint = segments(PathContainer.parsePath(endpointPath));
+    this.cors = cors;
+  }
+
+  /**
+   * Guards the {@code slidingwindow} endpoint at its path under {@code environment}'s {@code
+   * management.endpoints.web.base-path} and {@code path-mapping}, letting through the origins of
+   * its {@code management.endpoints.web.cors.allowed-origins} and {@code allowed-origin-patterns}.
+   */
+  static BrowserWrites of(Environment environment) {
+    String base = environment.getProperty("management.endpoints.web.base-path", "/actuator");
+    String mapping =
+        environment.getProperty(
+            "management.endpoints.web.path-mapping." + SlidingWindowEndpoint.ID,
+            SlidingWindowEndpoint.ID);
+    Binder binder = Binder.get(environment);
+    CorsConfiguration cors = new CorsConfiguration();
+    cors.setAllowedOrigins(strings(binder, "allowed-origins"));
+    cors.setAllowedOriginPatterns(strings(binder, "allowed-origin-patterns"));
+    return new BrowserWrites(base + "/" + mapping, cors);
+  }
+
+  private static List<String> strings(Binder binder, String name) {
+    return binder.bind(CORS + name, Bindable.listOf(String.class)).orElse(List.of());
+  }
+
+  /**
+   * Whether a {@code method} request to {@code path} (within the application, as the server parsed
+   * it) is one this guards: a method other than {@code GET}, {@code HEAD}, {@code OPTIONS} and
+   * {@code TRACE}, to a path that holds the endpoint's path ({@code /actuator/slidingwindow} and
+   * below, also behind a servlet path such as {@code spring.mvc.servlet.path}). Paths are compared
+   * by their decoded segments, without matrix variables, empty segments or case, so that no
+   * spelling the endpoint answers escapes; a path of the application's own that holds the
+   * endpoint's is guarded too.
+   */
+  boolean guards(String method, PathContainer path) {
+    if (READS.contains(method.toUpperCase(Locale.ROOT))) {
+      return false;
+    }
+    List<String> segments = segments(path);
+    for (int start = 0; start + endpoint.size() <= segments.size(); start++) {
+      if (startsAt(segments, start)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private boolean startsAt(List<String> segments, int start) {
+    for (int i = 0; i < endpoint.size(); i++) {
+      if (!segments.get(start + i).equalsIgnoreCase(endpoint.get(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Why a guarded request with these headers (each null when absent) is refused, or null if it
+   * passes.
+   */
+  String refusal(String origin, String fetchSite, String host) {
+    if (origin == null && fetchSite == null) {
+      return null;
+    }
+    if (origin != null && cors.checkOrigin(origin) != null) {
+      return null;
+    }
+    if (fetchSite != null && !fetchSite.trim().equalsIgnoreCase("same-origin")) {
+      return "a web page of another origin (Sec-Fetch-Site: " + fetchSite + ") may not change this";
+    }
+    if (origin != null && !sameAuthority(origin, host)) {
+      return "a web page of another origin (Origin: " + origin + ") may not change this";
+    }
+    if (!unbindable(host)) {
+      return "a web page at a host name (Host: "
+          + host
+          + ") may not change this, unless management.endpoints.web.cors.allowed-origins names"
+          + " its origin; open the page at localhost or an IP address, or call from a server";
+    }
+    return null;
+  }
+
+  /**
+   * The answer to a refused request, {@code {"error": reason}} (403, {@code application/json}), and
+   * its log line (INFO, with the endpoint's other operations): the method and the reason, not the
+   * path, which may hold a key.
+   */
+  static byte[] refuse(String method, String reason) {
+    LOG.log(Level.INFO, "slidingwindow endpoint: refused {0} from a web page: {1}", method, reason);
+    return DashboardFeed.toJson(Map.of("error", reason)).getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Whether {@code origin}, {@code scheme://authority}, names {@code host}. */
+  private static boolean sameAuthority(String origin, String host) {
+    int scheme = origin.indexOf("://");
+    return host != null && scheme > 0 && origin.substring(scheme + 3).equalsIgnoreCase(host.trim());
+  }
+
+  /**
+   * Whether {@code host}, a {@code Host} header, names {@code localhost} or an IP address, which no
+   * web page's owner can point elsewhere.
+   */
+  static boolean unbindable(String host) {
+    if (host == null) {
+      return false;
+    }
+    String name = host.trim();
+    if (name.startsWith("[")) {
+      int end = name.indexOf(']');
+      return end > 1 && (end == name.length() - 1 || name.charAt(end + 1) == ':');
+    }
+    int colon = name.indexOf(':');
+    if (colon >= 0) {
+      name = name.substring(0, colon);
+    }
+    return name.equalsIgnoreCase("localhost") || IPV4.matcher(name).matches();
+  }
+
+  private static List<String> segments(PathContainer path) {
+    List<String> segments = new ArrayList<>();
+    for (PathContainer.Element element : path.elements()) {
+      if (element instanceof PathContainer.PathSegment segment
+          && !segment.valueToMatch().isEmpty()) {
+        segments.add(segment.valueToMatch());
+      }
+    }
+    return segments;
+  }
+}

@@ -1,0 +1,12 @@
+/**
+ * The starter's dashboard wiring: the {@code slidingwindow} actuator endpoint ({@link
+ * io.slidingwindow.spring.boot.dashboard.SlidingWindowEndpoint}), the page that draws it ({@link
+ * io.slidingwindow.spring.boot.dashboard.SlidingWindowPageWebExtension}) and the listener that
+ * records the decisions it shows ({@link
+ * io.slidingwindow.spring.boot.dashboard.DashboardRateLimitListener}), configured by {@link
+ * io.slidingwindow.spring.boot.dashboard.SlidingWindowEndpointAutoConfiguration}; and the filter
+ * that keeps web pages from the endpoint's write operations, configured in the context of the
+ * management endpoints by {@link
+ * io.slidingwindow.spring.boot.dashboard.SlidingWindowEndpointManagementConfiguration}.
+ */
+package io.slidingwindow.spring.boot.dashboard;

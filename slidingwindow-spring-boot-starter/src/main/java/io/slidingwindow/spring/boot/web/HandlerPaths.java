@@ -1,0 +1,251 @@
+package io.slidingwindow.spring.boot.web;
+
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.PathPattern;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.PathMatcher;
+import org.springframework.util.ReflectionUtils;
+import org.springframework.web.util.pattern.PathPatternParser;
+
+/**
+ * How the application's handler mappings match request paths, as far as rules over paths must
+ * follow them.
+ *
+ * <p>A handler mapping may match paths regardless of case (a {@code PathPatternParser} set not to
+ * be case-sensitive, WebFlux's {@code setUseCaseSensitiveMatch(false)}, or an {@code
+ * AntPathMatcher} that ignores case): then {@code GET /V1/ADMIN} reaches the handler of {@code
+ * /v1/admin}. The starter builds its rules to match their paths regardless of case too whenever
+ * some mapping does ({@link #ignoreCase()}, read each time the rules are built). Spring MVC 6 can
+ * also match suffixes ({@code /v1/admin.json} served by {@code /v1/admin}), which no rule over
+ * paths can follow.
+ *
+ * <p>Once every singleton exists, it looks at the mappings again and at the rules each filter in
+ * service applies, and stops start-up if a rule over paths cannot see what the handlers serve: a
+ * rule that matches only in its own case while a mapping ignores case (one the application built
+ * itself), or any rule over paths while a mapping matches suffixes. Otherwise, if rules over paths
+ * ignore case because the handlers do, it says so in one INFO line.
+ */
+final class HandlerPaths implements SmartInitializingSingleton {
+
+  private static final Logger LOG = LoggerFactory.getLogger(HandlerPaths.class);
+
+  private static final String MVC_MAPPING =
+      "org.springframework.web.servlet.handler.AbstractHandlerMapping";
+  private static final String WEBFLUX_MAPPING =
+      "org.springframework.web.reactive.handler.AbstractHandlerMapping";
+
+  /**
+   * One handler mapping.
+   *
+   * @param bean its bean name
+   * @param ignoresCase why it matches paths regardless of case, or null if it does not
+   * @param suffixes whether it matches suffixes
+   */
+  record Mapping(String bean, String ignoresCase, boolean suffixes) {}
+
+  /**
+   * The rules one enforcer in service applies.
+   *
+   * @param by what serves them, for messages ({@code RateLimitEnforcer bean 'x'})
+   * @param rules its rules
+   */
+  record Served(String by, List<HttpRule> rules) {}
+
+  private final Supplier<List<Mapping>> mappings;
+  private final Supplier<List<Served>> served;
+
+  /**
+   * Reads the handler mappings with {@code mappings} and the rules in service with {@code served},
+   * each when asked.
+   */
+  HandlerPaths(Supplier<List<Mapping>> mappings, Supplier<List<Served>> served) {
+    this.mappings = mappings;
+    this.served = served;
+  }
+
+  /** Whether some handler mapping matches paths regardless of case. */
+  boolean ignoreCase() {
+    return mappings.get().stream().anyMatch(mapping -> mapping.ignoresCase() != null);
+  }
+
+  @Override
+  public void afterSingletonsInstantiated() {
+    check(mappings.get(), served.get()).ifPresent(LOG::info);
+  }
+
+  /**
+   * Checks that the rules in service see what the handlers serve.
+   *
+   * @return the line to log when rules over paths ignore case because a mapping does; empty if
+   *     there is nothing to say
+   * @throws IllegalStateException naming the mapping, the rule and what to change, if a mapping
+   *     matches suffixes while a rule has paths, or ignores case while a rule over paths does not
+   */
+  static Optional<String> check(List<Mapping> mappings, List<Served> served) {
+    List<String> pathRules = new ArrayList<>();
+    for (Served enforcer : served) {
+      for (HttpRule rule : enforcer.rules()) {
+        if (!rule.paths().isEmpty() && !pathRules.contains(rule.name())) {
+          pathRules.add(rule.name());
+        }
+      }
+    }
+    if (pathRules.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<Mapping> suffixes = mappings.stream().filter(Mapping::suffixes).findFirst();
+    if (suffixes.isPresent()) {
+      throw new IllegalStateException(
+          "slidingwindow: handler mapping '"
+              + suffixes.get().bean()
+              + "' uses suffix pattern matching (PathMatchConfigurer#setUseSuffixPatternMatch or"
+              + " #setUseRegisteredSuffixPatternMatch), so /v1/admin.json reaches the handler of"
+              + " /v1/admin, which no rule over paths can follow: the rules "
+              + pathRules
+              + " would not count such requests. Turn suffix pattern matching off (it is"
+              + " deprecated, and gone from Spring Framework 7), or limit those handlers with"
+              + " @RateLimit, which counts the handler that runs whatever the path.");
+    }
+    List<Mapping> ignoring = mappings.stream().filter(m -> m.ignoresCase() != null).toList();
+    if (ignoring.isEmpty()) {
+      return Optional.empty();
+    }
+    Mapping first = ignoring.get(0);
+    String mappingText =
+        "handler mapping '"
+            + first.bean()
+            + "' matches paths regardless of case ("
+            + first.ignoresCase()
+            + ")"
+            + (ignoring.size() == 1
+                ? ""
+                : ", as do " + ignoring.stream().skip(1).map(Mapping::bean).toList());
+    for (Served enforcer : served) {
+      for (HttpRule rule : enforcer.rules()) {
+        if (!rule.paths().isEmpty() && !rule.ignoreCase()) {
+          PathPattern path = rule.paths().get(0);
+          throw new IllegalStateException(
+              "slidingwindow: "
+                  + mappingText
+                  + ", so "
+                  + path.toString().toUpperCase(Locale.ROOT)
+                  + " reaches the handler of "
+                  + path
+                  + ", but rule '"
+                  + rule.name()
+                  + "' of the "
+                  + enforcer.by()
+                  + " matches its paths "
+                  + rule.paths()
+                  + " only in their own case and would not count it. Build the rule with"
+                  + " HttpRule.builder(\""
+                  + rule.name()
+                  + "\").ignoreCase(true), or let the handlers match paths case-sensitively. If"
+                  + " the rule is one of slidingwindow.http.rules, the starter built it before"
+                  + " the handler mappings could be read: a bean that the rate limit filter needs"
+                  + " is itself needed by the web configuration (a WebMvcConfigurer,"
+                  + " WebFluxConfigurer or HandlerInterceptor that injects RateLimitEnforcer);"
+                  + " inject ObjectProvider<RateLimitEnforcer> there instead.");
+        }
+      }
+    }
+    return Optional.of(
+        "slidingwindow: "
+            + mappingText
+            + ", so the rules over paths "
+            + pathRules
+            + " match regardless of case too.");
+  }
+
+  /** The handler mappings of a servlet application, read when asked; none without Spring MVC. */
+  static Supplier<List<Mapping>> servletMappings(ListableBeanFactory beans) {
+    return ClassUtils.isPresent(MVC_MAPPING, HandlerPaths.class.getClassLoader())
+        ? () -> Mvc.mappings(beans)
+        : List::of;
+  }
+
+  /** The handler mappings of a reactive application, read when asked; none without WebFlux. */
+  static Supplier<List<Mapping>> reactiveMappings(ListableBeanFactory beans) {
+    return ClassUtils.isPresent(WEBFLUX_MAPPING, HandlerPaths.class.getClassLoader())
+        ? () -> WebFlux.mappings(beans)
+        : List::of;
+  }
+
+  /** Why a pattern parser ignores case, or null if it does not. */
+  private static String caseOf(PathPatternParser parser) {
+    return parser.isCaseSensitive() ? null : "its PathPatternParser is not case-sensitive";
+  }
+
+  /** Spring MVC's mappings; loaded only when Spring MVC is on the class path. */
+  private static final class Mvc {
+
+    static List<Mapping> mappings(ListableBeanFactory beans) {
+      List<Mapping> mappings = new ArrayList<>();
+      beans
+          .getBeansOfType(
+              org.springframework.web.servlet.handler.AbstractHandlerMapping.class, false, true)
+          .forEach(
+              (name, mapping) ->
+                  mappings.add(new Mapping(name, ignoresCase(mapping), suffixes(mapping))));
+      return mappings;
+    }
+
+    /**
+     * Why {@code mapping} ignores case, or null: its pattern parser decides, or without one its
+     * path matcher, asked (not every matcher tells its setting) whether {@code /A} matches {@code
+     * /a}.
+     */
+    private static String ignoresCase(
+        org.springframework.web.servlet.handler.AbstractHandlerMapping mapping) {
+      PathPatternParser parser = mapping.getPatternParser();
+      if (parser != null) {
+        return caseOf(parser);
+      }
+      PathMatcher matcher = mapping.getPathMatcher();
+      return matcher.match("/a", "/A")
+          ? "its path matcher, " + matcher.getClass().getSimpleName() + ", ignores case"
+          : null;
+    }
+
+    /**
+     * Whether {@code mapping} matches suffixes: Spring MVC 6's request mappings can, through
+     * methods that Spring Framework 7 removed, so they are looked up by name.
+     */
+    private static boolean suffixes(Object mapping) {
+      for (String name : List.of("useSuffixPatternMatch", "useRegisteredSuffixPatternMatch")) {
+        Method method = ReflectionUtils.findMethod(mapping.getClass(), name);
+        if (method != null
+            && method.getReturnType() == boolean.class
+            && Boolean.TRUE.equals(ReflectionUtils.invokeMethod(method, mapping))) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
+  /** WebFlux's mappings; loaded only when WebFlux is on the class path. */
+  private static final class WebFlux {
+
+    static List<Mapping> mappings(ListableBeanFactory beans) {
+      List<Mapping> mappings = new ArrayList<>();
+      beans
+          .getBeansOfType(
+              org.springframework.web.reactive.handler.AbstractHandlerMapping.class, false, true)
+          .forEach(
+              (name, mapping) ->
+                  mappings.add(new Mapping(name, caseOf(mapping.getPathPatternParser()), false)));
+      return mappings;
+    }
+  }
+}

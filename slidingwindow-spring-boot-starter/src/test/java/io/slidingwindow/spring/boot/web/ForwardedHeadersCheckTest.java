@@ -1,0 +1,60 @@
+package io.slidingwindow.spring.boot.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.springframework.mock.env.MockEnvironment;
+
+class ForwardedHeadersCheckTest {
+
+  @Test
+  void warnings_forwardedHeadersBelievedFromAnyPeer_warnOncePerCause() {
+    assertThat(ForwardedHeadersCheck.warnings("framework", "tomcat", null, List.of()))
+        .singleElement()
+        .asString()
+        .contains("server.forward-headers-strategy=framework")
+        .contains("slidingwindow.http.trusted-proxies");
+    assertThat(ForwardedHeadersCheck.warnings("NATIVE", "netty", null, List.of()))
+        .singleElement()
+        .asString()
+        .contains("any peer (server.forward-headers-strategy=native on netty)");
+    assertThat(ForwardedHeadersCheck.warnings("native", "jetty", null, List.of())).hasSize(1);
+    assertThat(ForwardedHeadersCheck.warnings("native", "tomcat", null, List.of()))
+        .singleElement()
+        .asString()
+        .contains("private or loopback range")
+        .contains("server.tomcat.remoteip.internal-proxies");
+    assertThat(ForwardedHeadersCheck.warnings(null, "tomcat", null, List.of("0.0.0.0/0", "::/0")))
+        .singleElement()
+        .asString()
+        .contains("[0.0.0.0/0, ::/0]");
+    assertThat(ForwardedHeadersCheck.warnings("framework", "netty", null, List.of("::/0")))
+        .hasSize(2);
+  }
+
+  @Test
+  void warnings_forwardedHeadersFromNamedProxiesOnly_none() {
+    assertThat(ForwardedHeadersCheck.warnings(null, "netty", null, List.of("10.0.0.0/8")))
+        .isEmpty();
+    assertThat(ForwardedHeadersCheck.warnings("none", "netty", null, List.of())).isEmpty();
+    assertThat(
+            ForwardedHeadersCheck.warnings(
+                "native", "tomcat", "10\\.0\\.0\\.7", List.of("10.0.0.0/8", "fd00::/8")))
+        .isEmpty();
+  }
+
+  @Test
+  void warnings_cloudPlatformWithoutAStrategy_isTakenAsNative() {
+    SlidingWindowHttpProperties properties = new SlidingWindowHttpProperties();
+    MockEnvironment kubernetes = new MockEnvironment();
+    kubernetes.setProperty("KUBERNETES_SERVICE_HOST", "10.0.0.1");
+    assertThat(new ForwardedHeadersCheck(kubernetes, properties, false).warnings()).hasSize(1);
+    kubernetes.setProperty("server.forward-headers-strategy", "none");
+    assertThat(new ForwardedHeadersCheck(kubernetes, properties, false).warnings()).isEmpty();
+    MockEnvironment plain = new MockEnvironment();
+    assertThat(new ForwardedHeadersCheck(plain, properties, false).warnings()).isEmpty();
+    plain.setProperty("spring.main.cloud-platform", "none");
+    assertThat(new ForwardedHeadersCheck(plain, properties, false).warnings()).isEmpty();
+  }
+}
