@@ -15,20 +15,32 @@ import java.time.Duration;
  * / interval)}, and at time {@code t} a key's sum and count cover buckets {@code b(t) - size + 1}
  * through {@code b(t)}: every add in the span {@code [(b(t) - size + 1) * interval, t]}, between
  * {@code (size - 1) * interval} and {@code size * interval} long. The Redis counters of this
- * library count the same buckets.
+ * library ({@code RedisCounters} in {@code slidingwindow-redis}) count the same buckets, on the
+ * Redis server's clock in microseconds, whose origin is the Unix epoch, so that every instance
+ * sharing the server counts the same buckets; given a client ticker instead, they read it as the
+ * in-process counters do, truncated to microseconds.
  *
- * <p><b>Keys and memory.</b> A key is tracked from its first add and evicted once its window counts
- * nothing, which forgets nothing. At most {@link Builder#maxKeys(long)} keys are tracked; what
- * happens to adds for new keys beyond that is the {@link KeyOverflow} policy, as for {@link
- * KeyedRateLimiter}. A tracked key costs about 140 bytes, plus 24 bytes per slot of its ring of
- * non-empty buckets, plus the key itself. The ring starts at two slots and doubles, up to {@code
- * size}, whenever the key holds more non-empty buckets than it fits, and never shrinks while the
- * key is tracked: it has at most twice as many slots as the most non-empty buckets the key has held
- * at once, and at most {@code size} ({@code 24 * size} bytes). An evicted key frees it all.
+ * <p><b>Keys and memory.</b> The in-process counters track a key from its first add and evict it
+ * once its window counts nothing, which forgets nothing. At most {@link Builder#maxKeys(long)} keys
+ * are tracked; what happens to adds for new keys beyond that is the {@link KeyOverflow} policy, as
+ * for {@link KeyedRateLimiter}. An implementation without a key table, such as the Redis counters,
+ * whose keys expire in the store a while after their last add, has no such bound: it never refuses
+ * a key, and the key-overflow clauses below do not apply to it. A tracked key costs about 140
+ * bytes, plus 24 bytes per slot of its ring of non-empty buckets, plus the key itself. The ring
+ * starts at two slots and doubles, up to {@code size}, whenever the key holds more non-empty
+ * buckets than it fits, and never shrinks while the key is tracked: it has at most twice as many
+ * slots as the most non-empty buckets the key has held at once, and at most {@code size} ({@code 24
+ * * size} bytes). An evicted key frees it all.
  *
  * <p><b>Thread-safety.</b> The in-process implementation from {@link #builder} is thread-safe: each
  * key has its own lock, adds for different keys do not contend, and an add of an already tracked
- * key allocates nothing.
+ * key allocates nothing. The Redis counters are thread-safe too; each of their calls is one atomic
+ * script call.
+ *
+ * <p><b>Failures.</b> Besides the exceptions each method states, an implementation backed by a
+ * store may throw that store's unchecked exception when the store fails or does not answer in time,
+ * since a counter has no safe default answer: the Redis counters throw {@code RedisCallException}.
+ * The in-process counters never do.
  *
  * @param <K> the key type; keys need consistent {@code equals} and {@code hashCode}
  */
@@ -39,11 +51,11 @@ public interface RollingCounters<K> {
    * the add, so that a threshold check takes one call: {@code if (counters.addAndGet(ip, 1) > 20)
    * block(ip)}. Sums saturate at {@link Long#MAX_VALUE}.
    *
-   * <p>When the key is new and {@link Builder#maxKeys(long)} keys with non-empty windows are
-   * tracked, nothing is recorded and the outcome follows the {@link KeyOverflow} policy: {@link
-   * KeyOverflow#REFUSE} throws {@link KeyOverflowException}, which a threshold check should take as
-   * over every threshold (fail closed); {@link KeyOverflow#ALLOW_UNTRACKED} returns {@code amount},
-   * the sum of a window holding this add alone, so that threshold checks fail open.
+   * <p>In process, when the key is new and {@link Builder#maxKeys(long)} keys with non-empty
+   * windows are tracked, nothing is recorded and the outcome follows the {@link KeyOverflow}
+   * policy: {@link KeyOverflow#REFUSE} throws {@link KeyOverflowException}, which a threshold check
+   * should take as over every threshold (fail closed); {@link KeyOverflow#ALLOW_UNTRACKED} returns
+   * {@code amount}, the sum of a window holding this add alone, so that threshold checks fail open.
    *
    * @throws IllegalArgumentException if {@code key} is null or {@code amount} is negative
    * @throws KeyOverflowException if the key is new, the counters track their most keys, none can be
@@ -77,16 +89,21 @@ public interface RollingCounters<K> {
    */
   long count(K key);
 
-  /** The number of buckets of each key's window. */
+  /**
+   * The number of buckets of each key's window: at most {@link RollingWindow#MAX_SIZE} in process,
+   * at most {@code RedisCounters.MAX_SIZE} (1024) in Redis, whose every call reads the whole
+   * window.
+   */
   int size();
 
-  /** The width of one bucket. */
+  /** The width of one bucket (whole microseconds in Redis). */
   Duration interval();
 
   /**
-   * Evicts every key whose window counts nothing now. The in-process counters also do this
-   * incrementally, a few keys each time they start tracking a new one; call this to reclaim memory
-   * at once.
+   * Evicts every key whose window counts nothing now; sums and counts do not change. The in-process
+   * counters also do this incrementally, a few keys each time they start tracking a new one; call
+   * this to reclaim memory at once. Implementations whose keys expire by themselves, such as the
+   * Redis counters, do nothing.
    */
   void cleanUp();
 

@@ -5,9 +5,14 @@ import java.util.List;
 /**
  * The Java side of {@code counter.lua}'s contract (its header is the reference) for one counter
  * configuration: arguments {@code [amount, "add" | "get", now µs or "", size, interval µs,
- * ttlMillis]}, reply {@code [sum, count, now µs]}. Immutable.
+ * ttlMillis]}, reply {@code [sum high, sum low, count, now µs]}, the sum being {@code high * 10^9 +
+ * low}. Immutable.
  */
 final class CounterScript {
+
+  private static final long BILLION = 1_000_000_000L;
+  private static final long MAX_HIGH = Long.MAX_VALUE / BILLION;
+  private static final long MAX_LOW = Long.MAX_VALUE % BILLION;
 
   private final String suffix;
   private final String size;
@@ -36,12 +41,25 @@ final class CounterScript {
     };
   }
 
+  /**
+   * The sum of a reply, {@code high * 10^9 + low} with {@code 0 <= low < 10^9}, saturated at {@link
+   * Long#MAX_VALUE} (and, for sums of negative amounts that an older version stored, at {@link
+   * Long#MIN_VALUE}).
+   */
   static long sum(List<Object> reply) {
-    return (Long) reply.get(0);
+    long high = (Long) reply.get(0);
+    long low = (Long) reply.get(1);
+    if (high > MAX_HIGH || (high == MAX_HIGH && low > MAX_LOW)) {
+      return Long.MAX_VALUE;
+    }
+    if (high < -MAX_HIGH) {
+      return Long.MIN_VALUE;
+    }
+    return high * BILLION + low;
   }
 
   static long count(List<Object> reply) {
-    return (Long) reply.get(1);
+    return (Long) reply.get(2);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.slidingwindow.redis;
 
+import io.slidingwindow.RollingCounters;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.internal.Checks;
 import java.time.Duration;
@@ -9,21 +10,30 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Windowed counters in Redis for risk-control questions ("logins from this IP in the last ten
- * minutes", "amount charged to this card in the last hour"), shared by every instance.
+ * minutes", "amount charged to this card in the last hour"), shared by every instance: the {@link
+ * RollingCounters} whose state lives in Redis, so that code written against {@code
+ * RollingCounters<String>} runs on either.
  *
- * <p>Semantics (those of the in-process rolling counters). Time is cut into buckets of width {@code
+ * <p>Semantics: those of {@link RollingCounters}. Time is cut into buckets of width {@code
  * interval}; {@code b(t) = floor(t / interval)}. At time {@code t}, {@link #sum} and {@link #count}
  * cover the buckets {@code b(t) - size + 1} through {@code b(t)}: the span {@code [(b(t) - size +
  * 1) * interval, t]}, which is between {@code (size - 1) * interval} and {@code size * interval}
  * long. {@link #addAndGet} adds one event of {@code amount} to bucket {@code b(t)} and returns the
- * sum after it, in one round trip.
+ * sum after it, in one round trip. A time smaller than the latest one an id has seen counts as that
+ * latest one. Amounts are not negative; sums saturate at {@link Long#MAX_VALUE}.
+ *
+ * <p>Time. {@code t} is the server's {@code TIME} in microseconds since the Unix epoch, so every
+ * instance counts the same buckets, aligned to the epoch; with {@link Builder#clientTime(Ticker)},
+ * it is that ticker's reading, truncated to microseconds since its first reading (made when the
+ * counters are built), as for the in-process counters. The interval must be whole microseconds.
  *
  * <p>Storage. One Redis HASH per id ({@code <prefix>:{<id tag>}:c:<size>:<interval µs>}) with a sum
- * and a count field per non-empty bucket; each call reads the hash and deletes the buckets that
- * have left, O(size) work, which is why {@code size} is at most {@value #MAX_SIZE}. The key expires
- * {@code (size + 1) * interval} after the last add. Time is the server's {@code TIME} in
- * microseconds unless {@link Builder#clientTime(Ticker)} is set; the interval must be whole
- * microseconds. Sums are exact while below 2<sup>53</sup> in magnitude.
+ * and a count field per non-empty bucket and the latest time seen; each call reads the hash and
+ * deletes the buckets that have left, O(size) work, which is why {@code size} is at most {@value
+ * #MAX_SIZE}. The key expires {@code (size + 1) * interval} after the last add: there is no key
+ * table, so no bound on keys and no {@link io.slidingwindow.KeyOverflow} policy ({@link
+ * io.slidingwindow.KeyOverflowException} is never thrown), and {@link #cleanUp()} has nothing to
+ * do.
  *
  * <p>Ids. As for the limiter, an id is stored as {@link io.slidingwindow.LimiterKeys#bounded}: an
  * id of any length and content is counted, in a key of bounded length.
@@ -32,7 +42,7 @@ import java.util.concurrent.TimeoutException;
  * answer within the command timeout (50 ms by default), the call throws a {@link
  * RedisCallException}. Thread-safe.
  */
-public final class RedisCounters {
+public final class RedisCounters implements RollingCounters<String> {
 
   /** The most buckets a counter may cover. */
   public static final int MAX_SIZE = 1024;
@@ -44,6 +54,8 @@ public final class RedisCounters {
   private final Ticker clientTime;
   private final long origin;
   private final long timeoutNanos;
+  private final int size;
+  private final Duration interval;
 
   private RedisCounters(Builder b) {
     this.backend = b.backend;
@@ -53,6 +65,8 @@ public final class RedisCounters {
     this.clientTime = b.clientTime;
     this.origin = clientTime == null ? 0 : clientTime.read();
     this.timeoutNanos = b.commandTimeout.toNanos();
+    this.size = b.size;
+    this.interval = b.interval;
   }
 
   /**
@@ -70,35 +84,68 @@ public final class RedisCounters {
   /**
    * Adds one event of {@code amount} for {@code id} now and returns the sum it covers afterwards.
    *
-   * @throws IllegalArgumentException if {@code id} is null
+   * @throws IllegalArgumentException if {@code id} is null or {@code amount} is negative
    * @throws RedisCallException if Redis fails or does not answer in time
    */
+  @Override
   public long addAndGet(String id, long amount) {
-    return CounterScript.sum(call(id, true, amount));
+    String[] keys = keysOf(id);
+    Checks.requireNonNegative(amount, "amount");
+    return CounterScript.sum(call(keys, true, amount));
   }
 
   /**
-   * The sum of the amounts added for {@code id} in the covered span.
+   * The sum of the amounts added for {@code id} in the covered span; {@code 0} for an id without
+   * one.
    *
-   * @throws IllegalArgumentException as {@link #addAndGet}
+   * @throws IllegalArgumentException if {@code id} is null
    * @throws RedisCallException as {@link #addAndGet}
    */
+  @Override
   public long sum(String id) {
-    return CounterScript.sum(call(id, false, 0));
+    return CounterScript.sum(call(keysOf(id), false, 0));
   }
 
   /**
-   * The number of events added for {@code id} in the covered span.
+   * The number of events added for {@code id} in the covered span; {@code 0} for an id without one.
    *
-   * @throws IllegalArgumentException as {@link #addAndGet}
+   * @throws IllegalArgumentException if {@code id} is null
    * @throws RedisCallException as {@link #addAndGet}
    */
+  @Override
   public long count(String id) {
-    return CounterScript.count(call(id, false, 0));
+    return CounterScript.count(call(keysOf(id), false, 0));
   }
 
-  private List<Object> call(String id, boolean add, long amount) {
-    String[] keys = script.keys(Keys.tagged(prefix, id));
+  /** The number of buckets covered, as set by {@link Builder#size}. */
+  @Override
+  public int size() {
+    return size;
+  }
+
+  /** The width of a bucket, as set by {@link Builder#interval}. */
+  @Override
+  public Duration interval() {
+    return interval;
+  }
+
+  /**
+   * Does nothing, and calls no server: an id's key expires by itself {@code (size + 1) * interval}
+   * after its last add, and each call deletes the buckets of its id that have left.
+   */
+  @Override
+  public void cleanUp() {}
+
+  /**
+   * The key of {@code id}.
+   *
+   * @throws IllegalArgumentException if {@code id} is null
+   */
+  private String[] keysOf(String id) {
+    return script.keys(Keys.tagged(prefix, id));
+  }
+
+  private List<Object> call(String[] keys, boolean add, long amount) {
     String now =
         clientTime == null ? "" : Long.toString(Math.floorDiv(clientTime.read() - origin, 1000L));
     try {

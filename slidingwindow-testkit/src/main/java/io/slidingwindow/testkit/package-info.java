@@ -2,7 +2,8 @@
  * What the project's tests share: a clock tests move ({@link io.slidingwindow.testkit.FakeTicker}),
  * the brute-force oracle ({@link io.slidingwindow.testkit.SlidingLogOracle}), schedules to replay
  * ({@link io.slidingwindow.testkit.Schedule}), the conformance kit every limiter passes ({@link
- * io.slidingwindow.testkit.RateLimiterConformance}), threads that call together ({@link
+ * io.slidingwindow.testkit.RateLimiterConformance}) and every implementation of rolling counters
+ * ({@link io.slidingwindow.testkit.RollingCountersConformance}), threads that call together ({@link
  * io.slidingwindow.testkit.CallerThreads}) and a limiter that fails on purpose ({@link
  * io.slidingwindow.testkit.FailingLimiter}). For tests only.
  *
@@ -10,8 +11,9 @@
  * the oracles {@link io.slidingwindow.testkit.SlidingLogOracle} and {@link
  * io.slidingwindow.testkit.CalendarLogOracle}, {@link io.slidingwindow.testkit.Schedule}, and the
  * conformance base classes {@link io.slidingwindow.testkit.RateLimiterConformance}, {@link
- * io.slidingwindow.testkit.QuotaConformance}, {@link io.slidingwindow.testkit.PlanConformance} and
- * {@link io.slidingwindow.testkit.CalendarQuotaConformance}. The rest is the project's own test
+ * io.slidingwindow.testkit.QuotaConformance}, {@link io.slidingwindow.testkit.PlanConformance},
+ * {@link io.slidingwindow.testkit.CalendarQuotaConformance} and {@link
+ * io.slidingwindow.testkit.RollingCountersConformance}. The rest is the project's own test
  * infrastructure and may change without notice in any release: {@link
  * io.slidingwindow.testkit.ForkBound}, {@link io.slidingwindow.testkit.CallerThreads}, {@link
  * io.slidingwindow.testkit.FailingLimiter}, and the packages {@code browser}, {@code http} and
