@@ -1,6 +1,7 @@
 package io.slidingwindow.boot4;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.sun.net.httpserver.HttpServer;
 import io.slidingwindow.http.RequestPaths;
@@ -15,9 +16,13 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.cloud.gateway.handler.predicate.PathRoutePredicateFactory;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.util.pattern.PathPatternParser;
 
 /**
  * The gateway's path firewall on Spring Cloud Gateway 5 (Boot 4), as the gateway module's {@code
@@ -52,6 +57,27 @@ class GatewayPathSpellingBoot4IT {
   @EnableAutoConfiguration
   static class Gateway {}
 
+  /** The gateway with {@code Path} predicates that match regardless of case. */
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  static class CaseInsensitiveGateway {
+    @Bean
+    static BeanPostProcessor pathsRegardlessOfCase() {
+      return new BeanPostProcessor() {
+        @Override
+        public Object postProcessBeforeInitialization(Object bean, String name) {
+          if (bean instanceof PathRoutePredicateFactory factory) {
+            PathPatternParser parser = new PathPatternParser();
+            parser.setCaseSensitive(false);
+            factory.setPathPatternParser(parser);
+          }
+          return bean;
+        }
+      };
+    }
+  }
+
+  private Class<?> application = Gateway.class;
   private HttpServer backend;
   private final AtomicReference<String> forwarded = new AtomicReference<>();
   private ConfigurableApplicationContext gateway;
@@ -98,7 +124,7 @@ class GatewayPathSpellingBoot4IT {
       int equals = property.indexOf('=');
       all.put(property.substring(0, equals), property.substring(equals + 1));
     }
-    gateway = Apps.start(Gateway.class, all);
+    gateway = Apps.start(application, all);
     return Apps.uri(gateway).getPort();
   }
 
@@ -208,5 +234,29 @@ class GatewayPathSpellingBoot4IT {
     assertThat(get(2, port, "/api/./login").status())
         .as("dot segments stay refused")
         .isEqualTo(400);
+  }
+
+  /**
+   * Spring Cloud Gateway 5 keeps the factory's parser where the gateway module reads it: {@code
+   * Path} predicates that ignore case beside a rule over paths in its own case stop start-up, as
+   * the gateway module's {@code GatewayPathCaseIT} shows on Boot 3.5.
+   */
+  @Test
+  void pathPredicatesIgnoringCase_withARuleOverPathsInItsOwnCase_stopStartUp() {
+    application = CaseInsensitiveGateway.class;
+
+    Throwable refused =
+        catchThrowable(
+            () ->
+                start(
+                    "slidingwindow.http.rules.login.paths=/api/login",
+                    "slidingwindow.http.rules.login.limits[0].permits=1",
+                    "slidingwindow.http.rules.login.limits[0].window=1h"));
+
+    assertThat(refused)
+        .as("started, so GET /API/LOGIN would take the login's route uncounted by the rule")
+        .isNotNull()
+        .hasStackTraceContaining("PathRoutePredicateFactory bean 'pathRoutePredicateFactory'")
+        .hasStackTraceContaining("rule 'login'");
   }
 }

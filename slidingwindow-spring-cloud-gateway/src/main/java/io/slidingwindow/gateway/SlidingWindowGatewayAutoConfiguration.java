@@ -123,6 +123,15 @@ public class SlidingWindowGatewayAutoConfiguration {
   }
 
   /**
+   * Stops start-up when the gateway's {@code Path} predicates match regardless of case while a rule
+   * of {@code slidingwindow.http.rules} over paths does not (see {@link GatewayPathCase}).
+   */
+  @Bean
+  static SmartInitializingSingleton slidingWindowGatewayPathCase(BeanFactory beans) {
+    return GatewayPathCase.of(beans);
+  }
+
+  /**
    * The path firewall in front of routing (see {@link GatewayPathFirewall}): the application's
    * {@link PathFirewall} bean (the starter's, from {@code slidingwindow.http.path-firewall.*}), or,
    * with the starter's web beans off ({@code slidingwindow.http.enabled=false}), the one those

@@ -1,0 +1,217 @@
+package io.slidingwindow.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import com.sun.net.httpserver.HttpServer;
+import io.slidingwindow.testkit.http.RawHttp;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.cloud.gateway.handler.predicate.PathRoutePredicateFactory;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.util.pattern.PathPatternParser;
+
+/**
+ * A spelling of a path that the gateway's {@code Path} predicate takes for {@code /api/login} is
+ * counted by a rule over {@code /api/login}, or the configuration is refused at start-up. A real
+ * gateway on a loopback port routes {@code Path=/api/login} (marked {@code X-Route: login}) and
+ * {@code Path=/api/**} to a real backend that records what reached it; each spelling is sent byte
+ * for byte by a client address of its own.
+ *
+ * <p>Looser than the rules by default only in case, and only when the application gives the
+ * predicate factory a parser that ignores case ({@code setPathPatternParser}): then {@code
+ * /API/LOGIN} takes the login's route, while the rules of {@code slidingwindow.http.rules} match in
+ * their own case. Other loose readings of the predicate on Spring Cloud Gateway 4.3 (a trailing
+ * slash, with {@code matchTrailingSlash} true by default; percent-encoded letters, decoded; path
+ * parameters, dropped) are counted by the rule.
+ */
+class GatewayPathCaseIT {
+
+  /** A gateway as configured by properties. */
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  static class Gateway {}
+
+  /** A gateway whose {@code Path} predicates match regardless of case. */
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  static class CaseInsensitiveGateway {
+    @Bean
+    static BeanPostProcessor pathsRegardlessOfCase() {
+      return new BeanPostProcessor() {
+        @Override
+        public Object postProcessBeforeInitialization(Object bean, String name) {
+          if (bean instanceof PathRoutePredicateFactory factory) {
+            PathPatternParser parser = new PathPatternParser();
+            parser.setCaseSensitive(false);
+            factory.setPathPatternParser(parser);
+          }
+          return bean;
+        }
+      };
+    }
+  }
+
+  /** A rule of the starter over the login: one request an hour per client address. */
+  private static final List<String> LOGIN_RULE =
+      List.of(
+          "slidingwindow.http.rules.login.paths=/api/login",
+          "slidingwindow.http.rules.login.key=ip",
+          "slidingwindow.http.rules.login.limits[0].permits=1",
+          "slidingwindow.http.rules.login.limits[0].window=1h");
+
+  /** The same limit on the login's route itself. */
+  private static final List<String> LOGIN_ROUTE_LIMIT =
+      List.of(
+          "spring.cloud.gateway.server.webflux.routes[0].filters[1].name=RequestRateLimiter",
+          "spring.cloud.gateway.server.webflux.routes[0].filters[1].args"
+              + ".sliding-window-rate-limiter.limits[0].permits=1",
+          "spring.cloud.gateway.server.webflux.routes[0].filters[1].args"
+              + ".sliding-window-rate-limiter.limits[0].window=1h");
+
+  private HttpServer backend;
+  private final AtomicReference<String> reached = new AtomicReference<>();
+  private ConfigurableApplicationContext gateway;
+
+  @AfterEach
+  void stop() {
+    if (gateway != null) {
+      gateway.close();
+    }
+    if (backend != null) {
+      backend.stop(0);
+    }
+  }
+
+  private int start(Class<?> application, List<String> properties) throws IOException {
+    backend = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    backend.createContext(
+        "/",
+        exchange -> {
+          reached.set(
+              exchange.getRequestHeaders().getFirst("X-Route")
+                  + " "
+                  + exchange.getRequestURI().getRawPath());
+          exchange.sendResponseHeaders(200, -1);
+          exchange.close();
+        });
+    backend.start();
+    String uri = "http://127.0.0.1:" + backend.getAddress().getPort();
+    String routes = "spring.cloud.gateway.server.webflux.routes";
+    List<String> all =
+        new ArrayList<>(
+            List.of(
+                "spring.config.name=gateway-path-case",
+                "spring.main.web-application-type=reactive",
+                "spring.main.banner-mode=off",
+                "server.address=127.0.0.1",
+                "server.port=0",
+                routes + "[0].id=login",
+                routes + "[0].uri=" + uri,
+                routes + "[0].predicates[0]=Path=/api/login",
+                routes + "[0].filters[0]=AddRequestHeader=X-Route, login",
+                routes + "[1].id=api",
+                routes + "[1].uri=" + uri,
+                routes + "[1].predicates[0]=Path=/api/**",
+                routes + "[1].filters[0]=AddRequestHeader=X-Route, api"));
+    all.addAll(properties);
+    gateway =
+        new SpringApplicationBuilder(application).properties(all.toArray(String[]::new)).run();
+    return ((WebServerApplicationContext) gateway).getWebServer().getPort();
+  }
+
+  private static InetAddress client(int i) throws IOException {
+    return InetAddress.getByAddress(new byte[] {127, 0, 2, (byte) (10 + i)});
+  }
+
+  private static int get(int client, int port, String target) throws IOException {
+    return RawHttp.send(client(client), port, "GET", target, List.of()).status();
+  }
+
+  @Test
+  void pathPredicatesIgnoringCase_withARuleOverPathsInItsOwnCase_stopStartUp() throws IOException {
+    Throwable refused = catchThrowable(() -> start(CaseInsensitiveGateway.class, LOGIN_RULE));
+
+    if (refused == null) {
+      // Started: then every casing that takes the login's route must be counted by the rule.
+      int port = ((WebServerApplicationContext) gateway).getWebServer().getPort();
+      assertThat(get(0, port, "/api/login")).isEqualTo(200);
+      int status = get(0, port, "/API/LOGIN");
+      assertThat(status)
+          .as(
+              "GET /API/LOGIN reached the backend as '%s' (route, path), after the client's one"
+                  + " request of the hour to /api/login, whose rule did not count it",
+              reached.get())
+          .isEqualTo(429);
+    }
+    assertThat(refused).isNotNull();
+    Throwable cause = refused;
+    while (!(cause instanceof IllegalStateException) && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    assertThat(cause)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("PathRoutePredicateFactory bean 'pathRoutePredicateFactory'")
+        .hasMessageContaining("setPathPatternParser")
+        .hasMessageContaining("/API/LOGIN takes the route that /api/login takes")
+        .hasMessageContaining("login [/api/login]")
+        .hasMessageContaining("rule 'login'")
+        .hasMessageContaining("[/api/login] only in their own case")
+        .hasMessageContaining("RequestRateLimiter");
+  }
+
+  @Test
+  void pathPredicatesIgnoringCase_routeLimitCountsEveryCasing() throws IOException {
+    int port = start(CaseInsensitiveGateway.class, LOGIN_ROUTE_LIMIT);
+
+    assertThat(get(0, port, "/API/LOGIN")).isEqualTo(200);
+    assertThat(reached.getAndSet(null)).isEqualTo("login /API/LOGIN");
+    assertThat(get(0, port, "/api/login")).isEqualTo(429);
+    assertThat(get(0, port, "/Api/Login")).isEqualTo(429);
+    assertThat(get(1, port, "/api/login")).as("another client").isEqualTo(200);
+    assertThat(reached.get()).isEqualTo("login /api/login");
+  }
+
+  @Test
+  void caseSensitivePredicates_ruleCountsTheLooseSpellingsTheLoginRouteTakes() throws IOException {
+    int port =
+        start(
+            Gateway.class,
+            concat(LOGIN_RULE, List.of("slidingwindow.http.path-firewall.allow=semicolon")));
+    // What Spring Cloud Gateway 4.3 takes for Path=/api/login: a trailing slash
+    // (matchTrailingSlash is true by default), letters percent-encoded, path parameters dropped.
+    List<String> loginSpellings =
+        List.of("/api/login/", "/api/%6Cogin", "/api/log%69n", "/api/login;x=1");
+
+    for (int i = 0; i < loginSpellings.size(); i++) {
+      String spelling = loginSpellings.get(i);
+      assertThat(get(i, port, spelling))
+          .as("GET %s: the client's first request", spelling)
+          .isEqualTo(200);
+      assertThat(reached.getAndSet(null)).as("GET %s", spelling).isEqualTo("login " + spelling);
+      assertThat(get(i, port, "/api/login"))
+          .as("GET %s took the login's route: the rule must have counted it", spelling)
+          .isEqualTo(429);
+    }
+    assertThat(get(9, port, "/API/LOGIN")).as("no route takes another case").isEqualTo(404);
+    assertThat(reached.get()).isNull();
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> all = new ArrayList<>(a);
+    all.addAll(b);
+    return all;
+  }
+}

@@ -1,0 +1,50 @@
+package io.slidingwindow.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.web.reactive.WebFluxProperties;
+import org.springframework.cloud.gateway.handler.predicate.PathRoutePredicateFactory;
+import org.springframework.web.util.pattern.PathPatternParser;
+
+/** How {@link GatewayPathCase} reads the case of the gateway's {@code Path} predicates. */
+class GatewayPathCaseTest {
+
+  private static PathPatternParser ignoringCase() {
+    PathPatternParser parser = new PathPatternParser();
+    parser.setCaseSensitive(false);
+    return parser;
+  }
+
+  @Test
+  void factory_isCaseSensitiveUnlessGivenAParserThatIsNot() {
+    PathRoutePredicateFactory factory = new PathRoutePredicateFactory(new WebFluxProperties());
+    assertThat(GatewayPathCase.caseSensitive(factory)).isTrue();
+
+    factory.setPathPatternParser(ignoringCase());
+
+    assertThat(GatewayPathCase.caseSensitive(factory)).isFalse();
+  }
+
+  @Test
+  void subclassOfTheFactory_isReadThroughItsSuperclass() {
+    PathRoutePredicateFactory factory = new PathRoutePredicateFactory(new WebFluxProperties()) {};
+    factory.setPathPatternParser(ignoringCase());
+
+    assertThat(GatewayPathCase.caseSensitive(factory)).isFalse();
+  }
+
+  @Test
+  void factoryIgnoringCase_withoutRateLimitFilters_startsUp() {
+    PathRoutePredicateFactory factory = new PathRoutePredicateFactory(new WebFluxProperties());
+    factory.setPathPatternParser(ignoringCase());
+
+    assertThatCode(
+            () ->
+                new GatewayPathCase(() -> Map.of("path", factory), Map::of, () -> null)
+                    .afterSingletonsInstantiated())
+        .doesNotThrowAnyException();
+  }
+}
