@@ -8,16 +8,22 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.Status;
+import io.slidingwindow.Limit;
+import io.slidingwindow.http.EnforcementCore;
 import io.slidingwindow.http.EnforcementCore.Outcome;
-import io.slidingwindow.http.RefusalReplies;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.QuotaHeaders;
+import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.http.RequestKey;
+import io.slidingwindow.testkit.FakeTicker;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
@@ -25,9 +31,21 @@ import org.junit.jupiter.api.Test;
 /** The listener's ordering and hand-over, with decisions the test completes itself. */
 class GatedListenerTest {
 
-  private static final Outcome ALLOWED = new Outcome(null, Map.of(), null);
-  private static final Outcome REFUSED =
-      new Outcome(RefusalReplies.tooManyRequests(3, Map.of()), Map.of(), null);
+  /** One call per 3 seconds, on a clock that stands still: grants the first call, refuses next. */
+  private static final EnforcementCore<String> ONE_PER_3S =
+      EnforcementCore.<String>builder()
+          .limiterFactory(RateLimiterFactory.inMemory(new FakeTicker(), 10))
+          .rule(
+              HttpRule.builder("one").limit(Limit.exact(1, Duration.ofSeconds(3))).build(),
+              call -> RequestKey.global())
+          .build();
+
+  private static final Outcome ALLOWED = decide();
+  private static final Outcome REFUSED = decide();
+
+  private static Outcome decide() {
+    return ONE_PER_3S.enforce("call", "POST", List.of("/svc/Method"), QuotaHeaders::new);
+  }
 
   private final List<String> app = Collections.synchronizedList(new ArrayList<>());
   private final ArrayDeque<Runnable> executor = new ArrayDeque<>();

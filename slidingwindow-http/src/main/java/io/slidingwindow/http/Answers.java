@@ -36,8 +36,8 @@ record Answers(ListenerCalls listener, boolean rateLimitHeaders, RefusalReplies.
   EnforcementCore.Outcome passed(QuotaHeaders headers, List<Settlement.Pending> pending) {
     return headers == null && pending.isEmpty()
         ? EnforcementCore.Outcome.PASS
-        : new EnforcementCore.Outcome(
-            null, headers == null ? Map.of() : headers.headers(), null, Settlement.of(pending));
+        : EnforcementCore.Outcome.passed(
+            headers == null ? Map.of() : headers.headers(), Settlement.of(pending));
   }
 
   /**
@@ -84,9 +84,8 @@ record Answers(ListenerCalls listener, boolean rateLimitHeaders, RefusalReplies.
       return null;
     }
     long retryAfterSeconds = report.retryAfterSeconds(decision.retryAfter());
-    return new EnforcementCore.Outcome(
+    return EnforcementCore.Outcome.refused(
         refusal.reply(retryAfterSeconds, report.headers(retryAfterSeconds)),
-        Map.of(),
         decision,
         Settlement.of(pending));
   }

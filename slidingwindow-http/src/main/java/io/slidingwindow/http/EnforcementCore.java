@@ -8,13 +8,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -70,17 +68,16 @@ public final class EnforcementCore<Q> {
 
   private final List<RuleEntry<Q>> entries;
   private final ListenerCalls listener;
-  private final Answers answers;
   private final PathFirewall pathFirewall;
-  private final RequestClients<Q> clients;
+  private final RuleChain<Q> chain;
   private final boolean guardsPaths;
 
   private EnforcementCore(List<RuleEntry<Q>> entries, Builder<Q> b) {
     this.entries = entries;
     this.listener = new ListenerCalls(b.listener);
-    this.answers = new Answers(this.listener, b.rateLimitHeaders, b.refusal);
     this.pathFirewall = b.pathFirewall;
-    this.clients = new RequestClients<>(b.clientKey);
+    Answers answers = new Answers(listener, b.rateLimitHeaders, b.refusal);
+    this.chain = new RuleChain<>(entries, listener, answers, new RequestClients<>(b.clientKey));
     this.guardsPaths =
         b.pathFirewall.enabled() && entries.stream().anyMatch(e -> !e.rule().paths().isEmpty());
   }
@@ -92,33 +89,110 @@ public final class EnforcementCore<Q> {
 
   /**
    * What became of a request: refused with {@link #refusal()} to write, or let through with {@link
-   * #headers()} to set on its response (empty if no rule decided it or headers are off).
-   *
-   * @param refusal the answer to write instead of handling the request; null to let it through
-   * @param headers the draft-10 headers to add to the response when let through; unmodifiable
-   * @param refused the decision of the rule that refused, with its exact wait; null if let through
-   * @param settlement the permits to settle with the answer's status, whether let through or not
+   * #headers()} to set on its response (empty if no rule decided it or headers are off). Made only
+   * by a core; equal to an outcome with equal parts.
    */
-  public record Outcome(
-      HttpReply refusal, Map<String, String> headers, Decision refused, Settlement settlement) {
+  public static final class Outcome {
 
-    static final Outcome PASS = new Outcome(null, Map.of(), null);
+    static final Outcome PASS = passed(Map.of(), null);
 
-    /** Creates an outcome; {@code headers} is copied, in order; a null settlement is none. */
-    public Outcome {
-      headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
-      settlement = settlement == null ? Settlement.none() : settlement;
+    private final HttpReply refusal;
+    private final Map<String, String> headers;
+    private final Decision refused;
+    private final Settlement settlement;
+
+    private Outcome(
+        HttpReply refusal, Map<String, String> headers, Decision refused, Settlement settlement) {
+      this.refusal = refusal;
+      this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+      this.refused = refused;
+      this.settlement = settlement == null ? Settlement.none() : settlement;
     }
 
-    /** An outcome with nothing to settle. */
-    public Outcome(HttpReply refusal, Map<String, String> headers, Decision refused) {
-      this(refusal, headers, refused, Settlement.none());
+    /** A request let through with {@code headers} (copied, in order); a null settlement is none. */
+    static Outcome passed(Map<String, String> headers, Settlement settlement) {
+      return new Outcome(null, headers, null, settlement);
+    }
+
+    /** A request refused by {@code decision} with {@code reply}; a null settlement is none. */
+    static Outcome refused(HttpReply reply, Decision decision, Settlement settlement) {
+      return new Outcome(reply, Map.of(), decision, settlement);
+    }
+
+    /** The answer to write instead of handling the request; null if it was let through. */
+    public HttpReply refusal() {
+      return refusal;
+    }
+
+    /** The draft-10 headers to add to the response when let through, in order; unmodifiable. */
+    public Map<String, String> headers() {
+      return headers;
+    }
+
+    /** The decision of the rule that refused, with its exact wait; null if let through. */
+    public Decision refused() {
+      return refused;
+    }
+
+    /** The permits to settle with the answer's status, whether let through or not; never null. */
+    public Settlement settlement() {
+      return settlement;
     }
 
     /** Whether the request may go on. */
     public boolean allowed() {
       return refusal == null;
     }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Outcome other
+          && Objects.equals(refusal, other.refusal)
+          && headers.equals(other.headers)
+          && Objects.equals(refused, other.refused)
+          && settlement.equals(other.settlement);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(refusal, headers, refused, settlement);
+    }
+
+    @Override
+    public String toString() {
+      return "Outcome[refusal=%s, headers=%s, refused=%s, settlement=%s]"
+          .formatted(refusal, headers, refused, settlement);
+    }
+  }
+
+  /**
+   * The rules of one core already applied to a request in its request dispatch, so that a request
+   * that passes the core more than once (two filters over the same rules, or {@link #enforce}
+   * called beside a filter) is counted by each rule once. Made by {@link #newApplied()}, given to
+   * each enforcement of the dispatch, which adds the rules it applies; only the core that made it
+   * takes it, since a rule is known by its place in that core.
+   *
+   * <p>Not thread-safe: the enforcements that share one run one after the other, as those of a
+   * request do.
+   */
+  public static final class Applied {
+
+    private final EnforcementCore<?> core;
+    private final BitSet rules = new BitSet();
+
+    private Applied(EnforcementCore<?> core) {
+      this.core = core;
+    }
+
+    /** The indexes in its core's {@link #rules()} of the rules applied so far; live. */
+    BitSet rules() {
+      return rules;
+    }
+  }
+
+  /** A new, empty set of this core's rules applied to a request, for one request dispatch. */
+  public Applied newApplied() {
+    return new Applied(this);
   }
 
   /** The rules, in the order they are applied. */
@@ -159,42 +233,24 @@ public final class EnforcementCore<Q> {
    */
   public Outcome enforce(
       Q request, String method, List<String> paths, Supplier<QuotaHeaders> report) {
-    return enforce(request, method, paths, report, null);
+    return chain.enforce(request, method, paths, report, null);
   }
 
   /**
-   * As {@link #enforce(Object, String, List, Supplier)}, skipping the rules in {@code applied} (by
-   * index in {@link #rules()}; null for none) and adding each rule that applies to it, so that a
-   * request enforced again after its method or path changed is counted by no rule twice.
+   * As {@link #enforce(Object, String, List, Supplier)}, skipping the rules in {@code applied} and
+   * adding to it each rule that applies, so that a request enforced again in its dispatch (after
+   * its method or path changed, say) is counted by no rule twice.
+   *
+   * @param applied the rules applied to the request so far, from this core's {@link #newApplied()}
+   * @throws IllegalArgumentException if {@code applied} is null or was made by another core
    */
   public Outcome enforce(
-      Q request, String method, List<String> paths, Supplier<QuotaHeaders> report, BitSet applied) {
-    QuotaHeaders headers = null;
-    Supplier<String> client = clients.of(request);
-    List<Settlement.Pending> pending = new ArrayList<>();
-    for (int i = 0; i < entries.size(); i++) {
-      RuleEntry<Q> entry = entries.get(i);
-      String key = entry.keyOf(i, applied, request, method, paths, listener, client);
-      if (key == null) {
-        continue;
-      }
-      long permits = entry.permitsOf(request, listener);
-      Decision decision;
-      try {
-        decision = entry.decide(key, clients.groupOf(client), permits, listener, pending);
-      } catch (RuntimeException e) {
-        failed(entry, e);
-        continue;
-      }
-      if (headers == null) {
-        headers = report.get();
-      }
-      Outcome refused = answers.apply(entry, key, decision, headers, method, paths, pending);
-      if (refused != null) {
-        return refused;
-      }
-    }
-    return answers.passed(headers, pending);
+      Q request,
+      String method,
+      List<String> paths,
+      Supplier<QuotaHeaders> report,
+      Applied applied) {
+    return chain.enforce(request, method, paths, report, rulesOf(applied));
   }
 
   /**
@@ -205,70 +261,36 @@ public final class EnforcementCore<Q> {
    */
   public CompletionStage<Outcome> enforceAsync(
       Q request, String method, List<String> paths, Supplier<QuotaHeaders> report) {
-    return enforceAsync(request, method, paths, report, null);
+    return chain.enforceAsync(request, method, paths, report, null);
   }
 
   /**
    * As {@link #enforceAsync(Object, String, List, Supplier)}, skipping the rules in {@code applied}
-   * and adding to it those that apply, as {@link #enforce(Object, String, List, Supplier, BitSet)}.
+   * and adding to it those that apply, as {@link #enforce(Object, String, List, Supplier,
+   * Applied)}.
+   *
+   * @throws IllegalArgumentException if {@code applied} is null or was made by another core
    */
   public CompletionStage<Outcome> enforceAsync(
-      Q request, String method, List<String> paths, Supplier<QuotaHeaders> report, BitSet applied) {
-    Supplier<String> client = clients.of(request);
-    var pending = new ArrayList<Settlement.Pending>();
-    return next(0, request, method, paths, report, new QuotaHeaders[1], client, pending, applied);
-  }
-
-  private CompletionStage<Outcome> next(
-      int from,
       Q request,
       String method,
       List<String> paths,
       Supplier<QuotaHeaders> report,
-      QuotaHeaders[] headers,
-      Supplier<String> client,
-      List<Settlement.Pending> pending,
-      BitSet applied) {
-    for (int i = from; i < entries.size(); i++) {
-      RuleEntry<Q> entry = entries.get(i);
-      String key = entry.keyOf(i, applied, request, method, paths, listener, client);
-      if (key == null) {
-        continue;
-      }
-      long permits = entry.permitsOf(request, listener);
-      CompletionStage<Decision> decision;
-      try {
-        decision = entry.decideAsync(key, clients.groupOf(client), permits, listener, pending);
-      } catch (RuntimeException e) {
-        failed(entry, e);
-        continue;
-      }
-      int following = i + 1;
-      return decision
-          .handle(
-              (answer, error) -> {
-                if (error != null || answer == null) {
-                  failed(entry, ListenerCalls.asRuntime(error));
-                  return null;
-                }
-                if (headers[0] == null) {
-                  headers[0] = report.get();
-                }
-                return answers.apply(entry, key, answer, headers[0], method, paths, pending);
-              })
-          .thenCompose(
-              refused ->
-                  refused != null
-                      ? CompletableFuture.completedFuture(refused)
-                      : next(
-                          following, request, method, paths, report, headers, client, pending,
-                          applied));
-    }
-    return CompletableFuture.completedFuture(answers.passed(headers[0], pending));
+      Applied applied) {
+    return chain.enforceAsync(request, method, paths, report, rulesOf(applied));
   }
 
-  private void failed(RuleEntry<Q> entry, RuntimeException error) {
-    listener.error(entry.rule(), error, "its limiter failed; the request was let through");
+  private BitSet rulesOf(Applied applied) {
+    if (applied == null) {
+      throw new IllegalArgumentException(
+          "applied must not be null; enforce without it for a request seen once");
+    }
+    if (applied.core != this) {
+      throw new IllegalArgumentException(
+          "applied was made by another core (rules are known by their place in their own core);"
+              + " give this core's newApplied()");
+    }
+    return applied.rules;
   }
 
   /** Builds an {@link EnforcementCore}. Not thread-safe. */
@@ -415,36 +437,13 @@ public final class EnforcementCore<Q> {
      *     rule counts only some statuses and its limiter cannot give permits back
      */
     public EnforcementCore<Q> build() {
-      Set<String> names = new HashSet<>();
-      List<RuleEntry<Q>> entries = new ArrayList<>();
-      for (int i = 0; i < rules.size(); i++) {
-        HttpRule rule = rules.get(i);
-        if (!names.add(rule.name())) {
-          throw new IllegalArgumentException(
-              "rule names must be unique, '" + rule.name() + "' repeats");
-        }
-        KeyedRateLimiter<String> limiter =
-            limiterFactory.create(rule.name(), rule.limits(), rule.countRefusedAttempts());
-        if (limiter == null) {
-          throw new IllegalArgumentException(
-              "limiterFactory returned null for rule '" + rule.name() + "'");
-        }
-        Settlement.checkRefunds(rule, limiter);
-        entries.add(
-            new RuleEntry<>(
-                rule,
-                conditions.get(i),
-                keys.get(i),
-                costs.get(i),
-                limiter,
-                QuotaHeaders.policyNames(rule.name(), rule.limits()),
-                clientKey != null ? RuleEntry.BY_CLIENT : RuleEntry.BY_GLOBAL_KEY));
-      }
+      List<RuleEntry<Q>> entries =
+          RuleEntry.of(rules, keys, conditions, costs, limiterFactory, clientKey != null);
       ListenerCalls calls = new ListenerCalls(listener);
       for (HttpRule rule : rules) {
         calls.rule(rule);
       }
-      return new EnforcementCore<>(List.copyOf(entries), this);
+      return new EnforcementCore<>(entries, this);
     }
   }
 }

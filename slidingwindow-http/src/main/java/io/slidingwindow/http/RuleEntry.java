@@ -7,8 +7,11 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.Plan;
 import io.slidingwindow.Reservation;
+import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
@@ -71,6 +74,49 @@ record RuleEntry<Q>(
 
   /** A key function's null, told to listeners; thrown by nothing, so it has no stack trace. */
   private static final RuntimeException NO_KEY = new NoKey();
+
+  /**
+   * One entry per rule of {@code rules}, with the key function, condition and cost at its index and
+   * a limiter from {@code factory}; a request without a key counts under its client's key if {@code
+   * byClient}, else under the global key.
+   *
+   * @throws IllegalArgumentException if two rules share a name, the factory rejects a rule or gives
+   *     null, or a rule counts only some statuses and its limiter cannot give permits back
+   */
+  static <Q> List<RuleEntry<Q>> of(
+      List<HttpRule> rules,
+      List<Function<? super Q, RequestKey>> keys,
+      List<Predicate<? super Q>> conditions,
+      List<ToLongFunction<? super Q>> costs,
+      RateLimiterFactory factory,
+      boolean byClient) {
+    Set<String> names = new HashSet<>();
+    List<RuleEntry<Q>> entries = new ArrayList<>();
+    for (int i = 0; i < rules.size(); i++) {
+      HttpRule rule = rules.get(i);
+      if (!names.add(rule.name())) {
+        throw new IllegalArgumentException(
+            "rule names must be unique, '" + rule.name() + "' repeats");
+      }
+      KeyedRateLimiter<String> limiter =
+          factory.create(rule.name(), rule.limits(), rule.countRefusedAttempts());
+      if (limiter == null) {
+        throw new IllegalArgumentException(
+            "limiterFactory returned null for rule '" + rule.name() + "'");
+      }
+      Settlement.checkRefunds(rule, limiter);
+      entries.add(
+          new RuleEntry<>(
+              rule,
+              conditions.get(i),
+              keys.get(i),
+              costs.get(i),
+              limiter,
+              QuotaHeaders.policyNames(rule.name(), rule.limits()),
+              byClient ? BY_CLIENT : BY_GLOBAL_KEY));
+    }
+    return List.copyOf(entries);
+  }
 
   /**
    * Whether the rule's condition holds for {@code request}; true if the condition throws, which

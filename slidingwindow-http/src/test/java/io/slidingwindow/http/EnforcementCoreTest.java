@@ -11,7 +11,6 @@ import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -144,7 +143,7 @@ class EnforcementCoreTest {
               .build();
       List<String> paths = List.of("/api/a");
       for (int request = 1; request <= 2; request++) {
-        BitSet applied = new BitSet();
+        EnforcementCore.Applied applied = core.newApplied();
         Request r = new Request("c" + blocking);
         EnforcementCore.Outcome first =
             blocking
@@ -153,14 +152,14 @@ class EnforcementCoreTest {
                     .toCompletableFuture()
                     .join();
         assertThat(first.allowed()).isTrue();
-        assertThat(applied.stream().boxed().toList()).containsExactly(0);
+        assertThat(applied.rules().stream().boxed().toList()).containsExactly(0);
         EnforcementCore.Outcome again =
             blocking
                 ? core.enforce(r, "DELETE", paths, QuotaHeaders::new, applied)
                 : core.enforceAsync(r, "DELETE", paths, QuotaHeaders::new, applied)
                     .toCompletableFuture()
                     .join();
-        assertThat(applied.stream().boxed().toList()).containsExactly(0, 1);
+        assertThat(applied.rules().stream().boxed().toList()).containsExactly(0, 1);
         assertThat(again.allowed())
             .as("blocking %s, request %s: the DELETE rule's one permit", blocking, request)
             .isEqualTo(request == 1);
@@ -281,7 +280,7 @@ class EnforcementCoreTest {
             .rule(rule("down", false), r -> RequestKey.custom(r.client()))
             .build();
 
-    assertThat(async(core, "c")).isEqualTo(new EnforcementCore.Outcome(null, Map.of(), null));
+    assertThat(async(core, "c")).isEqualTo(EnforcementCore.Outcome.passed(Map.of(), null));
     assertThat(sync(core, "c").allowed()).isTrue();
     assertThat(events)
         .containsExactly("rule down", "error down backend down", "error down backend down");

@@ -1,10 +1,10 @@
 package io.slidingwindow.servlet;
 
+import io.slidingwindow.http.EnforcementCore;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.util.BitSet;
 import java.util.Objects;
 
 /**
@@ -26,7 +26,7 @@ import java.util.Objects;
  * @param uri the request URI it saw
  * @param servletPath the servlet path it saw, null if the container gave none or would not decode
  * @param pathInfo the path info it saw, null if none
- * @param applied the enforcer's rules that applied to the request so far, by index; added to
+ * @param applied the enforcer's rules that applied to the request so far (its core's); added to
  * @param earlier the look of an enforcer that ran before on the same request, or null
  */
 record Look(
@@ -36,7 +36,7 @@ record Look(
     String uri,
     String servletPath,
     String pathInfo,
-    BitSet applied,
+    EnforcementCore.Applied applied,
     Look earlier) {
 
   private static final String ATTRIBUTE = Look.class.getName();
@@ -46,7 +46,7 @@ record Look(
    * to: the set of the enforcer's earlier look in that dispatch; null if there is none or the
    * request is in another dispatch.
    */
-  static BitSet appliedOf(RateLimitEnforcer enforcer, HttpServletRequest request) {
+  static EnforcementCore.Applied appliedOf(RateLimitEnforcer enforcer, HttpServletRequest request) {
     if (request.getDispatcherType() == DispatcherType.REQUEST) {
       for (Look look = latest(request); look != null; look = look.earlier) {
         if (look.enforcer == enforcer && look.dispatch == DispatcherType.REQUEST) {
@@ -59,7 +59,10 @@ record Look(
 
   /** Keeps what {@code enforcer} saw of {@code request} and the rules in {@code applied}. */
   static void keep(
-      RateLimitEnforcer enforcer, HttpServletRequest request, String method, BitSet applied) {
+      RateLimitEnforcer enforcer,
+      HttpServletRequest request,
+      String method,
+      EnforcementCore.Applied applied) {
     request.setAttribute(
         ATTRIBUTE,
         new Look(

@@ -1,6 +1,7 @@
 package io.slidingwindow.servlet;
 
 import io.slidingwindow.http.EnforcementCore;
+import io.slidingwindow.http.EnforcementCore.Applied;
 import io.slidingwindow.http.HttpReply;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.PathFirewall;
@@ -18,7 +19,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
@@ -125,8 +125,8 @@ public final class RateLimitEnforcer {
    */
   public boolean enforce(HttpServletRequest request, HttpServletResponse response)
       throws IOException {
-    BitSet earlier = Look.appliedOf(this, request);
-    BitSet applied = earlier != null ? earlier : new BitSet();
+    Applied earlier = Look.appliedOf(this, request);
+    Applied applied = earlier != null ? earlier : core.newApplied();
     boolean allowed = enforceAgain(request, response, applied, earlier == null);
     if (allowed) {
       Look.keep(this, request, request.getMethod(), applied);
@@ -160,7 +160,7 @@ public final class RateLimitEnforcer {
    * the new path is matched).
    */
   boolean enforceAgain(
-      HttpServletRequest request, HttpServletResponse response, BitSet applied, boolean firewall)
+      HttpServletRequest request, HttpServletResponse response, Applied applied, boolean firewall)
       throws IOException {
     String method = request.getMethod();
     Optional<HttpReply> badPath =

@@ -94,6 +94,16 @@ class EnforceOnceTest {
       boolean servletEnforces,
       DispatcherType... dispatches)
       throws Exception {
+    return serve(enforcer, twice, servletEnforces ? enforcer : null, dispatches);
+  }
+
+  /** As above, the servlet enforcing with {@code servletEnforcer} if not null. */
+  private EmbeddedTomcat serve(
+      RateLimitEnforcer enforcer,
+      boolean twice,
+      RateLimitEnforcer servletEnforcer,
+      DispatcherType... dispatches)
+      throws Exception {
     RateLimitFilter rateLimit = new RateLimitFilter(enforcer);
     Filter filters =
         (request, response, chain) ->
@@ -117,7 +127,7 @@ class EnforceOnceTest {
           protected void service(HttpServletRequest req, HttpServletResponse resp)
               throws IOException, ServletException {
             if (!RateLimitEnforcer.recheck(req, resp)
-                || (servletEnforces && !enforcer.enforce(req, resp))) {
+                || (servletEnforcer != null && !servletEnforcer.enforce(req, resp))) {
               return;
             }
             if (req.getRequestURI().startsWith("/forward/")) {
@@ -157,6 +167,23 @@ class EnforceOnceTest {
     try (EmbeddedTomcat server = serve(enforcer(EVERY), false, true)) {
       assertThat(granted(server, 5, "/items/1"))
           .as("a rule of 3 per minute grants 3 requests")
+          .isEqualTo(3);
+    }
+  }
+
+  /**
+   * Two enforcers in one dispatch, each with its own rules: the second does not take the rules the
+   * first applied for its own (a rule is known by its place in its enforcer), and counts the
+   * request once by its rule.
+   */
+  @Test
+  void enforce_anotherEnforcerBesidesTheFilter_countsEachRequestOnceByItsOwnRules()
+      throws Exception {
+    HttpRule wide =
+        HttpRule.builder("wide").limit(Limit.exact(100, Duration.ofSeconds(60))).build();
+    try (EmbeddedTomcat server = serve(enforcer(wide), false, enforcer(EVERY))) {
+      assertThat(granted(server, 5, "/items/1"))
+          .as("the second enforcer's rule of 3 per minute grants 3 requests")
           .isEqualTo(3);
     }
   }

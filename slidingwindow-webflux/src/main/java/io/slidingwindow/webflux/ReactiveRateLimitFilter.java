@@ -15,7 +15,6 @@ import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.webflux.internal.ReactiveFilters;
 import io.slidingwindow.webflux.internal.ReactiveKeySource;
 import io.slidingwindow.webflux.internal.ReactiveRateLimitAnnotations;
-import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -110,14 +109,14 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
     String rawPath = request.getURI().getRawPath();
     // A rule counts a request once, though these rules run on it again; the client's spelling of
     // the path passed the firewall the first time.
-    BitSet earlier = Seen.appliedOf(exchange, core);
+    EnforcementCore.Applied earlier = Seen.appliedOf(exchange, core);
     Optional<HttpReply> badPath =
         earlier == null ? core.checkPath(method, rawPath) : Optional.empty();
     if (badPath.isPresent()) {
       return write(exchange, badPath.get());
     }
     List<String> paths = pathsOf(request);
-    BitSet applied = earlier != null ? earlier : new BitSet();
+    EnforcementCore.Applied applied = earlier != null ? earlier : core.newApplied();
     Seen.keep(exchange, this, core, method, rawPath, applied);
     return sourceOf(exchange)
         .flatMap(
@@ -209,16 +208,21 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
         .map(principal -> new ReactiveKeySource(exchange, principal.orElse(null), addresses));
   }
 
+  /**
+   * The outcome of {@code core}'s rules not in {@code applied} (null for none), without blocking.
+   */
   private static Mono<EnforcementCore.Outcome> enforce(
       EnforcementCore<ReactiveKeySource> core,
       ReactiveKeySource source,
       String method,
       List<String> paths,
-      BitSet applied) {
+      EnforcementCore.Applied applied) {
+    Supplier<QuotaHeaders> report = () -> reportOf(source.exchange());
     return Mono.fromCompletionStage(
             () ->
-                core.enforceAsync(
-                    source, method, paths, () -> reportOf(source.exchange()), applied))
+                applied == null
+                    ? core.enforceAsync(source, method, paths, report)
+                    : core.enforceAsync(source, method, paths, report, applied))
         .doOnNext(outcome -> settleOnCommit(source.exchange(), outcome.settlement()));
   }
 

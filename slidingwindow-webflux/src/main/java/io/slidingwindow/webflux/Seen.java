@@ -2,7 +2,6 @@ package io.slidingwindow.webflux;
 
 import io.slidingwindow.http.EnforcementCore;
 import io.slidingwindow.webflux.internal.ReactiveKeySource;
-import java.util.BitSet;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.server.ServerWebExchange;
 
@@ -20,7 +19,7 @@ import org.springframework.web.server.ServerWebExchange;
  * @param core the rules it applied, one set per request (rules reload)
  * @param method the method it saw
  * @param rawPath the raw path it saw
- * @param applied the core's rules that applied to the exchange so far, by index; added to
+ * @param applied the core's rules that applied to the exchange so far; added to
  * @param earlier the look of a filter that ran before on the same exchange, or null
  */
 record Seen(
@@ -28,7 +27,7 @@ record Seen(
     EnforcementCore<ReactiveKeySource> core,
     String method,
     String rawPath,
-    BitSet applied,
+    EnforcementCore.Applied applied,
     Seen earlier) {
 
   private static final String ATTRIBUTE = Seen.class.getName();
@@ -37,7 +36,8 @@ record Seen(
    * The rules of {@code core} applied to {@code exchange} so far, to add to: the set of an earlier
    * look over {@code core}, or null if none looked.
    */
-  static BitSet appliedOf(ServerWebExchange exchange, EnforcementCore<ReactiveKeySource> core) {
+  static EnforcementCore.Applied appliedOf(
+      ServerWebExchange exchange, EnforcementCore<ReactiveKeySource> core) {
     for (Seen look = exchange.getAttribute(ATTRIBUTE); look != null; look = look.earlier) {
       if (look.core == core) {
         return look.applied;
@@ -53,7 +53,7 @@ record Seen(
       EnforcementCore<ReactiveKeySource> core,
       String method,
       String rawPath,
-      BitSet applied) {
+      EnforcementCore.Applied applied) {
     Seen earlier = exchange.getAttribute(ATTRIBUTE);
     exchange
         .getAttributes()
