@@ -5,6 +5,7 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.Plan;
 import io.slidingwindow.PlanResolver;
 import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.spring.boot.internal.PropertyChecks;
 import io.slidingwindow.spring.internal.KeyLanguage;
 import java.util.HashMap;
 import java.util.HashSet;
