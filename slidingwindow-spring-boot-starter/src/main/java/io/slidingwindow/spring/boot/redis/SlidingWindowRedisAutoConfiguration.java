@@ -10,6 +10,7 @@ import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisRateLimiter;
 import io.slidingwindow.redis.RedisUris;
 import io.slidingwindow.spring.boot.internal.InMemoryBackend;
+import io.slidingwindow.spring.boot.internal.SlidingWindowRedisLimiters;
 import io.slidingwindow.spring.boot.web.SlidingWindowAutoConfiguration;
 import io.slidingwindow.spring.boot.web.SlidingWindowHttpProperties;
 import io.slidingwindow.spring.boot.web.SlidingWindowReactiveAutoConfiguration;
