@@ -76,7 +76,7 @@ public class SlidingWindowPageWebExtension {
    * @throws IllegalArgumentException if {@code feedUrl} is blank
    * @throws IllegalStateException if the page's files are missing from the class path
    */
-  public SlidingWindowPageWebExtension(String feedUrl, SlidingWindowQuotas quotas) {
+  SlidingWindowPageWebExtension(String feedUrl, SlidingWindowQuotas quotas) {
     this(feedUrl, quotas, new SlidingWindowPlans(Stream::empty));
   }
 
@@ -87,7 +87,7 @@ public class SlidingWindowPageWebExtension {
    * @throws IllegalArgumentException if {@code feedUrl} is blank
    * @throws IllegalStateException if the page's files are missing from the class path
    */
-  public SlidingWindowPageWebExtension(
+  SlidingWindowPageWebExtension(
       String feedUrl, SlidingWindowQuotas quotas, SlidingWindowPlans plans) {
     this.files = DashboardPage.load();
     this.page = files.page(feedUrl);
