@@ -39,6 +39,10 @@ import org.springframework.util.MimeType;
  *
  * <p>The page's Content-Security-Policy travels in the page itself (a {@code meta} element), since
  * an endpoint operation cannot set response headers.
+ *
+ * <p>A bean of {@link SlidingWindowEndpointAutoConfiguration}; an application's own bean of this
+ * type (such as {@code new SlidingWindowPageWebExtension(feedUrl)}, the page without the quota and
+ * plan operations) takes its place.
  */
 @EndpointWebExtension(endpoint = SlidingWindowEndpoint.class)
 public class SlidingWindowPageWebExtension {
