@@ -7,7 +7,7 @@ import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
-import io.slidingwindow.spring.boot.web.Listeners;
+import io.slidingwindow.spring.boot.internal.Listeners;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;

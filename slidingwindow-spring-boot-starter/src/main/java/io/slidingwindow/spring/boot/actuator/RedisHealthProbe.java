@@ -4,7 +4,7 @@ import io.slidingwindow.redis.RedisBackend;
 import io.slidingwindow.redis.RedisHealth;
 import io.slidingwindow.redis.RedisProblem;
 import io.slidingwindow.redis.RedisUris;
-import io.slidingwindow.spring.boot.redis.SlidingWindowRedisLimiters;
+import io.slidingwindow.spring.boot.internal.SlidingWindowRedisLimiters;
 import io.slidingwindow.spring.boot.redis.SlidingWindowRedisProperties;
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package io.slidingwindow.spring.boot.actuator;
 
 import io.slidingwindow.redis.RedisBackend;
-import io.slidingwindow.spring.boot.redis.SlidingWindowRedisLimiters;
+import io.slidingwindow.spring.boot.internal.SlidingWindowRedisLimiters;
 import java.time.Duration;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -11,7 +11,9 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * /actuator/health}: the same status and details as {@link SlidingWindowRedisHealthIndicator}
  * reports on Boot 3, through Boot 4's health API.
  *
- * <p>Each check blocks for at most about {@code slidingwindow.redis.health-timeout}.
+ * <p>Each check blocks for at most about {@code slidingwindow.redis.health-timeout}. The bean
+ * {@code slidingwindowHealthIndicator} of {@link SlidingWindowRedisHealth4AutoConfiguration}; an
+ * application may inject it, or replace it with a bean of that name.
  */
 public class SlidingWindowRedisHealth4Indicator implements HealthIndicator {
 
@@ -22,7 +24,7 @@ public class SlidingWindowRedisHealth4Indicator implements HealthIndicator {
    * @throws IllegalArgumentException if {@code backend} is null or {@code timeout} is null or not
    *     positive
    */
-  public SlidingWindowRedisHealth4Indicator(
+  SlidingWindowRedisHealth4Indicator(
       RedisBackend backend, SlidingWindowRedisLimiters limiters, Duration timeout) {
     this.probe = new RedisHealthProbe(backend, limiters, timeout);
   }

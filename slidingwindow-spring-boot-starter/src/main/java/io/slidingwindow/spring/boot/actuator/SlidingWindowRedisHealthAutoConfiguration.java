@@ -1,8 +1,8 @@
 package io.slidingwindow.spring.boot.actuator;
 
 import io.slidingwindow.redis.RedisBackend;
+import io.slidingwindow.spring.boot.internal.SlidingWindowRedisLimiters;
 import io.slidingwindow.spring.boot.redis.SlidingWindowRedisAutoConfiguration;
-import io.slidingwindow.spring.boot.redis.SlidingWindowRedisLimiters;
 import io.slidingwindow.spring.boot.redis.SlidingWindowRedisProperties;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;

@@ -1,7 +1,7 @@
 package io.slidingwindow.spring.boot.actuator;
 
 import io.slidingwindow.redis.RedisBackend;
-import io.slidingwindow.spring.boot.redis.SlidingWindowRedisLimiters;
+import io.slidingwindow.spring.boot.internal.SlidingWindowRedisLimiters;
 import java.time.Duration;
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.HealthIndicator;
@@ -17,6 +17,10 @@ import org.springframework.boot.actuate.health.HealthIndicator;
  *
  * <p>Each check blocks for at most about {@code slidingwindow.redis.health-timeout}. For Spring
  * Boot 3; {@link SlidingWindowRedisHealth4Indicator} reports the same on Boot 4.
+ *
+ * <p>The bean {@code slidingwindowHealthIndicator} of {@link
+ * SlidingWindowRedisHealthAutoConfiguration}; an application may inject it, or replace it with a
+ * bean of that name (or turn it off with {@code management.health.slidingwindow.enabled=false}).
  */
 public class SlidingWindowRedisHealthIndicator implements HealthIndicator {
 
@@ -27,7 +31,7 @@ public class SlidingWindowRedisHealthIndicator implements HealthIndicator {
    * @throws IllegalArgumentException if {@code backend} is null or {@code timeout} is null or not
    *     positive
    */
-  public SlidingWindowRedisHealthIndicator(
+  SlidingWindowRedisHealthIndicator(
       RedisBackend backend, SlidingWindowRedisLimiters limiters, Duration timeout) {
     this.probe = new RedisHealthProbe(backend, limiters, timeout);
   }

@@ -25,7 +25,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * one domain, the application's name; the configuration shown is every rule an enforcer was built
  * with (the filter's, {@code @RateLimit}'s), at most {@value #MAX_RULES}.
  *
- * <p>Thread-safe and non-blocking, as a listener must be.
+ * <p>The bean {@code slidingwindowDashboardListener} of {@link
+ * SlidingWindowEndpointAutoConfiguration}, which the endpoint reads; an application replaces it by
+ * defining a bean of this type (for another domain or recorder). Thread-safe and non-blocking, as a
+ * listener must be.
  */
 public final class DashboardRateLimitListener implements RateLimitListener {
 
@@ -81,7 +84,7 @@ public final class DashboardRateLimitListener implements RateLimitListener {
    * Forgets the rules {@code names}, taken out of service by a reload: they leave the configuration
    * shown, and their series leave the feed (until a rule of the same name comes back).
    */
-  public void forgetRules(Collection<String> names) {
+  void forgetRules(Collection<String> names) {
     rules.keySet().removeAll(names);
   }
 

@@ -11,7 +11,8 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
  * Like every endpoint but {@code health}, it is exposed over HTTP only when {@code
  * management.endpoints.web.exposure.include} names it; it shows refused keys (client addresses, API
  * keys), so expose it only behind the access control of the other management endpoints. Over HTTP
- * it also serves the page that draws it ({@link SlidingWindowPageWebExtension}).
+ * it also serves the page that draws it ({@link SlidingWindowPageWebExtension}). A bean of {@link
+ * SlidingWindowEndpointAutoConfiguration}, which an application's own of this type replaces.
  */
 @Endpoint(id = SlidingWindowEndpoint.ID)
 public class SlidingWindowEndpoint {

@@ -1,7 +1,7 @@
 package io.slidingwindow.spring.boot.dashboard;
 
 import io.slidingwindow.dashboard.DecisionRecorder;
-import io.slidingwindow.spring.boot.web.ReloadableRules;
+import io.slidingwindow.spring.boot.internal.RulesInService;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -41,8 +41,7 @@ public class SlidingWindowEndpointAutoConfiguration {
   /** Tells the listener of the rules a reload takes out of service, so the feed drops them. */
   @Bean
   static SmartInitializingSingleton slidingwindowDashboardReloads(
-      ObjectProvider<DashboardRateLimitListener> dashboard,
-      ObjectProvider<ReloadableRules<?>> rules) {
+      ObjectProvider<DashboardRateLimitListener> dashboard, ObjectProvider<RulesInService> rules) {
     return () ->
         dashboard.ifAvailable(
             listener -> rules.orderedStream().forEach(r -> r.onRemoved(listener::forgetRules)));
@@ -57,7 +56,7 @@ public class SlidingWindowEndpointAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public SlidingWindowPageWebExtension slidingwindowPageWebExtension(
-      Environment environment, ObjectProvider<ReloadableRules<?>> rules) {
+      Environment environment, ObjectProvider<RulesInService> rules) {
     String path =
         environment.getProperty(
             "management.endpoints.web.path-mapping." + SlidingWindowEndpoint.ID,

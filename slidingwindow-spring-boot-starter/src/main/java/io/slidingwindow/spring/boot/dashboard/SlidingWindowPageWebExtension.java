@@ -39,6 +39,10 @@ import org.springframework.util.MimeType;
  *
  * <p>The page's Content-Security-Policy travels in the page itself (a {@code meta} element), since
  * an endpoint operation cannot set response headers.
+ *
+ * <p>A bean of {@link SlidingWindowEndpointAutoConfiguration}; an application's own bean of this
+ * type (such as {@code new SlidingWindowPageWebExtension(feedUrl)}, the page without the quota and
+ * plan operations) takes its place.
  */
 @EndpointWebExtension(endpoint = SlidingWindowEndpoint.class)
 public class SlidingWindowPageWebExtension {
@@ -76,7 +80,7 @@ public class SlidingWindowPageWebExtension {
    * @throws IllegalArgumentException if {@code feedUrl} is blank
    * @throws IllegalStateException if the page's files are missing from the class path
    */
-  public SlidingWindowPageWebExtension(String feedUrl, SlidingWindowQuotas quotas) {
+  SlidingWindowPageWebExtension(String feedUrl, SlidingWindowQuotas quotas) {
     this(feedUrl, quotas, new SlidingWindowPlans(Stream::empty));
   }
 
@@ -87,7 +91,7 @@ public class SlidingWindowPageWebExtension {
    * @throws IllegalArgumentException if {@code feedUrl} is blank
    * @throws IllegalStateException if the page's files are missing from the class path
    */
-  public SlidingWindowPageWebExtension(
+  SlidingWindowPageWebExtension(
       String feedUrl, SlidingWindowQuotas quotas, SlidingWindowPlans plans) {
     this.files = DashboardPage.load();
     this.page = files.page(feedUrl);

@@ -4,9 +4,9 @@ import io.slidingwindow.DurationText;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Plan;
 import io.slidingwindow.spring.boot.dashboard.SlidingWindowQuotas.Answer;
-import io.slidingwindow.spring.boot.web.PlanChanges;
-import io.slidingwindow.spring.boot.web.ReloadableRules;
-import io.slidingwindow.spring.boot.web.ReloadableRules.PlanState;
+import io.slidingwindow.spring.boot.internal.PlanChanges;
+import io.slidingwindow.spring.boot.internal.RulesInService;
+import io.slidingwindow.spring.boot.internal.RulesInService.PlanState;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,7 +19,7 @@ import java.util.stream.Stream;
 
 /**
  * The plan operations of the {@code slidingwindow} endpoint: a rule's plans with the limits in
- * service, and a run-time change of a plan's limits ({@link ReloadableRules#changePlan}) that
+ * service, and a run-time change of a plan's limits ({@link RulesInService#changePlan}) that
  * reaches every key on the plan at once and keeps each key's recorded permits.
  *
  * <p>A request writes the limits as {@link Limit#parse} reads them, separated by commas: {@code
@@ -29,14 +29,14 @@ import java.util.stream.Stream;
  * io.slidingwindow.spring.boot.dashboard.SlidingWindowQuotas}, with the other quota operations):
  * the rule, the plan and its limits before and after. Thread-safe.
  */
-public final class SlidingWindowPlans {
+final class SlidingWindowPlans {
 
   private static final System.Logger LOG = System.getLogger(SlidingWindowQuotas.class.getName());
 
-  private final Supplier<Stream<ReloadableRules<?>>> rules;
+  private final Supplier<Stream<RulesInService>> rules;
 
   /** Operates on the rules in service of {@code rules} (each web stack's, usually one). */
-  public SlidingWindowPlans(Supplier<Stream<ReloadableRules<?>>> rules) {
+  SlidingWindowPlans(Supplier<Stream<RulesInService>> rules) {
     this.rules = rules;
   }
 
@@ -79,8 +79,7 @@ public final class SlidingWindowPlans {
    * application's own {@code RateLimiterFactory}, cannot take the change.
    */
   public Answer change(String rule, String plan, String limits) {
-    List<ReloadableRules<?>> serving =
-        rules.get().filter(r -> r.limiter(rule).isPresent()).toList();
+    List<RulesInService> serving = rules.get().filter(r -> r.limiter(rule).isPresent()).toList();
     if (serving.isEmpty()) {
       return refused(rule, plan, 404, "no rule named '" + rule + "' is in service");
     }
@@ -93,7 +92,7 @@ public final class SlidingWindowPlans {
     }
     Plan before = null;
     try {
-      for (ReloadableRules<?> stack : serving) {
+      for (RulesInService stack : serving) {
         Plan was = stack.changePlan(rule, plan, parsed);
         before = before == null ? was : before;
       }

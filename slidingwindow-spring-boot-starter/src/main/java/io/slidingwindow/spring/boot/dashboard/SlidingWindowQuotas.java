@@ -4,7 +4,7 @@ import io.slidingwindow.DurationText;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.Quota;
-import io.slidingwindow.spring.boot.web.ReloadableRules;
+import io.slidingwindow.spring.boot.internal.RulesInService;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -31,7 +31,7 @@ import java.util.stream.Stream;
  * backend that cannot peek or reset yet answers {@link Answer#unsupported}, naming the reason.
  * Thread-safe.
  */
-public final class SlidingWindowQuotas {
+final class SlidingWindowQuotas {
 
   private static final System.Logger LOG = System.getLogger(SlidingWindowQuotas.class.getName());
 
@@ -44,10 +44,10 @@ public final class SlidingWindowQuotas {
     }
   }
 
-  private final Supplier<Stream<ReloadableRules<?>>> rules;
+  private final Supplier<Stream<RulesInService>> rules;
 
   /** Operates on the rules in service of {@code rules} (each web stack's, usually one). */
-  public SlidingWindowQuotas(Supplier<Stream<ReloadableRules<?>>> rules) {
+  SlidingWindowQuotas(Supplier<Stream<RulesInService>> rules) {
     this.rules = rules;
   }
 

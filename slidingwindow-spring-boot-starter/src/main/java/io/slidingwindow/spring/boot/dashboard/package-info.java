@@ -7,6 +7,9 @@
  * io.slidingwindow.spring.boot.dashboard.SlidingWindowEndpointAutoConfiguration}; and the filter
  * that keeps web pages from the endpoint's write operations, configured in the context of the
  * management endpoints by {@link
- * io.slidingwindow.spring.boot.dashboard.SlidingWindowEndpointManagementConfiguration}.
+ * io.slidingwindow.spring.boot.dashboard.SlidingWindowEndpointManagementConfiguration}. The
+ * endpoint, its page and the listener are beans an application may inject or replace with its own
+ * of the same type; the classes that are not public (the quota and plan operations, the filter) are
+ * their helpers and may change.
  */
 package io.slidingwindow.spring.boot.dashboard;

@@ -20,6 +20,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * needs it). It is registered at zero with this listener. Requests whose key a rule's limiter had
  * no room to track (see {@link io.slidingwindow.KeyOverflow}) are counted by {@value
  * #KEY_OVERFLOWS_METRIC}, tag {@code rule}, registered at zero with the rule. Thread-safe.
+ *
+ * <p>The starter tells one on the application's {@code MeterRegistry}, when there is one, besides
+ * the application's {@code RateLimitListener} beans; an application that defines a bean of this
+ * type (on another registry, say) has it take that one's place.
  */
 public final class MicrometerRateLimitListener implements RateLimitListener {
 

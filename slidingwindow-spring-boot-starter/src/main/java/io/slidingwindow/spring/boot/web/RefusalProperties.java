@@ -1,6 +1,7 @@
 package io.slidingwindow.spring.boot.web;
 
 import io.slidingwindow.http.RefusalReplies;
+import io.slidingwindow.spring.boot.internal.PropertyChecks;
 
 /**
  * The answer to a refused request ({@link RefusalReplies.Refusal}): 429 with an RFC 9457 problem

@@ -5,6 +5,9 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.Plan;
 import io.slidingwindow.PlanResolver;
 import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.spring.boot.internal.PlanChanges;
+import io.slidingwindow.spring.boot.internal.PropertyChecks;
+import io.slidingwindow.spring.boot.internal.RulesInService;
 import io.slidingwindow.spring.internal.KeyLanguage;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -41,7 +44,7 @@ import java.util.function.Supplier;
  *
  * @param <T> what a web stack serves the rules with
  */
-public final class ReloadableRules<T> implements Supplier<T> {
+final class ReloadableRules<T> implements Supplier<T>, RulesInService {
 
   /** Builds a stack's rules from properties, creating their limiters through the factory given. */
   @FunctionalInterface
@@ -54,20 +57,6 @@ public final class ReloadableRules<T> implements Supplier<T> {
       String key, List<Limit> limits, boolean countRefusedAttempts, RulePlans.Signature plans) {}
 
   private record Kept(Signature signature, KeyedRateLimiter<String> limiter, RulePlans plans) {}
-
-  /**
-   * A plan of a rule in service: the limits in service, and the configuration's.
-   *
-   * @param inService the plan with the limits its keys get now
-   * @param configured the plan as the configuration has it
-   */
-  public record PlanState(Plan inService, Plan configured) {
-
-    /** Whether the limits in service were changed at run time. */
-    public boolean changed() {
-      return !inService.equals(configured);
-    }
-  }
 
   private static final System.Logger LOG = System.getLogger(ReloadableRules.class.getName());
 
@@ -106,10 +95,7 @@ public final class ReloadableRules<T> implements Supplier<T> {
     reload(properties);
   }
 
-  /**
-   * The limiter in service for the rule named {@code name}, or empty if no rule of that name is in
-   * service.
-   */
+  @Override
   public synchronized Optional<KeyedRateLimiter<String>> limiter(String name) {
     Kept kept = limiters.get(name);
     return kept == null ? Optional.empty() : Optional.of(kept.limiter());
@@ -124,9 +110,7 @@ public final class ReloadableRules<T> implements Supplier<T> {
     this.nameCheck = check;
   }
 
-  /**
-   * Tells {@code listener}, after each later reload that took rules out of service, their names.
-   */
+  @Override
   public void onRemoved(Consumer<Set<String>> listener) {
     removalListeners.add(listener);
   }
@@ -193,10 +177,7 @@ public final class ReloadableRules<T> implements Supplier<T> {
     return built;
   }
 
-  /**
-   * The plans of rule {@code name} in service, by name in the order written (empty if it has none),
-   * or empty if no rule of that name is in service.
-   */
+  @Override
   public synchronized Optional<Map<String, PlanState>> plans(String name) {
     Kept kept = limiters.get(name);
     if (kept == null) {
@@ -224,6 +205,7 @@ public final class ReloadableRules<T> implements Supplier<T> {
    *     RateLimiterFactory}, may not see the change
    * @throws IllegalArgumentException naming {@code limits[i]} if the backend cannot enforce a limit
    */
+  @Override
   public synchronized Plan changePlan(String rule, String plan, List<Limit> limits) {
     Kept kept = limiters.get(rule);
     if (kept == null) {

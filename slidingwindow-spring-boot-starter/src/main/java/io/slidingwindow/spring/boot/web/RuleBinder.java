@@ -1,6 +1,6 @@
 package io.slidingwindow.spring.boot.web;
 
-import static io.slidingwindow.spring.boot.web.PropertyChecks.bind;
+import static io.slidingwindow.spring.boot.internal.PropertyChecks.bind;
 
 import io.slidingwindow.Limit;
 import io.slidingwindow.http.HttpRule;

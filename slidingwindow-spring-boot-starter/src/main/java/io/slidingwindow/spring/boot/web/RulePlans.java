@@ -4,6 +4,7 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.Plan;
 import io.slidingwindow.PlanResolver;
+import io.slidingwindow.spring.boot.internal.PropertyChecks;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;

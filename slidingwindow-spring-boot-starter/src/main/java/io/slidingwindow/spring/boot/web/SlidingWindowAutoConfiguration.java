@@ -11,6 +11,7 @@ import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitFilter;
 import io.slidingwindow.spring.RateLimit;
+import io.slidingwindow.spring.boot.internal.Listeners;
 import io.slidingwindow.spring.internal.RateLimitAnnotations;
 import io.slidingwindow.webmvc.RateLimitInterceptor;
 import io.slidingwindow.webmvc.internal.RateLimitInterceptors;

@@ -9,6 +9,7 @@ import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.spring.RateLimit;
+import io.slidingwindow.spring.boot.internal.Listeners;
 import io.slidingwindow.spring.internal.RateLimitAnnotations;
 import io.slidingwindow.webflux.ReactiveKeyResolver;
 import io.slidingwindow.webflux.ReactiveRateLimitFilter;

@@ -1,12 +1,13 @@
 package io.slidingwindow.spring.boot.web;
 
-import static io.slidingwindow.spring.boot.web.PropertyChecks.bind;
+import static io.slidingwindow.spring.boot.internal.PropertyChecks.bind;
 
 import io.slidingwindow.PlanResolver;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.PathFirewall;
 import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.spring.boot.internal.InMemoryBackend;
 import java.util.function.Function;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;

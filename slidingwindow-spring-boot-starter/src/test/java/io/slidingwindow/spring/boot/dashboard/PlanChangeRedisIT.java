@@ -3,7 +3,7 @@ package io.slidingwindow.spring.boot.dashboard;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.redis.RedisRateLimiter;
-import io.slidingwindow.spring.boot.web.ReloadableRules;
+import io.slidingwindow.spring.boot.internal.RulesInService;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -48,7 +48,7 @@ class PlanChangeRedisIT extends PlanChangeScenarios {
     REDIS.close();
   }
 
-  @Autowired ObjectProvider<ReloadableRules<?>> rules;
+  @Autowired ObjectProvider<RulesInService> rules;
 
   @Test
   void rule_livesInRedis() {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.Limit;
 import io.slidingwindow.servlet.RateLimitEnforcer;
-import io.slidingwindow.spring.boot.redis.SlidingWindowRedisLimiters;
+import io.slidingwindow.spring.boot.internal.SlidingWindowRedisLimiters;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.time.Duration;
 import java.util.Map;

@@ -16,6 +16,7 @@ import io.slidingwindow.servlet.KeyResolver;
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitFilter;
 import io.slidingwindow.spring.RateLimit;
+import io.slidingwindow.spring.boot.internal.CleaningRateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.webmvc.RateLimitInterceptor;
 import java.time.Duration;

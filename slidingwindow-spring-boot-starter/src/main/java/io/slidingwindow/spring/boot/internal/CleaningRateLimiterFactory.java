@@ -1,4 +1,4 @@
-package io.slidingwindow.spring.boot.web;
+package io.slidingwindow.spring.boot.internal;
 
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * piles up), and stops when the application context closes ({@link #close()}). A limiter that
  * throws is logged and does not keep the others from being cleaned. Thread-safe.
  */
-final class CleaningRateLimiterFactory implements RateLimiterFactory, AutoCloseable {
+public final class CleaningRateLimiterFactory implements RateLimiterFactory, AutoCloseable {
 
   private static final System.Logger LOG =
       System.getLogger(CleaningRateLimiterFactory.class.getName());
@@ -116,7 +116,7 @@ final class CleaningRateLimiterFactory implements RateLimiterFactory, AutoClosea
   }
 
   /** Whether a cleanup is scheduled (false when the interval is zero or after {@link #close()}). */
-  boolean scheduled() {
+  public boolean scheduled() {
     return scheduler != null && !scheduler.isShutdown();
   }
 

@@ -1,14 +1,15 @@
-package io.slidingwindow.spring.boot.web;
+package io.slidingwindow.spring.boot.internal;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.slidingwindow.http.RateLimitListener;
+import io.slidingwindow.spring.boot.web.MicrometerRateLimitListener;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 
 /**
- * The listener every enforcer of the starter tells, on either web stack and on bean methods. Public
- * for the starter's configurations; applications define {@link RateLimitListener} beans instead.
+ * The listener every enforcer of the starter tells, on either web stack and on bean methods, and
+ * the gateway's limiter. Not an API: applications define {@link RateLimitListener} beans instead.
  */
 public final class Listeners {
 

@@ -1,4 +1,4 @@
-package io.slidingwindow.spring.boot.redis;
+package io.slidingwindow.spring.boot.internal;
 
 import io.slidingwindow.redis.RedisRateLimiter;
 import java.util.List;
@@ -6,21 +6,22 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The Redis limiters the starter's {@code RateLimiterFactory} has built and that are in service,
- * one per rule, so that the health indicator can say how many have their circuit breaker open. A
- * reload of the rules removes those it takes out of service. Thread-safe.
+ * one per rule, so that the health indicator can say how many have their circuit breaker open: a
+ * bean of the Redis configuration, read by the actuator's. A reload of the rules removes those it
+ * takes out of service. Thread-safe.
  */
 public final class SlidingWindowRedisLimiters {
 
   private final List<RedisRateLimiter> limiters = new CopyOnWriteArrayList<>();
 
   /** Records {@code limiter} and returns it. */
-  RedisRateLimiter add(RedisRateLimiter limiter) {
+  public RedisRateLimiter add(RedisRateLimiter limiter) {
     limiters.add(limiter);
     return limiter;
   }
 
   /** Forgets {@code limiter}, which is out of service (a reload replaced or removed its rule). */
-  void remove(Object limiter) {
+  public void remove(Object limiter) {
     limiters.remove(limiter);
   }
 

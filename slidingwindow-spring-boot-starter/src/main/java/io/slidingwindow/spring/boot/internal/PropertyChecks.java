@@ -1,13 +1,14 @@
-package io.slidingwindow.spring.boot.web;
+package io.slidingwindow.spring.boot.internal;
 
 import java.util.function.Supplier;
 
 /**
  * Hands property values to the library's builders, which hold the only copy of each check, and puts
  * the property's path in front of what they throw: {@code
- * "slidingwindow.http.rules.quotes.limits[0].permits: permits must be positive, was 0"}.
+ * "slidingwindow.http.rules.quotes.limits[0].permits: permits must be positive, was 0"}. For the
+ * starter's property classes and configurations.
  */
-final class PropertyChecks {
+public final class PropertyChecks {
 
   private PropertyChecks() {}
 
@@ -17,7 +18,7 @@ final class PropertyChecks {
    * @throws IllegalArgumentException or IllegalStateException, whichever the builder threw, with
    *     {@code property + ": "} before its message and the builder's exception as the cause
    */
-  static <T> T bind(String property, Supplier<T> call) {
+  public static <T> T bind(String property, Supplier<T> call) {
     try {
       return call.get();
     } catch (IllegalArgumentException e) {
@@ -28,7 +29,7 @@ final class PropertyChecks {
   }
 
   /** As {@link #bind(String, Supplier)}, for a builder call that returns nothing of use. */
-  static void check(String property, Runnable call) {
+  public static void check(String property, Runnable call) {
     bind(
         property,
         () -> {

@@ -1,4 +1,4 @@
-package io.slidingwindow.spring.boot.web;
+package io.slidingwindow.spring.boot.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.slidingwindow.spring.boot.web;
+package io.slidingwindow.spring.boot.internal;
 
 import io.slidingwindow.DurationText;
 import io.slidingwindow.KeyedRateLimiter;
@@ -15,7 +15,7 @@ import java.util.StringJoiner;
  * KeyedRateLimiter#refreshPlans()}, carrying the key's counts over; the Redis limiter asks on every
  * call (and passes the refresh on to its in-process fallback). Any other limiter, from an
  * application's own {@code RateLimiterFactory}, may keep plans where a change cannot reach them, so
- * it is refused.
+ * it is refused. For the rules in service and the dashboard's plan operations.
  */
 public final class PlanChanges {
 
@@ -28,7 +28,7 @@ public final class PlanChanges {
   private PlanChanges() {}
 
   /** Whether {@code limiter} takes a change of a plan's limits at once, keeping the counts. */
-  static boolean takesChanges(KeyedRateLimiter<?> limiter) {
+  public static boolean takesChanges(KeyedRateLimiter<?> limiter) {
     return limiter.getClass() == IN_PROCESS || isRedis(limiter);
   }
 
@@ -37,7 +37,7 @@ public final class PlanChanges {
    *
    * @throws IllegalArgumentException naming {@code limits[i]} and the bad value
    */
-  static void check(KeyedRateLimiter<?> limiter, List<Limit> limits) {
+  public static void check(KeyedRateLimiter<?> limiter, List<Limit> limits) {
     if (limits.isEmpty()) {
       throw new IllegalArgumentException("limits: a plan needs at least one limit, was []");
     }

@@ -1,15 +1,16 @@
-package io.slidingwindow.spring.boot.web;
+package io.slidingwindow.spring.boot.internal;
 
-import static io.slidingwindow.spring.boot.web.PropertyChecks.bind;
+import static io.slidingwindow.spring.boot.internal.PropertyChecks.bind;
 
 import io.slidingwindow.Ticker;
 import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.spring.boot.web.SlidingWindowHttpProperties;
 
 /**
  * The starter's in-memory backend, free of any web stack's types: the backend of both web
  * configurations, and the local fallback of the Redis configuration's limiters (also in a reactive
- * gateway). Public for those configurations; applications define a {@link RateLimiterFactory} bean
- * instead.
+ * gateway), and of {@code @RateLimit} on bean methods. Not an API: applications define a {@link
+ * RateLimiterFactory} bean instead.
  */
 public final class InMemoryBackend {
 
