@@ -81,9 +81,12 @@ import org.springframework.util.ClassUtils;
  * method the bean's proxy cannot intercept (static, private, final, or outside the interfaces of an
  * interface-based proxy), which would otherwise never be limited, and, once all singletons exist, a
  * method of a bean that is never proxied: a singleton the post-processor was never shown because a
- * post-processor needed it before this one was registered, an {@link AopInfrastructureBean}. The
- * limiters are created once all singletons exist (for a bean created later, on its first call).
- * Thread-safe.
+ * post-processor needed it before this one was registered, an {@link AopInfrastructureBean} other
+ * than a scoped proxy (whose calls run on the bean of the scope, advised when made). A bean that
+ * another post-processor proxied first is advised through that proxy, whose kind the check follows;
+ * an opaque interface-based one, which hides its target's class, stops start-up if that class's
+ * methods carry an annotation its interfaces do not. The limiters are created once all singletons
+ * exist (for a bean created later, on its first call). Thread-safe.
  */
 public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPostProcessor
     implements SmartInitializingSingleton, BeanFactoryAware {
