@@ -6,8 +6,10 @@ import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.RateLimitExceededException;
 import java.lang.reflect.Method;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,14 +21,19 @@ import org.springframework.aop.framework.AbstractAdvisingBeanPostProcessor;
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.AopInfrastructureBean;
 import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.aop.framework.ProxyConfig;
 import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.aop.framework.ProxyProcessorSupport;
+import org.springframework.aop.scope.ScopedObject;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.FactoryBean;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.support.AbstractBeanFactory;
 import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.SmartClassLoader;
 import org.springframework.util.ClassUtils;
@@ -74,9 +81,12 @@ import org.springframework.util.ClassUtils;
  * method the bean's proxy cannot intercept (static, private, final, or outside the interfaces of an
  * interface-based proxy), which would otherwise never be limited, and, once all singletons exist, a
  * method of a bean that is never proxied: a singleton the post-processor was never shown because a
- * post-processor needed it before this one was registered, an {@link AopInfrastructureBean}. The
- * limiters are created once all singletons exist (for a bean created later, on its first call).
- * Thread-safe.
+ * post-processor needed it before this one was registered, an {@link AopInfrastructureBean} other
+ * than a scoped proxy (whose calls run on the bean of the scope, advised when made). A bean that
+ * another post-processor proxied first is advised through that proxy, whose kind the check follows;
+ * an opaque interface-based one, which hides its target's class, stops start-up if that class's
+ * methods carry an annotation its interfaces do not. The limiters are created once all singletons
+ * exist (for a bean created later, on its first call). Thread-safe.
  */
 public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPostProcessor
     implements SmartInitializingSingleton, BeanFactoryAware {
@@ -147,7 +157,10 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
     }
     String where = "bean '" + beanName + "'";
     if (bean instanceof AopInfrastructureBean) {
-      StartUpChecks.checkInfrastructure(where, bean);
+      if (!(bean instanceof ScopedObject)) {
+        // A scoped proxy's calls run on its target, a bean of its own, advised when it is made.
+        StartUpChecks.checkInfrastructure(where, bean);
+      }
       return super.postProcessAfterInitialization(bean, beanName);
     }
     Class<?> implementer = InterfaceCalls.implementer(bean);
@@ -161,7 +174,8 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
     Map<Method, RateLimit> found = MethodRules.annotated(type);
     found.forEach((method, annotation) -> rules.ofBean(where, type, method, annotation));
     Object proxy = super.postProcessAfterInitialization(bean, beanName);
-    ProxyReach.check(where, type, proxy, found.keySet());
+    ProxyReach.check(
+        where, type, proxy, found.keySet(), proxy == bean && AopUtils.isAopProxy(bean));
     return proxy;
   }
 
@@ -174,6 +188,9 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
   private Object adviseInterfaces(Object bean, String where, Class<?> implementer) {
     Class<?>[] interfaces = AopProxyUtils.proxiedUserInterfaces(bean);
     Map<Method, Method> counted = InterfaceCalls.limited(where, interfaces, implementer);
+    if (implementer == null) {
+      ProxyReach.checkHidden(where, bean, counted.values());
+    }
     Set<Method> found = new LinkedHashSet<>(counted.values());
     if (implementer != null) {
       found.addAll(MethodRules.annotated(implementer).keySet());
@@ -238,7 +255,9 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
 
   /**
    * The interfaces of the proxy this post-processor makes for a bean of class {@code type}, or null
-   * if it makes a class-based one.
+   * if it makes a class-based one, or {@link ProxyReach#EITHER} if it makes an interface-based one
+   * but another post-processor makes class-based ones and may proxy the bean first (this one then
+   * advises that proxy).
    */
   private Class<?>[] proxyInterfaces(Class<?> type) {
     ProxyFactory factory = new ProxyFactory();
@@ -249,7 +268,32 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
     if (!factory.isProxyTargetClass()) {
       evaluateProxyInterfaces(type, factory);
     }
-    return factory.isProxyTargetClass() ? null : factory.getProxiedInterfaces();
+    if (factory.isProxyTargetClass()) {
+      return null;
+    }
+    for (BeanPostProcessor other : otherProxyMakers()) {
+      if (((ProxyConfig) other).isProxyTargetClass()) {
+        return ProxyReach.EITHER;
+      }
+    }
+    return factory.getProxiedInterfaces();
+  }
+
+  /**
+   * The other post-processors of the bean factory that make proxies (auto-proxy creators, such as
+   * that of {@code @EnableTransactionManagement} or {@code @EnableAspectJAutoProxy}, and advising
+   * ones, such as {@code @EnableAsync}'s), which may proxy a bean before this one advises it.
+   */
+  private List<BeanPostProcessor> otherProxyMakers() {
+    List<BeanPostProcessor> found = new ArrayList<>();
+    if (beanFactory instanceof AbstractBeanFactory factory) {
+      for (BeanPostProcessor processor : factory.getBeanPostProcessors()) {
+        if (processor != this && processor instanceof ProxyProcessorSupport) {
+          found.add(processor);
+        }
+      }
+    }
+    return found;
   }
 
   /** Keeps {@code factory}, whose beans are checked once its singletons all exist. */

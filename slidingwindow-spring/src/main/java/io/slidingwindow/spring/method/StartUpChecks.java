@@ -105,7 +105,8 @@ final class StartUpChecks {
    *
    * @param shown the names of the beans the post-processor was shown
    * @param proxyInterfaces the interfaces of the post-processor's proxy for a bean of a class, or
-   *     null if that would be class-based
+   *     null if that would be class-based, or {@link ProxyReach#EITHER} if another post-processor
+   *     may proxy it first with a proxy of the other kind (checked then when the bean is made)
    * @throws IllegalArgumentException naming the bean, the method and the attribute or why, as
    *     creating it would
    */
