@@ -10,30 +10,30 @@ import org.springframework.http.server.PathContainer;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * {@link BrowserWrites} on a servlet server: answers 403 a request to the {@code slidingwindow}
+ * {@link BrowserGuard} on a servlet server: answers 403 a request to the {@code slidingwindow}
  * endpoint's write operations that a web page of another origin, or at a host name, may have sent.
  * Early among the filters, before the application's security.
  */
-final class BrowserWriteFilter extends OncePerRequestFilter implements Ordered {
+final class BrowserGuardFilter extends OncePerRequestFilter implements Ordered {
 
-  private final BrowserWrites writes;
+  private final BrowserGuard guard;
 
-  BrowserWriteFilter(BrowserWrites writes) {
-    this.writes = writes;
+  BrowserGuardFilter(BrowserGuard guard) {
+    this.guard = guard;
   }
 
   @Override
   protected void doFilterInternal(
       HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
-    if (writes.guards(request.getMethod(), PathContainer.parsePath(request.getRequestURI()))) {
+    if (guard.guards(request.getMethod(), PathContainer.parsePath(request.getRequestURI()))) {
       String refusal =
-          writes.refusal(
+          guard.refusal(
               request.getHeader("Origin"),
               request.getHeader("Sec-Fetch-Site"),
               request.getHeader("Host"));
       if (refusal != null) {
-        byte[] body = BrowserWrites.refuse(request.getMethod(), refusal);
+        byte[] body = BrowserGuard.refuse(request.getMethod(), refusal);
         response.setStatus(HttpServletResponse.SC_FORBIDDEN);
         response.setContentType("application/json");
         response.setContentLength(body.length);

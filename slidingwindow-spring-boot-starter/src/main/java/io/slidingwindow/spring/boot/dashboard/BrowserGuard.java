@@ -35,7 +35,7 @@ import org.springframework.web.cors.CorsConfiguration;
  *
  * <p>Immutable and thread-safe.
  */
-final class BrowserWrites {
+final class BrowserGuard {
 
   private static final System.Logger LOG = System.getLogger(SlidingWindowQuotas.class.getName());
 
@@ -55,7 +55,7 @@ final class BrowserWrites {
    * Guards the endpoint at path {@code endpointPath} (such as {@code /actuator/slidingwindow}),
    * letting through the origins {@code cors} allows.
    */
-  BrowserWrites(String endpointPath, CorsConfiguration cors) {
+  BrowserGuard(String endpointPath, CorsConfiguration cors) {
     this.endpoint = segments(PathContainer.parsePath(endpointPath));
     this.cors = cors;
   }
@@ -65,7 +65,7 @@ final class BrowserWrites {
    * management.endpoints.web.base-path} and {@code path-mapping}, letting through the origins of
    * its {@code management.endpoints.web.cors.allowed-origins} and {@code allowed-origin-patterns}.
    */
-  static BrowserWrites of(Environment environment) {
+  static BrowserGuard of(Environment environment) {
     String base = environment.getProperty("management.endpoints.web.base-path", "/actuator");
     String mapping =
         environment.getProperty(
@@ -75,7 +75,7 @@ final class BrowserWrites {
     CorsConfiguration cors = new CorsConfiguration();
     cors.setAllowedOrigins(strings(binder, "allowed-origins"));
     cors.setAllowedOriginPatterns(strings(binder, "allowed-origin-patterns"));
-    return new BrowserWrites(base + "/" + mapping, cors);
+    return new BrowserGuard(base + "/" + mapping, cors);
   }
 
   private static List<String> strings(Binder binder, String name) {

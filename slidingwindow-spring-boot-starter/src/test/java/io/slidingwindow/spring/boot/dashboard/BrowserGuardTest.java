@@ -10,9 +10,9 @@ import org.springframework.http.server.PathContainer;
 import org.springframework.mock.env.MockEnvironment;
 import org.springframework.web.cors.CorsConfiguration;
 
-class BrowserWritesTest {
+class BrowserGuardTest {
 
-  private final BrowserWrites writes = new BrowserWrites("/actuator/slidingwindow", cors());
+  private final BrowserGuard guard = new BrowserGuard("/actuator/slidingwindow", cors());
 
   private static CorsConfiguration cors() {
     CorsConfiguration cors = new CorsConfiguration();
@@ -22,7 +22,7 @@ class BrowserWritesTest {
   }
 
   private boolean guards(String method, String path) {
-    return writes.guards(method, PathContainer.parsePath(path));
+    return guard.guards(method, PathContainer.parsePath(path));
   }
 
   @Test
@@ -54,7 +54,7 @@ class BrowserWritesTest {
                 "https://a.example,https://b.example")
             .withProperty(
                 "management.endpoints.web.cors.allowed-origin-patterns[0]", "https://*.c.example");
-    BrowserWrites configured = BrowserWrites.of(environment);
+    BrowserGuard configured = BrowserGuard.of(environment);
     assertThat(configured.guards("POST", PathContainer.parsePath("/manage/limits/api/plans/x")))
         .isTrue();
     assertThat(configured.guards("POST", PathContainer.parsePath("/actuator/slidingwindow/a/b")))
@@ -100,7 +100,7 @@ class BrowserWritesTest {
         "http://256.0.0.1, -, 256.0.0.1, false",
       })
   void refusal(String origin, String fetchSite, String host, boolean served) {
-    String refusal = writes.refusal(origin, fetchSite, host);
+    String refusal = guard.refusal(origin, fetchSite, host);
     if (served) {
       assertThat(refusal).isNull();
     } else {
@@ -110,7 +110,7 @@ class BrowserWritesTest {
 
   @Test
   void refuse_answersTheReasonAsJsonWithItsMarkupEscaped() {
-    assertThat(new String(BrowserWrites.refuse("POST", "Origin: <x>\"")))
+    assertThat(new String(BrowserGuard.refuse("POST", "Origin: <x>\"")))
         .isEqualTo("{\"error\":\"Origin: \\u003cx\\u003e\\\"\"}");
   }
 }

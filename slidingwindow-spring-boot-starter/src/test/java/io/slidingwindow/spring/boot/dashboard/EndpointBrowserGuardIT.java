@@ -39,7 +39,7 @@ import org.springframework.context.annotation.Import;
  * --host-resolver-rules}), and such a page must change nothing. The endpoint's own page, opened at
  * the loopback address, may still post.
  */
-class EndpointBrowserWritesIT {
+class EndpointBrowserGuardIT {
 
   private static final String REBOUND = "rebound.test";
   private static final String CHANGE = "/actuator/slidingwindow/api/plans/free";
