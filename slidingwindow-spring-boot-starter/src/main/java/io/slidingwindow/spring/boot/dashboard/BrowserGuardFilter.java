@@ -11,8 +11,9 @@ import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * {@link BrowserGuard} on a servlet server: answers 403 a request to the {@code slidingwindow}
- * endpoint's write operations that a web page of another origin, or at a host name, may have sent.
- * Early among the filters, before the application's security.
+ * endpoint's write operations, or to its reads of keys and their state, that a web page of another
+ * origin, or at a host name, may have sent. Early among the filters, before the application's
+ * security.
  */
 final class BrowserGuardFilter extends OncePerRequestFilter implements Ordered {
 
@@ -29,9 +30,11 @@ final class BrowserGuardFilter extends OncePerRequestFilter implements Ordered {
     if (guard.guards(request.getMethod(), PathContainer.parsePath(request.getRequestURI()))) {
       String refusal =
           guard.refusal(
+              request.getMethod(),
+              request.getScheme(),
               request.getHeader("Origin"),
               request.getHeader("Sec-Fetch-Site"),
-              request.getHeader("Host"));
+              host(request));
       if (refusal != null) {
         byte[] body = BrowserGuard.refuse(request.getMethod(), refusal);
         response.setStatus(HttpServletResponse.SC_FORBIDDEN);
@@ -42,6 +45,12 @@ final class BrowserGuardFilter extends OncePerRequestFilter implements Ordered {
       }
     }
     chain.doFilter(request, response);
+  }
+
+  /** The request's {@code Host}, else (HTTP/1.0, a mock request) the server's name and port. */
+  private static String host(HttpServletRequest request) {
+    String host = request.getHeader("Host");
+    return host != null ? host : request.getServerName() + ":" + request.getServerPort();
   }
 
   @Override

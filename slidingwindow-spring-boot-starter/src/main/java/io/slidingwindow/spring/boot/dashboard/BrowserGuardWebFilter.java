@@ -12,8 +12,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * {@link BrowserGuard} on a reactive server: answers 403 a request to the {@code slidingwindow}
- * endpoint's write operations that a web page of another origin, or at a host name, may have sent.
- * Early among the filters, before the application's security.
+ * endpoint's write operations, or to its reads of keys and their state, that a web page of another
+ * origin, or at a host name, may have sent. Early among the filters, before the application's
+ * security.
  */
 final class BrowserGuardWebFilter implements WebFilter, Ordered {
 
@@ -29,9 +30,11 @@ final class BrowserGuardWebFilter implements WebFilter, Ordered {
     if (guard.guards(request.getMethod().name(), request.getPath())) {
       String refusal =
           guard.refusal(
+              request.getMethod().name(),
+              request.getURI().getScheme(),
               request.getHeaders().getFirst("Origin"),
               request.getHeaders().getFirst("Sec-Fetch-Site"),
-              request.getHeaders().getFirst("Host"));
+              host(request));
       if (refusal != null) {
         byte[] body = BrowserGuard.refuse(request.getMethod().name(), refusal);
         ServerHttpResponse response = exchange.getResponse();
@@ -42,6 +45,12 @@ final class BrowserGuardWebFilter implements WebFilter, Ordered {
       }
     }
     return chain.filter(exchange);
+  }
+
+  /** The request's {@code Host}, else (HTTP/1.0) the authority the server took it for. */
+  private static String host(ServerHttpRequest request) {
+    String host = request.getHeaders().getFirst("Host");
+    return host != null ? host : request.getURI().getRawAuthority();
   }
 
   @Override
