@@ -28,7 +28,7 @@ import tools.jackson.databind.json.JsonMapper;
  * to two listed keys and gives other keys 2. A free key that spent its 5 gets exactly 3 more after
  * a raise to 8, none after a cut to 2; the endpoint is reached on the management port through a
  * real HTTP client, and the application's port has no such path. A change a web page of another
- * site sends is refused.
+ * site sends is refused, and so is a read of a key's quota.
  */
 class PlanChangeBoot4IT {
 
@@ -134,6 +134,15 @@ class PlanChangeBoot4IT {
               "Sec-Fetch-Site",
               "cross-site");
       assertThat(fromPage.statusCode()).as("from a web page: " + fromPage.body()).isEqualTo(403);
+      HttpResponse<String> readByPage =
+          Http.get(
+              management,
+              "/actuator/slidingwindow/api/header:x-api-key:free-1",
+              "Sec-Fetch-Site",
+              "cross-site");
+      assertThat(readByPage.statusCode())
+          .as("a key's quota, read by a web page: " + readByPage.body())
+          .isEqualTo(403);
 
       json(changeFree(management, "2/" + window), 200);
       assertThat(granted(uri, "free-1", 3)).as("cut below what it spent: none").isZero();

@@ -10,8 +10,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
 /**
- * The guard of the {@code slidingwindow} endpoint's write operations against web pages ({@link
- * BrowserWrites}), in the context that serves the management endpoints: the application's own when
+ * The guard of the {@code slidingwindow} endpoint's writes and reads against web pages ({@link
+ * BrowserGuard}), in the context that serves the management endpoints: the application's own when
  * they share its port, else the management server's.
  */
 @ManagementContextConfiguration(value = ManagementContextType.ANY, proxyBeanMethods = false)
@@ -24,8 +24,8 @@ public class SlidingWindowEndpointManagementConfiguration {
   @ConditionalOnClass(name = "jakarta.servlet.Filter")
   static class Servlet {
     @Bean
-    BrowserWriteFilter slidingwindowEndpointBrowserWrites(Environment environment) {
-      return new BrowserWriteFilter(BrowserWrites.of(environment));
+    BrowserGuardFilter slidingwindowEndpointBrowserGuard(Environment environment) {
+      return new BrowserGuardFilter(BrowserGuard.of(environment));
     }
   }
 
@@ -35,8 +35,8 @@ public class SlidingWindowEndpointManagementConfiguration {
   @ConditionalOnClass(name = "org.springframework.web.server.WebFilter")
   static class Reactive {
     @Bean
-    BrowserWriteWebFilter slidingwindowEndpointBrowserWrites(Environment environment) {
-      return new BrowserWriteWebFilter(BrowserWrites.of(environment));
+    BrowserGuardWebFilter slidingwindowEndpointBrowserGuard(Environment environment) {
+      return new BrowserGuardWebFilter(BrowserGuard.of(environment));
     }
   }
 }

@@ -32,10 +32,13 @@ import org.springframework.util.MimeType;
  * plan) and {@code POST} on that path with {@code {"limits":"8/10s"}}, a run-time change of the
  * plan's limits that keeps every key's counts.
  *
- * <p>A {@code POST} or {@code DELETE} that a web page may have sent (one carrying {@code Origin} or
- * {@code Sec-Fetch-Site}) does not reach these operations unless it comes from the endpoint's own
- * origin at {@code localhost} or an IP address, or from an origin the actuator's CORS properties
- * allow: a filter of {@link SlidingWindowEndpointManagementConfiguration} answers it 403 first.
+ * <p>A request that a web page may have sent (one carrying {@code Origin} or {@code
+ * Sec-Fetch-Site}) reaches neither these operations nor the feed unless it comes from the
+ * endpoint's own origin at {@code localhost} or an IP address, or from an origin the actuator's
+ * CORS properties allow; nor does a read at a host name that those properties do not allow, since a
+ * rebound page's read carries neither header: a filter of {@link
+ * SlidingWindowEndpointManagementConfiguration} answers them 403 first ({@link BrowserGuard}). The
+ * page and its files are served to anyone.
  *
  * <p>The page's Content-Security-Policy travels in the page itself (a {@code meta} element), since
  * an endpoint operation cannot set response headers.

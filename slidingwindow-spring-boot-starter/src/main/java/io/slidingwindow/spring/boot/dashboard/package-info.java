@@ -5,8 +5,8 @@
  * records the decisions it shows ({@link
  * io.slidingwindow.spring.boot.dashboard.DashboardRateLimitListener}), configured by {@link
  * io.slidingwindow.spring.boot.dashboard.SlidingWindowEndpointAutoConfiguration}; and the filter
- * that keeps web pages from the endpoint's write operations, configured in the context of the
- * management endpoints by {@link
+ * that keeps web pages from the endpoint's writes and its reads of keys, configured in the context
+ * of the management endpoints by {@link
  * io.slidingwindow.spring.boot.dashboard.SlidingWindowEndpointManagementConfiguration}. The
  * endpoint, its page and the listener are beans an application may inject or replace with its own
  * of the same type; the classes that are not public (the quota and plan operations, the filter) are

@@ -9,10 +9,12 @@ import io.slidingwindow.Plan;
 import io.slidingwindow.PlanResolver;
 import io.slidingwindow.testkit.FakeTicker;
 import java.io.IOException;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -59,7 +61,7 @@ import org.springframework.web.bind.annotation.RestController;
       "slidingwindow.http.rules.api.plans.pro.limits[0].window=1m",
       "slidingwindow.http.rules.api.plan-resolver=apiPlans",
       "management.endpoints.web.cors.allowed-origins=http://admin.test",
-      "management.endpoints.web.cors.allowed-methods=POST,DELETE",
+      "management.endpoints.web.cors.allowed-methods=GET,POST,DELETE",
     })
 abstract class PlanChangeScenarios {
 
@@ -165,6 +167,25 @@ abstract class PlanChangeScenarios {
         .version(HttpClient.Version.HTTP_1_1)
         .build()
         .send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * {@code GET path} on the management port as a browser sends it, at {@code host} (the {@code
+   * Host} header, which {@link HttpClient} does not let a caller set) with {@code headers} (name,
+   * value, ...): the response as received, status line first.
+   */
+  String browserGet(String path, String host, String... headers) throws IOException {
+    StringBuilder request =
+        new StringBuilder("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\n");
+    for (int i = 0; i < headers.length; i += 2) {
+      request.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
+    }
+    request.append("Connection: close\r\n\r\n");
+    try (Socket socket = new Socket("127.0.0.1", managementPort)) {
+      socket.setSoTimeout(20_000);
+      socket.getOutputStream().write(request.toString().getBytes(StandardCharsets.ISO_8859_1));
+      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
   }
 
   HttpResponse<String> change(String plan, String body) throws Exception {
@@ -330,7 +351,8 @@ abstract class PlanChangeScenarios {
           .extracting(HttpResponse::statusCode)
           .isEqualTo(403);
     }
-    assertThat(output.getAll()).contains("slidingwindow endpoint: refused POST from a web page");
+    assertThat(output.getAll())
+        .contains("slidingwindow endpoint: refused POST, which a web page may have sent");
     assertThat(quota(free).get("limits").get(0).get("used").asLong()).as("not reset").isEqualTo(3);
     assertThat(quota(free).get("limits").get(0).get("permits").asLong()).isEqualTo(5);
 
@@ -345,6 +367,77 @@ abstract class PlanChangeScenarios {
     String reset = "/actuator/slidingwindow/api/" + counted(free);
     json(send("DELETE", reset, null, "Origin", own, "Sec-Fetch-Site", "same-origin"), 200);
     assertThat(quota(free).get("limits").get(0).get("used").asLong()).isZero();
+  }
+
+  @Test
+  void feedAndPeek_fromAWebPage_refusedUnlessAtTheLoopbackAddressOrAnAllowedOrigin(
+      CapturedOutput output) throws Exception {
+    String free = keyOn("free");
+    assertThat(granted(free, 3)).isEqualTo(3);
+    String peek = "/actuator/slidingwindow/api/" + counted(free);
+    String[] reads = {
+      "/actuator/slidingwindow",
+      peek,
+      "/actuator/slidingwindow/api",
+      "/actuator/slidingwindow/api/plans/free",
+      "/actuator/%73lidingwindow",
+      "/actuator;a=b/slidingwindow;c=d/api/" + counted(free),
+    };
+    String loopback = "127.0.0.1:" + managementPort;
+    String rebound = "rebound.test:" + managementPort;
+    // Host, then the browser's headers; each refused whatever the path's spelling.
+    String[][] refused = {
+      {rebound, "Sec-Fetch-Site", "same-origin"},
+      {rebound, "Origin", "http://" + rebound, "Sec-Fetch-Site", "same-origin"},
+      {rebound, "Sec-Fetch-Site", "none"},
+      {loopback, "Sec-Fetch-Site", "cross-site"},
+      {loopback, "Origin", "http://evil.test", "Sec-Fetch-Site", "cross-site"},
+      // No browser's header: what a rebound page's read over HTTP carries, but for its Host.
+      {rebound},
+    };
+    for (String[] page : refused) {
+      String[] headers = List.of(page).subList(1, page.length).toArray(String[]::new);
+      for (String path : reads) {
+        String answer = browserGet(path, page[0], headers);
+        assertThat(answer).as(path + " " + List.of(page)).startsWith("HTTP/1.1 403");
+        assertThat(answer).contains("{\"error\":\"a ").contains("may not read this");
+      }
+    }
+    assertThat(browserGet(peek, rebound, "Sec-Fetch-Site", "same-origin"))
+        .as("says what to do")
+        .contains("a request at a host name (Host: " + rebound + ")")
+        .contains("localhost or an IP address")
+        .contains("http://" + rebound + ", in management.endpoints.web.cors.allowed-origins");
+    assertThat(output.getAll())
+        .contains("slidingwindow endpoint: refused GET, which a web page may have sent");
+
+    // Served: the endpoint's own origin at the loopback address (a fetch, or the address typed),
+    // an origin the actuator's CORS configuration allows (http://admin.test), a client that is no
+    // browser at those, and the page's own files, which hold nothing of the application.
+    String[][] served = {
+      {loopback, "Sec-Fetch-Site", "same-origin"},
+      {"localhost:" + managementPort, "Sec-Fetch-Site", "same-origin"},
+      {loopback, "Sec-Fetch-Site", "none"},
+      {loopback, "Origin", "http://admin.test", "Sec-Fetch-Site", "cross-site"},
+      {"admin.test", "Sec-Fetch-Site", "same-origin"},
+      {loopback},
+      {"admin.test"},
+    };
+    for (String[] page : served) {
+      String[] headers = List.of(page).subList(1, page.length).toArray(String[]::new);
+      for (String path : List.of("/actuator/slidingwindow", peek)) {
+        assertThat(browserGet(path, page[0], headers))
+            .as(path + " " + List.of(page))
+            .startsWith("HTTP/1.1 200");
+      }
+    }
+    for (String file : List.of("index.html", "dashboard/dashboard.js")) {
+      assertThat(
+              browserGet(
+                  "/actuator/slidingwindow/" + file, rebound, "Sec-Fetch-Site", "same-origin"))
+          .as(file)
+          .startsWith("HTTP/1.1 200");
+    }
   }
 
   @Test

@@ -11,29 +11,32 @@ import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 
 /**
- * {@link BrowserWrites} on a reactive server: answers 403 a request to the {@code slidingwindow}
- * endpoint's write operations that a web page of another origin, or at a host name, may have sent.
- * Early among the filters, before the application's security.
+ * {@link BrowserGuard} on a reactive server: answers 403 a request to the {@code slidingwindow}
+ * endpoint's write operations, or to its reads of keys and their state, that a web page of another
+ * origin, or at a host name, may have sent. Early among the filters, before the application's
+ * security.
  */
-final class BrowserWriteWebFilter implements WebFilter, Ordered {
+final class BrowserGuardWebFilter implements WebFilter, Ordered {
 
-  private final BrowserWrites writes;
+  private final BrowserGuard guard;
 
-  BrowserWriteWebFilter(BrowserWrites writes) {
-    this.writes = writes;
+  BrowserGuardWebFilter(BrowserGuard guard) {
+    this.guard = guard;
   }
 
   @Override
   public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
     ServerHttpRequest request = exchange.getRequest();
-    if (writes.guards(request.getMethod().name(), request.getPath())) {
+    if (guard.guards(request.getMethod().name(), request.getPath())) {
       String refusal =
-          writes.refusal(
+          guard.refusal(
+              request.getMethod().name(),
+              request.getURI().getScheme(),
               request.getHeaders().getFirst("Origin"),
               request.getHeaders().getFirst("Sec-Fetch-Site"),
-              request.getHeaders().getFirst("Host"));
+              host(request));
       if (refusal != null) {
-        byte[] body = BrowserWrites.refuse(request.getMethod().name(), refusal);
+        byte[] body = BrowserGuard.refuse(request.getMethod().name(), refusal);
         ServerHttpResponse response = exchange.getResponse();
         response.setStatusCode(HttpStatus.FORBIDDEN);
         response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
@@ -42,6 +45,12 @@ final class BrowserWriteWebFilter implements WebFilter, Ordered {
       }
     }
     return chain.filter(exchange);
+  }
+
+  /** The request's {@code Host}, else (HTTP/1.0) the authority the server took it for. */
+  private static String host(ServerHttpRequest request) {
+    String host = request.getHeaders().getFirst("Host");
+    return host != null ? host : request.getURI().getRawAuthority();
   }
 
   @Override

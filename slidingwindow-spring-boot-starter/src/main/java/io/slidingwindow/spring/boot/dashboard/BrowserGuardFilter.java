@@ -10,30 +10,33 @@ import org.springframework.http.server.PathContainer;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * {@link BrowserWrites} on a servlet server: answers 403 a request to the {@code slidingwindow}
- * endpoint's write operations that a web page of another origin, or at a host name, may have sent.
- * Early among the filters, before the application's security.
+ * {@link BrowserGuard} on a servlet server: answers 403 a request to the {@code slidingwindow}
+ * endpoint's write operations, or to its reads of keys and their state, that a web page of another
+ * origin, or at a host name, may have sent. Early among the filters, before the application's
+ * security.
  */
-final class BrowserWriteFilter extends OncePerRequestFilter implements Ordered {
+final class BrowserGuardFilter extends OncePerRequestFilter implements Ordered {
 
-  private final BrowserWrites writes;
+  private final BrowserGuard guard;
 
-  BrowserWriteFilter(BrowserWrites writes) {
-    this.writes = writes;
+  BrowserGuardFilter(BrowserGuard guard) {
+    this.guard = guard;
   }
 
   @Override
   protected void doFilterInternal(
       HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
-    if (writes.guards(request.getMethod(), PathContainer.parsePath(request.getRequestURI()))) {
+    if (guard.guards(request.getMethod(), PathContainer.parsePath(request.getRequestURI()))) {
       String refusal =
-          writes.refusal(
+          guard.refusal(
+              request.getMethod(),
+              request.getScheme(),
               request.getHeader("Origin"),
               request.getHeader("Sec-Fetch-Site"),
-              request.getHeader("Host"));
+              host(request));
       if (refusal != null) {
-        byte[] body = BrowserWrites.refuse(request.getMethod(), refusal);
+        byte[] body = BrowserGuard.refuse(request.getMethod(), refusal);
         response.setStatus(HttpServletResponse.SC_FORBIDDEN);
         response.setContentType("application/json");
         response.setContentLength(body.length);
@@ -42,6 +45,12 @@ final class BrowserWriteFilter extends OncePerRequestFilter implements Ordered {
       }
     }
     chain.doFilter(request, response);
+  }
+
+  /** The request's {@code Host}, else (HTTP/1.0, a mock request) the server's name and port. */
+  private static String host(HttpServletRequest request) {
+    String host = request.getHeader("Host");
+    return host != null ? host : request.getServerName() + ":" + request.getServerPort();
   }
 
   @Override

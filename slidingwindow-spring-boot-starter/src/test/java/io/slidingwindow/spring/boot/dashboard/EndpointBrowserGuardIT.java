@@ -28,22 +28,25 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
 /**
- * The {@code slidingwindow} endpoint's write operations (a plan change, a quota reset) as a web
- * page in the operator's browser (headless Chromium: {@code /usr/bin/chromium}, or {@code
+ * The {@code slidingwindow} endpoint's write operations (a plan change, a quota reset) and reads as
+ * a web page in the operator's browser (headless Chromium: {@code /usr/bin/chromium}, or {@code
  * -Dchromium.binary=PATH}) can send them, on each web stack, with the endpoint on the application's
  * port and on a management port of its own, both on 127.0.0.1.
  *
  * <p>A page whose host name its owner rebinds to the application's address (DNS rebinding) is, for
  * the browser, of the same origin as the endpoint, so it may send {@code application/json} without
  * asking: here the name {@code rebound.test} resolves to 127.0.0.1 (Chromium's {@code
- * --host-resolver-rules}), and such a page must change nothing. The endpoint's own page, opened at
- * the loopback address, may still post.
+ * --host-resolver-rules}), and such a page must change nothing and read neither the feed nor a
+ * key's quota (over HTTP at a host name, Chromium sends no {@code Sec-Fetch-Site}, and no {@code
+ * Origin} on a read of the page's own origin). The endpoint's own page, opened at the loopback
+ * address, still draws, reads and posts; a page at a host name the CORS properties allow reads.
  */
-class EndpointBrowserWritesIT {
+class EndpointBrowserGuardIT {
 
   private static final String REBOUND = "rebound.test";
   private static final String CHANGE = "/actuator/slidingwindow/api/plans/free";
   private static final String RESET = "/actuator/slidingwindow/api/header:x-api-key:free-1";
+  private static final String FEED = "/actuator/slidingwindow";
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient CLIENT = HttpClient.newHttpClient();
 
@@ -84,7 +87,11 @@ class EndpointBrowserWritesIT {
   }
 
   private int start(String stack, boolean managementPort) {
-    Map<String, Object> properties = new HashMap<>();
+    return start(stack, managementPort, Map.of());
+  }
+
+  private int start(String stack, boolean managementPort, Map<String, Object> more) {
+    Map<String, Object> properties = new HashMap<>(more);
     properties.put("spring.main.web-application-type", stack);
     properties.put("server.address", "127.0.0.1");
     properties.put("server.port", 0);
@@ -153,6 +160,13 @@ class EndpointBrowserWritesIT {
     return JSON.readTree(plan.body()).get("limits").get(0).get("permits").asLong();
   }
 
+  /** Waits until the open page has drawn the feed at least once. */
+  private static void drawn() {
+    await("the page's first draw")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> browser.evaluate("Number(document.body.dataset.draws || 0)").asLong() >= 1);
+  }
+
   @ParameterizedTest(name = "{0}, management port of its own: {1}")
   @CsvSource({"servlet, true", "servlet, false", "reactive, true", "reactive, false"})
   void reboundPage_changesNothing_whileThePageAtTheLoopbackAddressMay(
@@ -165,10 +179,54 @@ class EndpointBrowserWritesIT {
         .startsWith("403 ");
     assertThat(send("DELETE", RESET, null)).as("a reset from the rebound page").startsWith("403 ");
     assertThat(freePermits(port)).as("the plan as configured").isEqualTo(5);
+    assertThat(send("GET", FEED, null))
+        .as("the feed, read by the rebound page")
+        .startsWith("403 {\"error\":\"a request at a host name (Host: " + REBOUND)
+        .contains("may not read this")
+        .contains("localhost or an IP address")
+        .contains("management.endpoints.web.cors.allowed-origins");
+    assertThat(send("GET", RESET, null))
+        .as("a key's quota, read by the rebound page")
+        .startsWith("403 ");
+    await("the page at the host name told no")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> browser.evaluate("document.getElementById('status').textContent").asText(),
+            text -> text.contains("403"));
 
     open("http://127.0.0.1:" + port);
+    drawn();
+    assertThat(send("GET", FEED, null)).startsWith("200 {");
+    assertThat(send("GET", RESET, null)).startsWith("200 {");
     assertThat(send("POST", CHANGE, "{\"limits\":\"8/1m\"}")).startsWith("200 ");
     assertThat(send("DELETE", RESET, null)).startsWith("200 ");
     assertThat(freePermits(port)).isEqualTo(8);
+
+    // The feed's address typed into the browser (Sec-Fetch-Site: none) at the loopback address.
+    browser.navigate("http://127.0.0.1:" + port + FEED);
+    await("the feed, opened at the loopback address")
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptionsInstanceOf(IllegalStateException.class)
+        .until(
+            () -> browser.evaluate("document.body ? document.body.textContent : ''").asText(),
+            text -> text.startsWith("{") && text.contains("\"rules\""));
+  }
+
+  @ParameterizedTest(name = "{0}, management port of its own: {1}")
+  @CsvSource({"servlet, true", "reactive, false"})
+  void pageAtAHostName_readsTheFeedAndQuotas_whenTheCorsPropertiesAllowItsOrigin(
+      String stack, boolean managementPort) throws Exception {
+    int port =
+        start(
+            stack,
+            managementPort,
+            Map.of(
+                "management.endpoints.web.cors.allowed-origin-patterns",
+                "http://" + REBOUND + ":[*]"));
+
+    open("http://" + REBOUND + ":" + port);
+    drawn();
+    assertThat(send("GET", FEED, null)).startsWith("200 {");
+    assertThat(send("GET", RESET, null)).startsWith("200 {");
   }
 }

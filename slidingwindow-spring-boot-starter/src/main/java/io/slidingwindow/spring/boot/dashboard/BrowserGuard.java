@@ -1,0 +1,235 @@
+package io.slidingwindow.spring.boot.dashboard;
+
+import io.slidingwindow.dashboard.DashboardFeed;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.cors.CorsConfiguration;
+
+/**
+ * Which requests to the {@code slidingwindow} endpoint a web page may have sent, and so are
+ * refused, whatever the application's security lets through: its writes (a plan change, a quota
+ * reset) and its reads that show the application's keys or their state (the feed, a key's quota, a
+ * rule's plans); every other request passes. The page's own files ({@code index.html} and {@code
+ * dashboard/}<i>name</i>, the same bytes for everyone, holding nothing of the application) pass, so
+ * that the page opens anywhere and can say why its feed is refused.
+ *
+ * <p>Why: the actuator already refuses a body that is not JSON (415), and a page of another origin
+ * sends JSON, or reads an answer, only after asking (CORS), which the actuator grants only to the
+ * origins of {@code management.endpoints.web.cors.*}. But a page whose host name its owner rebinds
+ * to the application's address (DNS rebinding) is, for the browser, of the endpoint's own origin:
+ * it sends JSON and reads the answers without asking, with whatever the address lets through (a
+ * management port on 127.0.0.1 with no security, say), and so could change a plan, or read the keys
+ * refused most or a key's quota, from the operator's browser.
+ *
+ * <p>A browser names the page's origin on every {@code POST} and {@code DELETE} ({@code Origin})
+ * and says where a request comes from ({@code Sec-Fetch-Site}), headers a page's script cannot set.
+ * A request that carries either passes only if its origin is one the actuator's CORS configuration
+ * allows, or if it comes from the server's own origin ({@code Sec-Fetch-Site} absent or {@code
+ * same-origin}, or for a read {@code none}: an address the user typed; {@code Origin} absent or
+ * naming the {@code Host} it was sent to) at an address no one can rebind: a {@code Host} of {@code
+ * localhost} or an IP address. A write that carries neither (curl, scripts, HTTP clients) passes.
+ *
+ * <p>A read is guarded by its {@code Host} even without those headers: a browser sends {@code
+ * Sec-Fetch-Site} only to a trustworthy origin (HTTPS, {@code localhost}, a loopback address) and
+ * no {@code Origin} on a read of its page's own origin, so a rebound page's read over HTTP carries
+ * neither, and only its {@code Host}, the page's host name, tells it from a script's. A read passes
+ * at {@code localhost} or an IP address, or at a host name whose origin (the request's scheme and
+ * {@code Host}) the actuator's CORS configuration allows.
+ *
+ * <p>Immutable and thread-safe.
+ */
+final class BrowserGuard {
+
+  private static final System.Logger LOG = System.getLogger(SlidingWindowQuotas.class.getName());
+
+  /** The methods that read. */
+  private static final List<String> READS = List.of("GET", "HEAD");
+
+  /** The methods that neither read nor change the endpoint's state, which pass. */
+  private static final List<String> PASS = List.of("OPTIONS", "TRACE");
+
+  private static final Pattern IPV4 =
+      Pattern.compile(
+          "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
+
+  private static final String CORS = "management.endpoints.web.cors.";
+
+  private final List<String> endpoint;
+  private final CorsConfiguration cors;
+
+  /**
+   * Guards the endpoint at path {@code endpointPath} (such as {@code /actuator/slidingwindow}),
+   * letting through the origins {@code cors} allows.
+   */
+  BrowserGuard(String endpointPath, CorsConfiguration cors) {
+    this.endpoint = segments(PathContainer.parsePath(endpointPath));
+    this.cors = cors;
+  }
+
+  /**
+   * Guards the {@code slidingwindow} endpoint at its path under {@code environment}'s {@code
+   * management.endpoints.web.base-path} and {@code path-mapping}, letting through the origins of
+   * its {@code management.endpoints.web.cors.allowed-origins} and {@code allowed-origin-patterns}.
+   */
+  static BrowserGuard of(Environment environment) {
+    String base = environment.getProperty("management.endpoints.web.base-path", "/actuator");
+    String mapping =
+        environment.getProperty(
+            "management.endpoints.web.path-mapping." + SlidingWindowEndpoint.ID,
+            SlidingWindowEndpoint.ID);
+    Binder binder = Binder.get(environment);
+    CorsConfiguration cors = new CorsConfiguration();
+    cors.setAllowedOrigins(strings(binder, "allowed-origins"));
+    cors.setAllowedOriginPatterns(strings(binder, "allowed-origin-patterns"));
+    return new BrowserGuard(base + "/" + mapping, cors);
+  }
+
+  private static List<String> strings(Binder binder, String name) {
+    return binder.bind(CORS + name, Bindable.listOf(String.class)).orElse(List.of());
+  }
+
+  /**
+   * Whether a {@code method} request to {@code path} (within the application, as the server parsed
+   * it) is one this guards: a method other than {@code OPTIONS} and {@code TRACE}, to a path that
+   * holds the endpoint's path ({@code /actuator/slidingwindow} and below, also behind a servlet
+   * path such as {@code spring.mvc.servlet.path}), but for a {@code GET} or {@code HEAD} of the
+   * page's files ({@code index.html}, {@code dashboard/NAME} right below the endpoint's path, in
+   * the case the endpoint answers). Paths are compared by their decoded segments, without matrix
+   * variables or empty segments, and the endpoint's path without case, so that no spelling the
+   * endpoint answers escapes; a path of the application's own that holds the endpoint's is guarded
+   * too.
+   */
+  boolean guards(String method, PathContainer path) {
+    String upper = method.toUpperCase(Locale.ROOT);
+    if (PASS.contains(upper)) {
+      return false;
+    }
+    boolean read = READS.contains(upper);
+    List<String> segments = segments(path);
+    for (int start = 0; start + endpoint.size() <= segments.size(); start++) {
+      if (startsAt(segments, start)
+          && !(read && pageFile(segments.subList(start + endpoint.size(), segments.size())))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether {@code rest}, the segments below the endpoint's path, name one of the page's files. */
+  private static boolean pageFile(List<String> rest) {
+    return rest.equals(List.of(SlidingWindowPageWebExtension.PAGE))
+        || (rest.size() == 2 && rest.get(0).equals(SlidingWindowPageWebExtension.FOLDER));
+  }
+
+  private boolean startsAt(List<String> segments, int start) {
+    for (int i = 0; i < endpoint.size(); i++) {
+      if (!segments.get(start + i).equalsIgnoreCase(endpoint.get(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Why a guarded {@code method} request with these headers (each null when absent), received over
+   * {@code scheme} ({@code http} or {@code https}), is refused, or null if it passes.
+   */
+  String refusal(String method, String scheme, String origin, String fetchSite, String host) {
+    boolean read = READS.contains(method.toUpperCase(Locale.ROOT));
+    if (origin == null && fetchSite == null && !read) {
+      return null;
+    }
+    String verb = read ? "read" : "change";
+    String site = fetchSite == null ? null : fetchSite.trim().toLowerCase(Locale.ROOT);
+    boolean own = site == null || site.equals("same-origin") || (read && site.equals("none"));
+    String ownOrigin = host == null ? null : scheme + "://" + host.trim();
+    String named = origin != null ? origin : own ? ownOrigin : null;
+    if (named != null && cors.checkOrigin(named) != null) {
+      return null;
+    }
+    if (!own) {
+      return "a web page of another origin (Sec-Fetch-Site: "
+          + fetchSite
+          + ") may not "
+          + verb
+          + " this";
+    }
+    if (origin != null && !sameAuthority(origin, host)) {
+      return "a web page of another origin (Origin: " + origin + ") may not " + verb + " this";
+    }
+    if (!unbindable(host)) {
+      return "a request at a host name (Host: "
+          + host
+          + ") may not "
+          + verb
+          + " this, as a web page whose name was pointed at this server could send it: open the"
+          + " page"
+          + (read ? ", or call," : "")
+          + " at localhost or an IP address, or name its origin"
+          + (ownOrigin == null ? "" : ", " + ownOrigin + ",")
+          + " in management.endpoints.web.cors.allowed-origins"
+          + (read ? "" : "; or call from a server");
+    }
+    return null;
+  }
+
+  /**
+   * The answer to a refused request, {@code {"error": reason}} (403, {@code application/json}), and
+   * its log line (INFO, with the endpoint's other operations): the method and the reason, not the
+   * path, which may hold a key.
+   */
+  static byte[] refuse(String method, String reason) {
+    LOG.log(
+        Level.INFO,
+        "slidingwindow endpoint: refused {0}, which a web page may have sent: {1}",
+        method,
+        reason);
+    return DashboardFeed.toJson(Map.of("error", reason)).getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Whether {@code origin}, {@code scheme://authority}, names {@code host}. */
+  private static boolean sameAuthority(String origin, String host) {
+    int scheme = origin.indexOf("://");
+    return host != null && scheme > 0 && origin.substring(scheme + 3).equalsIgnoreCase(host.trim());
+  }
+
+  /**
+   * Whether {@code host}, a {@code Host} header, names {@code localhost} or an IP address, which no
+   * web page's owner can point elsewhere.
+   */
+  static boolean unbindable(String host) {
+    if (host == null) {
+      return false;
+    }
+    String name = host.trim();
+    if (name.startsWith("[")) {
+      int end = name.indexOf(']');
+      return end > 1 && (end == name.length() - 1 || name.charAt(end + 1) == ':');
+    }
+    int colon = name.indexOf(':');
+    if (colon >= 0) {
+      name = name.substring(0, colon);
+    }
+    return name.equalsIgnoreCase("localhost") || IPV4.matcher(name).matches();
+  }
+
+  private static List<String> segments(PathContainer path) {
+    List<String> segments = new ArrayList<>();
+    for (PathContainer.Element element : path.elements()) {
+      if (element instanceof PathContainer.PathSegment segment
+          && !segment.valueToMatch().isEmpty()) {
+        segments.add(segment.valueToMatch());
+      }
+    }
+    return segments;
+  }
+}
