@@ -127,7 +127,8 @@ public final class RateLimitServer implements AutoCloseable {
       admin =
           new HttpPort(
               new InetSocketAddress(adminHost, ports.admin()),
-              AdminRoutes.router(ports.adminToken(), decider, watcher, metrics, health),
+              AdminRoutes.router(
+                  ports.adminToken(), ports.adminAllowedHosts(), decider, watcher, metrics, health),
               settings.http(),
               HttpTls.server(settings.tls(), false),
               adminLoop,

@@ -240,7 +240,11 @@ class AdminOverridesIT {
     assertThat(rawStatus("PUT", "/v1/overrides", "localhost:" + server.adminPort(), body))
         .isEqualTo(200);
     assertThat(rawStatus("GET", "/v1/overrides", "127.0.0.1", "")).isEqualTo(200);
-    assertThat(rawStatus("GET", "/v1/stats", "rebound.example", "")).isEqualTo(200);
+    // The whole port answers no such name now (AdminHostsIT); IP addresses other than the
+    // loopback's pass the port's rule but not the overrides'.
+    assertThat(rawStatus("GET", "/v1/stats", "rebound.example", "")).isEqualTo(403);
+    assertThat(rawStatus("GET", "/v1/stats", "10.0.0.7", "")).isEqualTo(200);
+    assertThat(rawStatus("GET", "/v1/overrides", "10.0.0.7", "")).isEqualTo(403);
   }
 
   @Test

@@ -15,6 +15,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The dashboard page in a real browser (headless Chromium, which must be installed: {@code
  * /usr/bin/chromium}, or {@code -Dchromium.binary=PATH}): while the page is open, traffic is sent
  * over HTTP, and the page must draw it, list the refused descriptors as text, and report no error.
+ * Chromium resolves two made-up names to 127.0.0.1: {@value #REBOUND}, as a page whose owner
+ * rebinds its name would, and {@value #ALLOWED}, a name the service allows.
  */
 class DashboardBrowserIT {
 
@@ -40,6 +43,9 @@ class DashboardBrowserIT {
           rate_limit:
             unlimited: true
       """;
+
+  private static final String REBOUND = "rebound.test";
+  private static final String ALLOWED = "dashboard.test";
 
   /** A client-chosen value that would run script if the page inserted it as HTML. */
   private static final String HOSTILE = "<img src=x onerror=\"document.body.dataset.pwned='yes'\">";
@@ -63,10 +69,21 @@ class DashboardBrowserIT {
             .httpPort(0)
             .adminPort(0)
             .reloadInterval(Duration.ZERO)
+            .adminAllowedHosts(List.of(ALLOWED))
             .start();
     Path binary =
         Path.of(System.getProperty("chromium.binary", HeadlessChromium.DEFAULT_BINARY.toString()));
-    browser = new HeadlessChromium(binary, 1280, 900);
+    browser =
+        new HeadlessChromium(
+            binary,
+            1280,
+            900,
+            List.of(
+                "--host-resolver-rules=MAP "
+                    + REBOUND
+                    + " 127.0.0.1, MAP "
+                    + ALLOWED
+                    + " 127.0.0.1"));
   }
 
   @AfterEach
@@ -191,5 +208,55 @@ class DashboardBrowserIT {
     assertThat(number("Number(document.body.dataset.updated)")).isPositive();
 
     assertThat(browser.errors()).as("errors the page reported").isEmpty();
+  }
+
+  /** What the open page's script gets for {@code GET path}: the status, a space, the body. */
+  private String fetch(String path) throws Exception {
+    browser.evaluate(
+        "window.got = null; fetch('"
+            + path
+            + "').then(r => r.text().then(t => window.got = r.status + ' ' + t),"
+            + " e => window.got = 'failed ' + e)");
+    return await("GET " + path)
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> browser.evaluate("window.got"), v -> !v.isNull() && !v.isMissingNode())
+        .asText();
+  }
+
+  /** Opens {@code url} and waits until its document, of {@code origin}, has loaded. */
+  private void open(String url, String origin) throws Exception {
+    browser.navigate(url);
+    await("the document at " + url)
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptionsInstanceOf(IllegalStateException.class)
+        .until(
+            () -> text("location.origin + ' ' + document.readyState"),
+            t -> t.equals(origin + " complete"));
+  }
+
+  @Test
+  void dashboard_atAReboundName_readsNothing_whileAtAnAllowedNameItDraws() throws Exception {
+    for (int i = 0; i < 4; i++) {
+      decide("client", "alice");
+    }
+    String shown = DecisionRecorder.shownKey("client=alice");
+    String rebound = "http://" + REBOUND + ":" + server.adminPort();
+
+    open(rebound + "/dashboard", rebound);
+    // The page's script fetches over plain HTTP, so with neither Origin nor Sec-Fetch-Site.
+    for (String path : List.of("/v1/dashboard", "/v1/config", "/v1/stats", "/v1/overrides")) {
+      assertThat(fetch(path)).as(path).startsWith("403 ").doesNotContain(shown);
+    }
+    assertThat(text("document.body.textContent")).contains("--admin-allowed-hosts");
+
+    String allowed = "http://" + ALLOWED + ":" + server.adminPort();
+    open(allowed + "/dashboard", allowed);
+    assertThat(fetch("/v1/dashboard")).startsWith("200 ").contains(shown);
+    await("the refused descriptor listed at " + allowed)
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(text("document.querySelector('#top tbody').textContent"))
+                    .contains(shown));
   }
 }

@@ -5,6 +5,7 @@ import io.slidingwindow.server.config.RateLimitConfig;
 import io.slidingwindow.server.config.Rule;
 import io.slidingwindow.server.decide.Decider;
 import io.slidingwindow.server.decide.ServiceHealth;
+import io.slidingwindow.server.http.AllowedHosts;
 import io.slidingwindow.server.http.Json;
 import io.slidingwindow.server.http.Router;
 import io.slidingwindow.server.settings.Secret;
@@ -28,20 +29,30 @@ import java.util.Map;
  *       /v1/quota}: run-time overrides and quota operations on one descriptor ({@link
  *       OverrideRoutes}), audited in the log.
  * </ul>
+ *
+ * <p>Without a token, a request is served, on any path, only at a {@code Host} of {@code
+ * localhost}, an IP address or an allowed host name ({@link AllowedHosts}), else 403: a web page
+ * whose host name is rebound to 127.0.0.1 cannot read the feed's refused keys, the overrides or the
+ * configuration from the operator's browser.
  */
 public final class AdminRoutes {
 
   private AdminRoutes() {}
 
-  /** The admin port's router; every request must carry {@code token} unless it is null. */
+  /**
+   * The admin port's router; every request must carry {@code token} unless it is null, and then
+   * name {@code localhost}, an IP address or one of {@code allowedHosts} in its {@code Host}.
+   */
   public static Router router(
       Secret token,
+      List<String> allowedHosts,
       Decider decider,
       ConfigWatcher watcher,
       ServerMetrics metrics,
       ServiceHealth health) {
+    AllowedHosts hosts = new AllowedHosts(allowedHosts);
     Router router =
-        new Router(token)
+        new Router(token, hosts)
             .add(
                 "GET",
                 "/metrics",
@@ -56,7 +67,7 @@ public final class AdminRoutes {
                 "/v1/config",
                 e -> e.respond(200, "application/json", Json.write(config(decider, watcher))));
     new Dashboard(decider, metrics.recorder(), watcher, health).addTo(router);
-    OverrideRoutes.addTo(router, decider.adminOverrides(), token != null);
+    OverrideRoutes.addTo(router, decider.adminOverrides(), token != null, hosts);
     metrics.adminOverrides(decider.adminOverrides());
     return router;
   }

@@ -12,6 +12,7 @@ import io.slidingwindow.server.decide.AdminOverrides;
 import io.slidingwindow.server.decide.Decider;
 import io.slidingwindow.server.decide.Decisions.BadRequest;
 import io.slidingwindow.server.decide.DescriptorKey;
+import io.slidingwindow.server.http.AllowedHosts;
 import io.slidingwindow.server.http.BrowserRequests;
 import io.slidingwindow.server.http.Exchange;
 import io.slidingwindow.server.http.Json;
@@ -53,13 +54,13 @@ import java.util.concurrent.CompletionStage;
  * JsonContentType}), else 415, both before it is read, so that a web page cannot make an operator's
  * browser send one; a bad body is answered 400 naming the field at fault; a new override beyond the
  * most kept 409. The port's bearer token guards these paths as every other; without one the port
- * listens on loopback only, and these paths (the listing too, which shows the values) also want a
- * {@code Host} that names the loopback address, so that a web page whose name resolves to 127.0.0.1
- * cannot reach them from the operator's browser. Each call writes one INFO line ({@value
- * #AUDIT_LOGGER}): the operation, the domain, the entries' keys with a digest of each value ({@code
- * sha256:} and the first 16 characters of the Base64url SHA-256 of the value), never the values
- * themselves, which may be API keys, the limits, the rule, the client's address and whether it
- * carried a token.
+ * listens on loopback only, and these paths (the listing too, which shows the values) want a {@code
+ * Host} of the loopback address or an allowed host name, stricter than the port's rule ({@link
+ * AllowedHosts}, any IP address), so that a web page whose name resolves to 127.0.0.1 cannot reach
+ * them from the operator's browser. Each call writes one INFO line ({@value #AUDIT_LOGGER}): the
+ * operation, the domain, the entries' keys with a digest of each value ({@code sha256:} and the
+ * first 16 characters of the Base64url SHA-256 of the value), never the values themselves, which
+ * may be API keys, the limits, the rule, the client's address and whether it carried a token.
  */
 final class OverrideRoutes {
 
@@ -74,15 +75,19 @@ final class OverrideRoutes {
 
   private final AdminOverrides overrides;
   private final boolean token;
+  private final AllowedHosts hosts;
 
-  private OverrideRoutes(AdminOverrides overrides, boolean token) {
+  private OverrideRoutes(AdminOverrides overrides, boolean token, AllowedHosts hosts) {
     this.overrides = overrides;
     this.token = token;
+    this.hosts = hosts;
   }
 
-  /** Adds the routes to {@code router}; {@code token} says whether the port asks for one. */
-  static void addTo(Router router, AdminOverrides overrides, boolean token) {
-    OverrideRoutes routes = new OverrideRoutes(overrides, token);
+  /**
+   * Adds the routes; {@code token}: whether the port asks for one; {@code hosts}: names allowed.
+   */
+  static void addTo(Router router, AdminOverrides overrides, boolean token, AllowedHosts hosts) {
+    OverrideRoutes routes = new OverrideRoutes(overrides, token, hosts);
     router
         .add("GET", "/v1/overrides", e -> routes.fromLoopbackName(e, routes::list))
         .add("PUT", "/v1/overrides", e -> routes.guarded(e, routes::set))
@@ -161,13 +166,14 @@ final class OverrideRoutes {
         });
   }
 
-  /** Runs {@code route} if the port has a token or the request's Host names loopback, else 403. */
+  /** Runs {@code route} with a token, or for a Host of loopback or an allowed name; else 403. */
   private void fromLoopbackName(Exchange exchange, Router.Route route) {
-    if (!token && !loopbackHost(exchange.header("Host"))) {
+    String host = exchange.header("Host");
+    if (!token && !loopbackHost(host) && !hosts.allowedName(host)) {
       exchange.fail(
           403,
           "without a token the admin port answers overrides and quotas only for Host 127.0.0.1,"
-              + " localhost or [::1]");
+              + " localhost, [::1] or a name in --admin-allowed-hosts");
       return;
     }
     route.handle(exchange);

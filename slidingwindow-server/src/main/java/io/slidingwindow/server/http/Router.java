@@ -9,7 +9,9 @@ import java.util.Map;
 /**
  * Sends each request to the route of its exact path: 404 for a path without one, 405 (with {@code
  * Allow}) for another method. With a token, every request must carry {@code Authorization: Bearer
- * TOKEN} first, or gets 401 whatever its path, so that no path is revealed. A route that throws is
+ * TOKEN} first, or gets 401 whatever its path, so that no path is revealed. Without a token, a
+ * router given {@link AllowedHosts} answers a request whose {@code Host} they do not admit 403,
+ * also before its path is looked at, so that no spelling of a path escapes. A route that throws is
  * answered 500 and logged in one line. Routes are added before the port opens; then thread-safe.
  */
 public final class Router {
@@ -26,10 +28,20 @@ public final class Router {
   private final Map<String, Map<String, Route>> routes = new HashMap<>();
 
   private final Secret token;
+  private final AllowedHosts hosts;
 
   /** A router that asks every request for {@code token}, or for nothing when it is null. */
   public Router(Secret token) {
+    this(token, null);
+  }
+
+  /**
+   * A router that asks every request for {@code token}; when it is null, every request must name a
+   * {@code Host} that {@code hosts} admits, unless {@code hosts} is null too.
+   */
+  public Router(Secret token, AllowedHosts hosts) {
     this.token = token;
+    this.hosts = token == null ? hosts : null;
   }
 
   /** Routes {@code method} requests for {@code path} to {@code route}. */
@@ -42,6 +54,10 @@ public final class Router {
     if (token != null && !authorized(exchange.header("Authorization"))) {
       exchange.fail(
           401, "this port wants Authorization: Bearer <token>", "WWW-Authenticate", "Bearer");
+      return;
+    }
+    if (hosts != null && !hosts.serves(exchange)) {
+      hosts.refuse(exchange);
       return;
     }
     Map<String, Route> methods = routes.get(exchange.path());

@@ -55,6 +55,13 @@ public enum Option {
       "bearer token every admin request must carry; admin then listens on the host",
       (b, v) -> b.adminToken(v.toCharArray()),
       true),
+  ADMIN_ALLOWED_HOSTS(
+      "admin-allowed-hosts",
+      null,
+      "NAME,...",
+      "without a token, host names besides localhost and IP addresses that admin answers at (a"
+          + " proxy's, an alias of 127.0.0.1)",
+      (b, v) -> b.adminAllowedHosts(list(v))),
   HTTP_READ_TIMEOUT(
       "http-read-timeout",
       "10s",

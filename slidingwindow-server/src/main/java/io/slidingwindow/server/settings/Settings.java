@@ -38,8 +38,26 @@ public record Settings(
    * @param admin the admin port: metrics, stats, configuration, dashboard
    * @param adminToken the bearer token every admin request must carry, or null: then admin listens
    *     on the loopback address only
+   * @param adminAllowedHosts without a token, the host names (lower case, no port) besides {@code
+   *     localhost} and IP addresses that the admin port answers at
    */
-  public record Ports(String host, int grpc, int http, int admin, Secret adminToken) {}
+  public record Ports(
+      String host,
+      int grpc,
+      int http,
+      int admin,
+      Secret adminToken,
+      List<String> adminAllowedHosts) {
+
+    public Ports {
+      adminAllowedHosts = List.copyOf(adminAllowedHosts);
+    }
+
+    /** Ports with no allowed host names beyond {@code localhost} and IP addresses. */
+    public Ports(String host, int grpc, int http, int admin, Secret adminToken) {
+      this(host, grpc, http, admin, adminToken, List.of());
+    }
+  }
 
   /**
    * The HTTP servers' bounds on each connection.

@@ -4,8 +4,10 @@ import io.slidingwindow.Ticker;
 import io.slidingwindow.server.settings.Settings.LogFormat;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * Collects the service's settings and checks each at once: a bad value throws {@link
@@ -18,6 +20,7 @@ public abstract class SettingsBuilder<B extends SettingsBuilder<B>>
     extends StoreSettingsBuilder<B> {
 
   private static final List<String> LOG_LEVELS = List.of("error", "warn", "info", "debug", "trace");
+  private static final Pattern HOST_NAME = Pattern.compile("[a-z0-9_.-]+");
 
   Path config;
   String host;
@@ -25,6 +28,7 @@ public abstract class SettingsBuilder<B extends SettingsBuilder<B>>
   int httpPort;
   int adminPort;
   Secret adminToken;
+  List<String> adminAllowedHosts = List.of();
   Duration httpReadTimeout;
   Duration httpIdleTimeout;
   int httpMaxConnections;
@@ -95,6 +99,38 @@ public abstract class SettingsBuilder<B extends SettingsBuilder<B>>
    */
   public B adminToken(char[] token) {
     this.adminToken = Secret.of(token, "adminToken");
+    return self();
+  }
+
+  /**
+   * Without an admin token, the host names besides {@code localhost} and IP addresses that the
+   * admin port answers at, none by default: a request is served only if its {@code Host} names one
+   * of them (any port), since a web page whose own host name is rebound to 127.0.0.1 would
+   * otherwise read the port from the operator's browser. Compared exactly, ignoring case; blank
+   * entries are skipped.
+   *
+   * @throws IllegalArgumentException if a name holds anything but letters, digits, {@code .},
+   *     {@code -} and {@code _} (a port, a wildcard, a URL)
+   */
+  public B adminAllowedHosts(List<String> names) {
+    List<String> kept = new ArrayList<>();
+    for (String name : require(names, "adminAllowedHosts")) {
+      String trimmed = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
+      if (trimmed.isEmpty()) {
+        continue;
+      }
+      if (!HOST_NAME.matcher(trimmed).matches()) {
+        throw new IllegalArgumentException(
+            "adminAllowedHosts holds host names without a port or wildcard (letters, digits, '.',"
+                + " '-', '_'), was '"
+                + name
+                + "'");
+      }
+      if (!kept.contains(trimmed)) {
+        kept.add(trimmed);
+      }
+    }
+    this.adminAllowedHosts = List.copyOf(kept);
     return self();
   }
 
@@ -275,7 +311,7 @@ public abstract class SettingsBuilder<B extends SettingsBuilder<B>>
     }
     return new Settings(
         config,
-        new Settings.Ports(host, grpcPort, httpPort, adminPort, adminToken),
+        new Settings.Ports(host, grpcPort, httpPort, adminPort, adminToken, adminAllowedHosts),
         new Settings.Http(httpReadTimeout, httpIdleTimeout, httpMaxConnections),
         storeSettings(),
         new Settings.Tls(tlsCert, tlsKey, tlsClientCa),

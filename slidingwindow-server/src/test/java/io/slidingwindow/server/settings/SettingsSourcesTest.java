@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +31,7 @@ class SettingsSourcesTest {
 
     assertThat(settings.config()).isNull();
     assertThat(settings.ports()).isEqualTo(new Settings.Ports("0.0.0.0", 8081, 8080, 6070, null));
+    assertThat(settings.ports().adminAllowedHosts()).isEmpty();
     assertThat(settings.http())
         .isEqualTo(new Settings.Http(Duration.ofSeconds(10), Duration.ofSeconds(60), 1024));
     assertThat(settings.store().inMemory()).isTrue();
@@ -151,6 +153,30 @@ class SettingsSourcesTest {
     assertThatThrownBy(() -> read("--redis-timeout", "1s"))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("need a Redis store");
+  }
+
+  @Test
+  void read_adminAllowedHosts_lowerCased_blankAndRepeatedEntriesSkipped() {
+    environment.put(
+        "SLIDINGWINDOW_ADMIN_ALLOWED_HOSTS", " Admin.Example , ,proxy_1.internal,,ADMIN.example,");
+
+    assertThat(read().ports().adminAllowedHosts())
+        .containsExactly("admin.example", "proxy_1.internal");
+    assertThat(read("--admin-allowed-hosts", "dash.local").ports().adminAllowedHosts())
+        .containsExactly("dash.local");
+    assertThat(read("--admin-allowed-hosts", " , ").ports().adminAllowedHosts()).isEmpty();
+  }
+
+  @Test
+  void read_adminAllowedHosts_aPortWildcardOrUrl_refused() {
+    for (String bad : List.of("admin.example:8443", "*.example", "http://admin.example", "[::1]")) {
+      assertThatThrownBy(() -> read("--admin-allowed-hosts", "ok.example," + bad))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("--admin-allowed-hosts")
+          .hasMessageContaining("without a port or wildcard")
+          .hasMessageContaining(bad);
+    }
   }
 
   @Test
