@@ -12,11 +12,11 @@ import io.netty.util.AsciiString;
  * rebinds to the service's address (DNS rebinding) is, for the browser, of the same origin as the
  * service and sends {@code application/json} without asking. But a browser names the page's origin
  * on every such request: {@code Origin} on every cross-origin request and on a same-origin {@code
- * POST}, {@code PUT} or {@code DELETE}, and {@code Sec-Fetch-Site} on every request in current
- * browsers. Callers of the service (Envoy, a gateway, an SDK, curl) send neither, so a request
- * carrying either is refused, 403, whatever its value. {@code Sec-Fetch-Mode} alone is not a sign
- * of a browser: Node.js's built-in {@code fetch} sends {@code Sec-Fetch-Mode: cors} on every
- * request, from servers too.
+ * POST}, {@code PUT} or {@code DELETE}, the requests these endpoints take ({@code Sec-Fetch-Site}
+ * too, but only to HTTPS, {@code localhost} and loopback addresses). Callers of the service (Envoy,
+ * a gateway, an SDK, curl) send neither, so a request carrying either is refused, 403, whatever its
+ * value. {@code Sec-Fetch-Mode} alone is not a sign of a browser: Node.js's built-in {@code fetch}
+ * sends {@code Sec-Fetch-Mode: cors} on every request, from servers too.
  *
  * <p>The check looks the two names up among the request's headers and allocates nothing.
  */
