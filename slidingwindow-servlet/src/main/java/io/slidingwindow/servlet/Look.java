@@ -14,14 +14,16 @@ import java.util.Objects;
  * changed the method (a method override) or the path (a wrapper that rewrites it), so that a rule
  * that did not apply when the filter looked applies to the request the handler gets.
  *
- * <p>The looks of one enforcer in a request dispatch share one set of applied rules ({@link
- * #appliedOf}), so that an enforcer that runs twice on a request (two filters over it, or an
- * application calling {@link RateLimitEnforcer#enforce} besides the filter) counts it by each rule
- * once. A forward, include, error or async dispatch that an enforcer runs on (a filter registered
- * for it) starts a set of its own, and is counted on its own.
+ * <p>The looks of one enforcer at a request share one set of applied rules ({@link #appliedOf}), so
+ * that an enforcer that runs twice on a request (two filters over it, or an application calling
+ * {@link RateLimitEnforcer#enforce} besides the filter) counts it by each rule once. That holds
+ * over all the request's dispatches: a forward, include, error or async dispatch that an enforcer
+ * runs on (a filter registered for it) is part of the client's request, and counts it only by the
+ * rules that apply to it there and applied in no earlier dispatch (those of a forward's own path,
+ * say). A look is kept when the enforcer refuses too, so that an error page shown for the refusal
+ * is counted by none of the rules that decided it.
  *
  * @param enforcer the enforcer that looked
- * @param dispatch the dispatch it looked in
  * @param method the method it saw
  * @param uri the request URI it saw
  * @param servletPath the servlet path it saw, null if the container gave none or would not decode
@@ -31,7 +33,6 @@ import java.util.Objects;
  */
 record Look(
     RateLimitEnforcer enforcer,
-    DispatcherType dispatch,
     String method,
     String uri,
     String servletPath,
@@ -42,16 +43,14 @@ record Look(
   private static final String ATTRIBUTE = Look.class.getName();
 
   /**
-   * The rules of {@code enforcer} applied to {@code request} so far in its request dispatch, to add
-   * to: the set of the enforcer's earlier look in that dispatch; null if there is none or the
-   * request is in another dispatch.
+   * The rules of {@code enforcer} applied to {@code request} so far, in this dispatch or an earlier
+   * one of the same request, to add to: the set of the enforcer's earlier look; null if it never
+   * looked at the request.
    */
   static EnforcementCore.Applied appliedOf(RateLimitEnforcer enforcer, HttpServletRequest request) {
-    if (request.getDispatcherType() == DispatcherType.REQUEST) {
-      for (Look look = latest(request); look != null; look = look.earlier) {
-        if (look.enforcer == enforcer && look.dispatch == DispatcherType.REQUEST) {
-          return look.applied;
-        }
+    for (Look look = latest(request); look != null; look = look.earlier) {
+      if (look.enforcer == enforcer) {
+        return look.applied;
       }
     }
     return null;
@@ -67,7 +66,6 @@ record Look(
         ATTRIBUTE,
         new Look(
             enforcer,
-            request.getDispatcherType(),
             method,
             request.getRequestURI(),
             servletPathOf(request),

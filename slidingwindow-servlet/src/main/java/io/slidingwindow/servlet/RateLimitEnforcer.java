@@ -115,10 +115,10 @@ public final class RateLimitEnforcer {
 
   /**
    * Applies the matching rules to {@code request}. A rule counts a request once: an enforcer that
-   * runs again in the request dispatch (a second filter over it, or the application calling this
-   * besides the filter) applies only the rules that apply to the request now and did not before,
-   * say after a filter in between rewrote its path, and its path firewall looks only the first
-   * time. Each forward, include, error or async dispatch it runs on is enforced on its own.
+   * runs on it again (a second filter over it, the application calling this besides the filter, or
+   * a filter registered for forward, include, error or async dispatches, which are part of the
+   * client's request) applies only the rules that apply to the request now and did not before, say
+   * after its path was rewritten or forwarded, and its path firewall looks only the first time.
    *
    * @return true if the request may go on; false if it was refused and the 429 response written
    * @throws IOException if writing the refusal fails
@@ -128,9 +128,8 @@ public final class RateLimitEnforcer {
     Applied earlier = Look.appliedOf(this, request);
     Applied applied = earlier != null ? earlier : core.newApplied();
     boolean allowed = enforceAgain(request, response, applied, earlier == null);
-    if (allowed) {
-      Look.keep(this, request, request.getMethod(), applied);
-    }
+    // Kept when refused too, so that an error page's dispatch is not counted by the same rules.
+    Look.keep(this, request, request.getMethod(), applied);
     return allowed;
   }
 

@@ -13,6 +13,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.function.Consumer;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.connector.Connector;
@@ -58,6 +59,19 @@ final class EmbeddedTomcat implements AutoCloseable {
       Path baseDir,
       DispatcherType... dispatches)
       throws LifecycleException {
+    this(filter, servlet, lenient, contextPath, baseDir, context -> {}, dispatches);
+  }
+
+  /** As above, {@code setUp} adding to the context (error pages, say) before the server starts. */
+  EmbeddedTomcat(
+      Filter filter,
+      Servlet servlet,
+      boolean lenient,
+      String contextPath,
+      Path baseDir,
+      Consumer<Context> setUp,
+      DispatcherType... dispatches)
+      throws LifecycleException {
     tomcat.setBaseDir(baseDir.toString());
     connector.setPort(0);
     connector.setProperty("address", "127.0.0.1");
@@ -81,6 +95,7 @@ final class EmbeddedTomcat implements AutoCloseable {
       map.setDispatcher(dispatch.name());
     }
     context.addFilterMap(map);
+    setUp.accept(context);
     tomcat.start();
   }
 

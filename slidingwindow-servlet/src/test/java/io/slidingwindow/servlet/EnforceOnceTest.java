@@ -2,22 +2,30 @@ package io.slidingwindow.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.slidingwindow.Decision;
 import io.slidingwindow.Limit;
 import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.catalina.Wrapper;
+import org.apache.tomcat.util.descriptor.web.ErrorPage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * One enforcer run twice on one request, in a real Tomcat with a real HTTP client: two filters over
  * it, or the filter and the application calling {@link RateLimitEnforcer#enforce} itself. Each rule
  * counts the request once, whatever path the request had at each pass; a rule of 3 per minute lets
- * exactly 3 requests through. A forward dispatch is still counted on its own.
+ * exactly 3 requests through. A forward, async or error dispatch that the filter is registered for
+ * is part of its request: a rule counts the client's request once over all its dispatches.
  */
 class EnforceOnceTest {
 
@@ -47,10 +56,21 @@ class EnforceOnceTest {
 
   private static final HttpRule LAST = rule("last", "/last/**");
 
+  private static final HttpRule ITEMS = rule("items", "/items/**");
+
+  private final AtomicInteger refusals = new AtomicInteger();
+
   private RateLimitEnforcer enforcer(HttpRule... rules) {
     RateLimitEnforcer.Builder builder =
         RateLimitEnforcer.builder()
             .limiterFactory(RateLimiterFactory.inMemory(ticker, 1000))
+            .listener(
+                new RateLimitListener() {
+                  @Override
+                  public void onRefused(HttpRule rule, Decision decision, boolean dryRun) {
+                    refusals.incrementAndGet();
+                  }
+                })
             .rateLimitHeaders(true);
     for (HttpRule rule : rules) {
       builder.rule(rule);
@@ -86,7 +106,9 @@ class EnforceOnceTest {
    * The filter of {@code enforcer}, twice if {@code twice} with the path rewritten by {@code
    * X-Rewrite-To} between the two, then rewritten by {@code X-Then-To}, before a servlet that
    * rechecks (as the Spring MVC interceptor does), enforces once more if {@code servletEnforces},
-   * forwards {@code /forward/x} to {@code /items/x}, and answers with the path it got.
+   * forwards {@code /forward/x} to {@code /items/x}, dispatches {@code /async/x} asynchronously to
+   * {@code /items/x}, answers {@code /fail/x} with {@code sendError(429)} (whose error page is
+   * {@code /oops}), and answers with the path it got.
    */
   private EmbeddedTomcat serve(
       RateLimitEnforcer enforcer,
@@ -109,7 +131,7 @@ class EnforceOnceTest {
         (request, response, chain) ->
             rateLimit.doFilter(
                 request,
-                response,
+                refusalAsError(request, response),
                 (first, answer) -> {
                   ServletRequest between = rewritten(first, "X-Rewrite-To");
                   if (twice) {
@@ -130,16 +152,64 @@ class EnforceOnceTest {
                 || (servletEnforcer != null && !servletEnforcer.enforce(req, resp))) {
               return;
             }
-            if (req.getRequestURI().startsWith("/forward/")) {
-              req.getRequestDispatcher("/items/" + req.getRequestURI().substring(9))
-                  .forward(req, resp);
+            String uri = req.getRequestURI();
+            if (uri.startsWith("/forward/")) {
+              req.getRequestDispatcher("/items/" + uri.substring(9)).forward(req, resp);
+              return;
+            }
+            if (uri.startsWith("/async/")) {
+              req.startAsync().dispatch("/items/" + uri.substring(7));
+              return;
+            }
+            if (uri.startsWith("/fail/")) {
+              resp.sendError(429);
               return;
             }
             resp.setContentType("text/plain");
-            resp.getWriter().write(req.getRequestURI());
+            resp.getWriter().write(uri.equals("/oops") ? "oops" : uri);
           }
         };
-    return new EmbeddedTomcat(filters, servlet, false, "", baseDir, dispatches);
+    return new EmbeddedTomcat(
+        filters,
+        servlet,
+        false,
+        "",
+        baseDir,
+        context -> {
+          ErrorPage oops = new ErrorPage();
+          oops.setErrorCode(429);
+          oops.setLocation("/oops");
+          context.addErrorPage(oops);
+          ((Wrapper) context.findChild("ok")).setAsyncSupported(true);
+          context.findFilterDef("rateLimit").setAsyncSupported("true");
+        },
+        dispatches);
+  }
+
+  /**
+   * The response, on which a request dispatch that sends {@code X-Refusal-As-Error} turns the
+   * status 429 into {@code sendError(429)}, so that the container shows the 429's error page.
+   */
+  private static ServletResponse refusalAsError(ServletRequest request, ServletResponse response) {
+    HttpServletRequest http = (HttpServletRequest) request;
+    if (http.getHeader("X-Refusal-As-Error") == null
+        || http.getDispatcherType() != DispatcherType.REQUEST) {
+      return response;
+    }
+    return new HttpServletResponseWrapper((HttpServletResponse) response) {
+      @Override
+      public void setStatus(int status) {
+        if (status != 429) {
+          super.setStatus(status);
+          return;
+        }
+        try {
+          sendError(status);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }
+    };
   }
 
   /** How many of {@code times} requests were let through. */
@@ -234,16 +304,90 @@ class EnforceOnceTest {
   }
 
   @Test
-  void enforce_forwardDispatchTheFilterIsRegisteredFor_isCountedOnItsOwn() throws Exception {
+  void enforce_forwardDispatchTheFilterIsRegisteredFor_countsTheRequestOnceByEachRule()
+      throws Exception {
     try (EmbeddedTomcat server =
-        serve(enforcer(EVERY), false, false, DispatcherType.REQUEST, DispatcherType.FORWARD)) {
+        serve(
+            enforcer(EVERY, ITEMS), false, false, DispatcherType.REQUEST, DispatcherType.FORWARD)) {
       HttpResponse<String> first = server.get("/forward/1");
       assertThat(first.body()).isEqualTo("/items/1");
       assertThat(first.headers().firstValue("RateLimit"))
-          .as("counted by the request dispatch, then by the forward")
-          .hasValue("\"every\";r=2;t=60, \"every\";r=1;t=60");
-      assertThat(server.get("/forward/1").statusCode()).isEqualTo(429);
+          .as("the rule of every path counted the request once, that of the forward's path too")
+          .hasValue("\"every\";r=2;t=60, \"items\";r=2;t=60");
+      assertThat(1 + granted(server, 4, "/forward/1"))
+          .as("rules of 3 per minute grant 3 requests")
+          .isEqualTo(3);
       assertThat(server.get("/items/1").statusCode()).isEqualTo(429);
+    }
+  }
+
+  @Test
+  void enforce_sameEnforcerInTwoFiltersForForwardsOnly_countsEachForwardedRequestOnce()
+      throws Exception {
+    try (EmbeddedTomcat server = serve(enforcer(EVERY), true, false, DispatcherType.FORWARD)) {
+      assertThat(granted(server, 5, "/forward/1"))
+          .as("a rule of 3 per minute grants 3 requests")
+          .isEqualTo(3);
+      assertThat(server.get("/items/1").statusCode())
+          .as("a request dispatch is not looked at by filters for forwards only")
+          .isEqualTo(200);
+    }
+  }
+
+  @Test
+  void enforce_sameEnforcerInTwoFiltersForRequestsAndForwards_countsEachRequestOnce()
+      throws Exception {
+    try (EmbeddedTomcat server =
+        serve(enforcer(EVERY), true, false, DispatcherType.REQUEST, DispatcherType.FORWARD)) {
+      assertThat(granted(server, 5, "/forward/1"))
+          .as("a rule of 3 per minute grants 3 requests")
+          .isEqualTo(3);
+    }
+  }
+
+  @Test
+  void enforce_asyncDispatchTheFilterIsRegisteredFor_countsTheRequestOnceByEachRule()
+      throws Exception {
+    try (EmbeddedTomcat server =
+        serve(enforcer(EVERY, ITEMS), false, false, DispatcherType.REQUEST, DispatcherType.ASYNC)) {
+      HttpResponse<String> first = server.get("/async/1");
+      assertThat(first.body()).isEqualTo("/items/1");
+      assertThat(1 + granted(server, 4, "/async/1"))
+          .as("rules of 3 per minute grant 3 requests")
+          .isEqualTo(3);
+    }
+  }
+
+  @Test
+  void enforce_errorDispatchTheFilterIsRegisteredFor_isNotCountedAgain() throws Exception {
+    try (EmbeddedTomcat server =
+        serve(enforcer(EVERY), false, false, DispatcherType.REQUEST, DispatcherType.ERROR)) {
+      HttpResponse<String> failed = server.get("/fail/1");
+      assertThat(failed.statusCode()).isEqualTo(429);
+      assertThat(failed.body()).as("the application's 429 has its error page").isEqualTo("oops");
+      assertThat(granted(server, 5, "/items/1"))
+          .as("the failed request, its error page included, took one of 3 permits")
+          .isEqualTo(2);
+      HttpResponse<String> refused = server.get("/items/1");
+      assertThat(refused.statusCode()).isEqualTo(429);
+      assertThat(refused.headers().firstValue("Content-Type"))
+          .as("the filter's own refusal is written, not sent to the error page")
+          .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
+    }
+  }
+
+  @Test
+  void enforce_refusalShownOnAnErrorPageTheFilterIsRegisteredFor_isNotCountedAgain()
+      throws Exception {
+    try (EmbeddedTomcat server =
+        serve(enforcer(EVERY), false, false, DispatcherType.REQUEST, DispatcherType.ERROR)) {
+      assertThat(granted(server, 3, "/items/1")).isEqualTo(3);
+      HttpResponse<String> refused = server.get("/items/1", "X-Refusal-As-Error", "yes");
+      assertThat(refused.statusCode()).isEqualTo(429);
+      assertThat(refused.body())
+          .as("the error page's dispatch is let through, not refused once more")
+          .isEqualTo("oops");
+      assertThat(refusals).as("one refusal for one refused request").hasValue(1);
     }
   }
 }

@@ -143,18 +143,21 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
 
   /**
    * Looks at the exchange once more where {@code handler}, the handler the dispatcher picked, is
-   * about to run: if a web filter after this one changed the request's method or raw path, counts
-   * it by each of the filter's rules that applies now and did not when the filter looked (never by
-   * one twice); then by the rule of {@code handler} if it is annotated and the filter did not count
-   * the exchange by it. True to go on to the handler, false once the exchange was answered with the
-   * refusal; null, at once and allocating nothing, when there is nothing to count (an unchanged
-   * request to a handler without an annotation).
+   * about to run: if a web filter after this one changed the request's method or raw path (and no
+   * other look over the same rules saw it as it is now), counts it by each of the filter's rules
+   * that applies now and did not when the filter looked (never by one twice); then by the rule of
+   * {@code handler} if it is annotated and the filter did not count the exchange by it. True to go
+   * on to the handler, false once the exchange was answered with the refusal; null, at once and
+   * allocating nothing, when there is nothing to count (an unchanged request to a handler without
+   * an annotation).
    */
   private Mono<Boolean> atHandler(ServerWebExchange exchange, Object handler) {
     ServerHttpRequest request = exchange.getRequest();
     Seen looked = Seen.latest(exchange, this);
+    // Rules that some look (this filter's or another's over them) saw the request as it is now
+    // applied to it then; a second filter over the same rules finds this look and looks no more.
     EnforcementCore<ReactiveKeySource> rules =
-        looked != null && looked.changed(request) ? looked.core() : null;
+        looked != null && !Seen.sawAsIs(exchange, looked.core(), request) ? looked.core() : null;
     EnforcementCore<ReactiveKeySource> annotated =
         annotations == null ? null : annotations.uncountedCoreOf(exchange, handler);
     if (rules == null && annotated == null) {
@@ -164,6 +167,9 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
     // filter of the application wrote is matched in every reading like any other.
     String method = request.getMethod().name();
     List<String> paths = pathsOf(request);
+    if (rules != null) {
+      Seen.keep(exchange, this, rules, method, request.getURI().getRawPath(), looked.applied());
+    }
     return sourceOf(exchange)
         .flatMap(
             source ->

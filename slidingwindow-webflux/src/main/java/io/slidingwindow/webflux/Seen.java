@@ -13,7 +13,9 @@ import org.springframework.web.server.ServerWebExchange;
  *
  * <p>Every look over one core shares one set of applied rules ({@link #appliedOf}), so that a core
  * that runs twice on an exchange (one filter called twice, or two filters over the same rules)
- * counts it by each rule once.
+ * counts it by each rule once. Where the handler is about to run, the rules are looked at again
+ * only if no look over them saw the request as it is then ({@link #sawAsIs}); such a look is kept
+ * too, so that a second filter over the same rules does not look once more.
  *
  * @param filter the filter that looked
  * @param core the rules it applied, one set per request (rules reload)
@@ -68,6 +70,22 @@ record Seen(
       }
     }
     return null;
+  }
+
+  /**
+   * Whether a look over {@code core} saw {@code request} as it is now (its method and raw path), so
+   * that every rule of {@code core} that applies to it was applied then; allocates none.
+   */
+  static boolean sawAsIs(
+      ServerWebExchange exchange,
+      EnforcementCore<ReactiveKeySource> core,
+      ServerHttpRequest request) {
+    for (Seen look = exchange.getAttribute(ATTRIBUTE); look != null; look = look.earlier) {
+      if (look.core == core && !look.changed(request)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether {@code request}'s method or raw path differs from what the filter saw. */
