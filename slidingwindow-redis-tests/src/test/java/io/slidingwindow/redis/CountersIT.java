@@ -59,4 +59,27 @@ class CountersIT {
     String key = Keys.tagged("rolling-" + client, "nobody") + "c:60:60000000";
     assertThat(SharedRedis.server().cli("EXISTS", key)).isEqualTo("0");
   }
+
+  /**
+   * A server whose clock is behind the latest time an id has seen (as after a failover to a replica
+   * whose clock is behind) adds to that latest time's bucket, and leaves that time as it was.
+   */
+  @ParameterizedTest
+  @EnumSource(Client.class)
+  void counters_serverTime_clockBehindTheLatest_countsAsTheLatest(Client client) {
+    RedisCounters counters =
+        RedisCounters.builder(SharedRedis.backend(client))
+            .size(10)
+            .interval(Duration.ofSeconds(6))
+            .keyPrefix("behind-" + client)
+            .build();
+    String key = counters.keyOf("card");
+    long ahead = (System.currentTimeMillis() + 3_600_000) * 1000; // an hour after Redis's clock
+    SharedRedis.server().cli("HSET", key, "t", Long.toString(ahead));
+    assertThat(counters.addAndGet("card", 3)).isEqualTo(3);
+    assertThat(counters.sum("card")).isEqualTo(3);
+    assertThat(SharedRedis.server().cli("HGET", key, "t")).isEqualTo(Long.toString(ahead));
+    assertThat(SharedRedis.server().cli("HGET", key, "c" + ahead / 6_000_000)).isEqualTo("1");
+    assertThat(SharedRedis.server().cli("HGET", key, "s" + ahead / 6_000_000)).isEqualTo("3");
+  }
 }

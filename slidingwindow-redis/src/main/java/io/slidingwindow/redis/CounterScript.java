@@ -4,9 +4,10 @@ import java.util.List;
 
 /**
  * The Java side of {@code counter.lua}'s contract (its header is the reference) for one counter
- * configuration: arguments {@code [amount, "add" | "get", now µs or "", size, interval µs,
- * ttlMillis]}, reply {@code [sum high, sum low, count, now µs]}, the sum being {@code high * 10^9 +
- * low}. Immutable.
+ * configuration: keys {@code <tagged>c:<size>:<interval µs>} on the server's clock, {@code
+ * <tagged>c:<size>:<interval µs>:<run id>} on client time; arguments {@code [amount, "add" | "get",
+ * now µs or "", size, interval µs, ttlMillis]}, reply {@code [sum high, sum low, count, now µs]},
+ * the sum being {@code high * 10^9 + low}. Immutable.
  */
 final class CounterScript {
 
@@ -19,9 +20,14 @@ final class CounterScript {
   private final String intervalMicros;
   private final String ttlMillis;
 
-  /** With client time, keys live at least {@link LimiterScript#CLIENT_TIME_MIN_TTL_MILLIS}. */
-  CounterScript(int size, long intervalMicros, boolean clientTime) {
-    this.suffix = "c:" + size + ":" + intervalMicros;
+  /**
+   * The script of counters on the server's clock ({@code run} null), or on client time: then the
+   * keys end in {@code ":" + run}, the run id of one counters instance, whose clock no other
+   * instance shares, and live at least {@link LimiterScript#CLIENT_TIME_MIN_TTL_MILLIS}.
+   */
+  CounterScript(int size, long intervalMicros, String run) {
+    boolean clientTime = run != null;
+    this.suffix = "c:" + size + ":" + intervalMicros + (clientTime ? ":" + run : "");
     this.size = Integer.toString(size);
     this.intervalMicros = Long.toString(intervalMicros);
     long ttl = ((size + 1L) * intervalMicros + 999) / 1000;

@@ -6,7 +6,9 @@ import io.slidingwindow.internal.Checks;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Windowed counters in Redis for risk-control questions ("logins from this IP in the last ten
@@ -19,21 +21,27 @@ import java.util.concurrent.TimeoutException;
  * cover the buckets {@code b(t) - size + 1} through {@code b(t)}: the span {@code [(b(t) - size +
  * 1) * interval, t]}, which is between {@code (size - 1) * interval} and {@code size * interval}
  * long. {@link #addAndGet} adds one event of {@code amount} to bucket {@code b(t)} and returns the
- * sum after it, in one round trip. A time smaller than the latest one an id has seen counts as that
- * latest one. Amounts are not negative; sums saturate at {@link Long#MAX_VALUE}.
+ * sum after it, in one round trip. A time smaller than the latest one counts as that latest one (on
+ * the server's clock, the latest the id has seen; on client time, the latest reading of these
+ * counters). Amounts are not negative; sums saturate at {@link Long#MAX_VALUE}.
  *
  * <p>Time. {@code t} is the server's {@code TIME} in microseconds since the Unix epoch, so every
- * instance counts the same buckets, aligned to the epoch; with {@link Builder#clientTime(Ticker)},
- * it is that ticker's reading, truncated to microseconds since its first reading (made when the
- * counters are built), as for the in-process counters. The interval must be whole microseconds.
+ * instance counts the same buckets, aligned to the epoch; the hash keeps the latest time the id has
+ * seen. With {@link Builder#clientTime(Ticker)}, {@code t} is that ticker's reading, truncated to
+ * microseconds since its first reading (made when the counters are built), as for the in-process
+ * counters, and the latest reading is kept here, not in Redis: that clock is this instance's alone,
+ * so its keys are too (their names end in a run id drawn when the counters are built). Counters
+ * built again, as after a restart, start with empty windows, and never see the adds of the earlier
+ * ones, whose keys expire unread. The interval must be whole microseconds.
  *
- * <p>Storage. One Redis HASH per id ({@code <prefix>:{<id tag>}:c:<size>:<interval µs>}) with a sum
- * and a count field per non-empty bucket and the latest time seen; each call reads the hash and
- * deletes the buckets that have left, O(size) work, which is why {@code size} is at most {@value
- * #MAX_SIZE}. The key expires {@code (size + 1) * interval} after the last add: there is no key
- * table, so no bound on keys and no {@link io.slidingwindow.KeyOverflow} policy ({@link
- * io.slidingwindow.KeyOverflowException} is never thrown), and {@link #cleanUp()} has nothing to
- * do.
+ * <p>Storage. One Redis HASH per id ({@code <prefix>:{<id tag>}:c:<size>:<interval µs>}, with
+ * {@code :<run id>} appended on client time) with a sum and a count field per non-empty bucket and,
+ * on the server's clock, the latest time seen; each call reads the hash and deletes the buckets
+ * that have left (on client time only adds do: reads write nothing), O(size) work, which is why
+ * {@code size} is at most {@value #MAX_SIZE}. The key expires {@code (size + 1) * interval} after
+ * the last add (on client time, at least a minute): there is no key table, so no bound on keys and
+ * no {@link io.slidingwindow.KeyOverflow} policy ({@link io.slidingwindow.KeyOverflowException} is
+ * never thrown), and {@link #cleanUp()} has nothing to do.
  *
  * <p>Ids. As for the limiter, an id is stored as {@link io.slidingwindow.LimiterKeys#bounded}: an
  * id of any length and content is counted, in a key of bounded length.
@@ -53,6 +61,10 @@ public final class RedisCounters implements RollingCounters<String> {
   private final CounterScript script;
   private final Ticker clientTime;
   private final long origin;
+
+  /** With client time, the latest reading in µs since {@link #origin}: time never goes back. */
+  private final AtomicLong latest = new AtomicLong();
+
   private final long timeoutNanos;
   private final int size;
   private final Duration interval;
@@ -61,7 +73,11 @@ public final class RedisCounters implements RollingCounters<String> {
     this.backend = b.backend;
     this.calls = backend.calls();
     this.prefix = b.keyPrefix;
-    this.script = new CounterScript(b.size, b.interval.toNanos() / 1000, b.clientTime != null);
+    this.script =
+        new CounterScript(
+            b.size,
+            b.interval.toNanos() / 1000,
+            b.clientTime == null ? null : Long.toHexString(ThreadLocalRandom.current().nextLong()));
     this.clientTime = b.clientTime;
     this.origin = clientTime == null ? 0 : clientTime.read();
     this.timeoutNanos = b.commandTimeout.toNanos();
@@ -145,9 +161,13 @@ public final class RedisCounters implements RollingCounters<String> {
     return script.keys(Keys.tagged(prefix, id));
   }
 
+  /** The Redis key of {@code id}'s hash, for tests. */
+  String keyOf(String id) {
+    return keysOf(id)[0];
+  }
+
   private List<Object> call(String[] keys, boolean add, long amount) {
-    String now =
-        clientTime == null ? "" : Long.toString(Math.floorDiv(clientTime.read() - origin, 1000L));
+    String now = clientTime == null ? "" : Long.toString(clientMicros());
     try {
       return calls.await(
           calls.run(Script.COUNTER, keys, script.args(amount, add, now)), timeoutNanos);
@@ -161,6 +181,15 @@ public final class RedisCounters implements RollingCounters<String> {
       Thread.currentThread().interrupt();
       throw new RedisCallException("interrupted while waiting for Redis on " + backend, e);
     }
+  }
+
+  /**
+   * The client time now: the ticker's reading in µs since {@link #origin}, or the latest one if it
+   * is smaller (a ticker that goes back means no time passed).
+   */
+  private long clientMicros() {
+    long reading = Math.floorDiv(clientTime.read() - origin, 1000L);
+    return latest.accumulateAndGet(reading, Math::max);
   }
 
   @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.slidingwindow.RollingCounters;
+import io.slidingwindow.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -62,5 +63,22 @@ class RedisCountersTest {
     assertThat(counters.addAndGet("id", 1)).isEqualTo(Long.MAX_VALUE);
     assertThat(counters.sum("id")).isEqualTo(Long.MAX_VALUE);
     assertThat(counters.count("id")).isEqualTo(5);
+  }
+
+  @Test
+  void keys_onClientTime_belongToOneCountersInstance() {
+    ScriptedClient client = new ScriptedClient();
+    RedisCounters server = RedisCounters.builder(client.backend()).keyPrefix("k").build();
+    FakeTicker ticker = new FakeTicker();
+    RedisCounters first =
+        RedisCounters.builder(client.backend()).keyPrefix("k").clientTime(ticker).build();
+    RedisCounters again =
+        RedisCounters.builder(client.backend()).keyPrefix("k").clientTime(ticker).build();
+    assertThat(server.keyOf("id")).isEqualTo(Keys.tagged("k", "id") + "c:60:1000000");
+    assertThat(first.keyOf("id")).matches(".*c:60:1000000:[0-9a-f]+").isEqualTo(first.keyOf("id"));
+    assertThat(again.keyOf("id"))
+        .startsWith(server.keyOf("id") + ":")
+        .isNotEqualTo(first.keyOf("id"));
+    assertThat(client.sent).isEmpty();
   }
 }
