@@ -37,7 +37,13 @@ class GatewayExampleIT {
     backend = LoopbackBackend.start("hello from the backend");
     redis = RedisServerProcess.start();
     inMemory = gateway();
-    onRedis = gateway("--slidingwindow.redis.uri=" + redis.uri());
+    // Grants are counted exactly: seconds for Redis to answer, so that a busy machine cannot turn
+    // a slow answer into the failure policy's.
+    onRedis =
+        gateway(
+            "--slidingwindow.redis.uri=" + redis.uri(),
+            "--slidingwindow.redis.command-timeout=5s",
+            "--slidingwindow.gateway.timeout=5s");
   }
 
   private static ConfigurableApplicationContext gateway(String... extra) {
