@@ -1,7 +1,6 @@
 package io.slidingwindow.boot4;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.sun.net.httpserver.HttpServer;
 import io.slidingwindow.http.RequestPaths;
@@ -19,9 +18,11 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.cloud.gateway.handler.predicate.PathRoutePredicateFactory;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.web.util.pattern.PathPatternParser;
 
 /**
@@ -236,27 +237,65 @@ class GatewayPathSpellingBoot4IT {
         .isEqualTo(400);
   }
 
+  /** A rule of the starter over the login, one request an hour per client address. */
+  private static final Map<String, Object> LOGIN_RULE =
+      Map.of(
+          "slidingwindow.http.rules.login.paths", "/api/login",
+          "slidingwindow.http.rules.login.limits[0].permits", "1",
+          "slidingwindow.http.rules.login.limits[0].window", "1h");
+
   /**
-   * Spring Cloud Gateway 5 keeps the factory's parser where the gateway module reads it: {@code
-   * Path} predicates that ignore case beside a rule over paths in its own case stop start-up, as
-   * the gateway module's {@code GatewayPathCaseIT} shows on Boot 3.5.
+   * Spring Cloud Gateway 5 keeps the factory's parser where the gateway module reads it: with
+   * {@code Path} predicates that ignore case, a rule over {@code /api/login} counts every casing
+   * that takes the login's route, as the gateway module's {@code GatewayPathCaseIT} shows on Boot
+   * 3.5. The login route's own limit is raised out of the way, so a 429 is the rule's.
    */
   @Test
-  void pathPredicatesIgnoringCase_withARuleOverPathsInItsOwnCase_stopStartUp() {
+  void pathPredicatesIgnoringCase_ruleOverPathsCountsEveryCasing() throws IOException {
     application = CaseInsensitiveGateway.class;
+    List<String> properties = new ArrayList<>(List.of(ROUTE_LIMIT_OUT_OF_THE_WAY));
+    LOGIN_RULE.forEach((key, value) -> properties.add(key + "=" + value));
+    int port = start(properties.toArray(String[]::new));
 
-    Throwable refused =
-        catchThrowable(
-            () ->
-                start(
-                    "slidingwindow.http.rules.login.paths=/api/login",
-                    "slidingwindow.http.rules.login.limits[0].permits=1",
-                    "slidingwindow.http.rules.login.limits[0].window=1h"));
+    assertEveryCasingCountedByTheRule(port);
+  }
 
-    assertThat(refused)
-        .as("started, so GET /API/LOGIN would take the login's route uncounted by the rule")
-        .isNotNull()
-        .hasStackTraceContaining("PathRoutePredicateFactory bean 'pathRoutePredicateFactory'")
-        .hasStackTraceContaining("rule 'login'");
+  /** The same for a rule added by a refresh ({@link EnvironmentChangeEvent}). */
+  @Test
+  void pathPredicatesIgnoringCase_ruleAddedByARefresh_countsEveryCasing() throws IOException {
+    application = CaseInsensitiveGateway.class;
+    int port = start(ROUTE_LIMIT_OUT_OF_THE_WAY);
+    assertThat(get(5, port, "/API/LOGIN").status()).isEqualTo(200);
+    assertThat(get(5, port, "/api/login").status()).as("no rule yet").isEqualTo(200);
+
+    gateway
+        .getEnvironment()
+        .getPropertySources()
+        .addFirst(new MapPropertySource("refreshed", LOGIN_RULE));
+    gateway.publishEvent(new EnvironmentChangeEvent(gateway, LOGIN_RULE.keySet()));
+
+    assertEveryCasingCountedByTheRule(port);
+  }
+
+  /** The login route's own limit, raised so that it refuses nothing here. */
+  private static final String ROUTE_LIMIT_OUT_OF_THE_WAY =
+      "spring.cloud.gateway.server.webflux.routes[0].filters[0].args"
+          + ".sliding-window-rate-limiter.limits[0].permits=1000";
+
+  /**
+   * The rule's one request of the hour, spent on one casing, refuses the others, and they are not
+   * forwarded. Each casing is tried first by a client of its own.
+   */
+  private void assertEveryCasingCountedByTheRule(int port) throws IOException {
+    List<String> casings = List.of("/api/login", "/API/LOGIN", "/Api/Login");
+    for (int i = 0; i < casings.size(); i++) {
+      String first = casings.get(i);
+      String other = casings.get((i + 1) % casings.size());
+      forwarded.set(null);
+      assertThat(get(i, port, first).status()).as("GET %s", first).isEqualTo(200);
+      assertThat(forwarded.getAndSet(null)).isEqualTo(first);
+      assertThat(get(i, port, other).status()).as("GET %s after %s", other, first).isEqualTo(429);
+      assertThat(forwarded.get()).isNull();
+    }
   }
 }

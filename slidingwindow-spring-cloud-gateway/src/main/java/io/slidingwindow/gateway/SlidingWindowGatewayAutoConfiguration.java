@@ -123,11 +123,11 @@ public class SlidingWindowGatewayAutoConfiguration {
   }
 
   /**
-   * Stops start-up when the gateway's {@code Path} predicates match regardless of case while a rule
-   * of {@code slidingwindow.http.rules} over paths does not (see {@link GatewayPathCase}).
+   * Tells the starter when the gateway's {@code Path} predicates match regardless of case, so that
+   * the rules of {@code slidingwindow.http.rules} over paths do too (see {@link GatewayPathCase}).
    */
   @Bean
-  static SmartInitializingSingleton slidingWindowGatewayPathCase(BeanFactory beans) {
+  static GatewayPathCase slidingWindowGatewayPathCase(BeanFactory beans) {
     return GatewayPathCase.of(beans);
   }
 

@@ -37,14 +37,26 @@ class GatewayPathCaseTest {
   }
 
   @Test
-  void factoryIgnoringCase_withoutRateLimitFilters_startsUp() {
+  void ignoresCase_namesTheFactoriesGivenAParserThatIgnoresCase_readEachTime() {
+    PathRoutePredicateFactory factory = new PathRoutePredicateFactory(new WebFluxProperties());
+    GatewayPathCase paths = new GatewayPathCase(() -> Map.of("pathRoutePredicateFactory", factory));
+    assertThat(paths.ignoresCase()).isNull();
+
+    factory.setPathPatternParser(ignoringCase());
+
+    assertThat(paths.ignoresCase())
+        .contains("Path predicates")
+        .contains("PathRoutePredicateFactory bean 'pathRoutePredicateFactory'")
+        .contains("setPathPatternParser");
+  }
+
+  @Test
+  void factoryIgnoringCase_startsUp() {
     PathRoutePredicateFactory factory = new PathRoutePredicateFactory(new WebFluxProperties());
     factory.setPathPatternParser(ignoringCase());
 
     assertThatCode(
-            () ->
-                new GatewayPathCase(() -> Map.of("path", factory), Map::of, () -> null)
-                    .afterSingletonsInstantiated())
+            () -> new GatewayPathCase(() -> Map.of("path", factory)).afterSingletonsInstantiated())
         .doesNotThrowAnyException();
   }
 }

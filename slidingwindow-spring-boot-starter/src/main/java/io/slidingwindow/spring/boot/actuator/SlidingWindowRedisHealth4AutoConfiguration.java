@@ -32,9 +32,13 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnEnabledHealthIndicator("slidingwindow")
 public class SlidingWindowRedisHealth4AutoConfiguration {
 
+  /**
+   * The indicator. Package-private, as it takes the internal limiter tracker; an application
+   * replaces it with a bean of its own named {@code slidingwindowHealthIndicator}.
+   */
   @Bean
   @ConditionalOnMissingBean(name = "slidingwindowHealthIndicator")
-  public SlidingWindowRedisHealth4Indicator slidingwindowHealthIndicator(
+  SlidingWindowRedisHealth4Indicator slidingwindowHealthIndicator(
       RedisBackend backend,
       ObjectProvider<SlidingWindowRedisLimiters> limiters,
       ObjectProvider<SlidingWindowRedisProperties> properties) {

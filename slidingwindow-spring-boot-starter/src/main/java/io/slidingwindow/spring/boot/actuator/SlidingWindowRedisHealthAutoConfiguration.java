@@ -30,9 +30,13 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnEnabledHealthIndicator("slidingwindow")
 public class SlidingWindowRedisHealthAutoConfiguration {
 
+  /**
+   * The indicator. Package-private, as it takes the internal limiter tracker; an application
+   * replaces it with a bean of its own named {@code slidingwindowHealthIndicator}.
+   */
   @Bean
   @ConditionalOnMissingBean(name = "slidingwindowHealthIndicator")
-  public SlidingWindowRedisHealthIndicator slidingwindowHealthIndicator(
+  SlidingWindowRedisHealthIndicator slidingwindowHealthIndicator(
       RedisBackend backend,
       ObjectProvider<SlidingWindowRedisLimiters> limiters,
       ObjectProvider<SlidingWindowRedisProperties> properties) {

@@ -49,7 +49,7 @@ import org.springframework.web.cors.CorsConfiguration;
  */
 final class BrowserGuard {
 
-  private static final System.Logger LOG = System.getLogger(SlidingWindowQuotas.class.getName());
+  private static final System.Logger LOG = System.getLogger(SlidingWindowQuotas.AUDIT_LOGGER);
 
   /** The methods that read. */
   private static final List<String> READS = List.of("GET", "HEAD");
@@ -60,6 +60,12 @@ final class BrowserGuard {
   private static final Pattern IPV4 =
       Pattern.compile(
           "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
+
+  /** Four hexadecimal digits at most: one group of an IPv6 address. */
+  private static final Pattern IPV6_GROUP = Pattern.compile("[0-9a-fA-F]{1,4}");
+
+  /** A port after an IPv6 address in brackets. */
+  private static final Pattern PORT = Pattern.compile(":\\d{1,5}");
 
   private static final String CORS = "management.endpoints.web.cors.";
 
@@ -177,7 +183,12 @@ final class BrowserGuard {
           + " at localhost or an IP address, or name its origin"
           + (ownOrigin == null ? "" : ", " + ownOrigin + ",")
           + " in management.endpoints.web.cors.allowed-origins"
-          + (read ? "" : "; or call from a server");
+          + (read ? "" : "; or call from a server")
+          + (ownOrigin != null && "http".equalsIgnoreCase(scheme)
+              ? " (the origin is read from the request's scheme and Host: behind a proxy that"
+                  + " ends TLS, set server.forward-headers-strategy so that the server reads"
+                  + " X-Forwarded-Proto and an https origin can match)"
+              : "");
     }
     return null;
   }
@@ -203,8 +214,8 @@ final class BrowserGuard {
   }
 
   /**
-   * Whether {@code host}, a {@code Host} header, names {@code localhost} or an IP address, which no
-   * web page's owner can point elsewhere.
+   * Whether {@code host}, a {@code Host} header, names {@code localhost} or an IP address (IPv6 in
+   * brackets, optionally followed by a port), which no web page's owner can point elsewhere.
    */
   static boolean unbindable(String host) {
     if (host == null) {
@@ -213,13 +224,57 @@ final class BrowserGuard {
     String name = host.trim();
     if (name.startsWith("[")) {
       int end = name.indexOf(']');
-      return end > 1 && (end == name.length() - 1 || name.charAt(end + 1) == ':');
+      if (end < 0) {
+        return false;
+      }
+      String rest = name.substring(end + 1);
+      return ipv6(name.substring(1, end)) && (rest.isEmpty() || PORT.matcher(rest).matches());
     }
     int colon = name.indexOf(':');
     if (colon >= 0) {
       name = name.substring(0, colon);
     }
     return name.equalsIgnoreCase("localhost") || IPV4.matcher(name).matches();
+  }
+
+  /**
+   * Whether {@code text} is an IPv6 address in text form: eight groups of one to four hexadecimal
+   * digits, or fewer with one {@code ::}, the last two optionally written as an IPv4 address. No
+   * zone ({@code %eth0}): a browser sends none.
+   */
+  static boolean ipv6(String text) {
+    int lastColon = text.lastIndexOf(':');
+    if (lastColon < 0) {
+      return false;
+    }
+    String groups = text;
+    if (text.indexOf('.') >= 0) {
+      if (!IPV4.matcher(text.substring(lastColon + 1)).matches()) {
+        return false;
+      }
+      groups = text.substring(0, lastColon + 1) + "0:0";
+    }
+    int gap = groups.indexOf("::");
+    if (gap < 0) {
+      return count(groups) == 8;
+    }
+    if (groups.indexOf("::", gap + 1) >= 0) {
+      return false;
+    }
+    int before = groups.substring(0, gap).isEmpty() ? 0 : count(groups.substring(0, gap));
+    int after = groups.substring(gap + 2).isEmpty() ? 0 : count(groups.substring(gap + 2));
+    return before >= 0 && after >= 0 && before + after <= 7;
+  }
+
+  /** How many groups {@code text} has, split at single colons; -1 if one is not a group. */
+  private static int count(String text) {
+    String[] groups = text.split(":", -1);
+    for (String group : groups) {
+      if (!IPV6_GROUP.matcher(group).matches()) {
+        return -1;
+      }
+    }
+    return groups.length;
   }
 
   private static List<String> segments(PathContainer path) {

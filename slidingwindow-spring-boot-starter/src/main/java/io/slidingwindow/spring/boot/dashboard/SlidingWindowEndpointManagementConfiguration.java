@@ -10,7 +10,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
 /**
- * The guard of the {@code slidingwindow} endpoint's writes and reads against web pages ({@link
+ * The guard of the {@code slidingwindow} endpoint's writes and reads against web pages ({@code
  * BrowserGuard}), in the context that serves the management endpoints: the application's own when
  * they share its port, else the management server's.
  */

@@ -21,12 +21,12 @@ import org.springframework.util.MimeType;
  * outside {@link DashboardPage#FILES} (and {@code index.html}) answer 404; no name reaches the file
  * system or any other class path resource.
  *
- * <p>It also serves the quota operations of {@link SlidingWindowQuotas}: {@code GET
+ * <p>It also serves the quota operations of {@code SlidingWindowQuotas}: {@code GET
  * /actuator/slidingwindow/{rule}/{key}} (what is left, nothing taken) and {@code DELETE} on the
  * same path (reset). Both share the path of the page's files, {@code dashboard/NAME}, so a rule
  * named {@code dashboard} is not reachable here.
  *
- * <p>And the plan operations of {@link SlidingWindowPlans}: {@code GET
+ * <p>And the plan operations of {@code SlidingWindowPlans}: {@code GET
  * /actuator/slidingwindow/{rule}} (the rule's plans and the limits in service; a rule named {@code
  * index.html} is the page instead), {@code GET /actuator/slidingwindow/{rule}/plans/{plan}} (one
  * plan) and {@code POST} on that path with {@code {"limits":"8/10s"}}, a run-time change of the
@@ -37,7 +37,7 @@ import org.springframework.util.MimeType;
  * endpoint's own origin at {@code localhost} or an IP address, or from an origin the actuator's
  * CORS properties allow; nor does a read at a host name that those properties do not allow, since a
  * rebound page's read carries neither header: a filter of {@link
- * SlidingWindowEndpointManagementConfiguration} answers them 403 first ({@link BrowserGuard}). The
+ * SlidingWindowEndpointManagementConfiguration} answers them 403 first ({@code BrowserGuard}). The
  * page and its files are served to anyone.
  *
  * <p>The page's Content-Security-Policy travels in the page itself (a {@code meta} element), since
@@ -103,8 +103,8 @@ public class SlidingWindowPageWebExtension {
   }
 
   /**
-   * The page, for {@code name} {@code "index.html"}; else the plans of rule {@code name} ({@link
-   * SlidingWindowPlans#plans}).
+   * The page, for {@code name} {@code "index.html"}; else the plans of rule {@code name} ({@code
+   * SlidingWindowPlans.plans}).
    */
   @ReadOperation(produces = {"text/html", "application/json"})
   public WebEndpointResponse<Object> page(@Selector String name) {
@@ -115,7 +115,7 @@ public class SlidingWindowPageWebExtension {
   }
 
   /**
-   * Plan {@code plan} of rule {@code rule} ({@link SlidingWindowPlans#plan}), for {@code folder}
+   * Plan {@code plan} of rule {@code rule} ({@code SlidingWindowPlans.plan}), for {@code folder}
    * {@code "plans"}; 404 for any other.
    */
   @ReadOperation(produces = "application/json")
@@ -129,7 +129,7 @@ public class SlidingWindowPageWebExtension {
 
   /**
    * Puts {@code limits} in service for plan {@code plan} of rule {@code rule}, keeping every key's
-   * counts ({@link SlidingWindowPlans#change}), for {@code folder} {@code "plans"}; 404 for any
+   * counts ({@code SlidingWindowPlans.change}), for {@code folder} {@code "plans"}; 404 for any
    * other.
    *
    * @param limits the request's {@code limits}, such as {@code "8/10s"} or {@code "8/10s, 100/1h"}
@@ -145,8 +145,8 @@ public class SlidingWindowPageWebExtension {
 
   /**
    * One of the page's files, for {@code first} {@code "dashboard"} (404 for a name that is none);
-   * else what is left of key {@code second} in rule {@code first} ({@link
-   * SlidingWindowQuotas#peek}).
+   * else what is left of key {@code second} in rule {@code first} ({@code
+   * SlidingWindowQuotas.peek}).
    */
   @ReadOperation(produces = {"application/json", "text/javascript", "text/css"})
   public WebEndpointResponse<Object> file(@Selector String first, @Selector String second) {
@@ -156,7 +156,7 @@ public class SlidingWindowPageWebExtension {
     return json(quotas.peek(first, second));
   }
 
-  /** Resets key {@code key} in rule {@code rule} ({@link SlidingWindowQuotas#reset}). */
+  /** Resets key {@code key} in rule {@code rule} ({@code SlidingWindowQuotas.reset}). */
   @DeleteOperation(produces = "application/json")
   public WebEndpointResponse<Object> reset(@Selector String rule, @Selector String key) {
     return json(quotas.reset(rule, key));

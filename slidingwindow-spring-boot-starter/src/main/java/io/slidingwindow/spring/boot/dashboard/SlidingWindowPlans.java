@@ -31,7 +31,7 @@ import java.util.stream.Stream;
  */
 final class SlidingWindowPlans {
 
-  private static final System.Logger LOG = System.getLogger(SlidingWindowQuotas.class.getName());
+  private static final System.Logger LOG = System.getLogger(SlidingWindowQuotas.AUDIT_LOGGER);
 
   private final Supplier<Stream<RulesInService>> rules;
 

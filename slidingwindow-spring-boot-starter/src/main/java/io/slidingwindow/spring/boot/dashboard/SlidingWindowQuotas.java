@@ -33,7 +33,14 @@ import java.util.stream.Stream;
  */
 final class SlidingWindowQuotas {
 
-  private static final System.Logger LOG = System.getLogger(SlidingWindowQuotas.class.getName());
+  /**
+   * The name of the endpoint's audit logger (quota resets, plan changes, refused browser requests),
+   * as the docs tell users to configure it: a fixed string, so that renaming a class cannot change
+   * it.
+   */
+  static final String AUDIT_LOGGER = "io.slidingwindow.spring.boot.dashboard.SlidingWindowQuotas";
+
+  private static final System.Logger LOG = System.getLogger(AUDIT_LOGGER);
 
   /** What an operation answers: an HTTP status and a JSON body. */
   public record Answer(int status, Map<String, Object> body) {

@@ -9,7 +9,7 @@ import org.springframework.core.env.Environment;
 
 /**
  * Logs once at start-up where the rate limits are kept when the limiter stays in memory, so that a
- * Redis setting the starter could not use does not go unnoticed; see {@link
+ * Redis setting the starter could not use does not go unnoticed; see {@code
  * SlidingWindowBackendReport}.
  */
 @AutoConfiguration(

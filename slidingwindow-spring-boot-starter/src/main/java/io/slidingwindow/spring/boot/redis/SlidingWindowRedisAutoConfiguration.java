@@ -48,10 +48,10 @@ import org.springframework.util.ClassUtils;
  * application's Spring Data Redis {@link RedisConnectionFactory} when some {@code
  * spring.data.redis} property is set (or {@code slidingwindow.redis.application-connection=true}):
  * the factory's own Lettuce client or Jedis pool, with its hosts, Sentinel or Cluster, TLS and
- * credentials, and no second client (see {@link ApplicationRedis}). The choice is logged at INFO,
+ * credentials, and no second client (see {@code ApplicationRedis}). The choice is logged at INFO,
  * passwords masked. Redis that is configured but cannot be used (no client adapter on the class
  * path, a connection factory of another kind) stops the start with a message that says what to do;
- * when no Redis is configured, {@link SlidingWindowBackendReport} logs why the limits stay in
+ * when no Redis is configured, {@code SlidingWindowBackendReport} logs why the limits stay in
  * memory.
  *
  * <p>Backs off for a user-defined {@link RateLimiterFactory}. Runs after Spring Boot's Redis
@@ -100,7 +100,7 @@ public class SlidingWindowRedisAutoConfiguration {
       return new ApplicationRedisConnection(connected.backend(), phase);
     }
 
-    /** Closed by its {@link ApplicationRedisConnection}. */
+    /** Closed by its {@code ApplicationRedisConnection}. */
     @Bean(destroyMethod = "")
     @ConditionalOnBean(ApplicationRedisConnection.class)
     public RedisBackend slidingWindowRedisBackend(ApplicationRedisConnection connection) {
@@ -181,19 +181,25 @@ public class SlidingWindowRedisAutoConfiguration {
     return backend;
   }
 
-  /** The Redis limiters built so far, for the health indicator. */
+  /**
+   * The Redis limiters built so far, for the health indicator. Package-private, as the type is
+   * internal: it only tracks what the factory below builds, so there is nothing to replace.
+   */
   @Bean
-  @ConditionalOnMissingBean
   @ConditionalOnBean(RedisBackend.class)
-  public SlidingWindowRedisLimiters slidingWindowRedisLimiters() {
+  SlidingWindowRedisLimiters slidingWindowRedisLimiters() {
     return new SlidingWindowRedisLimiters();
   }
 
-  /** A Redis limiter per rule, with the configured failure policy. */
+  /**
+   * A Redis limiter per rule, with the configured failure policy. Package-private, as it takes the
+   * internal limiter tracker; an application replaces it with a {@link RateLimiterFactory} bean of
+   * its own.
+   */
   @Bean
   @ConditionalOnMissingBean
   @ConditionalOnBean(RedisBackend.class)
-  public RateLimiterFactory slidingWindowRedisRateLimiterFactory(
+  RateLimiterFactory slidingWindowRedisRateLimiterFactory(
       RedisBackend backend,
       SlidingWindowRedisLimiters built,
       SlidingWindowRedisProperties redis,

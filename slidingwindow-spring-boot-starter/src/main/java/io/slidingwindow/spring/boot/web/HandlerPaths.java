@@ -2,6 +2,7 @@ package io.slidingwindow.spring.boot.web;
 
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.PathPattern;
+import io.slidingwindow.spring.boot.internal.PathRouter;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,16 +25,19 @@ import org.springframework.web.util.pattern.PathPatternParser;
  * <p>A handler mapping may match paths regardless of case (a {@code PathPatternParser} set not to
  * be case-sensitive, WebFlux's {@code setUseCaseSensitiveMatch(false)}, or an {@code
  * AntPathMatcher} that ignores case): then {@code GET /V1/ADMIN} reaches the handler of {@code
- * /v1/admin}. The starter builds its rules to match their paths regardless of case too whenever
- * some mapping does ({@link #ignoreCase()}, read each time the rules are built). Spring MVC 6 can
- * also match suffixes ({@code /v1/admin.json} served by {@code /v1/admin}), which no rule over
- * paths can follow.
+ * /v1/admin}. So may a router in front of the handlers, a {@link PathRouter} bean (the gateway's
+ * {@code Path} predicates given a parser that ignores case: {@code GET /API/LOGIN} then takes the
+ * route of {@code Path=/api/login}). The starter builds its rules to match their paths regardless
+ * of case too whenever some mapping or router does ({@link #ignoreCase()}, read each time the rules
+ * are built: at start-up and on every reload). Spring MVC 6 can also match suffixes ({@code
+ * /v1/admin.json} served by {@code /v1/admin}), which no rule over paths can follow.
  *
- * <p>Once every singleton exists, it looks at the mappings again and at the rules each filter in
- * service applies, and stops start-up if a rule over paths cannot see what the handlers serve: a
- * rule that matches only in its own case while a mapping ignores case (one the application built
- * itself), or any rule over paths while a mapping matches suffixes. Otherwise, if rules over paths
- * ignore case because the handlers do, it says so in one INFO line.
+ * <p>Once every singleton exists, it looks at the mappings and routers again and at the rules each
+ * filter in service applies, and stops start-up if a rule over paths cannot see what the handlers
+ * serve: a rule that matches only in its own case while a mapping or router ignores case (one the
+ * application built itself, or one built before a router's case could be read), or any rule over
+ * paths while a mapping matches suffixes. Otherwise, if rules over paths ignore case because the
+ * handlers do, it says so in one INFO line.
  */
 final class HandlerPaths implements SmartInitializingSingleton {
 
@@ -45,13 +49,20 @@ final class HandlerPaths implements SmartInitializingSingleton {
       "org.springframework.web.reactive.handler.AbstractHandlerMapping";
 
   /**
-   * One handler mapping.
+   * One handler mapping, or a router in front of the handlers.
    *
+   * @param kind what it is, for messages ({@code handler mapping}, {@code router})
    * @param bean its bean name
    * @param ignoresCase why it matches paths regardless of case, or null if it does not
    * @param suffixes whether it matches suffixes
    */
-  record Mapping(String bean, String ignoresCase, boolean suffixes) {}
+  record Mapping(String kind, String bean, String ignoresCase, boolean suffixes) {
+
+    /** A handler mapping. */
+    Mapping(String bean, String ignoresCase, boolean suffixes) {
+      this("handler mapping", bean, ignoresCase, suffixes);
+    }
+  }
 
   /**
    * The rules one enforcer in service applies.
@@ -73,7 +84,7 @@ final class HandlerPaths implements SmartInitializingSingleton {
     this.served = served;
   }
 
-  /** Whether some handler mapping matches paths regardless of case. */
+  /** Whether some handler mapping or router matches paths regardless of case. */
   boolean ignoreCase() {
     return mappings.get().stream().anyMatch(mapping -> mapping.ignoresCase() != null);
   }
@@ -122,7 +133,8 @@ final class HandlerPaths implements SmartInitializingSingleton {
     }
     Mapping first = ignoring.get(0);
     String mappingText =
-        "handler mapping '"
+        first.kind()
+            + " '"
             + first.bean()
             + "' matches paths regardless of case ("
             + first.ignoresCase()
@@ -139,7 +151,9 @@ final class HandlerPaths implements SmartInitializingSingleton {
                   + mappingText
                   + ", so "
                   + path.toString().toUpperCase(Locale.ROOT)
-                  + " reaches the handler of "
+                  + (first.kind().equals("router")
+                      ? " takes the route of "
+                      : " reaches the handler of ")
                   + path
                   + ", but rule '"
                   + rule.name()
@@ -150,7 +164,9 @@ final class HandlerPaths implements SmartInitializingSingleton {
                   + " only in their own case and would not count it. Build the rule with"
                   + " HttpRule.builder(\""
                   + rule.name()
-                  + "\").ignoreCase(true), or let the handlers match paths case-sensitively. If"
+                  + "\").ignoreCase(true), or let the "
+                  + (first.kind().equals("router") ? "router" : "handlers")
+                  + " match paths case-sensitively. If"
                   + " the rule is one of slidingwindow.http.rules, the starter built it before"
                   + " the handler mappings could be read: a bean that the rate limit filter needs"
                   + " is itself needed by the web configuration (a WebMvcConfigurer,"
@@ -167,18 +183,34 @@ final class HandlerPaths implements SmartInitializingSingleton {
             + " match regardless of case too.");
   }
 
-  /** The handler mappings of a servlet application, read when asked; none without Spring MVC. */
+  /**
+   * The handler mappings of a servlet application (none without Spring MVC) and its {@link
+   * PathRouter} beans, read when asked.
+   */
   static Supplier<List<Mapping>> servletMappings(ListableBeanFactory beans) {
     return ClassUtils.isPresent(MVC_MAPPING, HandlerPaths.class.getClassLoader())
-        ? () -> Mvc.mappings(beans)
-        : List::of;
+        ? () -> withRouters(Mvc.mappings(beans), beans)
+        : () -> withRouters(new ArrayList<>(), beans);
   }
 
-  /** The handler mappings of a reactive application, read when asked; none without WebFlux. */
+  /**
+   * The handler mappings of a reactive application (none without WebFlux) and its {@link
+   * PathRouter} beans, read when asked.
+   */
   static Supplier<List<Mapping>> reactiveMappings(ListableBeanFactory beans) {
     return ClassUtils.isPresent(WEBFLUX_MAPPING, HandlerPaths.class.getClassLoader())
-        ? () -> WebFlux.mappings(beans)
-        : List::of;
+        ? () -> withRouters(WebFlux.mappings(beans), beans)
+        : () -> withRouters(new ArrayList<>(), beans);
+  }
+
+  /** {@code mappings} and, after them, the {@link PathRouter} beans, each asked now. */
+  private static List<Mapping> withRouters(List<Mapping> mappings, ListableBeanFactory beans) {
+    beans
+        .getBeansOfType(PathRouter.class, false, true)
+        .forEach(
+            (name, router) ->
+                mappings.add(new Mapping("router", name, router.ignoresCase(), false)));
+    return mappings;
   }
 
   /** Why a pattern parser ignores case, or null if it does not. */

@@ -17,7 +17,7 @@ import org.springframework.core.env.ConfigurableEnvironment;
  * Reloads the rules of {@code slidingwindow.http.*} when Spring Cloud tells of a configuration
  * change ({@link EnvironmentChangeEvent}, as after {@code /actuator/refresh} or a Spring Cloud
  * Config push) that touches a key under {@code slidingwindow.http}: the properties are bound again
- * from the environment and each web stack's {@link ReloadableRules} rebuilt, keeping the counts of
+ * from the environment and each web stack's {@code ReloadableRules} rebuilt, keeping the counts of
  * the rules whose key and limits did not change. A new configuration that is invalid is logged at
  * ERROR with the property at fault, and the rules in service stay.
  *

@@ -167,6 +167,21 @@ class BrowserGuardTest {
         "GET, http, http://127.0.0.1:3000, same-origin, 127.0.0.1:8081, false",
         // Not an address.
         "POST, http, http://[::1, -, [::1, false",
+        // Brackets around what is no IPv6 address: a host name a page's owner can rebind.
+        "POST, http, http://[evil], same-origin, [evil], false",
+        "GET, http, -, -, [evil]:8081, false",
+        "GET, http, -, -, [rebound.test], false",
+        "GET, http, -, -, [1.2.3.4], false",
+        "GET, http, -, -, [::1]x, false",
+        "GET, http, -, -, [::1]:, false",
+        "GET, http, -, -, [1:2:3:4:5:6:7:8:9], false",
+        "GET, http, -, -, [1::2::3], false",
+        "GET, http, -, -, [12345::1], false",
+        // IPv6 addresses in their other forms.
+        "GET, http, -, -, [2001:db8::7]:8081, true",
+        "GET, http, -, -, [1:2:3:4:5:6:7:8], true",
+        "GET, http, -, -, [::ffff:127.0.0.1], true",
+        "GET, http, -, -, [::], true",
         "POST, http, http://256.0.0.1, -, 256.0.0.1, false",
         "GET, http, -, same-origin, 256.0.0.1, false",
       })
@@ -189,11 +204,21 @@ class BrowserGuardTest {
             "a request at a host name (Host: ops-box:8081) may not read this, as a web page whose"
                 + " name was pointed at this server could send it: open the page, or call, at"
                 + " localhost or an IP address, or name its origin, http://ops-box:8081, in"
-                + " management.endpoints.web.cors.allowed-origins");
+                + " management.endpoints.web.cors.allowed-origins (the origin is read from the"
+                + " request's scheme and Host: behind a proxy that ends TLS, set"
+                + " server.forward-headers-strategy so that the server reads X-Forwarded-Proto and"
+                + " an https origin can match)");
     assertThat(guard.refusal("POST", "http", "http://ops-box", "same-origin", "ops-box"))
         .endsWith(
             "open the page at localhost or an IP address, or name its origin, http://ops-box, in"
-                + " management.endpoints.web.cors.allowed-origins; or call from a server");
+                + " management.endpoints.web.cors.allowed-origins; or call from a server (the"
+                + " origin is read from the request's scheme and Host: behind a proxy that ends"
+                + " TLS, set server.forward-headers-strategy so that the server reads"
+                + " X-Forwarded-Proto and an https origin can match)");
+    assertThat(guard.refusal("GET", "https", null, null, "ops-box"))
+        .as("over https, the scheme is not the trouble")
+        .endsWith(
+            "name its origin, https://ops-box, in management.endpoints.web.cors.allowed-origins");
   }
 
   @Test

@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.slidingwindow.Limit;
 import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.spring.boot.internal.PathRouter;
 import io.slidingwindow.spring.boot.web.HandlerPaths.Mapping;
 import io.slidingwindow.spring.boot.web.HandlerPaths.Served;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 
 /** What the start-up check of the handler mappings says, for each kind of mapping and rule. */
 class HandlerPathsTest {
@@ -106,5 +109,45 @@ class HandlerPathsTest {
     HandlerPaths paths = new HandlerPaths(() -> answers.remove(0), List::of);
     assertThat(paths.ignoreCase()).isTrue();
     assertThat(paths.ignoreCase()).isFalse();
+  }
+
+  @Test
+  void ignoreCase_followsPathRouterBeans_eachTimeTheRulesAreBuilt() {
+    DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+    AtomicReference<String> why = new AtomicReference<>();
+    beans.registerSingleton("gatewayPaths", (PathRouter) why::get);
+    HandlerPaths reactive = new HandlerPaths(HandlerPaths.reactiveMappings(beans), List::of);
+    HandlerPaths servlet = new HandlerPaths(HandlerPaths.servletMappings(beans), List::of);
+    assertThat(reactive.ignoreCase()).isFalse();
+    assertThat(servlet.ignoreCase()).isFalse();
+
+    why.set("its Path predicates ignore case");
+
+    assertThat(reactive.ignoreCase()).isTrue();
+    assertThat(servlet.ignoreCase()).isTrue();
+  }
+
+  @Test
+  void check_routerIgnoringCase_ruleInItsOwnCase_throwsNamingTheRouter() {
+    Mapping router =
+        new Mapping("router", "gatewayPaths", "its Path predicates ignore case", false);
+
+    assertThatThrownBy(
+            () ->
+                HandlerPaths.check(
+                    List.of(SENSITIVE, router), served(rule("login", false, "/api/login"))))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith(
+            "slidingwindow: router 'gatewayPaths' matches paths regardless of case (its Path"
+                + " predicates ignore case), so /API/LOGIN takes the route of /api/login, but"
+                + " rule 'login'")
+        .hasMessageContaining("or let the router match paths case-sensitively");
+    assertThat(
+            HandlerPaths.check(
+                List.of(SENSITIVE, router), served(rule("login", true, "/api/login"))))
+        .hasValue(
+            "slidingwindow: router 'gatewayPaths' matches paths regardless of case (its Path"
+                + " predicates ignore case), so the rules over paths [login] match regardless of"
+                + " case too.");
   }
 }
