@@ -139,14 +139,31 @@ abstract class PlanChangeScenarios {
       return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       // A pooled connection the server closed meanwhile (Reactor Netty does after some errors):
-      // sent once more by a client of its own, whose pool is empty, so on a new connection (the
-      // shared client may hold more than one stale connection). Every request here may be
-      // repeated (a plan change sets the same limits again, a reset resets again).
-      return HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .build()
-          .send(request.build(), HttpResponse.BodyHandlers.ofString());
+      // sent again on a new connection (the shared client may hold more than one stale one).
+      return sendAfresh(request.build());
     }
+  }
+
+  /**
+   * Sends {@code request} on a new connection, up to three times. A server that answers an error
+   * before reading a request's body and then closes the connection resets it, and the client may
+   * lose the answer (no bytes); each attempt is a client of its own with an empty pool. Every
+   * request here may be repeated (a plan change sets the same limits again, a reset resets again).
+   */
+  private static HttpResponse<String> sendAfresh(HttpRequest request)
+      throws IOException, InterruptedException {
+    IOException last = null;
+    for (int attempt = 0; attempt < 3; attempt++) {
+      try {
+        return HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .build()
+            .send(request, HttpResponse.BodyHandlers.ofString());
+      } catch (IOException e) {
+        last = e;
+      }
+    }
+    throw last;
   }
 
   /** {@code method} {@code path} with {@code headers} (name, value, ...) and maybe a JSON body. */
@@ -163,10 +180,7 @@ abstract class PlanChangeScenarios {
     if (body != null) {
       request.header("Content-Type", "application/json");
     }
-    return HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_1_1)
-        .build()
-        .send(request.build(), HttpResponse.BodyHandlers.ofString());
+    return sendAfresh(request.build());
   }
 
   /**
