@@ -53,9 +53,12 @@ public class SlidingWindowEndpointAutoConfiguration {
     return new SlidingWindowEndpoint(dashboard);
   }
 
+  /**
+   * The endpoint's web extension; package-private, as it reads the rules through internal types.
+   */
   @Bean
   @ConditionalOnMissingBean
-  public SlidingWindowPageWebExtension slidingwindowPageWebExtension(
+  SlidingWindowPageWebExtension slidingwindowPageWebExtension(
       Environment environment, ObjectProvider<RulesInService> rules) {
     String path =
         environment.getProperty(
