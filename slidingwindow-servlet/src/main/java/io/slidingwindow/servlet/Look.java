@@ -20,8 +20,10 @@ import java.util.Objects;
  * over all the request's dispatches: a forward, include, error or async dispatch that an enforcer
  * runs on (a filter registered for it) is part of the client's request, and counts it only by the
  * rules that apply to it there and applied in no earlier dispatch (those of a forward's own path,
- * say). A look is kept when the enforcer refuses too, so that an error page shown for the refusal
- * is counted by none of the rules that decided it.
+ * say). A request that an enforcer refused is counted by no rule, of that enforcer or another, in a
+ * later dispatch ({@link #wasRefused}): the error page shown for the refusal is not the client's
+ * request going on, and a rule after the refusing one, or one over the error page's path, would
+ * count a request that was refused.
  *
  * @param enforcer the enforcer that looked
  * @param method the method it saw
@@ -41,6 +43,27 @@ record Look(
     Look earlier) {
 
   private static final String ATTRIBUTE = Look.class.getName();
+
+  private static final String REFUSED = Look.class.getName() + ".refused";
+
+  /**
+   * Marks {@code request} as refused by an enforcer, unless in an include dispatch (whose status
+   * the container ignores, so that the request goes on and is not refused).
+   */
+  static void refused(HttpServletRequest request) {
+    if (request.getDispatcherType() != DispatcherType.INCLUDE) {
+      request.setAttribute(REFUSED, Boolean.TRUE);
+    }
+  }
+
+  /**
+   * Whether an enforcer answered {@code request} with its refusal (a 429, or a 400 for its path) in
+   * this dispatch or an earlier one: a later dispatch of it (the error page that the container
+   * shows for the refusal, or a forward to it) is part of a refused request, and no rule counts it.
+   */
+  static boolean wasRefused(HttpServletRequest request) {
+    return request.getAttribute(REFUSED) != null;
+  }
 
   /**
    * The rules of {@code enforcer} applied to {@code request} so far, in this dispatch or an earlier

@@ -12,8 +12,6 @@ import io.slidingwindow.http.RefusalReplies;
 import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.http.RequestPaths;
 import io.slidingwindow.http.Settlement;
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -118,17 +116,21 @@ public final class RateLimitEnforcer {
    * runs on it again (a second filter over it, the application calling this besides the filter, or
    * a filter registered for forward, include, error or async dispatches, which are part of the
    * client's request) applies only the rules that apply to the request now and did not before, say
-   * after its path was rewritten or forwarded, and its path firewall looks only the first time.
+   * after its path was rewritten or forwarded, and its path firewall looks only the first time. A
+   * request that an enforcer refused (429, or 400 for its path) is counted by no rule in a later
+   * dispatch, so that the error page shown for the refusal goes on uncounted.
    *
    * @return true if the request may go on; false if it was refused and the 429 response written
    * @throws IOException if writing the refusal fails
    */
   public boolean enforce(HttpServletRequest request, HttpServletResponse response)
       throws IOException {
+    if (Look.wasRefused(request)) {
+      return true; // the error page of a refusal: the client's request is counted no more
+    }
     Applied earlier = Look.appliedOf(this, request);
     Applied applied = earlier != null ? earlier : core.newApplied();
     boolean allowed = enforceAgain(request, response, applied, earlier == null);
-    // Kept when refused too, so that an error page's dispatch is not counted by the same rules.
     Look.keep(this, request, request.getMethod(), applied);
     return allowed;
   }
@@ -165,7 +167,7 @@ public final class RateLimitEnforcer {
     Optional<HttpReply> badPath =
         firewall ? core.checkPath(method, request.getRequestURI()) : Optional.empty();
     if (badPath.isPresent()) {
-      write(badPath.get(), response);
+      refuse(badPath.get(), request, response);
       return false;
     }
     EnforcementCore.Outcome outcome =
@@ -178,7 +180,7 @@ public final class RateLimitEnforcer {
       request.setAttribute(SETTLEMENT, settlement);
     }
     if (!outcome.allowed()) {
-      write(outcome.refusal(), response);
+      refuse(outcome.refusal(), request, response);
       settle(request, response, null);
       return false;
     }
@@ -205,30 +207,10 @@ public final class RateLimitEnforcer {
     }
     request.removeAttribute(SETTLEMENT);
     if (failure == null && request.isAsyncStarted()) {
-      request.getAsyncContext().addListener(new Completion(settlement, response));
+      request.getAsyncContext().addListener(new SettleOnCompletion(settlement, response));
       return;
     }
     settlement.settle(failure != null ? 500 : response.getStatus());
-  }
-
-  /** Settles when asynchronous processing completes, with the status the answer then has. */
-  private record Completion(Settlement settlement, HttpServletResponse response)
-      implements AsyncListener {
-    @Override
-    public void onComplete(AsyncEvent event) {
-      settlement.settle(response.getStatus());
-    }
-
-    @Override
-    public void onTimeout(AsyncEvent event) {}
-
-    @Override
-    public void onError(AsyncEvent event) {}
-
-    @Override
-    public void onStartAsync(AsyncEvent event) {
-      event.getAsyncContext().addListener(this); // a new cycle: settle at its end
-    }
   }
 
   /**
@@ -245,12 +227,15 @@ public final class RateLimitEnforcer {
   }
 
   /**
-   * Writes {@code reply} onto {@code response}: status, headers, and the body with its type,
-   * charset and length.
+   * Marks {@code request} as refused and writes {@code reply} onto {@code response}: status,
+   * headers, and the body with its type, charset and length.
    *
    * @throws IOException if the body cannot be written
    */
-  static void write(HttpReply reply, HttpServletResponse response) throws IOException {
+  private static void refuse(
+      HttpReply reply, HttpServletRequest request, HttpServletResponse response)
+      throws IOException {
+    Look.refused(request);
     response.setStatus(reply.status());
     reply.headers().forEach(response::setHeader);
     response.setContentType(reply.contentType());

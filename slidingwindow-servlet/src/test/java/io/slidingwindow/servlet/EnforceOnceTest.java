@@ -28,6 +28,8 @@ import org.apache.catalina.Wrapper;
 import org.apache.tomcat.util.descriptor.web.ErrorPage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * One enforcer run twice on one request, in a real Tomcat with a real HTTP client: two filters over
@@ -387,6 +389,39 @@ class EnforceOnceTest {
       assertThat(refused.body())
           .as("the error page's dispatch is let through, not refused once more")
           .isEqualTo("oops");
+      assertThat(refusals).as("one refusal for one refused request").hasValue(1);
+    }
+  }
+
+  /**
+   * A refusal shown on an error page that a later rule covers, the error page's own path or every
+   * path: the refused request is counted by no rule after the refusing one, neither in its request
+   * dispatch (the chain of rules ends) nor in its error page's dispatch.
+   */
+  @ParameterizedTest(name = "later rule over {0}")
+  @ValueSource(strings = {"/oops", "every path"})
+  void enforce_refusalShownOnAnErrorPageThatALaterRuleCovers_isCountedByNoLaterRule(String over)
+      throws Exception {
+    HttpRule.Builder later =
+        HttpRule.builder("later").limit(Limit.exact(10, Duration.ofSeconds(60)));
+    if (over.startsWith("/")) {
+      later.path(over);
+    }
+    int countedBefore = over.startsWith("/") ? 0 : 3; // the 3 granted requests to /items/1
+    try (EmbeddedTomcat server =
+        serve(
+            enforcer(ITEMS, later.build()),
+            false,
+            false,
+            DispatcherType.REQUEST,
+            DispatcherType.ERROR)) {
+      assertThat(granted(server, 3, "/items/1")).isEqualTo(3);
+      HttpResponse<String> refused = server.get("/items/1", "X-Refusal-As-Error", "yes");
+      assertThat(refused.statusCode()).isEqualTo(429);
+      assertThat(refused.body()).as("the error page is shown, not refused").isEqualTo("oops");
+      assertThat(server.get("/oops").headers().firstValue("RateLimit"))
+          .as("the later rule counted the refused request's error page by none of its permits")
+          .hasValue("\"later\";r=" + (10 - countedBefore - 1) + ";t=60");
       assertThat(refusals).as("one refusal for one refused request").hasValue(1);
     }
   }
