@@ -40,7 +40,20 @@ import java.util.function.Supplier;
  */
 public final class RateLimitFilter implements Filter {
 
-  private final Supplier<RateLimitEnforcer> enforcer;
+  private static final String PINNED = RateLimitFilter.class.getName() + ".enforcer";
+
+  private final RateLimitEnforcer fixed;
+  private final Supplier<RateLimitEnforcer> enforcers;
+
+  /**
+   * The enforcer that {@code source} gave for a request, kept as a request attribute: the filters
+   * over {@code source} take it in every later dispatch of the request (or pass over it), so that
+   * rules replaced in between (a reload) do not count the request again.
+   *
+   * @param earlier the enforcer another source gave for the request, or null
+   */
+  private record Pinned(
+      Supplier<RateLimitEnforcer> source, RateLimitEnforcer enforcer, Pinned earlier) {}
 
   /**
    * Creates a filter applying {@code enforcer}'s rules.
@@ -51,13 +64,17 @@ public final class RateLimitFilter implements Filter {
     if (enforcer == null) {
       throw new IllegalArgumentException("enforcer must not be null");
     }
-    this.enforcer = () -> enforcer;
+    this.fixed = enforcer;
+    this.enforcers = () -> enforcer;
   }
 
   /**
    * Creates a filter applying, to each request, the rules of the enforcer {@code enforcers} gives
    * at that moment, so that rules can be replaced while the filter serves (a configuration reload).
-   * It must never give null.
+   * It must never give null. A request keeps the enforcer it first got from {@code enforcers} in
+   * all its dispatches (forward, include, error and async, if the filter is registered for them)
+   * and in every pass of a filter over {@code enforcers}: the rules it started with finish it, and
+   * a rule that a reload kept does not count it again.
    *
    * @throws IllegalArgumentException if {@code enforcers} is null
    */
@@ -65,12 +82,29 @@ public final class RateLimitFilter implements Filter {
     if (enforcers == null) {
       throw new IllegalArgumentException("enforcers must not be null");
     }
-    this.enforcer = enforcers;
+    this.fixed = null;
+    this.enforcers = enforcers;
   }
 
   /** The enforcer this filter applies now. */
   public RateLimitEnforcer enforcer() {
-    return enforcer.get();
+    return enforcers.get();
+  }
+
+  /** The enforcer for {@code request}: the one its source gave it first, else the one now. */
+  private RateLimitEnforcer enforcerFor(HttpServletRequest request) {
+    if (fixed != null) {
+      return fixed;
+    }
+    Pinned latest = request.getAttribute(PINNED) instanceof Pinned pinned ? pinned : null;
+    for (Pinned pinned = latest; pinned != null; pinned = pinned.earlier()) {
+      if (pinned.source() == enforcers) {
+        return pinned.enforcer();
+      }
+    }
+    RateLimitEnforcer now = enforcers.get();
+    request.setAttribute(PINNED, new Pinned(enforcers, now, latest));
+    return now;
   }
 
   @Override
@@ -81,7 +115,7 @@ public final class RateLimitFilter implements Filter {
       chain.doFilter(request, response);
       return;
     }
-    if (!enforcer.get().enforce(http, httpResponse)) {
+    if (!enforcerFor(http).enforce(http, httpResponse)) {
       return;
     }
     Throwable failure = null;

@@ -3,6 +3,7 @@ package io.slidingwindow.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.Decision;
+import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimitListener;
@@ -23,6 +24,8 @@ import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.catalina.Wrapper;
 import org.apache.tomcat.util.descriptor.web.ErrorPage;
@@ -63,9 +66,13 @@ class EnforceOnceTest {
   private final AtomicInteger refusals = new AtomicInteger();
 
   private RateLimitEnforcer enforcer(HttpRule... rules) {
+    return enforcer(RateLimiterFactory.inMemory(ticker, 1000), rules);
+  }
+
+  private RateLimitEnforcer enforcer(RateLimiterFactory limiters, HttpRule... rules) {
     RateLimitEnforcer.Builder builder =
         RateLimitEnforcer.builder()
-            .limiterFactory(RateLimiterFactory.inMemory(ticker, 1000))
+            .limiterFactory(limiters)
             .listener(
                 new RateLimitListener() {
                   @Override
@@ -128,7 +135,16 @@ class EnforceOnceTest {
       RateLimitEnforcer servletEnforcer,
       DispatcherType... dispatches)
       throws Exception {
-    RateLimitFilter rateLimit = new RateLimitFilter(enforcer);
+    return serve(new RateLimitFilter(enforcer), twice, servletEnforcer, dispatches);
+  }
+
+  /** As above, with the filter {@code rateLimit}. */
+  private EmbeddedTomcat serve(
+      RateLimitFilter rateLimit,
+      boolean twice,
+      RateLimitEnforcer servletEnforcer,
+      DispatcherType... dispatches)
+      throws Exception {
     Filter filters =
         (request, response, chain) ->
             rateLimit.doFilter(
@@ -423,6 +439,33 @@ class EnforceOnceTest {
           .as("the later rule counted the refused request's error page by none of its permits")
           .hasValue("\"later\";r=" + (10 - countedBefore - 1) + ";t=60");
       assertThat(refusals).as("one refusal for one refused request").hasValue(1);
+    }
+  }
+
+  /**
+   * A filter over rules that are replaced before every pass (a reload that keeps each rule's
+   * limiter, as the Spring Boot starter's does): a forwarded request finishes with the rules it
+   * started with, and each rule counts it once.
+   */
+  @Test
+  void filter_rulesReplacedBetweenTheRequestAndItsForward_countsTheRequestOnceByEachRule()
+      throws Exception {
+    RateLimiterFactory memory = RateLimiterFactory.inMemory(ticker, 1000);
+    Map<String, KeyedRateLimiter<String>> limiters = new ConcurrentHashMap<>();
+    RateLimiterFactory keeping =
+        (name, limits, countRefused) ->
+            limiters.computeIfAbsent(name, n -> memory.create(n, limits, countRefused));
+    RateLimitFilter reloading = new RateLimitFilter(() -> enforcer(keeping, EVERY, ITEMS));
+    try (EmbeddedTomcat server =
+        serve(reloading, false, null, DispatcherType.REQUEST, DispatcherType.FORWARD)) {
+      HttpResponse<String> first = server.get("/forward/1");
+      assertThat(first.body()).isEqualTo("/items/1");
+      assertThat(first.headers().firstValue("RateLimit"))
+          .as("each rule counted the request once, under the rules it started with")
+          .hasValue("\"every\";r=2;t=60, \"items\";r=2;t=60");
+      assertThat(1 + granted(server, 4, "/forward/1"))
+          .as("rules of 3 per minute grant 3 requests")
+          .isEqualTo(3);
     }
   }
 }
