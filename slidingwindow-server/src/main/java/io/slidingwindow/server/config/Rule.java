@@ -144,7 +144,8 @@ public final class Rule {
 
   /**
    * What identifies the counts of this rule across reloads: a rule with the same domain, {@link
-   * #selector()}, limits and failure policy keeps counting where the old one stopped.
+   * #selector()}, limits and failure policy keeps counting where the old one stopped (in memory,
+   * where the policy has no effect, the counts are kept without it).
    */
   public Object identity() {
     return List.of(domain, selector, limits, failurePolicy);

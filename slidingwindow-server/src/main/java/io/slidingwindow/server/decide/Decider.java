@@ -137,7 +137,7 @@ public final class Decider implements ConfigWatcher.Listener {
     for (Rule rule : old.config().rules()) {
       int i = rule.index();
       if (old.limiters().get(i) != null) {
-        kept.put(rule.identity(), new Counting(old.limiters().get(i), old.plans().get(i)));
+        kept.put(countsOf(rule), new Counting(old.limiters().get(i), old.plans().get(i)));
       }
     }
     State next = build(config, kept);
@@ -147,6 +147,18 @@ public final class Decider implements ConfigWatcher.Listener {
 
   @Override
   public void reloaded(boolean success) {}
+
+  /**
+   * What a reloaded rule must share with an old one to keep its counts: its {@link Rule#identity()}
+   * on a shared store, where the failure policy chooses how a limiter answers the store's failures;
+   * in memory, where no store fails, the same without the policy, so that a reload changing only
+   * {@code failure_policy} does not start the rules' counts afresh.
+   */
+  private Object countsOf(Rule rule) {
+    return store.inMemory()
+        ? List.of(rule.domain(), rule.selector(), rule.limits())
+        : rule.identity();
+  }
 
   private State build(RateLimitConfig config, Map<Object, Counting> old) throws ConfigException {
     int n = config.rules().size();
@@ -166,7 +178,7 @@ public final class Decider implements ConfigWatcher.Listener {
         reported.add(rule.limits().stream().map(limit -> report(rule.name(), limit)).toList());
       }
       if (rule.kind() == Rule.Kind.LIMITED) {
-        Counting counting = old.get(rule.identity());
+        Counting counting = old.get(countsOf(rule));
         if (counting == null) {
           AdminOverrides.RulePlans resolver = new AdminOverrides.RulePlans();
           try {

@@ -96,6 +96,32 @@ class DeciderTest {
   }
 
   /**
+   * In memory the failure policy changes nothing a limiter does, so a reload that changes only
+   * {@code failure_policy} must not give every client its whole limit again.
+   */
+  @Test
+  void apply_onlyTheFailurePolicyChangedInMemory_keepsTheCounts() throws ConfigException {
+    String rule =
+        """
+        domain: d
+        descriptors:
+          - key: a
+            rate_limit: {unit: minute, requests_per_unit: 2}
+        """;
+    Decider decider = TestRequest.decider(Configs.parse(rule), ticker, 1000);
+    for (int i = 0; i < 2; i++) {
+      assertThat(decider.decide(TestRequest.of("d", descriptor("a", "x"))).overall())
+          .isEqualTo(Code.OK);
+    }
+
+    decider.apply(Configs.parse("failure_policy: refuse\n" + rule));
+
+    assertThat(decider.decide(TestRequest.of("d", descriptor("a", "x"))).overall())
+        .as("the third request of the minute, after a reload that changed only the policy")
+        .isEqualTo(Code.OVER_LIMIT);
+  }
+
+  /**
    * A value may be spelt like a pattern. It is then matched as any other value, by the patterns in
    * their order: a client that sends the spelling of a pattern listed after one that matches it
    * must not reach that later (here more lenient) rule and leave the count it shares with every
