@@ -83,8 +83,10 @@ import org.springframework.util.ClassUtils;
  * (whose calls run on the bean of the scope, advised when made). A bean that another post-processor
  * proxied first is advised through that proxy, whose kind the check follows; an opaque
  * interface-based one, which hides its target's class, stops start-up if that class's methods carry
- * an annotation its interfaces do not. The limiters are created once all singletons exist (for a
- * bean created later, on its first call). Thread-safe.
+ * an annotation its interfaces do not. The early reference to a bean in a circular reference,
+ * perhaps another post-processor's proxy made early, is advised and checked alike, and is what
+ * Spring exposes. The limiters are created once all singletons exist (for a bean created later, on
+ * its first call). Thread-safe.
  */
 public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPostProcessor
     implements SmartInitializingSingleton, BeanFactoryAware {
@@ -102,6 +104,12 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
   private transient volatile Set<String> shown = ConcurrentHashMap.newKeySet();
 
   private transient ConfigurableListableBeanFactory beanFactory;
+
+  /**
+   * The early reference (a circular reference's) to each bean being made that was asked for one, as
+   * advised; until the bean is initialized.
+   */
+  private final transient Map<String, Object> early = new ConcurrentHashMap<>();
 
   /**
    * Whether some interface-based proxy of this post-processor counts calls itself ({@link
@@ -147,6 +155,30 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
    */
   @Override
   public Object postProcessAfterInitialization(Object bean, String beanName) {
+    Object reference = early.remove(beanName);
+    if (reference != null && InterfaceCalls.wraps(reference, bean)) {
+      return bean; // advised as its early reference, which Spring exposes in its place
+    }
+    return advise(bean, beanName);
+  }
+
+  /**
+   * Checks and advises, as {@link #postProcessAfterInitialization} does, the early reference to a
+   * bean in a circular reference, which the bean that needs it is given before the bean is
+   * initialized, perhaps as the proxy another post-processor made early too (an auto-proxy
+   * creator's): calls through it are limited, and the bean's initialization leaves it as it is, so
+   * that Spring exposes that reference.
+   *
+   * @throws IllegalArgumentException as {@link #postProcessAfterInitialization} does
+   */
+  @Override
+  public Object getEarlyBeanReference(Object bean, String beanName) {
+    Object reference = advise(bean, beanName);
+    early.put(beanName, reference);
+    return reference;
+  }
+
+  private Object advise(Object bean, String beanName) {
     Set<String> names = shown;
     if (names != null) {
       // A factory bean is shown under the name of what it makes, which is shown when it is made.
