@@ -184,6 +184,18 @@ final class InterfaceCalls {
     return current;
   }
 
+  /** Whether {@code proxy} is {@code bean}, or a proxy whose calls run on it in the end. */
+  static boolean wraps(Object proxy, Object bean) {
+    for (Object current = proxy;
+        current != null;
+        current = AopProxyUtils.getSingletonTarget(current)) {
+      if (current == bean) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static Operation operation(Method method, Class<?> exposed) {
     List<Class<?>> parameters = new ArrayList<>(method.getParameterCount());
     for (int i = 0; i < method.getParameterCount(); i++) {

@@ -6,6 +6,7 @@ import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import org.springframework.aop.framework.Advised;
@@ -21,17 +22,17 @@ import org.springframework.core.DecoratingProxy;
  */
 final class ProxyReach {
 
-  /**
-   * The interfaces of a proxy that may be either kind, as another post-processor that makes proxies
-   * of the other kind may proxy the bean first, and the post-processor then advises that proxy.
-   */
-  static final Class<?>[] EITHER = new Class<?>[0];
-
   /** What the message of a method missed by another post-processor's proxy adds. */
   private static final String FOREIGN =
       "; this proxy was made before the @RateLimit post-processor saw the bean, by another"
           + " post-processor (@EnableAsync's, for one, is interface-based unless proxyTargetClass"
           + " = true), whose setting decides";
+
+  /** What the message of a method that another post-processor's proxy will miss adds. */
+  private static final String FOREIGN_FIRST =
+      "; another post-processor will proxy the bean before the @RateLimit post-processor sees it"
+          + " (@EnableAsync's, for one, is interface-based unless proxyTargetClass = true), and"
+          + " its setting decides";
 
   private ProxyReach() {}
 
@@ -144,19 +145,30 @@ final class ProxyReach {
   }
 
   /**
-   * Why the proxy of a bean of {@code type} that is not made yet will not intercept {@code method},
-   * or null if it will or this cannot tell: an interface-based one exposes {@code interfaces}, a
-   * class-based one ({@code interfaces} null) is defined where its class loader says, and one that
-   * may be either ({@code interfaces} {@link #EITHER}) is checked only when made.
+   * Why none of {@code kinds}, the proxies a bean of {@code type} that is not made yet may be
+   * called through ({@link ProxyForecast}), will intercept {@code method}, or null if one will.
    */
-  static String missedBeforeProxy(Class<?> type, Method method, Class<?>[] interfaces) {
+  static String missedBeforeProxy(Class<?> type, Method method, List<ProxyForecast.Kind> kinds) {
     String reason = missedByAny(method);
-    if (reason != null || interfaces == EITHER) {
+    if (reason != null) {
       return reason;
     }
-    return interfaces != null
-        ? missedByInterfaces(type, method, interfaces)
-        : missedByClass(method);
+    String first = null;
+    for (ProxyForecast.Kind kind : kinds) {
+      reason =
+          kind.interfaces() != null
+              ? missedByInterfaces(type, method, kind.interfaces())
+              : missedByClass(method);
+      if (reason == null) {
+        return null;
+      }
+      if (first == null) {
+        first = kind.foreign() && kinds.size() == 1 ? reason + FOREIGN_FIRST : reason;
+      }
+    }
+    return kinds.size() > 1
+        ? first + " (nor would the proxy of another post-processor that may proxy the bean first)"
+        : first;
   }
 
   private static String missedByAny(Method method) {

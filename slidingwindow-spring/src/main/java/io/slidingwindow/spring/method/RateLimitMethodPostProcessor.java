@@ -6,7 +6,6 @@ import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.RateLimitExceededException;
 import java.lang.reflect.Method;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -23,7 +22,6 @@ import org.springframework.aop.framework.AopInfrastructureBean;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.framework.ProxyConfig;
 import org.springframework.aop.framework.ProxyFactory;
-import org.springframework.aop.framework.ProxyProcessorSupport;
 import org.springframework.aop.scope.ScopedObject;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
@@ -31,9 +29,7 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.FactoryBean;
 import org.springframework.beans.factory.SmartInitializingSingleton;
-import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.beans.factory.support.AbstractBeanFactory;
 import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.SmartClassLoader;
 import org.springframework.util.ClassUtils;
@@ -78,15 +74,19 @@ import org.springframework.util.ClassUtils;
  * each bean is created, and those of the beans not made yet (lazy, prototypes, other scopes,
  * repositories no bean uses) once all singletons exist, as their creation will check them: a bad
  * one stops start-up with a message that names the bean, the method and the attribute. So does a
- * method the bean's proxy cannot intercept (static, private, final, or outside the interfaces of an
- * interface-based proxy), which would otherwise never be limited, and, once all singletons exist, a
- * method of a bean that is never proxied: a singleton the post-processor was never shown because a
- * post-processor needed it before this one was registered, an {@link AopInfrastructureBean} other
- * than a scoped proxy (whose calls run on the bean of the scope, advised when made). A bean that
- * another post-processor proxied first is advised through that proxy, whose kind the check follows;
- * an opaque interface-based one, which hides its target's class, stops start-up if that class's
- * methods carry an annotation its interfaces do not. The limiters are created once all singletons
- * exist (for a bean created later, on its first call). Thread-safe.
+ * method the bean's proxy cannot intercept (static, private, final in a class-based proxy, or
+ * outside the interfaces of an interface-based one), which would otherwise never be limited; for a
+ * bean not made yet, only if no proxy it may get (as far as start-up can tell) reaches the method,
+ * its creation checking the one it gets. Once all singletons exist, so does a method of a bean that
+ * is never proxied: a singleton the post-processor was never shown because a post-processor needed
+ * it before this one was registered, an {@link AopInfrastructureBean} other than a scoped proxy
+ * (whose calls run on the bean of the scope, advised when made). A bean that another post-processor
+ * proxied first is advised through that proxy, whose kind the check follows; an opaque
+ * interface-based one, which hides its target's class, stops start-up if that class's methods carry
+ * an annotation its interfaces do not. The early reference to a bean in a circular reference,
+ * perhaps another post-processor's proxy made early, is advised and checked alike, and is what
+ * Spring exposes. The limiters are created once all singletons exist (for a bean created later, on
+ * its first call). Thread-safe.
  */
 public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPostProcessor
     implements SmartInitializingSingleton, BeanFactoryAware {
@@ -104,6 +104,12 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
   private transient volatile Set<String> shown = ConcurrentHashMap.newKeySet();
 
   private transient ConfigurableListableBeanFactory beanFactory;
+
+  /**
+   * The early reference (a circular reference's) to each bean being made that was asked for one, as
+   * advised; until the bean is initialized.
+   */
+  private final transient Map<String, Object> early = new ConcurrentHashMap<>();
 
   /**
    * Whether some interface-based proxy of this post-processor counts calls itself ({@link
@@ -149,6 +155,30 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
    */
   @Override
   public Object postProcessAfterInitialization(Object bean, String beanName) {
+    Object reference = early.remove(beanName);
+    if (reference != null && InterfaceCalls.wraps(reference, bean)) {
+      return bean; // advised as its early reference, which Spring exposes in its place
+    }
+    return advise(bean, beanName);
+  }
+
+  /**
+   * Checks and advises, as {@link #postProcessAfterInitialization} does, the early reference to a
+   * bean in a circular reference, which the bean that needs it is given before the bean is
+   * initialized, perhaps as the proxy another post-processor made early too (an auto-proxy
+   * creator's): calls through it are limited, and the bean's initialization leaves it as it is, so
+   * that Spring exposes that reference.
+   *
+   * @throws IllegalArgumentException as {@link #postProcessAfterInitialization} does
+   */
+  @Override
+  public Object getEarlyBeanReference(Object bean, String beanName) {
+    Object reference = advise(bean, beanName);
+    early.put(beanName, reference);
+    return reference;
+  }
+
+  private Object advise(Object bean, String beanName) {
     Set<String> names = shown;
     if (names != null) {
       // A factory bean is shown under the name of what it makes, which is shown when it is made.
@@ -254,46 +284,28 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
   }
 
   /**
-   * The interfaces of the proxy this post-processor makes for a bean of class {@code type}, or null
-   * if it makes a class-based one, or {@link ProxyReach#EITHER} if it makes an interface-based one
-   * but another post-processor makes class-based ones and may proxy the bean first (this one then
-   * advises that proxy).
+   * The proxies a bean {@code name} of class {@code type}, not made yet, may be called through
+   * ({@link ProxyForecast}).
    */
-  private Class<?>[] proxyInterfaces(Class<?> type) {
+  private List<ProxyForecast.Kind> proxyKinds(Class<?> type, String name) {
+    return ProxyForecast.kinds(this, beanFactory, type, name, config -> interfaces(type, config));
+  }
+
+  /**
+   * The interfaces of a proxy made as {@code config} (this post-processor's or another's) says for
+   * a bean of class {@code type}, or null if it is class-based (as this post-processor's is for a
+   * controller).
+   */
+  private Class<?>[] interfaces(Class<?> type, ProxyConfig config) {
     ProxyFactory factory = new ProxyFactory();
-    factory.copyFrom(this);
-    if (LimitedMethods.controller(type)) {
+    factory.copyFrom(config);
+    if (config == this && LimitedMethods.controller(type)) {
       factory.setProxyTargetClass(true);
     }
     if (!factory.isProxyTargetClass()) {
       evaluateProxyInterfaces(type, factory);
     }
-    if (factory.isProxyTargetClass()) {
-      return null;
-    }
-    for (BeanPostProcessor other : otherProxyMakers()) {
-      if (((ProxyConfig) other).isProxyTargetClass()) {
-        return ProxyReach.EITHER;
-      }
-    }
-    return factory.getProxiedInterfaces();
-  }
-
-  /**
-   * The other post-processors of the bean factory that make proxies (auto-proxy creators, such as
-   * that of {@code @EnableTransactionManagement} or {@code @EnableAspectJAutoProxy}, and advising
-   * ones, such as {@code @EnableAsync}'s), which may proxy a bean before this one advises it.
-   */
-  private List<BeanPostProcessor> otherProxyMakers() {
-    List<BeanPostProcessor> found = new ArrayList<>();
-    if (beanFactory instanceof AbstractBeanFactory factory) {
-      for (BeanPostProcessor processor : factory.getBeanPostProcessors()) {
-        if (processor != this && processor instanceof ProxyProcessorSupport) {
-          found.add(processor);
-        }
-      }
-    }
-    return found;
+    return factory.isProxyTargetClass() ? null : factory.getProxiedInterfaces();
   }
 
   /** Keeps {@code factory}, whose beans are checked once its singletons all exist. */
@@ -318,7 +330,7 @@ public final class RateLimitMethodPostProcessor extends AbstractAdvisingBeanPost
     shown = null;
     if (beanFactory != null && names != null) {
       StartUpChecks.checkUnseen(beanFactory, names, this);
-      StartUpChecks.checkUncreated(beanFactory, names, rules, this::proxyInterfaces);
+      StartUpChecks.checkUncreated(beanFactory, names, rules, this::proxyKinds);
     }
     Resolved backend = resolved();
     for (LimitedMethod limited : rules.all()) {

@@ -11,7 +11,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import org.springframework.aop.framework.AopInfrastructureBean;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.support.AopUtils;
@@ -104,9 +104,8 @@ final class StartUpChecks {
    * class); a repository's fallback, which it has no class of the application's for.
    *
    * @param shown the names of the beans the post-processor was shown
-   * @param proxyInterfaces the interfaces of the post-processor's proxy for a bean of a class, or
-   *     null if that would be class-based, or {@link ProxyReach#EITHER} if another post-processor
-   *     may proxy it first with a proxy of the other kind (checked then when the bean is made)
+   * @param proxyKinds the proxies a bean of a class, of a name, may be called through ({@link
+   *     ProxyForecast})
    * @throws IllegalArgumentException naming the bean, the method and the attribute or why, as
    *     creating it would
    */
@@ -114,7 +113,7 @@ final class StartUpChecks {
       ConfigurableListableBeanFactory factory,
       Set<String> shown,
       MethodRules rules,
-      Function<Class<?>, Class<?>[]> proxyInterfaces) {
+      BiFunction<Class<?>, String, List<ProxyForecast.Kind>> proxyKinds) {
     for (String name : factory.getBeanDefinitionNames()) {
       if (shown.contains(name)
           || (factory.containsSingleton(name)
@@ -157,7 +156,8 @@ final class StartUpChecks {
               && defined.getFactoryMethodName() == null
               && defined.getInstanceSupplier() == null;
       Map<Method, RateLimit> found = MethodRules.annotated(type);
-      Class<?>[] interfaces = exact ? proxyInterfaces.apply(type) : null;
+      List<ProxyForecast.Kind> kinds =
+          exact && !found.isEmpty() ? proxyKinds.apply(type, name) : List.of();
       for (Map.Entry<Method, RateLimit> limited : found.entrySet()) {
         Method method = limited.getKey();
         rules.create(where, type, type, method, limited.getValue(), exact);
@@ -166,7 +166,7 @@ final class StartUpChecks {
                 ? null
                 : AopInfrastructureBean.class.isAssignableFrom(type)
                     ? INFRASTRUCTURE
-                    : ProxyReach.missedBeforeProxy(type, method, interfaces);
+                    : ProxyReach.missedBeforeProxy(type, method, kinds);
         if (reason != null) {
           throw ProxyReach.neverApplied(where, method, reason);
         }

@@ -2,11 +2,14 @@ package io.slidingwindow.spring.method;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.RateLimitExceededException;
 import java.lang.reflect.Proxy;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.junit.jupiter.api.Test;
@@ -329,6 +332,99 @@ class OtherProxiesTest {
         assertThatThrownBy(bean::status).isInstanceOf(RateLimitExceededException.class);
       }
     }
+  }
+
+  /** How often a {@link LazyFinalMailer} or {@link LazyFinalPlainMailer} ran {@code status}. */
+  static final AtomicInteger STATUSES = new AtomicInteger();
+
+  /**
+   * A lazy bean, asynchronous through its interface, limited on a final method that implements the
+   * interface's.
+   */
+  @Lazy
+  public static class LazyFinalMailer implements Mailer {
+    @Override
+    @Async
+    public void send(String to) {}
+
+    @Override
+    @RateLimit(limits = "1/1h")
+    public final String status() {
+      STATUSES.incrementAndGet();
+      return "up";
+    }
+  }
+
+  /** The same without an {@code @Async} method: {@code @EnableAsync} leaves it alone. */
+  @Lazy
+  public static class LazyFinalPlainMailer implements Mailer {
+    @Override
+    public void send(String to) {}
+
+    @Override
+    @RateLimit(limits = "1/1h")
+    public final String status() {
+      STATUSES.incrementAndGet();
+      return "up";
+    }
+  }
+
+  /**
+   * An interface-based {@code @EnableAsync} proxy made first reaches a final method through its
+   * interface and runs it on the bean itself, behind this post-processor's advice, whatever kind
+   * this post-processor's own proxies are: start-up passes, and the second call is refused without
+   * running the method.
+   */
+  @Test
+  void lazyBean_interfaceBasedAsyncProxyFirst_finalMethodOfTheInterface_limited() {
+    for (MethodContexts contexts :
+        List.of(new MethodContexts(), new MethodContexts().classProxies())) {
+      try (AnnotationConfigApplicationContext context =
+          contexts.start(AsyncFirst.class, LazyFinalMailer.class)) {
+        Mailer bean = context.getBean(Mailer.class);
+        assertThat(Proxy.isProxyClass(bean.getClass())).isTrue();
+        int before = STATUSES.get();
+
+        assertThat(bean.status()).isEqualTo("up");
+
+        assertThatThrownBy(bean::status).isInstanceOf(RateLimitExceededException.class);
+        assertThat(STATUSES.get() - before).isEqualTo(1);
+      }
+    }
+  }
+
+  /**
+   * A final method truly escapes a class-based proxy, whoever makes it: {@code @EnableAsync}'s
+   * class-based one, or this post-processor's when the interface-based {@code @EnableAsync} leaves
+   * a bean without {@code @Async} methods alone. The lazy bean stops start-up.
+   */
+  @Test
+  void lazyBean_finalMethodBehindAClassBasedProxy_failsStartUp() {
+    Map<String, Runnable> starts = new LinkedHashMap<>();
+    starts.put(
+        "class-based @EnableAsync, interface-based limits",
+        () -> new MethodContexts().start(ClassAsyncFirst.class, LazyFinalMailer.class).close());
+    starts.put(
+        "class-based @EnableAsync, class-based limits",
+        () ->
+            new MethodContexts()
+                .classProxies()
+                .start(ClassAsyncFirst.class, LazyFinalMailer.class)
+                .close());
+    starts.put(
+        "interface-based @EnableAsync that leaves the bean alone, class-based limits",
+        () ->
+            new MethodContexts()
+                .classProxies()
+                .start(AsyncFirst.class, LazyFinalPlainMailer.class)
+                .close());
+    starts.forEach(
+        (setting, start) ->
+            assertThat(catchThrowable(start::run))
+                .as(setting)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(".status()")
+                .hasMessageContaining("the method is final"));
   }
 
   /** Counts the calls that the stand-in aspect advised. */
