@@ -2,6 +2,7 @@ package io.slidingwindow.gateway;
 
 import io.slidingwindow.spring.boot.internal.PathRouter;
 import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +13,7 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.cloud.gateway.handler.predicate.PathRoutePredicateFactory;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.web.util.pattern.PathPatternParser;
 
@@ -29,6 +31,12 @@ import org.springframework.web.util.pattern.PathPatternParser;
  * once every singleton exists says the case could not be told, and the rules keep to the handler
  * mappings' case. Routes' own limits ({@code RequestRateLimiter}) count every request their route
  * takes, whatever its case, and are not concerned.
+ *
+ * <p>A subclass of the factory that overrides {@code apply} or {@code applyAsync} matches paths its
+ * own way (lower-casing them, say), which no parser tells: it is taken as matching regardless of
+ * case, so that no casing its routes take escapes a rule, at the cost of counting casings that no
+ * route takes (which the gateway answers 404); a warning at start-up says so and what to do. Other
+ * loose matching of its own (prefixes, other spellings) the rules cannot follow.
  */
 final class GatewayPathCase implements PathRouter, SmartInitializingSingleton {
 
@@ -53,34 +61,72 @@ final class GatewayPathCase implements PathRouter, SmartInitializingSingleton {
         () -> listable.getBeansOfType(PathRoutePredicateFactory.class, false, false));
   }
 
-  /** Which factories were given a parser that ignores case; null if none was. */
+  /**
+   * Which factories were given a parser that ignores case, or match paths their own way; null if
+   * none does.
+   */
   @Override
   public String ignoresCase() {
     List<String> ignoring = new ArrayList<>();
+    List<String> own = new ArrayList<>();
     factories
         .get()
         .forEach(
             (name, factory) -> {
-              if (Boolean.FALSE.equals(caseSensitive(factory))) {
+              String method = ownMatching(factory);
+              if (method != null) {
+                own.add("'" + name + "' (" + method + ")");
+              } else if (Boolean.FALSE.equals(caseSensitive(factory))) {
                 ignoring.add("'" + name + "'");
               }
             });
-    return ignoring.isEmpty()
+    List<String> reasons = new ArrayList<>();
+    if (!ignoring.isEmpty()) {
+      reasons.add(
+          "PathRoutePredicateFactory bean "
+              + String.join(", ", ignoring)
+              + " was given a PathPatternParser that is not case-sensitive, through"
+              + " setPathPatternParser");
+    }
+    if (!own.isEmpty()) {
+      reasons.add(
+          "PathRoutePredicateFactory bean "
+              + String.join(", ", own)
+              + " matches paths its own way, which may ignore case and cannot be read, so it is"
+              + " taken as ignoring case");
+    }
+    return reasons.isEmpty()
         ? null
-        : "the gateway's Path predicates: PathRoutePredicateFactory bean "
-            + String.join(", ", ignoring)
-            + " was given a PathPatternParser that is not case-sensitive, through"
-            + " setPathPatternParser";
+        : "the gateway's Path predicates: " + String.join("; ", reasons);
   }
 
-  /** Warns about each factory whose parser cannot be read. */
+  /**
+   * Warns about each factory whose parser cannot be read, and each that matches paths its own way.
+   */
   @Override
   public void afterSingletonsInstantiated() {
     factories
         .get()
         .forEach(
             (name, factory) -> {
-              if (caseSensitive(factory) == null) {
+              String method = ownMatching(factory);
+              if (method != null) {
+                LOG.warn(
+                    "slidingwindow: the gateway's Path predicates of {} bean '{}' match paths"
+                        + " their own way ({}), which the rules of"
+                        + " slidingwindow.http.rules over paths cannot read: so that no casing"
+                        + " its routes take escapes them, those rules match their paths"
+                        + " regardless of case, and also count casings no route takes (answered"
+                        + " 404); other loose matching of its own (prefixes, other spellings)"
+                        + " they do not follow. To have the rules follow the predicates exactly,"
+                        + " keep the factory's apply and give it a PathPatternParser through"
+                        + " setPathPatternParser (setCaseSensitive(false) to ignore case), or"
+                        + " limit those routes with RequestRateLimiter, which counts every"
+                        + " request its route takes",
+                    userClass(factory).getName(),
+                    name,
+                    method);
+              } else if (caseSensitive(factory) == null) {
                 LOG.warn(
                     "slidingwindow: cannot tell whether the gateway's Path predicates ({} bean"
                         + " '{}') match regardless of case: if they do, the rules of"
@@ -89,6 +135,30 @@ final class GatewayPathCase implements PathRouter, SmartInitializingSingleton {
                     name);
               }
             });
+  }
+
+  /**
+   * The method by which {@code factory} matches paths its own way ({@code apply(Config)} or {@code
+   * applyAsync(Config)}, declared by a subclass of {@link PathRoutePredicateFactory}); null if it
+   * matches them as the gateway's factory does.
+   */
+  static String ownMatching(PathRoutePredicateFactory factory) {
+    Class<?> type = userClass(factory);
+    for (String method : List.of("apply", "applyAsync")) {
+      Method declared =
+          ReflectionUtils.findMethod(type, method, PathRoutePredicateFactory.Config.class);
+      if (declared != null
+          && declared.getDeclaringClass() != PathRoutePredicateFactory.class
+          && PathRoutePredicateFactory.class.isAssignableFrom(declared.getDeclaringClass())) {
+        return declared.getDeclaringClass().getName() + "." + method + "(Config)";
+      }
+    }
+    return null;
+  }
+
+  /** The class of {@code factory} as written, not a CGLIB subclass made of it. */
+  private static Class<?> userClass(PathRoutePredicateFactory factory) {
+    return ClassUtils.getUserClass(factory);
   }
 
   /**

@@ -10,20 +10,29 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.web.reactive.WebFluxProperties;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.context.WebServerApplicationContext;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.cloud.gateway.handler.predicate.PathRoutePredicateFactory;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.MapPropertySource;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 
 /**
@@ -39,6 +48,7 @@ import org.springframework.web.util.pattern.PathPatternParser;
  * predicate on Spring Cloud Gateway 4.3 (a trailing slash, with {@code matchTrailingSlash} true by
  * default; percent-encoded letters, decoded; path parameters, dropped) are counted by the rule.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class GatewayPathCaseIT {
 
   /** A gateway as configured by properties. */
@@ -62,6 +72,46 @@ class GatewayPathCaseIT {
           }
           return bean;
         }
+      };
+    }
+  }
+
+  /**
+   * A gateway with a {@code Path} predicate factory of its own, {@code LowerCasePath}, that matches
+   * the lower-cased path with patterns of its own parsing, overriding {@code apply}: no parser of
+   * the gateway tells that it ignores case.
+   */
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  static class OwnPathMatchingGateway {
+    @Bean
+    LowerCasePathRoutePredicateFactory lowerCasePathRoutePredicateFactory() {
+      return new LowerCasePathRoutePredicateFactory();
+    }
+  }
+
+  static class LowerCasePathRoutePredicateFactory extends PathRoutePredicateFactory {
+    LowerCasePathRoutePredicateFactory() {
+      super(new WebFluxProperties());
+    }
+
+    @Override
+    public Predicate<ServerWebExchange> apply(Config config) {
+      PathPatternParser parser = new PathPatternParser();
+      List<PathPattern> patterns =
+          config.getPatterns().stream()
+              .map(pattern -> parser.parse(pattern.toLowerCase(Locale.ROOT)))
+              .toList();
+      return exchange -> {
+        PathContainer path =
+            PathContainer.parsePath(
+                exchange
+                    .getRequest()
+                    .getPath()
+                    .pathWithinApplication()
+                    .value()
+                    .toLowerCase(Locale.ROOT));
+        return patterns.stream().anyMatch(pattern -> pattern.matches(path));
       };
     }
   }
@@ -98,6 +148,11 @@ class GatewayPathCaseIT {
   }
 
   private int start(Class<?> application, List<String> properties) throws IOException {
+    return start(application, "Path=/api/login", properties);
+  }
+
+  private int start(Class<?> application, String loginPredicate, List<String> properties)
+      throws IOException {
     backend = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     backend.createContext(
         "/",
@@ -122,7 +177,7 @@ class GatewayPathCaseIT {
                 "server.port=0",
                 routes + "[0].id=login",
                 routes + "[0].uri=" + uri,
-                routes + "[0].predicates[0]=Path=/api/login",
+                routes + "[0].predicates[0]=" + loginPredicate,
                 routes + "[0].filters[0]=AddRequestHeader=X-Route, login",
                 routes + "[1].id=api",
                 routes + "[1].uri=" + uri,
@@ -171,6 +226,26 @@ class GatewayPathCaseIT {
     gateway.publishEvent(new EnvironmentChangeEvent(gateway, rule.keySet()));
 
     assertEveryCasingCounted(port);
+  }
+
+  /**
+   * A {@code Path} predicate factory of the application's own that overrides {@code apply} is taken
+   * as ignoring case: its matching cannot be read, and the route of {@code
+   * LowerCasePath=/api/login} takes {@code /API/LOGIN}, which the rule over {@code /api/login} must
+   * count. A warning at start-up names the factory and what to do.
+   */
+  @Test
+  void pathPredicateFactoryOverridingApply_ruleOverPathsCountsEveryCasing(CapturedOutput output)
+      throws IOException {
+    int port = start(OwnPathMatchingGateway.class, "LowerCasePath=/api/login", LOGIN_RULE);
+
+    assertEveryCasingCounted(port);
+    assertThat(output.getAll())
+        .contains(
+            "the gateway's Path predicates of "
+                + LowerCasePathRoutePredicateFactory.class.getName()
+                + " bean 'lowerCasePathRoutePredicateFactory' match paths their own way")
+        .contains("setPathPatternParser");
   }
 
   /** The rule's one request of the hour, spent by a casing of the login, stops every other. */

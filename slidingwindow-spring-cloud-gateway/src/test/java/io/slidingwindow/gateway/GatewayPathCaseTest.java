@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.util.Map;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.web.reactive.WebFluxProperties;
 import org.springframework.cloud.gateway.handler.predicate.PathRoutePredicateFactory;
+import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.util.pattern.PathPatternParser;
 
 /** How {@link GatewayPathCase} reads the case of the gateway's {@code Path} predicates. */
@@ -34,6 +36,26 @@ class GatewayPathCaseTest {
     factory.setPathPatternParser(ignoringCase());
 
     assertThat(GatewayPathCase.caseSensitive(factory)).isFalse();
+  }
+
+  @Test
+  void subclassOverridingApply_takenAsIgnoringCase() {
+    PathRoutePredicateFactory plain = new PathRoutePredicateFactory(new WebFluxProperties()) {};
+    assertThat(GatewayPathCase.ownMatching(plain)).isNull();
+    PathRoutePredicateFactory own =
+        new PathRoutePredicateFactory(new WebFluxProperties()) {
+          @Override
+          public Predicate<ServerWebExchange> apply(Config config) {
+            return exchange -> true;
+          }
+        };
+
+    assertThat(GatewayPathCase.ownMatching(own)).endsWith(".apply(Config)");
+    assertThat(GatewayPathCase.caseSensitive(own)).as("its parser").isTrue();
+    assertThat(new GatewayPathCase(() -> Map.of("lowerCasePath", own)).ignoresCase())
+        .contains("PathRoutePredicateFactory bean 'lowerCasePath' (")
+        .contains("matches paths its own way")
+        .contains("taken as ignoring case");
   }
 
   @Test

@@ -43,7 +43,11 @@ import org.springframework.web.cors.CorsConfiguration;
  * no {@code Origin} on a read of its page's own origin, so a rebound page's read over HTTP carries
  * neither, and only its {@code Host}, the page's host name, tells it from a script's. A read passes
  * at {@code localhost} or an IP address, or at a host name whose origin (the request's scheme and
- * {@code Host}) the actuator's CORS configuration allows.
+ * {@code Host}) the actuator's CORS configuration allows. A request without {@code Host} (HTTP/1.0
+ * allows that, {@code curl --http1.0} sends it) is no browser's, and has no host name to judge: it
+ * is judged by the headers above alone, and so a read without them passes. The name a server puts
+ * in place of the missing header (its own, or {@code localhost}) says nothing of where the request
+ * came from, and is not judged.
  *
  * <p>Immutable and thread-safe.
  */
@@ -147,7 +151,9 @@ final class BrowserGuard {
 
   /**
    * Why a guarded {@code method} request with these headers (each null when absent), received over
-   * {@code scheme} ({@code http} or {@code https}), is refused, or null if it passes.
+   * {@code scheme} ({@code http} or {@code https}), is refused, or null if it passes. Without a
+   * {@code host} (an HTTP/1.0 request may come without {@code Host}; a browser always sends one) a
+   * request is judged by its {@code Origin} and {@code Sec-Fetch-Site} alone.
    */
   String refusal(String method, String scheme, String origin, String fetchSite, String host) {
     boolean read = READS.contains(method.toUpperCase(Locale.ROOT));
@@ -172,7 +178,7 @@ final class BrowserGuard {
     if (origin != null && !sameAuthority(origin, host)) {
       return "a web page of another origin (Origin: " + origin + ") may not " + verb + " this";
     }
-    if (!unbindable(host)) {
+    if (host != null && !unbindable(host)) {
       return "a request at a host name (Host: "
           + host
           + ") may not "

@@ -47,10 +47,19 @@ final class BrowserGuardFilter extends OncePerRequestFilter implements Ordered {
     chain.doFilter(request, response);
   }
 
-  /** The request's {@code Host}, else (HTTP/1.0, a mock request) the server's name and port. */
+  /**
+   * The request's {@code Host}; null for an HTTP/1.x request without one (HTTP/1.0 allows that, and
+   * a browser never sends it), whatever name the server put in its place (Tomcat: its own, by a
+   * reverse lookup of the local address, or the connector's {@code proxyName}); else the server's
+   * name and port, which over HTTP/2 are the {@code :authority} that Tomcat keeps out of the
+   * headers.
+   */
   private static String host(HttpServletRequest request) {
     String host = request.getHeader("Host");
-    return host != null ? host : request.getServerName() + ":" + request.getServerPort();
+    if (host != null || request.getProtocol().startsWith("HTTP/1.")) {
+      return host;
+    }
+    return request.getServerName() + ":" + request.getServerPort();
   }
 
   @Override

@@ -47,10 +47,14 @@ final class BrowserGuardWebFilter implements WebFilter, Ordered {
     return chain.filter(exchange);
   }
 
-  /** The request's {@code Host}, else (HTTP/1.0) the authority the server took it for. */
+  /**
+   * The request's {@code Host}, or null without one (HTTP/1.0 allows that, and a browser never
+   * sends it), whatever authority the server put in the request's URI in its place (Reactor Netty:
+   * {@code localhost}; Tomcat: its own name or the connector's {@code proxyName}). Over HTTP/2,
+   * Reactor Netty gives the {@code :authority} as {@code Host}.
+   */
   private static String host(ServerHttpRequest request) {
-    String host = request.getHeaders().getFirst("Host");
-    return host != null ? host : request.getURI().getRawAuthority();
+    return request.getHeaders().getFirst("Host");
   }
 
   @Override

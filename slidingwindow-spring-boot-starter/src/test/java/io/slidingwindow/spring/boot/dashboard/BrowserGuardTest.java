@@ -114,6 +114,9 @@ class BrowserGuardTest {
         // Not a browser: curl, scripts, HTTP clients.
         "POST, http, -, -, rebound.test:8081, true",
         "POST, http, -, -, -, true",
+        // Not a browser: without Host (HTTP/1.0), which a browser always sends.
+        "GET, http, -, -, -, true",
+        "HEAD, https, -, -, -, true",
         // Not a browser, reading at an address no one can rebind, or at an allowed origin.
         "GET, http, -, -, 127.0.0.1:8081, true",
         "HEAD, http, -, -, localhost, true",
@@ -151,7 +154,6 @@ class BrowserGuardTest {
         // A read at a host name, which a rebound page over HTTP sends without those headers.
         "GET, http, -, -, rebound.test:8081, false",
         "GET, https, -, -, rebound.test, false",
-        "GET, http, -, -, -, false",
         "GET, https, -, same-origin, admin.example:8443, false",
         // Another origin.
         "POST, http, http://evil.test, cross-site, 127.0.0.1:8081, false",
@@ -161,6 +163,8 @@ class BrowserGuardTest {
         "POST, http, http://127.0.0.1:8081, -, -, false",
         "POST, http, -, none, 127.0.0.1:8081, false",
         "POST, http, -, cross-site, -, false",
+        "GET, http, -, cross-site, -, false",
+        "GET, http, http://evil.test, -, -, false",
         "GET, http, -, cross-site, 127.0.0.1:8081, false",
         "GET, http, -, same-site, 127.0.0.1:8081, false",
         "GET, http, http://evil.test, cross-site, 127.0.0.1:8081, false",
