@@ -34,6 +34,10 @@ import java.util.Map;
  * localhost}, an IP address or an allowed host name ({@link AllowedHosts}), else 403: a web page
  * whose host name is rebound to 127.0.0.1 cannot read the feed's refused keys, the overrides or the
  * configuration from the operator's browser.
+ *
+ * <p>Each request refused before it is served (401, 403, 415) is counted by reason in {@code
+ * slidingwindow_server_request_errors_total{transport="admin"}} and written on the audit logger,
+ * bounded ({@link AdminRefusals}).
  */
 public final class AdminRoutes {
 
@@ -51,8 +55,9 @@ public final class AdminRoutes {
       ServerMetrics metrics,
       ServiceHealth health) {
     AllowedHosts hosts = new AllowedHosts(allowedHosts);
+    AdminRefusals refusals = new AdminRefusals(reason -> metrics.refused("admin", reason));
     Router router =
-        new Router(token, hosts)
+        new Router(token, hosts, refusals)
             .add(
                 "GET",
                 "/metrics",
