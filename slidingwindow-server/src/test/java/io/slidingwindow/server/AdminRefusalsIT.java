@@ -23,9 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * What the admin port tells the operator about the requests it refuses (401 without the token, 403
  * at a Host it does not answer or from a browser, 415): each counted in {@code /metrics} by reason,
- * and logged without flooding the log when a page left open at a refused name polls every second.
- * Requests are written by hand, so that the test chooses the {@code Host}; log records are captured
- * from {@code java.util.logging}, which {@code System.Logger} writes to.
+ * and logged without flooding the log when a page left open at a refused name polls every second;
+ * and, at start-up, that a host list given beside a token is unused. Requests are written by hand,
+ * so that the test chooses the {@code Host}; log records are captured from {@code
+ * java.util.logging}, which {@code System.Logger} writes to.
  */
 class AdminRefusalsIT {
 
@@ -92,6 +93,25 @@ class AdminRefusalsIT {
         .map(formatter::formatMessage)
         .filter(m -> m.contains(containing))
         .toList();
+  }
+
+  @Test
+  void start_withTokenAndAllowedHosts_oneWarn_thatTheListIsUnused() throws Exception {
+    try (RateLimitServer both =
+        builder()
+            .adminToken("s3cret".toCharArray())
+            .adminAllowedHosts(List.of("a.example"))
+            .start()) {
+      assertThat(lines(Level.WARNING, "--admin-allowed-hosts"))
+          .singleElement()
+          .asString()
+          .contains("admin token", "every Host");
+    }
+    logged.clear();
+    try (RateLimitServer tokenOnly = builder().adminToken("s3cret".toCharArray()).start();
+        RateLimitServer hostsOnly = builder().adminAllowedHosts(List.of("a.example")).start()) {
+      assertThat(lines(Level.WARNING, "--admin-allowed-hosts")).isEmpty();
+    }
   }
 
   @Test
