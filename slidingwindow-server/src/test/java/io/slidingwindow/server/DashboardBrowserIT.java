@@ -61,16 +61,7 @@ class DashboardBrowserIT {
   void start() throws Exception {
     Path config = dir.resolve("shop.yaml");
     Files.writeString(config, CONFIG);
-    server =
-        RateLimitServer.builder()
-            .config(config)
-            .host("127.0.0.1")
-            .grpcPort(0)
-            .httpPort(0)
-            .adminPort(0)
-            .reloadInterval(Duration.ZERO)
-            .adminAllowedHosts(List.of(ALLOWED))
-            .start();
+    server = TestServers.onLoopback(config).adminAllowedHosts(List.of(ALLOWED)).start();
     Path binary =
         Path.of(System.getProperty("chromium.binary", HeadlessChromium.DEFAULT_BINARY.toString()));
     browser =
@@ -258,5 +249,38 @@ class DashboardBrowserIT {
             () ->
                 assertThat(text("document.querySelector('#top tbody').textContent"))
                     .contains(shown));
+  }
+
+  @Test
+  void dashboard_feedRefused_showsTheReason_andUnanswered_saysNoAnswer() throws Exception {
+    int port = server.adminPort();
+    String allowed = "http://" + ALLOWED + ":" + port;
+    open(allowed + "/dashboard", allowed);
+    await("the page's first draw at " + allowed)
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> number("Number(document.body.dataset.draws || 0)") >= 1);
+
+    server.close();
+    await("the page, told no answer")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> text("document.getElementById('status').textContent"),
+            t -> !t.startsWith("updated"));
+    assertThat(text("document.getElementById('status').textContent"))
+        .startsWith("no answer: ")
+        .doesNotContain("HTTP");
+
+    // The same port again, now without the page's host name among the allowed ones: the feed is
+    // refused 403 with a JSON reason, which the page shows.
+    server = TestServers.onLoopback(dir.resolve("shop.yaml")).adminPort(port).start();
+    await("the page, showing why its feed is refused")
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(text("document.getElementById('status').textContent"))
+                    .startsWith(
+                        "HTTP 403: without an admin token this port answers only at localhost")
+                    .contains("--admin-allowed-hosts"));
+    assertThat(text("document.getElementById('status').className")).isEqualTo("status stale");
   }
 }

@@ -205,18 +205,35 @@
     document.body.dataset.updated = String(Date.now());
   }
 
+  // The reason an error answer gives in a JSON body {"error": "..."} (the service's and the
+  // endpoint's refusals), or null for any other body.
+  function reasonOf(text) {
+    try {
+      var body = JSON.parse(text);
+      return body && typeof body.error === "string" && body.error ? body.error : null;
+    } catch (notJson) {
+      return null;
+    }
+  }
+
   function poll() {
     fetch(document.body.dataset.feed, { cache: "no-store" })
       .then(function (response) {
         if (!response.ok) {
-          throw new Error("HTTP " + response.status);
+          return response.text().then(function (text) {
+            var reason = reasonOf(text);
+            var error = new Error("HTTP " + response.status + (reason ? ": " + reason : ""));
+            error.refused = reason !== null;
+            throw error;
+          });
         }
         return response.json();
       })
       .then(render, function (error) {
-        // The service did not answer; a fault of render itself stays an uncaught error.
+        // The service did not answer, or refused with a reason, which is shown as it is (as
+        // text); a fault of render itself stays an uncaught error.
         var status = byId("status");
-        status.textContent = "no answer: " + error.message;
+        status.textContent = error.refused ? error.message : "no answer: " + error.message;
         status.className = "status stale";
       })
       .finally(function () {

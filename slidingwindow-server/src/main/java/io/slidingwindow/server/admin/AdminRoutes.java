@@ -9,6 +9,7 @@ import io.slidingwindow.server.http.AllowedHosts;
 import io.slidingwindow.server.http.Json;
 import io.slidingwindow.server.http.Router;
 import io.slidingwindow.server.settings.Secret;
+import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,9 +34,16 @@ import java.util.Map;
  * <p>Without a token, a request is served, on any path, only at a {@code Host} of {@code
  * localhost}, an IP address or an allowed host name ({@link AllowedHosts}), else 403: a web page
  * whose host name is rebound to 127.0.0.1 cannot read the feed's refused keys, the overrides or the
- * configuration from the operator's browser.
+ * configuration from the operator's browser. With a token the allowed host names are unused, and a
+ * WARN line at start-up says so when some are given.
+ *
+ * <p>Each request refused before it is served (401, 403, 415) is counted by reason in {@code
+ * slidingwindow_server_request_errors_total{transport="admin"}} and written on the audit logger,
+ * bounded ({@link AdminRefusals}).
  */
 public final class AdminRoutes {
+
+  private static final System.Logger LOG = System.getLogger(AdminRoutes.class.getName());
 
   private AdminRoutes() {}
 
@@ -50,9 +58,18 @@ public final class AdminRoutes {
       ConfigWatcher watcher,
       ServerMetrics metrics,
       ServiceHealth health) {
+    if (token != null && !allowedHosts.isEmpty()) {
+      LOG.log(
+          Level.WARNING,
+          "--admin-allowed-hosts (SLIDINGWINDOW_ADMIN_ALLOWED_HOSTS) {0} is unused: with an admin"
+              + " token the admin port answers every Host, as the token is its guard; the list"
+              + " applies only without a token",
+          allowedHosts);
+    }
     AllowedHosts hosts = new AllowedHosts(allowedHosts);
+    AdminRefusals refusals = new AdminRefusals(reason -> metrics.refused("admin", reason));
     Router router =
-        new Router(token, hosts)
+        new Router(token, hosts, refusals)
             .add(
                 "GET",
                 "/metrics",

@@ -73,11 +73,14 @@ final class OverrideRoutes {
   private static final Set<String> OVERRIDE_FIELDS = Set.of("domain", "entries", "limits");
   private static final Set<String> ENTRY_FIELDS = Set.of("key", "value");
 
+  private final Router router;
   private final AdminOverrides overrides;
   private final boolean token;
   private final AllowedHosts hosts;
 
-  private OverrideRoutes(AdminOverrides overrides, boolean token, AllowedHosts hosts) {
+  private OverrideRoutes(
+      Router router, AdminOverrides overrides, boolean token, AllowedHosts hosts) {
+    this.router = router;
     this.overrides = overrides;
     this.token = token;
     this.hosts = hosts;
@@ -87,7 +90,7 @@ final class OverrideRoutes {
    * Adds the routes; {@code token}: whether the port asks for one; {@code hosts}: names allowed.
    */
   static void addTo(Router router, AdminOverrides overrides, boolean token, AllowedHosts hosts) {
-    OverrideRoutes routes = new OverrideRoutes(overrides, token, hosts);
+    OverrideRoutes routes = new OverrideRoutes(router, overrides, token, hosts);
     router
         .add("GET", "/v1/overrides", e -> routes.fromLoopbackName(e, routes::list))
         .add("PUT", "/v1/overrides", e -> routes.guarded(e, routes::set))
@@ -170,7 +173,9 @@ final class OverrideRoutes {
   private void fromLoopbackName(Exchange exchange, Router.Route route) {
     String host = exchange.header("Host");
     if (!token && !loopbackHost(host) && !hosts.allowedName(host)) {
-      exchange.fail(
+      router.refuse(
+          exchange,
+          Router.HOST_NOT_ALLOWED,
           403,
           "without a token the admin port answers overrides and quotas only for Host 127.0.0.1,"
               + " localhost, [::1] or a name in --admin-allowed-hosts");
@@ -189,11 +194,11 @@ final class OverrideRoutes {
 
   private void parsed(Exchange exchange, Body route) {
     if (BrowserRequests.fromBrowser(exchange)) {
-      BrowserRequests.refuse(exchange);
+      router.refuse(exchange, "browser_origin", 403, BrowserRequests.REFUSED);
       return;
     }
     if (!JsonContentType.accepts(exchange)) {
-      JsonContentType.refuse(exchange);
+      router.refuse(exchange, "unsupported_media_type", 415, JsonContentType.WANTED);
       return;
     }
     JsonNode body;

@@ -35,8 +35,9 @@ import java.util.concurrent.TimeUnit;
  *       requests, per transport (grpc, http).
  *   <li>{@code slidingwindow_server_request_errors_total{transport, reason}}: requests refused
  *       (invalid_argument, not_found, invalid_utf8, malformed, malformed_json,
- *       unsupported_media_type, browser_origin, internal) and connections ended by a bound
- *       (too_many_connections, read_timeout, malformed_http, too_large).
+ *       unsupported_media_type, browser_origin, internal; on the admin port, transport admin, also
+ *       unauthorized and host_not_allowed) and connections ended by a bound (too_many_connections,
+ *       read_timeout, malformed_http, too_large).
  *   <li>{@code slidingwindow_server_backend_errors_total{backend}}: decisions the store failed (no
  *       answer within the timeout, an error, an open breaker), answered by the failure policy.
  *   <li>{@code slidingwindow_server_ready}: 1 while ready, 0 while not.
@@ -108,7 +109,8 @@ public final class ServerMetrics implements DecisionEvents, ConfigWatcher.Listen
             reason,
             r ->
                 Counter.builder("slidingwindow.server.request.errors")
-                    .description("Requests refused as malformed or failed, connections ended")
+                    .description(
+                        "Requests refused as malformed, failed or not allowed, connections ended")
                     .tags("transport", transport, "reason", r)
                     .register(registry))
         .increment();

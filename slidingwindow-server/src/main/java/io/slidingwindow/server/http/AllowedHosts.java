@@ -25,6 +25,13 @@ import java.util.regex.Pattern;
  */
 public final class AllowedHosts {
 
+  /** What a refused request is told (403): where the port may be opened. */
+  public static final String REFUSED =
+      "without an admin token this port answers only at localhost or an IP address (this"
+          + " request's Host names another, as a web page rebound to this address would): open"
+          + " it at localhost or 127.0.0.1, list the host name in --admin-allowed-hosts"
+          + " (SLIDINGWINDOW_ADMIN_ALLOWED_HOSTS), or set an admin token";
+
   private static final Pattern IPV4 =
       Pattern.compile(
           "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
@@ -42,16 +49,6 @@ public final class AllowedHosts {
   public boolean serves(Exchange exchange) {
     String host = exchange.header("Host");
     return host == null || admits(host);
-  }
-
-  /** Answers {@code exchange} 403, saying where the port may be opened. */
-  public void refuse(Exchange exchange) {
-    exchange.fail(
-        403,
-        "without an admin token this port answers only at localhost or an IP address (this"
-            + " request's Host names another, as a web page rebound to this address would): open"
-            + " it at localhost or 127.0.0.1, list the host name in --admin-allowed-hosts"
-            + " (SLIDINGWINDOW_ADMIN_ALLOWED_HOSTS), or set an admin token");
   }
 
   /**

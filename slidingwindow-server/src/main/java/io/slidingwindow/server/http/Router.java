@@ -11,8 +11,10 @@ import java.util.Map;
  * Allow}) for another method. With a token, every request must carry {@code Authorization: Bearer
  * TOKEN} first, or gets 401 whatever its path, so that no path is revealed. Without a token, a
  * router given {@link AllowedHosts} answers a request whose {@code Host} they do not admit 403,
- * also before its path is looked at, so that no spelling of a path escapes. A route that throws is
- * answered 500 and logged in one line. Routes are added before the port opens; then thread-safe.
+ * also before its path is looked at, so that no spelling of a path escapes. Each such refusal, and
+ * each a route makes through {@link #refuse}, is told to the router's {@link Refusals} first. A
+ * route that throws is answered 500 and logged in one line. Routes are added before the port opens;
+ * then thread-safe.
  */
 public final class Router {
 
@@ -22,6 +24,22 @@ public final class Router {
     void handle(Exchange exchange);
   }
 
+  /** Hears each request refused before it is served (401, 403, 415): for metrics and the log. */
+  public interface Refusals {
+    /**
+     * {@code exchange} is about to be answered {@code status} with {@code message}, refused for
+     * {@code reason}, a word from a small set (a metric tag). Called on the event loop: must not
+     * block.
+     */
+    void refused(Exchange exchange, String reason, int status, String message);
+  }
+
+  /** The reason of a request without the token, or with another: 401. */
+  public static final String UNAUTHORIZED = "unauthorized";
+
+  /** The reason of a request whose {@code Host} is not answered: 403. */
+  public static final String HOST_NOT_ALLOWED = "host_not_allowed";
+
   private static final System.Logger LOG = System.getLogger(Router.class.getName());
 
   /** By path, then by method. */
@@ -29,19 +47,22 @@ public final class Router {
 
   private final Secret token;
   private final AllowedHosts hosts;
+  private final Refusals refusals;
 
   /** A router that asks every request for {@code token}, or for nothing when it is null. */
   public Router(Secret token) {
-    this(token, null);
+    this(token, null, (exchange, reason, status, message) -> {});
   }
 
   /**
    * A router that asks every request for {@code token}; when it is null, every request must name a
-   * {@code Host} that {@code hosts} admits, unless {@code hosts} is null too.
+   * {@code Host} that {@code hosts} admits, unless {@code hosts} is null too. Each refusal is told
+   * to {@code refusals}.
    */
-  public Router(Secret token, AllowedHosts hosts) {
+  public Router(Secret token, AllowedHosts hosts, Refusals refusals) {
     this.token = token;
     this.hosts = token == null ? hosts : null;
+    this.refusals = refusals;
   }
 
   /** Routes {@code method} requests for {@code path} to {@code route}. */
@@ -52,12 +73,17 @@ public final class Router {
 
   void dispatch(Exchange exchange) {
     if (token != null && !authorized(exchange.header("Authorization"))) {
-      exchange.fail(
-          401, "this port wants Authorization: Bearer <token>", "WWW-Authenticate", "Bearer");
+      refuse(
+          exchange,
+          UNAUTHORIZED,
+          401,
+          "this port wants Authorization: Bearer <token>",
+          "WWW-Authenticate",
+          "Bearer");
       return;
     }
     if (hosts != null && !hosts.serves(exchange)) {
-      hosts.refuse(exchange);
+      refuse(exchange, HOST_NOT_ALLOWED, 403, AllowedHosts.REFUSED);
       return;
     }
     Map<String, Route> methods = routes.get(exchange.path());
@@ -77,6 +103,16 @@ public final class Router {
       LOG.log(Level.ERROR, "HTTP " + exchange.path() + " failed: " + e, e);
       exchange.fail(500, "the rate limit service failed");
     }
+  }
+
+  /**
+   * Answers {@code exchange} {@code status} with {@code {"error": message}} and header name/value
+   * pairs, after telling the router's {@link Refusals} that it was refused for {@code reason}.
+   */
+  public void refuse(
+      Exchange exchange, String reason, int status, String message, String... headers) {
+    refusals.refused(exchange, reason, status, message);
+    exchange.fail(status, message, headers);
   }
 
   private boolean authorized(String header) {

@@ -188,11 +188,13 @@ class EndpointBrowserGuardIT {
     assertThat(send("GET", RESET, null))
         .as("a key's quota, read by the rebound page")
         .startsWith("403 ");
-    await("the page at the host name told no")
+    await("the page at the host name, showing why its feed is refused")
         .atMost(Duration.ofSeconds(30))
         .until(
             () -> browser.evaluate("document.getElementById('status').textContent").asText(),
-            text -> text.contains("403"));
+            text ->
+                text.startsWith("HTTP 403: a request at a host name (Host: " + REBOUND)
+                    && text.contains("management.endpoints.web.cors.allowed-origins"));
 
     open("http://127.0.0.1:" + port);
     drawn();
