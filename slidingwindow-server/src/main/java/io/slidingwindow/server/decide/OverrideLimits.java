@@ -25,8 +25,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * atomically against eviction; so it stays in the table for its window and precision after that
  * time, and a grant it counts then is still counted by the next request of its limit. A request
  * that stalls between that time and its decision for longer than the window and precision (for
- * Envoy's units, a second or more) may still count in a limiter that has left. Thread-safe; looking
- * up a limit the table holds takes no lock and allocates nothing.
+ * Envoy's units, a second or more) may still count in a limiter that has left.
+ *
+ * <p>A limiter answers store failures by the failure policy its domain has in the configuration the
+ * request was decided under: one made under another policy (before a reload) is replaced when its
+ * limit is next looked up under the new one. That happens on a shared store only, whose counts live
+ * in the store under keys the new limiter shares; in memory nothing fails, so the limiter and its
+ * counts stay. Thread-safe; looking up a limit the table holds takes no lock and allocates nothing.
  */
 final class OverrideLimits {
 
@@ -52,11 +57,13 @@ final class OverrideLimits {
     }
 
     final KeyedRateLimiter<String> limiter;
+    final FailurePolicy policy;
     final long idleNanos;
     private volatile long lastUsed;
 
-    Entry(KeyedRateLimiter<String> limiter, Limit limit, long now) {
+    Entry(KeyedRateLimiter<String> limiter, FailurePolicy policy, Limit limit, long now) {
       this.limiter = limiter;
+      this.policy = policy;
       this.idleNanos = limit.windowNanos() + limit.precision().toNanos();
       this.lastUsed = stamp(now);
     }
@@ -95,9 +102,15 @@ final class OverrideLimits {
       long seen = lastUsed;
       return now - seen > idleNanos && LAST_USED.compareAndSet(this, seen, EVICTED);
     }
+
+    /** Evicts the entry whether used or not: every {@link #use} fails from then on. */
+    void evict() {
+      lastUsed = EVICTED;
+    }
   }
 
   private final LimiterStore store;
+  private final boolean policyMatters;
   private final int maxPerDomain;
   private final long maxKeys;
   private final Ticker ticker;
@@ -105,6 +118,7 @@ final class OverrideLimits {
 
   OverrideLimits(LimiterStore store, int maxPerDomain, long maxKeys, Ticker ticker) {
     this.store = store;
+    this.policyMatters = !store.inMemory();
     this.maxPerDomain = maxPerDomain;
     this.maxKeys = maxKeys;
     this.ticker = ticker;
@@ -120,24 +134,37 @@ final class OverrideLimits {
     while (true) {
       long now = ticker.read();
       Entry entry = table.get(limit);
-      if (entry == null) {
+      if (entry == null || stale(entry, policy)) {
         entry = add(domain, table, limit, policy, now);
       }
       if (entry.use(now)) {
         return entry.limiter;
       }
-      // Evicted since the lookup, to make room; its evictor takes it out too, under the lock.
+      // Evicted since the lookup, to make room or for another policy; its evictor takes it out.
       table.remove(limit, entry);
     }
+  }
+
+  /**
+   * Whether {@code entry} answers store failures by another policy than {@code policy}, the one its
+   * domain has now. In memory nothing fails, and a new limiter would lose the counts.
+   */
+  private boolean stale(Entry entry, FailurePolicy policy) {
+    return policyMatters && entry.policy != policy;
   }
 
   private synchronized Entry add(
       String domain, Map<Limit, Entry> table, Limit limit, FailurePolicy policy, long now) {
     Entry entry = table.get(limit);
-    if (entry != null) {
+    if (entry != null && !stale(entry, policy)) {
       return entry;
     }
-    if (table.size() >= maxPerDomain) {
+    if (entry != null) {
+      // Made under another failure policy, before a reload: a limiter of the current one takes its
+      // place. On a shared store the counts live in the store, under the same keys, so they stay.
+      entry.evict();
+      table.remove(limit);
+    } else if (table.size() >= maxPerDomain) {
       Iterator<Entry> entries = table.values().iterator();
       while (entries.hasNext() && table.size() >= maxPerDomain) {
         if (entries.next().evictIfIdle(now)) {
@@ -154,7 +181,7 @@ final class OverrideLimits {
                 + " unused for its window makes room");
       }
     }
-    entry = new Entry(store.create(List.of(limit), policy, maxKeys, null), limit, now);
+    entry = new Entry(store.create(List.of(limit), policy, maxKeys, null), policy, limit, now);
     table.put(limit, entry);
     return entry;
   }

@@ -136,6 +136,21 @@ class OverrideLimitsTest {
         .isEqualTo(Code.OK);
   }
 
+  /** In memory a failure policy has no effect: a reload that changes it keeps the counts. */
+  @Test
+  void apply_policyChangedInMemory_overrideKeepsItsCounts() throws ConfigException {
+    Decider decider = decider(true, 16);
+    for (int i = 0; i < 2; i++) {
+      assertThat(decider.decide(TestRequest.of("a", override("u", 2))).overall())
+          .isEqualTo(Code.OK);
+    }
+
+    decider.apply(Configs.parse("failure_policy: refuse\n" + CONFIG.formatted("a")));
+
+    assertThat(decider.decide(TestRequest.of("a", override("u", 2))).overall())
+        .isEqualTo(Code.OVER_LIMIT);
+  }
+
   /** A clock may read any value, the one eviction leaves as its mark included. */
   @Test
   void limiter_clockAtLongMinValue_isHandedOutAgain() {
