@@ -42,7 +42,11 @@ class OverrideLimitsTest {
   }
 
   private static TestRequest.Descriptor override(String user, long requests) {
-    return descriptor("user", user).override(requests, TimeUnitName.SECOND);
+    return override(user, requests, TimeUnitName.SECOND);
+  }
+
+  private static TestRequest.Descriptor override(String user, long requests, TimeUnitName unit) {
+    return descriptor("user", user).override(requests, unit);
   }
 
   @Test
@@ -120,6 +124,47 @@ class OverrideLimitsTest {
     assertThat(decider.decide(TestRequest.of("a", override("u", 5))).overall())
         .as("limits unused for their window made room")
         .isEqualTo(Code.OK);
+  }
+
+  /**
+   * Limits of a year sent once must not fill a domain's table for a year: unused for a minute, the
+   * least recently used of them makes room (its count is lost in memory), while one used within
+   * that minute stays and keeps its count.
+   */
+  @Test
+  void decide_domainFullOfYearLimits_theLeastRecentlyUsedUnusedForAMinuteMakesRoom()
+      throws ConfigException {
+    Decider decider = decider(true, 4);
+    for (int limit = 1; limit <= 4; limit++) {
+      assertThat(
+              decider
+                  .decide(TestRequest.of("a", override("u", limit, TimeUnitName.YEAR)))
+                  .overall())
+          .isEqualTo(Code.OK);
+    }
+    ticker.advance(Duration.ofSeconds(30));
+
+    assertThatThrownBy(() -> decider.decide(TestRequest.of("a", override("u", 5))))
+        .isInstanceOf(BadRequest.class)
+        .hasMessageContaining("holds 4 distinct descriptor limit overrides in use")
+        .hasMessageContaining("--max-override-limits, SLIDINGWINDOW_MAX_OVERRIDE_LIMITS")
+        .hasMessageContaining("or for 60 s if that is longer");
+    assertThat(decider.decide(TestRequest.of("a", override("u", 1, TimeUnitName.YEAR))).overall())
+        .as("used again now, and its count holds")
+        .isEqualTo(Code.OVER_LIMIT);
+
+    ticker.advance(Duration.ofSeconds(31));
+    for (int limit = 5; limit <= 7; limit++) {
+      assertThat(decider.decide(TestRequest.of("a", override("u", limit))).overall())
+          .as("a limit of a year unused for 61 s made room for %s per second", limit)
+          .isEqualTo(Code.OK);
+    }
+    assertThat(decider.decide(TestRequest.of("a", override("u", 1, TimeUnitName.YEAR))).overall())
+        .as("the one used 31 s ago stayed, with its count")
+        .isEqualTo(Code.OVER_LIMIT);
+    assertThatThrownBy(() -> decider.decide(TestRequest.of("a", override("u", 8))))
+        .as("limits of a second just used do not make room")
+        .isInstanceOf(BadRequest.class);
   }
 
   @Test
