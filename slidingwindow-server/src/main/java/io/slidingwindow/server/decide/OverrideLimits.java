@@ -22,21 +22,23 @@ import java.util.concurrent.TimeUnit;
  * maxPerDomain} distinct limits at once, each tracking at most {@code maxKeys} keys in memory,
  * apart from every configured rule's limiter (whose own key bound they never touch) and from every
  * other domain's. When a domain's table is full, a limit that nobody used for longer than its
- * window plus its precision (so it counts nothing any more) makes room. If none did, the least
- * recently used limit with a window longer than {@link #LONG_WINDOW_GRACE}, unused for longer than
- * that grace, makes room, though it may still count something: without it, limits of a day or a
- * year sent once would fill the table for that long. Its counts stay on a shared store (its keys
- * are the same when the limit comes back) and are lost in memory; a WARNING says so, at most once
- * per {@link #WARNING_INTERVAL} and domain. If no limit can make room, the descriptor is refused as
- * INVALID_ARGUMENT, with a message that names the bound and the setting that raises it, and a
- * WARNING as often.
+ * window plus its precision (so it counts nothing any more) makes room. If none did, then on a
+ * shared store only, the least recently used limit with a window longer than {@link
+ * #LONG_WINDOW_GRACE}, unused for longer than that grace, makes room, though it may still count
+ * something: its counts stay in the store, under the keys its limit has again when it comes back,
+ * and without it limits of a day or a year sent once would fill the table for that long. A WARNING
+ * says so, at most once per {@link #WARNING_INTERVAL} and domain. In memory a limit's counts live
+ * only in its limiter, so it keeps its place for as long as it counts anything: letting it go
+ * earlier would let a caller who churns limits reset its count. If no limit can make room, the
+ * descriptor is refused as INVALID_ARGUMENT, with a message that names the bound and the setting
+ * that raises it, and a WARNING as often.
  *
  * <p>A limiter is handed out only once its entry is marked used at the time {@link #limiter} read,
  * atomically against eviction; so it stays in the table for its window and precision after that
- * time (at most the grace, for a longer window while the table is full), and a grant it counts then
- * is still counted by the next request of its limit. A request that stalls between that time and
- * its decision for longer than that (for Envoy's units, a second or more) may still count in a
- * limiter that has left.
+ * time (on a shared store, at most the grace for a longer window while the table is full), and a
+ * grant it counts then is still counted by the next request of its limit. A request that stalls
+ * between that time and its decision for longer than that (for Envoy's units, a second or more) may
+ * still count in a limiter that has left.
  *
  * <p>A limiter answers store failures by the failure policy its domain has in the configuration the
  * request was decided under: one made under another policy (before a reload) is replaced when its
@@ -47,8 +49,9 @@ import java.util.concurrent.TimeUnit;
 final class OverrideLimits {
 
   /**
-   * How long a limit with a longer window must be unused before it may make room in a full table: a
-   * minute, so that limits of a second and a minute leave only once they count nothing.
+   * How long a limit with a longer window must be unused before it may make room in a full table on
+   * a shared store: a minute, so that limits of a second and a minute leave only once they count
+   * nothing.
    */
   static final Duration LONG_WINDOW_GRACE = Duration.ofMinutes(1);
 
@@ -82,7 +85,10 @@ final class OverrideLimits {
     final FailurePolicy policy;
     final long idleNanos;
 
-    /** How long unused before the entry may make room though it still counts: at most idle. */
+    /**
+     * How long unused before the entry may make room on a shared store though it still counts: at
+     * most idle.
+     */
     final long yieldNanos;
 
     private volatile long lastUsed;
@@ -219,9 +225,10 @@ final class OverrideLimits {
               + Option.MAX_OVERRIDE_LIMITS.optionName()
               + ", "
               + Option.MAX_OVERRIDE_LIMITS.environmentVariable()
-              + "); one makes room once unused for its window, or for "
-              + LONG_WINDOW_GRACE.toSeconds()
-              + " s if that is longer";
+              + "); one makes room once unused for its window"
+              + (policyMatters
+                  ? ", or for " + LONG_WINDOW_GRACE.toSeconds() + " s if that is longer"
+                  : ", however long: in memory its counts would go with it");
       if (!table.warnedOfRefusal || now - table.refusalWarnedAt >= WARNING_INTERVAL.toNanos()) {
         table.warnedOfRefusal = true;
         table.refusalWarnedAt = now;
@@ -236,8 +243,9 @@ final class OverrideLimits {
 
   /**
    * Evicts limits from the full table of {@code domain} until it has room: first, as many as
-   * needed, limits that count nothing any more; then, one at a time, the least recently used of
-   * those unused for longer than their {@link Entry#yieldNanos}. False if none can go.
+   * needed, limits that count nothing any more; then, on a shared store only, one at a time, the
+   * least recently used of those unused for longer than their {@link Entry#yieldNanos}. False if
+   * none can go.
    */
   private boolean makeRoom(String domain, Table table, long now) {
     Map<Limit, Entry> entries = table.entries;
@@ -247,6 +255,10 @@ final class OverrideLimits {
       if (entry.evictIfUnusedFor(now, entry.idleNanos)) {
         idle.remove();
       }
+    }
+    if (!policyMatters) {
+      // In memory the counts of a limit that still counts would be lost with it.
+      return entries.size() < maxPerDomain;
     }
     while (entries.size() >= maxPerDomain) {
       Map.Entry<Limit, Entry> oldest = null;
@@ -288,9 +300,6 @@ final class OverrideLimits {
             + limit
             + ", unused for "
             + TimeUnit.NANOSECONDS.toSeconds(unused)
-            + " s but within its window, made room for a new one"
-            + (policyMatters
-                ? "; its counts stay in the store"
-                : "; its counts are lost, and start from zero if it comes back"));
+            + " s but within its window, made room for a new one; its counts stay in the store");
   }
 }
