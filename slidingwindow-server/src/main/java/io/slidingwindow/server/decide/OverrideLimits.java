@@ -5,12 +5,16 @@ import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.server.decide.Decisions.BadRequest;
+import io.slidingwindow.server.settings.Option;
+import java.lang.System.Logger.Level;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The limiters of the limits that descriptors carry themselves (Envoy's {@code RateLimitOverride}),
@@ -18,17 +22,43 @@ import java.util.concurrent.ConcurrentHashMap;
  * maxPerDomain} distinct limits at once, each tracking at most {@code maxKeys} keys in memory,
  * apart from every configured rule's limiter (whose own key bound they never touch) and from every
  * other domain's. When a domain's table is full, a limit that nobody used for longer than its
- * window plus its precision (so it counts nothing any more) makes room; if none did, the descriptor
- * is refused as INVALID_ARGUMENT.
+ * window plus its precision (so it counts nothing any more) makes room. If none did, then on a
+ * shared store only, the least recently used limit with a window longer than {@link
+ * #LONG_WINDOW_GRACE}, unused for longer than that grace, makes room, though it may still count
+ * something: its counts stay in the store, under the keys its limit has again when it comes back,
+ * and without it limits of a day or a year sent once would fill the table for that long. A WARNING
+ * says so, at most once per {@link #WARNING_INTERVAL} and domain. In memory a limit's counts live
+ * only in its limiter, so it keeps its place for as long as it counts anything: letting it go
+ * earlier would let a caller who churns limits reset its count. If no limit can make room, the
+ * descriptor is refused as INVALID_ARGUMENT, with a message that names the bound and the setting
+ * that raises it, and a WARNING as often.
  *
  * <p>A limiter is handed out only once its entry is marked used at the time {@link #limiter} read,
  * atomically against eviction; so it stays in the table for its window and precision after that
- * time, and a grant it counts then is still counted by the next request of its limit. A request
- * that stalls between that time and its decision for longer than the window and precision (for
- * Envoy's units, a second or more) may still count in a limiter that has left. Thread-safe; looking
- * up a limit the table holds takes no lock and allocates nothing.
+ * time (on a shared store, at most the grace for a longer window while the table is full), and a
+ * grant it counts then is still counted by the next request of its limit. A request that stalls
+ * between that time and its decision for longer than that (for Envoy's units, a second or more) may
+ * still count in a limiter that has left.
+ *
+ * <p>A limiter answers store failures by the failure policy its domain has in the configuration the
+ * request was decided under: one made under another policy (before a reload) is replaced when its
+ * limit is next looked up under the new one. That happens on a shared store only, whose counts live
+ * in the store under keys the new limiter shares; in memory nothing fails, so the limiter and its
+ * counts stay. Thread-safe; looking up a limit the table holds takes no lock and allocates nothing.
  */
 final class OverrideLimits {
+
+  /**
+   * How long a limit with a longer window must be unused before it may make room in a full table on
+   * a shared store: a minute, so that limits of a second and a minute leave only once they count
+   * nothing.
+   */
+  static final Duration LONG_WINDOW_GRACE = Duration.ofMinutes(1);
+
+  /** The least time between two WARNINGs of one kind about one domain's table. */
+  static final Duration WARNING_INTERVAL = Duration.ofMinutes(1);
+
+  private static final System.Logger LOG = System.getLogger(OverrideLimits.class.getName());
 
   /**
    * A limit's limiter and when it was last used. Using it and evicting it both claim {@code
@@ -52,12 +82,25 @@ final class OverrideLimits {
     }
 
     final KeyedRateLimiter<String> limiter;
+    final FailurePolicy policy;
     final long idleNanos;
+
+    /**
+     * How long unused before the entry may make room on a shared store though it still counts: at
+     * most idle.
+     */
+    final long yieldNanos;
+
     private volatile long lastUsed;
 
-    Entry(KeyedRateLimiter<String> limiter, Limit limit, long now) {
+    Entry(KeyedRateLimiter<String> limiter, FailurePolicy policy, Limit limit, long now) {
       this.limiter = limiter;
+      this.policy = policy;
       this.idleNanos = limit.windowNanos() + limit.precision().toNanos();
+      this.yieldNanos =
+          limit.windowNanos() > LONG_WINDOW_GRACE.toNanos()
+              ? LONG_WINDOW_GRACE.toNanos()
+              : idleNanos;
       this.lastUsed = stamp(now);
     }
 
@@ -87,24 +130,45 @@ final class OverrideLimits {
       return true;
     }
 
+    /** How long before {@code now} the entry was last used. */
+    long unusedFor(long now) {
+      return now - lastUsed;
+    }
+
     /**
-     * Evicts the entry if nobody used it for longer than {@link #idleNanos} before {@code now}:
-     * true if so, and from then on every {@link #use} fails. A use that comes first wins.
+     * Evicts the entry if nobody used it for longer than {@code nanos} before {@code now}: true if
+     * so, and from then on every {@link #use} fails. A use that comes first wins.
      */
-    boolean evictIfIdle(long now) {
+    boolean evictIfUnusedFor(long now, long nanos) {
       long seen = lastUsed;
-      return now - seen > idleNanos && LAST_USED.compareAndSet(this, seen, EVICTED);
+      return now - seen > nanos && LAST_USED.compareAndSet(this, seen, EVICTED);
+    }
+
+    /** Evicts the entry whether used or not: every {@link #use} fails from then on. */
+    void evict() {
+      lastUsed = EVICTED;
     }
   }
 
+  /** One domain's limits, and when a WARNING about them was last written (under the lock). */
+  private static final class Table {
+    final Map<Limit, Entry> entries = new ConcurrentHashMap<>();
+    boolean warnedOfEviction;
+    long evictionWarnedAt;
+    boolean warnedOfRefusal;
+    long refusalWarnedAt;
+  }
+
   private final LimiterStore store;
+  private final boolean policyMatters;
   private final int maxPerDomain;
   private final long maxKeys;
   private final Ticker ticker;
-  private final Map<String, Map<Limit, Entry>> domains = new ConcurrentHashMap<>();
+  private final Map<String, Table> domains = new ConcurrentHashMap<>();
 
   OverrideLimits(LimiterStore store, int maxPerDomain, long maxKeys, Ticker ticker) {
     this.store = store;
+    this.policyMatters = !store.inMemory();
     this.maxPerDomain = maxPerDomain;
     this.maxKeys = maxKeys;
     this.ticker = ticker;
@@ -113,49 +177,129 @@ final class OverrideLimits {
   /**
    * The limiter of {@code limit} in {@code domain}, made if needed.
    *
-   * @throws BadRequest if the domain holds its most limits and none is idle
+   * @throws BadRequest if the domain holds its most limits and none can make room
    */
   KeyedRateLimiter<String> limiter(String domain, Limit limit, FailurePolicy policy) {
-    Map<Limit, Entry> table = domains.computeIfAbsent(domain, d -> new ConcurrentHashMap<>());
+    Table table = domains.computeIfAbsent(domain, d -> new Table());
     while (true) {
       long now = ticker.read();
-      Entry entry = table.get(limit);
-      if (entry == null) {
+      Entry entry = table.entries.get(limit);
+      if (entry == null || stale(entry, policy)) {
         entry = add(domain, table, limit, policy, now);
       }
       if (entry.use(now)) {
         return entry.limiter;
       }
-      // Evicted since the lookup, to make room; its evictor takes it out too, under the lock.
-      table.remove(limit, entry);
+      // Evicted since the lookup, to make room or for another policy; its evictor takes it out.
+      table.entries.remove(limit, entry);
     }
   }
 
+  /**
+   * Whether {@code entry} answers store failures by another policy than {@code policy}, the one its
+   * domain has now. In memory nothing fails, and a new limiter would lose the counts.
+   */
+  private boolean stale(Entry entry, FailurePolicy policy) {
+    return policyMatters && entry.policy != policy;
+  }
+
   private synchronized Entry add(
-      String domain, Map<Limit, Entry> table, Limit limit, FailurePolicy policy, long now) {
-    Entry entry = table.get(limit);
-    if (entry != null) {
+      String domain, Table table, Limit limit, FailurePolicy policy, long now) {
+    Map<Limit, Entry> entries = table.entries;
+    Entry entry = entries.get(limit);
+    if (entry != null && !stale(entry, policy)) {
       return entry;
     }
-    if (table.size() >= maxPerDomain) {
-      Iterator<Entry> entries = table.values().iterator();
-      while (entries.hasNext() && table.size() >= maxPerDomain) {
-        if (entries.next().evictIfIdle(now)) {
-          entries.remove();
-        }
+    if (entry != null) {
+      // Made under another failure policy, before a reload: a limiter of the current one takes its
+      // place. On a shared store the counts live in the store, under the same keys, so they stay.
+      entry.evict();
+      entries.remove(limit);
+    } else if (entries.size() >= maxPerDomain && !makeRoom(domain, table, now)) {
+      String message =
+          "domain '"
+              + domain
+              + "' holds "
+              + maxPerDomain
+              + " distinct descriptor limit overrides in use, the most it keeps (--"
+              + Option.MAX_OVERRIDE_LIMITS.optionName()
+              + ", "
+              + Option.MAX_OVERRIDE_LIMITS.environmentVariable()
+              + "); one makes room once unused for its window"
+              + (policyMatters
+                  ? ", or for " + LONG_WINDOW_GRACE.toSeconds() + " s if that is longer"
+                  : ", however long: in memory its counts would go with it");
+      if (!table.warnedOfRefusal || now - table.refusalWarnedAt >= WARNING_INTERVAL.toNanos()) {
+        table.warnedOfRefusal = true;
+        table.refusalWarnedAt = now;
+        LOG.log(Level.WARNING, message + "; a descriptor with a new limit was refused");
       }
-      if (table.size() >= maxPerDomain) {
-        throw BadRequest.invalid(
-            "domain '"
-                + domain
-                + "' holds "
-                + maxPerDomain
-                + " distinct descriptor limit overrides in use, the most it keeps; an override"
-                + " unused for its window makes room");
+      throw BadRequest.invalid(message);
+    }
+    entry = new Entry(store.create(List.of(limit), policy, maxKeys, null), policy, limit, now);
+    entries.put(limit, entry);
+    return entry;
+  }
+
+  /**
+   * Evicts limits from the full table of {@code domain} until it has room: first, as many as
+   * needed, limits that count nothing any more; then, on a shared store only, one at a time, the
+   * least recently used of those unused for longer than their {@link Entry#yieldNanos}. False if
+   * none can go.
+   */
+  private boolean makeRoom(String domain, Table table, long now) {
+    Map<Limit, Entry> entries = table.entries;
+    Iterator<Entry> idle = entries.values().iterator();
+    while (idle.hasNext() && entries.size() >= maxPerDomain) {
+      Entry entry = idle.next();
+      if (entry.evictIfUnusedFor(now, entry.idleNanos)) {
+        idle.remove();
       }
     }
-    entry = new Entry(store.create(List.of(limit), policy, maxKeys, null), limit, now);
-    table.put(limit, entry);
-    return entry;
+    if (!policyMatters) {
+      // In memory the counts of a limit that still counts would be lost with it.
+      return entries.size() < maxPerDomain;
+    }
+    while (entries.size() >= maxPerDomain) {
+      Map.Entry<Limit, Entry> oldest = null;
+      for (Map.Entry<Limit, Entry> candidate : entries.entrySet()) {
+        Entry entry = candidate.getValue();
+        if (entry.unusedFor(now) > entry.yieldNanos
+            && (oldest == null || entry.unusedFor(now) > oldest.getValue().unusedFor(now))) {
+          oldest = candidate;
+        }
+      }
+      if (oldest == null) {
+        return false;
+      }
+      Entry entry = oldest.getValue();
+      long unused = entry.unusedFor(now);
+      if (entry.evictIfUnusedFor(now, entry.yieldNanos)) { // else used meanwhile: look again
+        entries.remove(oldest.getKey(), entry);
+        warnOfEviction(domain, table, oldest.getKey(), unused, now);
+      }
+    }
+    return true;
+  }
+
+  private void warnOfEviction(String domain, Table table, Limit limit, long unused, long now) {
+    if (table.warnedOfEviction && now - table.evictionWarnedAt < WARNING_INTERVAL.toNanos()) {
+      return;
+    }
+    table.warnedOfEviction = true;
+    table.evictionWarnedAt = now;
+    LOG.log(
+        Level.WARNING,
+        "domain '"
+            + domain
+            + "' holds "
+            + maxPerDomain
+            + " distinct descriptor limit overrides, the most it keeps (--"
+            + Option.MAX_OVERRIDE_LIMITS.optionName()
+            + "): the override "
+            + limit
+            + ", unused for "
+            + TimeUnit.NANOSECONDS.toSeconds(unused)
+            + " s but within its window, made room for a new one; its counts stay in the store");
   }
 }

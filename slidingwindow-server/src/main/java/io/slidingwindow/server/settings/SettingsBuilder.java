@@ -200,7 +200,8 @@ public abstract class SettingsBuilder<B extends SettingsBuilder<B>>
 
   /**
    * The most distinct override limits kept per domain at once, 16 by default; an override limit
-   * unused for longer than its window is dropped (it counts nothing any more) to make room.
+   * unused for longer than its window (on Redis, or for a minute if that is longer) is dropped to
+   * make room.
    */
   public B maxOverrideLimits(int maxOverrideLimits) {
     if (maxOverrideLimits <= 0) {

@@ -42,7 +42,11 @@ class OverrideLimitsTest {
   }
 
   private static TestRequest.Descriptor override(String user, long requests) {
-    return descriptor("user", user).override(requests, TimeUnitName.SECOND);
+    return override(user, requests, TimeUnitName.SECOND);
+  }
+
+  private static TestRequest.Descriptor override(String user, long requests, TimeUnitName unit) {
+    return descriptor("user", user).override(requests, unit);
   }
 
   @Test
@@ -122,6 +126,50 @@ class OverrideLimitsTest {
         .isEqualTo(Code.OK);
   }
 
+  /**
+   * In memory a limit's counts live only in its limiter, so a limit of a year keeps its place in a
+   * full table for as long as it counts: were it let go after a minute, a caller could churn limits
+   * to reset its count. A new limit is refused, with the bound and its setting, and the counts of
+   * the year hold. (On Redis, where the counts stay in the store, one unused for a minute makes
+   * room: OverrideEvictionIT.)
+   */
+  @Test
+  void decide_inMemoryDomainFullOfYearLimits_refusesNewOnes_andTheirCountsHold()
+      throws ConfigException {
+    Decider decider = decider(true, 4);
+    for (int limit = 1; limit <= 4; limit++) {
+      assertThat(
+              decider
+                  .decide(TestRequest.of("a", override("u", limit, TimeUnitName.YEAR)))
+                  .overall())
+          .isEqualTo(Code.OK);
+    }
+    ticker.advance(Duration.ofSeconds(30));
+    assertThat(decider.decide(TestRequest.of("a", override("u", 1, TimeUnitName.YEAR))).overall())
+        .as("used again now, and its count holds")
+        .isEqualTo(Code.OVER_LIMIT);
+
+    ticker.advance(Duration.ofSeconds(31));
+    assertThatThrownBy(() -> decider.decide(TestRequest.of("a", override("u", 5))))
+        .as("limits of a year unused for 61 s still hold the table")
+        .isInstanceOf(BadRequest.class)
+        .hasMessageContaining("holds 4 distinct descriptor limit overrides in use")
+        .hasMessageContaining("--max-override-limits, SLIDINGWINDOW_MAX_OVERRIDE_LIMITS")
+        .hasMessageContaining("once unused for its window")
+        .hasMessageNotContaining("60 s");
+    assertThat(decider.decide(TestRequest.of("a", override("u", 1, TimeUnitName.YEAR))).overall())
+        .isEqualTo(Code.OVER_LIMIT);
+    for (int limit = 2; limit <= 4; limit++) {
+      assertThat(
+              decider
+                  .decide(TestRequest.of("a", override("u", limit, TimeUnitName.YEAR)))
+                  .status(0)
+                  .remaining())
+          .as("the limit of %s a year still counts the grant of 61 s ago", limit)
+          .isEqualTo(limit - 2);
+    }
+  }
+
   @Test
   void decide_overrideKeys_boundedApartFromTheRulesKeys() throws ConfigException {
     Decider decider = decider(true, 16); // at most 10 keys per override limit
@@ -134,6 +182,21 @@ class OverrideLimitsTest {
         .isEqualTo(Code.OVER_LIMIT);
     assertThat(decider.decide(TestRequest.of("a", descriptor("user", "u-new"))).overall())
         .isEqualTo(Code.OK);
+  }
+
+  /** In memory a failure policy has no effect: a reload that changes it keeps the counts. */
+  @Test
+  void apply_policyChangedInMemory_overrideKeepsItsCounts() throws ConfigException {
+    Decider decider = decider(true, 16);
+    for (int i = 0; i < 2; i++) {
+      assertThat(decider.decide(TestRequest.of("a", override("u", 2))).overall())
+          .isEqualTo(Code.OK);
+    }
+
+    decider.apply(Configs.parse("failure_policy: refuse\n" + CONFIG.formatted("a")));
+
+    assertThat(decider.decide(TestRequest.of("a", override("u", 2))).overall())
+        .isEqualTo(Code.OVER_LIMIT);
   }
 
   /** A clock may read any value, the one eviction leaves as its mark included. */
