@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -49,9 +51,16 @@ import org.springframework.web.cors.CorsConfiguration;
  * in place of the missing header (its own, or {@code localhost}) says nothing of where the request
  * came from, and is not judged.
  *
- * <p>Immutable and thread-safe.
+ * <p>Thread-safe. Its only state is the set of refusals already logged at INFO ({@link #refuse}).
  */
 final class BrowserGuard {
+
+  /**
+   * The most distinct refusals (method and reason) a guard logs at INFO, each the first time; the
+   * same refusal again, and any refusal once this many were logged, goes to DEBUG. A page left open
+   * at a refused host name polls every second, and a host name is the sender's to choose.
+   */
+  static final int REFUSALS_LOGGED_AT_INFO = 256;
 
   private static final System.Logger LOG = System.getLogger(SlidingWindowQuotas.AUDIT_LOGGER);
 
@@ -75,6 +84,7 @@ final class BrowserGuard {
 
   private final List<String> endpoint;
   private final CorsConfiguration cors;
+  private final Set<String> loggedAtInfo = ConcurrentHashMap.newKeySet();
 
   /**
    * Guards the endpoint at path {@code endpointPath} (such as {@code /actuator/slidingwindow}),
@@ -201,13 +211,17 @@ final class BrowserGuard {
 
   /**
    * The answer to a refused request, {@code {"error": reason}} (403, {@code application/json}), and
-   * its log line (INFO, with the endpoint's other operations): the method and the reason, not the
-   * path, which may hold a key.
+   * its log line, with the endpoint's other operations: the method and the reason, not the path,
+   * which may hold a key. At INFO the first time this guard refuses so, at DEBUG after that (see
+   * {@link #REFUSALS_LOGGED_AT_INFO}).
    */
-  static byte[] refuse(String method, String reason) {
+  byte[] refuse(String method, String reason) {
+    boolean first =
+        loggedAtInfo.size() < REFUSALS_LOGGED_AT_INFO && loggedAtInfo.add(method + " " + reason);
     LOG.log(
-        Level.INFO,
-        "slidingwindow endpoint: refused {0}, which a web page may have sent: {1}",
+        first ? Level.INFO : Level.DEBUG,
+        "slidingwindow endpoint: refused {0}, which a web page may have sent: {1}"
+            + (first ? " (the same refusal again is logged at DEBUG)" : ""),
         method,
         reason);
     return DashboardFeed.toJson(Map.of("error", reason)).getBytes(StandardCharsets.UTF_8);

@@ -36,7 +36,7 @@ final class BrowserGuardFilter extends OncePerRequestFilter implements Ordered {
               request.getHeader("Sec-Fetch-Site"),
               host(request));
       if (refusal != null) {
-        byte[] body = BrowserGuard.refuse(request.getMethod(), refusal);
+        byte[] body = guard.refuse(request.getMethod(), refusal);
         response.setStatus(HttpServletResponse.SC_FORBIDDEN);
         response.setContentType("application/json");
         response.setContentLength(body.length);

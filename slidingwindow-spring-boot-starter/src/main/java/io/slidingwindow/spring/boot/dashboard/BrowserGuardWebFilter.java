@@ -36,7 +36,7 @@ final class BrowserGuardWebFilter implements WebFilter, Ordered {
               request.getHeaders().getFirst("Sec-Fetch-Site"),
               host(request));
       if (refusal != null) {
-        byte[] body = BrowserGuard.refuse(request.getMethod().name(), refusal);
+        byte[] body = guard.refuse(request.getMethod().name(), refusal);
         ServerHttpResponse response = exchange.getResponse();
         response.setStatusCode(HttpStatus.FORBIDDEN);
         response.getHeaders().setContentType(MediaType.APPLICATION_JSON);

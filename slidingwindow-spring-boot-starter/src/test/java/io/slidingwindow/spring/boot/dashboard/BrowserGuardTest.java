@@ -25,6 +25,60 @@ class BrowserGuardTest {
     return guard.guards(method, PathContainer.parsePath(path));
   }
 
+  /**
+   * A page left open at a refused host name polls every second: the first refusal of its kind is
+   * logged at INFO, the same one again at DEBUG, and the INFO lines stop after a bounded number of
+   * distinct refusals, since a host name is the sender's to choose.
+   */
+  @Test
+  void refuse_logsEachRefusalOnceAtInfo_andABoundedNumber() {
+    java.util.logging.Logger audit =
+        java.util.logging.Logger.getLogger(
+            "io.slidingwindow.spring.boot.dashboard.SlidingWindowQuotas");
+    List<java.util.logging.Level> levels = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.logging.Handler handler =
+        new java.util.logging.Handler() {
+          @Override
+          public void publish(java.util.logging.LogRecord line) {
+            levels.add(line.getLevel());
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    java.util.logging.Level before = audit.getLevel();
+    audit.setLevel(java.util.logging.Level.ALL);
+    audit.addHandler(handler);
+    try {
+      BrowserGuard fresh = new BrowserGuard("/actuator/slidingwindow", cors());
+      for (int poll = 0; poll < 5; poll++) {
+        fresh.refuse("GET", "a request at a host name (Host: rebound.test) may not read this");
+      }
+      assertThat(levels)
+          .as("five polls of one page")
+          .containsExactly(
+              java.util.logging.Level.INFO,
+              java.util.logging.Level.FINE,
+              java.util.logging.Level.FINE,
+              java.util.logging.Level.FINE,
+              java.util.logging.Level.FINE);
+
+      levels.clear();
+      for (int name = 0; name < BrowserGuard.REFUSALS_LOGGED_AT_INFO + 10; name++) {
+        fresh.refuse("GET", "a request at a host name (Host: n" + name + ".test) may not read");
+      }
+      assertThat(levels.stream().filter(java.util.logging.Level.INFO::equals).count())
+          .as("INFO lines for %s distinct host names", BrowserGuard.REFUSALS_LOGGED_AT_INFO + 10)
+          .isEqualTo(BrowserGuard.REFUSALS_LOGGED_AT_INFO - 1L);
+    } finally {
+      audit.removeHandler(handler);
+      audit.setLevel(before);
+    }
+  }
+
   @Test
   void guards_writesToTheEndpointInAnySpelling_notOtherPaths() {
     assertThat(guards("POST", "/actuator/slidingwindow/api/plans/free")).isTrue();
@@ -227,7 +281,7 @@ class BrowserGuardTest {
 
   @Test
   void refuse_answersTheReasonAsJsonWithItsMarkupEscaped() {
-    assertThat(new String(BrowserGuard.refuse("POST", "Origin: <x>\"")))
+    assertThat(new String(guard.refuse("POST", "Origin: <x>\"")))
         .isEqualTo("{\"error\":\"Origin: \\u003cx\\u003e\\\"\"}");
   }
 }
