@@ -43,12 +43,13 @@ import reactor.core.scheduler.Schedulers;
  * and did not then count it, and so does the annotated method the filter did not count it by. A
  * rule counts an exchange once, however often its rules run on it (the filter called twice, or two
  * filters over the same rules): a later pass counts it only by the rules that apply to it now and
- * did not before, and the path firewall looks only the first time. Decisions go through the
- * limiters' asynchronous API, so no event-loop thread waits for a decision; the principal is
- * resolved first, also without blocking. A refusal ends the exchange with the core's answer; a
- * request let through carries the draft-10 headers (when turned on) and goes down the chain. A rule
- * that counts only some statuses ({@link HttpRule#countStatuses()}) is settled when the response is
- * committed, with its status; an exchange cancelled before that keeps its permits counted.
+ * did not before, and the path firewall looks only the first time. Rules that the starter replaces
+ * on a reload serve an exchange from its first pass to its last. Decisions go through the limiters'
+ * asynchronous API, so no event-loop thread waits for a decision; the principal is resolved first,
+ * also without blocking. A refusal ends the exchange with the core's answer; a request let through
+ * carries the draft-10 headers (when turned on) and goes down the chain. A rule that counts only
+ * some statuses ({@link HttpRule#countStatuses()}) is settled when the response is committed, with
+ * its status; an exchange cancelled before that keeps its permits counted.
  *
  * <p>{@link #builder()} makes a filter of rules keyed by the client address or a {@link
  * ReactiveKeyResolver}; the Spring Boot starter makes the filter of {@code
@@ -62,6 +63,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
 
   private static final Mono<Boolean> GO_ON = Mono.just(true);
 
+  private final EnforcementCore<ReactiveKeySource> fixed; // null if replaceable (see Pinned)
   private final Supplier<EnforcementCore<ReactiveKeySource>> cores;
   private final ClientAddresses addresses;
   private final ReactiveRateLimitAnnotations annotations;
@@ -72,6 +74,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
   }
 
   private ReactiveRateLimitFilter(
+      EnforcementCore<ReactiveKeySource> fixed,
       Supplier<EnforcementCore<ReactiveKeySource>> cores,
       ClientAddresses addresses,
       ReactiveRateLimitAnnotations annotations,
@@ -80,6 +83,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
       throw new IllegalArgumentException(
           "cores and addresses must not be null, were " + cores + " and " + addresses);
     }
+    this.fixed = fixed;
     this.cores = cores;
     this.addresses = addresses;
     this.annotations = annotations;
@@ -103,7 +107,8 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
 
   @Override
   public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-    EnforcementCore<ReactiveKeySource> core = cores.get(); // one set of rules per request
+    EnforcementCore<ReactiveKeySource> core =
+        fixed != null ? fixed : Pinned.coreFor(exchange, cores);
     ServerHttpRequest request = exchange.getRequest();
     String method = request.getMethod().name();
     String rawPath = request.getURI().getRawPath();
@@ -301,7 +306,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
         ClientAddresses addresses,
         ReactiveRateLimitAnnotations annotations,
         int order) {
-      return new ReactiveRateLimitFilter(cores, addresses, annotations, order);
+      return new ReactiveRateLimitFilter(null, cores, addresses, annotations, order);
     }
 
     @Override
@@ -438,7 +443,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
      */
     public ReactiveRateLimitFilter build() {
       EnforcementCore<ReactiveKeySource> built = core.build();
-      return new ReactiveRateLimitFilter(() -> built, addresses, null, order);
+      return new ReactiveRateLimitFilter(built, () -> built, addresses, null, order);
     }
   }
 }

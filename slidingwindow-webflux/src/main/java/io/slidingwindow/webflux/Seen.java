@@ -18,7 +18,7 @@ import org.springframework.web.server.ServerWebExchange;
  * too, so that a second filter over the same rules does not look once more.
  *
  * @param filter the filter that looked
- * @param core the rules it applied, one set per request (rules reload)
+ * @param core the rules it applied, one set per exchange (see {@link Pinned})
  * @param method the method it saw
  * @param rawPath the raw path it saw
  * @param applied the core's rules that applied to the exchange so far; added to

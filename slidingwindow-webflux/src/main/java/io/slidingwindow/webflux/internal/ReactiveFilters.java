@@ -64,8 +64,11 @@ public final class ReactiveFilters {
   }
 
   /**
-   * A filter of the rules {@code cores} gives (asked once per request, so that a reload takes
-   * effect at the next request), then of the annotations, if any.
+   * A filter of the rules {@code cores} gives, then of the annotations, if any. {@code cores} is
+   * asked once per exchange, so that a reload takes effect at the next one: the rules it gave for
+   * an exchange first are kept in an exchange attribute and serve every later pass over the
+   * exchange of a filter over {@code cores} (the filter called again, or two filters over it), so
+   * that a rule a reload kept does not count the exchange twice.
    *
    * @param cores the rules in service; {@link ReactiveKeys#resolver} makes their key functions
    * @param addresses how the client address is found
