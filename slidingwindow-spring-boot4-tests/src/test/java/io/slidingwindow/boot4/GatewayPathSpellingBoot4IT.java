@@ -11,18 +11,27 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.webflux.autoconfigure.WebFluxProperties;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.cloud.gateway.handler.predicate.PathRoutePredicateFactory;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.MapPropertySource;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 
 /**
@@ -34,6 +43,7 @@ import org.springframework.web.util.pattern.PathPatternParser;
  * path that reads as {@code /api/login} once dot segments resolve, the client's plain {@code
  * /api/login} must then be refused 429. Windows live in the gateway's memory.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class GatewayPathSpellingBoot4IT {
 
   /** The spellings of {@code GatewayPathSpellingTest}, byte for byte. */
@@ -74,6 +84,39 @@ class GatewayPathSpellingBoot4IT {
           }
           return bean;
         }
+      };
+    }
+  }
+
+  /**
+   * The gateway with a {@code Path} predicate factory of its own, {@code LowerCasePath}, that
+   * overrides {@code apply} to match the lower-cased path: no parser tells that it ignores case.
+   */
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  static class OwnPathMatchingGateway {
+    @Bean
+    LowerCasePathRoutePredicateFactory lowerCasePathRoutePredicateFactory() {
+      return new LowerCasePathRoutePredicateFactory();
+    }
+  }
+
+  static class LowerCasePathRoutePredicateFactory extends PathRoutePredicateFactory {
+    LowerCasePathRoutePredicateFactory() {
+      super(new WebFluxProperties());
+    }
+
+    @Override
+    public Predicate<ServerWebExchange> apply(Config config) {
+      PathPatternParser parser = new PathPatternParser();
+      List<PathPattern> patterns =
+          config.getPatterns().stream()
+              .map(pattern -> parser.parse(pattern.toLowerCase(Locale.ROOT)))
+              .toList();
+      return exchange -> {
+        String path = exchange.getRequest().getPath().pathWithinApplication().value();
+        PathContainer lowerCased = PathContainer.parsePath(path.toLowerCase(Locale.ROOT));
+        return patterns.stream().anyMatch(pattern -> pattern.matches(lowerCased));
       };
     }
   }
@@ -275,6 +318,34 @@ class GatewayPathSpellingBoot4IT {
     gateway.publishEvent(new EnvironmentChangeEvent(gateway, LOGIN_RULE.keySet()));
 
     assertEveryCasingCountedByTheRule(port);
+  }
+
+  /**
+   * On Gateway 5 too, a {@code Path} predicate factory of the application's own that overrides
+   * {@code apply} is taken as ignoring case: the route of {@code LowerCasePath=/api/login} takes
+   * {@code /API/LOGIN}, which the rule over {@code /api/login} must count, and a start-up warning
+   * names the factory, as {@code GatewayPathCaseIT} shows on Boot 3.5.
+   */
+  @Test
+  void pathPredicateFactoryOverridingApply_ruleOverPathsCountsEveryCasing(CapturedOutput output)
+      throws IOException {
+    application = OwnPathMatchingGateway.class;
+    List<String> properties =
+        new ArrayList<>(
+            List.of(
+                ROUTE_LIMIT_OUT_OF_THE_WAY,
+                "spring.cloud.gateway.server.webflux.routes[0].predicates[0]"
+                    + "=LowerCasePath=/api/login"));
+    LOGIN_RULE.forEach((key, value) -> properties.add(key + "=" + value));
+    int port = start(properties.toArray(String[]::new));
+
+    assertEveryCasingCountedByTheRule(port);
+    assertThat(output.getAll())
+        .contains(
+            "the gateway's Path predicates of "
+                + LowerCasePathRoutePredicateFactory.class.getName()
+                + " bean 'lowerCasePathRoutePredicateFactory' match paths their own way")
+        .contains("setPathPatternParser");
   }
 
   /** The login route's own limit, raised so that it refuses nothing here. */
