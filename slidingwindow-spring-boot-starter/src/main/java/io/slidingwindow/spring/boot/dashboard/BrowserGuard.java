@@ -56,11 +56,15 @@ import org.springframework.web.cors.CorsConfiguration;
 final class BrowserGuard {
 
   /**
-   * The most distinct refusals (method and reason) a guard logs at INFO, each the first time; the
-   * same refusal again, and any refusal once this many were logged, goes to DEBUG. A page left open
-   * at a refused host name polls every second, and a host name is the sender's to choose.
+   * The most distinct refusals (method and reason) a guard remembers having logged at INFO: the
+   * same refusal again goes to DEBUG (a page left open at a refused host name polls every second);
+   * once this many are remembered, they are forgotten, and each is logged at INFO once more. So a
+   * sender who makes up host names cannot push a later refusal out of INFO.
    */
-  static final int REFUSALS_LOGGED_AT_INFO = 256;
+  static final int REFUSALS_REMEMBERED = 256;
+
+  /** How much of a refusal's reason, which holds the headers the sender chose, is remembered. */
+  private static final int REMEMBERED_REASON_LENGTH = 200;
 
   private static final System.Logger LOG = System.getLogger(SlidingWindowQuotas.AUDIT_LOGGER);
 
@@ -213,11 +217,18 @@ final class BrowserGuard {
    * The answer to a refused request, {@code {"error": reason}} (403, {@code application/json}), and
    * its log line, with the endpoint's other operations: the method and the reason, not the path,
    * which may hold a key. At INFO the first time this guard refuses so, at DEBUG after that (see
-   * {@link #REFUSALS_LOGGED_AT_INFO}).
+   * {@link #REFUSALS_REMEMBERED}).
    */
   byte[] refuse(String method, String reason) {
+    if (loggedAtInfo.size() >= REFUSALS_REMEMBERED) {
+      loggedAtInfo.clear();
+    }
+    String seen = method + " " + reason;
     boolean first =
-        loggedAtInfo.size() < REFUSALS_LOGGED_AT_INFO && loggedAtInfo.add(method + " " + reason);
+        loggedAtInfo.add(
+            seen.length() > REMEMBERED_REASON_LENGTH
+                ? seen.substring(0, REMEMBERED_REASON_LENGTH)
+                : seen);
     LOG.log(
         first ? Level.INFO : Level.DEBUG,
         "slidingwindow endpoint: refused {0}, which a web page may have sent: {1}"
