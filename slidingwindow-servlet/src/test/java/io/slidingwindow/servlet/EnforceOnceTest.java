@@ -1,6 +1,7 @@
 package io.slidingwindow.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
@@ -9,6 +10,7 @@ import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
+import jakarta.servlet.AsyncContext;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.ServletException;
@@ -487,6 +489,84 @@ class EnforceOnceTest {
           .as(
               "the rule of 3 per minute over the error page counted 3 requests, and refuses the 4th")
           .startsWith("application/problem+json");
+    }
+  }
+
+  /**
+   * An application filter before the rate limit filter that starts asynchronous processing, lets
+   * the rate limit filter refuse, and then dispatches the request to another path: that dispatch is
+   * no error page of the refusal but runs a handler, and the rules over its path count it (and
+   * refuse it) as usual. The handler at {@code /other/1}, under a rule of 1 per minute, runs once
+   * for three such requests.
+   */
+  @Test
+  void enforce_asyncDispatchAfterARefusal_isCountedByTheRulesOverItsPath() throws Exception {
+    HttpRule first =
+        HttpRule.builder("first")
+            .path("/first/**")
+            .limit(Limit.exact(1, Duration.ofSeconds(60)))
+            .build();
+    HttpRule other =
+        HttpRule.builder("other")
+            .path("/other/**")
+            .limit(Limit.exact(1, Duration.ofSeconds(60)))
+            .build();
+    RateLimitFilter rateLimit = new RateLimitFilter(enforcer(first, other));
+    AtomicInteger dispatched = new AtomicInteger();
+    Filter dispatching =
+        (request, response, chain) -> {
+          HttpServletRequest http = (HttpServletRequest) request;
+          String to = http.getHeader("X-Async-To");
+          if (to == null || http.getDispatcherType() != DispatcherType.REQUEST) {
+            try {
+              rateLimit.doFilter(request, response, chain);
+            } finally {
+              if (http.getDispatcherType() == DispatcherType.ASYNC) {
+                dispatched.incrementAndGet();
+              }
+            }
+            return;
+          }
+          AsyncContext async = request.startAsync();
+          rateLimit.doFilter(request, response, chain);
+          async.dispatch(to);
+        };
+    Map<String, AtomicInteger> ran = new ConcurrentHashMap<>();
+    HttpServlet servlet =
+        new HttpServlet() {
+          @Override
+          protected void service(HttpServletRequest req, HttpServletResponse resp)
+              throws IOException {
+            ran.computeIfAbsent(req.getRequestURI(), path -> new AtomicInteger()).incrementAndGet();
+          }
+        };
+    try (EmbeddedTomcat server =
+        new EmbeddedTomcat(
+            dispatching,
+            servlet,
+            false,
+            "",
+            baseDir,
+            context -> {
+              ((Wrapper) context.findChild("ok")).setAsyncSupported(true);
+              context.findFilterDef("rateLimit").setAsyncSupported("true");
+            },
+            DispatcherType.REQUEST,
+            DispatcherType.ASYNC)) {
+      assertThat(server.get("/first/1").statusCode()).isEqualTo(200);
+      for (int i = 1; i <= 3; i++) {
+        assertThat(server.get("/first/1", "X-Async-To", "/other/1").statusCode())
+            .as("request %d refused at its first path", i)
+            .isEqualTo(429);
+      }
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> assertThat(dispatched).as("dispatches to /other/1 done").hasValue(3));
+      assertThat(ran.get("/other/1"))
+          .as("the rule of 1 per minute over /other let one of three dispatches there run")
+          .hasValue(1);
+      assertThat(refusals).as("3 refusals at the first path, 2 at the dispatch's").hasValue(5);
     }
   }
 
