@@ -20,10 +20,11 @@ import java.util.Objects;
  * over all the request's dispatches: a forward, include, error or async dispatch that an enforcer
  * runs on (a filter registered for it) is part of the client's request, and counts it only by the
  * rules that apply to it there and applied in no earlier dispatch (those of a forward's own path,
- * say). A request that an enforcer refused is counted by no rule, of that enforcer or another, in a
- * later dispatch ({@link #wasRefused}): the error page shown for the refusal is not the client's
- * request going on, and a rule after the refusing one, or one over the error page's path, would
- * count a request that was refused.
+ * say). The error page of a request that an enforcer refused is counted by no rule, of that
+ * enforcer or another ({@link #isErrorPageOfRefusal}): it is not the client's request going on, and
+ * a rule after the refusing one, or one over the error page's path, would count a request that was
+ * refused. Any other dispatch after a refusal (an async dispatch that a filter of the application
+ * started before the refusal, say) runs a handler, and is counted as usual.
  *
  * @param enforcer the enforcer that looked
  * @param method the method it saw
@@ -57,12 +58,13 @@ record Look(
   }
 
   /**
-   * Whether an enforcer answered {@code request} with its refusal (a 429, or a 400 for its path) in
-   * this dispatch or an earlier one: a later dispatch of it (the error page that the container
-   * shows for the refusal, or a forward to it) is part of a refused request, and no rule counts it.
+   * Whether {@code request} is in an error dispatch and an enforcer answered it with its refusal (a
+   * 429, or a 400 for its path), in that dispatch or an earlier one: the error page that the
+   * container shows for the refusal, part of a refused request, which no rule counts.
    */
-  static boolean wasRefused(HttpServletRequest request) {
-    return request.getAttribute(REFUSED) != null;
+  static boolean isErrorPageOfRefusal(HttpServletRequest request) {
+    return request.getDispatcherType() == DispatcherType.ERROR
+        && request.getAttribute(REFUSED) != null;
   }
 
   /**

@@ -116,16 +116,18 @@ public final class RateLimitEnforcer {
    * runs on it again (a second filter over it, the application calling this besides the filter, or
    * a filter registered for forward, include, error or async dispatches, which are part of the
    * client's request) applies only the rules that apply to the request now and did not before, say
-   * after its path was rewritten or forwarded, and its path firewall looks only the first time. A
-   * request that an enforcer refused (429, or 400 for its path) is counted by no rule in a later
-   * dispatch, so that the error page shown for the refusal goes on uncounted.
+   * after its path was rewritten or forwarded, and its path firewall looks only the first time. The
+   * error dispatch of a request that an enforcer refused (429, or 400 for its path) is counted by
+   * no rule, so that the error page shown for the refusal goes on uncounted; any other later
+   * dispatch (an async dispatch an application filter started before the refusal) is counted as
+   * usual.
    *
    * @return true if the request may go on; false if it was refused and the 429 response written
    * @throws IOException if writing the refusal fails
    */
   public boolean enforce(HttpServletRequest request, HttpServletResponse response)
       throws IOException {
-    if (Look.wasRefused(request)) {
+    if (Look.isErrorPageOfRefusal(request)) {
       return true; // the error page of a refusal: the client's request is counted no more
     }
     Applied earlier = Look.appliedOf(this, request);

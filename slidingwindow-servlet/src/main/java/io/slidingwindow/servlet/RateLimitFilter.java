@@ -47,8 +47,8 @@ public final class RateLimitFilter implements Filter {
 
   /**
    * The enforcer that {@code source} gave for a request, kept as a request attribute: the filters
-   * over {@code source} take it in every later dispatch of the request (or pass over it), so that
-   * rules replaced in between (a reload) do not count the request again.
+   * built on that very {@code source} instance take it in every later dispatch of the request (or
+   * pass over it), so that rules replaced in between (a reload) do not count the request again.
    *
    * @param earlier the enforcer another source gave for the request, or null
    */
@@ -73,8 +73,11 @@ public final class RateLimitFilter implements Filter {
    * at that moment, so that rules can be replaced while the filter serves (a configuration reload).
    * It must never give null. A request keeps the enforcer it first got from {@code enforcers} in
    * all its dispatches (forward, include, error and async, if the filter is registered for them)
-   * and in every pass of a filter over {@code enforcers}: the rules it started with finish it, and
-   * a rule that a reload kept does not count it again.
+   * and in every pass of a filter built on this same {@code enforcers} instance: the rules it
+   * started with finish it, and a rule that a reload kept does not count it again. Two suppliers
+   * are kept apart even if they give the same rules (two {@code new RateLimitFilter(rules::get)}
+   * make two): after a reload between the passes of their filters, the second counts the request by
+   * the new rules, a rule that the reload kept a second time.
    *
    * @throws IllegalArgumentException if {@code enforcers} is null
    */

@@ -1,6 +1,7 @@
 package io.slidingwindow.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
@@ -9,6 +10,7 @@ import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
+import jakarta.servlet.AsyncContext;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.ServletException;
@@ -38,8 +40,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * One enforcer run twice on one request, in a real Tomcat with a real HTTP client: two filters over
  * it, or the filter and the application calling {@link RateLimitEnforcer#enforce} itself. Each rule
  * counts the request once, whatever path the request had at each pass; a rule of 3 per minute lets
- * exactly 3 requests through. A forward, async or error dispatch that the filter is registered for
- * is part of its request: a rule counts the client's request once over all its dispatches.
+ * exactly 3 requests through. A forward, include, async or error dispatch that the filter is
+ * registered for is part of its request: a rule counts the client's request once over all its
+ * dispatches.
  */
 class EnforceOnceTest {
 
@@ -117,7 +120,8 @@ class EnforceOnceTest {
    * rechecks (as the Spring MVC interceptor does), enforces once more if {@code servletEnforces},
    * forwards {@code /forward/x} to {@code /items/x}, dispatches {@code /async/x} asynchronously to
    * {@code /items/x}, answers {@code /fail/x} with {@code sendError(429)} (whose error page is
-   * {@code /oops}), and answers with the path it got.
+   * {@code /oops}), includes {@code /items/x} in {@code /include/x} and then forwards that to
+   * {@code /fail/x}, answers an include with {@code included}, and answers with the path it got.
    */
   private EmbeddedTomcat serve(
       RateLimitEnforcer enforcer,
@@ -170,6 +174,10 @@ class EnforceOnceTest {
                 || (servletEnforcer != null && !servletEnforcer.enforce(req, resp))) {
               return;
             }
+            if (req.getDispatcherType() == DispatcherType.INCLUDE) {
+              resp.getWriter().write("included");
+              return;
+            }
             String uri = req.getRequestURI();
             if (uri.startsWith("/forward/")) {
               req.getRequestDispatcher("/items/" + uri.substring(9)).forward(req, resp);
@@ -177,6 +185,11 @@ class EnforceOnceTest {
             }
             if (uri.startsWith("/async/")) {
               req.startAsync().dispatch("/items/" + uri.substring(7));
+              return;
+            }
+            if (uri.startsWith("/include/")) {
+              req.getRequestDispatcher("/items/" + uri.substring(9)).include(req, resp);
+              req.getRequestDispatcher("/fail/" + uri.substring(9)).forward(req, resp);
               return;
             }
             if (uri.startsWith("/fail/")) {
@@ -439,6 +452,121 @@ class EnforceOnceTest {
           .as("the later rule counted the refused request's error page by none of its permits")
           .hasValue("\"later\";r=" + (10 - countedBefore - 1) + ";t=60");
       assertThat(refusals).as("one refusal for one refused request").hasValue(1);
+    }
+  }
+
+  /**
+   * A refusal in an include dispatch, whose status the container ignores, does not end the request:
+   * its includer goes on (a forward whose handler calls {@code sendError}), and a rule over the
+   * rest of the request, its error page here, counts it as usual. The filter runs on includes,
+   * forwards and error pages only, so that the include is the first to meet the rule over the
+   * includer's path (an include keeps its includer's path).
+   */
+  @Test
+  void enforce_refusedInAnInclude_isCountedByTheRulesOverTheRestOfTheRequest() throws Exception {
+    HttpRule included =
+        HttpRule.builder("included")
+            .path("/include/**")
+            .limit(Limit.exact(1, Duration.ofSeconds(60)))
+            .build();
+    try (EmbeddedTomcat server =
+        serve(
+            enforcer(included, rule("page", "/oops")),
+            false,
+            false,
+            DispatcherType.INCLUDE,
+            DispatcherType.FORWARD,
+            DispatcherType.ERROR)) {
+      for (int i = 1; i <= 3; i++) {
+        assertThat(server.get("/include/1").body())
+            .as("request %d goes on to its error page", i)
+            .isEqualTo("oops");
+      }
+      assertThat(refusals).as("the includes of the second and third request refused").hasValue(2);
+      HttpResponse<String> fourth = server.get("/include/1");
+      assertThat(fourth.statusCode()).isEqualTo(429);
+      assertThat(fourth.headers().firstValue("Content-Type").orElse(""))
+          .as(
+              "the rule of 3 per minute over the error page counted 3 requests, and refuses the 4th")
+          .startsWith("application/problem+json");
+    }
+  }
+
+  /**
+   * An application filter before the rate limit filter that starts asynchronous processing, lets
+   * the rate limit filter refuse, and then dispatches the request to another path: that dispatch is
+   * no error page of the refusal but runs a handler, and the rules over its path count it (and
+   * refuse it) as usual. The handler at {@code /other/1}, under a rule of 1 per minute, runs once
+   * for three such requests.
+   */
+  @Test
+  void enforce_asyncDispatchAfterARefusal_isCountedByTheRulesOverItsPath() throws Exception {
+    HttpRule first =
+        HttpRule.builder("first")
+            .path("/first/**")
+            .limit(Limit.exact(1, Duration.ofSeconds(60)))
+            .build();
+    HttpRule other =
+        HttpRule.builder("other")
+            .path("/other/**")
+            .limit(Limit.exact(1, Duration.ofSeconds(60)))
+            .build();
+    RateLimitFilter rateLimit = new RateLimitFilter(enforcer(first, other));
+    AtomicInteger dispatched = new AtomicInteger();
+    Filter dispatching =
+        (request, response, chain) -> {
+          HttpServletRequest http = (HttpServletRequest) request;
+          String to = http.getHeader("X-Async-To");
+          if (to == null || http.getDispatcherType() != DispatcherType.REQUEST) {
+            try {
+              rateLimit.doFilter(request, response, chain);
+            } finally {
+              if (http.getDispatcherType() == DispatcherType.ASYNC) {
+                dispatched.incrementAndGet();
+              }
+            }
+            return;
+          }
+          AsyncContext async = request.startAsync();
+          rateLimit.doFilter(request, response, chain);
+          async.dispatch(to);
+        };
+    Map<String, AtomicInteger> ran = new ConcurrentHashMap<>();
+    HttpServlet servlet =
+        new HttpServlet() {
+          @Override
+          protected void service(HttpServletRequest req, HttpServletResponse resp)
+              throws IOException {
+            ran.computeIfAbsent(req.getRequestURI(), path -> new AtomicInteger()).incrementAndGet();
+          }
+        };
+    try (EmbeddedTomcat server =
+        new EmbeddedTomcat(
+            dispatching,
+            servlet,
+            false,
+            "",
+            baseDir,
+            context -> {
+              ((Wrapper) context.findChild("ok")).setAsyncSupported(true);
+              context.findFilterDef("rateLimit").setAsyncSupported("true");
+            },
+            DispatcherType.REQUEST,
+            DispatcherType.ASYNC)) {
+      assertThat(server.get("/first/1").statusCode()).isEqualTo(200);
+      for (int i = 1; i <= 3; i++) {
+        assertThat(server.get("/first/1", "X-Async-To", "/other/1").statusCode())
+            .as("request %d refused at its first path", i)
+            .isEqualTo(429);
+      }
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> assertThat(dispatched).as("dispatches to /other/1 done").hasValue(3));
+      assertThat(ran.get("/other/1"))
+          .as("the rule of 1 per minute over /other let one of three dispatches there run")
+          .hasValue(1);
+      assertThat(refusals).as("3 refusals at the first path, 2 at the dispatch's").hasValue(5);
     }
   }
 
