@@ -13,18 +13,23 @@ import java.util.function.Consumer;
  * 403 at a {@code Host} it does not answer or from a browser, 415 for a body not declared JSON):
  * counts it by reason ({@code slidingwindow_server_request_errors_total{transport="admin"}}) and
  * writes it on the audit logger ({@value OverrideRoutes#AUDIT_LOGGER}), the first refusal of each
- * reason and {@code Host} at INFO and later ones at DEBUG.
+ * reason, {@code Host} and client address at INFO and later ones at DEBUG.
  *
  * <p>Why: a dashboard left open at a refused host name polls every second; one INFO line per poll
- * would bury the log, while its first line tells the operator which name to allow. The pairs
- * remembered are bounded: at most {@value #MAX_REMEMBERED}, each {@code Host} cut to {@value
- * #MAX_HOST_CHARS} characters; once that many are remembered, one INFO line says so and refusals of
- * further pairs are written at DEBUG (the counter still counts them all). Thread-safe: the set is
- * guarded by this object's lock, held for a lookup only, never while writing a line.
+ * would bury the log, while its first line tells the operator which name to allow. The client
+ * address is part of what is remembered, so that a second client at the same {@code Host} (another
+ * caller guessing the token, another browser rebound to the port) gets an INFO line of its own.
+ *
+ * <p>Memory is bounded: at most {@value #MAX_REMEMBERED} triples, each {@code Host} cut to {@value
+ * #MAX_HOST_CHARS} characters. When a new one comes while that many are remembered, all are
+ * forgotten, one INFO line says so, and the new one is written at INFO: a client that sends made-up
+ * {@code Host}s can make each refusal be written at INFO once more, never push later ones, its own
+ * or anyone's, down to DEBUG for good. The counter counts them all. Thread-safe: the set is guarded
+ * by this object's lock, held for a lookup only, never while writing a line.
  */
 final class AdminRefusals implements Router.Refusals {
 
-  /** The most (reason, Host) pairs remembered. */
+  /** The most (reason, Host, client) triples remembered. */
   static final int MAX_REMEMBERED = 256;
 
   /** The most characters of a {@code Host} written and remembered. */
@@ -34,7 +39,6 @@ final class AdminRefusals implements Router.Refusals {
 
   private final Consumer<String> counter;
   private final Set<String> remembered = new HashSet<>();
-  private boolean full;
 
   /** Refusals that {@code counter} counts, by reason. */
   AdminRefusals(Consumer<String> counter) {
@@ -53,16 +57,16 @@ final class AdminRefusals implements Router.Refusals {
   void refused(String reason, String host, String client, int status, String message) {
     counter.accept(reason);
     String shown = shown(host);
-    Remembered first = remember(reason + ' ' + shown);
-    if (first == Remembered.NOW_FULL) {
+    Remembered first = remember(reason + ' ' + shown + ' ' + client);
+    if (first == Remembered.FORGOTTEN) {
       AUDIT.log(
           Level.INFO,
-          "admin refusals: {0} reasons and Hosts written at INFO, the most remembered; refusals"
-              + " at further ones are written at DEBUG and counted in"
-              + " slidingwindow_server_request_errors_total'{'transport=\"admin\"'}'",
+          "admin refusals: {0} reasons, Hosts and clients remembered, the most kept; all forgotten,"
+              + " so each is written at INFO once more (every refusal is counted in"
+              + " slidingwindow_server_request_errors_total'{'transport=\"admin\"'}')",
           MAX_REMEMBERED);
     }
-    Level level = first == Remembered.NEW ? Level.INFO : Level.DEBUG;
+    Level level = first == Remembered.KNOWN ? Level.DEBUG : Level.INFO;
     if (AUDIT.isLoggable(level)) {
       AUDIT.log(
           level,
@@ -72,31 +76,36 @@ final class AdminRefusals implements Router.Refusals {
           shown,
           client,
           message,
-          first == Remembered.NEW
-              ? " (later refusals of this reason and Host are written at DEBUG)"
-              : "");
+          first == Remembered.KNOWN
+              ? ""
+              : " (later refusals of this reason, Host and client are written at DEBUG)");
     }
   }
 
   private enum Remembered {
-    NEW,
+    /** Seen before: DEBUG. */
     KNOWN,
-    NOW_FULL
+    /** Not seen before, now remembered: INFO. */
+    NEW,
+    /** Not seen before, remembered in place of all the others, which were forgotten: INFO. */
+    FORGOTTEN
   }
 
   private synchronized Remembered remember(String key) {
     if (remembered.contains(key)) {
       return Remembered.KNOWN;
     }
-    if (remembered.size() < MAX_REMEMBERED) {
-      remembered.add(key);
-      return Remembered.NEW;
-    }
+    boolean full = remembered.size() >= MAX_REMEMBERED;
     if (full) {
-      return Remembered.KNOWN;
+      remembered.clear();
     }
-    full = true;
-    return Remembered.NOW_FULL;
+    remembered.add(key);
+    return full ? Remembered.FORGOTTEN : Remembered.NEW;
+  }
+
+  /** How many refusals are remembered now: at most {@value #MAX_REMEMBERED}. */
+  synchronized int remembered() {
+    return remembered.size();
   }
 
   /**

@@ -54,29 +54,85 @@ class AdminRefusalsTest {
         .toList();
   }
 
+  /**
+   * A client that sends made-up Hosts fills what is remembered; the next new refusal forgets it all
+   * and is written at INFO, and so is the next one of a Host seen before, rather than staying at
+   * DEBUG for good.
+   */
   @Test
-  void refused_manyHosts_atMostTheRememberedOnesAtInfo_andOneLineSayingSo() {
+  void refused_pastTheMostRemembered_forgetsThem_andNewRefusalsAreAtInfoAgain() {
     List<String> counted = new ArrayList<>();
     AdminRefusals refusals = new AdminRefusals(counted::add);
-    int hosts = AdminRefusals.MAX_REMEMBERED + 50;
+    for (int h = 0; h < AdminRefusals.MAX_REMEMBERED; h++) {
+      refusals.refused("host_not_allowed", "made-up-" + h + ".test", "192.0.2.7", 403, "no");
+    }
+    refusals.refused("host_not_allowed", "made-up-0.test", "192.0.2.7", 403, "no");
+    assertThat(lines(Level.INFO)).hasSize(AdminRefusals.MAX_REMEMBERED);
+    assertThat(lines(Level.FINE)).hasSize(1);
+    assertThat(refusals.remembered()).isEqualTo(AdminRefusals.MAX_REMEMBERED);
+    logged.clear();
 
-    for (int round = 0; round < 3; round++) {
-      for (int h = 0; h < hosts; h++) {
-        refusals.refused("host_not_allowed", "h" + h + ".test", "127.0.0.1", 403, "no");
-      }
+    refusals.refused("host_not_allowed", "rebound.test:6070", "192.0.2.9", 403, "no");
+    refusals.refused("unauthorized", "made-up-0.test", "192.0.2.7", 401, "no");
+    refusals.refused("host_not_allowed", "made-up-0.test", "192.0.2.7", 403, "no");
+    refusals.refused("host_not_allowed", "rebound.test:6070", "192.0.2.9", 403, "no");
+
+    List<String> info = lines(Level.INFO);
+    assertThat(info).hasSize(4);
+    assertThat(info.get(0))
+        .startsWith(
+            "admin refusals: " + AdminRefusals.MAX_REMEMBERED + " reasons, Hosts and clients")
+        .contains("forgotten", "request_errors_total{transport=\"admin\"}");
+    assertThat(info.get(1))
+        .isEqualTo(
+            "admin refused: reason=host_not_allowed status=403 host=rebound.test:6070"
+                + " client=192.0.2.9: no"
+                + " (later refusals of this reason, Host and client are written at DEBUG)");
+    assertThat(info.get(2)).contains("reason=unauthorized", "host=made-up-0.test");
+    assertThat(info.get(3)).contains("reason=host_not_allowed", "host=made-up-0.test");
+    assertThat(lines(Level.FINE))
+        .singleElement()
+        .asString()
+        .contains("host=rebound.test:6070", "client=192.0.2.9");
+    assertThat(counted)
+        .hasSize(AdminRefusals.MAX_REMEMBERED + 5)
+        .containsOnly("host_not_allowed", "unauthorized");
+  }
+
+  @Test
+  void refused_manyHosts_rememberedStayBounded_andEachNewOneIsAtInfo() {
+    AdminRefusals refusals = new AdminRefusals(reason -> {});
+    int hosts = 3 * AdminRefusals.MAX_REMEMBERED + 10;
+
+    for (int h = 0; h < hosts; h++) {
+      refusals.refused("host_not_allowed", "h" + h + ".test", "127.0.0.1", 403, "no");
+      assertThat(refusals.remembered()).isBetween(1, AdminRefusals.MAX_REMEMBERED);
     }
 
-    assertThat(counted).hasSize(3 * hosts).containsOnly("host_not_allowed");
-    List<String> info = lines(Level.INFO);
-    assertThat(info).hasSize(AdminRefusals.MAX_REMEMBERED + 1);
-    assertThat(info.get(AdminRefusals.MAX_REMEMBERED))
-        .startsWith("admin refusals: " + AdminRefusals.MAX_REMEMBERED + " reasons and Hosts")
-        .contains("request_errors_total{transport=\"admin\"}");
-    assertThat(info.get(0))
-        .isEqualTo(
-            "admin refused: reason=host_not_allowed status=403 host=h0.test client=127.0.0.1: no"
-                + " (later refusals of this reason and Host are written at DEBUG)");
-    assertThat(lines(Level.FINE)).hasSize(3 * hosts - AdminRefusals.MAX_REMEMBERED);
+    assertThat(lines(Level.INFO))
+        .filteredOn(line -> line.startsWith("admin refused: "))
+        .hasSize(hosts);
+    assertThat(lines(Level.INFO))
+        .filteredOn(line -> line.startsWith("admin refusals: "))
+        .hasSize(3);
+    assertThat(lines(Level.FINE)).isEmpty();
+  }
+
+  /** A second caller guessing the token at the same Host is seen at INFO too. */
+  @Test
+  void refused_unauthorizedFromASecondClientAtTheSameHost_atInfoForEach() {
+    AdminRefusals refusals = new AdminRefusals(reason -> {});
+
+    refusals.refused("unauthorized", "admin.test:6070", "192.0.2.1", 401, "no");
+    refusals.refused("unauthorized", "admin.test:6070", "192.0.2.1", 401, "no");
+    refusals.refused("unauthorized", "admin.test:6070", "198.51.100.2", 401, "no");
+    refusals.refused("unauthorized", "admin.test:6070", "198.51.100.2", 401, "no");
+
+    assertThat(lines(Level.INFO))
+        .hasSize(2)
+        .anySatisfy(line -> assertThat(line).contains("client=192.0.2.1"))
+        .anySatisfy(line -> assertThat(line).contains("client=198.51.100.2"));
+    assertThat(lines(Level.FINE)).hasSize(2);
   }
 
   @Test

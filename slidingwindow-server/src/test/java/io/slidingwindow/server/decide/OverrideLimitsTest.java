@@ -18,6 +18,13 @@ import io.slidingwindow.server.decide.Decisions.Code;
 import io.slidingwindow.server.settings.Settings;
 import io.slidingwindow.testkit.FakeTicker;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class OverrideLimitsTest {
@@ -31,6 +38,17 @@ class OverrideLimitsTest {
       """;
 
   private final FakeTicker ticker = new FakeTicker();
+  private final Logger log = Logger.getLogger(OverrideLimits.class.getName());
+  private Level level;
+  private Handler capture;
+
+  @AfterEach
+  void releaseWarnings() {
+    if (capture != null) {
+      log.removeHandler(capture);
+      log.setLevel(level);
+    }
+  }
 
   private Decider decider(boolean overrides, int perDomain) throws ConfigException {
     RateLimitConfig config = Configs.parse(CONFIG.formatted("a"));
@@ -197,6 +215,70 @@ class OverrideLimitsTest {
 
     assertThat(decider.decide(TestRequest.of("a", override("u", 2))).overall())
         .isEqualTo(Code.OVER_LIMIT);
+  }
+
+  /**
+   * What docs/server.md promises of refusals by a full table: a WARNING at most once a minute per
+   * domain, so that a caller who keeps sending new limits cannot flood the log.
+   */
+  @Test
+  void limiter_fullTableRefusesAgainAndAgain_warnsAtMostOnceAMinutePerDomain() {
+    OverrideLimits limits = new OverrideLimits(new MemoryStore(ticker), 2, 10, ticker);
+    for (String domain : List.of("a", "b")) {
+      limits.limiter(domain, Limit.of(1, Duration.ofHours(1)), FailurePolicy.LOCAL);
+      limits.limiter(domain, Limit.of(2, Duration.ofHours(1)), FailurePolicy.LOCAL);
+    }
+    List<String> warnings = captureWarnings();
+
+    refuse(limits, "a", 3);
+    ticker.advance(Duration.ofSeconds(59));
+    refuse(limits, "a", 4);
+    assertThat(warnings).as("two refusals within 59 s").hasSize(1);
+    refuse(limits, "b", 3);
+    assertThat(warnings).as("another domain is warned of apart").hasSize(2);
+
+    ticker.advance(Duration.ofSeconds(2));
+    refuse(limits, "a", 5);
+
+    assertThat(warnings).hasSize(3);
+    assertThat(warnings)
+        .allSatisfy(m -> assertThat(m).contains("a descriptor with a new limit was refused"))
+        .satisfiesExactly(
+            m -> assertThat(m).startsWith("domain 'a' holds 2"),
+            m -> assertThat(m).startsWith("domain 'b' holds 2"),
+            m -> assertThat(m).as("61 s after the first").startsWith("domain 'a' holds 2"));
+  }
+
+  private static void refuse(OverrideLimits limits, String domain, long permits) {
+    assertThatThrownBy(
+            () ->
+                limits.limiter(domain, Limit.of(permits, Duration.ofHours(1)), FailurePolicy.LOCAL))
+        .isInstanceOf(BadRequest.class)
+        .hasMessageContaining("holds 2 distinct descriptor limit overrides in use");
+  }
+
+  /** The messages of OverrideLimits' WARNINGs from now until the test ends. */
+  private List<String> captureWarnings() {
+    List<String> warnings = new CopyOnWriteArrayList<>();
+    capture =
+        new Handler() {
+          @Override
+          public void publish(LogRecord record) {
+            if (record.getLevel().equals(Level.WARNING)) {
+              warnings.add(record.getMessage());
+            }
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    level = log.getLevel();
+    log.setLevel(Level.ALL);
+    log.addHandler(capture);
+    return warnings;
   }
 
   /** A clock may read any value, the one eviction leaves as its mark included. */

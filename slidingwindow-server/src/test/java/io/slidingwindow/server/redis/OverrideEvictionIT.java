@@ -16,14 +16,20 @@ import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * On Redis a descriptor's own limit of a year, unused for over a minute, makes room in its domain's
  * full table of override limits, and nothing is lost by it: its counts stay in Redis, and when the
- * limit comes back it finds them. (In memory it keeps its place instead: OverrideLimitsTest.)
+ * limit comes back it finds them, and a WARNING says so at most once a minute per domain. (In
+ * memory it keeps its place instead: OverrideLimitsTest.)
  */
 class OverrideEvictionIT {
 
@@ -36,20 +42,41 @@ class OverrideEvictionIT {
       """;
 
   private final RedisServerProcess redis = RedisServerProcess.start();
+  private final FakeTicker ticker = new FakeTicker();
+  private final Logger log = Logger.getLogger("io.slidingwindow.server.decide.OverrideLimits");
+  private final List<String> warnings = new CopyOnWriteArrayList<>();
+  private final Handler capture =
+      new Handler() {
+        @Override
+        public void publish(LogRecord record) {
+          if (record.getLevel().equals(Level.WARNING)) {
+            warnings.add(record.getMessage());
+          }
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
+      };
+  private Level level;
   private RedisStore store;
 
   @AfterEach
   void stop() {
+    if (level != null) {
+      log.removeHandler(capture);
+      log.setLevel(level);
+    }
     if (store != null) {
       store.close();
     }
     redis.close();
   }
 
-  @Test
-  void decideAsync_domainFullOfYearLimits_oneUnusedForAMinuteMakesRoom_andKeepsItsCount()
-      throws Exception {
-    FakeTicker ticker = new FakeTicker();
+  /** A decider on Redis whose domain keeps at most two override limits. */
+  private Decider decider() throws Exception {
     store =
         RedisStore.connect(
             new Settings.Store(
@@ -60,9 +87,14 @@ class OverrideEvictionIT {
                 Duration.ofMinutes(1)),
             ticker,
             false);
-    Decider decider =
-        new Decider(
-            Configs.parse(CONFIG), store, new Settings.Requests(true, 2, 1000, 1000, 1000), ticker);
+    return new Decider(
+        Configs.parse(CONFIG), store, new Settings.Requests(true, 2, 1000, 1000, 1000), ticker);
+  }
+
+  @Test
+  void decideAsync_domainFullOfYearLimits_oneUnusedForAMinuteMakesRoom_andKeepsItsCount()
+      throws Exception {
+    Decider decider = decider();
     TestRequest.Descriptor oncePerYear = descriptor("user", "u").override(1, TimeUnitName.YEAR);
     TestRequest.Descriptor twicePerYear = descriptor("user", "u").override(2, TimeUnitName.YEAR);
     TestRequest.Descriptor perSecond = descriptor("user", "u").override(5, TimeUnitName.SECOND);
@@ -86,6 +118,42 @@ class OverrideEvictionIT {
     assertThat(decide(decider, twicePerYear).status(0).remaining())
         .as("and so does the other one when it comes back in turn")
         .isZero();
+  }
+
+  /**
+   * What docs/server.md promises of evictions of limits that may still count: a WARNING at most
+   * once a minute per domain, so that a caller who churns limits cannot flood the log.
+   */
+  @Test
+  void decideAsync_limitsOfAYearMakeRoomAgainAndAgain_warnsAtMostOnceAMinute() throws Exception {
+    Decider decider = decider();
+    level = log.getLevel();
+    log.setLevel(Level.ALL);
+    log.addHandler(capture);
+    assertThat(decide(decider, year(1)).overall()).isEqualTo(Code.OK);
+    assertThat(decide(decider, year(2)).overall()).isEqualTo(Code.OK);
+
+    ticker.advance(Duration.ofSeconds(61));
+    assertThat(decide(decider, year(3)).overall()).isEqualTo(Code.OK);
+    assertThat(warnings)
+        .singleElement()
+        .asString()
+        .startsWith("domain 'a' holds 2 distinct descriptor limit overrides")
+        .contains("made room for a new one");
+    ticker.advance(Duration.ofSeconds(59));
+    assertThat(decide(decider, year(4)).overall()).isEqualTo(Code.OK);
+    assertThat(warnings).as("a second eviction 59 s after the first").hasSize(1);
+
+    ticker.advance(Duration.ofSeconds(2));
+    assertThat(decide(decider, year(5)).overall())
+        .as("the limit of 3 a year, unused for 61 s, made room")
+        .isEqualTo(Code.OK);
+    assertThat(warnings).as("a third eviction 61 s after the first").hasSize(2);
+    assertThat(warnings.get(1)).contains("made room for a new one");
+  }
+
+  private static TestRequest.Descriptor year(long requests) {
+    return descriptor("user", "u").override(requests, TimeUnitName.YEAR);
   }
 
   private static Verdict decide(Decider decider, TestRequest.Descriptor descriptor)
