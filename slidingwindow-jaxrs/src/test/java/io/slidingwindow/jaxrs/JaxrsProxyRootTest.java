@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.testkit.LogCapture;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -14,12 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import java.util.stream.Stream;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.NamingStrategy;
@@ -46,30 +43,16 @@ class JaxrsProxyRootTest {
 
   private final FakeTicker ticker = new FakeTicker();
   private final List<JaxrsServers.Running> servers = new ArrayList<>();
-  private final Logger log = Logger.getLogger(RateLimitFeature.class.getName());
-  private final List<LogRecord> logged = new CopyOnWriteArrayList<>();
-  private final Handler recorder =
-      new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-          logged.add(record);
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-      };
+  private LogCapture logged;
 
   @BeforeEach
   void record() {
-    log.addHandler(recorder);
+    logged = LogCapture.atConfiguredLevel(RateLimitFeature.class.getName());
   }
 
   @AfterEach
   void stop() {
-    log.removeHandler(recorder);
+    logged.close();
     servers.forEach(JaxrsServers.Running::close);
   }
 
@@ -274,7 +257,7 @@ class JaxrsProxyRootTest {
 
     assertThat(limited).as("limited on the interface").containsExactly(200, 429);
     assertThat(counted).as("limited only on the class behind the proxy").containsExactly(200, 200);
-    assertThat(logged)
+    assertThat(logged.records())
         .as("warnings")
         .filteredOn(r -> r.getLevel() == Level.WARNING)
         .singleElement()

@@ -8,14 +8,12 @@ import io.slidingwindow.Decision;
 import io.slidingwindow.FailurePolicy;
 import io.slidingwindow.Limit;
 import io.slidingwindow.redis.lettuce.LettuceBackends;
+import io.slidingwindow.testkit.LogCapture;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,31 +27,17 @@ import org.junit.jupiter.params.provider.EnumSource;
 class HealthIT {
 
   private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
-  private static final Logger LOG = Logger.getLogger("io.slidingwindow.redis");
 
-  private final List<LogRecord> logged = new CopyOnWriteArrayList<>();
-  private final Handler capture =
-      new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-          logged.add(record);
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-      };
+  private LogCapture logged;
 
   @BeforeEach
   void captureLog() {
-    LOG.addHandler(capture);
+    logged = LogCapture.atConfiguredLevel("io.slidingwindow.redis");
   }
 
   @AfterEach
   void releaseLog() {
-    LOG.removeHandler(capture);
+    logged.close();
   }
 
   private static RedisRateLimiter refusingLimiter(RedisBackend backend) {
@@ -74,14 +58,14 @@ class HealthIT {
   }
 
   private List<LogRecord> errorsAbout(RedisProblem problem) {
-    return logged.stream()
+    return logged.records().stream()
         .filter(r -> Level.SEVERE.equals(r.getLevel()))
         .filter(r -> formatted(r).contains(problem.explanation()))
         .toList();
   }
 
   private static String formatted(LogRecord record) {
-    return new java.util.logging.SimpleFormatter().formatMessage(record);
+    return LogCapture.formatted(record);
   }
 
   @ParameterizedTest
@@ -92,7 +76,7 @@ class HealthIT {
       assertThat(backend.health(PROBE_TIMEOUT)).isEqualTo(new RedisHealth(true, null, "OK"));
       assertThat(refusingLimiter(backend).decide("a", 1).allowed()).isTrue();
       assertThat(backend.latestProblem()).isNull();
-      assertThat(logged).isEmpty();
+      assertThat(logged.records()).isEmpty();
     }
   }
 

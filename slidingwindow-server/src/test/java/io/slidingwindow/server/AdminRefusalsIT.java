@@ -2,6 +2,7 @@ package io.slidingwindow.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.slidingwindow.testkit.LogCapture;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -9,12 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
-import java.util.logging.SimpleFormatter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,38 +32,23 @@ class AdminRefusalsIT {
   private RateLimitServer server;
 
   /**
-   * Every record of the service's loggers while a test runs, DEBUG ones of the audit logger too.
+   * Every record of the service's loggers while a test runs, at their configured levels; the audit
+   * logger's DEBUG ones too, which {@link #auditAtAll} lets through.
    */
-  private final List<LogRecord> logged = new CopyOnWriteArrayList<>();
+  private LogCapture logged;
 
-  private final Logger service = Logger.getLogger("io.slidingwindow.server");
-  private final Logger audit = Logger.getLogger(AUDIT);
-  private Level auditLevel;
-  private final Handler capture =
-      new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-          logged.add(record);
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-      };
+  private LogCapture auditAtAll;
 
   @BeforeEach
   void capture() {
-    auditLevel = audit.getLevel();
-    audit.setLevel(Level.ALL);
-    service.addHandler(capture);
+    auditAtAll = LogCapture.of(AUDIT);
+    logged = LogCapture.atConfiguredLevel("io.slidingwindow.server");
   }
 
   @AfterEach
   void stop() {
-    service.removeHandler(capture);
-    audit.setLevel(auditLevel);
+    logged.close();
+    auditAtAll.close();
     if (server != null) {
       server.close();
     }
@@ -87,12 +68,7 @@ class AdminRefusalsIT {
   }
 
   private List<String> lines(Level level, String containing) {
-    SimpleFormatter formatter = new SimpleFormatter();
-    return logged.stream()
-        .filter(r -> r.getLevel().equals(level))
-        .map(formatter::formatMessage)
-        .filter(m -> m.contains(containing))
-        .toList();
+    return logged.messages(level).stream().filter(m -> m.contains(containing)).toList();
   }
 
   @Test
@@ -176,8 +152,8 @@ class AdminRefusalsIT {
     assertThat(lines(Level.FINE, "rebound.test")).hasSize(4);
     assertThat(lines(Level.INFO, "other.test")).hasSize(1);
     assertThat(lines(Level.FINE, "other.test")).hasSize(1);
-    assertThat(logged)
-        .filteredOn(r -> new SimpleFormatter().formatMessage(r).contains("rebound.test"))
+    assertThat(logged.records())
+        .filteredOn(r -> LogCapture.formatted(r).contains("rebound.test"))
         .as("the lines on the audit logger")
         .allSatisfy(r -> assertThat(r.getLoggerName()).isEqualTo(AUDIT));
   }

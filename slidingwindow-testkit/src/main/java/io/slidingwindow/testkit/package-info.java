@@ -4,8 +4,9 @@
  * ({@link io.slidingwindow.testkit.Schedule}), the conformance kit every limiter passes ({@link
  * io.slidingwindow.testkit.RateLimiterConformance}) and every implementation of rolling counters
  * ({@link io.slidingwindow.testkit.RollingCountersConformance}), threads that call together ({@link
- * io.slidingwindow.testkit.CallerThreads}) and a limiter that fails on purpose ({@link
- * io.slidingwindow.testkit.FailingLimiter}). For tests only.
+ * io.slidingwindow.testkit.CallerThreads}), a limiter that fails on purpose ({@link
+ * io.slidingwindow.testkit.FailingLimiter}) and the log records a test looks at ({@link
+ * io.slidingwindow.testkit.LogCapture}). For tests only.
  *
  * <p>What is supported for an application's own tests: {@link io.slidingwindow.testkit.FakeTicker},
  * the oracles {@link io.slidingwindow.testkit.SlidingLogOracle} and {@link
@@ -16,7 +17,7 @@
  * io.slidingwindow.testkit.RollingCountersConformance}. The rest is the project's own test
  * infrastructure and may change without notice in any release: {@link
  * io.slidingwindow.testkit.ForkBound}, {@link io.slidingwindow.testkit.CallerThreads}, {@link
- * io.slidingwindow.testkit.FailingLimiter}, and the packages {@code browser}, {@code http} and
- * {@code redis}.
+ * io.slidingwindow.testkit.FailingLimiter}, {@link io.slidingwindow.testkit.LogCapture}, and the
+ * packages {@code browser}, {@code http} and {@code redis}.
  */
 package io.slidingwindow.testkit;

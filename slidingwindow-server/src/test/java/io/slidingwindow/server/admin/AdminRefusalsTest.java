@@ -2,56 +2,30 @@ package io.slidingwindow.server.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.slidingwindow.testkit.LogCapture;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
-import java.util.logging.SimpleFormatter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class AdminRefusalsTest {
 
-  private final List<LogRecord> logged = new CopyOnWriteArrayList<>();
-  private final Logger audit = Logger.getLogger(OverrideRoutes.AUDIT_LOGGER);
-  private Level level;
-  private final Handler capture =
-      new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-          logged.add(record);
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-      };
+  private LogCapture logged;
 
   @BeforeEach
   void capture() {
-    level = audit.getLevel();
-    audit.setLevel(Level.ALL);
-    audit.addHandler(capture);
+    logged = LogCapture.of(OverrideRoutes.AUDIT_LOGGER);
   }
 
   @AfterEach
   void release() {
-    audit.removeHandler(capture);
-    audit.setLevel(level);
+    logged.close();
   }
 
   private List<String> lines(Level level) {
-    SimpleFormatter formatter = new SimpleFormatter();
-    return logged.stream()
-        .filter(r -> r.getLevel().equals(level))
-        .map(formatter::formatMessage)
-        .toList();
+    return logged.messages(level);
   }
 
   /**

@@ -17,13 +17,10 @@ import io.slidingwindow.server.decide.Decisions.BadRequest;
 import io.slidingwindow.server.decide.Decisions.Code;
 import io.slidingwindow.server.settings.Settings;
 import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.testkit.LogCapture;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -38,15 +35,12 @@ class OverrideLimitsTest {
       """;
 
   private final FakeTicker ticker = new FakeTicker();
-  private final Logger log = Logger.getLogger(OverrideLimits.class.getName());
-  private Level level;
-  private Handler capture;
+  private LogCapture capture;
 
   @AfterEach
   void releaseWarnings() {
     if (capture != null) {
-      log.removeHandler(capture);
-      log.setLevel(level);
+      capture.close();
     }
   }
 
@@ -228,20 +222,20 @@ class OverrideLimitsTest {
       limits.limiter(domain, Limit.of(1, Duration.ofHours(1)), FailurePolicy.LOCAL);
       limits.limiter(domain, Limit.of(2, Duration.ofHours(1)), FailurePolicy.LOCAL);
     }
-    List<String> warnings = captureWarnings();
+    captureWarnings();
 
     refuse(limits, "a", 3);
     ticker.advance(Duration.ofSeconds(59));
     refuse(limits, "a", 4);
-    assertThat(warnings).as("two refusals within 59 s").hasSize(1);
+    assertThat(warnings()).as("two refusals within 59 s").hasSize(1);
     refuse(limits, "b", 3);
-    assertThat(warnings).as("another domain is warned of apart").hasSize(2);
+    assertThat(warnings()).as("another domain is warned of apart").hasSize(2);
 
     ticker.advance(Duration.ofSeconds(2));
     refuse(limits, "a", 5);
 
-    assertThat(warnings).hasSize(3);
-    assertThat(warnings)
+    assertThat(warnings()).hasSize(3);
+    assertThat(warnings())
         .allSatisfy(m -> assertThat(m).contains("a descriptor with a new limit was refused"))
         .satisfiesExactly(
             m -> assertThat(m).startsWith("domain 'a' holds 2"),
@@ -257,28 +251,14 @@ class OverrideLimitsTest {
         .hasMessageContaining("holds 2 distinct descriptor limit overrides in use");
   }
 
-  /** The messages of OverrideLimits' WARNINGs from now until the test ends. */
-  private List<String> captureWarnings() {
-    List<String> warnings = new CopyOnWriteArrayList<>();
-    capture =
-        new Handler() {
-          @Override
-          public void publish(LogRecord record) {
-            if (record.getLevel().equals(Level.WARNING)) {
-              warnings.add(record.getMessage());
-            }
-          }
+  /** Captures OverrideLimits' log records from now until the test ends. */
+  private void captureWarnings() {
+    capture = LogCapture.of(OverrideLimits.class.getName());
+  }
 
-          @Override
-          public void flush() {}
-
-          @Override
-          public void close() {}
-        };
-    level = log.getLevel();
-    log.setLevel(Level.ALL);
-    log.addHandler(capture);
-    return warnings;
+  /** The messages of the WARNINGs captured so far. */
+  private List<String> warnings() {
+    return capture.messages(Level.WARNING);
   }
 
   /** A clock may read any value, the one eviction leaves as its mark included. */

@@ -13,15 +13,12 @@ import io.slidingwindow.server.decide.Decisions.Verdict;
 import io.slidingwindow.server.decide.TestRequest;
 import io.slidingwindow.server.settings.Settings;
 import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.testkit.LogCapture;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -43,31 +40,13 @@ class OverrideEvictionIT {
 
   private final RedisServerProcess redis = RedisServerProcess.start();
   private final FakeTicker ticker = new FakeTicker();
-  private final Logger log = Logger.getLogger("io.slidingwindow.server.decide.OverrideLimits");
-  private final List<String> warnings = new CopyOnWriteArrayList<>();
-  private final Handler capture =
-      new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-          if (record.getLevel().equals(Level.WARNING)) {
-            warnings.add(record.getMessage());
-          }
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-      };
-  private Level level;
+  private LogCapture log;
   private RedisStore store;
 
   @AfterEach
   void stop() {
-    if (level != null) {
-      log.removeHandler(capture);
-      log.setLevel(level);
+    if (log != null) {
+      log.close();
     }
     if (store != null) {
       store.close();
@@ -127,29 +106,32 @@ class OverrideEvictionIT {
   @Test
   void decideAsync_limitsOfAYearMakeRoomAgainAndAgain_warnsAtMostOnceAMinute() throws Exception {
     Decider decider = decider();
-    level = log.getLevel();
-    log.setLevel(Level.ALL);
-    log.addHandler(capture);
+    log = LogCapture.of("io.slidingwindow.server.decide.OverrideLimits");
     assertThat(decide(decider, year(1)).overall()).isEqualTo(Code.OK);
     assertThat(decide(decider, year(2)).overall()).isEqualTo(Code.OK);
 
     ticker.advance(Duration.ofSeconds(61));
     assertThat(decide(decider, year(3)).overall()).isEqualTo(Code.OK);
-    assertThat(warnings)
+    assertThat(warnings())
         .singleElement()
         .asString()
         .startsWith("domain 'a' holds 2 distinct descriptor limit overrides")
         .contains("made room for a new one");
     ticker.advance(Duration.ofSeconds(59));
     assertThat(decide(decider, year(4)).overall()).isEqualTo(Code.OK);
-    assertThat(warnings).as("a second eviction 59 s after the first").hasSize(1);
+    assertThat(warnings()).as("a second eviction 59 s after the first").hasSize(1);
 
     ticker.advance(Duration.ofSeconds(2));
     assertThat(decide(decider, year(5)).overall())
         .as("the limit of 3 a year, unused for 61 s, made room")
         .isEqualTo(Code.OK);
-    assertThat(warnings).as("a third eviction 61 s after the first").hasSize(2);
-    assertThat(warnings.get(1)).contains("made room for a new one");
+    assertThat(warnings()).as("a third eviction 61 s after the first").hasSize(2);
+    assertThat(warnings().get(1)).contains("made room for a new one");
+  }
+
+  /** The messages of OverrideLimits' WARNINGs since the capture began. */
+  private List<String> warnings() {
+    return log.messages(Level.WARNING);
   }
 
   private static TestRequest.Descriptor year(long requests) {

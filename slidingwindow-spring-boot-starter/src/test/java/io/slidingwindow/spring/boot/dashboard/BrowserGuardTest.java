@@ -2,6 +2,7 @@ package io.slidingwindow.spring.boot.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.slidingwindow.testkit.LogCapture;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,32 +34,13 @@ class BrowserGuardTest {
    */
   @Test
   void refuse_logsEachRefusalOnceAtInfo_andMadeUpHostNamesCannotHideALaterOne() {
-    java.util.logging.Logger audit =
-        java.util.logging.Logger.getLogger(
-            "io.slidingwindow.spring.boot.dashboard.SlidingWindowQuotas");
-    List<java.util.logging.Level> levels = new java.util.concurrent.CopyOnWriteArrayList<>();
-    java.util.logging.Handler handler =
-        new java.util.logging.Handler() {
-          @Override
-          public void publish(java.util.logging.LogRecord line) {
-            levels.add(line.getLevel());
-          }
-
-          @Override
-          public void flush() {}
-
-          @Override
-          public void close() {}
-        };
-    java.util.logging.Level before = audit.getLevel();
-    audit.setLevel(java.util.logging.Level.ALL);
-    audit.addHandler(handler);
-    try {
+    try (LogCapture audit =
+        LogCapture.of("io.slidingwindow.spring.boot.dashboard.SlidingWindowQuotas")) {
       BrowserGuard fresh = new BrowserGuard("/actuator/slidingwindow", cors());
       for (int poll = 0; poll < 5; poll++) {
         fresh.refuse("GET", "a request at a host name (Host: rebound.test) may not read this");
       }
-      assertThat(levels)
+      assertThat(levels(audit))
           .as("five polls of one page")
           .containsExactly(
               java.util.logging.Level.INFO,
@@ -70,18 +52,19 @@ class BrowserGuardTest {
       for (int name = 1; name < BrowserGuard.REFUSALS_REMEMBERED; name++) {
         fresh.refuse("GET", "a request at a host name (Host: n" + name + ".test) may not read");
       }
-      levels.clear();
+      audit.clear();
       fresh.refuse("GET", "a request at a host name (Host: rebound.test) may not read this");
       fresh.refuse("GET", "a request at a host name (Host: rebound.test) may not read this");
-      assertThat(levels)
+      assertThat(levels(audit))
           .as(
               "the first page's refusal again, after %s made-up host names filled the memory",
               BrowserGuard.REFUSALS_REMEMBERED - 1)
           .containsExactly(java.util.logging.Level.INFO, java.util.logging.Level.FINE);
-    } finally {
-      audit.removeHandler(handler);
-      audit.setLevel(before);
     }
+  }
+
+  private static List<java.util.logging.Level> levels(LogCapture log) {
+    return log.records().stream().map(java.util.logging.LogRecord::getLevel).toList();
   }
 
   @Test
