@@ -3,6 +3,7 @@ package io.slidingwindow.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.slidingwindow.testkit.LogCapture;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
@@ -15,9 +16,6 @@ import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,30 +28,16 @@ import org.junit.jupiter.api.Test;
 class LateCheckTest {
 
   private final List<Object> registered = new ArrayList<>();
-  private final List<LogRecord> logged = new ArrayList<>();
-  private final Logger log = Logger.getLogger(RateLimitFeature.class.getName());
-  private final Handler recorder =
-      new Handler() {
-        @Override
-        public synchronized void publish(LogRecord record) {
-          logged.add(record);
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-      };
+  private LogCapture logged;
 
   @BeforeEach
   void record() {
-    log.addHandler(recorder);
+    logged = LogCapture.atConfiguredLevel(RateLimitFeature.class.getName());
   }
 
   @AfterEach
   void stopRecording() {
-    log.removeHandler(recorder);
+    logged.close();
   }
 
   /** A limit that cannot be read, and a good one. */
@@ -152,11 +136,11 @@ class LateCheckTest {
         .isInstanceOf(LateCheck.Unusable.class)
         .isSameAs(registered.get(1));
     assertThat(registered.get(2)).isInstanceOf(MethodRateLimitFilter.class);
-    assertThat(logged).hasSize(1);
-    assertThat(logged.get(0).getMessage())
+    assertThat(logged.records()).hasSize(1);
+    assertThat(logged.records().get(0).getMessage())
         .startsWith("@RateLimit on " + Mixed.class.getName() + ".bad: ")
         .contains("every request to " + Mixed.class.getName() + ".bad is answered 500");
-    assertThat(logged.get(0).getThrown()).isNull();
+    assertThat(logged.records().get(0).getThrown()).isNull();
   }
 
   @Test
@@ -170,8 +154,8 @@ class LateCheckTest {
     configure(feature, Misplaced.class, "first");
 
     assertThat(registered).hasSize(3).allMatch(LateCheck.Unusable.class::isInstance);
-    assertThat(logged).hasSize(1);
-    assertThat(logged.get(0).getMessage())
+    assertThat(logged.records()).hasSize(1);
+    assertThat(logged.records().get(0).getMessage())
         .startsWith("@RateLimit on " + Misplaced.class.getName() + ".helper would limit nothing")
         .contains("the resource methods of " + Misplaced.class.getName() + " is answered 500");
   }

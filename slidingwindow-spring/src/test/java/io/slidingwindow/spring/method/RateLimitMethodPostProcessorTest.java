@@ -6,15 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.slidingwindow.Limit;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.RateLimitExceededException;
+import io.slidingwindow.testkit.LogCapture;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
@@ -167,26 +164,10 @@ class RateLimitMethodPostProcessorTest {
 
   @Test
   void keyThatThrows_countsUnderTheRulesGlobalKey_notExempt() {
-    Logger log = Logger.getLogger("io.slidingwindow.http.EnforcementCore");
-    List<String> warnings = new CopyOnWriteArrayList<>();
-    Handler handler =
-        new Handler() {
-          @Override
-          public void publish(LogRecord record) {
-            warnings.add(record.getLevel() + " " + record.getMessage());
-          }
-
-          @Override
-          public void flush() {}
-
-          @Override
-          public void close() {}
-        };
-    log.addHandler(handler);
-    try {
+    List<String> warnings;
+    try (LogCapture log = LogCapture.atConfiguredLevel("io.slidingwindow.http.EnforcementCore")) {
       assertThat(quotes.order(null)).isEqualTo("ordered");
-    } finally {
-      log.removeHandler(handler);
+      warnings = log.records().stream().map(r -> r.getLevel() + " " + r.getMessage()).toList();
     }
     assertThat(warnings)
         .as("the log says where a call without a key counts: it has no client")
