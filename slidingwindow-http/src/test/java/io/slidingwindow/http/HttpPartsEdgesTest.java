@@ -7,6 +7,7 @@ import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.testkit.LogCapture;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,10 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -286,31 +283,10 @@ class HttpPartsEdgesTest {
 
   /** Collects what {@code logger} writes while {@code action} runs, as "LEVEL message". */
   private static List<String> logged(Class<?> logger, Runnable action) {
-    Logger jul = Logger.getLogger(logger.getName());
-    List<String> lines = new ArrayList<>();
-    Handler handler =
-        new Handler() {
-          @Override
-          public void publish(LogRecord record) {
-            lines.add(record.getLevel() + " " + record.getMessage());
-          }
-
-          @Override
-          public void flush() {}
-
-          @Override
-          public void close() {}
-        };
-    Level before = jul.getLevel();
-    jul.setLevel(Level.ALL);
-    jul.addHandler(handler);
-    try {
+    try (LogCapture log = LogCapture.of(logger.getName())) {
       action.run();
-    } finally {
-      jul.removeHandler(handler);
-      jul.setLevel(before);
+      return log.records().stream().map(r -> r.getLevel() + " " + r.getMessage()).toList();
     }
-    return lines;
   }
 
   @Test

@@ -4,17 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.testkit.LogCapture;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.net.http.HttpResponse;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,30 +29,17 @@ import org.junit.jupiter.params.provider.EnumSource;
 class JaxrsObjectLocatorTest {
 
   private final FakeTicker ticker = new FakeTicker();
-  private final ConcurrentLinkedQueue<LogRecord> logged = new ConcurrentLinkedQueue<>();
-  private final Handler recorder =
-      new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-          logged.add(record);
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-      };
+  private LogCapture logged;
   private JaxrsServers.Running server;
 
   @BeforeEach
   void record() {
-    Logger.getLogger("").addHandler(recorder);
+    logged = LogCapture.atConfiguredLevel("");
   }
 
   @AfterEach
   void stop() {
-    Logger.getLogger("").removeHandler(recorder);
+    logged.close();
     if (server != null) {
       server.close();
     }
@@ -145,7 +130,7 @@ class JaxrsObjectLocatorTest {
 
   /** What this module logged. */
   private List<LogRecord> ours() {
-    return logged.stream()
+    return logged.records().stream()
         .filter(r -> r.getLoggerName().equals(RateLimitFeature.class.getName()))
         .toList();
   }
@@ -159,7 +144,7 @@ class JaxrsObjectLocatorTest {
         .allSatisfy(body -> assertThat(body).doesNotContain("io.slidingwindow", "Exception"));
     assertThat(answers.get(0).headers().firstValue("Content-Type"))
         .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
-    assertThat(logged)
+    assertThat(logged.records())
         .as("records with a stack trace, by anyone")
         .filteredOn(r -> r.getThrown() != null)
         .isEmpty();

@@ -9,6 +9,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitResponse.Code;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
 import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.testkit.LogCapture;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,9 +26,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -299,44 +298,24 @@ class AdminOverridesIT {
   @Test
   void everyChange_isAudited_withADigestOfTheValues_neverTheValues() throws Exception {
     start("memory", builder());
-    List<String> lines = new ArrayList<>();
-    Logger audit = Logger.getLogger("io.slidingwindow.server.admin.audit");
-    Handler handler =
-        new Handler() {
-          @Override
-          public void publish(LogRecord record) {
-            synchronized (lines) {
-              lines.add(record.getMessage());
-            }
-          }
-
-          @Override
-          public void flush() {}
-
-          @Override
-          public void close() {}
-        };
-    audit.addHandler(handler);
-    try {
+    List<String> lines;
+    try (LogCapture audit = LogCapture.atConfiguredLevel("io.slidingwindow.server.admin.audit")) {
       admin("PUT", "/v1/overrides", override("sk_live_secret", "20/10s"));
       admin("DELETE", "/v1/quota", descriptor("sk_live_secret"));
       admin("DELETE", "/v1/overrides", descriptor("sk_live_secret"));
-    } finally {
-      audit.removeHandler(handler);
+      lines = audit.records().stream().map(LogRecord::getMessage).toList();
     }
 
-    synchronized (lines) {
-      assertThat(lines).hasSize(3);
-      assertThat(lines.get(0))
-          .startsWith("admin set: domain=api entries=[api_key=sha256:")
-          .contains("limits=[20/10s]", "rule=api_key", "client=127.0.0.1");
-      assertThat(lines.get(1)).startsWith("admin reset:");
-      assertThat(lines.get(2)).startsWith("admin remove:");
-      assertThat(String.join("\n", lines)).doesNotContain("sk_live_secret");
-      String digest = lines.get(0).replaceAll(".*api_key=(sha256:[^\\]]*)].*", "$1");
-      assertThat(digest).hasSize("sha256:".length() + 16);
-      assertThat(lines.get(2)).contains(digest);
-    }
+    assertThat(lines).hasSize(3);
+    assertThat(lines.get(0))
+        .startsWith("admin set: domain=api entries=[api_key=sha256:")
+        .contains("limits=[20/10s]", "rule=api_key", "client=127.0.0.1");
+    assertThat(lines.get(1)).startsWith("admin reset:");
+    assertThat(lines.get(2)).startsWith("admin remove:");
+    assertThat(String.join("\n", lines)).doesNotContain("sk_live_secret");
+    String digest = lines.get(0).replaceAll(".*api_key=(sha256:[^\\]]*)].*", "$1");
+    assertThat(digest).hasSize("sha256:".length() + 16);
+    assertThat(lines.get(2)).contains(digest);
   }
 
   private void assertBad(String body, String message) throws Exception {

@@ -16,6 +16,7 @@ import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitResponse.Code
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
 import io.slidingwindow.server.envoy.type.v3.RateLimitUnit;
 import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.testkit.LogCapture;
 import io.slidingwindow.testkit.SlidingLogOracle;
 import java.io.IOException;
 import java.net.URI;
@@ -336,23 +337,8 @@ class EnvoyGrpcIT {
     byte[] invalid = valid.clone();
     int at = new String(valid, java.nio.charset.StandardCharsets.ISO_8859_1).lastIndexOf('c');
     invalid[at] = (byte) 0xff;
-    List<java.util.logging.LogRecord> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
-    java.util.logging.Handler capture =
-        new java.util.logging.Handler() {
-          @Override
-          public void publish(java.util.logging.LogRecord record) {
-            logged.add(record);
-          }
-
-          @Override
-          public void flush() {}
-
-          @Override
-          public void close() {}
-        };
-    java.util.logging.Logger root = java.util.logging.Logger.getLogger("");
-    root.addHandler(capture);
-    try {
+    List<java.util.logging.LogRecord> logged;
+    try (LogCapture everyone = LogCapture.atConfiguredLevel("")) {
       assertThatThrownBy(() -> callRaw(channel, invalid))
           .isInstanceOfSatisfying(
               StatusRuntimeException.class,
@@ -362,8 +348,7 @@ class EnvoyGrpcIT {
                     .isEqualTo("a string field of the request is not valid UTF-8");
               });
       assertThat(callRaw(channel, valid)).isNotEmpty();
-    } finally {
-      root.removeHandler(capture);
+      logged = everyone.records();
     }
 
     assertThat(logged)

@@ -9,6 +9,7 @@ import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.testkit.LogCapture;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.text.MessageFormat;
@@ -16,10 +17,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -439,35 +438,18 @@ class RateLimitFilterTest {
 
   @Test
   void doFilter_dryRunWouldRefuse_logsAtDebugNotInfo() throws Exception {
-    Logger logger = Logger.getLogger(EnforcementCore.class.getName());
-    List<LogRecord> records = new CopyOnWriteArrayList<>();
-    Handler handler =
-        new Handler() {
-          @Override
-          public void publish(LogRecord record) {
-            records.add(record);
-          }
-
-          @Override
-          public void flush() {}
-
-          @Override
-          public void close() {}
-        };
-    Level previous = logger.getLevel();
-    logger.setLevel(Level.ALL);
-    logger.addHandler(handler);
     HttpRule rule =
         HttpRule.builder("trial")
             .limit(Limit.exact(1, Duration.ofSeconds(60)))
             .dryRun(true)
             .build();
-    try (EmbeddedTomcat server = serve(RateLimitEnforcer.builder().rule(rule))) {
-      assertThat(server.get("/a").statusCode()).isEqualTo(200);
-      assertThat(server.get("/a").statusCode()).isEqualTo(200);
-    } finally {
-      logger.removeHandler(handler);
-      logger.setLevel(previous);
+    List<LogRecord> records;
+    try (LogCapture log = LogCapture.of(EnforcementCore.class.getName())) {
+      try (EmbeddedTomcat server = serve(RateLimitEnforcer.builder().rule(rule))) {
+        assertThat(server.get("/a").statusCode()).isEqualTo(200);
+        assertThat(server.get("/a").statusCode()).isEqualTo(200);
+      }
+      records = log.records();
     }
     assertThat(records).hasSize(1);
     assertThat(records.get(0).getLevel()).isEqualTo(Level.FINE);
