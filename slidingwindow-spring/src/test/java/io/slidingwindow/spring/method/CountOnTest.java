@@ -113,15 +113,6 @@ class CountOnTest {
     }
   }
 
-  /** countOn on Spring's ListenableFuture. */
-  @SuppressWarnings("removal")
-  public static class ListenableLogin {
-    @RateLimit(limits = "1/1h", countOn = Logins.BadPassword.class)
-    public org.springframework.util.concurrent.ListenableFuture<String> call(String user) {
-      return new org.springframework.util.concurrent.SettableListenableFuture<>();
-    }
-  }
-
   /** countOn on a Kotlin suspend function, as it is compiled. */
   public static class SuspendLogin {
     @RateLimit(limits = "1/1h", countOn = Logins.BadPassword.class)
@@ -154,10 +145,6 @@ class CountOnTest {
     for (Case c :
         List.of(
             new Case(FutureLogin.class, "futureLogin", "returns java.util.concurrent.Future"),
-            new Case(
-                ListenableLogin.class,
-                "listenableLogin",
-                "returns org.springframework.util.concurrent.ListenableFuture"),
             new Case(
                 SuspendLogin.class,
                 "suspendLogin",
