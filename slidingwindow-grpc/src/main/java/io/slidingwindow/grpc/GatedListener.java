@@ -201,15 +201,18 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
     }
     try {
       return step.decision().get().toCompletableFuture();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       return CompletableFuture.failedFuture(e);
     }
   }
 
   /**
-   * Applies {@code step} to its decision's outcome. A decision that failed lets the event through
-   * (the enforcement itself never fails; this guards against a fault in between). An application
-   * listener that throws ends the call with {@code UNKNOWN}, as gRPC does.
+   * Applies {@code step} to its decision's outcome. A decision that failed (the enforcement turns
+   * failing keys and backends into outcomes, so only an {@link Error}, such as a key resolver
+   * overflowing its stack on what the client sent, gets here) ends the call with {@code UNKNOWN},
+   * the handler hearing {@code onCancel} if it started: the event never goes on unlimited, whether
+   * the decision failed at once or later on a backend's thread. An application listener that throws
+   * ends the call with {@code UNKNOWN} too, as gRPC does.
    */
   private void run(Step step, CompletableFuture<Outcome> decision) {
     Outcome outcome = null;
@@ -217,7 +220,17 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
       try {
         outcome = decision.join();
       } catch (RuntimeException e) {
-        LOG.log(Level.WARNING, "rate limit decision failed; call let through", e);
+        ended = true;
+        LOG.log(Level.WARNING, "rate limit decision failed; call ended", e);
+        call.fail(Status.UNKNOWN.withDescription("Application error processing RPC"));
+        if (delegate != null) {
+          try {
+            delegate.onCancel();
+          } catch (RuntimeException cancel) {
+            LOG.log(Level.WARNING, "gRPC call listener failed", cancel);
+          }
+        }
+        return;
       }
     }
     try {
