@@ -300,4 +300,40 @@ class GrpcAttackTest {
     assertThat(codes).as("each call ended before its handler").containsOnly(Status.Code.UNKNOWN);
     assertThat(server.received).isEmpty();
   }
+
+  /**
+   * Streams that send no message at all, under a rule that counts messages: each still reaches its
+   * handler (an upload answered, a subscription opened), so each must count.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"test.Echo/Upload", "test.Echo/Chat"})
+  void perMessage_streamsThatSendNoMessage_stillCountOnceEach(String method) {
+    ServerInterceptor limit =
+        RateLimitServerInterceptor.builder()
+            .limiterFactory(RateLimiterFactory.inMemory(ticker, 10_000))
+            .rule(
+                GrpcRateLimitRule.builder("streams")
+                    .method("test.Echo/*")
+                    .limit("2/10s")
+                    .perMessage()
+                    .build())
+            .build();
+    EchoServer server = EchoServer.start(limit);
+    resources.add(server);
+    var descriptor = method.endsWith("Upload") ? EchoServer.UPLOAD : EchoServer.CHAT;
+
+    List<Status.Code> codes = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      codes.add(server.stream(descriptor, List.of(), Map.of()).status().getCode());
+    }
+
+    assertThat(codes)
+        .as("empty streams past a limit of 2")
+        .containsExactly(
+            Status.Code.OK,
+            Status.Code.OK,
+            Status.Code.RESOURCE_EXHAUSTED,
+            Status.Code.RESOURCE_EXHAUSTED,
+            Status.Code.RESOURCE_EXHAUSTED);
+  }
 }
