@@ -46,6 +46,9 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
   private ServerCall.Listener<ReqT> delegate;
   private boolean ended;
 
+  /** Whether the next message is the first, decided when the call started. */
+  private boolean firstMessagePaid;
+
   /**
    * @param messageDecision the decision on each client message; null if no rule counts messages
    */
@@ -62,13 +65,14 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
 
   /**
    * Decides the call's start with {@code decision} (null: no decision), hands the permits it
-   * reserved to the call to settle when it closes, then starts the application's listener with
-   * {@code start} if it is allowed, or closes the call if not. An interceptor inside this one that
-   * throws a status from {@code start} (an authentication check throwing {@code UNAUTHENTICATED})
-   * closes the call with that status and its trailers, as gRPC does, so that rules counting only
-   * some codes count the status the client receives (also when the status is the cause of what was
-   * thrown, and when the decision completed later on the executor); anything else thrown closes it
-   * with {@code UNKNOWN}.
+   * reserved to the call to settle when it closes, then, if the call counts messages, decides its
+   * first message ahead (so that a stream that sends none still counts once, and its first message
+   * is not decided again), then starts the application's listener with {@code start} if both allow,
+   * or closes the call if not. An interceptor inside this one that throws a status from {@code
+   * start} (an authentication check throwing {@code UNAUTHENTICATED}) closes the call with that
+   * status and its trailers, as gRPC does, so that rules counting only some codes count the status
+   * the client receives (also when the status is the cause of what was thrown, and when the
+   * decision completed later on the executor); anything else thrown closes it with {@code UNKNOWN}.
    */
   void start(
       Supplier<CompletionStage<Outcome>> decision, Supplier<ServerCall.Listener<ReqT>> start) {
@@ -85,25 +89,45 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
                 }
                 call.grantHeaders(outcome.headers());
               }
-              try {
-                delegate = start.get();
-              } catch (RuntimeException e) {
-                Status thrown = Status.fromThrowable(e);
-                if (thrown.getCode() == Status.Code.UNKNOWN && thrown.getCause() == e) {
-                  throw e; // no status in it: a failure like any listener's, below
-                }
-                ended = true;
-                Metadata trailers = Status.trailersFromThrowable(e);
-                call.fail(thrown, trailers == null ? new Metadata() : trailers);
+              if (messageDecision == null) {
+                startApplication(start);
               }
             }));
+    if (messageDecision != null) {
+      submit(
+          new Step(
+              messageDecision,
+              outcome -> {
+                if (outcome != null && !outcome.allowed()) {
+                  ended = true;
+                  call.refuse(outcome.refusal());
+                  return;
+                }
+                firstMessagePaid = true;
+                startApplication(start);
+              }));
+    }
+  }
+
+  private void startApplication(Supplier<ServerCall.Listener<ReqT>> start) {
+    try {
+      delegate = start.get();
+    } catch (RuntimeException e) {
+      Status thrown = Status.fromThrowable(e);
+      if (thrown.getCode() == Status.Code.UNKNOWN && thrown.getCause() == e) {
+        throw e; // no status in it: a failure like any listener's, below
+      }
+      ended = true;
+      Metadata trailers = Status.trailersFromThrowable(e);
+      call.fail(thrown, trailers == null ? new Metadata() : trailers);
+    }
   }
 
   @Override
   public void onMessage(ReqT message) {
     submit(
         new Step(
-            messageDecision,
+            messageDecision == null ? null : this::decideMessage,
             outcome -> {
               if (outcome != null && !outcome.allowed()) {
                 ended = true;
@@ -113,6 +137,15 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
               }
               delegate.onMessage(message);
             }));
+  }
+
+  /** The decision on a message: none for the first, whose permit the call took when it started. */
+  private CompletionStage<Outcome> decideMessage() {
+    if (firstMessagePaid) {
+      firstMessagePaid = false;
+      return CompletableFuture.completedFuture(null);
+    }
+    return messageDecision.get();
   }
 
   @Override
@@ -201,15 +234,18 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
     }
     try {
       return step.decision().get().toCompletableFuture();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       return CompletableFuture.failedFuture(e);
     }
   }
 
   /**
-   * Applies {@code step} to its decision's outcome. A decision that failed lets the event through
-   * (the enforcement itself never fails; this guards against a fault in between). An application
-   * listener that throws ends the call with {@code UNKNOWN}, as gRPC does.
+   * Applies {@code step} to its decision's outcome. A decision that failed (the enforcement turns
+   * failing keys and backends into outcomes, so only an {@link Error}, such as a key resolver
+   * overflowing its stack on what the client sent, gets here) ends the call with {@code UNKNOWN},
+   * the handler hearing {@code onCancel} if it started: the event never goes on unlimited, whether
+   * the decision failed at once or later on a backend's thread. An application listener that throws
+   * ends the call with {@code UNKNOWN} too, as gRPC does.
    */
   private void run(Step step, CompletableFuture<Outcome> decision) {
     Outcome outcome = null;
@@ -217,7 +253,17 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
       try {
         outcome = decision.join();
       } catch (RuntimeException e) {
-        LOG.log(Level.WARNING, "rate limit decision failed; call let through", e);
+        ended = true;
+        LOG.log(Level.WARNING, "rate limit decision failed; call ended", e);
+        call.fail(Status.UNKNOWN.withDescription("Application error processing RPC"));
+        if (delegate != null) {
+          try {
+            delegate.onCancel();
+          } catch (RuntimeException cancel) {
+            LOG.log(Level.WARNING, "gRPC call listener failed", cancel);
+          }
+        }
+        return;
       }
     }
     try {

@@ -25,7 +25,9 @@ import java.util.Set;
  * <p>By default a call takes one permit when it starts, whatever it streams. A rule {@link
  * Builder#perMessage() per message} takes one permit for each message the client sends instead (for
  * a unary or server-streaming call, its one request), and ends a stream with {@code
- * RESOURCE_EXHAUSTED} at the first message it refuses. Several limits are checked together; with
+ * RESOURCE_EXHAUSTED} at the first message it refuses. The permit of a call's first message is
+ * taken when the call starts, before its handler does: a stream that sends no message still takes
+ * one, and one refused there never reaches its handler. Several limits are checked together; with
  * {@code countRefusedAttempts} refused calls count too; in dry-run the rule counts and reports but
  * never refuses.
  *
@@ -207,7 +209,10 @@ public final class GrpcRateLimitRule {
       return this;
     }
 
-    /** Takes a permit for each message the client sends, instead of one per call. */
+    /**
+     * Takes a permit for each message the client sends, instead of one per call; the first
+     * message's permit when the call starts, so that a call that sends none still takes one.
+     */
     public Builder perMessage() {
       this.perMessage = true;
       return this;

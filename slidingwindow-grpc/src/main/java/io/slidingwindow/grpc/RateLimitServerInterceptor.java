@@ -44,9 +44,10 @@ import java.util.function.Supplier;
  * dry-run) ends the call. Rules that count per call decide before the call's handler starts, so a
  * refused call never reaches the application; rules that count {@linkplain
  * GrpcRateLimitRule#perMessage() per message} decide each client message before the handler sees
- * it, and a refusal ends the stream. The decisions, dry-run, the listener, long keys, fail-open on
- * a failing backend and {@code Retry-After} are those of {@link EnforcementCore}, which the servlet
- * and reactive filters drive alike.
+ * it, and a refusal ends the stream; they decide the first message when the call starts, before the
+ * handler, so that a stream that sends no message still counts once. The decisions, dry-run, the
+ * listener, long keys, fail-open on a failing backend and {@code Retry-After} are those of {@link
+ * EnforcementCore}, which the servlet and reactive filters drive alike.
  *
  * <p>A rule that {@linkplain GrpcRateLimitRule.Builder#countCodes counts only some codes} (failed
  * logins: {@code UNAUTHENTICATED}) reserves its permit when the call starts, refusing it as any

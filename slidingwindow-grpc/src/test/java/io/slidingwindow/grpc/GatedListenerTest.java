@@ -147,7 +147,7 @@ class GatedListenerTest {
     gate.onMessage("a");
     gate.onMessage("b");
     gate.onMessage("c");
-    assertThat(app).containsExactly("start ann");
+    assertThat(app).as("the first message is decided before the handler starts").isEmpty();
 
     completeOnAnotherThread(first, ALLOWED);
     runExecutor();
@@ -194,6 +194,39 @@ class GatedListenerTest {
     gate.onMessage("a");
     gate.onMessage("b");
 
+    assertThat(call.closed.getCode()).isEqualTo(Status.Code.UNKNOWN);
+  }
+
+  @Test
+  void perMessage_aStreamThatSendsNothing_takesItsFirstPermitAtTheStart() {
+    ArrayDeque<CompletableFuture<Outcome>> decisions =
+        new ArrayDeque<>(List.of(CompletableFuture.completedFuture(REFUSED)));
+    GatedListener<String> gate = gate(decisions);
+    gate.start(null, this::application);
+    gate.onHalfClose();
+
+    assertThat(decisions).isEmpty();
+    assertThat(app).isEmpty();
+    assertThat(call.closed.getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+  }
+
+  @Test
+  void decisionThatFailsLater_endsTheCallWithUnknown_andTheHandlerHearsCancel() throws Exception {
+    CompletableFuture<Outcome> second = new CompletableFuture<>();
+    GatedListener<String> gate =
+        gate(new ArrayDeque<>(List.of(CompletableFuture.completedFuture(ALLOWED), second)));
+    gate.start(null, this::application);
+    gate.onMessage("a");
+    gate.onMessage("b");
+
+    Thread backend =
+        new Thread(() -> second.completeExceptionally(new StackOverflowError("key")), "backend");
+    backend.start();
+    backend.join(10_000);
+    runExecutor();
+    gate.onMessage("c");
+
+    assertThat(app).containsExactly("start ann", "message a ann", "cancel");
     assertThat(call.closed.getCode()).isEqualTo(Status.Code.UNKNOWN);
   }
 

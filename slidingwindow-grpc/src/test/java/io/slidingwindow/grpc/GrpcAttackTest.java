@@ -13,6 +13,7 @@ import io.grpc.StatusRuntimeException;
 import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.testkit.FakeTicker;
 import java.util.ArrayList;
 import java.util.List;
@@ -259,5 +260,80 @@ class GrpcAttackTest {
         .hasSize(4)
         .allSatisfy(key -> assertThat(key).hasSizeLessThanOrEqualTo(LimiterKeys.MAX_CHARS))
         .allSatisfy(key -> assertThat(key).startsWith(LimiterKeys.DIGEST_PREFIX));
+  }
+
+  /**
+   * A resolver that cannot cope with what the client sent in a way no {@code catch
+   * (RuntimeException)} sees (a recursive parser of nested input overflowing its stack), on a rule
+   * decided after a remote backend's decision: the call must not go on as if no rule applied.
+   */
+  @Test
+  void keyResolverError_afterARemoteDecision_neverLetsTheCallThrough() {
+    RemoteLimiters remote = new RemoteLimiters(ticker);
+    resources.add(remote);
+    Metadata.Key<String> nested = Metadata.Key.of("x-nested", Metadata.ASCII_STRING_MARSHALLER);
+    ServerInterceptor limit =
+        RateLimitServerInterceptor.builder()
+            .limiterFactory(remote)
+            .rule(GrpcRateLimitRule.builder("all").method("test.Echo/*").limit("100/10s").build())
+            .rule(
+                GrpcRateLimitRule.builder("say")
+                    .method("test.Echo/Say")
+                    .limit("2/10s")
+                    .key(
+                        (call, headers, context) -> {
+                          if (headers.get(nested) != null) {
+                            throw new StackOverflowError("nested too deep");
+                          }
+                          return RequestKey.global();
+                        })
+                    .build())
+            .build();
+    EchoServer server = EchoServer.start(limit);
+    resources.add(server);
+
+    List<Status.Code> codes = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      codes.add(code(() -> server.call(EchoServer.SAY, "n", Map.of("x-nested", "[[[[["))));
+    }
+
+    assertThat(codes).as("each call ended before its handler").containsOnly(Status.Code.UNKNOWN);
+    assertThat(server.received).isEmpty();
+  }
+
+  /**
+   * Streams that send no message at all, under a rule that counts messages: each still reaches its
+   * handler (an upload answered, a subscription opened), so each must count.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"test.Echo/Upload", "test.Echo/Chat"})
+  void perMessage_streamsThatSendNoMessage_stillCountOnceEach(String method) {
+    ServerInterceptor limit =
+        RateLimitServerInterceptor.builder()
+            .limiterFactory(RateLimiterFactory.inMemory(ticker, 10_000))
+            .rule(
+                GrpcRateLimitRule.builder("streams")
+                    .method("test.Echo/*")
+                    .limit("2/10s")
+                    .perMessage()
+                    .build())
+            .build();
+    EchoServer server = EchoServer.start(limit);
+    resources.add(server);
+    var descriptor = method.endsWith("Upload") ? EchoServer.UPLOAD : EchoServer.CHAT;
+
+    List<Status.Code> codes = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      codes.add(server.stream(descriptor, List.of(), Map.of()).status().getCode());
+    }
+
+    assertThat(codes)
+        .as("empty streams past a limit of 2")
+        .containsExactly(
+            Status.Code.OK,
+            Status.Code.OK,
+            Status.Code.RESOURCE_EXHAUSTED,
+            Status.Code.RESOURCE_EXHAUSTED,
+            Status.Code.RESOURCE_EXHAUSTED);
   }
 }
