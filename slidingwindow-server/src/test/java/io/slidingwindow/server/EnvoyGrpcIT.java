@@ -310,7 +310,7 @@ class EnvoyGrpcIT {
         Status.Code.INVALID_ARGUMENT,
         "descriptor 0 hits_addend must be from 0 to 4294967295, was 1099511627776");
     assertStatus(
-        request("client", "v".repeat(5000)), Status.Code.INVALID_ARGUMENT, "longer than 4096");
+        request("k".repeat(5000), "v"), Status.Code.INVALID_ARGUMENT, "key longer than 4096");
     RateLimitRequest.Builder many = RateLimitRequest.newBuilder().setDomain("api");
     for (int i = 0; i < 65; i++) {
       many.addDescriptors(descriptor("client", "c" + i));
@@ -331,12 +331,12 @@ class EnvoyGrpcIT {
   }
 
   @Test
-  void shouldRateLimit_invalidUtf8_invalidArgumentInOneLineCountedAndNothingLogged()
+  void shouldRateLimit_domainNotUtf8_invalidArgumentInOneLineCountedAndNothingLogged()
       throws Exception {
     byte[] valid = request("client", "c").toByteArray();
     byte[] invalid = valid.clone();
-    int at = new String(valid, java.nio.charset.StandardCharsets.ISO_8859_1).lastIndexOf('c');
-    invalid[at] = (byte) 0xff;
+    int at = new String(valid, java.nio.charset.StandardCharsets.ISO_8859_1).indexOf("api");
+    invalid[at] = (byte) 0xff; // a value that is not UTF-8 is read by its bytes: FailOpenInputIT
     List<java.util.logging.LogRecord> logged;
     try (LogCapture everyone = LogCapture.atConfiguredLevel("")) {
       assertThatThrownBy(() -> callRaw(channel, invalid))

@@ -1,11 +1,15 @@
 package io.slidingwindow.server.admin;
 
+import io.slidingwindow.Ticker;
 import io.slidingwindow.server.http.Exchange;
 import io.slidingwindow.server.http.Router;
 import java.lang.System.Logger.Level;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -24,8 +28,15 @@ import java.util.function.Consumer;
  * #MAX_HOST_CHARS} characters. When a new one comes while that many are remembered, all are
  * forgotten, one INFO line says so, and the new one is written at INFO: a client that sends made-up
  * {@code Host}s can make each refusal be written at INFO once more, never push later ones, its own
- * or anyone's, down to DEBUG for good. The counter counts them all. Thread-safe: the set is guarded
- * by this object's lock, held for a lookup only, never while writing a line.
+ * or anyone's, down to DEBUG for good. The counter counts them all.
+ *
+ * <p>INFO lines are bounded in time too: at most {@value #MAX_INFO_PER_MINUTE} refusals of one
+ * reason a minute (a minute starting at the first INFO line of that reason), and at most one line a
+ * minute saying that the remembered ones were forgotten. Past that, refusals that would be written
+ * at INFO are written at DEBUG, and the first refusal of that reason after the minute writes one
+ * INFO line with their number. Otherwise a flood of refusals with made-up {@code Host}s, each new,
+ * writes one INFO line per refusal. Thread-safe: the set and the budgets are guarded by this
+ * object's lock, held for a lookup only, never while writing a line.
  */
 final class AdminRefusals implements Router.Refusals {
 
@@ -35,14 +46,36 @@ final class AdminRefusals implements Router.Refusals {
   /** The most characters of a {@code Host} written and remembered. */
   static final int MAX_HOST_CHARS = 100;
 
+  /** The most refusals of one reason written at INFO in a minute. */
+  static final int MAX_INFO_PER_MINUTE = 20;
+
+  private static final long MINUTE_NANOS = TimeUnit.MINUTES.toNanos(1);
+
   private static final System.Logger AUDIT = System.getLogger(OverrideRoutes.AUDIT_LOGGER);
 
   private final Consumer<String> counter;
+  private final Ticker ticker;
   private final Set<String> remembered = new HashSet<>();
+  private final Map<String, Budget> budgets = new HashMap<>(); // by reason, a handful at most
+  private boolean forgottenWritten;
+  private long forgottenAt;
 
-  /** Refusals that {@code counter} counts, by reason. */
+  /** The INFO lines of one reason in its current minute, and those held back to DEBUG in it. */
+  private static final class Budget {
+    long start;
+    int written;
+    long heldBack;
+  }
+
+  /** Refusals that {@code counter} counts, by reason, minutes read on the system's clock. */
   AdminRefusals(Consumer<String> counter) {
+    this(counter, Ticker.system());
+  }
+
+  /** Refusals that {@code counter} counts, by reason, minutes read on {@code ticker}. */
+  AdminRefusals(Consumer<String> counter, Ticker ticker) {
     this.counter = counter;
+    this.ticker = ticker;
   }
 
   @Override
@@ -57,30 +90,48 @@ final class AdminRefusals implements Router.Refusals {
   void refused(String reason, String host, String client, int status, String message) {
     counter.accept(reason);
     String shown = shown(host);
-    Remembered first = remember(reason + ' ' + shown + ' ' + client);
-    if (first == Remembered.FORGOTTEN) {
+    Written written = remember(reason, reason + ' ' + shown + ' ' + client);
+    if (written.heldBack > 0) {
       AUDIT.log(
           Level.INFO,
+          "admin refusals: {0} more refusals of reason {1} in the last minute were written at DEBUG"
+              + " rather than INFO, past the {2} a minute (every refusal is counted in"
+              + " slidingwindow_server_request_errors_total'{'transport=\"admin\"'}')",
+          String.valueOf(written.heldBack),
+          reason,
+          MAX_INFO_PER_MINUTE);
+    }
+    if (written.forgotten != null) {
+      AUDIT.log(
+          written.forgotten,
           "admin refusals: {0} reasons, Hosts and clients remembered, the most kept; all forgotten,"
               + " so each is written at INFO once more (every refusal is counted in"
               + " slidingwindow_server_request_errors_total'{'transport=\"admin\"'}')",
           MAX_REMEMBERED);
     }
-    Level level = first == Remembered.KNOWN ? Level.DEBUG : Level.INFO;
-    if (AUDIT.isLoggable(level)) {
+    if (AUDIT.isLoggable(written.level)) {
       AUDIT.log(
-          level,
+          written.level,
           "admin refused: reason={0} status={1} host={2} client={3}: {4}{5}",
           reason,
           String.valueOf(status),
           shown,
           client,
           message,
-          first == Remembered.KNOWN
+          written.known
               ? ""
-              : " (later refusals of this reason, Host and client are written at DEBUG)");
+              : written.level == Level.INFO
+                  ? " (later refusals of this reason, Host and client are written at DEBUG)"
+                  : " (past the INFO lines of this reason for this minute)");
     }
   }
+
+  /**
+   * How one refusal is written: at {@code level}; {@code known} if its triple was remembered; the
+   * level of the line saying the remembered were forgotten, or null for none; the refusals of its
+   * reason held back to DEBUG in the minute that ended, to report first, or 0.
+   */
+  private record Written(Level level, boolean known, Level forgotten, long heldBack) {}
 
   private enum Remembered {
     /** Seen before: DEBUG. */
@@ -91,7 +142,47 @@ final class AdminRefusals implements Router.Refusals {
     FORGOTTEN
   }
 
-  private synchronized Remembered remember(String key) {
+  private synchronized Written remember(String reason, String key) {
+    long now = ticker.read();
+    Budget budget = budgets.get(reason);
+    long heldBack = 0;
+    if (budget != null && now - budget.start >= MINUTE_NANOS) {
+      heldBack = budget.heldBack;
+      budget = null;
+    }
+    Remembered first = rememberTriple(key);
+    if (first == Remembered.KNOWN) {
+      if (heldBack > 0) {
+        budgets.remove(reason);
+      }
+      return new Written(Level.DEBUG, true, null, heldBack);
+    }
+    if (budget == null) {
+      budget = new Budget();
+      budget.start = now;
+      budgets.put(reason, budget);
+    }
+    Level level;
+    if (budget.written < MAX_INFO_PER_MINUTE) {
+      budget.written++;
+      level = Level.INFO;
+    } else {
+      budget.heldBack++;
+      level = Level.DEBUG;
+    }
+    Level forgotten = null;
+    if (first == Remembered.FORGOTTEN) {
+      boolean again = !forgottenWritten || now - forgottenAt >= MINUTE_NANOS;
+      if (again) {
+        forgottenWritten = true;
+        forgottenAt = now;
+      }
+      forgotten = again ? Level.INFO : Level.DEBUG;
+    }
+    return new Written(level, false, forgotten, heldBack);
+  }
+
+  private Remembered rememberTriple(String key) {
     if (remembered.contains(key)) {
       return Remembered.KNOWN;
     }

@@ -63,7 +63,7 @@ public final class Decider implements ConfigWatcher.Listener {
   /** The most entries in one descriptor. */
   public static final int MAX_ENTRIES = 32;
 
-  /** The longest entry key or value, in characters. */
+  /** The longest entry key, in characters (values are bounded by the request size only). */
   public static final int MAX_TEXT_CHARS = 4096;
 
   /**

@@ -14,8 +14,13 @@ import io.slidingwindow.server.decide.Decisions.BadRequest;
  * The bounds every request must keep, checked before anything is counted: a domain that is
  * configured and at most {@value Decider#MAX_DOMAIN_CHARS} characters, 1 to {@value
  * Decider#MAX_DESCRIPTORS} descriptors of 1 to {@value Decider#MAX_ENTRIES} entries, keys that are
- * not empty, keys and values of at most {@value Decider#MAX_TEXT_CHARS} characters, hits_addend at
- * most {@value Decider#MAX_UINT32}, and an override with a named unit. Stateless.
+ * not empty, keys of at most {@value Decider#MAX_TEXT_CHARS} characters, hits_addend at most
+ * {@value Decider#MAX_UINT32}, and an override with a named unit. A value may be of any length (the
+ * request's size bounds it): it often comes from a client's header, and a request refused for it
+ * would answer Envoy with an error, which Envoy, unless its {@code failure_mode_deny} is set, takes
+ * as leave to let the request through without any of its descriptors counted. A long value is
+ * counted under its digest ({@code LimiterKeys.bounded}), as every value over 256 characters is.
+ * Stateless.
  */
 final class RequestChecks {
 
@@ -74,13 +79,9 @@ final class RequestChecks {
       if (value == null) {
         throw BadRequest.invalid("descriptor " + d + " entry '" + key + "' has no value");
       }
-      if (key.length() > MAX_TEXT_CHARS || value.length() > MAX_TEXT_CHARS) {
+      if (key.length() > MAX_TEXT_CHARS) {
         throw BadRequest.invalid(
-            "descriptor "
-                + d
-                + " has an entry key or value longer than "
-                + MAX_TEXT_CHARS
-                + " characters");
+            "descriptor " + d + " has an entry key longer than " + MAX_TEXT_CHARS + " characters");
       }
     }
     long hits = request.hits(d);

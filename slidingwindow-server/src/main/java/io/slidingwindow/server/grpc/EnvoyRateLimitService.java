@@ -5,7 +5,6 @@ import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.ServiceDescriptor;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.ProtoUtils;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
@@ -16,6 +15,7 @@ import io.slidingwindow.server.decide.Decisions.Verdict;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import java.io.IOException;
 import java.io.InputStream;
 import java.lang.System.Logger.Level;
 
@@ -25,11 +25,12 @@ import java.lang.System.Logger.Level;
  * executor). In memory the answer is sent before the call returns; on Redis when Redis (or the
  * failure policy, at the command timeout) answers, so no thread waits.
  *
- * <p>A request that does not parse fails with INVALID_ARGUMENT and one line that says why (a string
- * field with invalid UTF-8, or bytes that are no {@code RateLimitRequest}), counted, with nothing
- * logged: the request marshaller answers a marker message instead of throwing. A malformed request
- * fails with INVALID_ARGUMENT, an unknown domain with NOT_FOUND, anything unexpected with INTERNAL;
- * none of them affects other calls.
+ * <p>A request that does not parse fails with INVALID_ARGUMENT and one line that says why (a domain
+ * or key with invalid UTF-8, or bytes that are no {@code RateLimitRequest}), counted, with nothing
+ * logged: the request marshaller answers a marker message instead of throwing. A descriptor value
+ * that is not UTF-8 is no fault: it is read by its bytes ({@link LenientRequest}). A malformed
+ * request fails with INVALID_ARGUMENT, an unknown domain with NOT_FOUND, anything unexpected with
+ * INTERNAL; none of them affects other calls.
  */
 public final class EnvoyRateLimitService
     implements ServerCalls.UnaryMethod<RateLimitRequest, RateLimitResponse> {
@@ -153,14 +154,25 @@ public final class EnvoyRateLimitService
 
     @Override
     public RateLimitRequest parse(InputStream stream) {
+      byte[] bytes;
       try {
-        return protobuf.parse(stream);
-      } catch (StatusRuntimeException e) {
-        Throwable cause = e.getCause();
-        boolean utf8 =
-            cause instanceof InvalidProtocolBufferException
-                && String.valueOf(cause.getMessage()).contains("UTF-8");
-        return utf8 ? INVALID_UTF8 : MALFORMED;
+        bytes = stream.readAllBytes();
+      } catch (IOException e) {
+        return MALFORMED;
+      }
+      try {
+        return RateLimitRequest.parseFrom(bytes);
+      } catch (InvalidProtocolBufferException e) {
+        if (!String.valueOf(e.getMessage()).contains("UTF-8")) {
+          return MALFORMED;
+        }
+      }
+      try { // a value that is not UTF-8, as Envoy passes on a header's bytes: counted by its bytes
+        return LenientRequest.parse(bytes);
+      } catch (LenientRequest.NotUtf8 e) {
+        return INVALID_UTF8;
+      } catch (IOException | RuntimeException e) {
+        return MALFORMED;
       }
     }
   }

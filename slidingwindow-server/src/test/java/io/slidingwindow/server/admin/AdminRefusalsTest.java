@@ -2,7 +2,10 @@ package io.slidingwindow.server.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.slidingwindow.Ticker;
+import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.testkit.LogCapture;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Level;
@@ -29,6 +32,15 @@ class AdminRefusalsTest {
   }
 
   /**
+   * A clock that moves on a minute at each reading, so that the bound on INFO lines a minute holds
+   * nothing back: for the tests of what is remembered.
+   */
+  private static Ticker minutePerReading() {
+    FakeTicker ticker = new FakeTicker();
+    return () -> ticker.advance(Duration.ofMinutes(1)).read();
+  }
+
+  /**
    * A client that sends made-up Hosts fills what is remembered; the next new refusal forgets it all
    * and is written at INFO, and so is the next one of a Host seen before, rather than staying at
    * DEBUG for good.
@@ -36,7 +48,7 @@ class AdminRefusalsTest {
   @Test
   void refused_pastTheMostRemembered_forgetsThem_andNewRefusalsAreAtInfoAgain() {
     List<String> counted = new ArrayList<>();
-    AdminRefusals refusals = new AdminRefusals(counted::add);
+    AdminRefusals refusals = new AdminRefusals(counted::add, minutePerReading());
     for (int h = 0; h < AdminRefusals.MAX_REMEMBERED; h++) {
       refusals.refused("host_not_allowed", "made-up-" + h + ".test", "192.0.2.7", 403, "no");
     }
@@ -75,7 +87,7 @@ class AdminRefusalsTest {
 
   @Test
   void refused_manyHosts_rememberedStayBounded_andEachNewOneIsAtInfo() {
-    AdminRefusals refusals = new AdminRefusals(reason -> {});
+    AdminRefusals refusals = new AdminRefusals(reason -> {}, minutePerReading());
     int hosts = 3 * AdminRefusals.MAX_REMEMBERED + 10;
 
     for (int h = 0; h < hosts; h++) {
@@ -119,6 +131,97 @@ class AdminRefusalsTest {
 
     assertThat(lines(Level.INFO)).hasSize(2);
     assertThat(lines(Level.FINE)).hasSize(1);
+  }
+
+  /**
+   * A flood of refusals with made-up Hosts within one minute: INFO lines stop at the bound for the
+   * reason, the rest go to DEBUG, and the first refusal after the minute says how many did.
+   */
+  @Test
+  void refused_floodOfMadeUpHostsInOneMinute_infoBounded_thenOneLineCountsTheRest() {
+    FakeTicker ticker = new FakeTicker();
+    List<String> counted = new ArrayList<>();
+    AdminRefusals refusals = new AdminRefusals(counted::add, ticker);
+    int flood = 1000;
+
+    for (int h = 0; h < flood; h++) {
+      refusals.refused("host_not_allowed", "flood-" + h + ".test", "192.0.2.7", 403, "no");
+      ticker.advance(Duration.ofMillis(50));
+    }
+
+    assertThat(lines(Level.INFO))
+        .filteredOn(line -> line.startsWith("admin refused: "))
+        .hasSize(AdminRefusals.MAX_INFO_PER_MINUTE);
+    assertThat(lines(Level.INFO))
+        .filteredOn(line -> line.startsWith("admin refusals: "))
+        .singleElement()
+        .asString()
+        .contains("forgotten");
+    assertThat(lines(Level.FINE))
+        .filteredOn(line -> line.startsWith("admin refused: "))
+        .hasSize(flood - AdminRefusals.MAX_INFO_PER_MINUTE)
+        .allSatisfy(
+            line ->
+                assertThat(line).endsWith("(past the INFO lines of this reason for this minute)"));
+    assertThat(counted).hasSize(flood);
+    logged.clear();
+
+    ticker.advance(Duration.ofMinutes(1));
+    refusals.refused("host_not_allowed", "after.test", "192.0.2.7", 403, "no");
+
+    assertThat(lines(Level.INFO))
+        .containsExactly(
+            "admin refusals: "
+                + (flood - AdminRefusals.MAX_INFO_PER_MINUTE)
+                + " more refusals of reason host_not_allowed in the last minute were written at"
+                + " DEBUG rather than INFO, past the "
+                + AdminRefusals.MAX_INFO_PER_MINUTE
+                + " a minute (every refusal is counted in"
+                + " slidingwindow_server_request_errors_total{transport=\"admin\"})",
+            "admin refused: reason=host_not_allowed status=403 host=after.test client=192.0.2.7:"
+                + " no (later refusals of this reason, Host and client are written at DEBUG)");
+  }
+
+  /** Each reason has a bound of its own: a flood of one does not silence the first of another. */
+  @Test
+  void refused_floodOfOneReason_anotherReasonStillAtInfo() {
+    FakeTicker ticker = new FakeTicker();
+    AdminRefusals refusals = new AdminRefusals(reason -> {}, ticker);
+    for (int h = 0; h < 3 * AdminRefusals.MAX_INFO_PER_MINUTE; h++) {
+      refusals.refused("host_not_allowed", "flood-" + h + ".test", "192.0.2.7", 403, "no");
+    }
+
+    refusals.refused("unauthorized", "admin.test", "198.51.100.2", 401, "no");
+
+    assertThat(lines(Level.INFO))
+        .hasSize(AdminRefusals.MAX_INFO_PER_MINUTE + 1)
+        .last()
+        .asString()
+        .contains("reason=unauthorized");
+  }
+
+  /** Within its minute a known refusal stays at DEBUG and reports nothing held back. */
+  @Test
+  void refused_boundReachedThenQuiet_noCountLineUntilTheNextRefusalOfTheReason() {
+    FakeTicker ticker = new FakeTicker();
+    AdminRefusals refusals = new AdminRefusals(reason -> {}, ticker);
+    for (int h = 0; h <= AdminRefusals.MAX_INFO_PER_MINUTE; h++) {
+      refusals.refused("host_not_allowed", "h" + h + ".test", "192.0.2.7", 403, "no");
+    }
+    ticker.advance(Duration.ofSeconds(59));
+    refusals.refused("host_not_allowed", "h0.test", "192.0.2.7", 403, "no");
+    assertThat(lines(Level.INFO)).hasSize(AdminRefusals.MAX_INFO_PER_MINUTE);
+    logged.clear();
+
+    ticker.advance(Duration.ofSeconds(1));
+    refusals.refused("host_not_allowed", "h0.test", "192.0.2.7", 403, "no");
+    refusals.refused("host_not_allowed", "h1.test", "192.0.2.7", 403, "no");
+
+    assertThat(lines(Level.INFO))
+        .singleElement()
+        .asString()
+        .startsWith("admin refusals: 1 more refusals of reason host_not_allowed");
+    assertThat(lines(Level.FINE)).hasSize(2);
   }
 
   @Test
