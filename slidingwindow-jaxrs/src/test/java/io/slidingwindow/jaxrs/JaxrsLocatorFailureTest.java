@@ -13,6 +13,7 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -23,9 +24,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * A sub-resource locator runs during resource matching, before any filter bound to the method it
  * leads to: a request that ends in the locator (a lookup that throws 404 for an unknown token) or
  * right after it (no method of the sub-resource for the request's method, 405) reaches no resource
- * method, so {@code @RateLimit} on the sub-resource's method counts none of them, on Jersey and
- * RESTEasy alike, and a client can try tokens against the locator without limit. A rule over the
- * path ({@link RateLimitFilter}) counts them.
+ * method. {@code @RateLimit} on the sub-resource's method counts them on their response all the
+ * same, on Jersey and RESTEasy; before, it counted none, and a client could try tokens against the
+ * locator without limit. A rule over the path ({@link RateLimitFilter}) counts them before the
+ * locator runs.
  */
 class JaxrsLocatorFailureTest {
 
@@ -44,6 +46,19 @@ class JaxrsLocatorFailureTest {
   @Path("shares")
   public static class Shares {
     final AtomicInteger lookups = new AtomicInteger();
+
+    @GET
+    @Produces(MediaType.TEXT_PLAIN)
+    public String all() {
+      return "all";
+    }
+
+    @GET
+    @Path("list")
+    @Produces(MediaType.TEXT_PLAIN)
+    public String list() {
+      return "list";
+    }
 
     @Path("{token}")
     public Share share(@PathParam("token") String token) {
@@ -70,10 +85,7 @@ class JaxrsLocatorFailureTest {
     return response.statusCode();
   }
 
-  @ParameterizedTest
-  @EnumSource(JaxrsServers.Implementation.class)
-  void rateLimitOnSubResource_countsNoRequestEndingInItsLocator(
-      JaxrsServers.Implementation runtime) {
+  private void startWithFeature(JaxrsServers.Implementation runtime) {
     server =
         JaxrsServers.start(
             runtime,
@@ -82,22 +94,71 @@ class JaxrsLocatorFailureTest {
                 RateLimitFeature.builder()
                     .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
                     .build()));
+  }
 
-    assertThat(List.of(status("GET", "/shares/guess1"), status("GET", "/shares/guess2")))
-        .containsExactly(404, 404);
-    assertThat(status("POST", "/shares/issued-1")).as("405 tells a good token").isEqualTo(405);
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void rateLimitOnSubResource_countsGuessesEndingInItsLocator(JaxrsServers.Implementation runtime) {
+    startWithFeature(runtime);
+
+    assertThat(
+            List.of(
+                status("GET", "/shares/guess1"),
+                status("GET", "/shares/guess2"),
+                status("GET", "/shares/guess3"),
+                status("GET", "/shares/issued-1")))
+        .as("guesses that end in the locator count against the method's 2/1h")
+        .containsExactly(404, 404, 429, 429);
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void rateLimitOnSubResource_counts405AfterItsLocator(JaxrsServers.Implementation runtime) {
+    startWithFeature(runtime);
+
+    assertThat(
+            List.of(
+                status("POST", "/shares/issued-1"),
+                status("POST", "/shares/issued-2"),
+                status("POST", "/shares/issued-3")))
+        .as("a 405 after the locator tells a good token; counted, the third is refused")
+        .containsExactly(405, 405, 429);
+    assertThat(status("GET", "/shares/issued-1")).isEqualTo(429);
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void rateLimitOnSubResource_methodLimitHoldsAndWindowMovesOn(
+      JaxrsServers.Implementation runtime) {
+    startWithFeature(runtime);
+
     assertThat(
             List.of(
                 status("GET", "/shares/issued-1"),
-                status("GET", "/shares/issued-1"),
+                status("GET", "/shares/guess1"),
                 status("GET", "/shares/issued-1")))
-        .as("the method's own limit holds")
-        .containsExactly(200, 200, 429);
-    int before = shares.lookups.get();
-    assertThat(status("GET", "/shares/guess3"))
-        .as("a guess after the limit still runs the locator")
-        .isEqualTo(404);
-    assertThat(shares.lookups.get()).isEqualTo(before + 1);
+        .containsExactly(200, 404, 429);
+    ticker.advance(Duration.ofHours(2));
+    assertThat(status("GET", "/shares/issued-1")).isEqualTo(200);
+    assertThat(shares.lookups.get()).as("each request ran the locator once").isEqualTo(4);
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void rateLimitOnSubResource_rootMethodsNotCountedUnderIt(JaxrsServers.Implementation runtime) {
+    startWithFeature(runtime);
+
+    assertThat(
+            List.of(
+                status("GET", "/shares"),
+                status("POST", "/shares/list"),
+                status("GET", "/shares/list"),
+                status("GET", "/shares/list"),
+                status("GET", "/nowhere/x")))
+        .as("no locator ran: none of these is the method's")
+        .containsExactly(200, 405, 200, 200, 404);
+    assertThat(List.of(status("GET", "/shares/issued-1"), status("GET", "/shares/issued-1")))
+        .containsExactly(200, 200);
   }
 
   @ParameterizedTest
@@ -108,9 +169,6 @@ class JaxrsLocatorFailureTest {
             runtime,
             List.of(
                 shares,
-                RateLimitFeature.builder()
-                    .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
-                    .build(),
                 RateLimitFilter.builder()
                     .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
                     .rule(
