@@ -52,6 +52,24 @@ final class MethodRateLimitFilter implements ContainerRequestFilter, ContainerRe
     JaxrsExchange.answer(request, response);
   }
 
+  /**
+   * Counts {@code request}, which reached no resource method (see {@link LocatorCount}), on its
+   * {@code response}, replacing the answer with the refusal if the rule refuses it.
+   *
+   * @return whether the rule refused it
+   */
+  boolean countOnResponse(ContainerRequestContext request, ContainerResponseContext response) {
+    boolean[] refused = {false};
+    JaxrsExchange.apply(
+        request,
+        decide(request),
+        reply -> {
+          refused[0] = true;
+          JaxrsExchange.refuse(request, response, reply);
+        });
+    return refused[0];
+  }
+
   private EnforcementCore.Outcome decide(ContainerRequestContext request) {
     return core.enforce(
         request, request.getMethod(), List.of("/"), () -> JaxrsExchange.report(request));

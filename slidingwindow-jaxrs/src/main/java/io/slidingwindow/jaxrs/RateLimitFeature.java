@@ -32,10 +32,12 @@ import java.util.Set;
  * that a post-matching filter of a priority below {@code AUTHORIZATION + 100} ends before the
  * rule's turn (a 401 for wrong credentials, by {@code abortWith} or a mapped exception), on its
  * response. A request that an {@code @PreMatching} filter ends reaches no method and is not counted
- * here: rules over paths ({@link RateLimitFilter}) count it. A method's annotation may also sit on
- * the same method of a superclass or an interface (the contract-first style): the nearest wins,
- * looked for on the method, then its superclass's, recursively, then its interfaces', in
- * declaration order, as JAX-RS finds a method's other annotations. So an override without the
+ * here: rules over paths ({@link RateLimitFilter}) count it. A request that ends in a sub-resource
+ * locator (a lookup that throws) or right after it (405) is counted on its response by the rules of
+ * the class the locator is declared to return (see {@link LocatorCount}). A method's annotation may
+ * also sit on the same method of a superclass or an interface (the contract-first style): the
+ * nearest wins, looked for on the method, then its superclass's, recursively, then its interfaces',
+ * in declaration order, as JAX-RS finds a method's other annotations. So an override without the
  * annotation, a container's proxy or a subclass of the application's own, keeps the limit of the
  * method it overrides; only an annotation of its own changes it.
  *
@@ -149,6 +151,9 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
       }
     }
     context.register(late.servingMark());
+    LocatorCount locators = new LocatorCount(this::filterOf);
+    context.register(locators.marker());
+    context.register(locators);
     return true;
   }
 

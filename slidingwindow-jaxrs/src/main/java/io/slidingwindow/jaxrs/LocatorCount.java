@@ -1,0 +1,282 @@
+package io.slidingwindow.jaxrs;
+
+import jakarta.annotation.Priority;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.core.UriInfo;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * Counts, on its response, a request that ran a sub-resource locator and reached no resource
+ * method: the locator threw (a lookup of an unknown token answering 404), or the class it returned
+ * has no method for the request (405). The runtime calls a locator while it matches the request,
+ * before any filter bound to a method, and binds none to the locator, so without this such requests
+ * could run the locator without limit. Such a request is counted by the rules of every limited
+ * resource method of the class the locator is declared to return, each once, as {@link
+ * MethodRateLimitFilter} counts a request another filter ended: if one refuses, its 429 replaces
+ * the answer. The locator is found from the matched URIs: the last one the runtime matched, less
+ * the one before it, is what the locator's {@code @Path} took, among the locators of the matched
+ * resources; if a resource method's {@code @Path} of the same class takes it with as many literal
+ * characters, the runtime chose that method and no locator ran. A locator declared to return an
+ * interface, an abstract class or {@code Object} leads to no known class, and its requests are not
+ * counted here. Cost: one request property per matched request; the lookup only for a request that
+ * matched a resource and no method. Thread-safe.
+ */
+@Priority(Priorities.AUTHORIZATION + 100)
+final class LocatorCount implements ContainerResponseFilter {
+
+  /** The request property that says the request reached a resource method. */
+  private static final String MATCHED = LocatorCount.class.getName() + ".matched";
+
+  /** A {@code @Path} template as the runtime matches it, and its literal characters. */
+  private record Template(Pattern pattern, int literals) {}
+
+  /** A locator: its template, and the limited methods of the class it is declared to return. */
+  private record Locator(Template template, List<Method[]> limited) {}
+
+  /** A resource class's locators and the templates of its resource methods. */
+  private record Owner(List<Locator> locators, List<Template> methods) {}
+
+  private final BiFunction<Method, Method, MethodRateLimitFilter> filters;
+
+  private final ClassValue<Owner> owners =
+      new ClassValue<>() {
+        @Override
+        protected Owner computeValue(Class<?> type) {
+          return owner(type);
+        }
+      };
+
+  /**
+   * @param filters the filter of a resource method and the method carrying its annotation, as the
+   *     feature builds it for the runtime; may throw {@link IllegalArgumentException}
+   */
+  LocatorCount(BiFunction<Method, Method, MethodRateLimitFilter> filters) {
+    this.filters = filters;
+  }
+
+  /** The filter to register with it, which marks each request that reached a resource method. */
+  ContainerRequestFilter marker() {
+    return MARKER;
+  }
+
+  private static final Marker MARKER = new Marker();
+
+  /** Marks a request that reached a resource method, before any other filter can end it. */
+  @Priority(Integer.MIN_VALUE)
+  static final class Marker implements ContainerRequestFilter {
+    @Override
+    public void filter(ContainerRequestContext request) {
+      request.setProperty(MATCHED, Boolean.TRUE);
+    }
+  }
+
+  @Override
+  public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+    if (request.getProperty(MATCHED) != null) {
+      return;
+    }
+    UriInfo uri = request.getUriInfo();
+    List<String> uris = uri.getMatchedURIs();
+    List<Object> resources = uri.getMatchedResources();
+    if (uris.size() < 2 || resources.isEmpty()) {
+      return;
+    }
+    String inner = strip(uris.get(0));
+    String outer = strip(uris.get(1));
+    if (!inner.startsWith(outer)) {
+      return;
+    }
+    String taken = strip(inner.substring(outer.length()));
+    for (Object resource : resources) {
+      Locator locator = locatorTaking(owners.get(resource.getClass()), taken);
+      if (locator != null) {
+        count(locator, request, response);
+        return;
+      }
+    }
+  }
+
+  private static Locator locatorTaking(Owner owner, String taken) {
+    for (Locator locator : owner.locators()) {
+      if (!locator.template().pattern().matcher(taken).matches()) {
+        continue;
+      }
+      for (Template method : owner.methods()) {
+        if (method.literals() >= locator.template().literals()
+            && method.pattern().matcher(taken).matches()) {
+          return null;
+        }
+      }
+      return locator;
+    }
+    return null;
+  }
+
+  private void count(
+      Locator locator, ContainerRequestContext request, ContainerResponseContext response) {
+    Set<MethodRateLimitFilter> counted = new LinkedHashSet<>();
+    for (Method[] limited : locator.limited()) {
+      MethodRateLimitFilter filter;
+      try {
+        filter = filters.apply(limited[0], limited[1]);
+      } catch (IllegalArgumentException e) {
+        continue; // a bad annotation: the runtime's own configuration reports it
+      }
+      if (counted.add(filter) && filter.countOnResponse(request, response)) {
+        break;
+      }
+    }
+    JaxrsExchange.answer(request, response);
+  }
+
+  private static Owner owner(Class<?> type) {
+    List<Locator> locators = new ArrayList<>();
+    List<Template> methods = new ArrayList<>();
+    for (Method method : publicMethods(type)) {
+      Path path = path(type, method);
+      if (path == null) {
+        continue;
+      }
+      Template template = template(path.value());
+      if (template == null) {
+        continue;
+      }
+      if (RateLimitSearch.resourceMethod(type, method)) {
+        methods.add(template);
+      } else {
+        List<Method[]> limited = limitedMethods(method.getReturnType());
+        if (!limited.isEmpty()) {
+          locators.add(new Locator(template, limited));
+        }
+      }
+    }
+    return new Owner(List.copyOf(locators), List.copyOf(methods));
+  }
+
+  /** The limited resource methods of {@code type}, with the methods carrying their annotations. */
+  private static List<Method[]> limitedMethods(Class<?> type) {
+    List<Method[]> limited = new ArrayList<>();
+    if (type.isPrimitive()
+        || type.isArray()
+        || type.isInterface()
+        || Modifier.isAbstract(type.getModifiers())
+        || type.getName().startsWith("java.")) {
+      return limited;
+    }
+    for (Method method : publicMethods(type)) {
+      if (RateLimitSearch.resourceMethod(type, method)) {
+        Method annotated = RateLimitSearch.annotated(type, method);
+        if (annotated != null) {
+          limited.add(new Method[] {method, annotated});
+        }
+      }
+    }
+    return limited;
+  }
+
+  private static List<Method> publicMethods(Class<?> type) {
+    List<Method> methods = new ArrayList<>();
+    for (Method method : type.getMethods()) {
+      if (!method.isBridge()
+          && !method.isSynthetic()
+          && !Modifier.isStatic(method.getModifiers())
+          && method.getDeclaringClass() != Object.class) {
+        methods.add(method);
+      }
+    }
+    return methods;
+  }
+
+  /** The {@code @Path} of {@code method}, or of the same method of a supertype of {@code type}. */
+  private static Path path(Class<?> type, Method method) {
+    Path own = method.getAnnotation(Path.class);
+    if (own != null) {
+      return own;
+    }
+    Set<Class<?>> seen = new LinkedHashSet<>();
+    List<Class<?>> pending = new ArrayList<>(List.of(type));
+    while (!pending.isEmpty()) {
+      Class<?> current = pending.remove(0);
+      if (current == null || current == Object.class || !seen.add(current)) {
+        continue;
+      }
+      try {
+        Path found =
+            current
+                .getDeclaredMethod(method.getName(), method.getParameterTypes())
+                .getAnnotation(Path.class);
+        if (found != null) {
+          return found;
+        }
+      } catch (NoSuchMethodException e) {
+        // not declared here
+      }
+      pending.add(current.getSuperclass());
+      pending.addAll(List.of(current.getInterfaces()));
+    }
+    return null;
+  }
+
+  /**
+   * The pattern that {@code path}, a {@code @Path} value, matches without its outer slashes: each
+   * {@code {name}} one segment, each {@code {name: regex}} its regex; null if a regex is invalid.
+   */
+  private static Template template(String path) {
+    String text = strip(path);
+    StringBuilder regex = new StringBuilder();
+    int literals = 0;
+    int i = 0;
+    while (i < text.length()) {
+      char c = text.charAt(i);
+      if (c != '{') {
+        regex.append(Pattern.quote(String.valueOf(c)));
+        literals++;
+        i++;
+        continue;
+      }
+      int depth = 1;
+      int j = i + 1;
+      while (j < text.length() && depth > 0) {
+        char d = text.charAt(j++);
+        depth += d == '{' ? 1 : d == '}' ? -1 : 0;
+      }
+      String inside = text.substring(i + 1, depth == 0 ? j - 1 : j);
+      int colon = inside.indexOf(':');
+      regex
+          .append('(')
+          .append(colon < 0 ? "[^/]+" : inside.substring(colon + 1).trim())
+          .append(')');
+      i = j;
+    }
+    try {
+      return new Template(Pattern.compile(regex.toString()), literals);
+    } catch (PatternSyntaxException e) {
+      return null;
+    }
+  }
+
+  private static String strip(String path) {
+    int from = 0;
+    int to = path.length();
+    while (from < to && path.charAt(from) == '/') {
+      from++;
+    }
+    while (to > from && path.charAt(to - 1) == '/') {
+      to--;
+    }
+    return path.substring(from, to);
+  }
+}

@@ -1,0 +1,191 @@
+package io.slidingwindow.jaxrs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.slidingwindow.Limit;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.testkit.FakeTicker;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A sub-resource locator runs during resource matching, before any filter bound to the method it
+ * leads to: a request that ends in the locator (a lookup that throws 404 for an unknown token) or
+ * right after it (no method of the sub-resource for the request's method, 405) reaches no resource
+ * method. {@code @RateLimit} on the sub-resource's method counts them on their response all the
+ * same, on Jersey and RESTEasy; before, it counted none, and a client could try tokens against the
+ * locator without limit. A rule over the path ({@link RateLimitFilter}) counts them before the
+ * locator runs.
+ */
+class JaxrsLocatorFailureTest {
+
+  private final FakeTicker ticker = new FakeTicker();
+  private final Shares shares = new Shares();
+  private JaxrsServers.Running server;
+
+  @AfterEach
+  void stop() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  /** Looks a share up by its token in the locator, counting each lookup. */
+  @Path("shares")
+  public static class Shares {
+    final AtomicInteger lookups = new AtomicInteger();
+
+    @GET
+    @Produces(MediaType.TEXT_PLAIN)
+    public String all() {
+      return "all";
+    }
+
+    @GET
+    @Path("list")
+    @Produces(MediaType.TEXT_PLAIN)
+    public String list() {
+      return "list";
+    }
+
+    @Path("{token}")
+    public Share share(@PathParam("token") String token) {
+      lookups.incrementAndGet();
+      if (!token.startsWith("issued")) {
+        throw new NotFoundException();
+      }
+      return new Share();
+    }
+  }
+
+  /** The shared thing, limited. */
+  public static class Share {
+    @GET
+    @Produces(MediaType.TEXT_PLAIN)
+    @RateLimit(limits = "2/1h", name = "share")
+    public String get() {
+      return "shared";
+    }
+  }
+
+  private int status(String method, String path) {
+    HttpResponse<String> response = Http.send(method, server.uri(path));
+    return response.statusCode();
+  }
+
+  private void startWithFeature(JaxrsServers.Implementation runtime) {
+    server =
+        JaxrsServers.start(
+            runtime,
+            List.of(
+                shares,
+                RateLimitFeature.builder()
+                    .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
+                    .build()));
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void rateLimitOnSubResource_countsGuessesEndingInItsLocator(JaxrsServers.Implementation runtime) {
+    startWithFeature(runtime);
+
+    assertThat(
+            List.of(
+                status("GET", "/shares/guess1"),
+                status("GET", "/shares/guess2"),
+                status("GET", "/shares/guess3"),
+                status("GET", "/shares/issued-1")))
+        .as("guesses that end in the locator count against the method's 2/1h")
+        .containsExactly(404, 404, 429, 429);
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void rateLimitOnSubResource_counts405AfterItsLocator(JaxrsServers.Implementation runtime) {
+    startWithFeature(runtime);
+
+    assertThat(
+            List.of(
+                status("POST", "/shares/issued-1"),
+                status("POST", "/shares/issued-2"),
+                status("POST", "/shares/issued-3")))
+        .as("a 405 after the locator tells a good token; counted, the third is refused")
+        .containsExactly(405, 405, 429);
+    assertThat(status("GET", "/shares/issued-1")).isEqualTo(429);
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void rateLimitOnSubResource_methodLimitHoldsAndWindowMovesOn(
+      JaxrsServers.Implementation runtime) {
+    startWithFeature(runtime);
+
+    assertThat(
+            List.of(
+                status("GET", "/shares/issued-1"),
+                status("GET", "/shares/guess1"),
+                status("GET", "/shares/issued-1")))
+        .containsExactly(200, 404, 429);
+    ticker.advance(Duration.ofHours(2));
+    assertThat(status("GET", "/shares/issued-1")).isEqualTo(200);
+    assertThat(shares.lookups.get()).as("each request ran the locator once").isEqualTo(4);
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void rateLimitOnSubResource_rootMethodsNotCountedUnderIt(JaxrsServers.Implementation runtime) {
+    startWithFeature(runtime);
+
+    assertThat(
+            List.of(
+                status("GET", "/shares"),
+                status("POST", "/shares/list"),
+                status("GET", "/shares/list"),
+                status("GET", "/shares/list"),
+                status("GET", "/nowhere/x")))
+        .as("no locator ran: none of these is the method's")
+        .containsExactly(200, 405, 200, 200, 404);
+    assertThat(List.of(status("GET", "/shares/issued-1"), status("GET", "/shares/issued-1")))
+        .containsExactly(200, 200);
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void ruleOverThePath_countsRequestsEndingInTheLocator(JaxrsServers.Implementation runtime) {
+    server =
+        JaxrsServers.start(
+            runtime,
+            List.of(
+                shares,
+                RateLimitFilter.builder()
+                    .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
+                    .rule(
+                        HttpRule.builder("shares")
+                            .path("/shares/*")
+                            .limit(Limit.parse("3/1h"))
+                            .build())
+                    .build()));
+
+    assertThat(
+            List.of(
+                status("GET", "/shares/guess1"),
+                status("POST", "/shares/issued-1"),
+                status("GET", "/shares/guess2"),
+                status("GET", "/shares/guess3"),
+                status("GET", "/shares/issued-1")))
+        .containsExactly(404, 405, 404, 429, 429);
+    assertThat(shares.lookups.get()).as("refused guesses never reach the locator").isEqualTo(3);
+  }
+}
