@@ -21,8 +21,9 @@ import java.util.function.Function;
  * send it to Redis (alone or batched) through the shared {@link ScriptCalls}, and turn the reply
  * into a decision, or a failure into the failure policy's answer (telling the breaker). Synchronous
  * and asynchronous requests take the same stage and end in {@link #accepted}. Every method takes
- * the id's stored key ({@code LimiterKeys.bounded}), already checked, as are the permits.
- * Thread-safe.
+ * the id's stored key ({@code LimiterKeys.bounded}), already checked, as are the permits; a request
+ * also takes the id as given, which the fallback is asked with, as the resolver of plans was (asked
+ * with the stored key, a long id would lose its plan there). Thread-safe.
  */
 final class LimiterCalls {
 
@@ -83,7 +84,7 @@ final class LimiterCalls {
     }
   }
 
-  boolean tryAcquire(Layout layout, String id, long permits) {
+  boolean tryAcquire(Layout layout, String given, String id, long permits) {
     if (permits > layout.largestGrantable) {
       return false;
     }
@@ -93,14 +94,14 @@ final class LimiterCalls {
     }
     List<Object> reply = callSync(layout, keys(layout, id), permits, false, now);
     if (reply == null) {
-      return onFailure(layout, id, permits).allowed();
+      return onFailure(layout, given, permits).allowed();
     }
     remember(layout, id, permits, reply, false, now);
     return LimiterScript.isAllowed(reply);
   }
 
-  Decision decide(Layout layout, String id, long permits) {
-    return decided(layout, id, permits).decision();
+  Decision decide(Layout layout, String given, String id, long permits) {
+    return decided(layout, given, id, permits).decision();
   }
 
   /**
@@ -114,7 +115,7 @@ final class LimiterCalls {
   }
 
   /** As {@link #decide}, with the script time of a decision Redis made: for reservations. */
-  Decided decided(Layout layout, String id, long permits) {
+  Decided decided(Layout layout, String given, String id, long permits) {
     Decision beyond = beyond(layout, permits);
     if (beyond != null) {
       return new Decided(beyond, Long.MIN_VALUE);
@@ -126,13 +127,13 @@ final class LimiterCalls {
     }
     List<Object> reply = callSync(layout, keys(layout, id), permits, true, now);
     if (reply == null) {
-      return new Decided(onFailure(layout, id, permits), Long.MIN_VALUE);
+      return new Decided(onFailure(layout, given, permits), Long.MIN_VALUE);
     }
     remember(layout, id, permits, reply, true, now);
     return new Decided(layout.script.decision(reply), LimiterScript.nowMicros(reply));
   }
 
-  CompletionStage<Boolean> tryAcquireAsync(Layout layout, String id, long permits) {
+  CompletionStage<Boolean> tryAcquireAsync(Layout layout, String given, String id, long permits) {
     if (permits > layout.largestGrantable) {
       return CompletableFuture.completedFuture(false);
     }
@@ -140,10 +141,11 @@ final class LimiterCalls {
     if (refusals != null && refusals.find(id, layout, now) != null) {
       return CompletableFuture.completedFuture(false);
     }
-    return callAsync(layout, id, permits, false, now, LimiterScript::isAllowed, Decision::allowed);
+    return callAsync(
+        layout, given, id, permits, false, now, LimiterScript::isAllowed, Decision::allowed);
   }
 
-  CompletionStage<Decision> decideAsync(Layout layout, String id, long permits) {
+  CompletionStage<Decision> decideAsync(Layout layout, String given, String id, long permits) {
     Decision beyond = beyond(layout, permits);
     if (beyond != null) {
       return CompletableFuture.completedFuture(beyond);
@@ -153,11 +155,11 @@ final class LimiterCalls {
     if (cached != null) {
       return CompletableFuture.completedFuture(cached);
     }
-    return callAsync(layout, id, permits, true, now, layout.script::decision, d -> d);
+    return callAsync(layout, given, id, permits, true, now, layout.script::decision, d -> d);
   }
 
   /** As {@link #decided}, without blocking. */
-  CompletionStage<Decided> decidedAsync(Layout layout, String id, long permits) {
+  CompletionStage<Decided> decidedAsync(Layout layout, String given, String id, long permits) {
     Decision beyond = beyond(layout, permits);
     if (beyond != null) {
       return CompletableFuture.completedFuture(new Decided(beyond, Long.MIN_VALUE));
@@ -169,6 +171,7 @@ final class LimiterCalls {
     }
     return callAsync(
         layout,
+        given,
         id,
         permits,
         true,
@@ -347,6 +350,7 @@ final class LimiterCalls {
 
   private <T> CompletionStage<T> callAsync(
       Layout layout,
+      String given,
       String id,
       long permits,
       boolean figures,
@@ -354,14 +358,14 @@ final class LimiterCalls {
       Function<List<Object>, T> convert,
       Function<Decision, T> fromPolicy) {
     if (!breaker.tryPass()) {
-      return CompletableFuture.completedFuture(fromPolicy.apply(onFailure(layout, id, permits)));
+      return CompletableFuture.completedFuture(fromPolicy.apply(onFailure(layout, given, permits)));
     }
     CompletableFuture<List<Object>> future;
     try {
       future = send(layout, keys(layout, id), permits, figures, sentMicros);
     } catch (RuntimeException e) {
       failed(e);
-      return CompletableFuture.completedFuture(fromPolicy.apply(onFailure(layout, id, permits)));
+      return CompletableFuture.completedFuture(fromPolicy.apply(onFailure(layout, given, permits)));
     }
     return calls
         .within(future, timeoutNanos)
@@ -373,7 +377,7 @@ final class LimiterCalls {
                 remember(layout, id, permits, reply, figures, sentMicros);
                 return convert.apply(reply);
               }
-              return fromPolicy.apply(onFailure(layout, id, permits));
+              return fromPolicy.apply(onFailure(layout, given, permits));
             });
   }
 
@@ -382,14 +386,15 @@ final class LimiterCalls {
     LOG.log(Level.DEBUG, "Redis call failed; the failure policy " + policy + " decides", error);
   }
 
-  private Decision onFailure(Layout layout, String id, long permits) {
+  /** The failure policy's answer for the id {@code given} (as given, not its stored key). */
+  private Decision onFailure(Layout layout, String given, long permits) {
     return switch (policy) {
       case ALLOW -> Decision.granted(0, Duration.ZERO, layout.smallest);
       case REFUSE -> {
         long retry = Math.max(TimeUnit.MILLISECONDS.toNanos(1), breaker.nanosUntilProbe());
         yield Decision.refused(0, Duration.ofNanos(retry), layout.longestWindow, layout.smallest);
       }
-      case LOCAL -> fallback.decide(id, permits);
+      case LOCAL -> fallback.decide(given, permits);
     };
   }
 

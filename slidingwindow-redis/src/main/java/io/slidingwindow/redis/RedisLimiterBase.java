@@ -141,7 +141,7 @@ abstract class RedisLimiterBase implements KeyedRateLimiter<String> {
   public Reservation reserve(String id, String group, long permits) {
     Layout layout = layouts.of(checkedId(id));
     String stored = stored(id, layout, permits);
-    return reservation(layout, stored, permits, calls.decided(layout, stored, permits));
+    return reservation(layout, stored, permits, calls.decided(layout, id, stored, permits));
   }
 
   /** As {@link #reserve(String, String, long)}, without blocking. */
@@ -150,7 +150,7 @@ abstract class RedisLimiterBase implements KeyedRateLimiter<String> {
     Layout layout = layouts.of(checkedId(id));
     String stored = stored(id, layout, permits);
     return calls
-        .decidedAsync(layout, stored, permits)
+        .decidedAsync(layout, id, stored, permits)
         .thenApply(d -> reservation(layout, stored, permits, d));
   }
 
@@ -178,8 +178,9 @@ abstract class RedisLimiterBase implements KeyedRateLimiter<String> {
 
   /**
    * Checks a request before anything else and returns the id's stored key, {@link
-   * LimiterKeys#bounded(String)}: what the Redis keys, the refusal cache and the fallback limiter
-   * hold, so that none of them holds more than {@value LimiterKeys#MAX_CHARS} characters per id.
+   * LimiterKeys#bounded(String)}: what the Redis keys and the refusal cache hold, so that neither
+   * holds more than {@value LimiterKeys#MAX_CHARS} characters per id. (The fallback is asked with
+   * the id as given, as the resolver of plans is; an in-process fallback bounds it itself.)
    *
    * @throws IllegalArgumentException if {@code id} is null or {@code permits} is invalid
    */

@@ -111,7 +111,7 @@ public final class RedisRateLimiter extends RedisLimiterBase {
   @Override
   public boolean tryAcquire(String id, long permits) {
     Layout layout = layouts.of(checkedId(id));
-    return calls.tryAcquire(layout, stored(id, layout, permits), permits);
+    return calls.tryAcquire(layout, id, stored(id, layout, permits), permits);
   }
 
   /**
@@ -123,7 +123,7 @@ public final class RedisRateLimiter extends RedisLimiterBase {
   @Override
   public Decision decide(String id, long permits) {
     Layout layout = layouts.of(checkedId(id));
-    return calls.decide(layout, stored(id, layout, permits), permits);
+    return calls.decide(layout, id, stored(id, layout, permits), permits);
   }
 
   /**
@@ -134,7 +134,7 @@ public final class RedisRateLimiter extends RedisLimiterBase {
    */
   public CompletionStage<Boolean> tryAcquireAsync(String id, long permits) {
     Layout layout = layouts.of(checkedId(id));
-    return calls.tryAcquireAsync(layout, stored(id, layout, permits), permits);
+    return calls.tryAcquireAsync(layout, id, stored(id, layout, permits), permits);
   }
 
   /**
@@ -146,7 +146,7 @@ public final class RedisRateLimiter extends RedisLimiterBase {
   @Override
   public CompletionStage<Decision> decideAsync(String id, long permits) {
     Layout layout = layouts.of(checkedId(id));
-    return calls.decideAsync(layout, stored(id, layout, permits), permits);
+    return calls.decideAsync(layout, id, stored(id, layout, permits), permits);
   }
 
   /** The default limits: those of ids on no plan. */
@@ -286,8 +286,9 @@ public final class RedisRateLimiter extends RedisLimiterBase {
      * Sets the in-process limiter that decides under {@link FailurePolicy#LOCAL} while Redis fails,
      * instead of one with this limiter's limits: for example one with each instance's share of the
      * limits, so that a fleet of {@code n} instances does not grant up to {@code n} times a limit
-     * while Redis is down. It is asked with the id's stored key ({@link
-     * LimiterKeys#bounded(String)}: the id itself unless longer than 256 characters).
+     * while Redis is down. It is asked with the id as given, as the resolver of plans is, so that a
+     * fallback with the same plans finds the same plan for every id (an in-process limiter stores
+     * {@link LimiterKeys#bounded(String)} of it, so a long id costs it no more than a short one).
      *
      * @throws IllegalArgumentException if {@code fallback} is null
      * @throws IllegalStateException if another fallback was set
@@ -403,7 +404,7 @@ public final class RedisRateLimiter extends RedisLimiterBase {
      * window new to the id starts empty (Redis keeps no record of the id's earlier limits). A plan
      * whose limit the script cannot take (a sliding window not in whole microseconds) fails the
      * calls of its ids with {@link IllegalArgumentException}. The local fallback asks {@code plans}
-     * with the id's stored key.
+     * with the id as given too.
      *
      * @param plans the resolver, or null for none
      * @throws IllegalArgumentException as {@link #build()}
