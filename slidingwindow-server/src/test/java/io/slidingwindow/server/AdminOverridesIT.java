@@ -197,12 +197,15 @@ class AdminOverridesIT {
     opened.add(redis);
     start("memory", builder().redis(redis.uri()).redisCommandTimeout(Duration.ofMillis(300)));
     admin("PUT", "/v1/overrides", override("f", "20/10s"));
+    String longValue = "L".repeat(300); // an id over 256 characters, stored under its digest
+    admin("PUT", "/v1/overrides", override(longValue, "20/10s"));
     assertThat(granted("f", 2)).isEqualTo(2);
 
     redis.kill();
 
     // The domain's failure policy is local: an in-memory limiter with the same overrides.
     assertThat(granted("f", 25)).isEqualTo(20);
+    assertThat(granted(longValue, 25)).as("a long value keeps its override").isEqualTo(20);
     assertThat(granted("g", 8)).isEqualTo(5);
     HttpResponse<String> peek = admin("POST", "/v1/quota", descriptor("f"));
     assertThat(peek.statusCode()).as(peek.body()).isEqualTo(503);

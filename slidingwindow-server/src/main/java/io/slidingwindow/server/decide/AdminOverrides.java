@@ -2,7 +2,6 @@ package io.slidingwindow.server.decide;
 
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
-import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.Plan;
 import io.slidingwindow.PlanResolver;
 import io.slidingwindow.Quota;
@@ -214,9 +213,6 @@ public final class AdminOverrides {
             String id = id(current, rule, descriptor);
             Plan plan = plan(rule, limits);
             next.get(rule.index()).put(id, plan);
-            // The Redis limiter's local fallback asks with the id's stored key: a long id's, hashed
-            // again.
-            next.get(rule.index()).putIfAbsent(LimiterKeys.bounded(id), plan);
           }
         });
     for (Rule rule : rules) {
