@@ -5,6 +5,7 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.Collections;
 import org.springframework.core.Ordered;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.filter.OncePerRequestFilter;
@@ -34,7 +35,10 @@ final class BrowserGuardFilter extends OncePerRequestFilter implements Ordered {
               request.getScheme(),
               request.getHeader("Origin"),
               request.getHeader("Sec-Fetch-Site"),
-              host(request));
+              host(request),
+              BrowserGuard.forwardedHosts(
+                  Collections.list(request.getHeaders("X-Forwarded-Host")),
+                  Collections.list(request.getHeaders("Forwarded"))));
       if (refusal != null) {
         byte[] body = guard.refuse(request.getMethod(), refusal);
         response.setStatus(HttpServletResponse.SC_FORBIDDEN);

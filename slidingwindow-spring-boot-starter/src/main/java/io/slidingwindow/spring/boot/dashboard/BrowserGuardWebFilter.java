@@ -34,7 +34,10 @@ final class BrowserGuardWebFilter implements WebFilter, Ordered {
               request.getURI().getScheme(),
               request.getHeaders().getFirst("Origin"),
               request.getHeaders().getFirst("Sec-Fetch-Site"),
-              host(request));
+              host(request),
+              BrowserGuard.forwardedHosts(
+                  request.getHeaders().getOrEmpty("X-Forwarded-Host"),
+                  request.getHeaders().getOrEmpty("Forwarded")));
       if (refusal != null) {
         byte[] body = guard.refuse(request.getMethod().name(), refusal);
         ServerHttpResponse response = exchange.getResponse();
