@@ -52,6 +52,10 @@ class EndpointForwardedHostTest {
 
   private void start(String stack) {
     Map<String, Object> properties = new HashMap<>();
+    if (stack.endsWith("-framework")) {
+      stack = stack.substring(0, stack.length() - "-framework".length());
+      properties.put("server.forward-headers-strategy", "framework");
+    }
     properties.put("spring.main.web-application-type", stack);
     properties.put("server.address", "127.0.0.1");
     properties.put("server.port", 0);
@@ -84,9 +88,10 @@ class EndpointForwardedHostTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"servlet", "reactive"})
+  @ValueSource(strings = {"servlet", "reactive", "servlet-framework", "reactive-framework"})
   void guardedReads_forwardedHostName_refusedAsAtThatHost(String stack) throws Exception {
     start(stack);
+    boolean framework = stack.endsWith("-framework");
     String backend = "127.0.0.1:" + port;
     String peek = "/actuator/slidingwindow/api/header:x-api-key:free-1";
     for (String path : List.of("/actuator/slidingwindow", peek)) {
@@ -96,9 +101,12 @@ class EndpointForwardedHostTest {
           .matches("(?s)HTTP/1\\.1 403 .*")
           .contains("a request at a host name (forwarded host: rebound.test)")
           .contains("http://rebound.test");
-      assertThat(get(path, backend, "X-Forwarded-Host", "127.0.0.1, rebound.test:8080"))
-          .as(path + ", a list of forwarded hosts")
-          .matches("(?s)HTTP/1\\.1 403 .*");
+      if (!framework) {
+        // Spring's filter and transformer keep only the first of a list: the one judged there.
+        assertThat(get(path, backend, "X-Forwarded-Host", "127.0.0.1, rebound.test:8080"))
+            .as(path + ", a list of forwarded hosts")
+            .matches("(?s)HTTP/1\\.1 403 .*");
+      }
       assertThat(get(path, backend, "Forwarded", "for=192.0.2.7;host=\"rebound.test\";proto=http"))
           .as(path + ", Forwarded: host=\"rebound.test\"")
           .matches("(?s)HTTP/1\\.1 403 .*")
