@@ -170,6 +170,74 @@ final class BrowserGuard {
    * request is judged by its {@code Origin} and {@code Sec-Fetch-Site} alone.
    */
   String refusal(String method, String scheme, String origin, String fetchSite, String host) {
+    return refusal(method, scheme, origin, fetchSite, host, "Host");
+  }
+
+  /**
+   * As {@link #refusal(String, String, String, String, String)}, and then, if that passes, judged
+   * again as if each of {@code forwardedHosts} (see {@link #forwardedHosts}) were its {@code Host}:
+   * refused if any would be. A proxy that passes the request on to the server's own address puts
+   * that address in {@code Host}, which no one can rebind, and the name the browser sent in {@code
+   * X-Forwarded-Host} or {@code Forwarded: host=}; a page rebound to the proxy is seen there. These
+   * headers only ever refuse more: a request that the {@code Host} refuses stays refused whatever
+   * they say, so a sender who writes them gains nothing.
+   */
+  String refusal(
+      String method,
+      String scheme,
+      String origin,
+      String fetchSite,
+      String host,
+      List<String> forwardedHosts) {
+    String refusal = refusal(method, scheme, origin, fetchSite, host);
+    for (int i = 0; refusal == null && i < forwardedHosts.size(); i++) {
+      refusal = refusal(method, scheme, origin, fetchSite, forwardedHosts.get(i), "forwarded host");
+    }
+    return refusal;
+  }
+
+  /**
+   * The host names a proxy says the request was sent to: every value of every {@code
+   * X-Forwarded-Host} header (a list, comma-separated) and every {@code host=} of every {@code
+   * Forwarded} header (RFC 7239, quoted or not), in order, blank ones left out.
+   */
+  static List<String> forwardedHosts(List<String> xForwardedHost, List<String> forwarded) {
+    List<String> hosts = new ArrayList<>();
+    for (String value : xForwardedHost) {
+      for (String host : value.split(",")) {
+        addHost(hosts, host);
+      }
+    }
+    for (String value : forwarded) {
+      for (String element : value.split(",")) {
+        for (String pair : element.split(";")) {
+          int equals = pair.indexOf('=');
+          if (equals > 0 && pair.substring(0, equals).trim().equalsIgnoreCase("host")) {
+            addHost(hosts, pair.substring(equals + 1));
+          }
+        }
+      }
+    }
+    return List.copyOf(hosts);
+  }
+
+  private static void addHost(List<String> hosts, String value) {
+    String host = value.trim();
+    if (host.length() >= 2 && host.startsWith("\"") && host.endsWith("\"")) {
+      host = host.substring(1, host.length() - 1).trim();
+    }
+    if (!host.isEmpty()) {
+      hosts.add(host);
+    }
+  }
+
+  private String refusal(
+      String method,
+      String scheme,
+      String origin,
+      String fetchSite,
+      String host,
+      String hostHeader) {
     boolean read = READS.contains(method.toUpperCase(Locale.ROOT));
     if (origin == null && fetchSite == null && !read) {
       return null;
@@ -193,7 +261,9 @@ final class BrowserGuard {
       return "a web page of another origin (Origin: " + origin + ") may not " + verb + " this";
     }
     if (host != null && !unbindable(host)) {
-      return "a request at a host name (Host: "
+      return "a request at a host name ("
+          + hostHeader
+          + ": "
           + host
           + ") may not "
           + verb

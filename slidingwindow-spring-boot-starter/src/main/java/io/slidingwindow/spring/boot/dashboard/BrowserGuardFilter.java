@@ -3,8 +3,12 @@ package io.slidingwindow.spring.boot.dashboard;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import org.springframework.core.Ordered;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.filter.OncePerRequestFilter;
@@ -34,7 +38,8 @@ final class BrowserGuardFilter extends OncePerRequestFilter implements Ordered {
               request.getScheme(),
               request.getHeader("Origin"),
               request.getHeader("Sec-Fetch-Site"),
-              host(request));
+              host(request),
+              forwardedHosts(request));
       if (refusal != null) {
         byte[] body = guard.refuse(request.getMethod(), refusal);
         response.setStatus(HttpServletResponse.SC_FORBIDDEN);
@@ -60,6 +65,37 @@ final class BrowserGuardFilter extends OncePerRequestFilter implements Ordered {
       return host;
     }
     return request.getServerName() + ":" + request.getServerPort();
+  }
+
+  /**
+   * The host names a proxy says the request was sent to ({@link BrowserGuard#forwardedHosts}), and
+   * the server name of a request that a filter before this one wrapped and gave another name than
+   * its {@code Host}'s: Spring's {@code ForwardedHeaderFilter} ({@code
+   * server.forward-headers-strategy=framework}) takes the forwarded headers off the request and
+   * answers with the forwarded host there. The container's own request is not asked: its server
+   * name may be its connector's {@code proxyName}, which says nothing of where the request went.
+   */
+  private static List<String> forwardedHosts(HttpServletRequest request) {
+    List<String> hosts =
+        new ArrayList<>(
+            BrowserGuard.forwardedHosts(
+                Collections.list(request.getHeaders("X-Forwarded-Host")),
+                Collections.list(request.getHeaders("Forwarded"))));
+    String host = request.getHeader("Host");
+    if (host != null && request instanceof HttpServletRequestWrapper) {
+      String name = request.getServerName();
+      if (name.indexOf(':') >= 0 && !name.startsWith("[")) {
+        name = "[" + name + "]";
+      }
+      int port = request.getServerPort();
+      boolean usual =
+          port == ("https".equalsIgnoreCase(request.getScheme()) ? 443 : 80) || port <= 0;
+      String authority = usual ? name : name + ":" + port;
+      if (!authority.equalsIgnoreCase(host.trim()) && !name.equalsIgnoreCase(host.trim())) {
+        hosts.add(authority);
+      }
+    }
+    return hosts;
   }
 
   @Override

@@ -1,5 +1,8 @@
 package io.slidingwindow.spring.boot.dashboard;
 
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -19,9 +22,16 @@ import reactor.core.publisher.Mono;
 final class BrowserGuardWebFilter implements WebFilter, Ordered {
 
   private final BrowserGuard guard;
+  private final boolean transformed;
 
-  BrowserGuardWebFilter(BrowserGuard guard) {
+  /**
+   * Guards with {@code guard}; {@code transformed} if a {@code ForwardedHeaderTransformer} ({@code
+   * server.forward-headers-strategy=framework}) takes the forwarded headers off each request before
+   * the filters and puts the forwarded host in its URI.
+   */
+  BrowserGuardWebFilter(BrowserGuard guard, boolean transformed) {
     this.guard = guard;
+    this.transformed = transformed;
   }
 
   @Override
@@ -34,7 +44,8 @@ final class BrowserGuardWebFilter implements WebFilter, Ordered {
               request.getURI().getScheme(),
               request.getHeaders().getFirst("Origin"),
               request.getHeaders().getFirst("Sec-Fetch-Site"),
-              host(request));
+              host(request),
+              forwardedHosts(request));
       if (refusal != null) {
         byte[] body = guard.refuse(request.getMethod().name(), refusal);
         ServerHttpResponse response = exchange.getResponse();
@@ -55,6 +66,29 @@ final class BrowserGuardWebFilter implements WebFilter, Ordered {
    */
   private static String host(ServerHttpRequest request) {
     return request.getHeaders().getFirst("Host");
+  }
+
+  /**
+   * The host names a proxy says the request was sent to ({@link BrowserGuard#forwardedHosts}), and,
+   * behind a {@code ForwardedHeaderTransformer}, the host of the request's URI when it is not its
+   * {@code Host}'s. Without the transformer the URI is not asked: Tomcat puts its connector's
+   * {@code proxyName} there, which says nothing of where the request went.
+   */
+  private List<String> forwardedHosts(ServerHttpRequest request) {
+    List<String> hosts =
+        new ArrayList<>(
+            BrowserGuard.forwardedHosts(
+                request.getHeaders().getOrEmpty("X-Forwarded-Host"),
+                request.getHeaders().getOrEmpty("Forwarded")));
+    String host = host(request);
+    URI uri = request.getURI();
+    if (transformed && host != null && uri.getHost() != null) {
+      String authority = uri.getPort() < 0 ? uri.getHost() : uri.getHost() + ":" + uri.getPort();
+      if (!authority.equalsIgnoreCase(host.trim())) {
+        hosts.add(authority);
+      }
+    }
+    return hosts;
   }
 
   @Override

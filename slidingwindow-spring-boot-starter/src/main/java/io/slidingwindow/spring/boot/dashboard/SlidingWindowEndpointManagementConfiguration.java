@@ -1,5 +1,6 @@
 package io.slidingwindow.spring.boot.dashboard;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
@@ -8,6 +9,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.web.server.adapter.ForwardedHeaderTransformer;
 
 /**
  * The guard of the {@code slidingwindow} endpoint's writes and reads against web pages ({@code
@@ -35,8 +37,10 @@ public class SlidingWindowEndpointManagementConfiguration {
   @ConditionalOnClass(name = "org.springframework.web.server.WebFilter")
   static class Reactive {
     @Bean
-    BrowserGuardWebFilter slidingwindowEndpointBrowserGuard(Environment environment) {
-      return new BrowserGuardWebFilter(BrowserGuard.of(environment));
+    BrowserGuardWebFilter slidingwindowEndpointBrowserGuard(
+        Environment environment, ObjectProvider<ForwardedHeaderTransformer> forwarded) {
+      return new BrowserGuardWebFilter(
+          BrowserGuard.of(environment), forwarded.getIfAvailable() != null);
     }
   }
 }

@@ -19,9 +19,10 @@ import org.springframework.util.ClassUtils;
  * ForwardedHeaderFilter} believes every request), for {@code native} (also the default on a cloud
  * platform) on Reactor Netty, Jetty and Undertow, which believe every peer, and on Tomcat unless
  * {@code server.tomcat.remoteip.internal-proxies} names the proxies (its default believes every
- * peer in a private or loopback range), and for a {@code slidingwindow.http.trusted-proxies} entry
- * that holds every address ({@code 0.0.0.0/0}, {@code ::/0}). One WARN line each; nothing else
- * changes. Thread-safe.
+ * peer in a private or loopback range; Spring Boot installs the same valve when {@code
+ * server.tomcat.remoteip.protocol-header} or {@code remote-ip-header} is set, whatever the
+ * strategy), and for a {@code slidingwindow.http.trusted-proxies} entry that holds every address
+ * ({@code 0.0.0.0/0}, {@code ::/0}). One WARN line each; nothing else changes. Thread-safe.
  */
 final class ForwardedHeadersCheck implements SmartInitializingSingleton {
 
@@ -32,6 +33,13 @@ final class ForwardedHeadersCheck implements SmartInitializingSingleton {
 
   /** The property that names the proxies Tomcat's RemoteIpValve believes. */
   static final String TOMCAT_PROXIES = "server.tomcat.remoteip.internal-proxies";
+
+  /**
+   * The properties that make Spring Boot install Tomcat's RemoteIpValve whatever the strategy (for
+   * backward compatibility), each of which is enough.
+   */
+  static final List<String> TOMCAT_VALVE =
+      List.of("server.tomcat.remoteip.protocol-header", "server.tomcat.remoteip.remote-ip-header");
 
   private static final String ADVICE =
       " Any client can then name another client's address in X-Forwarded-For and spend its"
@@ -69,21 +77,44 @@ final class ForwardedHeadersCheck implements SmartInitializingSingleton {
       strategy = "native";
     }
     List<String> trusted = properties.getTrustedProxies();
+    String valve =
+        TOMCAT_VALVE.stream()
+            .filter(name -> !environment.getProperty(name, "").isBlank())
+            .findFirst()
+            .orElse(null);
     return warnings(
         strategy,
         server(),
         environment.getProperty(TOMCAT_PROXIES),
+        valve,
         trusted == null ? List.of() : trusted);
+  }
+
+  /** As {@link #warnings(String, String, String, String, List)}, with no valve property set. */
+  static List<String> warnings(
+      String strategy, String server, String tomcatProxies, List<?> trustedProxies) {
+    return warnings(strategy, server, tomcatProxies, null, trustedProxies);
   }
 
   /**
    * The warnings for a forward-headers strategy (null if unset), a server ({@code tomcat}, {@code
-   * jetty}, {@code undertow} or {@code netty}), Tomcat's internal proxies (null if unset) and the
-   * trusted proxies; empty if forwarded headers are believed only from named proxies.
+   * jetty}, {@code undertow} or {@code netty}), Tomcat's internal proxies (null if unset), the
+   * first of {@link #TOMCAT_VALVE} that is set (null if none) and the trusted proxies; empty if
+   * forwarded headers are believed only from named proxies.
    */
   static List<String> warnings(
-      String strategy, String server, String tomcatProxies, List<?> trustedProxies) {
+      String strategy,
+      String server,
+      String tomcatProxies,
+      String tomcatValve,
+      List<?> trustedProxies) {
     String mode = strategy == null ? "none" : strategy.trim().toLowerCase(Locale.ROOT);
+    if (!mode.equals("framework")
+        && server.equals("tomcat")
+        && tomcatValve != null
+        && tomcatProxies == null) {
+      mode = "valve";
+    }
     Optional<String> platform =
         switch (mode) {
           case "framework" ->
@@ -104,6 +135,16 @@ final class ForwardedHeadersCheck implements SmartInitializingSingleton {
                                   + TOMCAT_PROXIES
                                   + ")."
                               : "any peer (" + STRATEGY + "=native on " + server + ")."));
+          case "valve" ->
+              Optional.of(
+                  "slidingwindow: forwarded headers are believed from any peer in a private or"
+                      + " loopback range ("
+                      + tomcatValve
+                      + " is set, so Spring Boot installs Tomcat's RemoteIpValve whatever "
+                      + STRATEGY
+                      + " says, and it believes X-Forwarded-For without "
+                      + TOMCAT_PROXIES
+                      + ").");
           default -> Optional.empty();
         };
     List<String> catchAll =

@@ -272,4 +272,32 @@ class BrowserGuardTest {
     assertThat(new String(guard.refuse("POST", "Origin: <x>\"")))
         .isEqualTo("{\"error\":\"Origin: \\u003cx\\u003e\\\"\"}");
   }
+
+  @Test
+  void forwardedHosts_everyXForwardedHostAndForwardedHost_inOrder() {
+    assertThat(
+            BrowserGuard.forwardedHosts(
+                List.of("a.test, b.test:8080", " "),
+                List.of(
+                    "for=192.0.2.1;HOST=\"c.test\";proto=https, for=x;host=[::1]:9",
+                    "for=y;proto=http")))
+        .containsExactly("a.test", "b.test:8080", "c.test", "[::1]:9");
+    assertThat(BrowserGuard.forwardedHosts(List.of(), List.of())).isEmpty();
+  }
+
+  @Test
+  void refusal_forwardedHosts_onlyEverRefuseMore() {
+    assertThat(guard.refusal("GET", "http", null, null, "127.0.0.1:8081", List.of("rebound.test")))
+        .contains("(forwarded host: rebound.test)");
+    assertThat(guard.refusal("GET", "http", null, null, "rebound.test", List.of("127.0.0.1")))
+        .contains("(Host: rebound.test)");
+    assertThat(guard.refusal("GET", "http", null, null, "127.0.0.1", List.of("localhost", "[::1]")))
+        .isNull();
+    assertThat(guard.refusal("GET", "https", null, null, "10.0.0.5", List.of("admin.example")))
+        .as("an origin the CORS configuration allows")
+        .isNull();
+    assertThat(guard.refusal("POST", "http", null, null, "10.0.0.5", List.of("rebound.test")))
+        .as("a write without the browser's headers, from a script")
+        .isNull();
+  }
 }

@@ -45,6 +45,30 @@ class ForwardedHeadersCheckTest {
   }
 
   @Test
+  void warnings_tomcatValveInstalledByARemoteIpProperty_warnsUnlessItsProxiesAreNamed() {
+    String header = "server.tomcat.remoteip.protocol-header";
+    assertThat(ForwardedHeadersCheck.warnings(null, "tomcat", null, header, List.of()))
+        .singleElement()
+        .asString()
+        .contains(header + " is set")
+        .contains("server.tomcat.remoteip.internal-proxies");
+    assertThat(ForwardedHeadersCheck.warnings("none", "tomcat", null, header, List.of()))
+        .as("the valve is installed whatever the strategy")
+        .hasSize(1);
+    assertThat(ForwardedHeadersCheck.warnings(null, "tomcat", "10\\.0\\.0\\.7", header, List.of()))
+        .isEmpty();
+    assertThat(ForwardedHeadersCheck.warnings(null, "jetty", null, header, List.of())).isEmpty();
+    MockEnvironment environment = new MockEnvironment();
+    environment.setProperty("server.tomcat.remoteip.remote-ip-header", "X-Forwarded-For");
+    assertThat(
+            new ForwardedHeadersCheck(environment, new SlidingWindowHttpProperties(), true)
+                .warnings())
+        .singleElement()
+        .asString()
+        .contains("server.tomcat.remoteip.remote-ip-header is set");
+  }
+
+  @Test
   void warnings_cloudPlatformWithoutAStrategy_isTakenAsNative() {
     SlidingWindowHttpProperties properties = new SlidingWindowHttpProperties();
     MockEnvironment kubernetes = new MockEnvironment();

@@ -7,6 +7,7 @@ import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.testkit.http.RawHttp;
+import io.undertow.UndertowOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +28,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.embedded.jetty.JettyServletWebServerFactory;
 import org.springframework.boot.web.embedded.tomcat.TomcatServletWebServerFactory;
+import org.springframework.boot.web.embedded.undertow.UndertowServletWebServerFactory;
 import org.springframework.boot.web.servlet.context.ServletWebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -37,11 +39,11 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * A rule cannot be stepped around by spelling a path differently, in a Spring Boot application on a
- * real Tomcat and a real Jetty (each as configured by default and lenient), with rules from
- * properties and a {@code @RateLimit} handler: every spelling, sent byte for byte over a socket, is
- * either refused or counted by the rule of each Spring MVC handler it reaches. With the firewall on
- * (the default), only canonical spellings reach a handler; with it off, rules still count every
- * spelling that Spring MVC dispatches to a handler under their paths.
+ * real Tomcat, a real Jetty and a real Undertow (each as configured by default and lenient), with
+ * rules from properties and a {@code @RateLimit} handler: every spelling, sent byte for byte over a
+ * socket, is either refused or counted by the rule of each Spring MVC handler it reaches. With the
+ * firewall on (the default), only canonical spellings reach a handler; with it off, rules still
+ * count every spelling that Spring MVC dispatches to a handler under their paths.
  */
 class PathSpellingHttpTest {
 
@@ -138,7 +140,9 @@ class PathSpellingHttpTest {
     TOMCAT_LENIENT,
     TOMCAT_LENIENT_ANT_MATCHER,
     JETTY,
-    JETTY_LENIENT
+    JETTY_LENIENT,
+    UNDERTOW,
+    UNDERTOW_LENIENT
   }
 
   /** What reached which handler, and what each rule counted. */
@@ -252,6 +256,26 @@ class PathSpellingHttpTest {
     }
   }
 
+  static class Undertow {
+    @Bean
+    UndertowServletWebServerFactory undertow() {
+      return new UndertowServletWebServerFactory();
+    }
+  }
+
+  static class UndertowLenient {
+    @Bean
+    UndertowServletWebServerFactory undertow() {
+      UndertowServletWebServerFactory factory = new UndertowServletWebServerFactory();
+      factory.addBuilderCustomizers(
+          builder ->
+              builder
+                  .setServerOption(UndertowOptions.ALLOW_ENCODED_SLASH, true)
+                  .setServerOption(UndertowOptions.ALLOW_UNESCAPED_CHARACTERS_IN_URL, true));
+      return factory;
+    }
+  }
+
   /** A running application and the table of what each spelling did. */
   record Fixture(
       ConfigurableApplicationContext context, int port, Counters counters, List<String> table) {}
@@ -333,7 +357,8 @@ class PathSpellingHttpTest {
       }
       // Off, on the lenient servers, most spellings reach a handler: the matching, not the
       // container, is what counted them.
-      for (Server server : List.of(Server.TOMCAT_LENIENT, Server.JETTY_LENIENT)) {
+      for (Server server :
+          List.of(Server.TOMCAT_LENIENT, Server.JETTY_LENIENT, Server.UNDERTOW_LENIENT)) {
         Fixture off = FIXTURES.get(server + " firewall=false");
         if (off != null) {
           long reached = off.table().stream().filter(line -> !line.contains("reached []")).count();
@@ -355,6 +380,8 @@ class PathSpellingHttpTest {
       case TOMCAT_LENIENT, TOMCAT_LENIENT_ANT_MATCHER -> sources.add(TomcatLenient.class);
       case JETTY -> sources.add(Jetty.class);
       case JETTY_LENIENT -> sources.add(JettyLenient.class);
+      case UNDERTOW -> sources.add(Undertow.class);
+      case UNDERTOW_LENIENT -> sources.add(UndertowLenient.class);
     }
     List<String> properties =
         new ArrayList<>(
@@ -390,7 +417,9 @@ class PathSpellingHttpTest {
         .isInstanceOf(
             server.name().startsWith("JETTY")
                 ? JettyServletWebServerFactory.class
-                : TomcatServletWebServerFactory.class);
+                : server.name().startsWith("UNDERTOW")
+                    ? UndertowServletWebServerFactory.class
+                    : TomcatServletWebServerFactory.class);
     return new Fixture(context, port, context.getBean(Counters.class), new ArrayList<>());
   }
 }
