@@ -124,6 +124,22 @@ class HttpBoundsIT {
   }
 
   @Test
+  void pipelinedAfterConnectionClose_neitherAnsweredNorCounted() throws Exception {
+    start(b -> b);
+    Socket socket = open();
+
+    send(
+        socket,
+        request(DECIDE).replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n") + request(DECIDE));
+
+    String answers = readUntilClosed(socket);
+    assertThat(answers.split("HTTP/1.1 ", -1)).hasSize(2); // one answer, then closed
+    assertThat(answers).contains("\"remaining\":999");
+    HttpResponse<String> next = post("/v1/decide", DECIDE.getBytes(StandardCharsets.UTF_8));
+    assertThat(next.body()).contains("\"remaining\":998");
+  }
+
+  @Test
   void decide_bodyNotUtf8_answered400WithWhereAndCounted() throws Exception {
     start(b -> b);
     byte[] body = DECIDE.replace("\"c\"", "\"c?\"").getBytes(StandardCharsets.UTF_8);

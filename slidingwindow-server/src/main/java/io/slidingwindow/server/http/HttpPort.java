@@ -17,6 +17,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -39,9 +40,11 @@ import java.util.function.Consumer;
  * its first byte, else 408 and the connection closes; a connection that waits longer than {@link
  * Settings.Http#idleTimeout()} for its next request is closed; a request line over 4 KiB or headers
  * over 8 KiB get 431 or 400, a body over {@value Json#MAX_BODY_BYTES} bytes 413. Each connection
- * serves one request at a time, in order (pipelined requests wait their turn). Each bound that ends
- * a connection is reported to {@code problems} with a word: {@code too_many_connections}, {@code
- * read_timeout}, {@code malformed_http}, {@code too_large}.
+ * serves one request at a time, in order (pipelined requests wait their turn); requests pipelined
+ * behind one that closes the connection ({@code Connection: close}, HTTP/1.0) are dropped, neither
+ * decided nor counted, as their answers could not be sent. Each bound that ends a connection is
+ * reported to {@code problems} with a word: {@code too_many_connections}, {@code read_timeout},
+ * {@code malformed_http}, {@code too_large}.
  *
  * <p>{@link #close(long)} stops accepting, answers new requests on open connections with 503, waits
  * for the requests in flight, then closes every connection. Thread-safe.
@@ -180,9 +183,17 @@ public final class HttpPort {
       super.channelActive(ctx);
     }
 
+    /** Whether a request of this connection asked to close it: later ones are dropped unread. */
+    private boolean closing;
+
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
       timeout.requestComplete();
+      if (closing) { // pipelined behind Connection: close; its answer could not be sent
+        request.release();
+        return;
+      }
+      closing = !HttpUtil.isKeepAlive(request);
       inFlight.incrementAndGet();
       String uri = request.uri();
       int query = uri.indexOf('?');
