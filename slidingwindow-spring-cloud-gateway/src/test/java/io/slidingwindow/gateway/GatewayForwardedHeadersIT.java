@@ -6,6 +6,11 @@ import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.testkit.http.LoopbackBackend;
 import io.slidingwindow.testkit.http.RawHttp;
 import java.net.InetAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -130,6 +135,44 @@ class GatewayForwardedHeadersIT {
             .as("%s behind the trusted proxy, %s", path, setting)
             .isEqualTo(PERMITS);
       }
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"/address/h2", "/ruled/h2"})
+  void overH2c_aClientRotatingXForwardedFor_getsOnlyItsPermits(String path) throws Exception {
+    try (LoopbackBackend backend = LoopbackBackend.start();
+        ConfigurableApplicationContext gateway =
+            start(
+                backend.uri().toString(),
+                "server.forward-headers-strategy",
+                "native",
+                "server.http2.enabled",
+                "true",
+                // this client connects from 127.0.0.1 and is no proxy here
+                "slidingwindow.http.trusted-proxies",
+                "192.0.2.1")) {
+      URI target = GatewayTestApplication.uri(gateway).resolve(path);
+      HttpClient client =
+          HttpClient.newBuilder()
+              .version(HttpClient.Version.HTTP_2)
+              .connectTimeout(Http.TIMEOUT)
+              .build();
+      List<String> answers = new ArrayList<>();
+      int granted = 0;
+      for (int i = 0; i < 4 * PERMITS; i++) {
+        HttpResponse<String> response =
+            client.send(
+                HttpRequest.newBuilder(target)
+                    .header("X-Forwarded-For", "198.51.100." + (100 + i))
+                    .timeout(Duration.ofSeconds(15))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        answers.add(response.version() + " " + response.statusCode());
+        granted += response.statusCode() == 200 ? 1 : 0;
+      }
+      assertThat(answers).as("answers").contains("HTTP_2 429");
+      assertThat(granted).as("%s over h2c: %s", path, answers).isEqualTo(PERMITS);
     }
   }
 }
