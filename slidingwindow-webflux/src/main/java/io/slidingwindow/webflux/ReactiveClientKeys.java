@@ -7,13 +7,27 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
+import org.springframework.util.ClassUtils;
+import reactor.netty.http.server.ConnectionInformation;
 
 /**
  * The client address of a reactive request, as {@link ClientAddresses} finds it: the connection's
  * peer, and {@code X-Forwarded-For} only from trusted proxies. The one reading that the reactive
  * filter and the gateway's key resolvers share. Stateless.
+ *
+ * <p>On Reactor Netty the peer is the connection's own ({@code connectionRemoteAddress()}), not the
+ * request's remote address: a server that believes forwarded headers ({@code
+ * server.forward-headers-strategy=native}, Spring Boot's default on a cloud platform) reports the
+ * first {@code X-Forwarded-For} or {@code Forwarded} value as the remote address, whichever peer
+ * sent it, and a client would choose its own key with it.
  */
 public final class ReactiveClientKeys {
+
+  private static final boolean REACTOR_NETTY =
+      ClassUtils.isPresent(
+          "reactor.netty.http.server.ConnectionInformation",
+          ReactiveClientKeys.class.getClassLoader());
 
   private ReactiveClientKeys() {}
 
@@ -32,7 +46,10 @@ public final class ReactiveClientKeys {
 
   /** The peer's address as text, as a servlet container reports it; empty if unknown. */
   static String remoteAddress(ServerHttpRequest request) {
-    InetSocketAddress remote = request.getRemoteAddress();
+    InetSocketAddress remote = REACTOR_NETTY ? NettyPeer.of(request) : null;
+    if (remote == null) {
+      remote = request.getRemoteAddress();
+    }
     if (remote == null) {
       return "";
     }
@@ -57,5 +74,23 @@ public final class ReactiveClientKeys {
               }
             });
     return values;
+  }
+
+  /** The peer of a Reactor Netty connection; loaded only when Reactor Netty is there. */
+  private static final class NettyPeer {
+
+    /** The connection's own peer, or null if {@code request} is not Reactor Netty's. */
+    static InetSocketAddress of(ServerHttpRequest request) {
+      Object served;
+      try {
+        served = ServerHttpRequestDecorator.getNativeRequest(request);
+      } catch (IllegalArgumentException | IllegalStateException e) {
+        return null; // a request with no native request to tell (a mock, a foreign decorator)
+      }
+      return served instanceof ConnectionInformation connection
+              && connection.connectionRemoteAddress() instanceof InetSocketAddress peer
+          ? peer
+          : null;
+    }
   }
 }
