@@ -17,12 +17,14 @@ import org.springframework.util.ClassUtils;
  *
  * <p>It warns for {@code server.forward-headers-strategy=framework} (Spring's {@code
  * ForwardedHeaderFilter} believes every request), for {@code native} (also the default on a cloud
- * platform) on Reactor Netty, Jetty and Undertow, which believe every peer, and on Tomcat unless
- * {@code server.tomcat.remoteip.internal-proxies} names the proxies (its default believes every
- * peer in a private or loopback range; Spring Boot installs the same valve when {@code
+ * platform) on Jetty and Undertow, which believe every peer, and on Tomcat unless {@code
+ * server.tomcat.remoteip.internal-proxies} names the proxies (its default believes every peer in a
+ * private or loopback range; Spring Boot installs the same valve when {@code
  * server.tomcat.remoteip.protocol-header} or {@code remote-ip-header} is set, whatever the
  * strategy), and for a {@code slidingwindow.http.trusted-proxies} entry that holds every address
- * ({@code 0.0.0.0/0}, {@code ::/0}). One WARN line each; nothing else changes. Thread-safe.
+ * ({@code 0.0.0.0/0}, {@code ::/0}). Not for {@code native} on Reactor Netty: the reactive keys
+ * start from the connection's own peer ({@code ReactiveClientKeys}), which it does not rewrite. One
+ * WARN line each; nothing else changes. Thread-safe.
  */
 final class ForwardedHeadersCheck implements SmartInitializingSingleton {
 
@@ -124,8 +126,8 @@ final class ForwardedHeadersCheck implements SmartInitializingSingleton {
                       + "=framework: Spring's ForwardedHeaderFilter takes Forwarded and"
                       + " X-Forwarded-* from any peer).");
           case "native" ->
-              server.equals("tomcat") && tomcatProxies != null
-                  ? Optional.empty()
+              server.equals("netty") || (server.equals("tomcat") && tomcatProxies != null)
+                  ? Optional.empty() // Reactor Netty: the keys read the connection's own peer
                   : Optional.of(
                       "slidingwindow: forwarded headers are believed from "
                           + (server.equals("tomcat")
