@@ -28,8 +28,10 @@ import java.util.regex.PatternSyntaxException;
  * MethodRateLimitFilter} counts a request another filter ended: if one refuses, its 429 replaces
  * the answer. The locator is found from the matched URIs: the last one the runtime matched, less
  * the one before it, is what the locator's {@code @Path} took, among the locators of the matched
- * resources; if a resource method's {@code @Path} of the same class takes it with as many literal
- * characters, the runtime chose that method and no locator ran. A locator declared to return an
+ * resources; if the request's path ends there and a resource method's {@code @Path} of the same
+ * class takes it with as many literal characters, the runtime chose that method and no locator ran
+ * (a resource method matches the whole rest of the path, so a path that goes on, {@code
+ * /shares/guess/items}, can only have been taken by the locator). A locator declared to return an
  * interface, an abstract class or {@code Object} leads to no known class, and its requests are not
  * counted here. Cost: one request property per matched request; the lookup only for a request that
  * matched a resource and no method. Thread-safe.
@@ -100,8 +102,11 @@ final class LocatorCount implements ContainerResponseFilter {
       return;
     }
     String taken = strip(inner.substring(outer.length()));
+    // A resource method matches the whole rest of the path: if the path goes on past what the
+    // last match took, no method of that class can have taken it, only a locator.
+    boolean pathGoesOn = !strip(uri.getPath()).equals(inner);
     for (Object resource : resources) {
-      Locator locator = locatorTaking(owners.get(resource.getClass()), taken);
+      Locator locator = locatorTaking(owners.get(resource.getClass()), taken, pathGoesOn);
       if (locator != null) {
         count(locator, request, response);
         return;
@@ -109,12 +114,12 @@ final class LocatorCount implements ContainerResponseFilter {
     }
   }
 
-  private static Locator locatorTaking(Owner owner, String taken) {
+  private static Locator locatorTaking(Owner owner, String taken, boolean pathGoesOn) {
     for (Locator locator : owner.locators()) {
       if (!locator.template().pattern().matcher(taken).matches()) {
         continue;
       }
-      for (Template method : owner.methods()) {
+      for (Template method : pathGoesOn ? List.<Template>of() : owner.methods()) {
         if (method.literals() >= locator.template().literals()
             && method.pattern().matcher(taken).matches()) {
           return null;

@@ -70,6 +70,36 @@ class JaxrsLocatorFailureTest {
     }
   }
 
+  /** A document by id, read by a method or reached further through a locator of the same path. */
+  @Path("docs")
+  public static class Docs {
+    @GET
+    @Path("{id}")
+    @Produces(MediaType.TEXT_PLAIN)
+    public String doc(@PathParam("id") String id) {
+      return "doc " + id;
+    }
+
+    @Path("{id}")
+    public Notes notes(@PathParam("id") String id) {
+      if (!id.startsWith("issued")) {
+        throw new NotFoundException();
+      }
+      return new Notes();
+    }
+  }
+
+  /** A document's notes, limited. */
+  public static class Notes {
+    @GET
+    @Path("notes")
+    @Produces(MediaType.TEXT_PLAIN)
+    @RateLimit(limits = "2/1h", name = "notes")
+    public String notes() {
+      return "notes";
+    }
+  }
+
   /** The shared thing, limited. */
   public static class Share {
     @GET
@@ -91,6 +121,7 @@ class JaxrsLocatorFailureTest {
             runtime,
             List.of(
                 shares,
+                new Docs(),
                 RateLimitFeature.builder()
                     .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
                     .build()));
@@ -109,6 +140,26 @@ class JaxrsLocatorFailureTest {
                 status("GET", "/shares/issued-1")))
         .as("guesses that end in the locator count against the method's 2/1h")
         .containsExactly(404, 404, 429, 429);
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void rateLimitOnSubResource_locatorBesideAMethodOfTheSamePath_countsGuessesThatGoOn(
+      JaxrsServers.Implementation runtime) {
+    startWithFeature(runtime);
+
+    assertThat(
+            List.of(
+                status("GET", "/docs/guess1/notes"),
+                status("GET", "/docs/guess2/notes"),
+                status("GET", "/docs/guess3/notes"),
+                status("GET", "/docs/issued-1/notes")))
+        .as("a path that goes on past the locator's template was taken by the locator")
+        .containsExactly(404, 404, 429, 429);
+    assertThat(
+            List.of(status("GET", "/docs/a"), status("GET", "/docs/b"), status("GET", "/docs/c")))
+        .as("the method of the same path is not counted under the notes' rule")
+        .containsExactly(200, 200, 200);
   }
 
   @ParameterizedTest
