@@ -33,10 +33,12 @@ import java.util.function.Consumer;
  * <p>INFO lines are bounded in time too: at most {@value #MAX_INFO_PER_MINUTE} refusals of one
  * reason a minute (a minute starting at the first INFO line of that reason), and at most one line a
  * minute saying that the remembered ones were forgotten. Past that, refusals that would be written
- * at INFO are written at DEBUG, and the first refusal of that reason after the minute writes one
- * INFO line with their number. Otherwise a flood of refusals with made-up {@code Host}s, each new,
- * writes one INFO line per refusal. Thread-safe: the set and the budgets are guarded by this
- * object's lock, held for a lookup only, never while writing a line.
+ * at INFO are written at DEBUG and not remembered (so that the same one after the minute is still
+ * written at INFO: twenty made-up refusals cannot hide a real one for good), and the first refusal
+ * of that reason after the minute writes one INFO line with their number. Otherwise a flood of
+ * refusals with made-up {@code Host}s, each new, writes one INFO line per refusal. Thread-safe: the
+ * set and the budgets are guarded by this object's lock, held for a lookup only, never while
+ * writing a line.
  */
 final class AdminRefusals implements Router.Refusals {
 
@@ -134,8 +136,6 @@ final class AdminRefusals implements Router.Refusals {
   private record Written(Level level, boolean known, Level forgotten, long heldBack) {}
 
   private enum Remembered {
-    /** Seen before: DEBUG. */
-    KNOWN,
     /** Not seen before, now remembered: INFO. */
     NEW,
     /** Not seen before, remembered in place of all the others, which were forgotten: INFO. */
@@ -150,8 +150,7 @@ final class AdminRefusals implements Router.Refusals {
       heldBack = budget.heldBack;
       budget = null;
     }
-    Remembered first = rememberTriple(key);
-    if (first == Remembered.KNOWN) {
+    if (remembered.contains(key)) {
       if (heldBack > 0) {
         budgets.remove(reason);
       }
@@ -162,14 +161,14 @@ final class AdminRefusals implements Router.Refusals {
       budget.start = now;
       budgets.put(reason, budget);
     }
-    Level level;
-    if (budget.written < MAX_INFO_PER_MINUTE) {
-      budget.written++;
-      level = Level.INFO;
-    } else {
+    if (budget.written >= MAX_INFO_PER_MINUTE) {
+      // Not remembered: its first line was not at INFO, so its next refusal may still be.
       budget.heldBack++;
-      level = Level.DEBUG;
+      return new Written(Level.DEBUG, false, null, heldBack);
     }
+    budget.written++;
+    Level level = Level.INFO;
+    Remembered first = rememberTriple(key);
     Level forgotten = null;
     if (first == Remembered.FORGOTTEN) {
       boolean again = !forgottenWritten || now - forgottenAt >= MINUTE_NANOS;
@@ -183,9 +182,6 @@ final class AdminRefusals implements Router.Refusals {
   }
 
   private Remembered rememberTriple(String key) {
-    if (remembered.contains(key)) {
-      return Remembered.KNOWN;
-    }
     boolean full = remembered.size() >= MAX_REMEMBERED;
     if (full) {
       remembered.clear();

@@ -56,7 +56,10 @@ public final class VerdictRecorder {
       if (text.length() > 0) {
         text.append(", ");
       }
-      text.append(request.key(d, e)).append('=').append(request.value(d, e));
+      text.append(request.key(d, e)).append('=');
+      String value = request.value(d, e); // may be long: copy only what the recorder keeps
+      int room = DecisionRecorder.MAX_KEY_CHARS + 1 - text.length();
+      text.append(value, 0, Math.max(0, Math.min(value.length(), room)));
       if (text.length() >= DecisionRecorder.MAX_KEY_CHARS) {
         break;
       }

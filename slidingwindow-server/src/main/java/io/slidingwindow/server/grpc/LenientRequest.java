@@ -2,6 +2,7 @@ package io.slidingwindow.server.grpc;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.UInt64Value;
 import com.google.protobuf.WireFormat;
 import io.slidingwindow.server.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
@@ -63,7 +64,7 @@ final class LenientRequest {
       } else if (tag == tag(3, WireFormat.WIRETYPE_VARINT)) {
         request.setHitsAddend(in.readUInt32());
       } else if (!in.skipField(tag)) {
-        break;
+        throw new InvalidProtocolBufferException("an end-group tag where none was opened");
       }
     }
     return request.build();
@@ -80,7 +81,7 @@ final class LenientRequest {
       } else if (tag == tag(3, DELIMITED)) {
         descriptor.mergeHitsAddend(UInt64Value.parseFrom(in.readBytes()));
       } else if (!in.skipField(tag)) {
-        break;
+        throw new InvalidProtocolBufferException("an end-group tag where none was opened");
       }
     }
     return descriptor.build();
@@ -95,7 +96,7 @@ final class LenientRequest {
       } else if (tag == tag(2, DELIMITED)) {
         entry.setValue(value(in.readBytes()));
       } else if (!in.skipField(tag)) {
-        break;
+        throw new InvalidProtocolBufferException("an end-group tag where none was opened");
       }
     }
     return entry.build();

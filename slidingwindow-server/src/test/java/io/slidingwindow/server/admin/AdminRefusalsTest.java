@@ -153,10 +153,10 @@ class AdminRefusalsTest {
         .filteredOn(line -> line.startsWith("admin refused: "))
         .hasSize(AdminRefusals.MAX_INFO_PER_MINUTE);
     assertThat(lines(Level.INFO))
+        .as("only what was written at INFO is remembered, so nothing is forgotten")
         .filteredOn(line -> line.startsWith("admin refusals: "))
-        .singleElement()
-        .asString()
-        .contains("forgotten");
+        .isEmpty();
+    assertThat(refusals.remembered()).isEqualTo(AdminRefusals.MAX_INFO_PER_MINUTE);
     assertThat(lines(Level.FINE))
         .filteredOn(line -> line.startsWith("admin refused: "))
         .hasSize(flood - AdminRefusals.MAX_INFO_PER_MINUTE)
@@ -198,6 +198,28 @@ class AdminRefusalsTest {
         .last()
         .asString()
         .contains("reason=unauthorized");
+  }
+
+  /**
+   * A refusal written at DEBUG for want of INFO lines is not remembered: twenty made-up refusals
+   * cannot keep a real one out of INFO past their minute.
+   */
+  @Test
+  void refused_pastTheBound_notRemembered_soTheSameRefusalAfterTheMinuteIsAtInfo() {
+    FakeTicker ticker = new FakeTicker();
+    AdminRefusals refusals = new AdminRefusals(reason -> {}, ticker);
+    for (int h = 0; h < AdminRefusals.MAX_INFO_PER_MINUTE; h++) {
+      refusals.refused("unauthorized", "made-up-" + h + ".test", "192.0.2.7", 401, "no");
+    }
+    refusals.refused("unauthorized", "admin.test", "198.51.100.2", 401, "no");
+    assertThat(lines(Level.INFO)).noneMatch(line -> line.contains("client=198.51.100.2"));
+    logged.clear();
+
+    ticker.advance(Duration.ofMinutes(1));
+    refusals.refused("unauthorized", "admin.test", "198.51.100.2", 401, "no");
+
+    assertThat(lines(Level.INFO))
+        .anyMatch(line -> line.startsWith("admin refused") && line.contains("client=198.51.100.2"));
   }
 
   /** Within its minute a known refusal stays at DEBUG and reports nothing held back. */
