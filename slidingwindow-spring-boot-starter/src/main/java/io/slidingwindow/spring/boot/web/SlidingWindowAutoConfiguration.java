@@ -150,6 +150,16 @@ public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
   }
 
   /**
+   * Warns at start-up when a rule names the actuator's paths while the actuator has a port of its
+   * own, where rules are not applied.
+   */
+  @Bean
+  static SmartInitializingSingleton slidingWindowManagementPortCheck(
+      Environment environment, SlidingWindowHttpProperties properties) {
+    return new ManagementPortCheck(environment, properties);
+  }
+
+  /**
    * How Spring MVC's handler mappings match paths: the rules follow their case, and start-up stops
    * if rules in service cannot follow them.
    */

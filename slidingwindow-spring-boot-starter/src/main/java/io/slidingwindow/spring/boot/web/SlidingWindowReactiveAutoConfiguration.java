@@ -143,6 +143,16 @@ public class SlidingWindowReactiveAutoConfiguration extends SlidingWindowWebBean
   }
 
   /**
+   * Warns at start-up when a rule names the actuator's paths while the actuator has a port of its
+   * own, where rules are not applied.
+   */
+  @Bean
+  static SmartInitializingSingleton slidingWindowManagementPortCheck(
+      Environment environment, SlidingWindowHttpProperties properties) {
+    return new ManagementPortCheck(environment, properties);
+  }
+
+  /**
    * How WebFlux's handler mappings match paths: the rules follow their case, and start-up stops if
    * the rules of a filter in service cannot follow them.
    */
