@@ -7,6 +7,9 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -33,8 +36,16 @@ import java.util.regex.PatternSyntaxException;
  * (a resource method matches the whole rest of the path, so a path that goes on, {@code
  * /shares/guess/items}, can only have been taken by the locator). A locator declared to return an
  * interface, an abstract class or {@code Object} leads to no known class, and its requests are not
- * counted here. Cost: one request property per matched request; the lookup only for a request that
- * matched a resource and no method. Thread-safe.
+ * counted here. Whether a request reached a resource method is asked of the runtime, through the
+ * injected {@link ResourceInfo}: so a request that a filter of the application ends after matching
+ * is not counted here whatever its priority, as {@link MethodRateLimitFilter} counts it. A runtime
+ * that injects none falls back to a {@link Marker}, a request filter of the lowest priority, which
+ * a filter of that same priority may run before (its requests are then counted twice). An {@code
+ * OPTIONS} request that the runtime answers itself, with no method of the application (RESTEasy
+ * below a locator; Jersey has a resource method of its own for it), is no attempt on the resource
+ * and is not counted, unless its answer is an error: the locator threw. Cost per request: one
+ * {@code ResourceInfo} call on the response (RESTEasy: a thread-local look-up); the lookup of the
+ * locator only for a request that matched a resource and no method. Thread-safe.
  */
 @Priority(Priorities.AUTHORIZATION + 100)
 final class LocatorCount implements ContainerResponseFilter {
@@ -69,26 +80,44 @@ final class LocatorCount implements ContainerResponseFilter {
     this.filters = filters;
   }
 
-  /** The filter to register with it, which marks each request that reached a resource method. */
-  ContainerRequestFilter marker() {
-    return MARKER;
-  }
+  /** What the runtime says of the request being answered; null if it injects nothing. */
+  @Context private ResourceInfo info;
 
-  private static final Marker MARKER = new Marker();
+  private final Marker marker = new Marker(this);
+
+  /**
+   * The filter to register with it, which marks each request that reached a resource method if the
+   * runtime did not inject {@link ResourceInfo}.
+   */
+  ContainerRequestFilter marker() {
+    return marker;
+  }
 
   /** Marks a request that reached a resource method, before any other filter can end it. */
   @Priority(Integer.MIN_VALUE)
   static final class Marker implements ContainerRequestFilter {
+    private final LocatorCount count;
+
+    Marker(LocatorCount count) {
+      this.count = count;
+    }
+
     @Override
     public void filter(ContainerRequestContext request) {
-      request.setProperty(MATCHED, Boolean.TRUE);
+      if (count.info == null) {
+        request.setProperty(MATCHED, Boolean.TRUE);
+      }
     }
   }
 
   @Override
   public void filter(ContainerRequestContext request, ContainerResponseContext response) {
-    if (request.getProperty(MATCHED) != null) {
+    if (reachedMethod(request)) {
       return;
+    }
+    if ("OPTIONS".equals(request.getMethod())
+        && response.getStatusInfo().getFamily() == Response.Status.Family.SUCCESSFUL) {
+      return; // answered by the runtime, without the locator failing: no attempt on the resource
     }
     UriInfo uri = request.getUriInfo();
     List<String> uris = uri.getMatchedURIs();
@@ -111,6 +140,19 @@ final class LocatorCount implements ContainerResponseFilter {
         count(locator, request, response);
         return;
       }
+    }
+  }
+
+  /** Whether the runtime matched a resource method for {@code request}, or its marker says so. */
+  private boolean reachedMethod(ContainerRequestContext request) {
+    ResourceInfo resource = info;
+    if (resource == null) {
+      return request.getProperty(MATCHED) != null;
+    }
+    try {
+      return resource.getResourceMethod() != null;
+    } catch (RuntimeException e) {
+      return true; // a runtime that cannot say (a thread without its context): count nothing here
     }
   }
 

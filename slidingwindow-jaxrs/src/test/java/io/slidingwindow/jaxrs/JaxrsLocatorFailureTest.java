@@ -6,12 +6,16 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
+import jakarta.annotation.Priority;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
@@ -110,8 +114,22 @@ class JaxrsLocatorFailureTest {
     }
   }
 
-  private int status(String method, String path) {
-    HttpResponse<String> response = Http.send(method, server.uri(path));
+  /**
+   * A credentials check of the application after matching, at the lowest priority there is, as low
+   * as anything the feature registers: 401 without the token.
+   */
+  @Priority(Integer.MIN_VALUE)
+  public static class EarliestTokenCheck implements ContainerRequestFilter {
+    @Override
+    public void filter(ContainerRequestContext request) {
+      if (!"t".equals(request.getHeaderString("X-Token"))) {
+        request.abortWith(Response.status(401).entity("bad token").build());
+      }
+    }
+  }
+
+  private int status(String method, String path, String... headers) {
+    HttpResponse<String> response = Http.send(method, server.uri(path), headers);
     return response.statusCode();
   }
 
@@ -210,6 +228,70 @@ class JaxrsLocatorFailureTest {
         .containsExactly(200, 405, 200, 200, 404);
     assertThat(List.of(status("GET", "/shares/issued-1"), status("GET", "/shares/issued-1")))
         .containsExactly(200, 200);
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void rateLimitOnSubResource_requestEndedByAFilterAsEarlyAsAnyIsCountedOnce(
+      JaxrsServers.Implementation runtime) {
+    server =
+        JaxrsServers.start(
+            runtime,
+            List.of(
+                new EarliestTokenCheck(),
+                shares,
+                RateLimitFeature.builder()
+                    .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
+                    .build()));
+
+    assertThat(
+            List.of(
+                status("GET", "/shares/issued-1"),
+                status("GET", "/shares/issued-1"),
+                status("GET", "/shares/issued-1")))
+        .as("each wrong token reached the method through the locator: counted once, not twice")
+        .containsExactly(401, 401, 429);
+    ticker.advance(Duration.ofHours(2));
+    assertThat(
+            List.of(
+                status("GET", "/shares/issued-1", "X-Token", "t"),
+                status("GET", "/shares/guess1", "X-Token", "t"),
+                status("GET", "/shares/issued-1", "X-Token", "t")))
+        .as("served and guessed requests still count once each")
+        .containsExactly(200, 404, 429);
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void rateLimitOnSubResource_optionsTheRuntimeAnswersAreNotCounted(
+      JaxrsServers.Implementation runtime) {
+    startWithFeature(runtime);
+
+    assertThat(
+            List.of(
+                status("OPTIONS", "/shares/issued-1"),
+                status("OPTIONS", "/shares/issued-2"),
+                status("OPTIONS", "/shares/issued-3")))
+        .as("the runtime answers OPTIONS itself below the locator")
+        .containsExactly(200, 200, 200);
+    assertThat(List.of(status("GET", "/shares/issued-1"), status("GET", "/shares/issued-1")))
+        .as("no preflight took a permit of the method")
+        .containsExactly(200, 200);
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void rateLimitOnSubResource_optionsEndingInItsLocatorAreCounted(
+      JaxrsServers.Implementation runtime) {
+    startWithFeature(runtime);
+
+    assertThat(
+            List.of(
+                status("OPTIONS", "/shares/guess1"),
+                status("OPTIONS", "/shares/guess2"),
+                status("OPTIONS", "/shares/guess3")))
+        .as("OPTIONS is no way around the limit to guess tokens")
+        .containsExactly(404, 404, 429);
   }
 
   @ParameterizedTest
