@@ -37,15 +37,16 @@ import java.util.regex.PatternSyntaxException;
  * /shares/guess/items}, can only have been taken by the locator). A locator declared to return an
  * interface, an abstract class or {@code Object} leads to no known class, and its requests are not
  * counted here. Whether a request reached a resource method is asked of the runtime, through the
- * injected {@link ResourceInfo}: so a request that a filter of the application ends after matching
- * is not counted here whatever its priority, as {@link MethodRateLimitFilter} counts it. A runtime
- * that injects none falls back to a {@link Marker}, a request filter of the lowest priority, which
- * a filter of that same priority may run before (its requests are then counted twice). An {@code
+ * injected {@link ResourceInfo} and of a {@link Marker}, a request filter of the lowest priority,
+ * either being enough: so a request that a filter of the application ends after matching is not
+ * counted here whatever its priority (the runtime says), nor one whose response is completed on
+ * another thread (the marker says), as {@link MethodRateLimitFilter} counts them. An {@code
  * OPTIONS} request that the runtime answers itself, with no method of the application (RESTEasy
  * below a locator; Jersey has a resource method of its own for it), is no attempt on the resource
  * and is not counted, unless its answer is an error: the locator threw. Cost per request: one
- * {@code ResourceInfo} call on the response (RESTEasy: a thread-local look-up); the lookup of the
- * locator only for a request that matched a resource and no method. Thread-safe.
+ * request property per matched request and one {@code ResourceInfo} call on the response of an
+ * unmarked one (RESTEasy: a thread-local look-up); the lookup of the locator only for a request
+ * that matched a resource and no method. Thread-safe.
  */
 @Priority(Priorities.AUTHORIZATION + 100)
 final class LocatorCount implements ContainerResponseFilter {
@@ -86,8 +87,8 @@ final class LocatorCount implements ContainerResponseFilter {
   private final Marker marker = new Marker(this);
 
   /**
-   * The filter to register with it, which marks each request that reached a resource method if the
-   * runtime did not inject {@link ResourceInfo}.
+   * The filter to register with it, which marks each request that reached a resource method (with
+   * the runtime's {@link ResourceInfo}, the two together decide).
    */
   ContainerRequestFilter marker() {
     return marker;
@@ -104,9 +105,7 @@ final class LocatorCount implements ContainerResponseFilter {
 
     @Override
     public void filter(ContainerRequestContext request) {
-      if (count.info == null) {
-        request.setProperty(MATCHED, Boolean.TRUE);
-      }
+      request.setProperty(MATCHED, Boolean.TRUE);
     }
   }
 
@@ -143,11 +142,19 @@ final class LocatorCount implements ContainerResponseFilter {
     }
   }
 
-  /** Whether the runtime matched a resource method for {@code request}, or its marker says so. */
+  /**
+   * Whether the marker saw {@code request} reach a resource method, or the runtime says it matched
+   * one: either is enough (the marker covers a response completed on another thread, where a
+   * runtime's {@code ResourceInfo} may answer null; the runtime covers a filter that ends the
+   * request before the marker runs).
+   */
   private boolean reachedMethod(ContainerRequestContext request) {
+    if (request.getProperty(MATCHED) != null) {
+      return true;
+    }
     ResourceInfo resource = info;
     if (resource == null) {
-      return request.getProperty(MATCHED) != null;
+      return false;
     }
     try {
       return resource.getResourceMethod() != null;
