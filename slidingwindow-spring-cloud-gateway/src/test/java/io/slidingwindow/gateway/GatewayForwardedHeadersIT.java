@@ -5,11 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.testkit.http.LoopbackBackend;
 import io.slidingwindow.testkit.http.RawHttp;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.net.InetAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,9 +24,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.embedded.netty.NettyServerCustomizer;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import reactor.netty.http.server.ProxyProtocolSupportType;
 
 /**
  * A gateway whose Reactor Netty server believes forwarded headers: {@code
@@ -48,7 +54,20 @@ class GatewayForwardedHeadersIT {
     }
   }
 
+  /** Reactor Netty reading the PROXY protocol, as behind a TCP load balancer. */
+  static class ProxyProtocol {
+    @Bean
+    NettyServerCustomizer proxyProtocol() {
+      return server -> server.proxyProtocol(ProxyProtocolSupportType.ON);
+    }
+  }
+
   private static ConfigurableApplicationContext start(String uri, String... settings) {
+    return start(List.of(Gateway.class), uri, settings);
+  }
+
+  private static ConfigurableApplicationContext start(
+      List<Class<?>> sources, String uri, String... settings) {
     String route = "spring.cloud.gateway.server.webflux.routes[0]";
     Map<String, Object> properties = new LinkedHashMap<>();
     properties.put("spring.main.web-application-type", "reactive");
@@ -76,7 +95,7 @@ class GatewayForwardedHeadersIT {
     for (int i = 0; i + 1 < settings.length; i += 2) {
       properties.put(settings[i], settings[i + 1]);
     }
-    return new SpringApplicationBuilder(Gateway.class)
+    return new SpringApplicationBuilder(sources.toArray(Class<?>[]::new))
         .properties("spring.config.name=gateway-forwarded-headers")
         .properties(properties)
         .run();
@@ -173,6 +192,80 @@ class GatewayForwardedHeadersIT {
       }
       assertThat(answers).as("answers").contains("HTTP_2 429");
       assertThat(granted).as("%s over h2c: %s", path, answers).isEqualTo(PERMITS);
+    }
+  }
+
+  /**
+   * {@code GET path} over a new connection that starts with a PROXY protocol (v1) line naming
+   * {@code client} as the source, as a TCP load balancer sends it, with {@code X-Forwarded-For:
+   * forwarded} unless null; its status.
+   */
+  private static int behindLoadBalancer(int port, String client, String path, String forwarded)
+      throws Exception {
+    try (Socket socket = new Socket(InetAddress.getByName("127.0.0.1"), port)) {
+      socket.setSoTimeout(15_000);
+      String request =
+          "PROXY TCP4 "
+              + client
+              + " 127.0.0.1 40000 "
+              + port
+              + "\r\nGET "
+              + path
+              + " HTTP/1.1\r\nHost: 127.0.0.1:"
+              + port
+              + "\r\n"
+              + (forwarded == null ? "" : "X-Forwarded-For: " + forwarded + "\r\n")
+              + "Connection: close\r\n\r\n";
+      socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+      socket.getOutputStream().flush();
+      BufferedReader reader =
+          new BufferedReader(
+              new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+      String status = reader.readLine();
+      assertThat(status).as("status line").startsWith("HTTP/1.1 ");
+      return Integer.parseInt(status.substring(9, 12));
+    }
+  }
+
+  /**
+   * Behind a load balancer that speaks the PROXY protocol, every connection comes from the
+   * balancer; each client is the source it names. Two clients each get their own permits, and one
+   * that writes X-Forwarded-For gets no fresh key for it (the balancer is no trusted proxy).
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"/address/p", "/ruled/p"})
+  void behindAProxyProtocolBalancer_eachClientIsItsOwnKey(String path) throws Exception {
+    try (LoopbackBackend backend = LoopbackBackend.start();
+        ConfigurableApplicationContext gateway =
+            start(
+                List.of(Gateway.class, ProxyProtocol.class),
+                backend.uri().toString(),
+                "server.forward-headers-strategy",
+                "native",
+                "slidingwindow.http.trusted-proxies",
+                "192.0.2.1")) {
+      int port = GatewayTestApplication.uri(gateway).getPort();
+      List<Integer> first = new ArrayList<>();
+      List<Integer> second = new ArrayList<>();
+      for (int i = 0; i < PERMITS + 1; i++) {
+        first.add(behindLoadBalancer(port, "198.51.100.7", path, null));
+      }
+      for (int i = 0; i < PERMITS + 1; i++) {
+        second.add(behindLoadBalancer(port, "198.51.100.8", path, null));
+      }
+      assertThat(first).as("the first client, %s", path).containsExactly(200, 200, 429);
+      assertThat(second)
+          .as("the second client, its own key, %s", path)
+          .containsExactly(200, 200, 429);
+
+      int rotating = 0;
+      for (int i = 0; i < 4 * PERMITS; i++) {
+        rotating +=
+            behindLoadBalancer(port, "198.51.100.9", path, "203.0.113." + (i + 1)) == 200 ? 1 : 0;
+      }
+      assertThat(rotating)
+          .as("a client writing a new X-Forwarded-For each time, %s", path)
+          .isLessThanOrEqualTo(PERMITS);
     }
   }
 }

@@ -1,33 +1,36 @@
 package io.slidingwindow.webflux;
 
+import io.netty.handler.codec.http.HttpHeaders;
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.RequestKey;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.util.ClassUtils;
-import reactor.netty.http.server.ConnectionInformation;
+import reactor.netty.http.server.HttpServerRequest;
 
 /**
  * The client address of a reactive request, as {@link ClientAddresses} finds it: the connection's
  * peer, and {@code X-Forwarded-For} only from trusted proxies. The one reading that the reactive
  * filter and the gateway's key resolvers share. Stateless.
  *
- * <p>On Reactor Netty the peer is the connection's own ({@code connectionRemoteAddress()}), not the
- * request's remote address: a server that believes forwarded headers ({@code
+ * <p>On Reactor Netty a request that carries {@code X-Forwarded-For} or {@code Forwarded} is keyed
+ * by the connection's own peer ({@code connectionRemoteAddress()}), not by the request's remote
+ * address: a server that believes forwarded headers ({@code
  * server.forward-headers-strategy=native}, Spring Boot's default on a cloud platform) reports the
- * first {@code X-Forwarded-For} or {@code Forwarded} value as the remote address, whichever peer
- * sent it, and a client would choose its own key with it.
+ * first of their values as the remote address, whichever peer sent it, and a client would choose
+ * its own key with it. Other requests keep Reactor Netty's remote address, so that behind a load
+ * balancer speaking the PROXY protocol each client is its own peer.
  */
 public final class ReactiveClientKeys {
 
   private static final boolean REACTOR_NETTY =
       ClassUtils.isPresent(
-          "reactor.netty.http.server.ConnectionInformation",
-          ReactiveClientKeys.class.getClassLoader());
+          "reactor.netty.http.server.HttpServerRequest", ReactiveClientKeys.class.getClassLoader());
 
   private ReactiveClientKeys() {}
 
@@ -79,7 +82,17 @@ public final class ReactiveClientKeys {
   /** The peer of a Reactor Netty connection; loaded only when Reactor Netty is there. */
   private static final class NettyPeer {
 
-    /** The connection's own peer, or null if {@code request} is not Reactor Netty's. */
+    /**
+     * The peer of {@code request} as Reactor Netty saw it before any forwarded header, or null if
+     * {@code request} is not Reactor Netty's. A request that carries {@code Forwarded} or {@code
+     * X-Forwarded-For} gets the connection's own peer ({@code connectionRemoteAddress()}): a server
+     * that believes those headers reports their first value as the remote address, whoever wrote
+     * it. Any other request gets Reactor Netty's remote address, which is the connection's peer or,
+     * behind a load balancer speaking the PROXY protocol, the client that the balancer names (the
+     * connection's peer is then the balancer, shared by every client). The headers are read on
+     * Reactor Netty's own request, which Spring's {@code ForwardedHeaderTransformer} does not
+     * change.
+     */
     static InetSocketAddress of(ServerHttpRequest request) {
       Object served;
       try {
@@ -87,10 +100,13 @@ public final class ReactiveClientKeys {
       } catch (IllegalArgumentException | IllegalStateException e) {
         return null; // a request with no native request to tell (a mock, a foreign decorator)
       }
-      return served instanceof ConnectionInformation connection
-              && connection.connectionRemoteAddress() instanceof InetSocketAddress peer
-          ? peer
-          : null;
+      if (!(served instanceof HttpServerRequest netty)) {
+        return null;
+      }
+      HttpHeaders headers = netty.requestHeaders();
+      boolean forwarded = headers.contains("Forwarded") || headers.contains("X-Forwarded-For");
+      SocketAddress peer = forwarded ? netty.connectionRemoteAddress() : netty.remoteAddress();
+      return peer instanceof InetSocketAddress address ? address : null;
     }
   }
 }
