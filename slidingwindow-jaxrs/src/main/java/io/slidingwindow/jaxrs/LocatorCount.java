@@ -84,7 +84,7 @@ final class LocatorCount implements ContainerResponseFilter {
   /** What the runtime says of the request being answered; null if it injects nothing. */
   @Context private ResourceInfo info;
 
-  private final Marker marker = new Marker(this);
+  private final Marker marker = new Marker();
 
   /**
    * The filter to register with it, which marks each request that reached a resource method (with
@@ -97,12 +97,6 @@ final class LocatorCount implements ContainerResponseFilter {
   /** Marks a request that reached a resource method, before any other filter can end it. */
   @Priority(Integer.MIN_VALUE)
   static final class Marker implements ContainerRequestFilter {
-    private final LocatorCount count;
-
-    Marker(LocatorCount count) {
-      this.count = count;
-    }
-
     @Override
     public void filter(ContainerRequestContext request) {
       request.setProperty(MATCHED, Boolean.TRUE);

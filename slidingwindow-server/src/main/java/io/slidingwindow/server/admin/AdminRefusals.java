@@ -34,11 +34,11 @@ import java.util.function.Consumer;
  * reason a minute (a minute starting at the first INFO line of that reason), and at most one line a
  * minute saying that the remembered ones were forgotten. Past that, refusals that would be written
  * at INFO are written at DEBUG and not remembered (so that the same one after the minute is still
- * written at INFO: twenty made-up refusals cannot hide a real one for good), and the first refusal
- * of that reason after the minute writes one INFO line with their number. Otherwise a flood of
- * refusals with made-up {@code Host}s, each new, writes one INFO line per refusal. Thread-safe: the
- * set and the budgets are guarded by this object's lock, held for a lookup only, never while
- * writing a line.
+ * written at INFO: a burst of twenty made-up refusals cannot hide a real one past its minute), and
+ * the first refusal of that reason after the minute writes one INFO line with their number.
+ * Otherwise a flood of refusals with made-up {@code Host}s, each new, writes one INFO line per
+ * refusal. Thread-safe: the set and the budgets are guarded by this object's lock, held for a
+ * lookup only, never while writing a line.
  */
 final class AdminRefusals implements Router.Refusals {
 

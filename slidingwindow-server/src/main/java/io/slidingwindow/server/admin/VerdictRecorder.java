@@ -60,7 +60,7 @@ public final class VerdictRecorder {
       String value = request.value(d, e); // may be long: copy only what the recorder keeps
       int room = DecisionRecorder.MAX_KEY_CHARS + 1 - text.length();
       text.append(value, 0, Math.max(0, Math.min(value.length(), room)));
-      if (text.length() >= DecisionRecorder.MAX_KEY_CHARS) {
+      if (text.length() > DecisionRecorder.MAX_KEY_CHARS) { // past the bound: the recorder cuts
         break;
       }
     }

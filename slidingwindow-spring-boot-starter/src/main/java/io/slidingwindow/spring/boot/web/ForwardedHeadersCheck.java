@@ -180,12 +180,13 @@ final class ForwardedHeadersCheck implements SmartInitializingSingleton {
     }
   }
 
-  /** The server Spring Boot starts, chosen in its order, by what is on the class path. */
+  /**
+   * The server Spring Boot starts, chosen in its order by what is on the class path: Tomcat, Jetty,
+   * Undertow, then (reactive only) Reactor Netty, for a reactive application too (one on Tomcat may
+   * have Reactor Netty on its class path for its {@code WebClient}).
+   */
   private String server() {
     ClassLoader loader = getClass().getClassLoader();
-    if (!servlet && ClassUtils.isPresent("reactor.netty.http.server.HttpServer", loader)) {
-      return "netty";
-    }
     if (ClassUtils.isPresent("org.apache.catalina.startup.Tomcat", loader)) {
       return "tomcat";
     }
@@ -196,10 +197,32 @@ final class ForwardedHeadersCheck implements SmartInitializingSingleton {
   }
 
   /**
+   * Spring Boot's own answer: its active {@code CloudPlatform} and whether that platform uses
+   * forwarded headers (on Boot 3.5 {@code spring.main.cloud-platform=none} does, on Boot 4 not);
+   * null if it cannot be asked. Read by name, so that no Boot class is named here.
+   */
+  private Boolean bootsAnswer() {
+    try {
+      Class<?> platform =
+          Class.forName(
+              "org.springframework.boot.cloud.CloudPlatform", false, getClass().getClassLoader());
+      Object active = platform.getMethod("getActive", Environment.class).invoke(null, environment);
+      return active != null
+          && Boolean.TRUE.equals(platform.getMethod("isUsingForwardHeaders").invoke(active));
+    } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+      return null;
+    }
+  }
+
+  /**
    * Whether Spring Boot sees a cloud platform that makes {@code native} the default; read by name,
    * so that no Boot class is named here.
    */
   private boolean onCloudPlatform() {
+    Boolean boot = bootsAnswer();
+    if (boot != null) {
+      return boot;
+    }
     String chosen = environment.getProperty("spring.main.cloud-platform");
     if (chosen != null) {
       return !chosen.trim().equalsIgnoreCase("none");

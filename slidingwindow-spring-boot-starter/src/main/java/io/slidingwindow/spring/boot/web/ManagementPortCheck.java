@@ -57,9 +57,13 @@ final class ManagementPortCheck implements SmartInitializingSingleton {
     for (Map.Entry<String, SlidingWindowHttpProperties.Rule> rule :
         properties.getRules().entrySet()) {
       List<String> named = new ArrayList<>();
-      for (String path : rule.getValue().getPaths()) {
-        String pattern = path.trim();
-        if (pattern.equals(base) || pattern.startsWith(base + "/")) {
+      List<String> paths = rule.getValue() == null ? null : rule.getValue().getPaths();
+      for (String path : paths == null ? List.<String>of() : paths) {
+        String pattern = path == null ? "" : path.trim();
+        if (pattern.startsWith(base)
+            && (pattern.length() == base.length()
+                || pattern.charAt(base.length()) == '/'
+                || pattern.charAt(base.length()) == '*')) {
           named.add(pattern);
         }
       }

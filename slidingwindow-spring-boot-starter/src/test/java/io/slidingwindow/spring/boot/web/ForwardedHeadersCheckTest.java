@@ -3,7 +3,10 @@ package io.slidingwindow.spring.boot.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.StandardEnvironment;
 import org.springframework.mock.env.MockEnvironment;
 
 class ForwardedHeadersCheckTest {
@@ -71,24 +74,44 @@ class ForwardedHeadersCheckTest {
         .contains("server.tomcat.remoteip.remote-ip-header is set");
   }
 
+  /**
+   * A Kubernetes environment as Spring Boot detects it: the variables of the system environment.
+   */
+  private static MockEnvironment kubernetes() {
+    MockEnvironment environment = new MockEnvironment();
+    environment
+        .getPropertySources()
+        .addLast(
+            new MapPropertySource(
+                StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                Map.of("KUBERNETES_SERVICE_HOST", "10.0.0.1", "KUBERNETES_SERVICE_PORT", "443")));
+    return environment;
+  }
+
   @Test
-  void warnings_cloudPlatformWithoutAStrategy_isTakenAsNative() {
+  void warnings_cloudPlatformWithoutAStrategy_isTakenAsNative_asSpringBootTakesIt() {
     SlidingWindowHttpProperties properties = new SlidingWindowHttpProperties();
-    MockEnvironment kubernetes = new MockEnvironment();
-    kubernetes.setProperty("KUBERNETES_SERVICE_HOST", "10.0.0.1");
+    MockEnvironment kubernetes = kubernetes();
     assertThat(new ForwardedHeadersCheck(kubernetes, properties, true).warnings())
         .as("Tomcat, native by default on the platform")
         .singleElement()
         .asString()
         .contains("native on Tomcat");
     assertThat(new ForwardedHeadersCheck(kubernetes, properties, false).warnings())
-        .as("Reactor Netty: the keys read the connection's own peer")
-        .isEmpty();
+        .as("a reactive application with Tomcat on its class path runs on Tomcat, as Boot picks")
+        .singleElement()
+        .asString()
+        .contains("native on Tomcat");
     kubernetes.setProperty("server.forward-headers-strategy", "none");
     assertThat(new ForwardedHeadersCheck(kubernetes, properties, true).warnings()).isEmpty();
     MockEnvironment plain = new MockEnvironment();
-    assertThat(new ForwardedHeadersCheck(plain, properties, false).warnings()).isEmpty();
+    assertThat(new ForwardedHeadersCheck(plain, properties, true).warnings()).isEmpty();
+    // Spring Boot 3.5 takes "none" as a platform that uses forwarded headers (Boot 4 does not):
+    // the check says what the running Boot does.
     plain.setProperty("spring.main.cloud-platform", "none");
-    assertThat(new ForwardedHeadersCheck(plain, properties, false).warnings()).isEmpty();
+    assertThat(new ForwardedHeadersCheck(plain, properties, true).warnings())
+        .singleElement()
+        .asString()
+        .contains("native on Tomcat");
   }
 }

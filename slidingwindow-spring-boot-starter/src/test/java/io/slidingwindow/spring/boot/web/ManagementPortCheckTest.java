@@ -33,6 +33,8 @@ class ManagementPortCheckTest {
         .contains("management.server.port=8090")
         .doesNotContain("/api/**");
     assertThat(warnings(environment, "/actuator")).hasSize(1);
+    assertThat(warnings(environment, "/actuator*")).hasSize(1);
+    assertThat(warnings(environment, "/actuators/**")).isEmpty();
   }
 
   @Test
