@@ -78,8 +78,7 @@ final class BrowserGuardWebFilter implements WebFilter, Ordered {
     List<String> hosts =
         new ArrayList<>(
             BrowserGuard.forwardedHosts(
-                request.getHeaders().getOrEmpty("X-Forwarded-Host"),
-                request.getHeaders().getOrEmpty("Forwarded")));
+                values(request, "X-Forwarded-Host"), values(request, "Forwarded")));
     String host = host(request);
     URI uri = request.getURI();
     if (transformed && host != null && uri.getHost() != null) {
@@ -89,6 +88,25 @@ final class BrowserGuardWebFilter implements WebFilter, Ordered {
       }
     }
     return hosts;
+  }
+
+  /**
+   * Every value of the header {@code name}, as sent. Read through {@code HttpHeaders.forEach},
+   * whose signature Spring Framework 6 and 7 share ({@code getOrEmpty} and {@code get} take an
+   * {@code Object} in 6 and a {@code String} in 7, so a call compiled against one fails on the
+   * other).
+   */
+  private static List<String> values(ServerHttpRequest request, String name) {
+    List<String> values = new ArrayList<>(1);
+    request
+        .getHeaders()
+        .forEach(
+            (header, lines) -> {
+              if (header.equalsIgnoreCase(name)) {
+                values.addAll(lines);
+              }
+            });
+    return values;
   }
 
   @Override
