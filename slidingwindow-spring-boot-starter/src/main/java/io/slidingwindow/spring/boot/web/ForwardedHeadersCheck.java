@@ -197,11 +197,11 @@ final class ForwardedHeadersCheck implements SmartInitializingSingleton {
   }
 
   /**
-   * Spring Boot's own answer: its active {@code CloudPlatform} and whether that platform uses
-   * forwarded headers (on Boot 3.5 {@code spring.main.cloud-platform=none} does, on Boot 4 not);
-   * null if it cannot be asked. Read by name, so that no Boot class is named here.
+   * Whether Spring Boot's active {@code CloudPlatform} uses forwarded headers, as Boot itself
+   * decides it (on Boot 3.5 {@code spring.main.cloud-platform=none} does, on Boot 4 not); false if
+   * it cannot be asked. Read by name, so that no Boot class is named here.
    */
-  private Boolean bootsAnswer() {
+  private boolean onCloudPlatform() {
     try {
       Class<?> platform =
           Class.forName(
@@ -210,27 +210,7 @@ final class ForwardedHeadersCheck implements SmartInitializingSingleton {
       return active != null
           && Boolean.TRUE.equals(platform.getMethod("isUsingForwardHeaders").invoke(active));
     } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
-      return null;
+      return false;
     }
-  }
-
-  /**
-   * Whether Spring Boot sees a cloud platform that makes {@code native} the default; read by name,
-   * so that no Boot class is named here.
-   */
-  private boolean onCloudPlatform() {
-    Boolean boot = bootsAnswer();
-    if (boot != null) {
-      return boot;
-    }
-    String chosen = environment.getProperty("spring.main.cloud-platform");
-    if (chosen != null) {
-      return !chosen.trim().equalsIgnoreCase("none");
-    }
-    return environment.containsProperty("KUBERNETES_SERVICE_HOST")
-        || environment.containsProperty("VCAP_APPLICATION")
-        || environment.containsProperty("DYNO")
-        || environment.containsProperty("WEBSITE_SITE_NAME")
-        || environment.containsProperty("NOMAD_ALLOC_ID");
   }
 }
