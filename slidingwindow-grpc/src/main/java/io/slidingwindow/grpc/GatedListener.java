@@ -84,7 +84,7 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
                 call.settleOnClose(outcome.settlement());
                 if (!outcome.allowed()) {
                   ended = true;
-                  call.refuse(outcome.refusal());
+                  call.refuse(outcome.refusal(), false);
                   return;
                 }
                 call.grantHeaders(outcome.headers());
@@ -100,7 +100,7 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
               outcome -> {
                 if (outcome != null && !outcome.allowed()) {
                   ended = true;
-                  call.refuse(outcome.refusal());
+                  call.refuse(outcome.refusal(), false);
                   return;
                 }
                 firstMessagePaid = true;
@@ -131,7 +131,7 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
             outcome -> {
               if (outcome != null && !outcome.allowed()) {
                 ended = true;
-                call.refuse(outcome.refusal());
+                call.refuse(outcome.refusal(), true);
                 delegate.onCancel();
                 return;
               }
@@ -243,9 +243,10 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
    * Applies {@code step} to its decision's outcome. A decision that failed (the enforcement turns
    * failing keys and backends into outcomes, so only an {@link Error}, such as a key resolver
    * overflowing its stack on what the client sent, gets here) ends the call with {@code UNKNOWN},
-   * the handler hearing {@code onCancel} if it started: the event never goes on unlimited, whether
-   * the decision failed at once or later on a backend's thread. An application listener that throws
-   * ends the call with {@code UNKNOWN} too, as gRPC does.
+   * the handler hearing {@code onCancel} if it started (and the call then keeping the permits of
+   * rules that count only some codes, see {@link LimitedCall}): the event never goes on unlimited,
+   * whether the decision failed at once or later on a backend's thread. An application listener
+   * that throws ends the call with {@code UNKNOWN} too, as gRPC does.
    */
   private void run(Step step, CompletableFuture<Outcome> decision) {
     Outcome outcome = null;
@@ -255,7 +256,8 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
       } catch (RuntimeException e) {
         ended = true;
         LOG.log(Level.WARNING, "rate limit decision failed; call ended", e);
-        call.fail(Status.UNKNOWN.withDescription("Application error processing RPC"));
+        call.end(
+            Status.UNKNOWN.withDescription("Application error processing RPC"), delegate != null);
         if (delegate != null) {
           try {
             delegate.onCancel();

@@ -36,7 +36,8 @@ import java.util.Set;
  * before its handler starts, refused with {@code RESOURCE_EXHAUSTED} when it does not fit exactly
  * as any other, and gets it back once the call closes with another code. A call in flight counts,
  * so that concurrent calls never pass more than the limits together; a call the server never closes
- * (the client cancelled it first, its deadline passed) keeps its count.
+ * (the client cancelled it first, its deadline passed) keeps its count, and so does one the
+ * interceptor ends after its handler started (a later message refused by a per-message rule).
  *
  * <p>The rule is an {@link HttpRule} underneath (its patterns become paths {@code
  * /package.Service/Method}, as gRPC sends them over HTTP/2; its codes become the statuses {@code
@@ -224,8 +225,12 @@ public final class GrpcRateLimitRule {
      * and gets it back when it closes with another code (see {@link GrpcRateLimitRule}). The code
      * is the one the call is closed with as it passes the interceptor: the handler's (or that of an
      * interceptor between them, also one it throws when it starts the call), {@code UNKNOWN} for a
-     * handler that throws, {@code RESOURCE_EXHAUSTED} for a refusal; never anything the client
-     * sends. Calling it again replaces the codes.
+     * handler that throws, {@code RESOURCE_EXHAUSTED} for a refusal before the handler starts;
+     * never anything the client sends. A call that the interceptor itself ends after its handler
+     * started (a {@linkplain #perMessage() per-message} rule refusing a later message of a stream,
+     * or deciding it failing) keeps its permit whatever the codes: the handler may have answered
+     * the messages it saw (a wrong password each), and the code it would have closed the call with
+     * is never known. Calling it again replaces the codes.
      *
      * @throws IllegalArgumentException naming the rule if {@code codes} is null, empty or holds
      *     null

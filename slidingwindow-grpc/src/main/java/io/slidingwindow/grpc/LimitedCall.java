@@ -15,8 +15,10 @@ import java.util.Map;
  * the call is closed with (before the close goes on, so that a refunded call's permits are free by
  * the time its client has the answer), and once a rule has refused the call (and closed it) it
  * drops whatever the handler still sends. A call that is never closed here (the client cancelled
- * it, its deadline passed) is never settled, and so keeps its permits. Every method is serialized
- * on this object, so that a refusal never runs into a send of the handler's on another thread.
+ * it, its deadline passed) is never settled, and so keeps its permits; nor is one the interceptor
+ * ends itself after the handler started (a message refused, a decision that failed), since the code
+ * the handler would have closed it with is never known. Every method is serialized on this object,
+ * so that a refusal never runs into a send of the handler's on another thread.
  */
 final class LimitedCall<ReqT, RespT>
     extends ForwardingServerCall.SimpleForwardingServerCall<ReqT, RespT> {
@@ -24,6 +26,10 @@ final class LimitedCall<ReqT, RespT>
   private Metadata grantHeaders;
   private boolean closed;
   private Status.Code closedWith;
+
+  /** Whether the call was ended by the interceptor after its handler started: never settled. */
+  private boolean keptCounted;
+
   private Settlement settlement = Settlement.none();
 
   LimitedCall(ServerCall<ReqT, RespT> call) {
@@ -40,19 +46,35 @@ final class LimitedCall<ReqT, RespT>
    * it is closed already. Never blocks: the refunds go through the limiters' asynchronous API.
    */
   synchronized void settleOnClose(Settlement reserved) {
-    if (closed) {
-      settle(reserved, closedWith);
-    } else {
+    if (!closed) {
       settlement = settlement.and(reserved);
+    } else if (!keptCounted) {
+      settle(reserved, closedWith);
     }
   }
 
-  /** Closes the call as {@code refusal} says, unless it is closed already. */
-  synchronized void refuse(HttpReply refusal) {
+  /**
+   * Closes the call as {@code refusal} says, unless it is closed already. If the handler has {@code
+   * started}, the permits reserved by rules counting only some codes are kept, not settled with
+   * {@code RESOURCE_EXHAUSTED}: the handler may have answered what it saw (a wrong password), and
+   * the code it would have closed the call with is never known.
+   */
+  synchronized void refuse(HttpReply refusal, boolean started) {
     if (!closed) {
       StatusRuntimeException answer = GrpcRefusals.of(refusal);
-      closing(answer.getStatus());
+      closing(answer.getStatus(), started);
       delegate().close(answer.getStatus(), answer.getTrailers());
+    }
+  }
+
+  /**
+   * Closes the call with {@code status} for a reason of the interceptor's own (a decision that
+   * failed), unless it is closed already; permits kept as for a refusal if the handler has {@code
+   * started}.
+   */
+  synchronized void end(Status status, boolean started) {
+    if (closing(status, started)) {
+      delegate().close(status, new Metadata());
     }
   }
 
@@ -63,19 +85,25 @@ final class LimitedCall<ReqT, RespT>
 
   /** Closes the call with {@code status} and {@code trailers}, unless it is closed already. */
   synchronized void fail(Status status, Metadata trailers) {
-    if (closing(status)) {
+    if (closing(status, false)) {
       delegate().close(status, trailers);
     }
   }
 
-  /** Marks the call closed with {@code status} and settles it; false if it was closed already. */
-  private boolean closing(Status status) {
+  /**
+   * Marks the call closed with {@code status} and settles it, or keeps its reservations counted
+   * without settling if {@code keep}; false if it was closed already.
+   */
+  private boolean closing(Status status, boolean keep) {
     if (closed) {
       return false;
     }
     closed = true;
     closedWith = status.getCode();
-    settle(settlement, closedWith);
+    keptCounted = keep;
+    if (!keep) {
+      settle(settlement, closedWith);
+    }
     settlement = Settlement.none();
     return true;
   }
@@ -105,7 +133,7 @@ final class LimitedCall<ReqT, RespT>
 
   @Override
   public synchronized void close(Status status, Metadata trailers) {
-    if (closing(status)) {
+    if (closing(status, false)) {
       super.close(status, trailers);
     }
   }

@@ -57,6 +57,8 @@ final class EchoServer implements AutoCloseable {
           .build();
   static final MethodDescriptor<StringValue, StringValue> PING = method("test.Other/Ping", false);
   static final MethodDescriptor<StringValue, StringValue> LOGIN = method("test.Auth/Login", false);
+  static final MethodDescriptor<StringValue, StringValue> LOGIN_STREAM =
+      method("test.Auth/LoginStream", true);
 
   /** The {@code hold} logins not yet ended, in the order they reached the handler. */
   final ConcurrentLinkedQueue<StreamObserver<StringValue>> held = new ConcurrentLinkedQueue<>();
@@ -136,6 +138,9 @@ final class EchoServer implements AutoCloseable {
                 LOGIN,
                 ServerCalls.asyncUnaryCall(
                     (request, response) -> self[0].login(request.getValue(), response)))
+            .addMethod(
+                LOGIN_STREAM,
+                ServerCalls.asyncBidiStreamingCall(response -> self[0].loginStream(response)))
             .build();
     List<ServerInterceptor> reversed = new ArrayList<>(List.of(interceptors));
     Collections.reverse(reversed);
@@ -176,6 +181,42 @@ final class EchoServer implements AutoCloseable {
       }
       default -> throw new IllegalArgumentException(text);
     }
+  }
+
+  /**
+   * A login that takes one password per message: {@code good} is answered {@code welcome} and ends
+   * the call OK, anything else is answered {@code wrong password}; a client that half-closes
+   * without a good one gets UNAUTHENTICATED.
+   */
+  private StreamObserver<StringValue> loginStream(StreamObserver<StringValue> response) {
+    return new StreamObserver<>() {
+      private boolean done;
+
+      @Override
+      public void onNext(StringValue value) {
+        record("LoginStream", value.getValue());
+        if (done) {
+          return;
+        }
+        if (value.getValue().equals("good")) {
+          done = true;
+          response.onNext(StringValue.of("welcome"));
+          response.onCompleted();
+        } else {
+          response.onNext(StringValue.of("wrong password"));
+        }
+      }
+
+      @Override
+      public void onError(Throwable t) {}
+
+      @Override
+      public void onCompleted() {
+        if (!done) {
+          response.onError(Status.UNAUTHENTICATED.asRuntimeException());
+        }
+      }
+    };
   }
 
   /**

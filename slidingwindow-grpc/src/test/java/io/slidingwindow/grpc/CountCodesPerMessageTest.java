@@ -1,0 +1,225 @@
+package io.slidingwindow.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.protobuf.StringValue;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.Status;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.RateLimitListener;
+import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.http.RequestKey;
+import io.slidingwindow.testkit.FakeTicker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A rule that counts only some codes together with a rule that counts messages, on a bidi login
+ * ({@code test.Auth/LoginStream}, one password per message, each wrong one answered, closed
+ * UNAUTHENTICATED at the end): when the interceptor ends a call its handler has already served, the
+ * code the handler would have closed it with is never known, and the call must still count.
+ */
+class CountCodesPerMessageTest {
+
+  private static final CallOptions OPTIONS =
+      CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS);
+
+  private final FakeTicker ticker = new FakeTicker();
+  private final List<String> errors = Collections.synchronizedList(new ArrayList<>());
+  @RegisterExtension final Started started = new Started();
+
+  private RateLimitServerInterceptor.Builder interceptor() {
+    return RateLimitServerInterceptor.builder()
+        .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
+        .listener(
+            new RateLimitListener() {
+              @Override
+              public void onError(HttpRule rule, RuntimeException error) {
+                errors.add(rule.name() + ": " + error);
+              }
+            });
+  }
+
+  /** Failed logins: 2 calls an hour, counted only when they close UNAUTHENTICATED. */
+  private static GrpcRateLimitRule logins() {
+    return GrpcRateLimitRule.builder("logins")
+        .method("test.Auth/LoginStream")
+        .limit("2/1h")
+        .countCodes(Status.Code.UNAUTHENTICATED)
+        .build();
+  }
+
+  /** Attempts: 3 messages a second. */
+  private static GrpcRateLimitRule attempts(GrpcKeyResolver key) {
+    return GrpcRateLimitRule.builder("attempts")
+        .method("test.Auth/LoginStream")
+        .limit("3/1s")
+        .perMessage()
+        .key(key)
+        .build();
+  }
+
+  /** What one login stream got: the answers to its passwords, and how it ended. */
+  private record Guesses(List<String> replies, Status.Code end) {}
+
+  /**
+   * Sends wrong passwords on one login stream, each after the answer to the one before, until the
+   * server ends the call (or {@code max} were sent, then half-closes).
+   */
+  private static Guesses guessUntilEnded(EchoServer server, int max) throws InterruptedException {
+    ClientCall<StringValue, StringValue> call =
+        server.channel().newCall(EchoServer.LOGIN_STREAM, OPTIONS);
+    LinkedBlockingQueue<Object> events = new LinkedBlockingQueue<>();
+    StreamObserver<StringValue> passwords =
+        ClientCalls.asyncBidiStreamingCall(
+            call,
+            new StreamObserver<>() {
+              @Override
+              public void onNext(StringValue value) {
+                events.add(value.getValue());
+              }
+
+              @Override
+              public void onError(Throwable t) {
+                events.add(Status.fromThrowable(t).getCode());
+              }
+
+              @Override
+              public void onCompleted() {
+                events.add(Status.Code.OK);
+              }
+            });
+    List<String> replies = new ArrayList<>();
+    for (int i = 0; i <= max; i++) {
+      if (i < max) {
+        passwords.onNext(StringValue.of("guess-" + i));
+      } else {
+        passwords.onCompleted();
+      }
+      Object event = events.poll(20, TimeUnit.SECONDS);
+      if (event == null) {
+        throw new AssertionError("no answer to message " + i + " within 20 seconds");
+      }
+      if (event instanceof Status.Code end) {
+        return new Guesses(List.copyOf(replies), end);
+      }
+      replies.add((String) event);
+    }
+    throw new AssertionError("the stream did not end");
+  }
+
+  private List<Guesses> guessingCalls(EchoServer server, int calls) throws InterruptedException {
+    List<Guesses> all = new ArrayList<>();
+    for (int i = 0; i < calls; i++) {
+      all.add(guessUntilEnded(server, 10));
+      ticker.advance(Duration.ofSeconds(2)); // the attempts' window passes; the logins' does not
+    }
+    return all;
+  }
+
+  @Test
+  void countCodes_withPerMessage_refusalAfterTheHandlerAnswered_stillCountsTheCall()
+      throws InterruptedException {
+    EchoServer server =
+        started.server(
+            interceptor()
+                .rule(logins())
+                .rule(attempts(GrpcKeyResolver.peerAddress(ClientAddressesFor.direct())))
+                .build());
+
+    List<Guesses> calls = guessingCalls(server, 5);
+
+    assertThat(calls.stream().filter(call -> !call.replies().isEmpty()).count())
+        .as("calls whose handler answered a guess, under 2 failed logins an hour: %s", calls)
+        .isEqualTo(2);
+    assertThat(calls.get(0))
+        .as("three guesses answered, the fourth refused")
+        .isEqualTo(
+            new Guesses(
+                List.of("wrong password", "wrong password", "wrong password"),
+                Status.Code.RESOURCE_EXHAUSTED));
+    assertThat(calls.stream().map(Guesses::end)).containsOnly(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(server.received).hasSize(6);
+    assertThat(errors).isEmpty();
+  }
+
+  /**
+   * A key resolver for the attempts that fails on a call's second message in a way no {@code catch
+   * (RuntimeException)} sees (a parser of the password overflowing its stack): the interceptor ends
+   * the call UNKNOWN after the handler answered the first guess, and the call still counts.
+   */
+  @Test
+  void countCodes_withPerMessage_decisionFailingAfterTheHandlerAnswered_stillCountsTheCall()
+      throws InterruptedException {
+    Set<Object> seen =
+        Collections.newSetFromMap(Collections.synchronizedMap(new IdentityHashMap<>()));
+    GrpcKeyResolver failingOnTheSecond =
+        (call, headers, context) -> {
+          if (!seen.add(call)) {
+            throw new StackOverflowError("password nested too deep");
+          }
+          return RequestKey.global();
+        };
+    EchoServer server =
+        started.server(interceptor().rule(logins()).rule(attempts(failingOnTheSecond)).build());
+
+    List<Guesses> calls = guessingCalls(server, 5);
+
+    assertThat(calls)
+        .as("under 2 failed logins an hour")
+        .containsExactly(
+            new Guesses(List.of("wrong password"), Status.Code.UNKNOWN),
+            new Guesses(List.of("wrong password"), Status.Code.UNKNOWN),
+            new Guesses(List.of(), Status.Code.RESOURCE_EXHAUSTED),
+            new Guesses(List.of(), Status.Code.RESOURCE_EXHAUSTED),
+            new Guesses(List.of(), Status.Code.RESOURCE_EXHAUSTED));
+    assertThat(errors).isEmpty();
+  }
+
+  /**
+   * Streams whose first message the attempts rule refuses when the call starts never reach the
+   * handler: those keep today's behaviour, their login permits given back.
+   */
+  @Test
+  void countCodes_withPerMessage_refusalBeforeTheHandler_getsThePermitBack()
+      throws InterruptedException {
+    EchoServer server =
+        started.server(
+            interceptor()
+                .rule(logins())
+                .rule(attempts(GrpcKeyResolver.peerAddress(ClientAddressesFor.direct())))
+                .build());
+
+    Guesses first = guessUntilEnded(server, 10);
+    List<Guesses> early = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      early.add(guessUntilEnded(server, 10));
+    }
+    ticker.advance(Duration.ofSeconds(2));
+    Guesses second = guessUntilEnded(server, 10);
+    ticker.advance(Duration.ofSeconds(2));
+    Guesses third = guessUntilEnded(server, 10);
+
+    assertThat(first.replies()).hasSize(3);
+    assertThat(early)
+        .as("refused at the start by the attempts, never served")
+        .containsOnly(new Guesses(List.of(), Status.Code.RESOURCE_EXHAUSTED));
+    assertThat(second.replies()).as("the early refusals took no failed login").hasSize(3);
+    assertThat(third)
+        .as("two failed logins counted")
+        .isEqualTo(new Guesses(List.of(), Status.Code.RESOURCE_EXHAUSTED));
+    assertThat(server.received).hasSize(6);
+    assertThat(errors).isEmpty();
+  }
+}
