@@ -35,9 +35,9 @@ import java.util.Set;
  * with one of those codes (failed logins: {@code UNAUTHENTICATED}): each call reserves its permit
  * before its handler starts, refused with {@code RESOURCE_EXHAUSTED} when it does not fit exactly
  * as any other, and gets it back once the call closes with another code. A call in flight counts,
- * so that concurrent calls never pass more than the limits together; a call the server never closes
- * (the client cancelled it first, its deadline passed) keeps its count, and so does one the
- * interceptor ends after its handler started (a later message refused by a per-message rule).
+ * so that concurrent calls never pass more than the limits together; a call the client cancelled
+ * (or whose deadline passed) keeps its count, also if the handler closes it after, and so does one
+ * the interceptor ends after its handler started (a later message refused by a per-message rule).
  *
  * <p>The rule is an {@link HttpRule} underneath (its patterns become paths {@code
  * /package.Service/Method}, as gRPC sends them over HTTP/2; its codes become the statuses {@code

@@ -14,8 +14,9 @@ import java.util.Map;
  * response headers, settles the permits that rules counting only some codes reserved with the code
  * the call is closed with (before the close goes on, so that a refunded call's permits are free by
  * the time its client has the answer), and once a rule has refused the call (and closed it) it
- * drops whatever the handler still sends. A call that is never closed here (the client cancelled
- * it, its deadline passed) is never settled, and so keeps its permits; nor is one the interceptor
+ * drops whatever the handler still sends. A call the client cancelled (or whose deadline passed) is
+ * never settled, and so keeps its permits, also when the handler closes it after (passing on the
+ * {@code CANCELLED} it was told of: a code the client never receives); nor is one the interceptor
  * ends itself after the handler started (a message refused, a decision that failed), since the code
  * the handler would have closed it with is never known. Every method is serialized on this object,
  * so that a refusal never runs into a send of the handler's on another thread.
@@ -85,7 +86,7 @@ final class LimitedCall<ReqT, RespT>
 
   /** Closes the call with {@code status} and {@code trailers}, unless it is closed already. */
   synchronized void fail(Status status, Metadata trailers) {
-    if (closing(status, false)) {
+    if (closing(status, super.isCancelled())) {
       delegate().close(status, trailers);
     }
   }
@@ -133,7 +134,7 @@ final class LimitedCall<ReqT, RespT>
 
   @Override
   public synchronized void close(Status status, Metadata trailers) {
-    if (closing(status, false)) {
+    if (closing(status, super.isCancelled())) {
       super.close(status, trailers);
     }
   }

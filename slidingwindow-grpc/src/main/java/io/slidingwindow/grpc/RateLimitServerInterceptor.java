@@ -55,10 +55,11 @@ import java.util.function.Supplier;
  * asynchronous refund, unless the status the server closes the call with (the handler's, {@code
  * UNKNOWN} for a handler that throws, the status an inner interceptor throws when it starts the
  * call, {@code RESOURCE_EXHAUSTED} for a refusal before the handler starts) has one of the rule's
- * codes. Nothing the client sends chooses that status. A call the server never closes (the client
- * cancelled it or its deadline passed first, and the handler did not close it after) keeps its
- * permit, and so does a call this interceptor ends after the handler started (a per-message rule
- * refusing a later message, a decision failing), whose application code is never known.
+ * codes. Nothing the client sends chooses that status. A call the client cancelled or whose
+ * deadline passed keeps its permit, whether or not the handler closes it after (with a code the
+ * client never receives), and so does a call this interceptor ends after the handler started (a
+ * per-message rule refusing a later message, a decision failing), whose application code is never
+ * known.
  *
  * <p>Keys cannot be dodged: a key resolver that returns null or throws does not exempt a call, it
  * counts under the client's address ({@link Builder#clientAddresses}), the listener's {@code

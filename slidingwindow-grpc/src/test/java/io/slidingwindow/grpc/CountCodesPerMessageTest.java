@@ -1,6 +1,7 @@
 package io.slidingwindow.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.StringValue;
 import io.grpc.CallOptions;
@@ -220,6 +221,81 @@ class CountCodesPerMessageTest {
         .as("two failed logins counted")
         .isEqualTo(new Guesses(List.of(), Status.Code.RESOURCE_EXHAUSTED));
     assertThat(server.received).hasSize(6);
+    assertThat(errors).isEmpty();
+  }
+
+  /**
+   * Sends {@code n} wrong passwords on one login stream, each after the answer to the one before,
+   * then cancels it, and waits until the handler was told; the answers (fewer if the server ended
+   * the call first).
+   */
+  private static List<String> guessThenCancel(EchoServer server, int n)
+      throws InterruptedException {
+    int cancelledBefore = server.cancelledLogins.get();
+    ClientCall<StringValue, StringValue> call =
+        server.channel().newCall(EchoServer.LOGIN_STREAM, OPTIONS);
+    LinkedBlockingQueue<Object> events = new LinkedBlockingQueue<>();
+    StreamObserver<StringValue> passwords =
+        ClientCalls.asyncBidiStreamingCall(
+            call,
+            new StreamObserver<>() {
+              @Override
+              public void onNext(StringValue value) {
+                events.add(value.getValue());
+              }
+
+              @Override
+              public void onError(Throwable t) {
+                events.add(Status.fromThrowable(t).getCode());
+              }
+
+              @Override
+              public void onCompleted() {
+                events.add(Status.Code.OK);
+              }
+            });
+    List<String> replies = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      passwords.onNext(StringValue.of("guess-" + i));
+      Object event = events.poll(20, TimeUnit.SECONDS);
+      if (event == null) {
+        throw new AssertionError("no answer to message " + i + " within 20 seconds");
+      }
+      if (event instanceof Status.Code) {
+        return replies;
+      }
+      replies.add((String) event);
+    }
+    call.cancel("the client gives up on this stream", null);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> server.cancelledLogins.get() > cancelledBefore);
+    return replies;
+  }
+
+  /**
+   * A client that cancels its login stream after the handler answered its guesses, against a
+   * handler that passes the cancellation on as its close (CANCELLED, which the client never
+   * receives): the application's close of a call the client cancelled must not give it back.
+   */
+  @Test
+  void countCodes_streamCancelledByTheClient_closedCancelledByTheHandler_stillCounts()
+      throws InterruptedException {
+    EchoServer server = started.server(interceptor().rule(logins()).build());
+
+    List<List<String>> calls = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      calls.add(guessThenCancel(server, 3));
+    }
+
+    assertThat(calls)
+        .as("answered guesses per stream, under 2 failed logins an hour")
+        .containsExactly(
+            List.of("wrong password", "wrong password", "wrong password"),
+            List.of("wrong password", "wrong password", "wrong password"),
+            List.of(),
+            List.of(),
+            List.of());
     assertThat(errors).isEmpty();
   }
 }

@@ -186,7 +186,8 @@ final class EchoServer implements AutoCloseable {
   /**
    * A login that takes one password per message: {@code good} is answered {@code welcome} and ends
    * the call OK, anything else is answered {@code wrong password}; a client that half-closes
-   * without a good one gets UNAUTHENTICATED.
+   * without a good one gets UNAUTHENTICATED. A call the client cancels is closed with the error the
+   * handler is told of (CANCELLED), which the client never receives.
    */
   private StreamObserver<StringValue> loginStream(StreamObserver<StringValue> response) {
     return new StreamObserver<>() {
@@ -208,7 +209,11 @@ final class EchoServer implements AutoCloseable {
       }
 
       @Override
-      public void onError(Throwable t) {}
+      public void onError(Throwable t) {
+        // the client cancelled (or its deadline passed): passed on, as many handlers do
+        cancelledLogins.incrementAndGet();
+        response.onError(t);
+      }
 
       @Override
       public void onCompleted() {
