@@ -23,10 +23,11 @@ import java.util.Locale;
  * resolvers never do; those keyed on a metadata entry or a {@link Context} value fall back to the
  * client address when the call has none, so leaving the entry out does not escape the limit.
  *
- * <p>A resolver runs once per call, before the call's handler starts, with the {@link Context} the
- * call started in (the one earlier interceptors attached, holding what they authenticated). It must
- * be quick and must not block: it may run on a transport thread. Implementations must be
- * thread-safe.
+ * <p>A resolver runs once per call, before the call's handler starts (for a rule that counts {@link
+ * GrpcRateLimitRule#perMessage() per message}, once per message, later ones after the handler
+ * started), with the {@link Context} the call started in (the one earlier interceptors attached,
+ * holding what they authenticated). It must be quick and must not block: it may run on a transport
+ * thread. Implementations must be thread-safe.
  */
 @FunctionalInterface
 public interface GrpcKeyResolver {
