@@ -56,7 +56,9 @@ public final class CallerThreads implements AutoCloseable {
       workers.add(
           pool.submit(
               () -> {
-                for (long i = 0; !stop.get() && System.nanoTime() - deadline < 0; i++) {
+                // The first call is made even if the bound passed before the thread ran (a busy
+                // machine can start a thread late), so that a load always reaches what it loads.
+                for (long i = 0; !stop.get() && (i == 0 || System.nanoTime() - deadline < 0); i++) {
                   long started = System.nanoTime();
                   try {
                     call.run(thread, i);
@@ -82,7 +84,8 @@ public final class CallerThreads implements AutoCloseable {
 
   /**
    * Starts {@code threads} threads that run {@code call} over and over until stopped or until
-   * {@code bound} has passed.
+   * {@code bound} has passed; each thread makes its first call unless stopped first, even if it
+   * started after the bound.
    *
    * @throws IllegalArgumentException if {@code threads} is not positive, {@code bound} is not
    *     positive or {@code call} is null

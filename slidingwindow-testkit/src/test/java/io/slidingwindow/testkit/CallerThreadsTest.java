@@ -66,6 +66,18 @@ class CallerThreadsTest {
   }
 
   @Test
+  void aThreadThatStartsAfterTheBound_stillMakesItsFirstCall() {
+    // A bound of a nanosecond has passed before either thread runs, as on a busy machine.
+    CallerThreads load = CallerThreads.start(2, Duration.ofNanos(1), (t, i) -> {});
+    try {
+      await().atMost(BOUND).until(() -> load.running() == 0);
+      assertThat(load.calls()).isEqualTo(2);
+    } finally {
+      load.stop();
+    }
+  }
+
+  @Test
   void slowestCallIsTimed_andResetForAPhase() {
     Duration busy = Duration.ofMillis(200);
     CallerThreads load =
