@@ -24,6 +24,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Puts {@link RateLimit} on resource methods into effect: when the application starts, each
@@ -82,11 +83,11 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
   private static final System.Logger LOG = System.getLogger(RateLimitFeature.class.getName());
 
   private final Builder settings;
-  private final Map<Target, MethodRateLimitFilter> filters = new HashMap<>();
+  private final Map<Target, MethodRateLimitFilter> filters = new ConcurrentHashMap<>(); // lock-free
   private final Map<String, Target> names = new HashMap<>();
   private final Set<Class<?>> checked = new HashSet<>();
-  // what failed, so that a class or method the runtime configures again is not checked again
-  private final Map<Object, IllegalArgumentException> failed = new HashMap<>();
+  // what failed, so that a class or method is not checked again; read without the lock too
+  private final Map<Object, IllegalArgumentException> failed = new ConcurrentHashMap<>();
   private final LateCheck late = new LateCheck();
 
   /** The application, which the runtime injects before it configures features; null if none. */
@@ -256,8 +257,20 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
   }
 
   /** The filter of resource method {@code method}, whose rule {@code annotated} carries. */
-  private synchronized MethodRateLimitFilter filterOf(Method method, Method annotated) {
+  private MethodRateLimitFilter filterOf(Method method, Method annotated) {
     Target target = Target.of(method, annotated);
+    MethodRateLimitFilter existing = filters.get(target);
+    if (existing != null) {
+      return existing;
+    }
+    IllegalArgumentException known = failed.get(target);
+    if (known != null) {
+      throw known;
+    }
+    return newFilterOf(target, annotated);
+  }
+
+  private synchronized MethodRateLimitFilter newFilterOf(Target target, Method annotated) {
     MethodRateLimitFilter existing = filters.get(target);
     if (existing != null) {
       return existing;
