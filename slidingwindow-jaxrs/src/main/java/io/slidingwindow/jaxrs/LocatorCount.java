@@ -12,11 +12,11 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -27,26 +27,31 @@ import java.util.regex.PatternSyntaxException;
  * has no method for the request (405). The runtime calls a locator while it matches the request,
  * before any filter bound to a method, and binds none to the locator, so without this such requests
  * could run the locator without limit. Such a request is counted by the rules of every limited
- * resource method of the class the locator is declared to return, each once, as {@link
+ * resource method of the classes the locator may have returned (see {@link LocatorTargets}: the
+ * class it declares; for a contract, the contract and the known classes implementing it; the
+ * classes it was seen returning) and of the sub-resources the request passed through, whose own
+ * locator it ran (the matched resources but the root, by their real classes), each once, as {@link
  * MethodRateLimitFilter} counts a request another filter ended: if one refuses, its 429 replaces
  * the answer. The locator is found from the matched URIs: the last one the runtime matched, less
  * the one before it, is what the locator's {@code @Path} took, among the locators of the matched
  * resources; if the request's path ends there and a resource method's {@code @Path} of the same
  * class takes it with as many literal characters, the runtime chose that method and no locator ran
  * (a resource method matches the whole rest of the path, so a path that goes on, {@code
- * /shares/guess/items}, can only have been taken by the locator). A locator declared to return an
- * interface, an abstract class or {@code Object} leads to no known class, and its requests are not
- * counted here. Whether a request reached a resource method is asked of the runtime, through the
- * injected {@link ResourceInfo} and of a {@link Marker}, a request filter of the lowest priority,
- * either being enough: so a request that a filter of the application ends after matching is not
- * counted here whatever its priority (the runtime says), nor one whose response is completed on
- * another thread (the marker says), as {@link MethodRateLimitFilter} counts them. An {@code
- * OPTIONS} request that the runtime answers itself, with no method of the application (RESTEasy
- * below a locator; Jersey has a resource method of its own for it), is no attempt on the resource
- * and is not counted, unless its answer is an error: the locator threw. Cost per request: one
- * request property per matched request and one {@code ResourceInfo} call on the response of an
- * unmarked one (RESTEasy: a thread-local look-up); the lookup of the locator only for a request
- * that matched a resource and no method. Thread-safe.
+ * /shares/guess/items}, can only have been taken by the locator). What a locator that declares no
+ * concrete class returns is learned from the requests that reach a method through it. Whether a
+ * request reached a resource method is asked of the runtime, through the injected {@link
+ * ResourceInfo} and of a {@link Marker}, a request filter of the lowest priority, either being
+ * enough: so a request that a filter of the application ends after matching is not counted here
+ * whatever its priority (the runtime says), nor one whose response is completed on another thread
+ * (the marker says), as {@link MethodRateLimitFilter} counts them. An {@code OPTIONS} request that
+ * the runtime answers itself, with no method of the application (RESTEasy below a locator; Jersey
+ * has a resource method of its own for it), is no attempt on the resource and is not counted,
+ * unless its answer is an error: the locator threw. Cost per request: one request property per
+ * matched request, and on its response the matched resources and one {@code ClassValue} look-up per
+ * sub-resource among them (URI matching only below a locator that declares no concrete class, for a
+ * class not yet noted); one {@code ResourceInfo} call on the response of an unmarked one (RESTEasy:
+ * a thread-local look-up); the lookup of the locator, and of the classes it may have returned, only
+ * for a request that matched a resource and no method. No lock. Thread-safe.
  */
 @Priority(Priorities.AUTHORIZATION + 100)
 final class LocatorCount implements ContainerResponseFilter {
@@ -57,13 +62,19 @@ final class LocatorCount implements ContainerResponseFilter {
   /** A {@code @Path} template as the runtime matches it, and its literal characters. */
   private record Template(Pattern pattern, int literals) {}
 
-  /** A locator: its template, and the limited methods of the class it is declared to return. */
-  private record Locator(Template template, List<Method[]> limited) {}
+  /**
+   * A locator: its template, where its declared return type leads (null: nowhere), and the classes
+   * it has been seen returning to a request that reached one of their resource methods.
+   */
+  private record Locator(Template template, ResourceWalk.Lead lead, Set<Class<?>> seen) {}
 
   /** A resource class's locators and the templates of its resource methods. */
-  private record Owner(List<Locator> locators, List<Template> methods) {}
+  private record Owner(List<Locator> locators, List<Template> methods, boolean learns) {}
 
   private final BiFunction<Method, Method, MethodRateLimitFilter> filters;
+
+  /** The classes a locator may have returned. */
+  final LocatorTargets targets = new LocatorTargets();
 
   private final ClassValue<Owner> owners =
       new ClassValue<>() {
@@ -106,6 +117,11 @@ final class LocatorCount implements ContainerResponseFilter {
   @Override
   public void filter(ContainerRequestContext request, ContainerResponseContext response) {
     if (reachedMethod(request)) {
+      try {
+        learn(request.getUriInfo());
+      } catch (RuntimeException e) {
+        // a runtime that cannot say (a thread without its context): nothing learned
+      }
       return;
     }
     if ("OPTIONS".equals(request.getMethod())
@@ -127,11 +143,49 @@ final class LocatorCount implements ContainerResponseFilter {
     // A resource method matches the whole rest of the path: if the path goes on past what the
     // last match took, no method of that class can have taken it, only a locator.
     boolean pathGoesOn = !strip(uri.getPath()).equals(inner);
-    for (Object resource : resources) {
-      Locator locator = locatorTaking(owners.get(resource.getClass()), taken, pathGoesOn);
+    for (int i = 0; i < resources.size(); i++) {
+      Locator locator = locatorTaking(owners.get(resources.get(i).getClass()), taken, pathGoesOn);
       if (locator != null) {
-        count(locator, request, response);
+        List<Object> levels = resources.subList(0, resources.size() - 1);
+        count(targets.limited(locator.lead(), locator.seen(), levels), request, response);
         return;
+      }
+    }
+  }
+
+  /**
+   * Notes, for a request that reached a resource method, which class each locator that leads to no
+   * concrete class returned: each matched resource and the one that located it, whose locator took
+   * the difference of two successive matched URIs. Only owners with such a locator are looked at.
+   */
+  private void learn(UriInfo uri) {
+    List<Object> resources = uri.getMatchedResources();
+    for (int j = 0; j + 1 < resources.size(); j++) {
+      Owner owner = owners.get(resources.get(j + 1).getClass());
+      if (!owner.learns()) {
+        continue;
+      }
+      Class<?> returned = resources.get(j).getClass();
+      List<String> uris = uri.getMatchedURIs();
+      for (Locator locator : owner.locators()) {
+        if (locator.seen() == null
+            || locator.seen().contains(returned)
+            || (locator.lead() != null && !locator.lead().type().isAssignableFrom(returned))) {
+          continue;
+        }
+        for (int k = 0; k + 1 < uris.size(); k++) {
+          String inner = strip(uris.get(k));
+          String outer = strip(uris.get(k + 1));
+          if (inner.startsWith(outer)
+              && locator
+                  .template()
+                  .pattern()
+                  .matcher(strip(inner.substring(outer.length())))
+                  .matches()) {
+            locator.seen().add(returned);
+            break;
+          }
+        }
       }
     }
   }
@@ -174,9 +228,11 @@ final class LocatorCount implements ContainerResponseFilter {
   }
 
   private void count(
-      Locator locator, ContainerRequestContext request, ContainerResponseContext response) {
+      List<Method[]> limitedMethods,
+      ContainerRequestContext request,
+      ContainerResponseContext response) {
     Set<MethodRateLimitFilter> counted = new LinkedHashSet<>();
-    for (Method[] limited : locator.limited()) {
+    for (Method[] limited : limitedMethods) {
       MethodRateLimitFilter filter;
       try {
         filter = filters.apply(limited[0], limited[1]);
@@ -193,7 +249,8 @@ final class LocatorCount implements ContainerResponseFilter {
   private static Owner owner(Class<?> type) {
     List<Locator> locators = new ArrayList<>();
     List<Template> methods = new ArrayList<>();
-    for (Method method : publicMethods(type)) {
+    boolean learns = false;
+    for (Method method : LocatorTargets.publicMethods(type)) {
       Path path = path(type, method);
       if (path == null) {
         continue;
@@ -205,47 +262,13 @@ final class LocatorCount implements ContainerResponseFilter {
       if (RateLimitSearch.resourceMethod(type, method)) {
         methods.add(template);
       } else {
-        List<Method[]> limited = limitedMethods(method.getReturnType());
-        if (!limited.isEmpty()) {
-          locators.add(new Locator(template, limited));
-        }
+        ResourceWalk.Lead lead = ResourceWalk.lead(method.getGenericReturnType());
+        boolean concrete = lead != null && lead.concrete();
+        learns |= !concrete;
+        locators.add(new Locator(template, lead, concrete ? null : ConcurrentHashMap.newKeySet()));
       }
     }
-    return new Owner(List.copyOf(locators), List.copyOf(methods));
-  }
-
-  /** The limited resource methods of {@code type}, with the methods carrying their annotations. */
-  private static List<Method[]> limitedMethods(Class<?> type) {
-    List<Method[]> limited = new ArrayList<>();
-    if (type.isPrimitive()
-        || type.isArray()
-        || type.isInterface()
-        || Modifier.isAbstract(type.getModifiers())
-        || type.getName().startsWith("java.")) {
-      return limited;
-    }
-    for (Method method : publicMethods(type)) {
-      if (RateLimitSearch.resourceMethod(type, method)) {
-        Method annotated = RateLimitSearch.annotated(type, method);
-        if (annotated != null) {
-          limited.add(new Method[] {method, annotated});
-        }
-      }
-    }
-    return limited;
-  }
-
-  private static List<Method> publicMethods(Class<?> type) {
-    List<Method> methods = new ArrayList<>();
-    for (Method method : type.getMethods()) {
-      if (!method.isBridge()
-          && !method.isSynthetic()
-          && !Modifier.isStatic(method.getModifiers())
-          && method.getDeclaringClass() != Object.class) {
-        methods.add(method);
-      }
-    }
-    return methods;
+    return new Owner(List.copyOf(locators), List.copyOf(methods), learns);
   }
 
   /** The {@code @Path} of {@code method}, or of the same method of a supertype of {@code type}. */

@@ -35,12 +35,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * response. A request that an {@code @PreMatching} filter ends reaches no method and is not counted
  * here: rules over paths ({@link RateLimitFilter}) count it. A request that ends in a sub-resource
  * locator (a lookup that throws) or right after it (405) is counted on its response by the rules of
- * the class the locator is declared to return (see {@link LocatorCount}). A method's annotation may
- * also sit on the same method of a superclass or an interface (the contract-first style): the
- * nearest wins, looked for on the method, then its superclass's, recursively, then its interfaces',
- * in declaration order, as JAX-RS finds a method's other annotations. So an override without the
- * annotation, a container's proxy or a subclass of the application's own, keeps the limit of the
- * method it overrides; only an annotation of its own changes it.
+ * the classes the locator may have returned and of the sub-resources on the way (see {@link
+ * LocatorCount}). A method's annotation may also sit on the same method of a superclass or an
+ * interface (the contract-first style): the nearest wins, looked for on the method, then its
+ * superclass's, recursively, then its interfaces', in declaration order, as JAX-RS finds a method's
+ * other annotations. So an override without the annotation, a container's proxy or a subclass of
+ * the application's own, keeps the limit of the method it overrides; only an annotation of its own
+ * changes it.
  *
  * <pre>{@code
  * ResourceConfig app = new ResourceConfig(OrderResource.class)
@@ -56,18 +57,18 @@ import java.util.concurrent.ConcurrentHashMap;
  * classes and instances, and those of the {@link Application}) and the classes their sub-resource
  * locators are declared to return, recursively, each once. So a root class with nothing but
  * locators, which has no resource method to configure, and a class that only a locator returns,
- * whose methods the runtime may configure only at the first request that reaches them, are checked
- * at the start too. A locator declared to return an interface or an abstract class leads to what
- * that type declares (limits and keys; not names, which follow the class served); one declared to
- * return a class leads to that class, all of it checked, final or not (an annotation on a plain
- * method fails the start even though a subclass the locator returns might make it a resource
- * method: declare the class returned); one declared to return {@code Object} leads nowhere: the
- * class it returns is checked when the runtime configures its methods, at the first request that
- * reaches them, too late to stop the start: a bad annotation there is logged once, and the methods
- * it concerns answer every request with 500 (see {@link LateCheck}). A root registered as a proxy
- * subclass that a container generated (defined at run time, or named as CGLIB, Weld, Byte Buddy,
- * Hibernate, Javassist or Quarkus ArC name theirs: see {@link RateLimitSearch#userMethod}) is taken
- * as its user class, so that a default name is the user class's, the same in every instance of the
+ * whose methods the runtime may configure only at their first request, are checked at the start
+ * too. A locator declared to return an interface or an abstract class leads to what that type
+ * declares (limits and keys; not names, which follow the class served); one declared to return a
+ * class leads to that class, all of it checked, final or not (an annotation on a plain method fails
+ * the start even though a subclass the locator returns might make it a resource method: declare the
+ * class returned); one declared to return {@code Object} leads nowhere (a warning names it): the
+ * class it returns is checked when the runtime configures its methods, at their first request, too
+ * late to stop the start: a bad annotation there is logged once, and the methods it concerns answer
+ * every request with 500 (see {@link LateCheck}). A root registered as a proxy subclass that a
+ * container generated (defined at run time, or named as CGLIB, Weld, Byte Buddy, Hibernate,
+ * Javassist or Quarkus ArC name theirs: see {@link RateLimitSearch#userMethod}) is taken as its
+ * user class, so that a default name is the user class's, the same in every instance of the
  * application, and that class reached through a locator too is the same resource. A root that is an
  * interface-based proxy ({@link java.lang.reflect.Proxy}) extends no class of the application, and
  * an annotation on the class behind it cannot be seen: its resource methods that its interfaces do
@@ -89,6 +90,7 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
   // what failed, so that a class or method is not checked again; read without the lock too
   private final Map<Object, IllegalArgumentException> failed = new ConcurrentHashMap<>();
   private final LateCheck late = new LateCheck();
+  private final LocatorCount locators = new LocatorCount(this::filterOf);
 
   /** The application, which the runtime injects before it configures features; null if none. */
   @Context private Application application;
@@ -139,6 +141,7 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
     for (Class<?> type : walk.classes()) {
       check(type);
     }
+    locators.targets.start(walk);
     Map<String, Target> taken = new HashMap<>();
     for (ResourceWalk.Annotated found : walk.annotated()) {
       Target target = Target.of(found.method(), found.annotated());
@@ -152,7 +155,6 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
       }
     }
     context.register(late.servingMark());
-    LocatorCount locators = new LocatorCount(this::filterOf);
     context.register(locators.marker());
     context.register(locators);
     return true;
@@ -219,6 +221,7 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
     }
     Class<?> resourceClass = resourceInfo.getResourceClass();
     Class<?> type = resourceClass == null ? method.getDeclaringClass() : resourceClass;
+    locators.targets.know(List.of(type));
     try {
       check(type);
     } catch (IllegalArgumentException e) {

@@ -36,6 +36,7 @@ final class ResourceWalk {
   private final Set<Class<?>> reached = new LinkedHashSet<>();
   private final Set<Class<?>> classes = new LinkedHashSet<>();
   private final List<Annotated> annotated = new ArrayList<>();
+  private final List<Method> open = new ArrayList<>();
 
   private ResourceWalk() {}
 
@@ -63,8 +64,9 @@ final class ResourceWalk {
           if (carrier != null) {
             walk.annotated.add(new Annotated(type, method, carrier));
           }
-        } else if (RateLimitSearch.locatorOf(type, method)) {
-          walk.follow(method.getGenericReturnType(), pending);
+        } else if (RateLimitSearch.locatorOf(type, method)
+            && !walk.follow(method.getGenericReturnType(), pending)) {
+          walk.open.add(method);
         }
       }
     }
@@ -89,6 +91,14 @@ final class ResourceWalk {
     return annotated;
   }
 
+  /**
+   * The locators reached that lead nowhere (declared to return {@code Object}, {@code Class<?>}, a
+   * type variable without a bound), in the order reached.
+   */
+  List<Method> open() {
+    return open;
+  }
+
   private void reach(Class<?> type, boolean concrete, Deque<Class<?>> pending) {
     if (type == null
         || type.isPrimitive()
@@ -104,23 +114,52 @@ final class ResourceWalk {
     }
   }
 
-  /** Reaches the type a locator declared to return {@code returned} leads to, if any. */
-  private void follow(Type returned, Deque<Class<?>> pending) {
-    if (returned instanceof Class<?> type) {
-      reach(type, !abstractType(type), pending);
+  /**
+   * Where a locator declared to return {@code returned} leads: a class, concrete ({@code Cart},
+   * {@code Class<Cart>}) or a contract (an interface or abstract class, {@code Class<? extends T>}
+   * or a type variable bound by {@code T}); null for none ({@code Object}, {@code Class<?>}, a type
+   * variable without a bound, a JDK type).
+   */
+  record Lead(Class<?> type, boolean concrete) {}
+
+  /** Where a locator declared to return {@code returned} leads; null if nowhere. */
+  static Lead lead(Type returned) {
+    Class<?> type = null;
+    boolean concrete = false;
+    if (returned instanceof Class<?> plain) {
+      type = plain;
+      concrete = !abstractType(plain);
     } else if (returned instanceof ParameterizedType parameterized
         && parameterized.getRawType() == Class.class) {
       Type argument = parameterized.getActualTypeArguments()[0];
-      if (argument instanceof Class<?> type) {
-        reach(type, !abstractType(type), pending);
+      if (argument instanceof Class<?> plain) {
+        type = plain;
+        concrete = !abstractType(plain);
       } else if (argument instanceof WildcardType wildcard) {
-        reach(erasure(wildcard.getUpperBounds()[0]), false, pending);
+        type = erasure(wildcard.getUpperBounds()[0]);
       }
     } else if (returned instanceof ParameterizedType parameterized) {
-      follow(parameterized.getRawType(), pending);
+      return lead(parameterized.getRawType());
     } else if (returned instanceof TypeVariable<?> variable) {
-      reach(erasure(variable.getBounds()[0]), false, pending);
+      type = erasure(variable.getBounds()[0]);
     }
+    if (type == null
+        || type.isPrimitive()
+        || type.isArray()
+        || type.getName().startsWith("java.")) {
+      return null; // Object, Class, a JDK type: nothing a resource is declared by
+    }
+    return new Lead(type, concrete);
+  }
+
+  /** Reaches the type a locator declared to return {@code returned} leads to; false if none. */
+  private boolean follow(Type returned, Deque<Class<?>> pending) {
+    Lead lead = lead(returned);
+    if (lead == null) {
+      return false;
+    }
+    reach(lead.type(), lead.concrete(), pending);
+    return true;
   }
 
   private static Class<?> erasure(Type type) {
