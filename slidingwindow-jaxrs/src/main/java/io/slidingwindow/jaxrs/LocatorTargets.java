@@ -35,7 +35,8 @@ final class LocatorTargets {
 
   /**
    * What to warn of, at the start, about {@code locator}, declared to return a type that leads to
-   * no class ({@code Object}).
+   * no class known ({@code Object}, or a contract that no class known implements and that limits
+   * nothing itself).
    */
   static String unfollowed(Method locator) {
     return "Sub-resource locator "
@@ -44,21 +45,24 @@ final class LocatorTargets {
         + locator.getName()
         + " is declared to return "
         + locator.getGenericReturnType().getTypeName()
-        + " (Object or no class): a request that ends in it (its lookup throws, or 405) is"
-        + " counted by @RateLimit only against the classes it has been seen returning since the"
-        + " start, to a request that reached one of their resource methods; until then, not at"
-        + " all. Declare the class it returns (or an interface that class implements), or put a"
-        + " rule over its paths (RateLimitFilter).";
+        + ", which leads to no class known at the start with @RateLimit: a request that ends in it"
+        + " (its lookup throws, or 405) is counted by @RateLimit only against the classes it has"
+        + " been seen returning since the start, to a request that reached one of their resource"
+        + " methods; until then, not at all. Declare the class it returns, or put a rule over its"
+        + " paths (RateLimitFilter).";
   }
 
   /**
    * Notes the concrete classes {@code walk} reached at the start, and warns of each locator it
-   * reached that leads to no class.
+   * reached that leads to no class known: nothing would count a request that ends in it.
    */
   void start(ResourceWalk walk) {
     know(walk.classes());
     for (Method open : walk.open()) {
-      LOG.log(System.Logger.Level.WARNING, unfollowed(open));
+      ResourceWalk.Lead lead = ResourceWalk.lead(open.getGenericReturnType());
+      if (lead == null || limited(lead, Set.of(), List.of()).isEmpty()) {
+        LOG.log(System.Logger.Level.WARNING, unfollowed(open));
+      }
     }
   }
 

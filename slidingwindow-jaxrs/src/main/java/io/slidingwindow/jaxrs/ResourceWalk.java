@@ -92,8 +92,8 @@ final class ResourceWalk {
   }
 
   /**
-   * The locators reached that lead nowhere (declared to return {@code Object}, {@code Class<?>}, a
-   * type variable without a bound), in the order reached.
+   * The locators reached that lead to no concrete class (declared to return a contract, or {@code
+   * Object}, {@code Class<?>}, a type variable without a bound), in the order reached.
    */
   List<Method> open() {
     return open;
@@ -152,14 +152,17 @@ final class ResourceWalk {
     return new Lead(type, concrete);
   }
 
-  /** Reaches the type a locator declared to return {@code returned} leads to; false if none. */
+  /**
+   * Reaches the type a locator declared to return {@code returned} leads to, if any; whether it is
+   * a concrete class.
+   */
   private boolean follow(Type returned, Deque<Class<?>> pending) {
     Lead lead = lead(returned);
     if (lead == null) {
       return false;
     }
     reach(lead.type(), lead.concrete(), pending);
-    return true;
+    return lead.concrete();
   }
 
   private static Class<?> erasure(Type type) {

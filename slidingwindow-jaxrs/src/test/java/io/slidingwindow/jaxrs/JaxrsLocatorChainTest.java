@@ -70,6 +70,12 @@ class JaxrsLocatorChainTest {
       return new Sheet();
     }
 
+    @Path("lock/{token}")
+    public Lock lock(@PathParam("token") String token) {
+      lookUp(token);
+      return new Padlock();
+    }
+
     @Path("item/{token}")
     public Object item(@PathParam("token") String token) {
       lookUp(token);
@@ -103,6 +109,19 @@ class JaxrsLocatorChainTest {
     @RateLimit(limits = "2/1h", name = "sheet")
     public String read() {
       return "sheet";
+    }
+  }
+
+  /** A contract that limits nothing itself, and that no class known at the start implements. */
+  public interface Lock {}
+
+  /** What {@link Vault#lock} returns, known only once seen. */
+  public static class Padlock implements Lock {
+    @GET
+    @Produces(MediaType.TEXT_PLAIN)
+    @RateLimit(limits = "2/1h", name = "padlock")
+    public String read() {
+      return "padlock";
     }
   }
 
@@ -210,6 +229,27 @@ class JaxrsLocatorChainTest {
                 assertThat(r.getMessage())
                     .contains(Vault.class.getName() + ".item")
                     .contains("Object"));
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void interfaceLocatorToNoClassKnown_countsOnceSeen_andTheStartWarns(
+      JaxrsServers.Implementation runtime) {
+    start(runtime);
+
+    assertThat(logged.records())
+        .as("the start warns of the locator whose interface leads to no class known")
+        .anySatisfy(r -> assertThat(r.getMessage()).contains(Vault.class.getName() + ".lock"))
+        .noneSatisfy(r -> assertThat(r.getMessage()).contains(Vault.class.getName() + ".entry"))
+        .noneSatisfy(r -> assertThat(r.getMessage()).contains(Vault.class.getName() + ".page"));
+    assertThat(
+            List.of(
+                status("/vault/lock/issued-1"),
+                status("/vault/lock/guess1"),
+                status("/vault/lock/guess2"),
+                status("/vault/lock/issued-1")))
+        .as("once the locator was seen returning Padlock, guesses count against its 2/1h")
+        .containsExactly(200, 404, 429, 429);
   }
 
   @ParameterizedTest
