@@ -39,12 +39,14 @@ import java.util.function.Consumer;
  * closed as they come); a request must arrive whole within {@link Settings.Http#readTimeout()} of
  * its first byte, else 408 and the connection closes; a connection that waits longer than {@link
  * Settings.Http#idleTimeout()} for its next request is closed; a request line over 4 KiB or headers
- * over 8 KiB get 431 or 400, a body over {@value Json#MAX_BODY_BYTES} bytes 413. Each connection
- * serves one request at a time, in order (pipelined requests wait their turn); requests pipelined
- * behind one that closes the connection ({@code Connection: close}, HTTP/1.0) are dropped, neither
- * decided nor counted, as their answers could not be sent. Each bound that ends a connection is
- * reported to {@code problems} with a word: {@code too_many_connections}, {@code read_timeout},
- * {@code malformed_http}, {@code too_large}.
+ * over 8 KiB get 431 or 400, a body over {@value Json#MAX_BODY_BYTES} bytes 413 (also when {@code
+ * Expect: 100-continue} announces it), another {@code Expect} 417. A request being decided is
+ * always answered: neither timeout ends its connection meanwhile. Each connection serves one
+ * request at a time, in order (pipelined requests wait their turn); requests pipelined behind one
+ * that closes the connection ({@code Connection: close}, HTTP/1.0, 408, 413, 417) are dropped,
+ * neither decided nor counted, as their answers could not be sent. Each bound that ends a
+ * connection is reported to {@code problems} with a word: {@code too_many_connections}, {@code
+ * read_timeout}, {@code malformed_http}, {@code too_large}.
  *
  * <p>{@link #close(long)} stops accepting, answers new requests on open connections with 503, waits
  * for the requests in flight, then closes every connection. Thread-safe.
@@ -97,6 +99,7 @@ public final class HttpPort {
                             0, 0, bounds.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
                     pipeline.addLast(new HttpServerCodec(4096, 8192, 8192));
                     pipeline.addLast(new BoundedAggregator(problems));
+                    pipeline.addLast(timeout.completions());
                     pipeline.addLast(new FlowControlHandler());
                     pipeline.addLast(new Dispatcher(router, timeout, problems));
                   }
@@ -183,21 +186,37 @@ public final class HttpPort {
       super.channelActive(ctx);
     }
 
-    /** Whether a request of this connection asked to close it: later ones are dropped unread. */
+    /**
+     * Whether the connection is closing (a request asked to, or it was answered 408, 413 or 417):
+     * later requests are dropped unread. Event loop only, as is {@link #busy}.
+     */
     private boolean closing;
+
+    /** Whether a request of this connection is being answered: the idle timeout waits. */
+    private boolean busy;
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-      timeout.requestComplete();
-      if (closing) { // pipelined behind Connection: close; its answer could not be sent
+      if (closing) { // pipelined behind a closing answer, which its own could not follow
         request.release();
         return;
       }
       closing = !HttpUtil.isKeepAlive(request);
+      busy = true;
+      timeout.answering();
       inFlight.incrementAndGet();
       String uri = request.uri();
       int query = uri.indexOf('?');
       String path = query < 0 ? uri : uri.substring(0, query);
+      Runnable next =
+          () -> {
+            busy = false;
+            if (timeout.answered()) {
+              closing = true;
+            } else {
+              ctx.read();
+            }
+          };
       Exchange exchange =
           new Exchange(
               ctx,
@@ -205,7 +224,11 @@ public final class HttpPort {
               path,
               () -> {
                 inFlight.decrementAndGet();
-                ctx.read();
+                if (ctx.executor().inEventLoop()) {
+                  next.run();
+                } else {
+                  ctx.executor().execute(next);
+                }
               });
       if (request.decoderResult().isFailure()) {
         problems.accept("malformed_http");
@@ -226,8 +249,13 @@ public final class HttpPort {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
-      if (event instanceof IdleStateEvent) {
-        var unused = ctx.close();
+      if (event == BoundedAggregator.CLOSING) {
+        closing = true;
+        super.userEventTriggered(ctx, event);
+      } else if (event instanceof IdleStateEvent) {
+        if (!busy) { // else the decision is slow, not the client: its answer resets the clock
+          var unused = ctx.close();
+        }
       } else {
         super.userEventTriggered(ctx, event);
       }

@@ -5,6 +5,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.FullHttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
@@ -14,10 +16,12 @@ import java.util.function.Consumer;
 /**
  * Closes a connection whose request does not arrive whole within the read timeout of its first
  * byte, answering 408. Sits before the HTTP codec, so it sees bytes, even of a request line that
- * never ends; the dispatcher tells it when a request is complete. One timer per connection, not per
- * request: it wakes at most once a timeout, and when a request has been arriving for longer than
- * the timeout it ends the connection, else it sleeps until that request's time is up. One per
- * connection, used on its event loop only.
+ * never ends; {@link #completions} tells it when a request is whole (as soon as it is, even if it
+ * must wait behind another). One timer per connection, not per request: it wakes at most once a
+ * timeout, and when a request has been arriving for longer than the timeout it ends the connection,
+ * else it sleeps until that request's time is up. While the connection's request in flight is being
+ * decided, the 408 waits for its answer, which comes first: a request decided and counted is always
+ * answered. One per connection, used on its event loop only.
  */
 final class ReadTimeout extends ChannelDuplexHandler {
 
@@ -31,6 +35,12 @@ final class ReadTimeout extends ChannelDuplexHandler {
 
   /** When the first byte of the request now arriving came, or 0 between requests. */
   private long requestStart;
+
+  /** Whether a request of this connection is being answered. */
+  private boolean answering;
+
+  /** Whether the connection is closing: nothing more to time. */
+  private boolean ended;
 
   ReadTimeout(Duration timeout, Consumer<String> problems) {
     this.timeoutNanos = timeout.toNanos();
@@ -56,9 +66,44 @@ final class ReadTimeout extends ChannelDuplexHandler {
     ctx.fireChannelRead(msg);
   }
 
-  /** A whole request arrived: its clock stops; the next byte starts the next request's. */
-  void requestComplete() {
-    requestStart = 0;
+  /** A handler, after the aggregator, that stops a request's clock as soon as it is whole. */
+  ChannelInboundHandlerAdapter completions() {
+    return new ChannelInboundHandlerAdapter() {
+      @Override
+      public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof FullHttpRequest) {
+          requestStart = 0; // the next byte starts the next request's clock
+        }
+        ctx.fireChannelRead(msg);
+      }
+    };
+  }
+
+  /** A request of this connection is being answered: a 408 waits until it is. */
+  void answering() {
+    answering = true;
+  }
+
+  /**
+   * The request being answered was: if the request arriving behind it is past its time, it is
+   * answered 408 now and the connection closes.
+   *
+   * @return whether the connection is closing, so that no further request may be decided
+   */
+  boolean answered() {
+    answering = false;
+    if (!ended && requestStart != 0 && System.nanoTime() - requestStart >= timeoutNanos) {
+      end();
+    }
+    return ended;
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+    if (event == BoundedAggregator.CLOSING) {
+      ended = true; // already answered, closing: a 408 would be a second answer
+    }
+    super.userEventTriggered(ctx, event);
   }
 
   @Override
@@ -72,20 +117,27 @@ final class ReadTimeout extends ChannelDuplexHandler {
 
   private void check() {
     timer = null;
-    if (!context.channel().isActive()) {
+    if (ended || !context.channel().isActive()) {
       return;
     }
     long start = requestStart;
     long waited = start == 0 ? 0 : System.nanoTime() - start;
-    if (waited >= timeoutNanos) {
-      problems.accept("read_timeout");
-      var unused =
-          context
-              .writeAndFlush(Unpooled.wrappedBuffer(ANSWER))
-              .addListener(ChannelFutureListener.CLOSE);
-      return;
+    if (waited < timeoutNanos) {
+      timer = context.executor().schedule(this::check, timeoutNanos - waited, TimeUnit.NANOSECONDS);
+    } else if (answering) { // answered() ends it once the request in flight is answered
+      timer = context.executor().schedule(this::check, timeoutNanos, TimeUnit.NANOSECONDS);
+    } else {
+      end();
     }
-    timer = context.executor().schedule(this::check, timeoutNanos - waited, TimeUnit.NANOSECONDS);
+  }
+
+  private void end() {
+    ended = true;
+    problems.accept("read_timeout");
+    var unused =
+        context
+            .writeAndFlush(Unpooled.wrappedBuffer(ANSWER))
+            .addListener(ChannelFutureListener.CLOSE);
   }
 
   /** {@code now}, never 0 (which marks no request). */
