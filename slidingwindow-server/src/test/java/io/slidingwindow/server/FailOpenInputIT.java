@@ -18,6 +18,10 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -169,6 +173,63 @@ class FailOpenInputIT {
       stop();
     }
     start(); // for the stop after each test
+  }
+
+  /**
+   * The admin port names such values too: a long one in full, one that is not UTF-8 by its escaped
+   * bytes in value_bytes; an override then counts the very key that decisions count.
+   */
+  @Test
+  void override_aValueThatIsNotUtf8_namedByItsEscapedBytes_raisesItsLimit() throws Exception {
+    byte[] ff = withRawValue(request("MARK"), "MARK", new byte[] {'k', (byte) 0xff, 'e', 'y'});
+    assertThat(callRaw(ff).getStatuses(1).getCode()).isEqualTo(Code.OK);
+    assertThat(callRaw(ff).getStatuses(1).getCode()).isEqualTo(Code.OVER_LIMIT);
+
+    HttpResponse<String> set =
+        admin("PUT", "/v1/overrides", override("\"value_bytes\":\"k\\\\xffey\""));
+
+    assertThat(set.statusCode()).as(set.body()).isEqualTo(200);
+    assertThat(set.body()).contains("\"value_bytes\":\"k\\\\xffey\"");
+    assertThat(callRaw(ff).getStatuses(1).getCode()).isEqualTo(Code.OK);
+    assertThat(admin("GET", "/v1/overrides", null).body())
+        .contains("\"value_bytes\":\"k\\\\xffey\"");
+    // The text of the same letters with U+00FF is another value, which the override leaves alone.
+    assertThat(call(request("k\u00ffey")).getStatuses(1).getCode()).isEqualTo(Code.OK);
+    assertThat(call(request("k\u00ffey")).getStatuses(1).getCode()).isEqualTo(Code.OVER_LIMIT);
+  }
+
+  @Test
+  void override_aValueOver4096Characters_namedInFull_raisesItsLimit() throws Exception {
+    String longKey = "k".repeat(5000);
+    assertThat(call(request(longKey)).getStatuses(1).getCode()).isEqualTo(Code.OK);
+    assertThat(call(request(longKey)).getStatuses(1).getCode()).isEqualTo(Code.OVER_LIMIT);
+
+    HttpResponse<String> set =
+        admin("PUT", "/v1/overrides", override("\"value\":\"" + longKey + "\""));
+
+    assertThat(set.statusCode()).as(set.body()).isEqualTo(200);
+    assertThat(call(request(longKey)).getStatuses(1).getCode()).isEqualTo(Code.OK);
+  }
+
+  private static String override(String value) {
+    return "{\"domain\":\"edge\",\"entries\":[{\"key\":\"api_key\","
+        + value
+        + "}],\"limits\":[\"5/1m\"]}";
+  }
+
+  private HttpResponse<String> admin(String method, String path, String body) throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.adminPort() + path))
+            .timeout(Duration.ofSeconds(10))
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body));
+    if (body != null) {
+      request.header("Content-Type", "application/json");
+    }
+    return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 
   private void longValueCounted() {

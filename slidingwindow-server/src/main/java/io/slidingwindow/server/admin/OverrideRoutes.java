@@ -71,7 +71,7 @@ final class OverrideRoutes {
 
   private static final Set<String> DESCRIPTOR_FIELDS = Set.of("domain", "entries");
   private static final Set<String> OVERRIDE_FIELDS = Set.of("domain", "entries", "limits");
-  private static final Set<String> ENTRY_FIELDS = Set.of("key", "value");
+  private static final Set<String> ENTRY_FIELDS = Set.of("key", "value", "value_bytes");
 
   private final Router router;
   private final AdminOverrides overrides;
@@ -276,13 +276,13 @@ final class OverrideRoutes {
       }
       onlyFields(entry, ENTRY_FIELDS, " in " + at, "an entry");
       String key = text(entry, "key", at + ".key");
-      String value = text(entry, "value", at + ".value");
+      String value = ValueBytes.entryValue(entry, at);
       if (key.isEmpty()) {
         throw BadRequest.invalid(at + ".key must not be empty");
       }
-      if (key.length() > Decider.MAX_TEXT_CHARS || value.length() > Decider.MAX_TEXT_CHARS) {
+      if (key.length() > Decider.MAX_TEXT_CHARS) { // a value is bounded by the body, as in decide
         throw BadRequest.invalid(
-            at + " has a key or value longer than " + Decider.MAX_TEXT_CHARS + " characters");
+            at + " has a key longer than " + Decider.MAX_TEXT_CHARS + " characters");
       }
       read.add(new DescriptorKey.Entry(key, value));
     }
@@ -332,7 +332,7 @@ final class OverrideRoutes {
     return limits;
   }
 
-  private static String text(JsonNode parent, String field, String where) {
+  static String text(JsonNode parent, String field, String where) {
     JsonNode node = parent.get(field);
     if (node == null || node.isNull()) {
       throw BadRequest.invalid(where + " is missing");
@@ -382,7 +382,7 @@ final class OverrideRoutes {
     for (DescriptorKey.Entry entry : descriptor.entries()) {
       Map<String, Object> view = new LinkedHashMap<>();
       view.put("key", entry.key());
-      view.put("value", entry.value());
+      ValueBytes.show(view, entry.value());
       entries.add(view);
     }
     Map<String, Object> answer = new LinkedHashMap<>();
