@@ -1,6 +1,5 @@
 package io.slidingwindow.dashboard;
 
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
@@ -16,10 +15,12 @@ import java.util.regex.Pattern;
  * and a tuple as {@code #...} alone.
  *
  * <p>The hash is the first 48 bits of SHA-256 over a secret drawn at random once per process and
- * the key's UTF-8 bytes: the same key shows the same in every feed of one process, so an operator
- * can follow it, while without the secret the key cannot be found by hashing guesses (an IPv4
- * address has only 2^32 of them). Two keys show alike with odds of about one in 2^48 per pair.
- * Stateless apart from the secret; thread-safe.
+ * the key's UTF-16 code units (two bytes each, high byte first, so that a key holding a lone
+ * surrogate, as a service value read from bytes that are not UTF-8 does, shows as itself): the same
+ * key shows the same in every feed of one process, so an operator can follow it, while without the
+ * secret the key cannot be found by hashing guesses (an IPv4 address has only 2^32 of them). Two
+ * keys show alike with odds of about one in 2^48 per pair. Stateless apart from the secret;
+ * thread-safe.
  */
 final class ShownKeys {
 
@@ -37,7 +38,15 @@ final class ShownKeys {
     String name = source.lookingAt() ? source.group(1) : "";
     MessageDigest sha256 = sha256();
     sha256.update(SECRET);
-    byte[] digest = sha256.digest(key.getBytes(StandardCharsets.UTF_8));
+    // Its UTF-16 code units, not its UTF-8: a key read from bytes that are not UTF-8 holds a lone
+    // surrogate, which UTF-8 would turn into '?', showing it as another key does.
+    byte[] units = new byte[2 * key.length()];
+    for (int i = 0; i < key.length(); i++) {
+      char c = key.charAt(i);
+      units[2 * i] = (byte) (c >>> 8);
+      units[2 * i + 1] = (byte) c;
+    }
+    byte[] digest = sha256.digest(units);
     return name + '#' + HexFormat.of().formatHex(digest, 0, 6);
   }
 

@@ -85,6 +85,29 @@ class VerdictRecorderTest {
                 DecisionRecorder.cut("client=" + "x".repeat(5000) + ", b=c")));
   }
 
+  /**
+   * A value read from bytes that are not UTF-8 (a lone surrogate, then one char a byte) shows as
+   * every value does, its source and a hash, never the surrogate; and not as the text that a lossy
+   * encoding would make of it (the surrogate as '?'), which is another key.
+   */
+  @Test
+  void record_valueNotUtf8_showsAsItsSourceAndAHashOfItsOwn() {
+    String notUtf8 = "\uD800k\u00ffey";
+    String lookalike = "?k\u00ffey";
+    for (String value : new String[] {notUtf8, lookalike}) {
+      verdicts.record(
+          TestRequest.of("web", TestRequest.descriptor("api_key", value)),
+          new Verdict(status(Code.OVER_LIMIT, "api_key", Outcome.OVER_LIMIT)));
+    }
+
+    List<String> shown =
+        recorder.snapshot().topRefused().stream().map(top -> top.key().key()).toList();
+
+    assertThat(shown).hasSize(2).allMatch(key -> key.matches("api_key=#[0-9a-f]{12}"));
+    assertThat(shown.get(0)).isNotEqualTo(shown.get(1));
+    assertThat(shown).contains(DecisionRecorder.shownKey("api_key=" + notUtf8));
+  }
+
   @Test
   void constructor_nullRecorder_refused() {
     assertThatThrownBy(() -> new VerdictRecorder(null))
