@@ -106,6 +106,20 @@ class HttpPipelineIT {
   }
 
   @Test
+  void bodyTooLarge_requestPipelinedBehindIt_neitherAnsweredNorCounted() throws Exception {
+    start(b -> b);
+    Socket socket = open();
+    String big = "x".repeat((1 << 20) + 1);
+
+    send(socket, request(big) + request(DECIDE));
+
+    String answers = readUntilClosed(socket);
+    assertThat(answers).startsWith("HTTP/1.1 413");
+    assertThat(answers.split("HTTP/1.1 ", -1)).hasSize(2); // one answer, then closed
+    assertThat(decideOnce()).contains("\"remaining\":999");
+  }
+
+  @Test
   void slowDecision_pipelinedRequestBehindIt_bothAnsweredPastTheReadTimeout() throws Exception {
     startOnRedis(b -> b.httpReadTimeout(Duration.ofMillis(200)));
     Socket socket = open();
