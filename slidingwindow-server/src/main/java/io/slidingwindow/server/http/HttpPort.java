@@ -180,6 +180,31 @@ public final class HttpPort {
       this.problems = problems;
     }
 
+    /** Run by each exchange once answered, on any thread; one per connection. */
+    private Runnable answered;
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+      Runnable next =
+          () -> { // on the event loop
+            busy = false;
+            if (timeout.answered()) {
+              closing = true;
+            } else {
+              ctx.read();
+            }
+          };
+      answered =
+          () -> {
+            inFlight.decrementAndGet();
+            if (ctx.executor().inEventLoop()) {
+              next.run();
+            } else {
+              ctx.executor().execute(next);
+            }
+          };
+    }
+
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
       ctx.read();
@@ -208,28 +233,7 @@ public final class HttpPort {
       String uri = request.uri();
       int query = uri.indexOf('?');
       String path = query < 0 ? uri : uri.substring(0, query);
-      Runnable next =
-          () -> {
-            busy = false;
-            if (timeout.answered()) {
-              closing = true;
-            } else {
-              ctx.read();
-            }
-          };
-      Exchange exchange =
-          new Exchange(
-              ctx,
-              request,
-              path,
-              () -> {
-                inFlight.decrementAndGet();
-                if (ctx.executor().inEventLoop()) {
-                  next.run();
-                } else {
-                  ctx.executor().execute(next);
-                }
-              });
+      Exchange exchange = new Exchange(ctx, request, path, answered);
       if (request.decoderResult().isFailure()) {
         problems.accept("malformed_http");
         Throwable cause = request.decoderResult().cause();
