@@ -2,6 +2,7 @@ package io.slidingwindow.servlet;
 
 import io.slidingwindow.http.EnforcementCore;
 import jakarta.servlet.DispatcherType;
+import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -24,7 +25,9 @@ import java.util.Objects;
  * enforcer or another ({@link #isErrorPageOfRefusal}): it is not the client's request going on, and
  * a rule after the refusing one, or one over the error page's path, would count a request that was
  * refused. Any other dispatch after a refusal (an async dispatch that a filter of the application
- * started before the refusal, say) runs a handler, and is counted as usual.
+ * started before the refusal, say) runs a handler, and is counted as usual; so is the error page
+ * shown when that handler fails (its status is not the refusal's, or an enforcer let the handler's
+ * dispatch through after the refusal).
  *
  * @param enforcer the enforcer that looked
  * @param method the method it saw
@@ -48,23 +51,40 @@ record Look(
   private static final String REFUSED = Look.class.getName() + ".refused";
 
   /**
-   * Marks {@code request} as refused by an enforcer, unless in an include dispatch (whose status
-   * the container ignores, so that the request goes on and is not refused).
+   * Marks {@code request} as refused by an enforcer with {@code status}, unless in an include
+   * dispatch (whose status the container ignores, so that the request goes on and is not refused).
    */
-  static void refused(HttpServletRequest request) {
+  static void refused(HttpServletRequest request, int status) {
     if (request.getDispatcherType() != DispatcherType.INCLUDE) {
-      request.setAttribute(REFUSED, Boolean.TRUE);
+      request.setAttribute(REFUSED, status);
     }
   }
 
   /**
-   * Whether {@code request} is in an error dispatch and an enforcer answered it with its refusal (a
-   * 429, or a 400 for its path), in that dispatch or an earlier one: the error page that the
-   * container shows for the refusal, part of a refused request, which no rule counts.
+   * Forgets the refusal of {@code request}, whose dispatch (not an error page, not an include) an
+   * enforcer let through to a handler: an error page after it is that handler's, not the refusal's.
+   */
+  static void handled(HttpServletRequest request) {
+    DispatcherType type = request.getDispatcherType();
+    if (type != DispatcherType.ERROR
+        && type != DispatcherType.INCLUDE
+        && request.getAttribute(REFUSED) != null) {
+      request.removeAttribute(REFUSED);
+    }
+  }
+
+  /**
+   * Whether {@code request} is in an error dispatch for the status an enforcer refused it with (a
+   * 429, or a 400 for its path), in that dispatch or an earlier one that no handler ran after: the
+   * error page that the container shows for the refusal, part of a refused request, which no rule
+   * counts. The error page of another status (a handler that ran in a later asynchronous dispatch
+   * and failed) is counted as usual.
    */
   static boolean isErrorPageOfRefusal(HttpServletRequest request) {
     return request.getDispatcherType() == DispatcherType.ERROR
-        && request.getAttribute(REFUSED) != null;
+        && request.getAttribute(REFUSED) instanceof Integer status
+        && request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE) instanceof Number shown
+        && shown.intValue() == status;
   }
 
   /**

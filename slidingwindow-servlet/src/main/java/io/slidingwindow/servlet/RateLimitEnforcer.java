@@ -117,10 +117,10 @@ public final class RateLimitEnforcer {
    * a filter registered for forward, include, error or async dispatches, which are part of the
    * client's request) applies only the rules that apply to the request now and did not before, say
    * after its path was rewritten or forwarded, and its path firewall looks only the first time. The
-   * error dispatch of a request that an enforcer refused (429, or 400 for its path) is counted by
-   * no rule, so that the error page shown for the refusal goes on uncounted; any other later
-   * dispatch (an async dispatch an application filter started before the refusal) is counted as
-   * usual.
+   * error dispatch of a request that an enforcer refused (429, or 400 for its path), for the
+   * refusal's status, is counted by no rule, so that the error page shown for the refusal goes on
+   * uncounted; any other later dispatch (an async dispatch an application filter started before the
+   * refusal) is counted as usual, and so is the error page of a handler that such a dispatch ran.
    *
    * @return true if the request may go on; false if it was refused and the 429 response written
    * @throws IOException if writing the refusal fails
@@ -134,6 +134,9 @@ public final class RateLimitEnforcer {
     Applied applied = earlier != null ? earlier : core.newApplied();
     boolean allowed = enforceAgain(request, response, applied, earlier == null);
     Look.keep(this, request, request.getMethod(), applied);
+    if (allowed) {
+      Look.handled(request);
+    }
     return allowed;
   }
 
@@ -237,7 +240,7 @@ public final class RateLimitEnforcer {
   private static void refuse(
       HttpReply reply, HttpServletRequest request, HttpServletResponse response)
       throws IOException {
-    Look.refused(request);
+    Look.refused(request, reply.status());
     response.setStatus(reply.status());
     reply.headers().forEach(response::setHeader);
     response.setContentType(reply.contentType());

@@ -571,6 +571,89 @@ class EnforceOnceTest {
   }
 
   /**
+   * After a refusal, an asynchronous dispatch (started by an application filter before the refusal)
+   * runs a handler that fails with {@code sendError(500)}: the error page shown for that failure is
+   * no error page of the refusal, and the rule over the error page's path counts it as usual. The
+   * error page at {@code /oops}, under a rule of 1 per minute, runs once for three such requests,
+   * whether or not the filter also sees the asynchronous dispatch.
+   */
+  @ParameterizedTest(name = "filter for async dispatches: {0}")
+  @ValueSource(booleans = {true, false})
+  void enforce_errorPageOfAFailedAsyncDispatchAfterARefusal_isCountedByTheRuleOverItsPath(
+      boolean filterForAsync) throws Exception {
+    HttpRule first =
+        HttpRule.builder("first")
+            .path("/first/**")
+            .limit(Limit.exact(1, Duration.ofSeconds(60)))
+            .build();
+    HttpRule page =
+        HttpRule.builder("page")
+            .path("/oops")
+            .limit(Limit.exact(1, Duration.ofSeconds(60)))
+            .build();
+    RateLimitFilter rateLimit = new RateLimitFilter(enforcer(first, page));
+    Filter dispatching =
+        (request, response, chain) -> {
+          HttpServletRequest http = (HttpServletRequest) request;
+          String to = http.getHeader("X-Async-To");
+          if (to == null || http.getDispatcherType() != DispatcherType.REQUEST) {
+            rateLimit.doFilter(request, response, chain);
+            return;
+          }
+          AsyncContext async = request.startAsync();
+          rateLimit.doFilter(request, response, chain);
+          async.dispatch(to);
+        };
+    Map<String, AtomicInteger> ran = new ConcurrentHashMap<>();
+    HttpServlet servlet =
+        new HttpServlet() {
+          @Override
+          protected void service(HttpServletRequest req, HttpServletResponse resp)
+              throws IOException {
+            String uri = req.getRequestURI();
+            ran.computeIfAbsent(uri, path -> new AtomicInteger()).incrementAndGet();
+            if (uri.startsWith("/boom/")) {
+              resp.sendError(500);
+            }
+          }
+        };
+    DispatcherType[] dispatches =
+        filterForAsync
+            ? new DispatcherType[] {
+              DispatcherType.REQUEST, DispatcherType.ASYNC, DispatcherType.ERROR
+            }
+            : new DispatcherType[] {DispatcherType.REQUEST, DispatcherType.ERROR};
+    try (EmbeddedTomcat server =
+        new EmbeddedTomcat(
+            dispatching,
+            servlet,
+            false,
+            "",
+            baseDir,
+            context -> {
+              ErrorPage oops = new ErrorPage();
+              oops.setErrorCode(500);
+              oops.setLocation("/oops");
+              context.addErrorPage(oops);
+              ((Wrapper) context.findChild("ok")).setAsyncSupported(true);
+              context.findFilterDef("rateLimit").setAsyncSupported("true");
+            },
+            dispatches)) {
+      assertThat(server.get("/first/1").statusCode()).isEqualTo(200);
+      for (int i = 1; i <= 3; i++) {
+        server.get("/first/1", "X-Async-To", "/boom/1");
+      }
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> assertThat(ran.get("/boom/1")).as("dispatches to /boom/1 run").hasValue(3));
+      assertThat(ran.get("/oops"))
+          .as("the rule of 1 per minute over /oops let one of three failures' error pages run")
+          .hasValue(1);
+    }
+  }
+
+  /**
    * A filter over rules that are replaced before every pass (a reload that keeps each rule's
    * limiter, as the Spring Boot starter's does): a forwarded request finishes with the rules it
    * started with, and each rule counts it once.
