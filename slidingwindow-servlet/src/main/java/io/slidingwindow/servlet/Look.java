@@ -1,11 +1,13 @@
 package io.slidingwindow.servlet;
 
 import io.slidingwindow.http.EnforcementCore;
+import io.slidingwindow.http.RequestPaths;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -166,6 +168,22 @@ record Look(
         || !uri.equals(request.getRequestURI())
         || !Objects.equals(servletPath, servletPathOf(request))
         || !Objects.equals(pathInfo, request.getPathInfo());
+  }
+
+  /**
+   * Every reading of the request's path within the application that a rule is matched against (see
+   * {@link RequestPaths}): the container's (decoded and normalized), then the raw URI's.
+   */
+  static List<String> pathsOf(HttpServletRequest request) {
+    String containerPath;
+    try {
+      String servletPath = request.getServletPath();
+      String pathInfo = request.getPathInfo();
+      containerPath = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
+    } catch (RuntimeException e) {
+      containerPath = null; // a container that will not decode an ambiguous URI
+    }
+    return RequestPaths.readings(containerPath, request.getRequestURI(), request.getContextPath());
   }
 
   private static String servletPathOf(HttpServletRequest request) {

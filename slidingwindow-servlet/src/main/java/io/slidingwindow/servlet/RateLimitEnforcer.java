@@ -10,7 +10,6 @@ import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.http.RefusalReplies;
 import io.slidingwindow.http.RequestKey;
-import io.slidingwindow.http.RequestPaths;
 import io.slidingwindow.http.Settlement;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -20,6 +19,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
 /**
@@ -38,8 +38,9 @@ import java.util.function.ToLongFunction;
  * that the container and the dispatcher may read differently; nothing is counted, and the listener
  * is told ({@link io.slidingwindow.http.RateLimitListener#onRejectedPath}). Then a rule's patterns
  * are matched against every reading of the path (the container's, and the raw URI's as a dispatcher
- * reads it, with and without dot segments resolved; see {@link RequestPaths}), so a request that
- * reaches a handler under a rule's paths is counted however its path is spelled.
+ * reads it, with and without dot segments resolved; see {@link
+ * io.slidingwindow.http.RequestPaths}), so a request that reaches a handler under a rule's paths is
+ * counted however its path is spelled.
  *
  * <p>For each request, the rules whose paths and methods match are applied in order, like a chain
  * of filters. The limiter keys on {@link KeyResolver#key}'s {@link RequestKey#value()}, which names
@@ -95,10 +96,30 @@ public final class RateLimitEnforcer {
 
   private static final String SETTLEMENT = RateLimitEnforcer.class.getName() + ".settlement";
 
-  private final EnforcementCore<HttpServletRequest> core;
+  private final EnforcementCore<HttpServletRequest> core; // null if following
+  private final Supplier<RateLimitEnforcer> source; // null unless following
 
-  private RateLimitEnforcer(EnforcementCore<HttpServletRequest> core) {
+  private RateLimitEnforcer(
+      EnforcementCore<HttpServletRequest> core, Supplier<RateLimitEnforcer> source) {
     this.core = core;
+    this.source = source;
+  }
+
+  /**
+   * An enforcer that applies, to each request, the rules of the enforcer {@code enforcers} gives
+   * (reloadable rules; it must never give null), kept for the request as {@link
+   * RateLimitFilter#RateLimitFilter(Supplier)} keeps it: a filter built on the same {@code
+   * enforcers} instance and this enforcer, called by the application, apply the same rules to a
+   * request and count it by each once, across reloads. The Spring Boot starter's enforcer bean is
+   * one, following the rules its filter applies.
+   *
+   * @throws IllegalArgumentException if {@code enforcers} is null
+   */
+  public static RateLimitEnforcer following(Supplier<RateLimitEnforcer> enforcers) {
+    if (enforcers == null) {
+      throw new IllegalArgumentException("enforcers must not be null");
+    }
+    return new RateLimitEnforcer(null, enforcers);
   }
 
   /** Returns a builder. */
@@ -106,9 +127,9 @@ public final class RateLimitEnforcer {
     return new Builder();
   }
 
-  /** The rules, in the order they are applied. */
+  /** The rules, in the order they are applied (those in service now, if following). */
   public List<HttpRule> rules() {
-    return core.rules();
+    return source != null ? source.get().rules() : core.rules();
   }
 
   /**
@@ -127,6 +148,9 @@ public final class RateLimitEnforcer {
    */
   public boolean enforce(HttpServletRequest request, HttpServletResponse response)
       throws IOException {
+    if (source != null) {
+      return Pins.enforcerFor(source, request).enforce(request, response);
+    }
     if (Look.isErrorPageOfRefusal(request)) {
       return true; // the error page of a refusal: the client's request is counted no more
     }
@@ -176,7 +200,7 @@ public final class RateLimitEnforcer {
       return false;
     }
     EnforcementCore.Outcome outcome =
-        core.enforce(request, method, pathsOf(request), () -> reportOf(request), applied);
+        core.enforce(request, method, Look.pathsOf(request), () -> reportOf(request), applied);
     Settlement settlement = outcome.settlement();
     if (request.getAttribute(SETTLEMENT) instanceof Settlement earlier) {
       settlement = earlier.and(settlement);
@@ -248,22 +272,6 @@ public final class RateLimitEnforcer {
     byte[] body = reply.bodyBytes();
     response.setContentLength(body.length);
     response.getOutputStream().write(body);
-  }
-
-  /**
-   * Every reading of the request's path within the application that a rule is matched against (see
-   * {@link RequestPaths}): the container's (decoded and normalized), then the raw URI's.
-   */
-  static List<String> pathsOf(HttpServletRequest request) {
-    String containerPath;
-    try {
-      String servletPath = request.getServletPath();
-      String pathInfo = request.getPathInfo();
-      containerPath = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
-    } catch (RuntimeException e) {
-      containerPath = null; // a container that will not decode an ambiguous URI
-    }
-    return RequestPaths.readings(containerPath, request.getRequestURI(), request.getContextPath());
   }
 
   /** Builds a {@link RateLimitEnforcer}. Not thread-safe. */
@@ -431,7 +439,7 @@ public final class RateLimitEnforcer {
         KeyResolver keys = entry.keys() != null ? entry.keys() : KeyResolver.clientIp(addresses);
         core.rule(entry.rule(), keys::key, entry.condition(), entry.cost());
       }
-      return new RateLimitEnforcer(core.build());
+      return new RateLimitEnforcer(core.build(), null);
     }
   }
 }

@@ -40,20 +40,8 @@ import java.util.function.Supplier;
  */
 public final class RateLimitFilter implements Filter {
 
-  private static final String PINNED = RateLimitFilter.class.getName() + ".enforcer";
-
-  private final RateLimitEnforcer fixed;
+  private final RateLimitEnforcer enforcer;
   private final Supplier<RateLimitEnforcer> enforcers;
-
-  /**
-   * The enforcer that {@code source} gave for a request, kept as a request attribute: the filters
-   * built on that very {@code source} instance take it in every later dispatch of the request (or
-   * pass over it), so that rules replaced in between (a reload) do not count the request again.
-   *
-   * @param earlier the enforcer another source gave for the request, or null
-   */
-  private record Pinned(
-      Supplier<RateLimitEnforcer> source, RateLimitEnforcer enforcer, Pinned earlier) {}
 
   /**
    * Creates a filter applying {@code enforcer}'s rules.
@@ -64,7 +52,7 @@ public final class RateLimitFilter implements Filter {
     if (enforcer == null) {
       throw new IllegalArgumentException("enforcer must not be null");
     }
-    this.fixed = enforcer;
+    this.enforcer = enforcer;
     this.enforcers = () -> enforcer;
   }
 
@@ -77,7 +65,9 @@ public final class RateLimitFilter implements Filter {
    * started with finish it, and a rule that a reload kept does not count it again. Two suppliers
    * are kept apart even if they give the same rules (two {@code new RateLimitFilter(rules::get)}
    * make two): after a reload between the passes of their filters, the second counts the request by
-   * the new rules, a rule that the reload kept a second time.
+   * the new rules, a rule that the reload kept a second time. An enforcer {@link
+   * RateLimitEnforcer#following following} this same {@code enforcers} instance, called by the
+   * application, shares the keep with the filter.
    *
    * @throws IllegalArgumentException if {@code enforcers} is null
    */
@@ -85,29 +75,13 @@ public final class RateLimitFilter implements Filter {
     if (enforcers == null) {
       throw new IllegalArgumentException("enforcers must not be null");
     }
-    this.fixed = null;
+    this.enforcer = RateLimitEnforcer.following(enforcers);
     this.enforcers = enforcers;
   }
 
   /** The enforcer this filter applies now. */
   public RateLimitEnforcer enforcer() {
     return enforcers.get();
-  }
-
-  /** The enforcer for {@code request}: the one its source gave it first, else the one now. */
-  private RateLimitEnforcer enforcerFor(HttpServletRequest request) {
-    if (fixed != null) {
-      return fixed;
-    }
-    Pinned latest = request.getAttribute(PINNED) instanceof Pinned pinned ? pinned : null;
-    for (Pinned pinned = latest; pinned != null; pinned = pinned.earlier()) {
-      if (pinned.source() == enforcers) {
-        return pinned.enforcer();
-      }
-    }
-    RateLimitEnforcer now = enforcers.get();
-    request.setAttribute(PINNED, new Pinned(enforcers, now, latest));
-    return now;
   }
 
   @Override
@@ -118,7 +92,7 @@ public final class RateLimitFilter implements Filter {
       chain.doFilter(request, response);
       return;
     }
-    if (!enforcerFor(http).enforce(http, httpResponse)) {
+    if (!enforcer.enforce(http, httpResponse)) {
       return;
     }
     Throwable failure = null;

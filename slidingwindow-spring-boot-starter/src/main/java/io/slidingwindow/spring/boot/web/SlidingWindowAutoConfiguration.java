@@ -108,18 +108,22 @@ public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
         planResolverBeans(beans));
   }
 
-  /** The rules in service when the application starts. */
+  /**
+   * The rules in service, reloaded with the filter's: it applies to each request the rules the
+   * filter applied to it, so that code calling it besides the filter counts a request once by each
+   * rule, across reloads ({@link RateLimitEnforcer#following}).
+   */
   @Bean
   @ConditionalOnMissingBean
   public RateLimitEnforcer slidingWindowRateLimitEnforcer(
       ReloadableRules<RateLimitEnforcer> rules) {
-    return rules.get();
+    return RateLimitEnforcer.following(rules);
   }
 
   /**
-   * Registers the filter on every path, for requests (not error or forward dispatches); it applies
-   * the reloaded rules unless the application defined its own enforcer. Backs off for a {@link
-   * RateLimitFilter} bean or a registration of one (what Boot's
+   * Registers the filter on every path, for requests (not error or forward dispatches), over the
+   * enforcer bean: the starter's follows the reloaded rules, an application's own is applied as it
+   * is. Backs off for a {@link RateLimitFilter} bean or a registration of one (what Boot's
    * {@code @ConditionalOnMissingFilterBean} checks; that annotation moved package in Boot 4).
    */
   @Bean
@@ -127,14 +131,8 @@ public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
       value = RateLimitFilter.class,
       parameterizedContainer = FilterRegistrationBean.class)
   public FilterRegistrationBean<RateLimitFilter> slidingWindowRateLimitFilter(
-      RateLimitEnforcer enforcer,
-      SlidingWindowHttpProperties properties,
-      ObjectProvider<ReloadableRules<RateLimitEnforcer>> rules) {
-    ReloadableRules<RateLimitEnforcer> reloadable = rules.getIfUnique();
-    RateLimitFilter filter =
-        reloadable != null && reloadable.get() == enforcer
-            ? new RateLimitFilter(reloadable)
-            : new RateLimitFilter(enforcer);
+      RateLimitEnforcer enforcer, SlidingWindowHttpProperties properties) {
+    RateLimitFilter filter = new RateLimitFilter(enforcer);
     FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
     registration.setName("slidingWindowRateLimitFilter");
     registration.addUrlPatterns("/*");
