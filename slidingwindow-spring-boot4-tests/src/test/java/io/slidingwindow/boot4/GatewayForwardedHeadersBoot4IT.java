@@ -18,6 +18,10 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.web.reactive.function.server.RequestPredicates;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerResponse;
 
 /**
  * The gateway module's {@code GatewayForwardedHeadersIT} on Spring Cloud Gateway 5 (Boot 4, Reactor
@@ -42,6 +46,23 @@ class GatewayForwardedHeadersBoot4IT {
     @Bean
     KeyResolver addressKeyResolver(ClientAddresses addresses) {
       return GatewayKeys.clientAddress(addresses);
+    }
+
+    /** Answers the remote address the server reports for the request: the positive control. */
+    @Bean
+    RouterFunction<ServerResponse> remoteAddress() {
+      return RouterFunctions.route(
+          RequestPredicates.GET("/remote-address"),
+          request ->
+              ServerResponse.ok()
+                  .bodyValue(
+                      String.valueOf(
+                          request
+                              .exchange()
+                              .getRequest()
+                              .getRemoteAddress()
+                              .getAddress()
+                              .getHostAddress())));
     }
   }
 
@@ -102,6 +123,17 @@ class GatewayForwardedHeadersBoot4IT {
       int port = Apps.uri(gateway).getPort();
       InetAddress client = InetAddress.getByAddress(new byte[] {127, 0, 6, 1});
       InetAddress other = InetAddress.getByAddress(new byte[] {127, 0, 6, 2});
+      RawHttp.Response remote =
+          RawHttp.send(
+              InetAddress.getByAddress(new byte[] {127, 0, 6, 3}),
+              port,
+              "GET",
+              "/remote-address",
+              List.of("X-Forwarded-For", "198.51.100.77"));
+      assertThat(remote.status()).as("the control's status, %s", setting).isEqualTo(200);
+      assertThat(remote.body())
+          .as("the server believes X-Forwarded-For (the setting applies), %s", setting)
+          .isEqualTo("198.51.100.77");
 
       assertThat(granted(client, port, "/address/a", 4 * PERMITS, null))
           .as("route keyed by GatewayKeys.clientAddress, %s", setting)

@@ -28,6 +28,10 @@ import org.springframework.boot.web.embedded.netty.NettyServerCustomizer;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.web.reactive.function.server.RequestPredicates;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerResponse;
 import reactor.netty.http.server.ProxyProtocolSupportType;
 
 /**
@@ -51,6 +55,23 @@ class GatewayForwardedHeadersIT {
     @Bean
     KeyResolver addressKeyResolver(ClientAddresses addresses) {
       return GatewayKeys.clientAddress(addresses);
+    }
+
+    /** Answers the remote address the server reports for the request: the positive control. */
+    @Bean
+    RouterFunction<ServerResponse> remoteAddress() {
+      return RouterFunctions.route(
+          RequestPredicates.GET("/remote-address"),
+          request ->
+              ServerResponse.ok()
+                  .bodyValue(
+                      String.valueOf(
+                          request
+                              .exchange()
+                              .getRequest()
+                              .getRemoteAddress()
+                              .getAddress()
+                              .getHostAddress())));
     }
   }
 
@@ -131,6 +152,17 @@ class GatewayForwardedHeadersIT {
         ConfigurableApplicationContext gateway =
             start(backend.uri().toString(), nameValue[0], nameValue[1])) {
       int port = GatewayTestApplication.uri(gateway).getPort();
+      RawHttp.Response remote =
+          RawHttp.send(
+              client(3),
+              port,
+              "GET",
+              "/remote-address",
+              List.of("X-Forwarded-For", "198.51.100.77"));
+      assertThat(remote.status()).as("the control's status, %s", setting).isEqualTo(200);
+      assertThat(remote.body())
+          .as("the server believes X-Forwarded-For (the setting applies), %s", setting)
+          .isEqualTo("198.51.100.77");
 
       assertThat(granted(client(1), port, "/address/a", 4 * PERMITS, null))
           .as("route keyed by GatewayKeys.clientAddress, %s", setting)
