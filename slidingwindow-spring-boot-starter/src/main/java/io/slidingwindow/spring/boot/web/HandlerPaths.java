@@ -5,8 +5,10 @@ import io.slidingwindow.http.PathPattern;
 import io.slidingwindow.spring.boot.internal.PathRouter;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -91,7 +93,45 @@ final class HandlerPaths implements SmartInitializingSingleton {
 
   @Override
   public void afterSingletonsInstantiated() {
-    check(mappings.get(), served.get()).ifPresent(LOG::info);
+    List<Served> inService = served.get();
+    check(mappings.get(), inService).ifPresent(LOG::info);
+    sharedNames(inService).ifPresent(LOG::warn);
+  }
+
+  /**
+   * Rule names that more than one enforcer in service applies (two filters over rules of their own,
+   * or the starter's enforcer and a filter of the application's): their limiters, made by one
+   * backend, share their keys in Redis (the key prefix and the rule name make a key), so that each
+   * one's requests spend the other's permits. That refuses too early, never too late; a warning.
+   *
+   * @return the warning naming each such rule and what serves it; empty if there is none
+   */
+  static Optional<String> sharedNames(List<Served> served) {
+    Map<String, List<String>> byName = new LinkedHashMap<>();
+    for (Served enforcer : served) {
+      for (HttpRule rule : enforcer.rules()) {
+        List<String> by = byName.computeIfAbsent(rule.name(), name -> new ArrayList<>());
+        if (!by.contains(enforcer.by())) {
+          by.add(enforcer.by());
+        }
+      }
+    }
+    List<String> shared = new ArrayList<>();
+    byName.forEach(
+        (name, by) -> {
+          if (by.size() > 1) {
+            shared.add("'" + name + "' (" + String.join(", ", by) + ")");
+          }
+        });
+    return shared.isEmpty()
+        ? Optional.empty()
+        : Optional.of(
+            "slidingwindow: rules of the same name in more than one enforcer: "
+                + String.join("; ", shared)
+                + ". On one Redis with one key prefix they share their keys, so requests through"
+                + " one spend the other's permits (refused early, never late). Name them apart,"
+                + " or build one enforcer over the other (a filter over the RateLimitEnforcer"
+                + " bean).");
   }
 
   /**
