@@ -13,8 +13,10 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
@@ -144,10 +146,20 @@ final class LocatorCount implements ContainerResponseFilter {
     // last match took, no method of that class can have taken it, only a locator.
     boolean pathGoesOn = !strip(uri.getPath()).equals(inner);
     for (int i = 0; i < resources.size(); i++) {
-      Locator locator = locatorTaking(owners.get(resources.get(i).getClass()), taken, pathGoesOn);
-      if (locator != null) {
+      List<Locator> locators =
+          locatorsTaking(owners.get(resources.get(i).getClass()), taken, pathGoesOn);
+      if (!locators.isEmpty()) {
+        // Each locator whose template takes the path may be the one the runtime ran (which one is
+        // the runtime's choice by template precedence): counted by the targets of all of them, so
+        // that a sibling declared to return Object never hides a limited one.
         List<Object> levels = resources.subList(0, resources.size() - 1);
-        count(targets.limited(locator.lead(), locator.seen(), levels), request, response);
+        Map<Method, Method[]> byAnnotation = new LinkedHashMap<>();
+        for (Locator locator : locators) {
+          for (Method[] pair : targets.limited(locator.lead(), locator.seen(), levels)) {
+            byAnnotation.putIfAbsent(pair[1], pair);
+          }
+        }
+        count(List.copyOf(byAnnotation.values()), request, response);
         return;
       }
     }
@@ -211,7 +223,13 @@ final class LocatorCount implements ContainerResponseFilter {
     }
   }
 
-  private static Locator locatorTaking(Owner owner, String taken, boolean pathGoesOn) {
+  /**
+   * The locators of {@code owner} whose templates take {@code taken}, unless a resource method of
+   * at least as many literal characters takes it too (the runtime prefers that method to it).
+   */
+  private static List<Locator> locatorsTaking(Owner owner, String taken, boolean pathGoesOn) {
+    List<Locator> taking = new ArrayList<>(1);
+    next:
     for (Locator locator : owner.locators()) {
       if (!locator.template().pattern().matcher(taken).matches()) {
         continue;
@@ -219,12 +237,12 @@ final class LocatorCount implements ContainerResponseFilter {
       for (Template method : pathGoesOn ? List.<Template>of() : owner.methods()) {
         if (method.literals() >= locator.template().literals()
             && method.pattern().matcher(taken).matches()) {
-          return null;
+          continue next;
         }
       }
-      return locator;
+      taking.add(locator);
     }
-    return null;
+    return taking;
   }
 
   private void count(
