@@ -24,15 +24,26 @@ import java.util.function.Supplier;
  * that delivered the event; one that completes later resumes the drain on the executor, never on
  * the backend's thread that completed it, since the application's handler runs next. Events that
  * arrive meanwhile wait in the queue. After a refusal the call is closed and every later event is
- * dropped. The application's listener is always called with the call's {@link Context} attached,
- * one event at a time, in order.
+ * dropped. After the application's listener threw (a {@link RuntimeException} or an {@link Error}),
+ * the call is closed with {@code UNKNOWN} and only the call's end ({@code onCancel} or {@code
+ * onComplete}) still reaches the listener, as under gRPC. The application's listener is always
+ * called with the call's {@link Context} attached, one event at a time, in order.
  */
 final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
 
   private static final System.Logger LOG = System.getLogger(GatedListener.class.getName());
 
-  /** One event: an optional decision to wait for, then what to do with its outcome (or null). */
-  private record Step(Supplier<CompletionStage<Outcome>> decision, Consumer<Outcome> then) {}
+  /**
+   * One event: an optional decision to wait for, then what to do with its outcome (or null); {@code
+   * end} for the call's end ({@code onCancel}, {@code onComplete}).
+   */
+  private record Step(
+      Supplier<CompletionStage<Outcome>> decision, Consumer<Outcome> then, boolean end) {
+
+    Step(Supplier<CompletionStage<Outcome>> decision, Consumer<Outcome> then) {
+      this(decision, then, false);
+    }
+  }
 
   private final Executor executor;
   private final Context context;
@@ -45,6 +56,9 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
   // Read and written only by the drain, which runs one step at a time.
   private ServerCall.Listener<ReqT> delegate;
   private boolean ended;
+
+  /** Whether the application's listener threw, and has yet to hear the call's end. */
+  private boolean owesEnd;
 
   /** Whether the next message is the first, decided when the call started. */
   private boolean firstMessagePaid;
@@ -155,12 +169,12 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
 
   @Override
   public void onCancel() {
-    submit(new Step(null, outcome -> delegate.onCancel()));
+    submit(new Step(null, outcome -> delegate.onCancel(), true));
   }
 
   @Override
   public void onComplete() {
-    submit(new Step(null, outcome -> delegate.onComplete()));
+    submit(new Step(null, outcome -> delegate.onComplete(), true));
   }
 
   @Override
@@ -196,6 +210,10 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
           }
         }
         if (ended) {
+          if (step.end() && owesEnd) {
+            owesEnd = false;
+            run(step, null);
+          }
           continue;
         }
         CompletableFuture<Outcome> decision = decide(step);
@@ -246,7 +264,11 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
    * the handler hearing {@code onCancel} if it started (and the call then keeping the permits of
    * rules that count only some codes, see {@link LimitedCall}): the event never goes on unlimited,
    * whether the decision failed at once or later on a backend's thread. An application listener
-   * that throws ends the call with {@code UNKNOWN} too, as gRPC does.
+   * that throws ends the call with {@code UNKNOWN} too, as gRPC does, and so settles it as {@code
+   * UNKNOWN}; it then hears the call's end when gRPC tells it. An {@link Error} it throws is logged
+   * and not thrown on: the call must end whether this runs on the executor (where nothing would
+   * close it) or on a gRPC thread (whose queue of the call's later events an escaping Error
+   * stalls).
    */
   private void run(Step step, CompletableFuture<Outcome> decision) {
     Outcome outcome = null;
@@ -261,7 +283,7 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
         if (delegate != null) {
           try {
             delegate.onCancel();
-          } catch (RuntimeException cancel) {
+          } catch (RuntimeException | Error cancel) {
             LOG.log(Level.WARNING, "gRPC call listener failed", cancel);
           }
         }
@@ -270,9 +292,12 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
     }
     try {
       step.then().accept(outcome);
-    } catch (RuntimeException e) {
-      ended = true;
-      LOG.log(Level.WARNING, "gRPC call listener failed", e);
+    } catch (RuntimeException | Error e) {
+      if (!ended) {
+        ended = true;
+        owesEnd = delegate != null && !step.end();
+      }
+      LOG.log(e instanceof Error ? Level.ERROR : Level.WARNING, "gRPC call listener failed", e);
       call.fail(Status.UNKNOWN.withDescription("Application error processing RPC").withCause(e));
     }
   }

@@ -36,6 +36,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /**
  * A real gRPC server on Netty over 127.0.0.1 with a hand-written service (no generated code), and a
@@ -66,6 +68,12 @@ final class EchoServer implements AutoCloseable {
   /** How many {@code hold} logins the client cancelled (or whose deadline passed) meanwhile. */
   final AtomicInteger cancelledLogins = new AtomicInteger();
 
+  /**
+   * How each login stream's handler heard its call end, in order: {@code complete} ({@code
+   * onComplete}) or {@code cancel} ({@code onCancel}).
+   */
+  final ConcurrentLinkedQueue<String> loginStreamEnds = new ConcurrentLinkedQueue<>();
+
   /** Every request message a handler received, as "method:text". */
   final ConcurrentLinkedQueue<String> received = new ConcurrentLinkedQueue<>();
 
@@ -79,6 +87,14 @@ final class EchoServer implements AutoCloseable {
     this.server = server;
     this.channel =
         NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
+  }
+
+  /**
+   * Options whose deadline is 20 seconds from now: a fresh deadline for each call, never one set
+   * when a test class was loaded.
+   */
+  static CallOptions options() {
+    return CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS);
   }
 
   static MethodDescriptor<StringValue, StringValue> method(String name, boolean streaming) {
@@ -187,9 +203,12 @@ final class EchoServer implements AutoCloseable {
    * A login that takes one password per message: {@code good} is answered {@code welcome} and ends
    * the call OK, anything else is answered {@code wrong password}; a client that half-closes
    * without a good one gets UNAUTHENTICATED. A call the client cancels is closed with the error the
-   * handler is told of (CANCELLED), which the client never receives.
+   * handler is told of (CANCELLED), which the client never receives. The password {@code error}
+   * makes the handler throw an {@link Error}, as a parser overflowing its stack does.
    */
   private StreamObserver<StringValue> loginStream(StreamObserver<StringValue> response) {
+    ((ServerCallStreamObserver<StringValue>) response)
+        .setOnCloseHandler(() -> loginStreamEnds.add("complete"));
     return new StreamObserver<>() {
       private boolean done;
 
@@ -198,6 +217,9 @@ final class EchoServer implements AutoCloseable {
         record("LoginStream", value.getValue());
         if (done) {
           return;
+        }
+        if (value.getValue().equals("error")) {
+          throw new StackOverflowError("the password parser overflowed its stack");
         }
         if (value.getValue().equals("good")) {
           done = true;
@@ -211,6 +233,7 @@ final class EchoServer implements AutoCloseable {
       @Override
       public void onError(Throwable t) {
         // the client cancelled (or its deadline passed): passed on, as many handlers do
+        loginStreamEnds.add("cancel");
         cancelledLogins.incrementAndGet();
         response.onError(t);
       }
@@ -262,21 +285,33 @@ final class EchoServer implements AutoCloseable {
     ClientCalls.asyncUnaryCall(
         call,
         StringValue.of(text),
-        new StreamObserver<>() {
-          @Override
-          public void onNext(StringValue value) {}
-
-          @Override
-          public void onError(Throwable t) {
-            done.complete(Status.fromThrowable(t).getCode());
-          }
-
-          @Override
-          public void onCompleted() {
-            done.complete(Status.Code.OK);
-          }
-        });
+        replies(reply -> {}, (status, trailers) -> done.complete(status.getCode())));
     return new Pending(call, done);
+  }
+
+  /**
+   * A client's observer of replies that hands each reply to {@code onReply} and the end of the call
+   * to {@code onEnd}: its status ({@code OK} included) and trailers (empty after {@code OK}, null
+   * if the error carried none).
+   */
+  static StreamObserver<StringValue> replies(
+      Consumer<String> onReply, BiConsumer<Status, Metadata> onEnd) {
+    return new StreamObserver<>() {
+      @Override
+      public void onNext(StringValue value) {
+        onReply.accept(value.getValue());
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        onEnd.accept(Status.fromThrowable(t), Status.trailersFromThrowable(t));
+      }
+
+      @Override
+      public void onCompleted() {
+        onEnd.accept(Status.OK, new Metadata());
+      }
+    };
   }
 
   /** A login under way: its call, and the code it ends with. */
@@ -332,7 +367,7 @@ final class EchoServer implements AutoCloseable {
     return ClientCalls.blockingUnaryCall(
             ClientInterceptors.intercept(channel, metadata(headers)),
             method,
-            CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS),
+            options(),
             StringValue.of(text))
         .getValue();
   }
@@ -350,30 +385,16 @@ final class EchoServer implements AutoCloseable {
       List<String> texts,
       Map<String, String> headers) {
     ClientCall<StringValue, StringValue> call =
-        ClientInterceptors.intercept(channel, metadata(headers))
-            .newCall(method, CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS));
+        ClientInterceptors.intercept(channel, metadata(headers)).newCall(method, options());
     List<String> replies = Collections.synchronizedList(new ArrayList<>());
     CompletableFuture<Stream> done = new CompletableFuture<>();
     StreamObserver<StringValue> requests =
         ClientCalls.asyncBidiStreamingCall(
             call,
-            new StreamObserver<>() {
-              @Override
-              public void onNext(StringValue value) {
-                replies.add(value.getValue());
-              }
-
-              @Override
-              public void onError(Throwable t) {
-                Metadata trailers = Status.trailersFromThrowable(t);
-                done.complete(new Stream(List.copyOf(replies), Status.fromThrowable(t), trailers));
-              }
-
-              @Override
-              public void onCompleted() {
-                done.complete(new Stream(List.copyOf(replies), Status.OK, new Metadata()));
-              }
-            });
+            replies(
+                replies::add,
+                (status, trailers) ->
+                    done.complete(new Stream(List.copyOf(replies), status, trailers))));
     texts.forEach(text -> requests.onNext(StringValue.of(text)));
     requests.onCompleted();
     try {

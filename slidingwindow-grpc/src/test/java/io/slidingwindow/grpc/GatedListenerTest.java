@@ -198,6 +198,72 @@ class GatedListenerTest {
   }
 
   @Test
+  void applicationListenerThrowsAnError_onTheExecutor_endsTheCallUnknown_thenHearsItsEnd()
+      throws Exception {
+    CompletableFuture<Outcome> decision = new CompletableFuture<>();
+    GatedListener<String> gate = gate(null);
+    gate.start(
+        () -> decision,
+        () ->
+            new ServerCall.Listener<String>() {
+              @Override
+              public void onMessage(String message) {
+                app.add("message " + message);
+                throw new StackOverflowError("handler failed");
+              }
+
+              @Override
+              public void onHalfClose() {
+                app.add("half-close");
+              }
+
+              @Override
+              public void onComplete() {
+                app.add("complete");
+              }
+            });
+    gate.onMessage("a");
+    gate.onMessage("b");
+    gate.onHalfClose();
+
+    completeOnAnotherThread(decision, ALLOWED);
+    runExecutor();
+    assertThat(call.closed).as("closed on the executor").isNotNull();
+    assertThat(call.closed.getCode()).isEqualTo(Status.Code.UNKNOWN);
+    gate.onComplete();
+    gate.onMessage("c");
+
+    assertThat(app).containsExactly("message a", "complete");
+  }
+
+  @Test
+  void applicationListenerThrowsAnError_inline_endsTheCallUnknown_thenHearsItsEnd() {
+    GatedListener<String> gate = gate(null);
+    gate.start(
+        () -> CompletableFuture.completedFuture(ALLOWED),
+        () ->
+            new ServerCall.Listener<String>() {
+              @Override
+              public void onMessage(String message) {
+                app.add("message " + message);
+                throw new StackOverflowError("handler failed");
+              }
+
+              @Override
+              public void onCancel() {
+                app.add("cancel");
+              }
+            });
+    gate.onMessage("a");
+    gate.onMessage("b");
+    gate.onCancel();
+
+    assertThat(app).containsExactly("message a", "cancel");
+    assertThat(call.closed.getCode()).isEqualTo(Status.Code.UNKNOWN);
+    assertThat(executor).isEmpty();
+  }
+
+  @Test
   void perMessage_aStreamThatSendsNothing_takesItsFirstPermitAtTheStart() {
     ArrayDeque<CompletableFuture<Outcome>> decisions =
         new ArrayDeque<>(List.of(CompletableFuture.completedFuture(REFUSED)));

@@ -19,6 +19,8 @@ import java.util.concurrent.Executors;
  * KeyedRateLimiter#decide} fails, so that a caller that blocks is caught. The windows are in memory
  * on the given ticker. Every key asked for and the thread that asked are recorded. Made {@link
  * #refunding}, it also reserves and refunds so (the blocking forms fail), and records each refund.
+ * {@link #hold()} keeps the decisions asked for from then on from completing until the test lets
+ * them.
  */
 final class RemoteLimiters implements RateLimiterFactory, AutoCloseable {
 
@@ -30,6 +32,10 @@ final class RemoteLimiters implements RateLimiterFactory, AutoCloseable {
 
   private final RateLimiterFactory local;
   private final boolean refunding;
+
+  /** What the decisions asked for wait for before the backend makes them. */
+  private volatile CompletableFuture<Void> held = CompletableFuture.completedFuture(null);
+
   private final ExecutorService backend =
       Executors.newSingleThreadExecutor(runnable -> new Thread(runnable, "backend"));
 
@@ -46,6 +52,16 @@ final class RemoteLimiters implements RateLimiterFactory, AutoCloseable {
   /** A backend that reserves and gives permits back, only asynchronously. */
   static RemoteLimiters refunding(Ticker ticker) {
     return new RemoteLimiters(ticker, true);
+  }
+
+  /**
+   * Holds every decision asked for from now on until the returned action runs; then the backend
+   * makes them on its thread, as it makes every other.
+   */
+  Runnable hold() {
+    CompletableFuture<Void> gate = new CompletableFuture<>();
+    held = gate;
+    return () -> gate.complete(null);
   }
 
   @Override
@@ -77,7 +93,7 @@ final class RemoteLimiters implements RateLimiterFactory, AutoCloseable {
     public CompletionStage<Decision> decideAsync(String key, long permits) {
       keys.add(key);
       callerThreads.add(Thread.currentThread().getName());
-      return CompletableFuture.supplyAsync(() -> windows.decide(key, permits), backend);
+      return held.thenApplyAsync(unused -> windows.decide(key, permits), backend);
     }
 
     @Override
@@ -102,8 +118,7 @@ final class RemoteLimiters implements RateLimiterFactory, AutoCloseable {
     public CompletionStage<Reservation> reserveAsync(String key, String group, long permits) {
       keys.add(key);
       callerThreads.add(Thread.currentThread().getName());
-      return CompletableFuture.supplyAsync(
-          () -> remotely(windows.reserve(key, group, permits)), backend);
+      return held.thenApplyAsync(unused -> remotely(windows.reserve(key, group, permits)), backend);
     }
   }
 
