@@ -3,25 +3,15 @@ package io.slidingwindow.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.google.protobuf.StringValue;
-import io.grpc.CallOptions;
-import io.grpc.ClientCall;
 import io.grpc.Status;
-import io.grpc.stub.ClientCalls;
-import io.grpc.stub.StreamObserver;
-import io.slidingwindow.http.HttpRule;
-import io.slidingwindow.http.RateLimitListener;
-import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.grpc.LoginStream.Guesses;
 import io.slidingwindow.http.RequestKey;
-import io.slidingwindow.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -33,24 +23,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class CountCodesPerMessageTest {
 
-  private static final CallOptions OPTIONS =
-      CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS);
-
-  private final FakeTicker ticker = new FakeTicker();
-  private final List<String> errors = Collections.synchronizedList(new ArrayList<>());
+  private final ListenedLimits limits = new ListenedLimits();
   @RegisterExtension final Started started = new Started();
-
-  private RateLimitServerInterceptor.Builder interceptor() {
-    return RateLimitServerInterceptor.builder()
-        .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
-        .listener(
-            new RateLimitListener() {
-              @Override
-              public void onError(HttpRule rule, RuntimeException error) {
-                errors.add(rule.name() + ": " + error);
-              }
-            });
-  }
 
   /** Failed logins: 2 calls an hour, counted only when they close UNAUTHENTICATED. */
   private static GrpcRateLimitRule logins() {
@@ -71,60 +45,12 @@ class CountCodesPerMessageTest {
         .build();
   }
 
-  /** What one login stream got: the answers to its passwords, and how it ended. */
-  private record Guesses(List<String> replies, Status.Code end) {}
-
-  /**
-   * Sends wrong passwords on one login stream, each after the answer to the one before, until the
-   * server ends the call (or {@code max} were sent, then half-closes).
-   */
-  private static Guesses guessUntilEnded(EchoServer server, int max) throws InterruptedException {
-    ClientCall<StringValue, StringValue> call =
-        server.channel().newCall(EchoServer.LOGIN_STREAM, OPTIONS);
-    LinkedBlockingQueue<Object> events = new LinkedBlockingQueue<>();
-    StreamObserver<StringValue> passwords =
-        ClientCalls.asyncBidiStreamingCall(
-            call,
-            new StreamObserver<>() {
-              @Override
-              public void onNext(StringValue value) {
-                events.add(value.getValue());
-              }
-
-              @Override
-              public void onError(Throwable t) {
-                events.add(Status.fromThrowable(t).getCode());
-              }
-
-              @Override
-              public void onCompleted() {
-                events.add(Status.Code.OK);
-              }
-            });
-    List<String> replies = new ArrayList<>();
-    for (int i = 0; i <= max; i++) {
-      if (i < max) {
-        passwords.onNext(StringValue.of("guess-" + i));
-      } else {
-        passwords.onCompleted();
-      }
-      Object event = events.poll(20, TimeUnit.SECONDS);
-      if (event == null) {
-        throw new AssertionError("no answer to message " + i + " within 20 seconds");
-      }
-      if (event instanceof Status.Code end) {
-        return new Guesses(List.copyOf(replies), end);
-      }
-      replies.add((String) event);
-    }
-    throw new AssertionError("the stream did not end");
-  }
-
   private List<Guesses> guessingCalls(EchoServer server, int calls) throws InterruptedException {
     List<Guesses> all = new ArrayList<>();
     for (int i = 0; i < calls; i++) {
-      all.add(guessUntilEnded(server, 10));
-      ticker.advance(Duration.ofSeconds(2)); // the attempts' window passes; the logins' does not
+      all.add(LoginStream.guessUntilEnded(server, 10));
+      // the attempts' window passes; the logins' does not
+      limits.ticker.advance(Duration.ofSeconds(2));
     }
     return all;
   }
@@ -134,7 +60,8 @@ class CountCodesPerMessageTest {
       throws InterruptedException {
     EchoServer server =
         started.server(
-            interceptor()
+            limits
+                .interceptor()
                 .rule(logins())
                 .rule(attempts(GrpcKeyResolver.peerAddress(ClientAddressesFor.direct())))
                 .build());
@@ -152,7 +79,7 @@ class CountCodesPerMessageTest {
                 Status.Code.RESOURCE_EXHAUSTED));
     assertThat(calls.stream().map(Guesses::end)).containsOnly(Status.Code.RESOURCE_EXHAUSTED);
     assertThat(server.received).hasSize(6);
-    assertThat(errors).isEmpty();
+    assertThat(limits.errors).isEmpty();
   }
 
   /**
@@ -173,7 +100,8 @@ class CountCodesPerMessageTest {
           return RequestKey.global();
         };
     EchoServer server =
-        started.server(interceptor().rule(logins()).rule(attempts(failingOnTheSecond)).build());
+        started.server(
+            limits.interceptor().rule(logins()).rule(attempts(failingOnTheSecond)).build());
 
     List<Guesses> calls = guessingCalls(server, 5);
 
@@ -185,7 +113,7 @@ class CountCodesPerMessageTest {
             new Guesses(List.of(), Status.Code.RESOURCE_EXHAUSTED),
             new Guesses(List.of(), Status.Code.RESOURCE_EXHAUSTED),
             new Guesses(List.of(), Status.Code.RESOURCE_EXHAUSTED));
-    assertThat(errors).isEmpty();
+    assertThat(limits.errors).isEmpty();
   }
 
   /**
@@ -197,20 +125,21 @@ class CountCodesPerMessageTest {
       throws InterruptedException {
     EchoServer server =
         started.server(
-            interceptor()
+            limits
+                .interceptor()
                 .rule(logins())
                 .rule(attempts(GrpcKeyResolver.peerAddress(ClientAddressesFor.direct())))
                 .build());
 
-    Guesses first = guessUntilEnded(server, 10);
+    Guesses first = LoginStream.guessUntilEnded(server, 10);
     List<Guesses> early = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      early.add(guessUntilEnded(server, 10));
+      early.add(LoginStream.guessUntilEnded(server, 10));
     }
-    ticker.advance(Duration.ofSeconds(2));
-    Guesses second = guessUntilEnded(server, 10);
-    ticker.advance(Duration.ofSeconds(2));
-    Guesses third = guessUntilEnded(server, 10);
+    limits.ticker.advance(Duration.ofSeconds(2));
+    Guesses second = LoginStream.guessUntilEnded(server, 10);
+    limits.ticker.advance(Duration.ofSeconds(2));
+    Guesses third = LoginStream.guessUntilEnded(server, 10);
 
     assertThat(first.replies()).hasSize(3);
     assertThat(early)
@@ -221,7 +150,7 @@ class CountCodesPerMessageTest {
         .as("two failed logins counted")
         .isEqualTo(new Guesses(List.of(), Status.Code.RESOURCE_EXHAUSTED));
     assertThat(server.received).hasSize(6);
-    assertThat(errors).isEmpty();
+    assertThat(limits.errors).isEmpty();
   }
 
   /**
@@ -232,45 +161,14 @@ class CountCodesPerMessageTest {
   private static List<String> guessThenCancel(EchoServer server, int n)
       throws InterruptedException {
     int cancelledBefore = server.cancelledLogins.get();
-    ClientCall<StringValue, StringValue> call =
-        server.channel().newCall(EchoServer.LOGIN_STREAM, OPTIONS);
-    LinkedBlockingQueue<Object> events = new LinkedBlockingQueue<>();
-    StreamObserver<StringValue> passwords =
-        ClientCalls.asyncBidiStreamingCall(
-            call,
-            new StreamObserver<>() {
-              @Override
-              public void onNext(StringValue value) {
-                events.add(value.getValue());
-              }
-
-              @Override
-              public void onError(Throwable t) {
-                events.add(Status.fromThrowable(t).getCode());
-              }
-
-              @Override
-              public void onCompleted() {
-                events.add(Status.Code.OK);
-              }
-            });
-    List<String> replies = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      passwords.onNext(StringValue.of("guess-" + i));
-      Object event = events.poll(20, TimeUnit.SECONDS);
-      if (event == null) {
-        throw new AssertionError("no answer to message " + i + " within 20 seconds");
-      }
-      if (event instanceof Status.Code) {
-        return replies;
-      }
-      replies.add((String) event);
+    LoginStream stream = LoginStream.open(server, EchoServer.options());
+    if (stream.guess(LoginStream.wrongPasswords(n))) {
+      stream.cancel("the client gives up on this stream");
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> server.cancelledLogins.get() > cancelledBefore);
     }
-    call.cancel("the client gives up on this stream", null);
-    await()
-        .atMost(Duration.ofSeconds(20))
-        .until(() -> server.cancelledLogins.get() > cancelledBefore);
-    return replies;
+    return stream.guesses().replies();
   }
 
   /**
@@ -281,7 +179,7 @@ class CountCodesPerMessageTest {
   @Test
   void countCodes_streamCancelledByTheClient_closedCancelledByTheHandler_stillCounts()
       throws InterruptedException {
-    EchoServer server = started.server(interceptor().rule(logins()).build());
+    EchoServer server = started.server(limits.interceptor().rule(logins()).build());
 
     List<List<String>> calls = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
@@ -296,6 +194,6 @@ class CountCodesPerMessageTest {
             List.of(),
             List.of(),
             List.of());
-    assertThat(errors).isEmpty();
+    assertThat(limits.errors).isEmpty();
   }
 }

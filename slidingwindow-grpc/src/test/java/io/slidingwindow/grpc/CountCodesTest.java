@@ -10,13 +10,8 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
-import io.slidingwindow.http.HttpRule;
-import io.slidingwindow.http.RateLimitListener;
-import io.slidingwindow.http.RateLimiterFactory;
-import io.slidingwindow.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -34,24 +29,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class CountCodesTest {
 
   private static final Duration BOUND = Duration.ofSeconds(20);
-  private static final CallOptions OPTIONS =
-      CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS);
 
-  private final FakeTicker ticker = new FakeTicker();
-  private final List<String> errors = Collections.synchronizedList(new ArrayList<>());
+  private final ListenedLimits limits = new ListenedLimits();
   @RegisterExtension final Started started = new Started();
-
-  private RateLimitServerInterceptor.Builder interceptor() {
-    return RateLimitServerInterceptor.builder()
-        .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
-        .listener(
-            new RateLimitListener() {
-              @Override
-              public void onError(HttpRule rule, RuntimeException error) {
-                errors.add(rule.name() + ": " + error);
-              }
-            });
-  }
 
   private static GrpcRateLimitRule.Builder logins(String limit, Status.Code... codes) {
     return GrpcRateLimitRule.builder("logins")
@@ -64,7 +44,10 @@ class CountCodesTest {
   void countCodes_failedLogins_refusedAfterTheLimit_goodLoginsNeverCount() {
     EchoServer server =
         started.server(
-            interceptor().rule(logins("3/10s", Status.Code.UNAUTHENTICATED).build()).build());
+            limits
+                .interceptor()
+                .rule(logins("3/10s", Status.Code.UNAUTHENTICATED).build())
+                .build());
 
     for (int i = 0; i < 10; i++) {
       assertThat(server.login("good")).as("good login %s", i).isEqualTo(Status.Code.OK);
@@ -77,16 +60,16 @@ class CountCodesTest {
     }
 
     assertThat(server.received).as("refused calls never reach the handler").hasSize(13);
-    ticker.advance(Duration.ofSeconds(11));
+    limits.ticker.advance(Duration.ofSeconds(11));
     assertThat(server.login("bad")).isEqualTo(Status.Code.UNAUTHENTICATED);
-    assertThat(errors).isEmpty();
+    assertThat(limits.errors).isEmpty();
   }
 
   @Test
   void countCodes_refundedCall_itsPermitIsFreeForTheNextCallAtOnce() {
     EchoServer server =
         started.server(
-            interceptor().rule(logins("1/1h", Status.Code.UNAUTHENTICATED).build()).build());
+            limits.interceptor().rule(logins("1/1h", Status.Code.UNAUTHENTICATED).build()).build());
 
     for (int i = 0; i < 5; i++) {
       assertThat(server.login("good"))
@@ -100,13 +83,17 @@ class CountCodesTest {
   @Test
   void countCodes_handlerThatThrows_countsAsUnknown() {
     EchoServer counting =
-        started.server(interceptor().rule(logins("1/10s", Status.Code.UNKNOWN).build()).build());
+        started.server(
+            limits.interceptor().rule(logins("1/10s", Status.Code.UNKNOWN).build()).build());
     assertThat(counting.login("throw")).isEqualTo(Status.Code.UNKNOWN);
     assertThat(counting.login("good")).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
 
     EchoServer notCounting =
         started.server(
-            interceptor().rule(logins("1/10s", Status.Code.UNAUTHENTICATED).build()).build());
+            limits
+                .interceptor()
+                .rule(logins("1/10s", Status.Code.UNAUTHENTICATED).build())
+                .build());
     for (int i = 0; i < 3; i++) {
       assertThat(notCounting.login("throw")).isEqualTo(Status.Code.UNKNOWN);
     }
@@ -123,7 +110,8 @@ class CountCodesTest {
             .build();
     EchoServer server =
         started.server(
-            interceptor()
+            limits
+                .interceptor()
                 .rule(logins("1/10s", Status.Code.UNAUTHENTICATED).build())
                 .rule(perKey)
                 .build());
@@ -137,12 +125,7 @@ class CountCodesTest {
   }
 
   private static Status.Code code(EchoServer server, String text, String apiKey) {
-    try {
-      server.call(EchoServer.LOGIN, text, Map.of("x-api-key", apiKey));
-      return Status.Code.OK;
-    } catch (io.grpc.StatusRuntimeException e) {
-      return e.getStatus().getCode();
-    }
+    return server.login(text, Map.of("x-api-key", apiKey));
   }
 
   /**
@@ -173,7 +156,7 @@ class CountCodesTest {
         .isEqualTo(Status.Code.UNAUTHENTICATED);
     EchoServer server =
         started.server(
-            interceptor().rule(logins("3/10s", Status.Code.UNAUTHENTICATED).build()).build(),
+            limits.interceptor().rule(logins("3/10s", Status.Code.UNAUTHENTICATED).build()).build(),
             THROWING_TOKEN_CHECK);
 
     List<Status.Code> guesses = new ArrayList<>();
@@ -192,9 +175,9 @@ class CountCodesTest {
             Status.Code.RESOURCE_EXHAUSTED);
     assertThat(tokenLogin(server, "t")).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
     assertThat(server.received).isEmpty();
-    ticker.advance(Duration.ofSeconds(11));
+    limits.ticker.advance(Duration.ofSeconds(11));
     assertThat(tokenLogin(server, "t")).isEqualTo(Status.Code.OK);
-    assertThat(errors).isEmpty();
+    assertThat(limits.errors).isEmpty();
   }
 
   private static final Metadata.Key<String> CHALLENGE =
@@ -231,11 +214,11 @@ class CountCodesTest {
   void countCodes_innerInterceptorThrowingAStatus_keepsItsTrailers_alsoWhenItIsTheCause() {
     EchoServer server =
         started.server(
-            interceptor().rule(logins("2/10s", Status.Code.UNAUTHENTICATED).build()).build(),
+            limits.interceptor().rule(logins("2/10s", Status.Code.UNAUTHENTICATED).build()).build(),
             tokenCheckThrowing(e -> e));
     EchoServer wrapping =
         started.server(
-            interceptor().rule(logins("2/10s", Status.Code.UNAUTHENTICATED).build()).build(),
+            limits.interceptor().rule(logins("2/10s", Status.Code.UNAUTHENTICATED).build()).build(),
             tokenCheckThrowing(e -> new IllegalStateException("token check failed", e)));
 
     for (EchoServer each : List.of(server, wrapping)) {
@@ -251,16 +234,17 @@ class CountCodesTest {
           .as("two counted, the third refused")
           .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
     }
-    assertThat(errors).isEmpty();
+    assertThat(limits.errors).isEmpty();
   }
 
   @Test
   void countCodes_remoteBackend_decisionCompletesLater_innerInterceptorThrowsAStatus_counted() {
-    RemoteLimiters remote = started.add(RemoteLimiters.refunding(ticker));
+    RemoteLimiters remote = started.add(RemoteLimiters.refunding(limits.ticker));
     ExecutorService calls = started.executor("calls");
     EchoServer server =
         started.directServer(
-            interceptor()
+            limits
+                .interceptor()
                 .limiterFactory(remote)
                 .executor(calls)
                 .rule(logins("2/10s", Status.Code.UNAUTHENTICATED).build())
@@ -277,7 +261,7 @@ class CountCodesTest {
     assertThat(third.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
     assertThat(remote.callerThreads).as("decided by the remote backend").isNotEmpty();
     assertThat(remote.refunds).as("a counted status is never refunded").isEmpty();
-    assertThat(errors).isEmpty();
+    assertThat(limits.errors).isEmpty();
   }
 
   @Test
@@ -296,7 +280,7 @@ class CountCodesTest {
         };
     EchoServer server =
         started.server(
-            interceptor().rule(logins("2/10s", Status.Code.UNAUTHENTICATED).build()).build(),
+            limits.interceptor().rule(logins("2/10s", Status.Code.UNAUTHENTICATED).build()).build(),
             closingCheck);
 
     for (int i = 0; i < 5; i++) {
@@ -309,21 +293,19 @@ class CountCodesTest {
   }
 
   private static Status.Code tokenLogin(EchoServer server, String token) {
-    try {
-      server.call(EchoServer.LOGIN, "good", Map.of("x-token", token));
-      return Status.Code.OK;
-    } catch (io.grpc.StatusRuntimeException e) {
-      return e.getStatus().getCode();
-    }
+    return server.login("good", Map.of("x-token", token));
   }
 
   @Test
   void countCodes_callCancelledOrExpiredBeforeItCloses_keepsItsCount() {
     EchoServer server =
         started.server(
-            interceptor().rule(logins("2/10s", Status.Code.UNAUTHENTICATED).build()).build());
+            limits
+                .interceptor()
+                .rule(logins("2/10s", Status.Code.UNAUTHENTICATED).build())
+                .build());
     assertThat(server.login("good")).as("connected, and nothing counted").isEqualTo(Status.Code.OK);
-    EchoServer.Pending cancelled = server.startLogin("hold", OPTIONS);
+    EchoServer.Pending cancelled = server.startLogin("hold", EchoServer.options());
     EchoServer.Pending expired =
         server.startLogin("hold", CallOptions.DEFAULT.withDeadlineAfter(2, TimeUnit.SECONDS));
     await().atMost(BOUND).until(() -> server.held.size() == 2);
@@ -336,7 +318,7 @@ class CountCodesTest {
     assertThat(server.login("good"))
         .as("both calls, never closed by the server, still count")
         .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
-    assertThat(errors).isEmpty();
+    assertThat(limits.errors).isEmpty();
   }
 
   @Test
@@ -346,7 +328,8 @@ class CountCodesTest {
     int limit = 3;
     EchoServer server =
         started.server(
-            interceptor()
+            limits
+                .interceptor()
                 .rule(
                     logins(limit + "/10s", Status.Code.UNAUTHENTICATED, Status.Code.UNKNOWN)
                         .build())
@@ -361,13 +344,13 @@ class CountCodesTest {
     for (int round = 0; round < 12; round++) {
       String where = "seed " + seed + ", round " + round;
       if (random.nextInt(4) == 0) {
-        ticker.advance(Duration.ofSeconds(11));
+        limits.ticker.advance(Duration.ofSeconds(11));
         counted = 0;
       }
       int callers = 2 + random.nextInt(8);
       List<EchoServer.Pending> calls = new ArrayList<>();
       for (int i = 0; i < callers; i++) {
-        calls.add(server.startLogin("hold", OPTIONS));
+        calls.add(server.startLogin("hold", EchoServer.options()));
       }
       int admitted = Math.min(callers, limit - counted);
       await()
@@ -395,16 +378,17 @@ class CountCodesTest {
           .containsExactlyInAnyOrderElementsOf(expected);
       assertThat(server.held).as(where).isEmpty();
     }
-    assertThat(errors).isEmpty();
+    assertThat(limits.errors).isEmpty();
   }
 
   @Test
   void countCodes_remoteBackend_reservesAndRefundsWithoutBlockingTheEventLoop() {
-    RemoteLimiters remote = started.add(RemoteLimiters.refunding(ticker));
+    RemoteLimiters remote = started.add(RemoteLimiters.refunding(limits.ticker));
     ExecutorService calls = started.executor("calls");
     EchoServer server =
         started.directServer(
-            interceptor()
+            limits
+                .interceptor()
                 .limiterFactory(remote)
                 .executor(calls)
                 .rule(logins("1/10s", Status.Code.UNAUTHENTICATED).build())
@@ -422,7 +406,7 @@ class CountCodesTest {
         .as("each refund was asked for where the call closed, never blocking")
         .hasSize(3)
         .allSatisfy(thread -> assertThat(thread).matches("grpc-.*|calls"));
-    assertThat(errors).as("a blocking reserve or refund would be reported here").isEmpty();
+    assertThat(limits.errors).as("a blocking reserve or refund would be reported here").isEmpty();
   }
 
   @Test
@@ -444,7 +428,7 @@ class CountCodesTest {
 
     RateLimitServerInterceptor.Builder cannotRefund =
         RateLimitServerInterceptor.builder()
-            .limiterFactory(new RemoteLimiters(ticker))
+            .limiterFactory(new RemoteLimiters(limits.ticker))
             .rule(logins("1/1s", Status.Code.UNAUTHENTICATED).build());
     assertThatThrownBy(cannotRefund::build)
         .isInstanceOf(IllegalArgumentException.class)

@@ -267,8 +267,13 @@ final class EchoServer implements AutoCloseable {
 
   /** Logs in with {@code text}: the code the call ended with, OK included. */
   Status.Code login(String text) {
+    return login(text, Map.of());
+  }
+
+  /** Logs in with {@code text} and metadata {@code headers}: the code the call ended with. */
+  Status.Code login(String text, Map<String, String> headers) {
     try {
-      call(LOGIN, text, Map.of());
+      call(LOGIN, text, headers);
       return Status.Code.OK;
     } catch (StatusRuntimeException e) {
       return e.getStatus().getCode();
