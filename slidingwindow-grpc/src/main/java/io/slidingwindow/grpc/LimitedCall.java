@@ -1,5 +1,6 @@
 package io.slidingwindow.grpc;
 
+import io.grpc.Context;
 import io.grpc.ForwardingServerCall;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
@@ -33,8 +34,21 @@ final class LimitedCall<ReqT, RespT>
 
   private Settlement settlement = Settlement.none();
 
-  LimitedCall(ServerCall<ReqT, RespT> call) {
+  /** The call's context: cancelled by the client, the deadline or a shutdown before it closes. */
+  private final Context context;
+
+  LimitedCall(ServerCall<ReqT, RespT> call, Context context) {
     super(call);
+    this.context = context;
+  }
+
+  /**
+   * Whether the client cancelled the call or its deadline passed. The call's context is cancelled a
+   * moment before the call itself says so, so a handler that sees its context cancelled and closes
+   * the call at once is caught too.
+   */
+  private boolean cancelledBeforeClose() {
+    return super.isCancelled() || context.isCancelled();
   }
 
   /** Adds {@code headers} to the response headers when they are sent. */
@@ -86,7 +100,7 @@ final class LimitedCall<ReqT, RespT>
 
   /** Closes the call with {@code status} and {@code trailers}, unless it is closed already. */
   synchronized void fail(Status status, Metadata trailers) {
-    if (closing(status, super.isCancelled())) {
+    if (closing(status, cancelledBeforeClose())) {
       delegate().close(status, trailers);
     }
   }
@@ -134,7 +148,7 @@ final class LimitedCall<ReqT, RespT>
 
   @Override
   public synchronized void close(Status status, Metadata trailers) {
-    if (closing(status, super.isCancelled())) {
+    if (closing(status, cancelledBeforeClose())) {
       super.close(status, trailers);
     }
   }

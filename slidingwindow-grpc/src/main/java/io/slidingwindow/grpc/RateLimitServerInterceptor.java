@@ -173,7 +173,7 @@ public final class RateLimitServerInterceptor implements ServerInterceptor {
         matches.call() ? () -> decide(perCall, request, paths) : null;
     Supplier<CompletionStage<EnforcementCore.Outcome>> message =
         matches.message() ? () -> decide(perMessage, request, paths) : null;
-    LimitedCall<ReqT, RespT> limited = new LimitedCall<>(call);
+    LimitedCall<ReqT, RespT> limited = new LimitedCall<>(call, request.context());
     GatedListener<ReqT> gate = new GatedListener<>(executor, request.context(), limited, message);
     gate.start(start, () -> next.startCall(limited, headers));
     return gate;

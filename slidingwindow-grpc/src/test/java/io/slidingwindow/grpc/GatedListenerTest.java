@@ -83,7 +83,7 @@ class GatedListenerTest {
     return new GatedListener<>(
         executor::add,
         context,
-        new LimitedCall<>(call),
+        new LimitedCall<>(call, Context.ROOT),
         messageDecisions == null ? null : messageDecisions::poll);
   }
 
@@ -180,7 +180,7 @@ class GatedListenerTest {
         new GatedListener<>(
             executor::add,
             context,
-            new LimitedCall<>(call),
+            new LimitedCall<>(call, Context.ROOT),
             () -> (CompletionStage<Outcome>) CompletableFuture.completedFuture(ALLOWED));
     gate.start(
         null,
@@ -296,8 +296,8 @@ class GatedListenerTest {
     assertThat(call.closed.getCode()).isEqualTo(Status.Code.UNKNOWN);
   }
 
-  /** A server call that records how it was closed. */
-  private static final class RecordingCall extends ServerCall<String, String> {
+  /** A server call that records how it was closed; never cancelled. */
+  static final class RecordingCall extends ServerCall<String, String> {
     Status closed;
     Metadata trailers;
 
