@@ -646,7 +646,10 @@ class EnforceOnceTest {
       await()
           .atMost(Duration.ofSeconds(10))
           .untilAsserted(
-              () -> assertThat(ran.get("/boom/1")).as("dispatches to /boom/1 run").hasValue(3));
+              () -> {
+                assertThat(ran.get("/boom/1")).as("dispatches to /boom/1 run").hasValue(3);
+                assertThat(ran.get("/oops")).as("an error page ran").isNotNull();
+              });
       assertThat(ran.get("/oops"))
           .as("the rule of 1 per minute over /oops let one of three failures' error pages run")
           .hasValue(1);
