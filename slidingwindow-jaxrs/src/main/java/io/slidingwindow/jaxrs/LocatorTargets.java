@@ -115,15 +115,20 @@ final class LocatorTargets {
   /** The resource methods with {@link RateLimit} that contract {@code type} itself declares. */
   private static List<Method[]> contractLimited(Class<?> type) {
     List<Method[]> limited = new ArrayList<>();
+    addLimited(limited, type);
+    return limited;
+  }
+
+  /** Adds each public resource method of {@code type} with its annotated method to {@code out}. */
+  private static void addLimited(List<Method[]> out, Class<?> type) {
     for (Method method : publicMethods(type)) {
       if (RateLimitSearch.resourceMethod(type, method)) {
         Method annotated = RateLimitSearch.annotated(type, method);
         if (annotated != null) {
-          limited.add(new Method[] {method, annotated});
+          out.add(new Method[] {method, annotated});
         }
       }
     }
-    return limited;
   }
 
   private static boolean abstractType(Class<?> type) {
@@ -139,14 +144,7 @@ final class LocatorTargets {
         || type.getName().startsWith("java.")) {
       return limited;
     }
-    for (Method method : publicMethods(type)) {
-      if (RateLimitSearch.resourceMethod(type, method)) {
-        Method annotated = RateLimitSearch.annotated(type, method);
-        if (annotated != null) {
-          limited.add(new Method[] {method, annotated});
-        }
-      }
-    }
+    addLimited(limited, type);
     return limited;
   }
 

@@ -262,25 +262,24 @@ public final class RateLimitFeature implements DynamicFeature, Feature {
   /** The filter of resource method {@code method}, whose rule {@code annotated} carries. */
   private MethodRateLimitFilter filterOf(Method method, Method annotated) {
     Target target = Target.of(method, annotated);
+    MethodRateLimitFilter existing = madeFilterOf(target);
+    return existing != null ? existing : newFilterOf(target, annotated);
+  }
+
+  /** The filter already made for {@code target}, or null; throws what already failed for it. */
+  private MethodRateLimitFilter madeFilterOf(Target target) {
     MethodRateLimitFilter existing = filters.get(target);
-    if (existing != null) {
-      return existing;
-    }
-    IllegalArgumentException known = failed.get(target);
+    IllegalArgumentException known = existing == null ? failed.get(target) : null;
     if (known != null) {
       throw known;
     }
-    return newFilterOf(target, annotated);
+    return existing;
   }
 
   private synchronized MethodRateLimitFilter newFilterOf(Target target, Method annotated) {
-    MethodRateLimitFilter existing = filters.get(target);
+    MethodRateLimitFilter existing = madeFilterOf(target);
     if (existing != null) {
       return existing;
-    }
-    IllegalArgumentException known = failed.get(target);
-    if (known != null) {
-      throw known;
     }
     Parsed parsed;
     try {
