@@ -3,9 +3,7 @@ package io.slidingwindow.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.jaxrs.scanned.ScannedLocatorRoot;
-import io.slidingwindow.testkit.FakeTicker;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -15,7 +13,6 @@ import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Set;
 import org.glassfish.jersey.server.ResourceConfig;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -25,17 +22,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * it, on Jersey and RESTEasy; one on a sub-resource locator fails the start, also when the locator
  * is all its root resource class has.
  */
-class JaxrsInheritedRateLimitTest {
-
-  private final FakeTicker ticker = new FakeTicker();
-  private JaxrsServers.Running server;
-
-  @AfterEach
-  void stop() {
-    if (server != null) {
-      server.close();
-    }
-  }
+class JaxrsInheritedRateLimitTest extends JaxrsServerCase {
 
   /** The contract, annotated; the implementation is not. */
   public interface OrderApi {
@@ -158,17 +145,10 @@ class JaxrsInheritedRateLimitTest {
     }
   }
 
-  private RateLimitFeature feature() {
-    return RateLimitFeature.builder()
-        .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
-        .rateLimitHeaders(true)
-        .build();
-  }
-
   @ParameterizedTest
   @EnumSource(JaxrsServers.Implementation.class)
   void interfaceMethodAnnotated_implementationLimited(JaxrsServers.Implementation runtime) {
-    server = JaxrsServers.start(runtime, List.of(new OrderImpl(), feature()));
+    server = JaxrsServers.start(runtime, List.of(new OrderImpl(), featureWithHeaders()));
 
     HttpResponse<String> first = Http.get(server.uri("/contract/o/1"));
     HttpResponse<String> second = Http.get(server.uri("/contract/o/2"));
@@ -185,7 +165,7 @@ class JaxrsInheritedRateLimitTest {
   @EnumSource(JaxrsServers.Implementation.class)
   void superclassMethodAnnotated_overriddenWithout_stillLimited(
       JaxrsServers.Implementation runtime) {
-    server = JaxrsServers.start(runtime, List.of(new OverriddenReports(), feature()));
+    server = JaxrsServers.start(runtime, List.of(new OverriddenReports(), featureWithHeaders()));
 
     HttpResponse<String> first = Http.get(server.uri("/overridden/r"));
     HttpResponse<String> second = Http.get(server.uri("/overridden/r"));
@@ -198,7 +178,8 @@ class JaxrsInheritedRateLimitTest {
   @ParameterizedTest
   @EnumSource(JaxrsServers.Implementation.class)
   void annotatedSubResourceLocator_failsTheStartNamingIt(JaxrsServers.Implementation runtime) {
-    assertThatThrownBy(() -> server = JaxrsServers.start(runtime, List.of(new Root(), feature())))
+    assertThatThrownBy(
+            () -> server = JaxrsServers.start(runtime, List.of(new Root(), featureWithHeaders())))
         .hasStackTraceContaining(
             "@RateLimit on " + Root.class.getName() + ".child would limit nothing")
         .hasStackTraceContaining("sub-resource locator");
@@ -209,7 +190,10 @@ class JaxrsInheritedRateLimitTest {
   void locatorOnlyRootInstance_annotatedLocator_failsTheStartNamingIt(
       JaxrsServers.Implementation runtime) {
     assertThatThrownBy(
-            () -> server = JaxrsServers.start(runtime, List.of(new LocatorOnlyRoot(), feature())))
+            () ->
+                server =
+                    JaxrsServers.start(
+                        runtime, List.of(new LocatorOnlyRoot(), featureWithHeaders())))
         .hasStackTraceContaining(
             "@RateLimit on " + LocatorOnlyRoot.class.getName() + ".child would limit nothing")
         .hasStackTraceContaining("sub-resource locator");
@@ -222,7 +206,8 @@ class JaxrsInheritedRateLimitTest {
     assertThatThrownBy(
             () ->
                 server =
-                    JaxrsServers.start(runtime, Set.of(LocatorOnlyRoot.class), List.of(feature())))
+                    JaxrsServers.start(
+                        runtime, Set.of(LocatorOnlyRoot.class), List.of(featureWithHeaders())))
         .hasStackTraceContaining(
             "@RateLimit on " + LocatorOnlyRoot.class.getName() + ".child would limit nothing")
         .hasStackTraceContaining("sub-resource locator");
@@ -235,7 +220,8 @@ class JaxrsInheritedRateLimitTest {
     assertThatThrownBy(
             () ->
                 server =
-                    JaxrsServers.start(runtime, List.of(new InheritingLocatorRoot(), feature())))
+                    JaxrsServers.start(
+                        runtime, List.of(new InheritingLocatorRoot(), featureWithHeaders())))
         .hasStackTraceContaining(
             "@RateLimit on "
                 + LocatorOnlyRoot.class.getName()
@@ -248,7 +234,7 @@ class JaxrsInheritedRateLimitTest {
   void locatorOnlyRootFoundByJerseyPackageScan_failsTheStartNamingIt() {
     ResourceConfig config =
         new ResourceConfig().packages(false, ScannedLocatorRoot.class.getPackageName());
-    config.register(feature());
+    config.register(featureWithHeaders());
 
     assertThatThrownBy(() -> server = JaxrsServers.jersey(config, "/app"))
         .hasStackTraceContaining(
@@ -260,7 +246,7 @@ class JaxrsInheritedRateLimitTest {
   void locatorOnlyRoot_subResourceMethodAnnotated_limitedOnce(JaxrsServers.Implementation runtime) {
     server =
         JaxrsServers.start(
-            runtime, Set.of(LocatorOnlyParent.class), List.of(new Parent(), feature()));
+            runtime, Set.of(LocatorOnlyParent.class), List.of(new Parent(), featureWithHeaders()));
 
     HttpResponse<String> first = Http.get(server.uri("/guardian/ward"));
     HttpResponse<String> second = Http.get(server.uri("/guardian/ward"));
@@ -279,7 +265,7 @@ class JaxrsInheritedRateLimitTest {
   @ParameterizedTest
   @EnumSource(JaxrsServers.Implementation.class)
   void subResourceMethodAnnotated_limited(JaxrsServers.Implementation runtime) {
-    server = JaxrsServers.start(runtime, List.of(new Parent(), feature()));
+    server = JaxrsServers.start(runtime, List.of(new Parent(), featureWithHeaders()));
 
     HttpResponse<String> first = Http.get(server.uri("/parent/kid"));
     HttpResponse<String> second = Http.get(server.uri("/parent/kid"));

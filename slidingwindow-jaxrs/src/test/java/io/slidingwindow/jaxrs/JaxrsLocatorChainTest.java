@@ -2,8 +2,6 @@ package io.slidingwindow.jaxrs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.slidingwindow.http.RateLimiterFactory;
-import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.testkit.LogCapture;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotFoundException;
@@ -23,13 +21,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * chain, on Jersey and RESTEasy: each is counted by the limits a client guessing tokens would
  * otherwise walk around.
  */
-class JaxrsLocatorChainTest {
+class JaxrsLocatorChainTest extends JaxrsServerCase {
 
-  private final FakeTicker ticker = new FakeTicker();
-  private final RateLimitFeature feature =
-      RateLimitFeature.builder().limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000)).build();
   private LogCapture logged;
-  private JaxrsServers.Running server;
 
   @BeforeEach
   void record() {
@@ -39,9 +33,6 @@ class JaxrsLocatorChainTest {
   @AfterEach
   void stop() {
     logged.close();
-    if (server != null) {
-      server.close();
-    }
   }
 
   private static void lookUp(String token) {
@@ -171,11 +162,7 @@ class JaxrsLocatorChainTest {
   }
 
   private void start(JaxrsServers.Implementation runtime) {
-    server = JaxrsServers.start(runtime, List.of(new Vault(), new Org(), feature));
-  }
-
-  private int status(String path) {
-    return Http.get(server.uri(path)).statusCode();
+    server = JaxrsServers.start(runtime, List.of(new Vault(), new Org(), feature()));
   }
 
   @ParameterizedTest

@@ -3,15 +3,12 @@ package io.slidingwindow.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.slidingwindow.http.RateLimiterFactory;
-import io.slidingwindow.testkit.FakeTicker;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.net.http.HttpResponse;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -21,29 +18,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  * naming the method, as one on a root resource does; a good one limits the requests that reach it
  * through any locator.
  */
-class JaxrsLocatorCheckTest {
-
-  private final FakeTicker ticker = new FakeTicker();
-  private JaxrsServers.Running server;
-
-  @AfterEach
-  void stop() {
-    if (server != null) {
-      server.close();
-    }
-  }
-
-  private RateLimitFeature feature() {
-    return RateLimitFeature.builder()
-        .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
-        .rateLimitHeaders(true)
-        .build();
-  }
+class JaxrsLocatorCheckTest extends JaxrsServerCase {
 
   /** Starts {@code root} and the feature on {@code runtime}, and returns why the start failed. */
   private Throwable startFailure(JaxrsServers.Implementation runtime, Object root) {
     Throwable thrown =
-        catchThrowable(() -> server = JaxrsServers.start(runtime, List.of(root, feature())));
+        catchThrowable(
+            () -> server = JaxrsServers.start(runtime, List.of(root, featureWithHeaders())));
     assertThat(thrown)
         .as(
             "the start on %s of %s, whose locators lead to a bad @RateLimit",
@@ -228,7 +209,7 @@ class JaxrsLocatorCheckTest {
   @EnumSource(JaxrsServers.Implementation.class)
   void locatorOnlyClass_goodLimit_countsEveryWayThroughTheLocators(
       JaxrsServers.Implementation runtime) {
-    server = JaxrsServers.start(runtime, List.of(new Drive(), feature()));
+    server = JaxrsServers.start(runtime, List.of(new Drive(), featureWithHeaders()));
 
     HttpResponse<String> first = Http.get(server.uri("/drive/mine"));
     HttpResponse<String> second = Http.get(server.uri("/drive/shared/sub"));

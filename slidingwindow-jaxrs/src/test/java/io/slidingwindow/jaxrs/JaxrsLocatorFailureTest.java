@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.slidingwindow.Limit;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimiterFactory;
-import io.slidingwindow.testkit.FakeTicker;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotFoundException;
@@ -20,7 +19,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -33,18 +31,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * locator without limit. A rule over the path ({@link RateLimitFilter}) counts them before the
  * locator runs.
  */
-class JaxrsLocatorFailureTest {
+class JaxrsLocatorFailureTest extends JaxrsServerCase {
 
-  private final FakeTicker ticker = new FakeTicker();
   private final Shares shares = new Shares();
-  private JaxrsServers.Running server;
-
-  @AfterEach
-  void stop() {
-    if (server != null) {
-      server.close();
-    }
-  }
 
   /** Looks a share up by its token in the locator, counting each lookup. */
   @Path("shares")
@@ -134,15 +123,7 @@ class JaxrsLocatorFailureTest {
   }
 
   private void startWithFeature(JaxrsServers.Implementation runtime) {
-    server =
-        JaxrsServers.start(
-            runtime,
-            List.of(
-                shares,
-                new Docs(),
-                RateLimitFeature.builder()
-                    .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
-                    .build()));
+    server = JaxrsServers.start(runtime, List.of(shares, new Docs(), feature()));
   }
 
   @ParameterizedTest
@@ -234,15 +215,7 @@ class JaxrsLocatorFailureTest {
   @EnumSource(JaxrsServers.Implementation.class)
   void rateLimitOnSubResource_requestEndedByAFilterAsEarlyAsAnyIsCountedOnce(
       JaxrsServers.Implementation runtime) {
-    server =
-        JaxrsServers.start(
-            runtime,
-            List.of(
-                new EarliestTokenCheck(),
-                shares,
-                RateLimitFeature.builder()
-                    .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
-                    .build()));
+    server = JaxrsServers.start(runtime, List.of(new EarliestTokenCheck(), shares, feature()));
 
     assertThat(
             List.of(

@@ -2,8 +2,6 @@ package io.slidingwindow.jaxrs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.slidingwindow.http.RateLimiterFactory;
-import io.slidingwindow.testkit.FakeTicker;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.Path;
@@ -13,7 +11,6 @@ import jakarta.ws.rs.core.MediaType;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -22,19 +19,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * and RESTEasy: while another thread holds the feature's monitor, a flood of failed lookups is
  * still answered. Before, each such request took that lock once per limited method.
  */
-class JaxrsLocatorLockTest {
+class JaxrsLocatorLockTest extends JaxrsServerCase {
 
-  private final FakeTicker ticker = new FakeTicker();
-  private final RateLimitFeature feature =
-      RateLimitFeature.builder().limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000)).build();
-  private JaxrsServers.Running server;
-
-  @AfterEach
-  void stop() {
-    if (server != null) {
-      server.close();
-    }
-  }
+  private final RateLimitFeature feature = feature();
 
   /** A locator declared to return the limited class. */
   @Path("shares")
@@ -56,10 +43,6 @@ class JaxrsLocatorLockTest {
     public String get() {
       return "shared";
     }
-  }
-
-  private int status(String path) {
-    return Http.get(server.uri(path)).statusCode();
   }
 
   @ParameterizedTest

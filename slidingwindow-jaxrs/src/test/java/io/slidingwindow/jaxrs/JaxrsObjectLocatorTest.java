@@ -2,8 +2,6 @@ package io.slidingwindow.jaxrs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.slidingwindow.http.RateLimiterFactory;
-import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.testkit.LogCapture;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -26,11 +24,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * it with one stable 500 that names nothing, and is logged once, naming the method and what to do;
  * the rest of the application serves on, and a good annotation behind such a locator limits.
  */
-class JaxrsObjectLocatorTest {
+class JaxrsObjectLocatorTest extends JaxrsServerCase {
 
-  private final FakeTicker ticker = new FakeTicker();
   private LogCapture logged;
-  private JaxrsServers.Running server;
 
   @BeforeEach
   void record() {
@@ -40,9 +36,6 @@ class JaxrsObjectLocatorTest {
   @AfterEach
   void stop() {
     logged.close();
-    if (server != null) {
-      server.close();
-    }
   }
 
   /** Locates through {@code Object}, which the start-up check cannot follow. */
@@ -113,14 +106,7 @@ class JaxrsObjectLocatorTest {
   }
 
   private void start(JaxrsServers.Implementation runtime) {
-    server =
-        JaxrsServers.start(
-            runtime,
-            List.of(
-                new Depot(),
-                RateLimitFeature.builder()
-                    .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
-                    .build()));
+    server = JaxrsServers.start(runtime, List.of(new Depot(), feature()));
     logged.clear();
   }
 

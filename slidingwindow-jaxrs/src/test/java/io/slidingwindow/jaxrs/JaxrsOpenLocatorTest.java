@@ -3,15 +3,12 @@ package io.slidingwindow.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.slidingwindow.http.RateLimiterFactory;
-import io.slidingwindow.testkit.FakeTicker;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.net.http.HttpResponse;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -22,24 +19,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * and a root that a container registers as a proxy subclass of the user's class is the same
  * resource as that class reached through a locator.
  */
-class JaxrsOpenLocatorTest {
-
-  private final FakeTicker ticker = new FakeTicker();
-  private JaxrsServers.Running server;
-
-  @AfterEach
-  void stop() {
-    if (server != null) {
-      server.close();
-    }
-  }
-
-  private RateLimitFeature feature() {
-    return RateLimitFeature.builder()
-        .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
-        .rateLimitHeaders(true)
-        .build();
-  }
+class JaxrsOpenLocatorTest extends JaxrsServerCase {
 
   /** Its locator is declared to return {@link Animal} and returns a {@link Dog}. */
   @Path("zoo")
@@ -115,7 +95,8 @@ class JaxrsOpenLocatorTest {
   void locatorDeclaredToReturnAClassNotFinal_annotatedPlainMethod_failsTheStartNamingIt(
       JaxrsServers.Implementation runtime) {
     Throwable thrown =
-        catchThrowable(() -> server = JaxrsServers.start(runtime, List.of(new Zoo(), feature())));
+        catchThrowable(
+            () -> server = JaxrsServers.start(runtime, List.of(new Zoo(), featureWithHeaders())));
 
     assertThat(thrown).as("the start on %s", runtime).isNotNull();
     assertThat(thrown)
@@ -127,7 +108,7 @@ class JaxrsOpenLocatorTest {
   @ParameterizedTest
   @EnumSource(JaxrsServers.Implementation.class)
   void locatorDeclaredToReturnTheSubclass_startsAndLimits(JaxrsServers.Implementation runtime) {
-    server = JaxrsServers.start(runtime, List.of(new Kennel(), feature()));
+    server = JaxrsServers.start(runtime, List.of(new Kennel(), featureWithHeaders()));
 
     HttpResponse<String> first = Http.get(server.uri("/kennel/dog"));
     HttpResponse<String> second = Http.get(server.uri("/kennel/dog"));
@@ -140,7 +121,8 @@ class JaxrsOpenLocatorTest {
   @EnumSource(JaxrsServers.Implementation.class)
   void proxySubclassRoot_itsClassAlsoLocated_oneRuleNoNameTaken(
       JaxrsServers.Implementation runtime) {
-    server = JaxrsServers.start(runtime, List.of(new Ledger$$SpringCGLIB$$0(), feature()));
+    server =
+        JaxrsServers.start(runtime, List.of(new Ledger$$SpringCGLIB$$0(), featureWithHeaders()));
 
     HttpResponse<String> root = Http.get(server.uri("/ledger"));
     HttpResponse<String> copy = Http.get(server.uri("/ledger/copy"));
