@@ -6,7 +6,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -32,16 +31,7 @@ class AdminHostsIT {
   private RateLimitServer server;
 
   private RateLimitServer.Builder builder() throws Exception {
-    Path config = dir.resolve("api.yaml");
-    Files.writeString(
-        config,
-        """
-        domain: api
-        descriptors:
-          - key: client
-            rate_limit: {unit: minute, requests_per_unit: 2}
-        """);
-    return TestServers.onLoopback(config);
+    return TestServers.onLoopback(TestServers.clientConfig(dir, "minute", 2));
   }
 
   @AfterEach

@@ -393,17 +393,7 @@ class AdminOverridesIT {
 
   private HttpResponse<String> send(String method, String path, String body, String authorization)
       throws Exception {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.adminPort() + path))
-            .timeout(Duration.ofSeconds(10))
-            .method(
-                method,
-                body == null
-                    ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofString(body));
-    if (body != null) {
-      request.header("Content-Type", "application/json");
-    }
+    HttpRequest.Builder request = TestServers.jsonRequest(server.adminPort(), method, path, body);
     if (authorization != null) {
       request.header("Authorization", authorization);
     }

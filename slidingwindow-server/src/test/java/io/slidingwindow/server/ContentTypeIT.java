@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -128,7 +127,7 @@ class ContentTypeIT {
     for (String[] header : browserHeaders) {
       HttpResponse<String> refused =
           client.send(
-              request(server.httpPort(), "POST", path, body, "application/json")
+              TestServers.request(server.httpPort(), "POST", path, body, "application/json")
                   .header(header[0], header[1])
                   .build(),
               HttpResponse.BodyHandlers.ofString());
@@ -160,7 +159,8 @@ class ContentTypeIT {
     // Node.js's fetch sends Sec-Fetch-Mode: cors from servers too; it names no origin.
     HttpResponse<String> answer =
         client.send(
-            request(server.httpPort(), "POST", path, decideBody("n"), "application/json")
+            TestServers.request(
+                    server.httpPort(), "POST", path, decideBody("n"), "application/json")
                 .header("Sec-Fetch-Mode", "cors")
                 .build(),
             HttpResponse.BodyHandlers.ofString());
@@ -294,7 +294,7 @@ class ContentTypeIT {
 
   private HttpResponse<String> admin(String method, String path, String body, String type)
       throws Exception {
-    HttpRequest.Builder request = request(server.adminPort(), method, path, body, type);
+    HttpRequest.Builder request = TestServers.request(server.adminPort(), method, path, body, type);
     if (token != null) {
       request.header("Authorization", "Bearer " + token);
     }
@@ -304,23 +304,8 @@ class ContentTypeIT {
   private HttpResponse<String> send(int port, String method, String path, String body, String type)
       throws Exception {
     return client.send(
-        request(port, method, path, body, type).build(), HttpResponse.BodyHandlers.ofString());
-  }
-
-  private static HttpRequest.Builder request(
-      int port, String method, String path, String body, String type) {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-            .timeout(Duration.ofSeconds(10))
-            .method(
-                method,
-                body == null
-                    ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofString(body));
-    if (type != null) {
-      request.header("Content-Type", type);
-    }
-    return request;
+        TestServers.request(port, method, path, body, type).build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   /** The answer to a request sent by hand to the admin port, with the Host of the test's choice. */

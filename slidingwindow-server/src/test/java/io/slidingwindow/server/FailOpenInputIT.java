@@ -18,7 +18,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -218,17 +217,7 @@ class FailOpenInputIT {
   }
 
   private HttpResponse<String> admin(String method, String path, String body) throws Exception {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.adminPort() + path))
-            .timeout(Duration.ofSeconds(10))
-            .method(
-                method,
-                body == null
-                    ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofString(body));
-    if (body != null) {
-      request.header("Content-Type", "application/json");
-    }
+    HttpRequest.Builder request = TestServers.jsonRequest(server.adminPort(), method, path, body);
     return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 

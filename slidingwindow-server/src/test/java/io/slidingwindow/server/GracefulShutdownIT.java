@@ -17,7 +17,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -52,15 +51,7 @@ class GracefulShutdownIT {
 
   @Test
   void close_callsInFlight_areAnsweredBeforeTheServerStops() throws Exception {
-    Path config = dir.resolve("api.yaml");
-    Files.writeString(
-        config,
-        """
-        domain: api
-        descriptors:
-          - key: client
-            rate_limit: {unit: second, requests_per_unit: 5}
-        """);
+    Path config = TestServers.clientConfig(dir, "second", 5);
     HoldingTicker ticker = new HoldingTicker();
     RateLimitServer server =
         RateLimitServer.builder()

@@ -1,25 +1,23 @@
 package io.slidingwindow.server;
 
+import static io.slidingwindow.server.RawSockets.DECIDE;
+import static io.slidingwindow.server.RawSockets.readResponse;
+import static io.slidingwindow.server.RawSockets.readUntilClosed;
+import static io.slidingwindow.server.RawSockets.request;
+import static io.slidingwindow.server.RawSockets.send;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketException;
-import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -32,9 +30,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HttpBoundsIT {
 
-  private static final String DECIDE =
-      "{\"domain\": \"api\", \"descriptors\": [{\"entries\": [{\"key\": \"client\","
-          + " \"value\": \"c\"}]}]}";
   private static final String HALF =
       "POST /v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
           + "Content-Length: 100\r\n\r\n{\"dom";
@@ -42,27 +37,17 @@ class HttpBoundsIT {
   @TempDir Path dir;
   private final HttpClient client =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private final List<Socket> sockets = new ArrayList<>();
+  private final RawSockets sockets = new RawSockets();
   private RateLimitServer server;
 
   private void start(UnaryOperator<RateLimitServer.Builder> settings) throws Exception {
-    Path config = dir.resolve("api.yaml");
-    Files.writeString(
-        config,
-        """
-        domain: api
-        descriptors:
-          - key: client
-            rate_limit: {unit: minute, requests_per_unit: 1000}
-        """);
+    Path config = TestServers.clientConfig(dir, "minute", 1000);
     server = settings.apply(TestServers.onLoopback(config)).start();
   }
 
   @AfterEach
   void stop() throws IOException {
-    for (Socket socket : sockets) {
-      socket.close();
-    }
+    sockets.close();
     if (server != null) {
       server.close();
     }
@@ -88,7 +73,7 @@ class HttpBoundsIT {
 
     send(socket, HALF);
 
-    String answer = readUntilClosed(socket);
+    String answer = readUntilClosed(socket, Duration.ofSeconds(10));
     assertThat(answer).startsWith("HTTP/1.1 408").contains("took too long to arrive");
     assertThat(metrics()).contains(errors("read_timeout") + " 1.0");
   }
@@ -109,7 +94,7 @@ class HttpBoundsIT {
       // closed before the request was written: as refused as can be
     }
 
-    assertThat(readUntilClosed(extra)).isEmpty();
+    assertThat(readUntilClosed(extra, Duration.ofSeconds(10))).isEmpty();
     assertThat(metrics()).contains(errors("too_many_connections") + " 1.0");
   }
 
@@ -120,7 +105,7 @@ class HttpBoundsIT {
     send(socket, request(DECIDE));
     assertThat(readResponse(socket)).startsWith("HTTP/1.1 200");
 
-    assertThat(readUntilClosed(socket)).isEmpty();
+    assertThat(readUntilClosed(socket, Duration.ofSeconds(10))).isEmpty();
   }
 
   @Test
@@ -132,7 +117,7 @@ class HttpBoundsIT {
         socket,
         request(DECIDE).replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n") + request(DECIDE));
 
-    String answers = readUntilClosed(socket);
+    String answers = readUntilClosed(socket, Duration.ofSeconds(10));
     assertThat(answers.split("HTTP/1.1 ", -1)).hasSize(2); // one answer, then closed
     assertThat(answers).contains("\"remaining\":999");
     HttpResponse<String> next = post("/v1/decide", DECIDE.getBytes(StandardCharsets.UTF_8));
@@ -164,53 +149,8 @@ class HttpBoundsIT {
         + "\",transport=\"http\"}";
   }
 
-  private static String request(String body) {
-    return "POST /v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        + "Content-Length: "
-        + body.length()
-        + "\r\n\r\n"
-        + body;
-  }
-
   private Socket open() throws IOException {
-    Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.httpPort());
-    socket.setSoTimeout(10_000);
-    sockets.add(socket);
-    return socket;
-  }
-
-  private static void send(Socket socket, String text) throws IOException {
-    socket.getOutputStream().write(text.getBytes(StandardCharsets.US_ASCII));
-    socket.getOutputStream().flush();
-  }
-
-  /** One response: its head, and a body of its Content-Length. */
-  private static String readResponse(Socket socket) throws IOException {
-    InputStream in = socket.getInputStream();
-    ByteArrayOutputStream head = new ByteArrayOutputStream();
-    while (!head.toString(StandardCharsets.US_ASCII).endsWith("\r\n\r\n")) {
-      int b = in.read();
-      if (b < 0) {
-        break;
-      }
-      head.write(b);
-    }
-    String text = head.toString(StandardCharsets.US_ASCII);
-    int at = text.toLowerCase(java.util.Locale.ROOT).indexOf("content-length:");
-    int length =
-        at < 0 ? 0 : Integer.parseInt(text.substring(at + 15, text.indexOf('\r', at)).trim());
-    return text + new String(in.readNBytes(length), StandardCharsets.UTF_8);
-  }
-
-  /** Everything until the server closes the connection (at most the socket's timeout). */
-  private static String readUntilClosed(Socket socket) throws IOException {
-    try {
-      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    } catch (SocketTimeoutException e) {
-      throw new AssertionError("the server did not close the connection", e);
-    } catch (SocketException e) {
-      return ""; // reset: closed with the request unread
-    }
+    return sockets.open(server.httpPort());
   }
 
   private HttpResponse<String> post(String path, byte[] body) throws Exception {

@@ -1,22 +1,17 @@
 package io.slidingwindow.server;
 
+import static io.slidingwindow.server.RawSockets.DECIDE;
+import static io.slidingwindow.server.RawSockets.readResponse;
+import static io.slidingwindow.server.RawSockets.readUntilClosed;
+import static io.slidingwindow.server.RawSockets.request;
+import static io.slidingwindow.server.RawSockets.send;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.testkit.redis.RedisServerProcess;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.InetAddress;
 import java.net.Socket;
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -28,25 +23,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HttpPipelineIT {
 
-  private static final String DECIDE =
-      "{\"domain\": \"api\", \"descriptors\": [{\"entries\": [{\"key\": \"client\","
-          + " \"value\": \"c\"}]}]}";
-
   @TempDir Path dir;
-  private final List<Socket> sockets = new ArrayList<>();
+  private final RawSockets sockets = new RawSockets();
   private RedisServerProcess redis;
   private RateLimitServer server;
 
   private void start(UnaryOperator<RateLimitServer.Builder> settings) throws Exception {
-    Path config = dir.resolve("api.yaml");
-    Files.writeString(
-        config,
-        """
-        domain: api
-        descriptors:
-          - key: client
-            rate_limit: {unit: minute, requests_per_unit: 1000}
-        """);
+    Path config = TestServers.clientConfig(dir, "minute", 1000);
     server = settings.apply(TestServers.onLoopback(config)).start();
   }
 
@@ -61,9 +44,7 @@ class HttpPipelineIT {
 
   @AfterEach
   void stop() throws IOException {
-    for (Socket socket : sockets) {
-      socket.close();
-    }
+    sockets.close();
     if (server != null) {
       server.close();
     }
@@ -82,10 +63,7 @@ class HttpPipelineIT {
         "POST /v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             + "Expect: 100-continue\r\nContent-Length: 100000000\r\n\r\n");
 
-    String answers = readUntilClosed(socket);
-    assertThat(answers).startsWith("HTTP/1.1 413");
-    assertThat(answers.split("HTTP/1.1 ", -1)).hasSize(2);
-    assertThat(decideOnce()).contains("\"remaining\":999"); // nothing was counted
+    assertAnsweredOnceThenClosed_nothingCounted(socket, "413");
   }
 
   @Test
@@ -99,10 +77,7 @@ class HttpPipelineIT {
         request(DECIDE).replace("\r\n\r\n", "\r\nExpect: something-else\r\n\r\n")
             + request(DECIDE));
 
-    String answers = readUntilClosed(socket);
-    assertThat(answers).startsWith("HTTP/1.1 417");
-    assertThat(answers.split("HTTP/1.1 ", -1)).hasSize(2);
-    assertThat(decideOnce()).contains("\"remaining\":999");
+    assertAnsweredOnceThenClosed_nothingCounted(socket, "417");
   }
 
   @Test
@@ -113,10 +88,7 @@ class HttpPipelineIT {
 
     send(socket, request(big) + request(DECIDE));
 
-    String answers = readUntilClosed(socket);
-    assertThat(answers).startsWith("HTTP/1.1 413");
-    assertThat(answers.split("HTTP/1.1 ", -1)).hasSize(2); // one answer, then closed
-    assertThat(decideOnce()).contains("\"remaining\":999");
+    assertAnsweredOnceThenClosed_nothingCounted(socket, "413");
   }
 
   @Test
@@ -145,59 +117,25 @@ class HttpPipelineIT {
     assertThat(readResponse(socket)).startsWith("HTTP/1.1 200").contains("\"remaining\":998");
   }
 
+  /**
+   * The one answer on {@code socket} has {@code status}, the connection is closed after it, and the
+   * client's count is untouched.
+   */
+  private void assertAnsweredOnceThenClosed_nothingCounted(Socket socket, String status)
+      throws IOException {
+    String answers = readUntilClosed(socket, Duration.ofSeconds(5));
+    assertThat(answers).startsWith("HTTP/1.1 " + status);
+    assertThat(answers.split("HTTP/1.1 ", -1)).as("one answer, then closed").hasSize(2);
+    assertThat(decideOnce()).as("nothing counted").contains("\"remaining\":999");
+  }
+
   private String decideOnce() throws IOException {
     Socket socket = open();
     send(socket, request(DECIDE));
     return readResponse(socket);
   }
 
-  private static String request(String body) {
-    return "POST /v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        + "Content-Length: "
-        + body.length()
-        + "\r\n\r\n"
-        + body;
-  }
-
   private Socket open() throws IOException {
-    Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.httpPort());
-    socket.setSoTimeout(10_000);
-    sockets.add(socket);
-    return socket;
-  }
-
-  private static void send(Socket socket, String text) throws IOException {
-    socket.getOutputStream().write(text.getBytes(StandardCharsets.US_ASCII));
-    socket.getOutputStream().flush();
-  }
-
-  /** One response: its head, and a body of its Content-Length; empty if the connection closed. */
-  private static String readResponse(Socket socket) throws IOException {
-    InputStream in = socket.getInputStream();
-    ByteArrayOutputStream head = new ByteArrayOutputStream();
-    while (!head.toString(StandardCharsets.US_ASCII).endsWith("\r\n\r\n")) {
-      int b = in.read();
-      if (b < 0) {
-        break;
-      }
-      head.write(b);
-    }
-    String text = head.toString(StandardCharsets.US_ASCII);
-    int at = text.toLowerCase(Locale.ROOT).indexOf("content-length:");
-    int length =
-        at < 0 ? 0 : Integer.parseInt(text.substring(at + 15, text.indexOf('\r', at)).trim());
-    return text + new String(in.readNBytes(length), StandardCharsets.UTF_8);
-  }
-
-  /** Everything until the server closes the connection, within 5 seconds. */
-  private static String readUntilClosed(Socket socket) throws IOException {
-    socket.setSoTimeout(5_000);
-    try {
-      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    } catch (SocketTimeoutException e) {
-      throw new AssertionError("the server did not close the connection within 5 s", e);
-    } catch (SocketException e) {
-      return ""; // reset: closed with the request unread
-    }
+    return sockets.open(server.httpPort());
   }
 }

@@ -1,5 +1,9 @@
 package io.slidingwindow.server;
 
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -17,5 +21,48 @@ public final class TestServers {
         .httpPort(0)
         .adminPort(0)
         .reloadInterval(Duration.ZERO);
+  }
+
+  /**
+   * Writes {@code api.yaml} in {@code dir}: domain {@code api}, whose one descriptor, key {@code
+   * client}, allows {@code requests} per {@code unit} ({@code second}, {@code minute}...).
+   */
+  public static Path clientConfig(Path dir, String unit, int requests) throws IOException {
+    Path config = dir.resolve("api.yaml");
+    Files.writeString(
+        config,
+        """
+        domain: api
+        descriptors:
+          - key: client
+            rate_limit: {unit: %s, requests_per_unit: %d}
+        """
+            .formatted(unit, requests));
+    return config;
+  }
+
+  /**
+   * A request of {@code method} to {@code path} on 127.0.0.1:{@code port}, within 10 seconds, with
+   * {@code body} if not null, and a Content-Type of {@code type} if not null.
+   */
+  public static HttpRequest.Builder request(
+      int port, String method, String path, String body, String type) {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(Duration.ofSeconds(10))
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body));
+    if (type != null) {
+      request.header("Content-Type", type);
+    }
+    return request;
+  }
+
+  /** {@link #request} with {@code body}, if not null, as JSON. */
+  public static HttpRequest.Builder jsonRequest(int port, String method, String path, String body) {
+    return request(port, method, path, body, body == null ? null : "application/json");
   }
 }

@@ -17,7 +17,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,15 +46,7 @@ class TlsIT {
   @BeforeEach
   void start() throws Exception {
     certificates = TestCertificates.write(dir);
-    Path config = dir.resolve("api.yaml");
-    Files.writeString(
-        config,
-        """
-        domain: api
-        descriptors:
-          - key: client
-            rate_limit: {unit: minute, requests_per_unit: 100}
-        """);
+    Path config = TestServers.clientConfig(dir, "minute", 100);
     server =
         TestServers.onLoopback(config)
             .tls(certificates.serverCert(), certificates.serverKey())
