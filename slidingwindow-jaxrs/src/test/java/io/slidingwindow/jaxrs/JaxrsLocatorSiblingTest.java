@@ -2,8 +2,6 @@ package io.slidingwindow.jaxrs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.slidingwindow.http.RateLimiterFactory;
-import io.slidingwindow.testkit.FakeTicker;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.Path;
@@ -11,7 +9,6 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -21,19 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the runtime prefers by its template's regular expression: the guess counts against the limited
  * class, whichever of the two the class lists first.
  */
-class JaxrsLocatorSiblingTest {
-
-  private final FakeTicker ticker = new FakeTicker();
-  private final RateLimitFeature feature =
-      RateLimitFeature.builder().limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000)).build();
-  private JaxrsServers.Running server;
-
-  @AfterEach
-  void stop() {
-    if (server != null) {
-      server.close();
-    }
-  }
+class JaxrsLocatorSiblingTest extends JaxrsServerCase {
 
   /** The {@code Object} locator is named so that reflection tends to list it first. */
   @Path("shelf")
@@ -62,15 +47,11 @@ class JaxrsLocatorSiblingTest {
     }
   }
 
-  private int status(String path) {
-    return Http.get(server.uri(path)).statusCode();
-  }
-
   @ParameterizedTest
   @EnumSource(JaxrsServers.Implementation.class)
   void guessTakenByBothLocators_countsAgainstTheLimitedOne_beforeAnythingWasSeen(
       JaxrsServers.Implementation runtime) {
-    server = JaxrsServers.start(runtime, List.of(new Shelf(), feature));
+    server = JaxrsServers.start(runtime, List.of(new Shelf(), feature()));
 
     assertThat(
             List.of(
