@@ -20,14 +20,13 @@ import java.util.function.Consumer;
 /**
  * Gathers a request and its body, up to {@value Json#MAX_BODY_BYTES} bytes; a longer one is
  * answered 413 with a JSON error, and so is a request whose {@code Expect: 100-continue} announces
- * a longer one; a request with another {@code Expect} is answered 417. Each such answer closes the
- * connection a second later (what the client still sends is read and dropped meanwhile, never
- * decided): {@link #CLOSING} tells the handlers behind so. One per connection.
+ * a longer one; a request with another {@code Expect} is answered 417. Such an answer is a {@link
+ * Refusal}, fired as a user event rather than written: the handler answering requests sends it once
+ * the answer in flight on the connection, if any, has been written, so that answers keep the order
+ * of their requests. Sending it closes the connection a second later (what the client still sends
+ * is read and dropped meanwhile, never decided). One per connection.
  */
 final class BoundedAggregator extends HttpObjectAggregator {
-
-  /** The user event of a connection answered by the aggregator and about to close. */
-  static final Object CLOSING = new Object();
 
   private final Consumer<String> problems;
   private ChannelHandlerContext context;
@@ -43,20 +42,16 @@ final class BoundedAggregator extends HttpObjectAggregator {
     super.handlerAdded(ctx);
   }
 
-  private static void close(ChannelHandlerContext ctx) {
-    var unused = ctx.close();
-  }
-
   @Override
   protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
-    FullHttpResponse response = closing(ctx, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
-    var unused = ctx.writeAndFlush(response);
+    refuse(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
   }
 
   /**
    * Netty's own answer to an {@code Expect} it will not meet (413 or 417, without a body, leaving
-   * the connection open but no longer read) becomes a JSON error that closes the connection; {@code
-   * 100 Continue} stays as it is.
+   * the connection open but no longer read) becomes a {@link Refusal}, and Netty writes an empty
+   * buffer in its place (nothing on the wire) and drops the body that follows; {@code 100 Continue}
+   * stays as it is.
    */
   @Override
   protected Object newContinueResponse(
@@ -66,32 +61,63 @@ final class BoundedAggregator extends HttpObjectAggregator {
         && refusal.status().codeClass() == HttpStatusClass.CLIENT_ERROR) {
       HttpResponseStatus status = refusal.status();
       ReferenceCountUtil.release(answer);
-      return closing(context, status);
+      refuse(status);
+      return Unpooled.EMPTY_BUFFER;
     }
     return answer;
   }
 
+  @Override
+  protected boolean ignoreContentAfterContinueResponse(Object msg) {
+    return msg == Unpooled.EMPTY_BUFFER || super.ignoreContentAfterContinueResponse(msg);
+  }
+
+  /** Tells the handlers of the pipeline that the request now arriving is refused with status. */
+  private void refuse(HttpResponseStatus status) {
+    context.pipeline().fireUserEventTriggered(new Refusal(context, status, problems));
+  }
+
   /**
-   * A closing answer of {@code status} (413 or 417): counts it, tells the handlers of the pipeline,
-   * and reads and drops what the client still sends for a second, then closes, so that closing with
-   * unread bytes does not reset the connection before the client has read the answer.
+   * A closing answer (413 or 417) to a request that will never be decided, as a user event: the
+   * connection reads no further request. Event loop only.
    */
-  private FullHttpResponse closing(ChannelHandlerContext ctx, HttpResponseStatus status) {
-    boolean tooLarge = status.code() == HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE.code();
-    problems.accept(tooLarge ? "too_large" : "malformed_http");
-    byte[] body =
-        Json.error(
-            tooLarge
-                ? "the body must be at most " + Json.MAX_BODY_BYTES + " bytes"
-                : "the only Expect this service meets is 100-continue");
-    FullHttpResponse response =
-        new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
-    response.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json");
-    response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-    response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-    ctx.pipeline().fireUserEventTriggered(CLOSING);
-    ctx.channel().config().setAutoRead(true);
-    var unused = ctx.executor().schedule(() -> close(ctx), 1, TimeUnit.SECONDS);
-    return response;
+  static final class Refusal {
+    private final ChannelHandlerContext context;
+    private final HttpResponseStatus status;
+    private final Consumer<String> problems;
+
+    private Refusal(
+        ChannelHandlerContext context, HttpResponseStatus status, Consumer<String> problems) {
+      this.context = context;
+      this.status = status;
+      this.problems = problems;
+    }
+
+    /**
+     * Counts the refusal, writes its answer with {@code Connection: close}, and reads and drops
+     * what the client still sends for a second, then closes, so that closing with unread bytes does
+     * not reset the connection before the client has read the answer.
+     */
+    void send() {
+      boolean tooLarge = status.code() == HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE.code();
+      problems.accept(tooLarge ? "too_large" : "malformed_http");
+      byte[] body =
+          Json.error(
+              tooLarge
+                  ? "the body must be at most " + Json.MAX_BODY_BYTES + " bytes"
+                  : "the only Expect this service meets is 100-continue");
+      FullHttpResponse response =
+          new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
+      response.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json");
+      response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+      response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+      var unused = context.writeAndFlush(response);
+      context.channel().config().setAutoRead(true);
+      var unusedClose = context.executor().schedule(() -> close(context), 1, TimeUnit.SECONDS);
+    }
+
+    private static void close(ChannelHandlerContext ctx) {
+      var unused = ctx.close();
+    }
   }
 }

@@ -41,12 +41,13 @@ import java.util.function.Consumer;
  * Settings.Http#idleTimeout()} for its next request is closed; a request line over 4 KiB or headers
  * over 8 KiB get 431 or 400, a body over {@value Json#MAX_BODY_BYTES} bytes 413 (also when {@code
  * Expect: 100-continue} announces it), another {@code Expect} 417. A request being decided is
- * always answered: neither timeout ends its connection meanwhile. Each connection serves one
- * request at a time, in order (pipelined requests wait their turn); requests pipelined behind one
- * that closes the connection ({@code Connection: close}, HTTP/1.0, 408, 413, 417) are dropped,
- * neither decided nor counted, as their answers could not be sent. Each bound that ends a
- * connection is reported to {@code problems} with a word: {@code too_many_connections}, {@code
- * read_timeout}, {@code malformed_http}, {@code too_large}.
+ * always answered: neither timeout ends its connection meanwhile, and a 408, 413 or 417 of a
+ * request pipelined behind it waits for its answer and follows it. Each connection serves one
+ * request at a time, in order (pipelined requests wait their turn, and so do their answers);
+ * requests pipelined behind one that closes the connection ({@code Connection: close}, HTTP/1.0,
+ * 408, 413, 417) are dropped, neither decided nor counted, as their answers could not be sent. Each
+ * bound that ends a connection is reported to {@code problems} with a word: {@code
+ * too_many_connections}, {@code read_timeout}, {@code malformed_http}, {@code too_large}.
  *
  * <p>{@link #close(long)} stops accepting, answers new requests on open connections with 503, waits
  * for the requests in flight, then closes every connection. Thread-safe.
@@ -188,7 +189,12 @@ public final class HttpPort {
       Runnable next =
           () -> { // on the event loop
             busy = false;
-            if (timeout.answered()) {
+            boolean ended = timeout.answered();
+            if (held != null) { // its request came behind the one just answered
+              BoundedAggregator.Refusal refusal = held;
+              held = null;
+              refusal.send();
+            } else if (ended) {
               closing = true;
             } else {
               ctx.read();
@@ -212,13 +218,20 @@ public final class HttpPort {
     }
 
     /**
-     * Whether the connection is closing (a request asked to, or it was answered 408, 413 or 417):
-     * later requests are dropped unread. Event loop only, as is {@link #busy}.
+     * Whether the connection is closing (a request asked to, or it was answered 408, 413 or 417, or
+     * is to be once the answer in flight is written): later requests are dropped unread. Event loop
+     * only, as are {@link #busy} and {@link #held}.
      */
     private boolean closing;
 
     /** Whether a request of this connection is being answered: the idle timeout waits. */
     private boolean busy;
+
+    /**
+     * The aggregator's refusal (413, 417) of a request that came behind the one being answered,
+     * sent once that one is, so that answers keep the order of requests; or null.
+     */
+    private BoundedAggregator.Refusal held;
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
@@ -253,9 +266,16 @@ public final class HttpPort {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
-      if (event == BoundedAggregator.CLOSING) {
+      if (event instanceof BoundedAggregator.Refusal refusal) {
+        if (closing) { // behind an answer that closes the connection: never to be answered
+          return;
+        }
         closing = true;
-        super.userEventTriggered(ctx, event);
+        if (busy) {
+          held = refusal;
+        } else {
+          refusal.send();
+        }
       } else if (event instanceof IdleStateEvent) {
         if (!busy) { // else the decision is slow, not the client: its answer resets the clock
           var unused = ctx.close();

@@ -100,8 +100,8 @@ final class ReadTimeout extends ChannelDuplexHandler {
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
-    if (event == BoundedAggregator.CLOSING) {
-      ended = true; // already answered, closing: a 408 would be a second answer
+    if (event instanceof BoundedAggregator.Refusal) {
+      ended = true; // answered (or about to be, after the answer in flight), closing: no 408
     }
     super.userEventTriggered(ctx, event);
   }
