@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.netty.buffer.ByteBufInputStream;
 import io.slidingwindow.DurationText;
 import io.slidingwindow.Limit;
-import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.Quota;
 import io.slidingwindow.redis.RedisUris;
 import io.slidingwindow.server.decide.AdminOverrides;
@@ -22,7 +21,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -434,9 +432,7 @@ final class OverrideRoutes {
   /** {@code sha256:} and the first 16 characters of the Base64url SHA-256 of {@code value}. */
   static String digest(String value) {
     try {
-      byte[] hash =
-          MessageDigest.getInstance("SHA-256")
-              .digest(LimiterKeys.bounded(value).getBytes(StandardCharsets.UTF_8));
+      byte[] hash = MessageDigest.getInstance("SHA-256").digest(ValueBytes.digested(value));
       return "sha256:"
           + Base64.getUrlEncoder().withoutPadding().encodeToString(hash).substring(0, 16);
     } catch (NoSuchAlgorithmException e) {

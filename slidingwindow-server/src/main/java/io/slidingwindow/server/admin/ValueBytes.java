@@ -1,6 +1,7 @@
 package io.slidingwindow.server.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.server.decide.Decisions.BadRequest;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -56,9 +57,27 @@ final class ValueBytes {
     }
   }
 
-  /** Whether {@code value} was read from bytes that are not UTF-8. */
+  /**
+   * Whether {@code value} was read from bytes that are not UTF-8: it starts with {@value #NOT_UTF8}
+   * and no low surrogate follows (text starting with a character from U+10000 to U+103FF starts
+   * with that same high surrogate, then a low one; a byte never reads as one).
+   */
   static boolean notUtf8(String value) {
-    return value.startsWith(NOT_UTF8);
+    return value.startsWith(NOT_UTF8)
+        && !(value.length() > NOT_UTF8.length()
+            && Character.isLowSurrogate(value.charAt(NOT_UTF8.length())));
+  }
+
+  /**
+   * The bytes the audit lines digest for {@code value}: those it was read from if it is {@link
+   * #notUtf8} (so that it never shares a digest with some text), else the UTF-8 of the key it is
+   * counted by ({@link LimiterKeys#bounded}: the value itself unless long or starting with {@code
+   * sha256:}), as the Spring Boot starter's quota lines digest keys.
+   */
+  static byte[] digested(String value) {
+    return notUtf8(value)
+        ? value.substring(NOT_UTF8.length()).getBytes(StandardCharsets.ISO_8859_1)
+        : LimiterKeys.bounded(value).getBytes(StandardCharsets.UTF_8);
   }
 
   /** The escaped bytes of {@code value}, one that is {@link #notUtf8}. */
