@@ -1,22 +1,16 @@
 package io.slidingwindow.server;
 
+import static io.slidingwindow.server.RawSockets.DECIDE;
+import static io.slidingwindow.server.RawSockets.readResponse;
+import static io.slidingwindow.server.RawSockets.request;
+import static io.slidingwindow.server.RawSockets.send;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.testkit.redis.RedisServerProcess;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.InetAddress;
 import java.net.Socket;
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -26,36 +20,23 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A request the port refuses itself (413, 417) pipelined behind one still being decided (Redis
- * paused), over raw sockets: the refusal waits for the answer in flight and follows it, so a
- * pipelining client reads every answer as its own request's; the request decided is answered and
+ * paused), over raw sockets: the refusal waits for the answers of the requests before it, so a
+ * pipelining client reads every answer as its own request's; each request decided is answered and
  * counted once, and requests behind the refusal are neither answered nor counted.
  */
 class HttpPipelineOrderIT {
 
-  private static final String DECIDE =
-      "{\"domain\": \"api\", \"descriptors\": [{\"entries\": [{\"key\": \"client\","
-          + " \"value\": \"c\"}]}]}";
-
   @TempDir Path dir;
-  private final List<Socket> sockets = new ArrayList<>();
+  private final RawSockets sockets = new RawSockets();
   private RedisServerProcess redis;
   private RateLimitServer server;
 
   /** A service on a Redis of its own, whose commands wait as long as they must, warmed up. */
   @BeforeEach
   void start() throws Exception {
-    Path config = dir.resolve("api.yaml");
-    Files.writeString(
-        config,
-        """
-        domain: api
-        descriptors:
-          - key: client
-            rate_limit: {unit: minute, requests_per_unit: 1000}
-        """);
     redis = RedisServerProcess.start();
     server =
-        TestServers.onLoopback(config)
+        TestServers.onLoopback(TestServers.clientConfig(dir, "minute", 1000))
             .redis(redis.uri())
             .redisCommandTimeout(Duration.ofSeconds(20))
             .start();
@@ -64,9 +45,7 @@ class HttpPipelineOrderIT {
 
   @AfterEach
   void stop() throws IOException {
-    for (Socket socket : sockets) {
-      socket.close();
-    }
+    sockets.close();
     if (server != null) {
       server.close();
     }
@@ -148,30 +127,37 @@ class HttpPipelineOrderIT {
     assertThat(readUntilClosed(socket)).isEmpty(); // no answer after one that closes
   }
 
+  @Test
+  void slowDecision_wholeRequestThenUnsupportedExpectationBehindIt_answeredInOrder()
+      throws Exception {
+    Socket socket = open();
+    redis.cli("CLIENT", "PAUSE", "1500", "ALL");
+
+    send(
+        socket,
+        request(DECIDE)
+            + request(DECIDE)
+            + request(DECIDE).replace("\r\n\r\n", "\r\nExpect: something-else\r\n\r\n")
+            + request(DECIDE));
+
+    assertThat(readResponse(socket)).startsWith("HTTP/1.1 200").contains("\"remaining\":998");
+    assertThat(readResponse(socket))
+        .as("the whole request waiting behind the slow one is answered before the refusal")
+        .startsWith("HTTP/1.1 200")
+        .contains("\"remaining\":997");
+    assertThat(readResponse(socket)).startsWith("HTTP/1.1 417").contains("100-continue");
+    assertThat(readUntilClosed(socket)).isEmpty();
+    assertThat(decideOnce()).contains("\"remaining\":996"); // the last was never decided
+  }
+
   private String decideOnce() throws IOException {
     Socket socket = open();
     send(socket, request(DECIDE));
     return readResponse(socket);
   }
 
-  private static String request(String body) {
-    return "POST /v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        + "Content-Length: "
-        + body.length()
-        + "\r\n\r\n"
-        + body;
-  }
-
   private Socket open() throws IOException {
-    Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.httpPort());
-    socket.setSoTimeout(10_000);
-    sockets.add(socket);
-    return socket;
-  }
-
-  private static void send(Socket socket, String text) throws IOException {
-    socket.getOutputStream().write(text.getBytes(StandardCharsets.US_ASCII));
-    socket.getOutputStream().flush();
+    return sockets.open(server.httpPort());
   }
 
   /** Sends, ignoring a connection the server closed before reading everything. */
@@ -183,33 +169,7 @@ class HttpPipelineOrderIT {
     }
   }
 
-  /** One response: its head, and a body of its Content-Length; empty if the connection closed. */
-  private static String readResponse(Socket socket) throws IOException {
-    InputStream in = socket.getInputStream();
-    ByteArrayOutputStream head = new ByteArrayOutputStream();
-    while (!head.toString(StandardCharsets.US_ASCII).endsWith("\r\n\r\n")) {
-      int b = in.read();
-      if (b < 0) {
-        break;
-      }
-      head.write(b);
-    }
-    String text = head.toString(StandardCharsets.US_ASCII);
-    int at = text.toLowerCase(Locale.ROOT).indexOf("content-length:");
-    int length =
-        at < 0 ? 0 : Integer.parseInt(text.substring(at + 15, text.indexOf('\r', at)).trim());
-    return text + new String(in.readNBytes(length), StandardCharsets.UTF_8);
-  }
-
-  /** Everything until the server closes the connection, within 5 seconds. */
   private static String readUntilClosed(Socket socket) throws IOException {
-    socket.setSoTimeout(5_000);
-    try {
-      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    } catch (SocketTimeoutException e) {
-      throw new AssertionError("the server did not close the connection within 5 s", e);
-    } catch (SocketException e) {
-      return ""; // reset: closed with the request unread
-    }
+    return RawSockets.readUntilClosed(socket, Duration.ofSeconds(5));
   }
 }

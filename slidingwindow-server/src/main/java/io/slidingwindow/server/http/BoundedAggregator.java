@@ -72,14 +72,17 @@ final class BoundedAggregator extends HttpObjectAggregator {
     return msg == Unpooled.EMPTY_BUFFER || super.ignoreContentAfterContinueResponse(msg);
   }
 
-  /** Tells the handlers of the pipeline that the request now arriving is refused with status. */
+  /**
+   * Passes on, in the place of the request now arriving, its refusal with {@code status}: as a
+   * message, so that it waits behind the whole requests before it, and is answered after them.
+   */
   private void refuse(HttpResponseStatus status) {
-    context.pipeline().fireUserEventTriggered(new Refusal(context, status, problems));
+    context.fireChannelRead(new Refusal(context, status, problems));
   }
 
   /**
-   * A closing answer (413 or 417) to a request that will never be decided, as a user event: the
-   * connection reads no further request. Event loop only.
+   * A closing answer (413 or 417) to a request that will never be decided, passed on as a message
+   * in the request's place: the connection reads no further request. Event loop only.
    */
   static final class Refusal {
     private final ChannelHandlerContext context;

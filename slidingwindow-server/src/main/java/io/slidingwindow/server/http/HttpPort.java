@@ -189,12 +189,7 @@ public final class HttpPort {
       Runnable next =
           () -> { // on the event loop
             busy = false;
-            boolean ended = timeout.answered();
-            if (held != null) { // its request came behind the one just answered
-              BoundedAggregator.Refusal refusal = held;
-              held = null;
-              refusal.send();
-            } else if (ended) {
+            if (timeout.answered()) {
               closing = true;
             } else {
               ctx.read();
@@ -218,9 +213,8 @@ public final class HttpPort {
     }
 
     /**
-     * Whether the connection is closing (a request asked to, or it was answered 408, 413 or 417, or
-     * is to be once the answer in flight is written): later requests are dropped unread. Event loop
-     * only, as are {@link #busy} and {@link #held}.
+     * Whether the connection is closing (a request asked to, or it was answered 408, 413 or 417):
+     * later requests are dropped unread. Event loop only, as is {@link #busy}.
      */
     private boolean closing;
 
@@ -228,10 +222,20 @@ public final class HttpPort {
     private boolean busy;
 
     /**
-     * The aggregator's refusal (413, 417) of a request that came behind the one being answered,
-     * sent once that one is, so that answers keep the order of requests; or null.
+     * Takes the aggregator's refusal (413, 417) of a request in that request's turn, after the
+     * answers of the requests before it, as any request is taken.
      */
-    private BoundedAggregator.Refusal held;
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+      if (msg instanceof BoundedAggregator.Refusal refusal) {
+        if (!closing) { // else behind an answer that closes the connection: never to be sent
+          closing = true;
+          refusal.send();
+        }
+      } else {
+        super.channelRead(ctx, msg);
+      }
+    }
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
@@ -266,17 +270,7 @@ public final class HttpPort {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
-      if (event instanceof BoundedAggregator.Refusal refusal) {
-        if (closing) { // behind an answer that closes the connection: never to be answered
-          return;
-        }
-        closing = true;
-        if (busy) {
-          held = refusal;
-        } else {
-          refusal.send();
-        }
-      } else if (event instanceof IdleStateEvent) {
+      if (event instanceof IdleStateEvent) {
         if (!busy) { // else the decision is slow, not the client: its answer resets the clock
           var unused = ctx.close();
         }

@@ -20,8 +20,9 @@ import java.util.function.Consumer;
  * must wait behind another). One timer per connection, not per request: it wakes at most once a
  * timeout, and when a request has been arriving for longer than the timeout it ends the connection,
  * else it sleeps until that request's time is up. While the connection's request in flight is being
- * decided, the 408 waits for its answer, which comes first: a request decided and counted is always
- * answered. One per connection, used on its event loop only.
+ * decided, or whole requests wait behind it, the 408 waits for their answers, which come first: a
+ * request decided and counted is always answered, and answers keep the order of requests. One per
+ * connection, used on its event loop only.
  */
 final class ReadTimeout extends ChannelDuplexHandler {
 
@@ -39,8 +40,14 @@ final class ReadTimeout extends ChannelDuplexHandler {
   /** Whether a request of this connection is being answered. */
   private boolean answering;
 
-  /** Whether the connection is closing: nothing more to time. */
+  /** How many whole requests wait to be answered behind the one being answered. */
+  private int waiting;
+
+  /** Whether the connection is closing (408, or a refusal on its way): nothing more to time. */
   private boolean ended;
+
+  /** Whether this handler answered 408 and is closing the connection. */
+  private boolean timedOut;
 
   ReadTimeout(Duration timeout, Consumer<String> problems) {
     this.timeoutNanos = timeout.toNanos();
@@ -66,44 +73,48 @@ final class ReadTimeout extends ChannelDuplexHandler {
     ctx.fireChannelRead(msg);
   }
 
-  /** A handler, after the aggregator, that stops a request's clock as soon as it is whole. */
+  /**
+   * A handler, after the aggregator, that stops a request's clock as soon as it is whole (and
+   * counts it as waiting to be answered), and that ends the timing when a request is refused there
+   * (413, 417: that answer comes in the request's turn, and closes the connection).
+   */
   ChannelInboundHandlerAdapter completions() {
     return new ChannelInboundHandlerAdapter() {
       @Override
       public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof FullHttpRequest) {
           requestStart = 0; // the next byte starts the next request's clock
+          waiting++;
+        } else if (msg instanceof BoundedAggregator.Refusal) {
+          ended = true; // answered in its turn, closing: no 408 ahead of it
         }
         ctx.fireChannelRead(msg);
       }
     };
   }
 
-  /** A request of this connection is being answered: a 408 waits until it is. */
+  /** A whole request of this connection is being answered: a 408 waits until it is. */
   void answering() {
     answering = true;
+    waiting--;
   }
 
   /**
-   * The request being answered was: if the request arriving behind it is past its time, it is
-   * answered 408 now and the connection closes.
+   * The request being answered was: if no whole request waits behind it and the request arriving is
+   * past its time, that one is answered 408 now and the connection closes.
    *
-   * @return whether the connection is closing, so that no further request may be decided
+   * @return whether it answered 408 and the connection is closing, so that no further request may
+   *     be decided (a refusal waiting its turn is still to be taken)
    */
   boolean answered() {
     answering = false;
-    if (!ended && requestStart != 0 && System.nanoTime() - requestStart >= timeoutNanos) {
+    if (!ended
+        && waiting == 0
+        && requestStart != 0
+        && System.nanoTime() - requestStart >= timeoutNanos) {
       end();
     }
-    return ended;
-  }
-
-  @Override
-  public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
-    if (event instanceof BoundedAggregator.Refusal) {
-      ended = true; // answered (or about to be, after the answer in flight), closing: no 408
-    }
-    super.userEventTriggered(ctx, event);
+    return timedOut;
   }
 
   @Override
@@ -124,7 +135,7 @@ final class ReadTimeout extends ChannelDuplexHandler {
     long waited = start == 0 ? 0 : System.nanoTime() - start;
     if (waited < timeoutNanos) {
       timer = context.executor().schedule(this::check, timeoutNanos - waited, TimeUnit.NANOSECONDS);
-    } else if (answering) { // answered() ends it once the request in flight is answered
+    } else if (answering || waiting > 0) { // answered() ends it once the requests before are
       timer = context.executor().schedule(this::check, timeoutNanos, TimeUnit.NANOSECONDS);
     } else {
       end();
@@ -133,6 +144,7 @@ final class ReadTimeout extends ChannelDuplexHandler {
 
   private void end() {
     ended = true;
+    timedOut = true;
     problems.accept("read_timeout");
     var unused =
         context
