@@ -1,9 +1,10 @@
 package io.slidingwindow;
 
-import io.slidingwindow.internal.CalendarPeriods;
+import io.slidingwindow.internal.CalendarDays;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.time.temporal.ChronoUnit;
 
 /**
  * The period of a calendar quota ({@link Limit#calendar}): a day, an ISO week (Monday first), a
@@ -24,19 +25,26 @@ import java.time.ZoneId;
  */
 public enum CalendarPeriod {
   /** A day. */
-  DAY(Duration.ofHours(24)),
+  DAY(Duration.ofHours(24), ChronoUnit.DAYS),
   /** An ISO-8601 week, from Monday to Sunday. */
-  WEEK(Duration.ofDays(7)),
+  WEEK(Duration.ofDays(7), ChronoUnit.WEEKS),
   /** A month. */
-  MONTH(Duration.ofDays(31)),
+  MONTH(Duration.ofDays(31), ChronoUnit.MONTHS),
   /** A year. */
-  YEAR(Duration.ofDays(366));
+  YEAR(Duration.ofDays(366), ChronoUnit.YEARS);
 
   private final Duration longest;
 
-  /** {@code nominal} plus what a period may last beyond it through daylight-saving or rules. */
-  CalendarPeriod(Duration nominal) {
+  /** The unit by which {@link CalendarDays} knows this period. */
+  private final ChronoUnit unit;
+
+  /**
+   * {@code nominal} plus what a period may last beyond it through daylight-saving or rules; {@code
+   * unit} names the period to {@link CalendarDays}.
+   */
+  CalendarPeriod(Duration nominal, ChronoUnit unit) {
     this.longest = nominal.plusHours(2);
+    this.unit = unit;
   }
 
   /**
@@ -56,8 +64,7 @@ public enum CalendarPeriod {
    * @throws IllegalArgumentException if an argument is null
    */
   public Instant start(Instant instant, ZoneId zone) {
-    return CalendarPeriods.start(
-        this, zone, CalendarPeriods.index(this, zone, check(instant, zone)));
+    return CalendarDays.start(unit, zone, CalendarDays.index(unit, zone, check(instant, zone)));
   }
 
   /**
@@ -66,8 +73,7 @@ public enum CalendarPeriod {
    * @throws IllegalArgumentException if an argument is null
    */
   public Instant end(Instant instant, ZoneId zone) {
-    return CalendarPeriods.start(
-        this, zone, CalendarPeriods.index(this, zone, check(instant, zone)) + 1);
+    return CalendarDays.start(unit, zone, CalendarDays.index(unit, zone, check(instant, zone)) + 1);
   }
 
   /** The word of this period in limit text, as in {@code 10000/month@Europe/Paris}. */

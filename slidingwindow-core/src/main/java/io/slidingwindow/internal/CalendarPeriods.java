@@ -1,22 +1,17 @@
 package io.slidingwindow.internal;
 
 import io.slidingwindow.CalendarPeriod;
-import java.time.DayOfWeek;
 import java.time.Instant;
-import java.time.LocalDate;
 import java.time.ZoneId;
-import java.time.temporal.TemporalAdjusters;
+import java.time.temporal.ChronoUnit;
 
 /**
  * The periods of one calendar quota on one limiter's clock, and the period arithmetic shared with
  * the Redis limiter (which passes period boundaries to its script).
  *
- * <p>Periods are numbered by consecutive integers, their index: the epoch day of a day; for a week,
- * the number of Mondays since 5 January 1970 (a Monday); for a month, {@code year * 12 + month -
- * 1}; for a year, the year. A period begins at {@code firstDay.atStartOfDay(zone)} (see {@link
- * CalendarPeriod} for why that is the earliest instant of its first day or later) and ends where
- * the next one begins; the period of an instant is the last one that has begun, so periods never
- * overlap, even where the local date steps back.
+ * <p>Periods are numbered by consecutive integers, their index, and begin and end as {@link
+ * CalendarDays} computes them (see {@link CalendarPeriod} for why a period begins at the earliest
+ * instant of its first day or later); this class names them by the API's enum.
  *
  * <p>A limiter's clock is nanoseconds since its origin; {@code anchorEpochNanos} is the wall-clock
  * time of that origin, read once when the limiter is built, so the epoch time of limiter time
@@ -78,41 +73,21 @@ public final class CalendarPeriods {
 
   /** The index of the period that holds {@code instant}: the last that began at or before it. */
   public static long index(CalendarPeriod period, ZoneId zone, Instant instant) {
-    long index = indexOf(period, instant.atZone(zone).toLocalDate());
-    while (instant.isBefore(start(period, zone, index))) {
-      index--;
-    }
-    while (!instant.isBefore(start(period, zone, index + 1))) {
-      index++;
-    }
-    return index;
+    return CalendarDays.index(unit(period), zone, instant);
   }
 
   /** The instant period {@code index} begins. */
   public static Instant start(CalendarPeriod period, ZoneId zone, long index) {
-    return firstDay(period, index).atStartOfDay(zone).toInstant();
+    return CalendarDays.start(unit(period), zone, index);
   }
 
-  /** The index of the period whose days include {@code date}. */
-  static long indexOf(CalendarPeriod period, LocalDate date) {
+  /** The unit by which {@link CalendarDays} knows {@code period}. */
+  static ChronoUnit unit(CalendarPeriod period) {
     return switch (period) {
-      case DAY -> date.toEpochDay();
-      case WEEK ->
-          Math.floorDiv(
-              date.with(TemporalAdjusters.previousOrSame(DayOfWeek.MONDAY)).toEpochDay() - 4, 7);
-      case MONTH -> date.getYear() * 12L + date.getMonthValue() - 1;
-      case YEAR -> date.getYear();
-    };
-  }
-
-  /** The first day of period {@code index}. */
-  static LocalDate firstDay(CalendarPeriod period, long index) {
-    return switch (period) {
-      case DAY -> LocalDate.ofEpochDay(index);
-      case WEEK -> LocalDate.ofEpochDay(index * 7 + 4);
-      case MONTH ->
-          LocalDate.of(Math.toIntExact(Math.floorDiv(index, 12)), Math.floorMod(index, 12) + 1, 1);
-      case YEAR -> LocalDate.of(Math.toIntExact(index), 1, 1);
+      case DAY -> ChronoUnit.DAYS;
+      case WEEK -> ChronoUnit.WEEKS;
+      case MONTH -> ChronoUnit.MONTHS;
+      case YEAR -> ChronoUnit.YEARS;
     };
   }
 
