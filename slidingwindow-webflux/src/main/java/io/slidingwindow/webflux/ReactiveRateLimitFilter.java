@@ -12,7 +12,7 @@ import io.slidingwindow.http.RefusalReplies;
 import io.slidingwindow.http.RequestPaths;
 import io.slidingwindow.http.Settlement;
 import io.slidingwindow.spring.RateLimit;
-import io.slidingwindow.webflux.internal.ReactiveFilters;
+import io.slidingwindow.webflux.internal.FilterHandover;
 import io.slidingwindow.webflux.internal.ReactiveKeySource;
 import io.slidingwindow.webflux.internal.ReactiveRateLimitAnnotations;
 import java.util.List;
@@ -70,7 +70,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
   private final int order;
 
   static {
-    ReactiveFilters.install(new Access());
+    FilterHandover.install(new Access());
   }
 
   private ReactiveRateLimitFilter(
@@ -298,8 +298,8 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
         .subscribeOn(Schedulers.parallel());
   }
 
-  /** The filter's constructor and annotations, for {@link ReactiveFilters}. */
-  private static final class Access implements ReactiveFilters.Access {
+  /** The filter's constructor and annotations, handed over to {@link FilterHandover}. */
+  private static final class Access implements FilterHandover.Access<ReactiveRateLimitFilter> {
     @Override
     public ReactiveRateLimitFilter filter(
         Supplier<EnforcementCore<ReactiveKeySource>> cores,

@@ -12,56 +12,12 @@ import reactor.core.publisher.Mono;
 /**
  * Makes {@link ReactiveRateLimitFilter}s of the parts the Spring Boot starter wires (rules rebuilt
  * on reload, {@link ReactiveRateLimitAnnotations}), which the filter's public builder does not
- * take, and reads those parts back. The filter hands over its {@link Access} when its class is
- * initialized.
+ * take, and reads those parts back, through the access the filter hands over to {@link
+ * FilterHandover} when its class is initialized.
  */
 public final class ReactiveFilters {
 
-  /** What the filter hands over: its constructor and its annotations. */
-  public interface Access {
-
-    /** A filter of the rules {@code cores} gives, then of {@code annotations} (null for none). */
-    ReactiveRateLimitFilter filter(
-        Supplier<EnforcementCore<ReactiveKeySource>> cores,
-        ClientAddresses addresses,
-        ReactiveRateLimitAnnotations annotations,
-        int order);
-
-    /** The annotations {@code filter} enforces, or null if none. */
-    ReactiveRateLimitAnnotations annotations(ReactiveRateLimitFilter filter);
-
-    /**
-     * Counts {@code exchange}, where {@code handler} (the handler the dispatcher picked) is about
-     * to run, by what {@code filter} has not counted it by: its rules that apply to the request
-     * only since a later web filter changed it, and the rule of an annotated {@code handler}. True
-     * to go on, false once the refusal was written; null at once if there is nothing to count.
-     */
-    Mono<Boolean> atHandler(
-        ReactiveRateLimitFilter filter, ServerWebExchange exchange, Object handler);
-
-    /** Ends {@code exchange} with {@code reply}, as the filter writes its own answers. */
-    Mono<Void> write(ServerWebExchange exchange, HttpReply reply);
-  }
-
-  private static volatile Access access;
-
   private ReactiveFilters() {}
-
-  /**
-   * Takes the filter's access; the filter's class calls it once, when it is initialized.
-   *
-   * @throws IllegalArgumentException if {@code access} is null
-   * @throws IllegalStateException if an access was already handed over
-   */
-  public static synchronized void install(Access access) {
-    if (access == null) {
-      throw new IllegalArgumentException("access must not be null");
-    }
-    if (ReactiveFilters.access != null) {
-      throw new IllegalStateException("the filter's access is already installed");
-    }
-    ReactiveFilters.access = access;
-  }
 
   /**
    * A filter of the rules {@code cores} gives, then of the annotations, if any. {@code cores} is
@@ -113,16 +69,18 @@ public final class ReactiveFilters {
     return access().write(exchange, reply);
   }
 
-  private static Access access() {
-    Access current = access;
-    if (current != null) {
-      return current;
+  /** The filter's access: only the filter's class installs one, so its type is the filter's. */
+  @SuppressWarnings("unchecked")
+  private static FilterHandover.Access<ReactiveRateLimitFilter> access() {
+    FilterHandover.Access<?> current = FilterHandover.installed();
+    if (current == null) {
+      try {
+        MethodHandles.lookup().ensureInitialized(ReactiveRateLimitFilter.class);
+      } catch (IllegalAccessException e) {
+        throw new IllegalStateException("cannot initialize " + ReactiveRateLimitFilter.class, e);
+      }
+      current = FilterHandover.installed();
     }
-    try {
-      MethodHandles.lookup().ensureInitialized(ReactiveRateLimitFilter.class);
-    } catch (IllegalAccessException e) {
-      throw new IllegalStateException("cannot initialize " + ReactiveRateLimitFilter.class, e);
-    }
-    return access;
+    return (FilterHandover.Access<ReactiveRateLimitFilter>) current;
   }
 }
