@@ -10,7 +10,7 @@ import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.RateLimitKeyContext;
 import io.slidingwindow.spring.internal.RateLimitAnnotations;
-import io.slidingwindow.webmvc.internal.RateLimitInterceptors;
+import io.slidingwindow.webmvc.internal.InterceptorHandover;
 import io.slidingwindow.webmvc.internal.ServletKeys;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
@@ -58,7 +58,7 @@ public final class RateLimitInterceptor implements AsyncHandlerInterceptor {
   private final RateLimitAnnotations annotations = new RateLimitAnnotations();
 
   static {
-    RateLimitInterceptors.install(new Access());
+    InterceptorHandover.install(new Access());
   }
 
   private RateLimitInterceptor(Builder builder) {
@@ -156,8 +156,8 @@ public final class RateLimitInterceptor implements AsyncHandlerInterceptor {
     return ServletKeys.resolver(where + ": key", key, clientIp, keyResolverBeans);
   }
 
-  /** The interceptor's start-up wiring, for {@link RateLimitInterceptors}. */
-  private static final class Access implements RateLimitInterceptors.Access {
+  /** The interceptor's start-up wiring, handed over to {@link InterceptorHandover}. */
+  private static final class Access implements InterceptorHandover.Access<RateLimitInterceptor> {
     @Override
     public void register(RateLimitInterceptor interceptor, Method method) {
       interceptor.register(method);

@@ -7,43 +7,13 @@ import java.lang.reflect.Method;
 /**
  * The start-up wiring of a {@link RateLimitInterceptor} that the Spring Boot starter does and the
  * interceptor's public API does not offer: checking annotated handler methods ahead of their first
- * request, and keeping rule names unique across the filter's rules and the annotations. The
- * interceptor hands over its {@link Access} when its class is initialized.
+ * request, and keeping rule names unique across the filter's rules and the annotations. It goes
+ * through the access the interceptor hands over to {@link InterceptorHandover} when its class is
+ * initialized.
  */
 public final class RateLimitInterceptors {
 
-  /** What the interceptor hands over: its start-up wiring. */
-  public interface Access {
-
-    /** See {@link RateLimitInterceptors#register}. */
-    void register(RateLimitInterceptor interceptor, Method method);
-
-    /** See {@link RateLimitInterceptors#reserve}. */
-    void reserve(RateLimitInterceptor interceptor, String ruleName, String owner);
-
-    /** See {@link RateLimitInterceptors#checkRuleName}. */
-    void checkRuleName(RateLimitInterceptor interceptor, String ruleName);
-  }
-
-  private static volatile Access access;
-
   private RateLimitInterceptors() {}
-
-  /**
-   * Takes the interceptor's access; the interceptor's class calls it once, when it is initialized.
-   *
-   * @throws IllegalArgumentException if {@code access} is null
-   * @throws IllegalStateException if an access was already handed over
-   */
-  public static synchronized void install(Access access) {
-    if (access == null) {
-      throw new IllegalArgumentException("access must not be null");
-    }
-    if (RateLimitInterceptors.access != null) {
-      throw new IllegalStateException("the interceptor's access is already installed");
-    }
-    RateLimitInterceptors.access = access;
-  }
 
   /**
    * Checks and prepares the {@code @RateLimit} of {@code method}, if any, so that a bad one stops
@@ -77,16 +47,21 @@ public final class RateLimitInterceptors {
     access().checkRuleName(interceptor, ruleName);
   }
 
-  private static Access access() {
-    Access current = access;
-    if (current != null) {
-      return current;
+  /**
+   * The interceptor's access: only the interceptor's class installs one, so its type is the
+   * interceptor's.
+   */
+  @SuppressWarnings("unchecked")
+  private static InterceptorHandover.Access<RateLimitInterceptor> access() {
+    InterceptorHandover.Access<?> current = InterceptorHandover.installed();
+    if (current == null) {
+      try {
+        MethodHandles.lookup().ensureInitialized(RateLimitInterceptor.class);
+      } catch (IllegalAccessException e) {
+        throw new IllegalStateException("cannot initialize " + RateLimitInterceptor.class, e);
+      }
+      current = InterceptorHandover.installed();
     }
-    try {
-      MethodHandles.lookup().ensureInitialized(RateLimitInterceptor.class);
-    } catch (IllegalAccessException e) {
-      throw new IllegalStateException("cannot initialize " + RateLimitInterceptor.class, e);
-    }
-    return access;
+    return (InterceptorHandover.Access<RateLimitInterceptor>) current;
   }
 }
