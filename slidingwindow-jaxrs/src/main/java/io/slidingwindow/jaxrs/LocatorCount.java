@@ -62,7 +62,20 @@ final class LocatorCount implements ContainerResponseFilter {
   private static final String MATCHED = LocatorCount.class.getName() + ".matched";
 
   /** A {@code @Path} template as the runtime matches it, and its literal characters. */
-  private record Template(Pattern pattern, int literals) {}
+  private record Template(Pattern pattern, int literals, int variables, int ownRegex) {
+
+    /**
+     * Orders templates as JAX-RS prefers them when several match: more literal characters first,
+     * then more variables, then more variables with a regular expression of their own.
+     */
+    int compareTo(Template other) {
+      return literals != other.literals
+          ? Integer.compare(literals, other.literals)
+          : variables != other.variables
+              ? Integer.compare(variables, other.variables)
+              : Integer.compare(ownRegex, other.ownRegex);
+    }
+  }
 
   /**
    * A locator: its template, where its declared return type leads (null: nowhere), and the classes
@@ -149,9 +162,9 @@ final class LocatorCount implements ContainerResponseFilter {
       List<Locator> locators =
           locatorsTaking(owners.get(resources.get(i).getClass()), taken, pathGoesOn);
       if (!locators.isEmpty()) {
-        // Each locator whose template takes the path may be the one the runtime ran (which one is
-        // the runtime's choice by template precedence): counted by the targets of all of them, so
-        // that a sibling declared to return Object never hides a limited one.
+        // The locator the runtime ran is the one whose template it prefers; where templates tie,
+        // each may be it: counted by the targets of all of them, so that a sibling declared to
+        // return Object never hides a limited one.
         List<Object> levels = resources.subList(0, resources.size() - 1);
         Map<Method, Method[]> byAnnotation = new LinkedHashMap<>();
         for (Locator locator : locators) {
@@ -179,23 +192,19 @@ final class LocatorCount implements ContainerResponseFilter {
       }
       Class<?> returned = resources.get(j).getClass();
       List<String> uris = uri.getMatchedURIs();
-      for (Locator locator : owner.locators()) {
-        if (locator.seen() == null
-            || locator.seen().contains(returned)
-            || (locator.lead() != null && !locator.lead().type().isAssignableFrom(returned))) {
+      for (int k = 0; k + 1 < uris.size(); k++) {
+        String inner = strip(uris.get(k));
+        String outer = strip(uris.get(k + 1));
+        if (!inner.startsWith(outer)) {
           continue;
         }
-        for (int k = 0; k + 1 < uris.size(); k++) {
-          String inner = strip(uris.get(k));
-          String outer = strip(uris.get(k + 1));
-          if (inner.startsWith(outer)
-              && locator
-                  .template()
-                  .pattern()
-                  .matcher(strip(inner.substring(outer.length())))
-                  .matches()) {
+        // noted for the locators the runtime prefers for that step only, as they are counted
+        for (Locator locator :
+            locatorsTaking(owner, strip(inner.substring(outer.length())), true)) {
+          if (locator.seen() != null
+              && !locator.seen().contains(returned)
+              && (locator.lead() == null || locator.lead().type().isAssignableFrom(returned))) {
             locator.seen().add(returned);
-            break;
           }
         }
       }
@@ -224,8 +233,9 @@ final class LocatorCount implements ContainerResponseFilter {
   }
 
   /**
-   * The locators of {@code owner} whose templates take {@code taken}, unless a resource method of
-   * at least as many literal characters takes it too (the runtime prefers that method to it).
+   * The locators of {@code owner} whose templates take {@code taken} that the runtime prefers (by
+   * JAX-RS's order of templates; all of them where that order ties), leaving out each that a
+   * resource method of at least as many literal characters takes it from.
    */
   private static List<Locator> locatorsTaking(Owner owner, String taken, boolean pathGoesOn) {
     List<Locator> taking = new ArrayList<>(1);
@@ -238,6 +248,15 @@ final class LocatorCount implements ContainerResponseFilter {
         if (method.literals() >= locator.template().literals()
             && method.pattern().matcher(taken).matches()) {
           continue next;
+        }
+      }
+      if (!taking.isEmpty()) {
+        int order = locator.template().compareTo(taking.get(0).template());
+        if (order < 0) {
+          continue; // the runtime prefers those taken already
+        }
+        if (order > 0) {
+          taking.clear(); // the runtime prefers this one to those
         }
       }
       taking.add(locator);
@@ -327,6 +346,8 @@ final class LocatorCount implements ContainerResponseFilter {
     String text = strip(path);
     StringBuilder regex = new StringBuilder();
     int literals = 0;
+    int variables = 0;
+    int ownRegex = 0;
     int i = 0;
     while (i < text.length()) {
       char c = text.charAt(i);
@@ -344,6 +365,8 @@ final class LocatorCount implements ContainerResponseFilter {
       }
       String inside = text.substring(i + 1, depth == 0 ? j - 1 : j);
       int colon = inside.indexOf(':');
+      variables++;
+      ownRegex += colon < 0 ? 0 : 1;
       regex
           .append('(')
           .append(colon < 0 ? "[^/]+" : inside.substring(colon + 1).trim())
@@ -351,7 +374,7 @@ final class LocatorCount implements ContainerResponseFilter {
       i = j;
     }
     try {
-      return new Template(Pattern.compile(regex.toString()), literals);
+      return new Template(Pattern.compile(regex.toString()), literals, variables, ownRegex);
     } catch (PatternSyntaxException e) {
       return null;
     }

@@ -8,6 +8,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -16,7 +17,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Two locators of one class whose templates both take a failed guess's path, one declared to return
  * {@code Object} (nothing known to count against after a restart), the other a limited class that
  * the runtime prefers by its template's regular expression: the guess counts against the limited
- * class, whichever of the two the class lists first.
+ * class, whichever of the two the class lists first. And a failure in a locator the runtime prefers
+ * by its literal path is not counted by a sibling it did not run.
  */
 class JaxrsLocatorSiblingTest extends JaxrsServerCase {
 
@@ -30,6 +32,42 @@ class JaxrsLocatorSiblingTest extends JaxrsServerCase {
 
     @Path("{token: (issued|guess).*}")
     public Share zShare(@PathParam("token") String token) {
+      if (!token.startsWith("issued")) {
+        throw new NotFoundException();
+      }
+      return new Share();
+    }
+  }
+
+  /**
+   * As {@link Shelf}, the names swapped, so that reflection tends to list the limited one first.
+   */
+  @Path("rack")
+  public static class Rack {
+    @Path("{token: (issued|guess).*}")
+    public Share aShare(@PathParam("token") String token) {
+      if (!token.startsWith("issued")) {
+        throw new NotFoundException();
+      }
+      return new Share();
+    }
+
+    @Path("{other}")
+    public Object zOther(@PathParam("other") String other) {
+      throw new NotFoundException();
+    }
+  }
+
+  /** A locator of a literal path beside a limited one of a variable: the runtime runs the first. */
+  @Path("desk")
+  public static class Desk {
+    @Path("admin")
+    public Object admin() {
+      throw new NotFoundException();
+    }
+
+    @Path("{token}")
+    public Share share(@PathParam("token") String token) {
       if (!token.startsWith("issued")) {
         throw new NotFoundException();
       }
@@ -51,15 +89,37 @@ class JaxrsLocatorSiblingTest extends JaxrsServerCase {
   @EnumSource(JaxrsServers.Implementation.class)
   void guessTakenByBothLocators_countsAgainstTheLimitedOne_beforeAnythingWasSeen(
       JaxrsServers.Implementation runtime) {
-    server = JaxrsServers.start(runtime, List.of(new Shelf(), feature()));
+    server = JaxrsServers.start(runtime, List.of(new Shelf(), new Rack(), feature()));
+
+    for (String base : List.of("/shelf/", "/rack/")) {
+      assertThat(
+              List.of(
+                  status(base + "guess1"),
+                  status(base + "guess2"),
+                  status(base + "guess3"),
+                  status(base + "issued-1")))
+          .as(base + ": three failed guesses spent Share's 3/1h, an Object locator taking them too")
+          .containsExactly(404, 404, 404, 429);
+      ticker.advance(Duration.ofHours(2));
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void failureInALiteralLocator_notCountedByAVariableSiblingTheRuntimeDidNotRun(
+      JaxrsServers.Implementation runtime) {
+    server = JaxrsServers.start(runtime, List.of(new Desk(), feature()));
 
     assertThat(
             List.of(
-                status("/shelf/guess1"),
-                status("/shelf/guess2"),
-                status("/shelf/guess3"),
-                status("/shelf/issued-1")))
-        .as("three failed guesses spent Share's 3/1h, though an Object locator takes them too")
-        .containsExactly(404, 404, 404, 429);
+                status("/desk/issued-1"),
+                status("/desk/admin"),
+                status("/desk/admin"),
+                status("/desk/admin"),
+                status("/desk/issued-1"),
+                status("/desk/guess"),
+                status("/desk/issued-1")))
+        .as("failures in the admin locator spend nothing of Share's 3/1h; a guess does")
+        .containsExactly(200, 404, 404, 404, 200, 404, 429);
   }
 }
