@@ -29,6 +29,9 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.apache.catalina.Context;
+import org.apache.catalina.LifecycleException;
 import org.apache.catalina.Wrapper;
 import org.apache.tomcat.util.descriptor.web.ErrorPage;
 import org.junit.jupiter.api.Test;
@@ -464,11 +467,7 @@ class EnforceOnceTest {
    */
   @Test
   void enforce_refusedInAnInclude_isCountedByTheRulesOverTheRestOfTheRequest() throws Exception {
-    HttpRule included =
-        HttpRule.builder("included")
-            .path("/include/**")
-            .limit(Limit.exact(1, Duration.ofSeconds(60)))
-            .build();
+    HttpRule included = oncePerMinute("included", "/include/**");
     try (EmbeddedTomcat server =
         serve(
             enforcer(included, rule("page", "/oops")),
@@ -501,56 +500,28 @@ class EnforceOnceTest {
    */
   @Test
   void enforce_asyncDispatchAfterARefusal_isCountedByTheRulesOverItsPath() throws Exception {
-    HttpRule first =
-        HttpRule.builder("first")
-            .path("/first/**")
-            .limit(Limit.exact(1, Duration.ofSeconds(60)))
-            .build();
-    HttpRule other =
-        HttpRule.builder("other")
-            .path("/other/**")
-            .limit(Limit.exact(1, Duration.ofSeconds(60)))
-            .build();
+    HttpRule first = oncePerMinute("first", "/first/**");
+    HttpRule other = oncePerMinute("other", "/other/**");
     RateLimitFilter rateLimit = new RateLimitFilter(enforcer(first, other));
     AtomicInteger dispatched = new AtomicInteger();
     Filter dispatching =
-        (request, response, chain) -> {
-          HttpServletRequest http = (HttpServletRequest) request;
-          String to = http.getHeader("X-Async-To");
-          if (to == null || http.getDispatcherType() != DispatcherType.REQUEST) {
-            try {
-              rateLimit.doFilter(request, response, chain);
-            } finally {
-              if (http.getDispatcherType() == DispatcherType.ASYNC) {
-                dispatched.incrementAndGet();
+        asyncDispatching(
+            rateLimit,
+            (request, response, chain) -> {
+              try {
+                rateLimit.doFilter(request, response, chain);
+              } finally {
+                if (request.getDispatcherType() == DispatcherType.ASYNC) {
+                  dispatched.incrementAndGet();
+                }
               }
-            }
-            return;
-          }
-          AsyncContext async = request.startAsync();
-          rateLimit.doFilter(request, response, chain);
-          async.dispatch(to);
-        };
+            });
     Map<String, AtomicInteger> ran = new ConcurrentHashMap<>();
-    HttpServlet servlet =
-        new HttpServlet() {
-          @Override
-          protected void service(HttpServletRequest req, HttpServletResponse resp)
-              throws IOException {
-            ran.computeIfAbsent(req.getRequestURI(), path -> new AtomicInteger()).incrementAndGet();
-          }
-        };
     try (EmbeddedTomcat server =
-        new EmbeddedTomcat(
+        asyncTomcat(
             dispatching,
-            servlet,
-            false,
-            "",
-            baseDir,
-            context -> {
-              ((Wrapper) context.findChild("ok")).setAsyncSupported(true);
-              context.findFilterDef("rateLimit").setAsyncSupported("true");
-            },
+            recording(ran, null),
+            context -> {},
             DispatcherType.REQUEST,
             DispatcherType.ASYNC)) {
       assertThat(server.get("/first/1").statusCode()).isEqualTo(200);
@@ -581,42 +552,11 @@ class EnforceOnceTest {
   @ValueSource(booleans = {true, false})
   void enforce_errorPageOfAFailedAsyncDispatchAfterARefusal_isCountedByTheRuleOverItsPath(
       boolean filterForAsync) throws Exception {
-    HttpRule first =
-        HttpRule.builder("first")
-            .path("/first/**")
-            .limit(Limit.exact(1, Duration.ofSeconds(60)))
-            .build();
-    HttpRule page =
-        HttpRule.builder("page")
-            .path("/oops")
-            .limit(Limit.exact(1, Duration.ofSeconds(60)))
-            .build();
+    HttpRule first = oncePerMinute("first", "/first/**");
+    HttpRule page = oncePerMinute("page", "/oops");
     RateLimitFilter rateLimit = new RateLimitFilter(enforcer(first, page));
-    Filter dispatching =
-        (request, response, chain) -> {
-          HttpServletRequest http = (HttpServletRequest) request;
-          String to = http.getHeader("X-Async-To");
-          if (to == null || http.getDispatcherType() != DispatcherType.REQUEST) {
-            rateLimit.doFilter(request, response, chain);
-            return;
-          }
-          AsyncContext async = request.startAsync();
-          rateLimit.doFilter(request, response, chain);
-          async.dispatch(to);
-        };
+    Filter dispatching = asyncDispatching(rateLimit, rateLimit);
     Map<String, AtomicInteger> ran = new ConcurrentHashMap<>();
-    HttpServlet servlet =
-        new HttpServlet() {
-          @Override
-          protected void service(HttpServletRequest req, HttpServletResponse resp)
-              throws IOException {
-            String uri = req.getRequestURI();
-            ran.computeIfAbsent(uri, path -> new AtomicInteger()).incrementAndGet();
-            if (uri.startsWith("/boom/")) {
-              resp.sendError(500);
-            }
-          }
-        };
     DispatcherType[] dispatches =
         filterForAsync
             ? new DispatcherType[] {
@@ -624,19 +564,14 @@ class EnforceOnceTest {
             }
             : new DispatcherType[] {DispatcherType.REQUEST, DispatcherType.ERROR};
     try (EmbeddedTomcat server =
-        new EmbeddedTomcat(
+        asyncTomcat(
             dispatching,
-            servlet,
-            false,
-            "",
-            baseDir,
+            recording(ran, "/boom/"),
             context -> {
               ErrorPage oops = new ErrorPage();
               oops.setErrorCode(500);
               oops.setLocation("/oops");
               context.addErrorPage(oops);
-              ((Wrapper) context.findChild("ok")).setAsyncSupported(true);
-              context.findFilterDef("rateLimit").setAsyncSupported("true");
             },
             dispatches)) {
       assertThat(server.get("/first/1").statusCode()).isEqualTo(200);
@@ -681,5 +616,64 @@ class EnforceOnceTest {
           .as("rules of 3 per minute grant 3 requests")
           .isEqualTo(3);
     }
+  }
+
+  /** A rule of 1 request a minute over {@code path}. */
+  private static HttpRule oncePerMinute(String name, String path) {
+    return HttpRule.builder(name).path(path).limit(Limit.exact(1, Duration.ofSeconds(60))).build();
+  }
+
+  /**
+   * An application filter before {@code rateLimit}: a request with an {@code X-Async-To} header
+   * starts asynchronous processing, lets {@code rateLimit} run, then dispatches to that path; every
+   * other pass goes to {@code passOn}.
+   */
+  private static Filter asyncDispatching(RateLimitFilter rateLimit, Filter passOn) {
+    return (request, response, chain) -> {
+      HttpServletRequest http = (HttpServletRequest) request;
+      String to = http.getHeader("X-Async-To");
+      if (to == null || http.getDispatcherType() != DispatcherType.REQUEST) {
+        passOn.doFilter(request, response, chain);
+        return;
+      }
+      AsyncContext async = request.startAsync();
+      rateLimit.doFilter(request, response, chain);
+      async.dispatch(to);
+    };
+  }
+
+  /**
+   * A servlet that counts its runs by path in {@code ran}, and fails with {@code sendError(500)}
+   * under {@code failingUnder} (none if null).
+   */
+  private static HttpServlet recording(Map<String, AtomicInteger> ran, String failingUnder) {
+    return new HttpServlet() {
+      @Override
+      protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        String uri = req.getRequestURI();
+        ran.computeIfAbsent(uri, path -> new AtomicInteger()).incrementAndGet();
+        if (failingUnder != null && uri.startsWith(failingUnder)) {
+          resp.sendError(500);
+        }
+      }
+    };
+  }
+
+  /** A Tomcat whose servlet and rate limit filter support asynchronous processing. */
+  private EmbeddedTomcat asyncTomcat(
+      Filter filter, HttpServlet servlet, Consumer<Context> setUp, DispatcherType... dispatches)
+      throws LifecycleException {
+    return new EmbeddedTomcat(
+        filter,
+        servlet,
+        false,
+        "",
+        baseDir,
+        context -> {
+          setUp.accept(context);
+          ((Wrapper) context.findChild("ok")).setAsyncSupported(true);
+          context.findFilterDef("rateLimit").setAsyncSupported("true");
+        },
+        dispatches);
   }
 }
