@@ -45,6 +45,16 @@ class CountCodesPerMessageTest {
         .build();
   }
 
+  /** A server under the logins and the attempts, the attempts counted by the client's address. */
+  private EchoServer attemptsByPeer() {
+    return started.server(
+        limits
+            .interceptor()
+            .rule(logins())
+            .rule(attempts(GrpcKeyResolver.peerAddress(ClientAddressesFor.direct())))
+            .build());
+  }
+
   private List<Guesses> guessingCalls(EchoServer server, int calls) throws InterruptedException {
     List<Guesses> all = new ArrayList<>();
     for (int i = 0; i < calls; i++) {
@@ -58,13 +68,7 @@ class CountCodesPerMessageTest {
   @Test
   void countCodes_withPerMessage_refusalAfterTheHandlerAnswered_stillCountsTheCall()
       throws InterruptedException {
-    EchoServer server =
-        started.server(
-            limits
-                .interceptor()
-                .rule(logins())
-                .rule(attempts(GrpcKeyResolver.peerAddress(ClientAddressesFor.direct())))
-                .build());
+    EchoServer server = attemptsByPeer();
 
     List<Guesses> calls = guessingCalls(server, 5);
 
@@ -123,13 +127,7 @@ class CountCodesPerMessageTest {
   @Test
   void countCodes_withPerMessage_refusalBeforeTheHandler_getsThePermitBack()
       throws InterruptedException {
-    EchoServer server =
-        started.server(
-            limits
-                .interceptor()
-                .rule(logins())
-                .rule(attempts(GrpcKeyResolver.peerAddress(ClientAddressesFor.direct())))
-                .build());
+    EchoServer server = attemptsByPeer();
 
     Guesses first = LoginStream.guessUntilEnded(server, 10);
     List<Guesses> early = new ArrayList<>();

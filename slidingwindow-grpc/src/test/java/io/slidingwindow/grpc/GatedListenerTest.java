@@ -53,6 +53,35 @@ class GatedListenerTest {
   private final Context.Key<String> user = Context.key("user");
   private final Context context = Context.ROOT.withValue(user, "ann");
 
+  /**
+   * An application's listener that throws an {@link Error} on every message, having recorded it,
+   * and records the half-close, completion and cancellation it hears.
+   */
+  private ServerCall.Listener<String> overflowingOnEachMessage() {
+    return new ServerCall.Listener<String>() {
+      @Override
+      public void onMessage(String message) {
+        app.add("message " + message);
+        throw new StackOverflowError("handler failed");
+      }
+
+      @Override
+      public void onHalfClose() {
+        app.add("half-close");
+      }
+
+      @Override
+      public void onComplete() {
+        app.add("complete");
+      }
+
+      @Override
+      public void onCancel() {
+        app.add("cancel");
+      }
+    };
+  }
+
   /** The application's listener: records each event with the context value it saw. */
   private ServerCall.Listener<String> application() {
     app.add("start " + user.get());
@@ -202,26 +231,7 @@ class GatedListenerTest {
       throws Exception {
     CompletableFuture<Outcome> decision = new CompletableFuture<>();
     GatedListener<String> gate = gate(null);
-    gate.start(
-        () -> decision,
-        () ->
-            new ServerCall.Listener<String>() {
-              @Override
-              public void onMessage(String message) {
-                app.add("message " + message);
-                throw new StackOverflowError("handler failed");
-              }
-
-              @Override
-              public void onHalfClose() {
-                app.add("half-close");
-              }
-
-              @Override
-              public void onComplete() {
-                app.add("complete");
-              }
-            });
+    gate.start(() -> decision, this::overflowingOnEachMessage);
     gate.onMessage("a");
     gate.onMessage("b");
     gate.onHalfClose();
@@ -239,21 +249,7 @@ class GatedListenerTest {
   @Test
   void applicationListenerThrowsAnError_inline_endsTheCallUnknown_thenHearsItsEnd() {
     GatedListener<String> gate = gate(null);
-    gate.start(
-        () -> CompletableFuture.completedFuture(ALLOWED),
-        () ->
-            new ServerCall.Listener<String>() {
-              @Override
-              public void onMessage(String message) {
-                app.add("message " + message);
-                throw new StackOverflowError("handler failed");
-              }
-
-              @Override
-              public void onCancel() {
-                app.add("cancel");
-              }
-            });
+    gate.start(() -> CompletableFuture.completedFuture(ALLOWED), this::overflowingOnEachMessage);
     gate.onMessage("a");
     gate.onMessage("b");
     gate.onCancel();

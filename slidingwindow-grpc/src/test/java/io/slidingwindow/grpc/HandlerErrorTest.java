@@ -94,6 +94,23 @@ class HandlerErrorTest {
     return stream.awaitEnd();
   }
 
+  /**
+   * A server whose interceptor decides on {@code remote}, hands each call on to the executor {@code
+   * calls}, and counts failed logins closed with {@code counted}.
+   */
+  private EchoServer onTheExecutor(
+      RemoteLimiters remote, Delivered delivered, Status.Code counted) {
+    return started.server(
+        delivered,
+        limits
+            .interceptor()
+            .limiterFactory(remote)
+            .executor(started.executor("calls"))
+            .rule(logins(counted))
+            .rule(attempts())
+            .build());
+  }
+
   /** One wrong password, then the password that makes the handler throw. */
   private static Guesses guessThenError(EchoServer server) throws InterruptedException {
     LoginStream stream = LoginStream.open(server, shortDeadline());
@@ -110,16 +127,7 @@ class HandlerErrorTest {
       throws InterruptedException {
     RemoteLimiters remote = started.add(RemoteLimiters.refunding(limits.ticker));
     Delivered delivered = new Delivered();
-    EchoServer server =
-        started.server(
-            delivered,
-            limits
-                .interceptor()
-                .limiterFactory(remote)
-                .executor(started.executor("calls"))
-                .rule(logins(Status.Code.UNAUTHENTICATED))
-                .rule(attempts())
-                .build());
+    EchoServer server = onTheExecutor(remote, delivered, Status.Code.UNAUTHENTICATED);
 
     assertThat(guessThenErrorOnTheExecutor(server, remote, delivered))
         .as("ended as gRPC ends a handler that throws, before the client's deadline")
@@ -146,16 +154,7 @@ class HandlerErrorTest {
       throws InterruptedException {
     RemoteLimiters remote = started.add(RemoteLimiters.refunding(limits.ticker));
     Delivered delivered = new Delivered();
-    EchoServer server =
-        started.server(
-            delivered,
-            limits
-                .interceptor()
-                .limiterFactory(remote)
-                .executor(started.executor("calls"))
-                .rule(logins(Status.Code.UNKNOWN))
-                .rule(attempts())
-                .build());
+    EchoServer server = onTheExecutor(remote, delivered, Status.Code.UNKNOWN);
 
     assertThat(guessThenErrorOnTheExecutor(server, remote, delivered).end())
         .as("ended before the client's deadline")
