@@ -2,12 +2,8 @@ package io.slidingwindow.jaxrs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import jakarta.ws.rs.GET;
-import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
-import jakarta.ws.rs.Produces;
-import jakarta.ws.rs.core.MediaType;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -27,21 +23,8 @@ class JaxrsLocatorLockTest extends JaxrsServerCase {
   @Path("shares")
   public static class Shares {
     @Path("{token}")
-    public Share share(@PathParam("token") String token) {
-      if (!token.startsWith("issued")) {
-        throw new NotFoundException();
-      }
-      return new Share();
-    }
-  }
-
-  /** The shared thing, limited. */
-  public static class Share {
-    @GET
-    @Produces(MediaType.TEXT_PLAIN)
-    @RateLimit(limits = "3/1h", name = "share")
-    public String get() {
-      return "shared";
+    public LimitedShare share(@PathParam("token") String token) {
+      return LimitedShare.lookUp(token);
     }
   }
 

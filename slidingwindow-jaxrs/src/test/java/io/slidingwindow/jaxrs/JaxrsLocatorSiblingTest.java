@@ -2,12 +2,9 @@ package io.slidingwindow.jaxrs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
-import jakarta.ws.rs.Produces;
-import jakarta.ws.rs.core.MediaType;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,11 +28,8 @@ class JaxrsLocatorSiblingTest extends JaxrsServerCase {
     }
 
     @Path("{token: (issued|guess).*}")
-    public Share zShare(@PathParam("token") String token) {
-      if (!token.startsWith("issued")) {
-        throw new NotFoundException();
-      }
-      return new Share();
+    public LimitedShare zShare(@PathParam("token") String token) {
+      return LimitedShare.lookUp(token);
     }
   }
 
@@ -45,11 +39,8 @@ class JaxrsLocatorSiblingTest extends JaxrsServerCase {
   @Path("rack")
   public static class Rack {
     @Path("{token: (issued|guess).*}")
-    public Share aShare(@PathParam("token") String token) {
-      if (!token.startsWith("issued")) {
-        throw new NotFoundException();
-      }
-      return new Share();
+    public LimitedShare aShare(@PathParam("token") String token) {
+      return LimitedShare.lookUp(token);
     }
 
     @Path("{other}")
@@ -67,21 +58,8 @@ class JaxrsLocatorSiblingTest extends JaxrsServerCase {
     }
 
     @Path("{token}")
-    public Share share(@PathParam("token") String token) {
-      if (!token.startsWith("issued")) {
-        throw new NotFoundException();
-      }
-      return new Share();
-    }
-  }
-
-  /** What {@link Shelf#zShare} returns. */
-  public static class Share {
-    @GET
-    @Produces(MediaType.TEXT_PLAIN)
-    @RateLimit(limits = "3/1h", name = "share")
-    public String read() {
-      return "share";
+    public LimitedShare share(@PathParam("token") String token) {
+      return LimitedShare.lookUp(token);
     }
   }
 
