@@ -3,7 +3,6 @@ package io.slidingwindow.spring.boot.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.servlet.RateLimitEnforcer;
-import io.slidingwindow.testkit.FakeTicker;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -16,10 +15,9 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.util.TestPropertyValues;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.boot.web.embedded.tomcat.TomcatServletWebServerFactory;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -47,18 +45,8 @@ import org.springframework.web.bind.annotation.RestController;
 class EnforcerBeanAfterReloadHttpTest {
 
   @SpringBootApplication
+  @Import(TomcatOnAFakeTicker.class)
   static class App {
-
-    /** Tomcat, although other servers are on the test class path too. */
-    @Bean
-    TomcatServletWebServerFactory tomcat() {
-      return new TomcatServletWebServerFactory();
-    }
-
-    @Bean
-    FakeTicker ticker() {
-      return new FakeTicker(3_000_000_000L);
-    }
 
     @RestController
     static class Api {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.servlet.RateLimitEnforcer;
 import io.slidingwindow.servlet.RateLimitFilter;
-import io.slidingwindow.testkit.FakeTicker;
 import jakarta.servlet.DispatcherType;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -16,11 +15,11 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.boot.web.embedded.tomcat.TomcatServletWebServerFactory;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.context.request.async.DeferredResult;
@@ -48,18 +47,8 @@ import org.springframework.web.context.request.async.DeferredResult;
 class ReloadBetweenDispatchesHttpTest {
 
   @SpringBootApplication
+  @Import(TomcatOnAFakeTicker.class)
   static class App {
-
-    /** Tomcat, although other servers are on the test class path too. */
-    @Bean
-    TomcatServletWebServerFactory tomcat() {
-      return new TomcatServletWebServerFactory();
-    }
-
-    @Bean
-    FakeTicker ticker() {
-      return new FakeTicker(3_000_000_000L);
-    }
 
     /** Registers the starter's filter for async dispatches too, as an application may. */
     @Bean
