@@ -7,7 +7,6 @@ import static io.slidingwindow.server.RawSockets.request;
 import static io.slidingwindow.server.RawSockets.send;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Path;
@@ -24,33 +23,20 @@ import org.junit.jupiter.api.io.TempDir;
 class HttpPipelineIT {
 
   @TempDir Path dir;
-  private final RawSockets sockets = new RawSockets();
-  private RedisServerProcess redis;
-  private RateLimitServer server;
+  private final ServiceOnSockets service = new ServiceOnSockets();
 
   private void start(UnaryOperator<RateLimitServer.Builder> settings) throws Exception {
-    Path config = TestServers.clientConfig(dir, "minute", 1000);
-    server = settings.apply(TestServers.onLoopback(config)).start();
+    service.start(dir, settings);
   }
 
   /** A service on a Redis of its own, whose commands wait as long as they must. */
   private void startOnRedis(UnaryOperator<RateLimitServer.Builder> settings) throws Exception {
-    redis = RedisServerProcess.start();
-    start(b -> settings.apply(b.redis(redis.uri()).redisCommandTimeout(Duration.ofSeconds(20))));
-    Socket warm = open();
-    send(warm, request(DECIDE)); // connects and loads the script
-    assertThat(readResponse(warm)).startsWith("HTTP/1.1 200");
+    assertThat(service.startOnRedis(dir, settings)).startsWith("HTTP/1.1 200");
   }
 
   @AfterEach
   void stop() throws IOException {
-    sockets.close();
-    if (server != null) {
-      server.close();
-    }
-    if (redis != null) {
-      redis.close();
-    }
+    service.close();
   }
 
   @Test
@@ -98,7 +84,7 @@ class HttpPipelineIT {
     // Pad the second request past the first read's buffer, so that it arrives in two reads while
     // the first is being decided.
     String padded = "{" + " ".repeat(6000) + DECIDE.substring(1);
-    redis.cli("CLIENT", "PAUSE", "1500", "ALL");
+    service.redis().cli("CLIENT", "PAUSE", "1500", "ALL");
 
     send(socket, request(DECIDE) + request(padded));
 
@@ -110,7 +96,7 @@ class HttpPipelineIT {
   void slowDecision_longerThanTheIdleTimeout_answered() throws Exception {
     startOnRedis(b -> b.httpIdleTimeout(Duration.ofMillis(200)));
     Socket socket = open();
-    redis.cli("CLIENT", "PAUSE", "1500", "ALL");
+    service.redis().cli("CLIENT", "PAUSE", "1500", "ALL");
 
     send(socket, request(DECIDE));
 
@@ -130,12 +116,10 @@ class HttpPipelineIT {
   }
 
   private String decideOnce() throws IOException {
-    Socket socket = open();
-    send(socket, request(DECIDE));
-    return readResponse(socket);
+    return service.decideOnce();
   }
 
   private Socket open() throws IOException {
-    return sockets.open(server.httpPort());
+    return service.open();
   }
 }

@@ -6,7 +6,6 @@ import static io.slidingwindow.server.RawSockets.request;
 import static io.slidingwindow.server.RawSockets.send;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Path;
@@ -27,37 +26,23 @@ import org.junit.jupiter.api.io.TempDir;
 class HttpPipelineOrderIT {
 
   @TempDir Path dir;
-  private final RawSockets sockets = new RawSockets();
-  private RedisServerProcess redis;
-  private RateLimitServer server;
+  private final ServiceOnSockets service = new ServiceOnSockets();
 
   /** A service on a Redis of its own, whose commands wait as long as they must, warmed up. */
   @BeforeEach
   void start() throws Exception {
-    redis = RedisServerProcess.start();
-    server =
-        TestServers.onLoopback(TestServers.clientConfig(dir, "minute", 1000))
-            .redis(redis.uri())
-            .redisCommandTimeout(Duration.ofSeconds(20))
-            .start();
-    assertThat(decideOnce()).contains("\"remaining\":999"); // connects and loads the script
+    assertThat(service.startOnRedis(dir, b -> b)).contains("\"remaining\":999");
   }
 
   @AfterEach
   void stop() throws IOException {
-    sockets.close();
-    if (server != null) {
-      server.close();
-    }
-    if (redis != null) {
-      redis.close();
-    }
+    service.close();
   }
 
   @Test
   void slowDecision_bodyTooLargePipelinedBehindIt_answeredFirstThen413() throws Exception {
     Socket socket = open();
-    redis.cli("CLIENT", "PAUSE", "1500", "ALL");
+    service.redis().cli("CLIENT", "PAUSE", "1500", "ALL");
 
     // The body is sent by another thread: the server reads none of it until the decision is made.
     CompletableFuture<Void> sent =
@@ -80,7 +65,7 @@ class HttpPipelineOrderIT {
   @Test
   void slowDecision_expect100ContinueTooLargeBehindIt_answeredFirstThen413() throws Exception {
     Socket socket = open();
-    redis.cli("CLIENT", "PAUSE", "1500", "ALL");
+    service.redis().cli("CLIENT", "PAUSE", "1500", "ALL");
 
     send(
         socket,
@@ -97,7 +82,7 @@ class HttpPipelineOrderIT {
   @Test
   void slowDecision_unsupportedExpectationBehindIt_answeredFirstThen417() throws Exception {
     Socket socket = open();
-    redis.cli("CLIENT", "PAUSE", "1500", "ALL");
+    service.redis().cli("CLIENT", "PAUSE", "1500", "ALL");
 
     send(
         socket,
@@ -115,7 +100,7 @@ class HttpPipelineOrderIT {
   void slowDecision_closingTheConnection_bodyTooLargeBehindIt_onlyTheDecisionAnswered()
       throws Exception {
     Socket socket = open();
-    redis.cli("CLIENT", "PAUSE", "1500", "ALL");
+    service.redis().cli("CLIENT", "PAUSE", "1500", "ALL");
 
     send(
         socket,
@@ -131,7 +116,7 @@ class HttpPipelineOrderIT {
   void slowDecision_wholeRequestThenUnsupportedExpectationBehindIt_answeredInOrder()
       throws Exception {
     Socket socket = open();
-    redis.cli("CLIENT", "PAUSE", "1500", "ALL");
+    service.redis().cli("CLIENT", "PAUSE", "1500", "ALL");
 
     send(
         socket,
@@ -151,13 +136,11 @@ class HttpPipelineOrderIT {
   }
 
   private String decideOnce() throws IOException {
-    Socket socket = open();
-    send(socket, request(DECIDE));
-    return readResponse(socket);
+    return service.decideOnce();
   }
 
   private Socket open() throws IOException {
-    return sockets.open(server.httpPort());
+    return service.open();
   }
 
   /** Sends, ignoring a connection the server closed before reading everything. */
