@@ -87,8 +87,8 @@ class HandlerErrorTest {
     LoginStream stream = LoginStream.open(server, shortDeadline());
     stream.guess(List.of("guess-0"));
     Runnable release = remote.hold();
+    int before = delivered.messages.get(); // read before sending: the message may pass at once
     stream.send("error");
-    int before = delivered.messages.get();
     await("the message held back").atMost(BOUND).until(() -> delivered.messages.get() > before);
     release.run();
     return stream.awaitEnd();
