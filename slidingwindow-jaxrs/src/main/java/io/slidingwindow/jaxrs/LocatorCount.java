@@ -191,6 +191,9 @@ final class LocatorCount implements ContainerResponseFilter {
         continue;
       }
       Class<?> returned = resources.get(j).getClass();
+      if (!unnoted(owner, returned)) {
+        continue; // noted already wherever it could be: no path to match (the usual case)
+      }
       List<String> uris = uri.getMatchedURIs();
       for (int k = 0; k + 1 < uris.size(); k++) {
         String inner = strip(uris.get(k));
@@ -201,14 +204,31 @@ final class LocatorCount implements ContainerResponseFilter {
         // noted for the locators the runtime prefers for that step only, as they are counted
         for (Locator locator :
             locatorsTaking(owner, strip(inner.substring(outer.length())), true)) {
-          if (locator.seen() != null
-              && !locator.seen().contains(returned)
-              && (locator.lead() == null || locator.lead().type().isAssignableFrom(returned))) {
+          if (mayNote(locator, returned)) {
             locator.seen().add(returned);
           }
         }
       }
     }
+  }
+
+  /** Whether some locator of {@code owner} could note {@code returned} and has not yet. */
+  private static boolean unnoted(Owner owner, Class<?> returned) {
+    for (Locator locator : owner.locators()) {
+      if (mayNote(locator, returned)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether {@code locator} notes what it returns, may return {@code returned}, and has not yet.
+   */
+  private static boolean mayNote(Locator locator, Class<?> returned) {
+    return locator.seen() != null
+        && !locator.seen().contains(returned)
+        && (locator.lead() == null || locator.lead().type().isAssignableFrom(returned));
   }
 
   /**
