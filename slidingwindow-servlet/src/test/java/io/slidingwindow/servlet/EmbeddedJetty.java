@@ -1,9 +1,9 @@
 package io.slidingwindow.servlet;
 
-import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.Servlet;
 import java.util.EnumSet;
+import org.eclipse.jetty.ee10.servlet.ErrorPageErrorHandler;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -18,12 +18,24 @@ import org.eclipse.jetty.server.ServerConnector;
  * Lenient, it takes every URI (compliance UNSAFE, ambiguous URIs decoded): the worst case for a
  * filter that relies on the container.
  */
-final class EmbeddedJetty implements AutoCloseable {
+final class EmbeddedJetty implements ServletServer {
 
   private final Server server = new Server();
   private final ServerConnector connector;
 
   EmbeddedJetty(Filter filter, Servlet servlet, boolean lenient) throws Exception {
+    this(Deployment.of(filter, servlet), lenient);
+  }
+
+  /**
+   * {@code deployment} at the root context, as shipped; its error pages go to an {@link
+   * ErrorPageErrorHandler}, as Jetty reads {@code <error-page>} from {@code web.xml}.
+   */
+  EmbeddedJetty(Deployment deployment) throws Exception {
+    this(deployment, false);
+  }
+
+  private EmbeddedJetty(Deployment deployment, boolean lenient) throws Exception {
     HttpConfiguration config = new HttpConfiguration();
     if (lenient) {
       config.setUriCompliance(UriCompliance.UNSAFE);
@@ -34,13 +46,25 @@ final class EmbeddedJetty implements AutoCloseable {
     server.addConnector(connector);
     ServletContextHandler context = new ServletContextHandler("/");
     context.getServletHandler().setDecodeAmbiguousURIs(lenient);
-    context.addServlet(new ServletHolder(servlet), "/*");
-    context.addFilter(new FilterHolder(filter), "/*", EnumSet.of(DispatcherType.REQUEST));
+    ServletHolder servlet = new ServletHolder(deployment.servlet());
+    servlet.setAsyncSupported(deployment.async());
+    context.addServlet(servlet, "/*");
+    FilterHolder filter = new FilterHolder(deployment.filter());
+    filter.setName("rateLimit");
+    filter.setAsyncSupported(deployment.async());
+    context.addFilter(filter, "/*", EnumSet.copyOf(deployment.dispatches()));
+    if (!deployment.statusPages().isEmpty() || !deployment.exceptionPages().isEmpty()) {
+      ErrorPageErrorHandler errorPages = new ErrorPageErrorHandler();
+      deployment.statusPages().forEach(errorPages::addErrorPage);
+      deployment.exceptionPages().forEach(errorPages::addErrorPage);
+      context.setErrorHandler(errorPages);
+    }
     server.setHandler(context);
     server.start();
   }
 
-  int port() {
+  @Override
+  public int port() {
     return connector.getLocalPort();
   }
 

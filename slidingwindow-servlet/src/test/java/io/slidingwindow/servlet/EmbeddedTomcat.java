@@ -7,27 +7,22 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.function.Consumer;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
+import org.apache.catalina.Wrapper;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
+import org.apache.tomcat.util.descriptor.web.ErrorPage;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
 
 /** A real Tomcat on a free loopback port with one filter before a servlet that answers "ok". */
-final class EmbeddedTomcat implements AutoCloseable {
+final class EmbeddedTomcat implements ServletServer {
 
   private final Tomcat tomcat = new Tomcat();
   private final Connector connector = new Connector();
-  private final HttpClient client =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   EmbeddedTomcat(Filter filter, Path baseDir) throws LifecycleException {
     this(
@@ -99,30 +94,44 @@ final class EmbeddedTomcat implements AutoCloseable {
     tomcat.start();
   }
 
-  int port() {
+  /** {@code deployment} at the root context, its error pages declared as in {@code web.xml}. */
+  EmbeddedTomcat(Deployment deployment, Path baseDir) throws LifecycleException {
+    this(
+        deployment.filter(),
+        deployment.servlet(),
+        false,
+        "",
+        baseDir,
+        context -> {
+          deployment
+              .statusPages()
+              .forEach(
+                  (status, location) -> {
+                    ErrorPage page = new ErrorPage();
+                    page.setErrorCode(status);
+                    page.setLocation(location);
+                    context.addErrorPage(page);
+                  });
+          deployment
+              .exceptionPages()
+              .forEach(
+                  (type, location) -> {
+                    ErrorPage page = new ErrorPage();
+                    page.setExceptionType(type.getName());
+                    page.setLocation(location);
+                    context.addErrorPage(page);
+                  });
+          if (deployment.async()) {
+            ((Wrapper) context.findChild("ok")).setAsyncSupported(true);
+            context.findFilterDef("rateLimit").setAsyncSupported("true");
+          }
+        },
+        deployment.dispatches().toArray(DispatcherType[]::new));
+  }
+
+  @Override
+  public int port() {
     return connector.getLocalPort();
-  }
-
-  HttpResponse<String> get(String path, String... headers) {
-    return send("GET", path, headers);
-  }
-
-  HttpResponse<String> send(String method, String path, String... headers) {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + connector.getLocalPort() + path))
-            .method(method, HttpRequest.BodyPublishers.noBody());
-    if (headers.length > 0) {
-      request.headers(headers);
-    }
-    try {
-      return client.send(
-          request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 
   @Override

@@ -5,6 +5,7 @@ import io.undertow.UndertowOptions;
 import io.undertow.servlet.Servlets;
 import io.undertow.servlet.api.DeploymentInfo;
 import io.undertow.servlet.api.DeploymentManager;
+import io.undertow.servlet.api.ErrorPage;
 import io.undertow.servlet.util.ImmediateInstanceFactory;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
@@ -16,23 +17,40 @@ import java.net.InetSocketAddress;
  * one filter before a servlet mapped at {@code /*}. Lenient, it decodes encoded slashes and allows
  * unescaped characters in the URL.
  */
-final class EmbeddedUndertow implements AutoCloseable {
+final class EmbeddedUndertow implements ServletServer {
 
   private final Undertow server;
   private final DeploymentManager manager;
 
   EmbeddedUndertow(Filter filter, Servlet servlet, boolean lenient) throws Exception {
+    this(Deployment.of(filter, servlet), lenient);
+  }
+
+  /** {@code deployment} at the root context, as shipped, its error pages in its deployment. */
+  EmbeddedUndertow(Deployment deployment) throws Exception {
+    this(deployment, false);
+  }
+
+  private EmbeddedUndertow(Deployment app, boolean lenient) throws Exception {
     DeploymentInfo deployment =
         Servlets.deployment()
             .setClassLoader(EmbeddedUndertow.class.getClassLoader())
             .setContextPath("/")
             .setDeploymentName("path-spelling")
             .addServlet(
-                Servlets.servlet("servlet", Servlet.class, new ImmediateInstanceFactory<>(servlet))
-                    .addMapping("/*"))
+                Servlets.servlet(
+                        "servlet", Servlet.class, new ImmediateInstanceFactory<>(app.servlet()))
+                    .addMapping("/*")
+                    .setAsyncSupported(app.async()))
             .addFilter(
-                Servlets.filter("rateLimit", Filter.class, new ImmediateInstanceFactory<>(filter)))
-            .addFilterUrlMapping("rateLimit", "/*", DispatcherType.REQUEST);
+                Servlets.filter(
+                        "rateLimit", Filter.class, new ImmediateInstanceFactory<>(app.filter()))
+                    .setAsyncSupported(app.async()));
+    for (DispatcherType dispatch : app.dispatches()) {
+      deployment.addFilterUrlMapping("rateLimit", "/*", dispatch);
+    }
+    app.statusPages().forEach((status, at) -> deployment.addErrorPage(new ErrorPage(at, status)));
+    app.exceptionPages().forEach((type, at) -> deployment.addErrorPage(new ErrorPage(at, type)));
     manager = Servlets.defaultContainer().addDeployment(deployment);
     manager.deploy();
     Undertow.Builder builder =
@@ -46,7 +64,8 @@ final class EmbeddedUndertow implements AutoCloseable {
     server.start();
   }
 
-  int port() {
+  @Override
+  public int port() {
     return ((InetSocketAddress) server.getListenerInfo().get(0).getAddress()).getPort();
   }
 

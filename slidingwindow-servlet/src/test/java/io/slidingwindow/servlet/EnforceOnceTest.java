@@ -2,6 +2,7 @@ package io.slidingwindow.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
@@ -9,13 +10,16 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.servlet.Deployment.Container;
 import io.slidingwindow.testkit.FakeTicker;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
+import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
@@ -26,26 +30,27 @@ import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
-import org.apache.catalina.Context;
-import org.apache.catalina.LifecycleException;
-import org.apache.catalina.Wrapper;
-import org.apache.tomcat.util.descriptor.web.ErrorPage;
-import org.junit.jupiter.api.Test;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * One enforcer run twice on one request, in a real Tomcat with a real HTTP client: two filters over
- * it, or the filter and the application calling {@link RateLimitEnforcer#enforce} itself. Each rule
- * counts the request once, whatever path the request had at each pass; a rule of 3 per minute lets
- * exactly 3 requests through. A forward, include, async or error dispatch that the filter is
- * registered for is part of its request: a rule counts the client's request once over all its
- * dispatches.
+ * One enforcer run twice on one request, in a real Tomcat, Jetty and Undertow (each test on each,
+ * configured as a deployment would be: asynchronous support, error pages) with a real HTTP client:
+ * two filters over it, or the filter and the application calling {@link RateLimitEnforcer#enforce}
+ * itself. Each rule counts the request once, whatever path the request had at each pass; a rule of
+ * 3 per minute lets exactly 3 requests through. A forward, include, async or error dispatch that
+ * the filter is registered for is part of its request: a rule counts the client's request once over
+ * all its dispatches.
  */
 class EnforceOnceTest {
 
@@ -126,27 +131,30 @@ class EnforceOnceTest {
    * {@code /oops}), includes {@code /items/x} in {@code /include/x} and then forwards that to
    * {@code /fail/x}, answers an include with {@code included}, and answers with the path it got.
    */
-  private EmbeddedTomcat serve(
+  private ServletServer serve(
+      Container container,
       RateLimitEnforcer enforcer,
       boolean twice,
       boolean servletEnforces,
       DispatcherType... dispatches)
       throws Exception {
-    return serve(enforcer, twice, servletEnforces ? enforcer : null, dispatches);
+    return serve(container, enforcer, twice, servletEnforces ? enforcer : null, dispatches);
   }
 
   /** As above, the servlet enforcing with {@code servletEnforcer} if not null. */
-  private EmbeddedTomcat serve(
+  private ServletServer serve(
+      Container container,
       RateLimitEnforcer enforcer,
       boolean twice,
       RateLimitEnforcer servletEnforcer,
       DispatcherType... dispatches)
       throws Exception {
-    return serve(new RateLimitFilter(enforcer), twice, servletEnforcer, dispatches);
+    return serve(container, new RateLimitFilter(enforcer), twice, servletEnforcer, dispatches);
   }
 
   /** As above, with the filter {@code rateLimit}. */
-  private EmbeddedTomcat serve(
+  private ServletServer serve(
+      Container container,
       RateLimitFilter rateLimit,
       boolean twice,
       RateLimitEnforcer servletEnforcer,
@@ -203,21 +211,8 @@ class EnforceOnceTest {
             resp.getWriter().write(uri.equals("/oops") ? "oops" : uri);
           }
         };
-    return new EmbeddedTomcat(
-        filters,
-        servlet,
-        false,
-        "",
-        baseDir,
-        context -> {
-          ErrorPage oops = new ErrorPage();
-          oops.setErrorCode(429);
-          oops.setLocation("/oops");
-          context.addErrorPage(oops);
-          ((Wrapper) context.findChild("ok")).setAsyncSupported(true);
-          context.findFilterDef("rateLimit").setAsyncSupported("true");
-        },
-        dispatches);
+    return container.start(
+        Deployment.of(filters, servlet, dispatches).withAsync().errorPage(429, "/oops"), baseDir);
   }
 
   /**
@@ -231,6 +226,8 @@ class EnforceOnceTest {
       return response;
     }
     return new HttpServletResponseWrapper((HttpServletResponse) response) {
+      private boolean sent;
+
       @Override
       public void setStatus(int status) {
         if (status != 429) {
@@ -239,15 +236,36 @@ class EnforceOnceTest {
         }
         try {
           sendError(status);
+          sent = true;
         } catch (IOException e) {
           throw new UncheckedIOException(e);
         }
       }
+
+      @Override
+      public ServletOutputStream getOutputStream() throws IOException {
+        return sent ? DISCARDED : super.getOutputStream(); // the error page writes the answer
+      }
     };
   }
 
+  /** Where the refusal's own body goes once it was turned into {@code sendError}. */
+  private static final ServletOutputStream DISCARDED =
+      new ServletOutputStream() {
+        @Override
+        public boolean isReady() {
+          return true;
+        }
+
+        @Override
+        public void setWriteListener(WriteListener listener) {}
+
+        @Override
+        public void write(int b) {}
+      };
+
   /** How many of {@code times} requests were let through. */
-  private static int granted(EmbeddedTomcat server, int times, String path, String... headers) {
+  private static int granted(ServletServer server, int times, String path, String... headers) {
     int granted = 0;
     for (int i = 0; i < times; i++) {
       int status = server.get(path, headers).statusCode();
@@ -257,18 +275,22 @@ class EnforceOnceTest {
     return granted;
   }
 
-  @Test
-  void enforce_sameEnforcerInTwoFilters_countsEachRequestOnce() throws Exception {
-    try (EmbeddedTomcat server = serve(enforcer(EVERY), true, false)) {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void enforce_sameEnforcerInTwoFilters_countsEachRequestOnce(Container container)
+      throws Exception {
+    try (ServletServer server = serve(container, enforcer(EVERY), true, false)) {
       assertThat(granted(server, 5, "/items/1"))
           .as("a rule of 3 per minute grants 3 requests")
           .isEqualTo(3);
     }
   }
 
-  @Test
-  void enforce_calledByTheApplicationBesidesTheFilter_countsEachRequestOnce() throws Exception {
-    try (EmbeddedTomcat server = serve(enforcer(EVERY), false, true)) {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void enforce_calledByTheApplicationBesidesTheFilter_countsEachRequestOnce(Container container)
+      throws Exception {
+    try (ServletServer server = serve(container, enforcer(EVERY), false, true)) {
       assertThat(granted(server, 5, "/items/1"))
           .as("a rule of 3 per minute grants 3 requests")
           .isEqualTo(3);
@@ -280,22 +302,24 @@ class EnforceOnceTest {
    * first applied for its own (a rule is known by its place in its enforcer), and counts the
    * request once by its rule.
    */
-  @Test
-  void enforce_anotherEnforcerBesidesTheFilter_countsEachRequestOnceByItsOwnRules()
-      throws Exception {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void enforce_anotherEnforcerBesidesTheFilter_countsEachRequestOnceByItsOwnRules(
+      Container container) throws Exception {
     HttpRule wide =
         HttpRule.builder("wide").limit(Limit.exact(100, Duration.ofSeconds(60))).build();
-    try (EmbeddedTomcat server = serve(enforcer(wide), false, enforcer(EVERY))) {
+    try (ServletServer server = serve(container, enforcer(wide), false, enforcer(EVERY))) {
       assertThat(granted(server, 5, "/items/1"))
           .as("the second enforcer's rule of 3 per minute grants 3 requests")
           .isEqualTo(3);
     }
   }
 
-  @Test
-  void enforce_pathRewrittenBetweenTwoPasses_countsTheNewPathsRuleOnceAndTheOldOneNotAgain()
-      throws Exception {
-    try (EmbeddedTomcat server = serve(enforcer(EVERY, NEW), true, false)) {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void enforce_pathRewrittenBetweenTwoPasses_countsTheNewPathsRuleOnceAndTheOldOneNotAgain(
+      Container container) throws Exception {
+    try (ServletServer server = serve(container, enforcer(EVERY, NEW), true, false)) {
       HttpResponse<String> first = server.get("/old/1", "X-Rewrite-To", "/new/1");
       assertThat(first.body()).isEqualTo("/new/1");
       assertThat(1 + granted(server, 4, "/old/1", "X-Rewrite-To", "/new/1"))
@@ -310,11 +334,13 @@ class EnforceOnceTest {
     }
   }
 
-  @Test
-  void enforce_pathRewrittenBetweenTwoPassesToAnOddSpelling_isCountedNotRefused() throws Exception {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void enforce_pathRewrittenBetweenTwoPassesToAnOddSpelling_isCountedNotRefused(Container container)
+      throws Exception {
     // The client's path passed the firewall at the first pass; the application's own rewrite is
     // not judged by it, as in a recheck.
-    try (EmbeddedTomcat server = serve(enforcer(EVERY, NEW), true, false)) {
+    try (ServletServer server = serve(container, enforcer(EVERY, NEW), true, false)) {
       HttpResponse<String> first = server.get("/old/1", "X-Rewrite-To", "//new/1");
       assertThat(first.statusCode()).isEqualTo(200);
       assertThat(first.headers().firstValue("RateLimit"))
@@ -322,9 +348,11 @@ class EnforceOnceTest {
     }
   }
 
-  @Test
-  void recheck_pathRewrittenBetweenAndAfterTwoPasses_countsEachRuleOnce() throws Exception {
-    try (EmbeddedTomcat server = serve(enforcer(EVERY, NEW, LAST), true, false)) {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void recheck_pathRewrittenBetweenAndAfterTwoPasses_countsEachRuleOnce(Container container)
+      throws Exception {
+    try (ServletServer server = serve(container, enforcer(EVERY, NEW, LAST), true, false)) {
       String[] rewrites = {"X-Rewrite-To", "/new/1", "X-Then-To", "/last/1"};
       HttpResponse<String> first = server.get("/old/1", rewrites);
       assertThat(first.body()).isEqualTo("/last/1");
@@ -337,12 +365,18 @@ class EnforceOnceTest {
     }
   }
 
-  @Test
-  void enforce_forwardDispatchTheFilterIsRegisteredFor_countsTheRequestOnceByEachRule()
-      throws Exception {
-    try (EmbeddedTomcat server =
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void enforce_forwardDispatchTheFilterIsRegisteredFor_countsTheRequestOnceByEachRule(
+      Container container) throws Exception {
+    try (ServletServer server =
         serve(
-            enforcer(EVERY, ITEMS), false, false, DispatcherType.REQUEST, DispatcherType.FORWARD)) {
+            container,
+            enforcer(EVERY, ITEMS),
+            false,
+            false,
+            DispatcherType.REQUEST,
+            DispatcherType.FORWARD)) {
       HttpResponse<String> first = server.get("/forward/1");
       assertThat(first.body()).isEqualTo("/items/1");
       assertThat(first.headers().firstValue("RateLimit"))
@@ -355,10 +389,12 @@ class EnforceOnceTest {
     }
   }
 
-  @Test
-  void enforce_sameEnforcerInTwoFiltersForForwardsOnly_countsEachForwardedRequestOnce()
-      throws Exception {
-    try (EmbeddedTomcat server = serve(enforcer(EVERY), true, false, DispatcherType.FORWARD)) {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void enforce_sameEnforcerInTwoFiltersForForwardsOnly_countsEachForwardedRequestOnce(
+      Container container) throws Exception {
+    try (ServletServer server =
+        serve(container, enforcer(EVERY), true, false, DispatcherType.FORWARD)) {
       assertThat(granted(server, 5, "/forward/1"))
           .as("a rule of 3 per minute grants 3 requests")
           .isEqualTo(3);
@@ -368,22 +404,36 @@ class EnforceOnceTest {
     }
   }
 
-  @Test
-  void enforce_sameEnforcerInTwoFiltersForRequestsAndForwards_countsEachRequestOnce()
-      throws Exception {
-    try (EmbeddedTomcat server =
-        serve(enforcer(EVERY), true, false, DispatcherType.REQUEST, DispatcherType.FORWARD)) {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void enforce_sameEnforcerInTwoFiltersForRequestsAndForwards_countsEachRequestOnce(
+      Container container) throws Exception {
+    try (ServletServer server =
+        serve(
+            container,
+            enforcer(EVERY),
+            true,
+            false,
+            DispatcherType.REQUEST,
+            DispatcherType.FORWARD)) {
       assertThat(granted(server, 5, "/forward/1"))
           .as("a rule of 3 per minute grants 3 requests")
           .isEqualTo(3);
     }
   }
 
-  @Test
-  void enforce_asyncDispatchTheFilterIsRegisteredFor_countsTheRequestOnceByEachRule()
-      throws Exception {
-    try (EmbeddedTomcat server =
-        serve(enforcer(EVERY, ITEMS), false, false, DispatcherType.REQUEST, DispatcherType.ASYNC)) {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void enforce_asyncDispatchTheFilterIsRegisteredFor_countsTheRequestOnceByEachRule(
+      Container container) throws Exception {
+    try (ServletServer server =
+        serve(
+            container,
+            enforcer(EVERY, ITEMS),
+            false,
+            false,
+            DispatcherType.REQUEST,
+            DispatcherType.ASYNC)) {
       HttpResponse<String> first = server.get("/async/1");
       assertThat(first.body()).isEqualTo("/items/1");
       assertThat(1 + granted(server, 4, "/async/1"))
@@ -392,10 +442,18 @@ class EnforceOnceTest {
     }
   }
 
-  @Test
-  void enforce_errorDispatchTheFilterIsRegisteredFor_isNotCountedAgain() throws Exception {
-    try (EmbeddedTomcat server =
-        serve(enforcer(EVERY), false, false, DispatcherType.REQUEST, DispatcherType.ERROR)) {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void enforce_errorDispatchTheFilterIsRegisteredFor_isNotCountedAgain(Container container)
+      throws Exception {
+    try (ServletServer server =
+        serve(
+            container,
+            enforcer(EVERY),
+            false,
+            false,
+            DispatcherType.REQUEST,
+            DispatcherType.ERROR)) {
       HttpResponse<String> failed = server.get("/fail/1");
       assertThat(failed.statusCode()).isEqualTo(429);
       assertThat(failed.body()).as("the application's 429 has its error page").isEqualTo("oops");
@@ -410,11 +468,18 @@ class EnforceOnceTest {
     }
   }
 
-  @Test
-  void enforce_refusalShownOnAnErrorPageTheFilterIsRegisteredFor_isNotCountedAgain()
-      throws Exception {
-    try (EmbeddedTomcat server =
-        serve(enforcer(EVERY), false, false, DispatcherType.REQUEST, DispatcherType.ERROR)) {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void enforce_refusalShownOnAnErrorPageTheFilterIsRegisteredFor_isNotCountedAgain(
+      Container container) throws Exception {
+    try (ServletServer server =
+        serve(
+            container,
+            enforcer(EVERY),
+            false,
+            false,
+            DispatcherType.REQUEST,
+            DispatcherType.ERROR)) {
       assertThat(granted(server, 3, "/items/1")).isEqualTo(3);
       HttpResponse<String> refused = server.get("/items/1", "X-Refusal-As-Error", "yes");
       assertThat(refused.statusCode()).isEqualTo(429);
@@ -430,18 +495,19 @@ class EnforceOnceTest {
    * path: the refused request is counted by no rule after the refusing one, neither in its request
    * dispatch (the chain of rules ends) nor in its error page's dispatch.
    */
-  @ParameterizedTest(name = "later rule over {0}")
-  @ValueSource(strings = {"/oops", "every path"})
-  void enforce_refusalShownOnAnErrorPageThatALaterRuleCovers_isCountedByNoLaterRule(String over)
-      throws Exception {
+  @ParameterizedTest(name = "{0}, later rule over {1}")
+  @MethodSource("laterRules")
+  void enforce_refusalShownOnAnErrorPageThatALaterRuleCovers_isCountedByNoLaterRule(
+      Container container, String over) throws Exception {
     HttpRule.Builder later =
         HttpRule.builder("later").limit(Limit.exact(10, Duration.ofSeconds(60)));
     if (over.startsWith("/")) {
       later.path(over);
     }
     int countedBefore = over.startsWith("/") ? 0 : 3; // the 3 granted requests to /items/1
-    try (EmbeddedTomcat server =
+    try (ServletServer server =
         serve(
+            container,
             enforcer(ITEMS, later.build()),
             false,
             false,
@@ -465,11 +531,14 @@ class EnforceOnceTest {
    * forwards and error pages only, so that the include is the first to meet the rule over the
    * includer's path (an include keeps its includer's path).
    */
-  @Test
-  void enforce_refusedInAnInclude_isCountedByTheRulesOverTheRestOfTheRequest() throws Exception {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void enforce_refusedInAnInclude_isCountedByTheRulesOverTheRestOfTheRequest(Container container)
+      throws Exception {
     HttpRule included = oncePerMinute("included", "/include/**");
-    try (EmbeddedTomcat server =
+    try (ServletServer server =
         serve(
+            container,
             enforcer(included, rule("page", "/oops")),
             false,
             false,
@@ -498,8 +567,10 @@ class EnforceOnceTest {
    * refuse it) as usual. The handler at {@code /other/1}, under a rule of 1 per minute, runs once
    * for three such requests.
    */
-  @Test
-  void enforce_asyncDispatchAfterARefusal_isCountedByTheRulesOverItsPath() throws Exception {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void enforce_asyncDispatchAfterARefusal_isCountedByTheRulesOverItsPath(Container container)
+      throws Exception {
     HttpRule first = oncePerMinute("first", "/first/**");
     HttpRule other = oncePerMinute("other", "/other/**");
     RateLimitFilter rateLimit = new RateLimitFilter(enforcer(first, other));
@@ -517,11 +588,12 @@ class EnforceOnceTest {
               }
             });
     Map<String, AtomicInteger> ran = new ConcurrentHashMap<>();
-    try (EmbeddedTomcat server =
-        asyncTomcat(
+    try (ServletServer server =
+        asyncServer(
+            container,
             dispatching,
             recording(ran, null),
-            context -> {},
+            deployment -> deployment,
             DispatcherType.REQUEST,
             DispatcherType.ASYNC)) {
       assertThat(server.get("/first/1").statusCode()).isEqualTo(200);
@@ -543,15 +615,19 @@ class EnforceOnceTest {
 
   /**
    * After a refusal, an asynchronous dispatch (started by an application filter before the refusal)
-   * runs a handler that fails with {@code sendError(500)}: the error page shown for that failure is
-   * no error page of the refusal, and the rule over the error page's path counts it as usual. The
-   * error page at {@code /oops}, under a rule of 1 per minute, runs once for three such requests,
-   * whether or not the filter also sees the asynchronous dispatch.
+   * runs a handler that fails, with {@code sendError(500)} (an error page for the status) or an
+   * exception (an error page for its type): the error page shown for that failure is no error page
+   * of the refusal, and the rule over the error page's path counts it as usual. The error page at
+   * {@code /oops}, under a rule of 1 per minute, runs once for three such requests, whether or not
+   * the filter also sees the asynchronous dispatch.
    */
-  @ParameterizedTest(name = "filter for async dispatches: {0}")
-  @ValueSource(booleans = {true, false})
+  @ParameterizedTest(name = "{0}, filter for async dispatches: {1}, failing by {2}")
+  @MethodSource("asyncFailures")
   void enforce_errorPageOfAFailedAsyncDispatchAfterARefusal_isCountedByTheRuleOverItsPath(
-      boolean filterForAsync) throws Exception {
+      Container container, boolean filterForAsync, String failure) throws Exception {
+    assumeTrue(
+        showsAnErrorPageOnceCommitted(container, failure),
+        container + " shows no error page for this failure once the refusal was written");
     HttpRule first = oncePerMinute("first", "/first/**");
     HttpRule page = oncePerMinute("page", "/oops");
     RateLimitFilter rateLimit = new RateLimitFilter(enforcer(first, page));
@@ -563,20 +639,19 @@ class EnforceOnceTest {
               DispatcherType.REQUEST, DispatcherType.ASYNC, DispatcherType.ERROR
             }
             : new DispatcherType[] {DispatcherType.REQUEST, DispatcherType.ERROR};
-    try (EmbeddedTomcat server =
-        asyncTomcat(
+    try (ServletServer server =
+        asyncServer(
+            container,
             dispatching,
             recording(ran, "/boom/"),
-            context -> {
-              ErrorPage oops = new ErrorPage();
-              oops.setErrorCode(500);
-              oops.setLocation("/oops");
-              context.addErrorPage(oops);
-            },
+            deployment ->
+                failure.equals("exception")
+                    ? deployment.errorPage(Exception.class, "/oops")
+                    : deployment.errorPage(500, "/oops"),
             dispatches)) {
       assertThat(server.get("/first/1").statusCode()).isEqualTo(200);
       for (int i = 1; i <= 3; i++) {
-        server.get("/first/1", "X-Async-To", "/boom/1");
+        server.get("/first/1", "X-Async-To", "/boom/1", "X-Fail-By", failure);
       }
       await()
           .atMost(Duration.ofSeconds(10))
@@ -592,21 +667,34 @@ class EnforceOnceTest {
   }
 
   /**
+   * Whether {@code container} shows an error page for a handler that fails by {@code failure} after
+   * the response was committed (the refusal written): Tomcat does for both (a {@code sendError}
+   * after the commit throws, and the error page of the status 500 that the exception gets is
+   * shown), Undertow for {@code sendError} only, Jetty for neither (the response of a written
+   * refusal is complete, and no error page follows it).
+   */
+  private static boolean showsAnErrorPageOnceCommitted(Container container, String failure) {
+    return container == Container.TOMCAT
+        || (container == Container.UNDERTOW && failure.equals("sendError(500)"));
+  }
+
+  /**
    * A filter over rules that are replaced before every pass (a reload that keeps each rule's
    * limiter, as the Spring Boot starter's does): a forwarded request finishes with the rules it
    * started with, and each rule counts it once.
    */
-  @Test
-  void filter_rulesReplacedBetweenTheRequestAndItsForward_countsTheRequestOnceByEachRule()
-      throws Exception {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void filter_rulesReplacedBetweenTheRequestAndItsForward_countsTheRequestOnceByEachRule(
+      Container container) throws Exception {
     RateLimiterFactory memory = RateLimiterFactory.inMemory(ticker, 1000);
     Map<String, KeyedRateLimiter<String>> limiters = new ConcurrentHashMap<>();
     RateLimiterFactory keeping =
         (name, limits, countRefused) ->
             limiters.computeIfAbsent(name, n -> memory.create(n, limits, countRefused));
     RateLimitFilter reloading = new RateLimitFilter(() -> enforcer(keeping, EVERY, ITEMS));
-    try (EmbeddedTomcat server =
-        serve(reloading, false, null, DispatcherType.REQUEST, DispatcherType.FORWARD)) {
+    try (ServletServer server =
+        serve(container, reloading, false, null, DispatcherType.REQUEST, DispatcherType.FORWARD)) {
       HttpResponse<String> first = server.get("/forward/1");
       assertThat(first.body()).isEqualTo("/items/1");
       assertThat(first.headers().firstValue("RateLimit"))
@@ -642,9 +730,28 @@ class EnforceOnceTest {
     };
   }
 
+  static Stream<Arguments> laterRules() {
+    return Stream.of(Container.values())
+        .flatMap(
+            container -> Stream.of("/oops", "every path").map(o -> Arguments.of(container, o)));
+  }
+
+  static Stream<Arguments> asyncFailures() {
+    List<Arguments> cases = new ArrayList<>();
+    for (Container container : Container.values()) {
+      for (boolean filterForAsync : new boolean[] {true, false}) {
+        for (String failure : List.of("sendError(500)", "exception")) {
+          cases.add(Arguments.of(container, filterForAsync, failure));
+        }
+      }
+    }
+    return cases.stream();
+  }
+
   /**
-   * A servlet that counts its runs by path in {@code ran}, and fails with {@code sendError(500)}
-   * under {@code failingUnder} (none if null).
+   * A servlet that counts its runs by path in {@code ran}, and fails under {@code failingUnder}
+   * (none if null): with {@code sendError(500)}, or with an {@link IllegalStateException} if the
+   * request's {@code X-Fail-By} header says {@code exception}.
    */
   private static HttpServlet recording(Map<String, AtomicInteger> ran, String failingUnder) {
     return new HttpServlet() {
@@ -653,27 +760,27 @@ class EnforceOnceTest {
         String uri = req.getRequestURI();
         ran.computeIfAbsent(uri, path -> new AtomicInteger()).incrementAndGet();
         if (failingUnder != null && uri.startsWith(failingUnder)) {
+          if ("exception".equals(req.getHeader("X-Fail-By"))) {
+            throw new IllegalStateException("the handler at " + uri + " fails");
+          }
           resp.sendError(500);
         }
       }
     };
   }
 
-  /** A Tomcat whose servlet and rate limit filter support asynchronous processing. */
-  private EmbeddedTomcat asyncTomcat(
-      Filter filter, HttpServlet servlet, Consumer<Context> setUp, DispatcherType... dispatches)
-      throws LifecycleException {
-    return new EmbeddedTomcat(
-        filter,
-        servlet,
-        false,
-        "",
-        baseDir,
-        context -> {
-          setUp.accept(context);
-          ((Wrapper) context.findChild("ok")).setAsyncSupported(true);
-          context.findFilterDef("rateLimit").setAsyncSupported("true");
-        },
-        dispatches);
+  /**
+   * A server in {@code container} whose servlet and rate limit filter support asynchronous
+   * processing, with what {@code setUp} adds (error pages).
+   */
+  private ServletServer asyncServer(
+      Container container,
+      Filter filter,
+      HttpServlet servlet,
+      UnaryOperator<Deployment> setUp,
+      DispatcherType... dispatches)
+      throws Exception {
+    return container.start(
+        setUp.apply(Deployment.of(filter, servlet, dispatches).withAsync()), baseDir);
   }
 }
