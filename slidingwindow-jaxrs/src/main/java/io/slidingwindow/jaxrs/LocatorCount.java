@@ -37,23 +37,24 @@ import java.util.regex.PatternSyntaxException;
  * the answer. The locator is found from the matched URIs: the last one the runtime matched, less
  * the one before it, is what the locator's {@code @Path} took, among the locators of the matched
  * resources; if the request's path ends there and a resource method's {@code @Path} of the same
- * class takes it with as many literal characters, the runtime chose that method and no locator ran
- * (a resource method matches the whole rest of the path, so a path that goes on, {@code
- * /shares/guess/items}, can only have been taken by the locator). What a locator that declares no
- * concrete class returns is learned from the requests that reach a method through it. Whether a
- * request reached a resource method is asked of the runtime, through the injected {@link
- * ResourceInfo} and of a {@link Marker}, a request filter of the lowest priority, either being
- * enough: so a request that a filter of the application ends after matching is not counted here
- * whatever its priority (the runtime says), nor one whose response is completed on another thread
- * (the marker says), as {@link MethodRateLimitFilter} counts them. An {@code OPTIONS} request that
- * the runtime answers itself, with no method of the application (RESTEasy below a locator; Jersey
- * has a resource method of its own for it), is no attempt on the resource and is not counted,
- * unless its answer is an error: the locator threw. Cost per request: one request property per
- * matched request, and on its response the matched resources and one {@code ClassValue} look-up per
- * sub-resource among them (URI matching only below a locator that declares no concrete class, for a
- * class not yet noted); one {@code ResourceInfo} call on the response of an unmarked one (RESTEasy:
- * a thread-local look-up); the lookup of the locator, and of the classes it may have returned, only
- * for a request that matched a resource and no method. No lock. Thread-safe.
+ * class takes it that comes first in JAX-RS's order of templates, or is the locator's own, the
+ * runtime chose that method and no locator ran (a resource method matches the whole rest of the
+ * path, so a path that goes on, {@code /shares/guess/items}, can only have been taken by the
+ * locator). What a locator that declares no concrete class returns is learned from the requests
+ * that reach a method through it. Whether a request reached a resource method is asked of the
+ * runtime, through the injected {@link ResourceInfo} and of a {@link Marker}, a request filter of
+ * the lowest priority, either being enough: so a request that a filter of the application ends
+ * after matching is not counted here whatever its priority (the runtime says), nor one whose
+ * response is completed on another thread (the marker says), as {@link MethodRateLimitFilter}
+ * counts them. An {@code OPTIONS} request that the runtime answers itself, with no method of the
+ * application (RESTEasy below a locator; Jersey has a resource method of its own for it), is no
+ * attempt on the resource and is not counted, unless its answer is an error: the locator threw.
+ * Cost per request: one request property per matched request, and on its response the matched
+ * resources and one {@code ClassValue} look-up per sub-resource among them (URI matching only below
+ * a locator that declares no concrete class, for a class not yet noted); one {@code ResourceInfo}
+ * call on the response of an unmarked one (RESTEasy: a thread-local look-up); the lookup of the
+ * locator, and of the classes it may have returned, only for a request that matched a resource and
+ * no method. No lock. Thread-safe.
  */
 @Priority(Priorities.AUTHORIZATION + 100)
 final class LocatorCount implements ContainerResponseFilter {
@@ -255,17 +256,21 @@ final class LocatorCount implements ContainerResponseFilter {
   /**
    * The locators of {@code owner} whose templates take {@code taken} that the runtime prefers (by
    * JAX-RS's order of templates; all of them where that order ties), leaving out each that a
-   * resource method of at least as many literal characters takes it from.
+   * resource method takes it from whose template comes first in that order, or is the same (a
+   * resource method goes before a locator of the same template).
    */
   private static List<Locator> locatorsTaking(Owner owner, String taken, boolean pathGoesOn) {
     List<Locator> taking = new ArrayList<>(1);
     next:
     for (Locator locator : owner.locators()) {
-      if (!locator.template().pattern().matcher(taken).matches()) {
+      Template template = locator.template();
+      if (!template.pattern().matcher(taken).matches()) {
         continue;
       }
       for (Template method : pathGoesOn ? List.<Template>of() : owner.methods()) {
-        if (method.literals() >= locator.template().literals()
+        int order = method.compareTo(template);
+        if ((order > 0
+                || order == 0 && method.pattern().pattern().equals(template.pattern().pattern()))
             && method.pattern().matcher(taken).matches()) {
           continue next;
         }

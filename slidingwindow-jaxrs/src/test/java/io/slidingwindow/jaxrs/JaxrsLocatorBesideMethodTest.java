@@ -1,0 +1,106 @@
+package io.slidingwindow.jaxrs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A limited sub-resource locator beside an unlimited resource method of the same class, both
+ * templates taking a guess's path with as many literal characters: JAX-RS goes on to the number of
+ * variables, then of variables with their own regular expression, and here prefers the locator, so
+ * the guess ran the locator's lookup and is counted by its class. Before, a method with as many
+ * literal characters was taken to have won, and such guesses were counted by nothing.
+ */
+class JaxrsLocatorBesideMethodTest extends JaxrsServerCase {
+
+  /**
+   * A link by name, read by an unlimited method, and a share by a token of its own form, whose
+   * template has a regular expression of its own: on a path both take, the runtime runs the
+   * locator.
+   */
+  @Path("links")
+  public static class Links {
+    @GET
+    @Path("{name}")
+    @Produces(MediaType.TEXT_PLAIN)
+    public String byName(@PathParam("name") String name) {
+      return "link " + name;
+    }
+
+    @Path("{token: [a-z]+-[0-9]+}")
+    public LimitedShare share(@PathParam("token") String token) {
+      return LimitedShare.lookUp(token);
+    }
+  }
+
+  /**
+   * A profile's pages, read by an unlimited method of one variable, and a share by owner and token,
+   * one literal character each: on a path both take, the runtime runs the locator, of two
+   * variables.
+   */
+  @Path("people")
+  public static class People {
+    @GET
+    @Path("@{page: .+}")
+    @Produces(MediaType.TEXT_PLAIN)
+    public String page(@PathParam("page") String page) {
+      return "page " + page;
+    }
+
+    @Path("{owner}/{token}")
+    public LimitedShare share(@PathParam("owner") String owner, @PathParam("token") String token) {
+      return LimitedShare.lookUp(token);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void locatorPreferredByItsOwnRegex_guessesCountAgainstItsClass(
+      JaxrsServers.Implementation runtime) {
+    server = JaxrsServers.start(runtime, List.of(new Links(), feature()));
+
+    assertThat(List.of(status("/links/readme"), status("/links/readme"), status("/links/readme")))
+        .as("names the locator's template does not take reach the unlimited method")
+        .containsExactly(200, 200, 200);
+    assertThat(
+            List.of(
+                status("/links/guess-1"),
+                status("/links/guess-2"),
+                status("/links/guess-3"),
+                status("/links/issued-1")))
+        .as("the runtime ran the locator for each guess: three spent Share's 3/1h")
+        .containsExactly(404, 404, 404, 429);
+    assertThat(status("/links/readme")).as("the method is not limited").isEqualTo(200);
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void locatorPreferredByItsVariables_guessesCountAgainstItsClass(
+      JaxrsServers.Implementation runtime) {
+    server = JaxrsServers.start(runtime, List.of(new People(), feature()));
+
+    assertThat(List.of(status("/people/@ann"), status("/people/@ann"), status("/people/@ann")))
+        .as("one segment: only the unlimited method takes it")
+        .containsExactly(200, 200, 200);
+    // RESTEasy orders templates by literal characters, then by variables with a regular
+    // expression of their own, never by variables: it runs the method, which serves them all.
+    assertThat(
+            List.of(
+                status("/people/@ann/guess-1"),
+                status("/people/@ann/guess-2"),
+                status("/people/@ann/guess-3"),
+                status("/people/@ann/issued-1")))
+        .as("where the runtime ran the locator, three guesses spent Share's 3/1h")
+        .containsExactly(
+            runtime == JaxrsServers.Implementation.JERSEY
+                ? new Integer[] {404, 404, 404, 429}
+                : new Integer[] {200, 200, 200, 200});
+  }
+}
