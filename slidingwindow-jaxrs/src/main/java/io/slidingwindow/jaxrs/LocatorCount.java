@@ -37,7 +37,7 @@ import java.util.regex.PatternSyntaxException;
  * the answer. The locator is found from the matched URIs: the last one the runtime matched, less
  * the one before it, is what the locator's {@code @Path} took, among the locators of the matched
  * resources; if the request's path ends there and a resource method's {@code @Path} of the same
- * class takes it that comes first in JAX-RS's order of templates, or is the locator's own, the
+ * class takes it that surely comes first on Jersey and RESTEasy (see {@link Template#before}), the
  * runtime chose that method and no locator ran (a resource method matches the whole rest of the
  * path, so a path that goes on, {@code /shares/guess/items}, can only have been taken by the
  * locator). What a locator that declares no concrete class returns is learned from the requests
@@ -66,15 +66,24 @@ final class LocatorCount implements ContainerResponseFilter {
   private record Template(Pattern pattern, int literals, int variables, int ownRegex) {
 
     /**
-     * Orders templates as JAX-RS prefers them when several match: more literal characters first,
-     * then more variables, then more variables with a regular expression of their own.
+     * Whether the runtime surely prefers this template to {@code other} where both take a path,
+     * Jersey and RESTEasy alike. JAX-RS orders templates by more literal characters, then more
+     * variables, then more variables with a regular expression of their own (Jersey); RESTEasy
+     * leaves the variables out. Where the two orders disagree or tie, either template may be the
+     * one run. With {@code method}, this is a resource method's template and {@code other} a
+     * locator's: the method goes first where the orders tie, on Jersey only for the same template
+     * (it orders others of one rank by their expressions).
      */
-    int compareTo(Template other) {
-      return literals != other.literals
-          ? Integer.compare(literals, other.literals)
-          : variables != other.variables
-              ? Integer.compare(variables, other.variables)
-              : Integer.compare(ownRegex, other.ownRegex);
+    boolean before(Template other, boolean method) {
+      if (literals != other.literals) {
+        return literals > other.literals;
+      }
+      int own = Integer.compare(ownRegex, other.ownRegex);
+      int jaxrs = variables != other.variables ? Integer.compare(variables, other.variables) : own;
+      return method
+          ? own >= 0
+              && (jaxrs > 0 || jaxrs == 0 && pattern.pattern().equals(other.pattern.pattern()))
+          : own > 0 && jaxrs > 0;
     }
   }
 
@@ -254,10 +263,9 @@ final class LocatorCount implements ContainerResponseFilter {
   }
 
   /**
-   * The locators of {@code owner} whose templates take {@code taken} that the runtime prefers (by
-   * JAX-RS's order of templates; all of them where that order ties), leaving out each that a
-   * resource method takes it from whose template comes first in that order, or is the same (a
-   * resource method goes before a locator of the same template).
+   * The locators of {@code owner} whose templates take {@code taken} that the runtime may have run:
+   * those that no other taking it surely comes before (see {@link Template#before}), leaving out
+   * each that a resource method takes it from whose template surely comes first.
    */
   private static List<Locator> locatorsTaking(Owner owner, String taken, boolean pathGoesOn) {
     List<Locator> taking = new ArrayList<>(1);
@@ -268,23 +276,20 @@ final class LocatorCount implements ContainerResponseFilter {
         continue;
       }
       for (Template method : pathGoesOn ? List.<Template>of() : owner.methods()) {
-        int order = method.compareTo(template);
-        if ((order > 0
-                || order == 0 && method.pattern().pattern().equals(template.pattern().pattern()))
-            && method.pattern().matcher(taken).matches()) {
+        if (method.before(template, true) && method.pattern().matcher(taken).matches()) {
           continue next;
         }
       }
-      if (!taking.isEmpty()) {
-        int order = locator.template().compareTo(taking.get(0).template());
-        if (order < 0) {
-          continue; // the runtime prefers those taken already
-        }
-        if (order > 0) {
-          taking.clear(); // the runtime prefers this one to those
+      taking.add(locator);
+    }
+    // each order is a strict partial one: any order of removal leaves those none comes before
+    for (int i = taking.size() - 1; i >= 0 && taking.size() > 1; i--) {
+      for (Locator other : taking) {
+        if (other.template().before(taking.get(i).template(), false)) {
+          taking.remove(i);
+          break;
         }
       }
-      taking.add(locator);
     }
     return taking;
   }

@@ -16,7 +16,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * templates taking a guess's path with as many literal characters: JAX-RS goes on to the number of
  * variables, then of variables with their own regular expression, and here prefers the locator, so
  * the guess ran the locator's lookup and is counted by its class. Before, a method with as many
- * literal characters was taken to have won, and such guesses were counted by nothing.
+ * literal characters was taken to have won, and such guesses were counted by nothing. RESTEasy
+ * leaves the variables out of its order: where it runs the locator and Jersey the method, the
+ * guesses are counted on RESTEasy too.
  */
 class JaxrsLocatorBesideMethodTest extends JaxrsServerCase {
 
@@ -58,6 +60,43 @@ class JaxrsLocatorBesideMethodTest extends JaxrsServerCase {
     public LimitedShare share(@PathParam("owner") String owner, @PathParam("token") String token) {
       return LimitedShare.lookUp(token);
     }
+  }
+
+  /**
+   * A share by owner and token, read by an unlimited method of two variables, and a limited share
+   * by a handle of a regular expression of its own: on a path both take, Jersey runs the method
+   * (more variables), RESTEasy the locator (it leaves variables out of its order).
+   */
+  @Path("handles")
+  public static class Handles {
+    @GET
+    @Path("{owner}/{token}")
+    @Produces(MediaType.TEXT_PLAIN)
+    public String byOwner(@PathParam("owner") String owner, @PathParam("token") String token) {
+      return "share " + owner + "/" + token;
+    }
+
+    @Path("@{handle: .+}")
+    public LimitedShare byHandle(@PathParam("handle") String handle) {
+      return LimitedShare.lookUp(handle);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void locatorTheRuntimesOrderApart_guessesCountWhereItRan(JaxrsServers.Implementation runtime) {
+    server = JaxrsServers.start(runtime, List.of(new Handles(), feature()));
+
+    boolean jersey = runtime == JaxrsServers.Implementation.JERSEY;
+    assertThat(
+            List.of(
+                status("/handles/@ann/guess-1"),
+                status("/handles/@ann/guess-2"),
+                status("/handles/@ann/guess-3"),
+                status("/handles/@issued-1")))
+        .as("where the runtime ran the locator, three guesses spent Share's 3/1h")
+        .containsExactly(
+            jersey ? new Integer[] {200, 200, 200, 200} : new Integer[] {404, 404, 404, 429});
   }
 
   @ParameterizedTest
