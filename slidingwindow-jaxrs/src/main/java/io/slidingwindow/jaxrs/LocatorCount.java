@@ -20,8 +20,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * Counts, on its response, a request that ran a sub-resource locator and reached no resource
@@ -37,8 +35,8 @@ import java.util.regex.PatternSyntaxException;
  * the answer. The locator is found from the matched URIs: the last one the runtime matched, less
  * the one before it, is what the locator's {@code @Path} took, among the locators of the matched
  * resources; if the request's path ends there and a resource method's {@code @Path} of the same
- * class takes it that surely comes first on Jersey and RESTEasy (see {@link Template#before}), the
- * runtime chose that method and no locator ran (a resource method matches the whole rest of the
+ * class takes it that surely comes first on Jersey and RESTEasy (see {@link PathTemplate#before}),
+ * the runtime chose that method and no locator ran (a resource method matches the whole rest of the
  * path, so a path that goes on, {@code /shares/guess/items}, can only have been taken by the
  * locator). What a locator that declares no concrete class returns is learned from the requests
  * that reach a method through it. Whether a request reached a resource method is asked of the
@@ -62,39 +60,14 @@ final class LocatorCount implements ContainerResponseFilter {
   /** The request property that says the request reached a resource method. */
   private static final String MATCHED = LocatorCount.class.getName() + ".matched";
 
-  /** A {@code @Path} template as the runtime matches it, and its literal characters. */
-  private record Template(Pattern pattern, int literals, int variables, int ownRegex) {
-
-    /**
-     * Whether the runtime surely prefers this template to {@code other} where both take a path,
-     * Jersey and RESTEasy alike. JAX-RS orders templates by more literal characters, then more
-     * variables, then more variables with a regular expression of their own (Jersey); RESTEasy
-     * leaves the variables out. Where the two orders disagree or tie, either template may be the
-     * one run. With {@code method}, this is a resource method's template and {@code other} a
-     * locator's: the method goes first where the orders tie, on Jersey only for the same template
-     * (it orders others of one rank by their expressions).
-     */
-    boolean before(Template other, boolean method) {
-      if (literals != other.literals) {
-        return literals > other.literals;
-      }
-      int own = Integer.compare(ownRegex, other.ownRegex);
-      int jaxrs = variables != other.variables ? Integer.compare(variables, other.variables) : own;
-      return method
-          ? own >= 0
-              && (jaxrs > 0 || jaxrs == 0 && pattern.pattern().equals(other.pattern.pattern()))
-          : own > 0 && jaxrs > 0;
-    }
-  }
-
   /**
    * A locator: its template, where its declared return type leads (null: nowhere), and the classes
    * it has been seen returning to a request that reached one of their resource methods.
    */
-  private record Locator(Template template, ResourceWalk.Lead lead, Set<Class<?>> seen) {}
+  private record Locator(PathTemplate template, ResourceWalk.Lead lead, Set<Class<?>> seen) {}
 
   /** A resource class's locators and the templates of its resource methods. */
-  private record Owner(List<Locator> locators, List<Template> methods, boolean learns) {}
+  private record Owner(List<Locator> locators, List<PathTemplate> methods, boolean learns) {}
 
   private final BiFunction<Method, Method, MethodRateLimitFilter> filters;
 
@@ -264,18 +237,18 @@ final class LocatorCount implements ContainerResponseFilter {
 
   /**
    * The locators of {@code owner} whose templates take {@code taken} that the runtime may have run:
-   * those that no other taking it surely comes before (see {@link Template#before}), leaving out
-   * each that a resource method takes it from whose template surely comes first.
+   * those that no other taking it surely comes before (see {@link PathTemplate#before}), leaving
+   * out each that a resource method takes it from whose template surely comes first.
    */
   private static List<Locator> locatorsTaking(Owner owner, String taken, boolean pathGoesOn) {
     List<Locator> taking = new ArrayList<>(1);
     next:
     for (Locator locator : owner.locators()) {
-      Template template = locator.template();
+      PathTemplate template = locator.template();
       if (!template.pattern().matcher(taken).matches()) {
         continue;
       }
-      for (Template method : pathGoesOn ? List.<Template>of() : owner.methods()) {
+      for (PathTemplate method : pathGoesOn ? List.<PathTemplate>of() : owner.methods()) {
         if (method.before(template, true) && method.pattern().matcher(taken).matches()) {
           continue next;
         }
@@ -315,14 +288,14 @@ final class LocatorCount implements ContainerResponseFilter {
 
   private static Owner owner(Class<?> type) {
     List<Locator> locators = new ArrayList<>();
-    List<Template> methods = new ArrayList<>();
+    List<PathTemplate> methods = new ArrayList<>();
     boolean learns = false;
     for (Method method : LocatorTargets.publicMethods(type)) {
       Path path = path(type, method);
       if (path == null) {
         continue;
       }
-      Template template = template(path.value());
+      PathTemplate template = PathTemplate.of(path.value());
       if (template == null) {
         continue;
       }
@@ -368,49 +341,7 @@ final class LocatorCount implements ContainerResponseFilter {
     return null;
   }
 
-  /**
-   * The pattern that {@code path}, a {@code @Path} value, matches without its outer slashes: each
-   * {@code {name}} one segment, each {@code {name: regex}} its regex; null if a regex is invalid.
-   */
-  private static Template template(String path) {
-    String text = strip(path);
-    StringBuilder regex = new StringBuilder();
-    int literals = 0;
-    int variables = 0;
-    int ownRegex = 0;
-    int i = 0;
-    while (i < text.length()) {
-      char c = text.charAt(i);
-      if (c != '{') {
-        regex.append(Pattern.quote(String.valueOf(c)));
-        literals++;
-        i++;
-        continue;
-      }
-      int depth = 1;
-      int j = i + 1;
-      while (j < text.length() && depth > 0) {
-        char d = text.charAt(j++);
-        depth += d == '{' ? 1 : d == '}' ? -1 : 0;
-      }
-      String inside = text.substring(i + 1, depth == 0 ? j - 1 : j);
-      int colon = inside.indexOf(':');
-      variables++;
-      ownRegex += colon < 0 ? 0 : 1;
-      regex
-          .append('(')
-          .append(colon < 0 ? "[^/]+" : inside.substring(colon + 1).trim())
-          .append(')');
-      i = j;
-    }
-    try {
-      return new Template(Pattern.compile(regex.toString()), literals, variables, ownRegex);
-    } catch (PatternSyntaxException e) {
-      return null;
-    }
-  }
-
-  private static String strip(String path) {
+  static String strip(String path) {
     int from = 0;
     int to = path.length();
     while (from < to && path.charAt(from) == '/') {
