@@ -33,26 +33,27 @@ import java.util.function.BiFunction;
  * locator it ran (the matched resources but the root, by their real classes), each once, as {@link
  * MethodRateLimitFilter} counts a request another filter ended: if one refuses, its 429 replaces
  * the answer. The locator is found from the matched URIs: the last one the runtime matched, less
- * the one before it, is what the locator's {@code @Path} took, among the locators of the matched
- * resources; if the request's path ends there and a resource method's {@code @Path} of the same
- * class takes it that surely comes first on Jersey and RESTEasy (see {@link PathTemplate#before}),
- * the runtime chose that method and no locator ran (a resource method matches the whole rest of the
- * path, so a path that goes on, {@code /shares/guess/items}, can only have been taken by the
- * locator). What a locator that declares no concrete class returns is learned from the requests
- * that reach a method through it. Whether a request reached a resource method is asked of the
- * runtime, through the injected {@link ResourceInfo} and of a {@link Marker}, a request filter of
- * the lowest priority, either being enough: so a request that a filter of the application ends
- * after matching is not counted here whatever its priority (the runtime says), nor one whose
- * response is completed on another thread (the marker says), as {@link MethodRateLimitFilter}
- * counts them. An {@code OPTIONS} request that the runtime answers itself, with no method of the
- * application (RESTEasy below a locator; Jersey has a resource method of its own for it), is no
- * attempt on the resource and is not counted, unless its answer is an error: the locator threw.
- * Cost per request: one request property per matched request, and on its response the matched
- * resources and one {@code ClassValue} look-up per sub-resource among them (URI matching only below
- * a locator that declares no concrete class, for a class not yet noted); one {@code ResourceInfo}
- * call on the response of an unmarked one (RESTEasy: a thread-local look-up); the lookup of the
- * locator, and of the classes it may have returned, only for a request that matched a resource and
- * no method. No lock. Thread-safe.
+ * the one before it, decoded or as sent (RESTEasy takes {@code guess%2F1} for one segment), is what
+ * the locator's {@code @Path} took, among the locators of the matched resources; if the request's
+ * path ends there and a resource method's {@code @Path} of the same class takes it that surely
+ * comes first on Jersey and RESTEasy (see {@link PathTemplate#before}), the runtime chose that
+ * method and no locator ran (a resource method matches the whole rest of the path, so a path that
+ * goes on, {@code /shares/guess/items}, can only have been taken by the locator). What a locator
+ * that declares no concrete class returns is learned from the requests that reach a method through
+ * it. Whether a request reached a resource method is asked of the runtime, through the injected
+ * {@link ResourceInfo} and of a {@link Marker}, a request filter of the lowest priority, either
+ * being enough: so a request that a filter of the application ends after matching is not counted
+ * here whatever its priority (the runtime says), nor one whose response is completed on another
+ * thread (the marker says), as {@link MethodRateLimitFilter} counts them. An {@code OPTIONS}
+ * request that the runtime answers itself, with no method of the application (RESTEasy below a
+ * locator; Jersey has a resource method of its own for it), is no attempt on the resource and is
+ * not counted, unless its answer is an error: the locator threw. Cost per request: one request
+ * property per matched request, and on its response the matched resources and one {@code
+ * ClassValue} look-up per sub-resource among them (URI matching only below a locator that declares
+ * no concrete class, for a class not yet noted); one {@code ResourceInfo} call on the response of
+ * an unmarked one (RESTEasy: a thread-local look-up); the lookup of the locator, and of the classes
+ * it may have returned, only for a request that matched a resource and no method. No lock.
+ * Thread-safe.
  */
 @Priority(Priorities.AUTHORIZATION + 100)
 final class LocatorCount implements ContainerResponseFilter {
@@ -132,18 +133,23 @@ final class LocatorCount implements ContainerResponseFilter {
     if (uris.size() < 2 || resources.isEmpty()) {
       return;
     }
-    String inner = strip(uris.get(0));
-    String outer = strip(uris.get(1));
-    if (!inner.startsWith(outer)) {
+    // The runtime matched the path as sent (RESTEasy takes guess%2F1 for one segment): the
+    // templates are matched against what the last step took both decoded and as sent.
+    String taken = step(uris, 0);
+    String sent = step(uri.getMatchedURIs(false), 0);
+    if (taken == null && sent == null) {
       return;
     }
-    String taken = strip(inner.substring(outer.length()));
     // A resource method matches the whole rest of the path: if the path goes on past what the
     // last match took, no method of that class can have taken it, only a locator.
-    boolean pathGoesOn = !strip(uri.getPath()).equals(inner);
+    boolean pathGoesOn = !strip(uri.getPath()).equals(strip(uris.get(0)));
     for (int i = 0; i < resources.size(); i++) {
-      List<Locator> locators =
-          locatorsTaking(owners.get(resources.get(i).getClass()), taken, pathGoesOn);
+      Owner owner = owners.get(resources.get(i).getClass());
+      List<Locator> locators = new ArrayList<>(1);
+      addLocatorsTaking(locators, owner, taken, pathGoesOn);
+      if (sent != null && !sent.equals(taken)) {
+        addLocatorsTaking(locators, owner, sent, pathGoesOn);
+      }
       if (!locators.isEmpty()) {
         // The locator the runtime ran is the one whose template it prefers; where templates tie,
         // each may be it: counted by the targets of all of them, so that a sibling declared to
@@ -177,19 +183,17 @@ final class LocatorCount implements ContainerResponseFilter {
       if (!unnoted(owner, returned)) {
         continue; // noted already wherever it could be: no path to match (the usual case)
       }
+      // noted for the locators the runtime may have run for each step only, as they are counted
+      List<Locator> locators = new ArrayList<>();
       List<String> uris = uri.getMatchedURIs();
+      List<String> sent = uri.getMatchedURIs(false);
       for (int k = 0; k + 1 < uris.size(); k++) {
-        String inner = strip(uris.get(k));
-        String outer = strip(uris.get(k + 1));
-        if (!inner.startsWith(outer)) {
-          continue;
-        }
-        // noted for the locators the runtime prefers for that step only, as they are counted
-        for (Locator locator :
-            locatorsTaking(owner, strip(inner.substring(outer.length())), true)) {
-          if (mayNote(locator, returned)) {
-            locator.seen().add(returned);
-          }
+        addLocatorsTaking(locators, owner, step(uris, k), true);
+        addLocatorsTaking(locators, owner, step(sent, k), true);
+      }
+      for (Locator locator : locators) {
+        if (mayNote(locator, returned)) {
+          locator.seen().add(returned);
         }
       }
     }
@@ -236,12 +240,30 @@ final class LocatorCount implements ContainerResponseFilter {
   }
 
   /**
-   * The locators of {@code owner} whose templates take {@code taken} that the runtime may have run:
-   * those that no other taking it surely comes before (see {@link PathTemplate#before}), leaving
-   * out each that a resource method takes it from whose template surely comes first.
+   * What the matched URI at {@code k} adds to the one after it, without outer slashes: what the
+   * locator that led there took; null if there is no such pair or it does not go on from there.
    */
-  private static List<Locator> locatorsTaking(Owner owner, String taken, boolean pathGoesOn) {
-    List<Locator> taking = new ArrayList<>(1);
+  private static String step(List<String> uris, int k) {
+    if (k + 1 >= uris.size()) {
+      return null;
+    }
+    String inner = strip(uris.get(k));
+    String outer = strip(uris.get(k + 1));
+    return inner.startsWith(outer) ? strip(inner.substring(outer.length())) : null;
+  }
+
+  /**
+   * Adds to {@code out} the locators of {@code owner} whose templates take {@code taken} (if not
+   * null) that the runtime may have run: those that no other taking it surely comes before (see
+   * {@link PathTemplate#before}), leaving out each that a resource method takes it from whose
+   * template surely comes first.
+   */
+  private static void addLocatorsTaking(
+      List<Locator> out, Owner owner, String taken, boolean pathGoesOn) {
+    if (taken == null) {
+      return;
+    }
+    int from = out.size();
     next:
     for (Locator locator : owner.locators()) {
       PathTemplate template = locator.template();
@@ -253,18 +275,17 @@ final class LocatorCount implements ContainerResponseFilter {
           continue next;
         }
       }
-      taking.add(locator);
+      out.add(locator);
     }
     // each order is a strict partial one: any order of removal leaves those none comes before
-    for (int i = taking.size() - 1; i >= 0 && taking.size() > 1; i--) {
-      for (Locator other : taking) {
-        if (other.template().before(taking.get(i).template(), false)) {
-          taking.remove(i);
+    for (int i = out.size() - 1; i >= from && out.size() > from + 1; i--) {
+      for (int j = from; j < out.size(); j++) {
+        if (out.get(j).template().before(out.get(i).template(), false)) {
+          out.remove(i);
           break;
         }
       }
     }
-    return taking;
   }
 
   private void count(
