@@ -13,6 +13,7 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -161,7 +162,7 @@ final class LocatorCount implements ContainerResponseFilter {
             byAnnotation.putIfAbsent(pair[1], pair);
           }
         }
-        count(List.copyOf(byAnnotation.values()), request, response);
+        count(byAnnotation.values(), request, response);
         return;
       }
     }
@@ -289,7 +290,7 @@ final class LocatorCount implements ContainerResponseFilter {
   }
 
   private void count(
-      List<Method[]> limitedMethods,
+      Collection<Method[]> limitedMethods,
       ContainerRequestContext request,
       ContainerResponseContext response) {
     Set<MethodRateLimitFilter> counted = new LinkedHashSet<>();
