@@ -77,8 +77,7 @@ final class LimitedCall<ReqT, RespT>
   synchronized void refuse(HttpReply refusal, boolean started) {
     if (!closed) {
       StatusRuntimeException answer = GrpcRefusals.of(refusal);
-      closing(answer.getStatus(), started);
-      delegate().close(answer.getStatus(), answer.getTrailers());
+      close(answer.getStatus(), answer.getTrailers(), started);
     }
   }
 
@@ -88,9 +87,7 @@ final class LimitedCall<ReqT, RespT>
    * started}.
    */
   synchronized void end(Status status, boolean started) {
-    if (closing(status, started)) {
-      delegate().close(status, new Metadata());
-    }
+    close(status, new Metadata(), started);
   }
 
   /** Closes the call with {@code status} and no trailers, unless it is closed already. */
@@ -100,27 +97,31 @@ final class LimitedCall<ReqT, RespT>
 
   /** Closes the call with {@code status} and {@code trailers}, unless it is closed already. */
   synchronized void fail(Status status, Metadata trailers) {
-    if (closing(status, cancelledBeforeClose())) {
-      delegate().close(status, trailers);
-    }
+    close(status, trailers, cancelledBeforeClose());
   }
 
   /**
-   * Marks the call closed with {@code status} and settles it, or keeps its reservations counted
-   * without settling if {@code keep}; false if it was closed already.
+   * Marks the call closed with {@code status}, settles it (or keeps its reservations counted
+   * without settling if {@code keep}), then closes it, unless it was closed already. The close goes
+   * on whatever settling throws (a backend's refund throwing an {@link Error} at once), which is
+   * thrown on after: a call marked closed but never closed would stay open until its deadline.
    */
-  private boolean closing(Status status, boolean keep) {
+  private void close(Status status, Metadata trailers, boolean keep) {
     if (closed) {
-      return false;
+      return;
     }
     closed = true;
     closedWith = status.getCode();
     keptCounted = keep;
-    if (!keep) {
-      settle(settlement, closedWith);
-    }
+    Settlement reserved = settlement;
     settlement = Settlement.none();
-    return true;
+    try {
+      if (!keep) {
+        settle(reserved, closedWith);
+      }
+    } finally {
+      delegate().close(status, trailers);
+    }
   }
 
   private static void settle(Settlement reserved, Status.Code code) {
@@ -148,9 +149,7 @@ final class LimitedCall<ReqT, RespT>
 
   @Override
   public synchronized void close(Status status, Metadata trailers) {
-    if (closing(status, cancelledBeforeClose())) {
-      super.close(status, trailers);
-    }
+    close(status, trailers, cancelledBeforeClose());
   }
 
   @Override
