@@ -8,9 +8,11 @@ import io.slidingwindow.http.EnforcementCore.Outcome;
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -25,9 +27,12 @@ import java.util.function.Supplier;
  * the backend's thread that completed it, since the application's handler runs next. Events that
  * arrive meanwhile wait in the queue. After a refusal the call is closed and every later event is
  * dropped. After the application's listener threw (a {@link RuntimeException} or an {@link Error}),
- * the call is closed with {@code UNKNOWN} and only the call's end ({@code onCancel} or {@code
- * onComplete}) still reaches the listener, as under gRPC. The application's listener is always
- * called with the call's {@link Context} attached, one event at a time, in order.
+ * or anything else in a step did (closing the call, a decision), the call is closed with {@code
+ * UNKNOWN} and only the call's end ({@code onCancel} or {@code onComplete}) still reaches the
+ * listener, as under gRPC; an {@link Error} is then thrown on to whoever ran the step, as gRPC's
+ * own listener throws it on to its executor, once the call is closed and the queue let go of. The
+ * application's listener is always called with the call's {@link Context} attached, one event at a
+ * time, in order.
  */
 final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
 
@@ -57,8 +62,11 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
   private ServerCall.Listener<ReqT> delegate;
   private boolean ended;
 
-  /** Whether the application's listener threw, and has yet to hear the call's end. */
+  /** Whether the call failed after the application's listener started; it awaits the call's end. */
   private boolean owesEnd;
+
+  /** Whether the application's listener was told the call's end (or is being told it). */
+  private boolean heardEnd;
 
   /** Whether the next message is the first, decided when the call started. */
   private boolean firstMessagePaid;
@@ -146,6 +154,7 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
               if (outcome != null && !outcome.allowed()) {
                 ended = true;
                 call.refuse(outcome.refusal(), true);
+                heardEnd = true;
                 delegate.onCancel();
                 return;
               }
@@ -169,12 +178,20 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
 
   @Override
   public void onCancel() {
-    submit(new Step(null, outcome -> delegate.onCancel(), true));
+    submit(new Step(null, outcome -> end(ServerCall.Listener::onCancel), true));
   }
 
   @Override
   public void onComplete() {
-    submit(new Step(null, outcome -> delegate.onComplete(), true));
+    submit(new Step(null, outcome -> end(ServerCall.Listener::onComplete), true));
+  }
+
+  /** Tells the application's listener the call's end, once. */
+  private void end(Consumer<ServerCall.Listener<ReqT>> how) {
+    if (!heardEnd && delegate != null) {
+      heardEnd = true;
+      how.accept(delegate);
+    }
   }
 
   @Override
@@ -190,14 +207,19 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
       }
       draining = true;
     }
-    drain();
+    drain(null);
   }
 
   /**
    * Runs the queued steps in order until the queue is empty (then another event starts the next
-   * drain) or a step waits for a decision (then its completion resumes the drain).
+   * drain) or a step waits for a decision (then its completion resumes the drain). A step never
+   * throws out of the drain (see {@link #run}); an {@link Error} that ended the call ({@code
+   * thrown}, from a step resumed on the executor, or one of this drain's) is thrown on once the
+   * drain has let go of the queue, so that it reaches whoever ran the drain (gRPC's thread or the
+   * executor) as it would without the interceptor, and never leaves the call's later events stuck.
    */
-  private void drain() {
+  private void drain(Error thrown) {
+    Error rethrow = thrown;
     Context previous = context.attach();
     try {
       while (true) {
@@ -206,44 +228,74 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
           step = steps.poll();
           if (step == null) {
             draining = false;
-            return;
+            break;
           }
         }
         if (ended) {
           if (step.end() && owesEnd) {
             owesEnd = false;
-            run(step, null);
+            rethrow = first(rethrow, run(step, null));
           }
           continue;
         }
         CompletableFuture<Outcome> decision = decide(step);
         if (decision != null && !decision.isDone()) {
           var unused = decision.whenComplete((outcome, error) -> resumeLater(step, decision));
-          return;
+          break;
         }
-        run(step, decision);
+        rethrow = first(rethrow, run(step, decision));
       }
     } finally {
       context.detach(previous);
     }
+    if (rethrow != null) {
+      throw rethrow;
+    }
   }
 
+  private static Error first(Error first, Error next) {
+    return first != null ? first : next;
+  }
+
+  /**
+   * Resumes the drain on the executor; here if the executor will not take it (shut down with the
+   * server, or failing in any other way, such as a thread it cannot start), since a drain never
+   * resumed would leave the call open and its events queued for good. Resumed once either way.
+   */
   private void resumeLater(Step step, CompletableFuture<Outcome> decision) {
+    AtomicBoolean resumed = new AtomicBoolean();
     try {
-      executor.execute(() -> resume(step, decision));
-    } catch (RejectedExecutionException e) {
-      resume(step, decision); // an executor shut down with the server: finish the call here
+      executor.execute(
+          () -> {
+            if (resumed.compareAndSet(false, true)) {
+              resume(step, decision);
+            }
+          });
+    } catch (Throwable e) {
+      if (!resumed.compareAndSet(false, true)) {
+        return;
+      }
+      if (!(e instanceof RejectedExecutionException)) {
+        LOG.log(Level.WARNING, "executor failed to take a gRPC call; it goes on here", e);
+      }
+      try {
+        resume(step, decision);
+      } catch (Error error) {
+        // On the backend's thread, inside its future: thrown on, it would vanish.
+        LOG.log(Level.ERROR, "gRPC call listener failed", error);
+      }
     }
   }
 
   private void resume(Step step, CompletableFuture<Outcome> decision) {
+    Error thrown;
     Context previous = context.attach();
     try {
-      run(step, decision);
+      thrown = run(step, decision);
     } finally {
       context.detach(previous);
     }
-    drain();
+    drain(thrown);
   }
 
   private CompletableFuture<Outcome> decide(Step step) {
@@ -252,53 +304,90 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
     }
     try {
       return step.decision().get().toCompletableFuture();
-    } catch (RuntimeException | Error e) {
+    } catch (Throwable e) {
       return CompletableFuture.failedFuture(e);
     }
   }
 
   /**
-   * Applies {@code step} to its decision's outcome. A decision that failed (the enforcement turns
-   * failing keys and backends into outcomes, so only an {@link Error}, such as a key resolver
-   * overflowing its stack on what the client sent, gets here) ends the call with {@code UNKNOWN},
-   * the handler hearing {@code onCancel} if it started (and the call then keeping the permits of
-   * rules that count only some codes, see {@link LimitedCall}): the event never goes on unlimited,
-   * whether the decision failed at once or later on a backend's thread. An application listener
-   * that throws ends the call with {@code UNKNOWN} too, as gRPC does, and so settles it as {@code
-   * UNKNOWN}; it then hears the call's end when gRPC tells it. An {@link Error} it throws is logged
-   * and not thrown on: the call must end whether this runs on the executor (where nothing would
-   * close it) or on a gRPC thread (whose queue of the call's later events an escaping Error
-   * stalls).
+   * Applies {@code step} to its decision's outcome; never throws, returns the {@link Error} to
+   * throw on once the drain lets go (see {@link #drain}), or null. A decision that failed (the
+   * enforcement turns failing keys and backends into outcomes, so only an {@link Error}, such as a
+   * key resolver overflowing its stack on what the client sent, gets here) ends the call with
+   * {@code UNKNOWN}, the handler hearing {@code onCancel} if it started (and the call then keeping
+   * the permits of rules that count only some codes, see {@link LimitedCall}): the event never goes
+   * on unlimited, whether the decision failed at once or later on a backend's thread. Anything else
+   * thrown (by the application's listener, or by closing the call) ends the call with {@code
+   * UNKNOWN} too, as gRPC does, and so settles it as {@code UNKNOWN}; a listener that started then
+   * hears the call's end when gRPC tells it.
    */
-  private void run(Step step, CompletableFuture<Outcome> decision) {
+  private Error run(Step step, CompletableFuture<Outcome> decision) {
     Outcome outcome = null;
     if (decision != null) {
       try {
         outcome = decision.join();
       } catch (RuntimeException e) {
-        ended = true;
-        LOG.log(Level.WARNING, "rate limit decision failed; call ended", e);
-        call.end(
-            Status.UNKNOWN.withDescription("Application error processing RPC"), delegate != null);
-        if (delegate != null) {
-          try {
-            delegate.onCancel();
-          } catch (RuntimeException | Error cancel) {
-            LOG.log(Level.WARNING, "gRPC call listener failed", cancel);
-          }
-        }
-        return;
+        Throwable cause =
+            e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        return failed(step, cause, true);
       }
     }
     try {
       step.then().accept(outcome);
-    } catch (RuntimeException | Error e) {
-      if (!ended) {
-        ended = true;
-        owesEnd = delegate != null && !step.end();
+      return null;
+    } catch (Throwable e) {
+      return failed(step, e, false);
+    }
+  }
+
+  /**
+   * Ends the call after {@code failure} (of the decision if {@code decided}); never throws, and
+   * returns the first {@link Error} among {@code failure} and what ending the call threw.
+   */
+  private Error failed(Step step, Throwable failure, boolean decided) {
+    ended = true;
+    Throwable[] seen = {failure};
+    attempt(
+        seen,
+        () -> {
+          if (decided) {
+            LOG.log(Level.WARNING, "rate limit decision failed; call ended", failure);
+            call.end(
+                Status.UNKNOWN.withDescription("Application error processing RPC"),
+                delegate != null);
+          } else {
+            if (!(failure instanceof Error)) {
+              LOG.log(Level.WARNING, "gRPC call listener failed", failure);
+            }
+            call.fail(
+                Status.UNKNOWN
+                    .withDescription("Application error processing RPC")
+                    .withCause(failure));
+          }
+        });
+    if (delegate != null && !heardEnd && !step.end()) {
+      if (decided) {
+        heardEnd = true;
+        attempt(seen, delegate::onCancel);
+      } else {
+        owesEnd = true;
       }
-      LOG.log(e instanceof Error ? Level.ERROR : Level.WARNING, "gRPC call listener failed", e);
-      call.fail(Status.UNKNOWN.withDescription("Application error processing RPC").withCause(e));
+    }
+    return seen[0] instanceof Error error ? error : null;
+  }
+
+  /** Runs {@code action}; what it throws is logged, and kept in {@code seen} if an Error. */
+  private static void attempt(Throwable[] seen, Runnable action) {
+    try {
+      action.run();
+    } catch (Throwable e) {
+      if (!(e instanceof Error)) {
+        LOG.log(Level.WARNING, "ending a gRPC call failed", e);
+      } else if (seen[0] instanceof Error first) {
+        first.addSuppressed(e);
+      } else {
+        seen[0] = e;
+      }
     }
   }
 }

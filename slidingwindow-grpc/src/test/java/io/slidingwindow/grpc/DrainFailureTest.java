@@ -1,13 +1,20 @@
 package io.slidingwindow.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.grpc.CallOptions;
+import io.grpc.ForwardingServerCall;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Reservation;
+import io.slidingwindow.grpc.LoginStream.Guesses;
 import io.slidingwindow.http.RateLimiterFactory;
 import java.time.Duration;
 import java.util.List;
@@ -115,5 +122,119 @@ class DrainFailureTest {
         .as("the handler's OK, not the client's deadline passing")
         .isEqualTo(Status.Code.OK);
     assertThat(login(server, "bad")).isEqualTo(Status.Code.UNAUTHENTICATED);
+  }
+
+  @Test
+  void executorFailingToTakeTheCall_theCallGoesOnAnyway() throws Exception {
+    RemoteLimiters remote = started.add(new RemoteLimiters(limits.ticker));
+    EchoServer server =
+        started.server(
+            limits
+                .interceptor()
+                .limiterFactory(remote)
+                .executor(
+                    task -> {
+                      throw new OutOfMemoryError("unable to create native thread");
+                    })
+                .rule(
+                    GrpcRateLimitRule.builder("logins")
+                        .method("test.Auth/Login")
+                        .limit("1/1h")
+                        .build())
+                .build());
+
+    assertThat(login(server, "good"))
+        .as("handled, not left open until the client's deadline")
+        .isEqualTo(Status.Code.OK);
+    assertThat(login(server, "good")).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+  }
+
+  /**
+   * An interceptor outside the limiter whose call's close passes the close on, then throws (a
+   * metrics hook that fails).
+   */
+  private static final class CloseThenThrow implements ServerInterceptor {
+    @Override
+    public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
+        ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
+      return next.startCall(
+          new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+            @Override
+            public void close(Status status, Metadata trailers) {
+              super.close(status, trailers);
+              throw new IllegalStateException("the close hook failed");
+            }
+          },
+          headers);
+    }
+  }
+
+  @Test
+  void closeThrowingWhenALaterMessageIsRefused_theHandlerStillHearsTheEnd() throws Exception {
+    EchoServer server =
+        started.server(
+            new CloseThenThrow(),
+            limits
+                .interceptor()
+                .rule(
+                    GrpcRateLimitRule.builder("attempts")
+                        .method("test.Auth/LoginStream")
+                        .limit("2/1h")
+                        .perMessage()
+                        .build())
+                .build());
+
+    LoginStream stream = LoginStream.open(server, shortDeadline());
+    stream.guess(LoginStream.wrongPasswords(3));
+
+    assertThat(stream.guesses())
+        .isEqualTo(
+            new Guesses(
+                List.of("wrong password", "wrong password"), Status.Code.RESOURCE_EXHAUSTED));
+    await("the handler hears its call's end")
+        .atMost(BOUND)
+        .dontCatchUncaughtExceptions()
+        .until(() -> !server.loginStreamEnds.isEmpty());
+  }
+
+  @Test
+  void closeThrowingWhenADecisionFails_theHandlerStillHearsTheEnd_andTheDrainGoesOn()
+      throws Exception {
+    RemoteLimiters remote = started.add(new RemoteLimiters(limits.ticker));
+    int[] calls = {0};
+    GrpcKeyResolver failingOnTheSecond =
+        (call, headers, context) -> {
+          synchronized (calls) {
+            if (++calls[0] == 2) {
+              throw new StackOverflowError("password nested too deep");
+            }
+          }
+          return io.slidingwindow.http.RequestKey.global();
+        };
+    EchoServer server =
+        started.server(
+            new CloseThenThrow(),
+            limits
+                .interceptor()
+                .limiterFactory(remote)
+                .executor(started.executor("calls"))
+                .rule(
+                    GrpcRateLimitRule.builder("attempts")
+                        .method("test.Auth/LoginStream")
+                        .limit("10/1h")
+                        .key(failingOnTheSecond)
+                        .perMessage()
+                        .build())
+                .build());
+
+    LoginStream stream = LoginStream.open(server, shortDeadline());
+    stream.guess(LoginStream.wrongPasswords(2));
+
+    assertThat(stream.guesses())
+        .isEqualTo(new Guesses(List.of("wrong password"), Status.Code.UNKNOWN));
+    await("the handler hears its call's end")
+        .atMost(BOUND)
+        .dontCatchUncaughtExceptions()
+        .until(() -> !server.loginStreamEnds.isEmpty());
   }
 }

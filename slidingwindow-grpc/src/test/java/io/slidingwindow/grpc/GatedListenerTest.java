@@ -1,6 +1,7 @@
 package io.slidingwindow.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.grpc.Attributes;
 import io.grpc.Context;
@@ -237,7 +238,10 @@ class GatedListenerTest {
     gate.onHalfClose();
 
     completeOnAnotherThread(decision, ALLOWED);
-    runExecutor();
+    assertThatThrownBy(this::runExecutor)
+        .as("thrown on to the executor")
+        .isInstanceOf(StackOverflowError.class);
+    assertThat(executor).isEmpty();
     assertThat(call.closed).as("closed on the executor").isNotNull();
     assertThat(call.closed.getCode()).isEqualTo(Status.Code.UNKNOWN);
     gate.onComplete();
@@ -250,7 +254,10 @@ class GatedListenerTest {
   void applicationListenerThrowsAnError_inline_endsTheCallUnknown_thenHearsItsEnd() {
     GatedListener<String> gate = gate(null);
     gate.start(() -> CompletableFuture.completedFuture(ALLOWED), this::overflowingOnEachMessage);
-    gate.onMessage("a");
+    assertThatThrownBy(() -> gate.onMessage("a"))
+        .as("thrown on to gRPC once the call is closed")
+        .isInstanceOf(StackOverflowError.class);
+    assertThat(call.closed).isNotNull();
     gate.onMessage("b");
     gate.onCancel();
 
@@ -285,7 +292,9 @@ class GatedListenerTest {
         new Thread(() -> second.completeExceptionally(new StackOverflowError("key")), "backend");
     backend.start();
     backend.join(10_000);
-    runExecutor();
+    assertThatThrownBy(this::runExecutor)
+        .as("the key's Error thrown on to the executor once the call is closed")
+        .isInstanceOf(StackOverflowError.class);
     gate.onMessage("c");
 
     assertThat(app).containsExactly("start ann", "message a ann", "cancel");

@@ -13,6 +13,11 @@ import io.grpc.Status;
 import io.slidingwindow.grpc.LoginStream.Guesses;
 import java.time.Duration;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -25,6 +30,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * UNKNOWN} at once, as gRPC ends it without the limiter, count as {@code UNKNOWN} for a rule that
  * counts codes, and the handler must hear how the call ended. A call that hangs shows as the
  * client's short deadline passing ({@code DEADLINE_EXCEEDED}).
+ *
+ * <p>An {@link Error} that ends a call is thrown on to the thread that ran the step (as gRPC throws
+ * a handler's on), so the waits here leave other threads' uncaught exceptions alone: Awaitility
+ * would otherwise fail the test with them.
  */
 class HandlerErrorTest {
 
@@ -89,7 +98,10 @@ class HandlerErrorTest {
     Runnable release = remote.hold();
     int before = delivered.messages.get(); // read before sending: the message may pass at once
     stream.send("error");
-    await("the message held back").atMost(BOUND).until(() -> delivered.messages.get() > before);
+    await("the message held back")
+        .atMost(BOUND)
+        .dontCatchUncaughtExceptions()
+        .until(() -> delivered.messages.get() > before);
     release.run();
     return stream.awaitEnd();
   }
@@ -100,15 +112,120 @@ class HandlerErrorTest {
    */
   private EchoServer onTheExecutor(
       RemoteLimiters remote, Delivered delivered, Status.Code counted) {
+    return onTheExecutor(remote, delivered, counted, started.executor("calls"));
+  }
+
+  private EchoServer onTheExecutor(
+      RemoteLimiters remote, Delivered delivered, Status.Code counted, Executor calls) {
     return started.server(
         delivered,
         limits
             .interceptor()
             .limiterFactory(remote)
-            .executor(started.executor("calls"))
+            .executor(calls)
             .rule(logins(counted))
             .rule(attempts())
             .build());
+  }
+
+  /**
+   * An executor of one thread named "calls" whose threads hand what escapes a task to their
+   * uncaught-exception handler, which keeps it in {@code uncaught}.
+   */
+  private ExecutorService recordingUncaught(Queue<Throwable> uncaught) {
+    ExecutorService executor =
+        Executors.newSingleThreadExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "calls");
+              thread.setUncaughtExceptionHandler((t, e) -> uncaught.add(e));
+              return thread;
+            });
+    started.add(executor::shutdownNow);
+    return executor;
+  }
+
+  /**
+   * Outside the limiter: keeps what the limiter's listener throws to gRPC, then throws it on as it
+   * came.
+   */
+  private static final class ThrownToGrpc implements ServerInterceptor {
+    final Queue<Throwable> thrown = new ConcurrentLinkedQueue<>();
+
+    @Override
+    public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
+        ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
+      return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(
+          next.startCall(call, headers)) {
+        @Override
+        public void onMessage(ReqT message) {
+          try {
+            super.onMessage(message);
+          } catch (RuntimeException | Error e) {
+            thrown.add(e);
+            throw e;
+          }
+        }
+      };
+    }
+  }
+
+  /**
+   * The handler's Error on the executor is thrown on to that executor once the call is closed, as
+   * gRPC's own listener throws it on to the server's executor: never only logged.
+   */
+  @Test
+  void handlerThrowingAnError_onTheExecutor_reachesTheExecutorsUncaughtHandling_afterTheClose()
+      throws InterruptedException {
+    RemoteLimiters remote = started.add(RemoteLimiters.refunding(limits.ticker));
+    Delivered delivered = new Delivered();
+    Queue<Throwable> uncaught = new ConcurrentLinkedQueue<>();
+    EchoServer server =
+        onTheExecutor(remote, delivered, Status.Code.UNAUTHENTICATED, recordingUncaught(uncaught));
+
+    assertThat(guessThenErrorOnTheExecutor(server, remote, delivered))
+        .isEqualTo(new Guesses(List.of("wrong password"), Status.Code.UNKNOWN));
+    await("the Error reaches the executor's uncaught-exception handler")
+        .atMost(BOUND)
+        .dontCatchUncaughtExceptions()
+        .until(() -> !uncaught.isEmpty());
+    assertThat(uncaught)
+        .singleElement()
+        .isInstanceOf(StackOverflowError.class)
+        .extracting(Throwable::getMessage)
+        .isEqualTo("the password parser overflowed its stack");
+    await("the handler hears its call's end")
+        .atMost(BOUND)
+        .dontCatchUncaughtExceptions()
+        .until(() -> !server.loginStreamEnds.isEmpty());
+    assertThat(server.loginStreamEnds).containsExactly("complete");
+  }
+
+  /** On gRPC's thread, the handler's Error is thrown on to gRPC once the call is closed. */
+  @Test
+  void handlerThrowingAnError_inline_isThrownOnToGrpc_afterTheClose() throws InterruptedException {
+    ThrownToGrpc outside = new ThrownToGrpc();
+    EchoServer server =
+        started.server(
+            outside, limits.interceptor().rule(logins(Status.Code.UNAUTHENTICATED)).build());
+
+    assertThat(guessThenError(server))
+        .isEqualTo(new Guesses(List.of("wrong password"), Status.Code.UNKNOWN));
+    await("the Error thrown on to gRPC")
+        .atMost(BOUND)
+        .dontCatchUncaughtExceptions()
+        .until(() -> !outside.thrown.isEmpty());
+    assertThat(outside.thrown)
+        .as("what the limiter's listener threw to gRPC")
+        .singleElement()
+        .isInstanceOf(StackOverflowError.class);
+    await("the handler hears its call's end")
+        .atMost(BOUND)
+        .dontCatchUncaughtExceptions()
+        .until(() -> !server.loginStreamEnds.isEmpty());
+    assertThat(server.loginStreamEnds).containsExactly("complete");
+    assertThat(LoginStream.guessUntilEnded(server, 1))
+        .as("settled as UNKNOWN: the permit was given back")
+        .isEqualTo(new Guesses(List.of("wrong password"), Status.Code.UNAUTHENTICATED));
   }
 
   /** One wrong password, then the password that makes the handler throw. */
@@ -137,9 +254,13 @@ class HandlerErrorTest {
         .endsWith("calls");
     await("the handler hears its call's end")
         .atMost(BOUND)
+        .dontCatchUncaughtExceptions()
         .until(() -> !server.loginStreamEnds.isEmpty());
     assertThat(server.loginStreamEnds).as("what the handler heard").containsExactly("complete");
-    await("the permit given back").atMost(BOUND).until(() -> remote.refunds.size() == 1);
+    await("the permit given back")
+        .atMost(BOUND)
+        .dontCatchUncaughtExceptions()
+        .until(() -> remote.refunds.size() == 1);
 
     assertThat(LoginStream.guessUntilEnded(server, 1))
         .as("UNKNOWN is not counted: the permit was given back")
@@ -182,6 +303,7 @@ class HandlerErrorTest {
         .isEqualTo(new Guesses(List.of("wrong password"), Status.Code.UNAUTHENTICATED));
     await("the handler hears its call's end")
         .atMost(BOUND)
+        .dontCatchUncaughtExceptions()
         .until(() -> server.loginStreamEnds.size() == 2);
     assertThat(server.loginStreamEnds)
         .as("what the handlers heard")
