@@ -21,10 +21,12 @@ import java.util.function.Consumer;
  * Gathers a request and its body, up to {@value Json#MAX_BODY_BYTES} bytes; a longer one is
  * answered 413 with a JSON error, and so is a request whose {@code Expect: 100-continue} announces
  * a longer one; a request with another {@code Expect} is answered 417. Such an answer is a {@link
- * Refusal}, fired as a user event rather than written: the handler answering requests sends it once
- * the answer in flight on the connection, if any, has been written, so that answers keep the order
- * of their requests. Sending it closes the connection a second later (what the client still sends
- * is read and dropped meanwhile, never decided). One per connection.
+ * Refusal}, and the {@code 100 Continue} of an acceptable {@code Expect} a {@link Continue}, each
+ * passed on as a message in its request's place rather than written: the handler answering requests
+ * sends it in its turn, once the answers of the requests before it have been, so that what the
+ * client reads keeps the order of its requests. Sending a refusal closes the connection a second
+ * later (what the client still sends is read and dropped meanwhile, never decided). One per
+ * connection.
  */
 final class BoundedAggregator extends HttpObjectAggregator {
 
@@ -50,19 +52,24 @@ final class BoundedAggregator extends HttpObjectAggregator {
   /**
    * Netty's own answer to an {@code Expect} it will not meet (413 or 417, without a body, leaving
    * the connection open but no longer read) becomes a {@link Refusal}, and Netty writes an empty
-   * buffer in its place (nothing on the wire) and drops the body that follows; {@code 100 Continue}
-   * stays as it is.
+   * buffer in its place (nothing on the wire) and drops the body that follows. Its {@code 100
+   * Continue}, which it would write at once, ahead of the answers still owed to the requests before
+   * this one, becomes a {@link Continue} passed on in the request's place, and Netty writes nothing
+   * and gathers the body as it comes.
    */
   @Override
   protected Object newContinueResponse(
       HttpMessage start, int maxContentLength, ChannelPipeline pipeline) {
     Object answer = super.newContinueResponse(start, maxContentLength, pipeline);
-    if (answer instanceof HttpResponse refusal
-        && refusal.status().codeClass() == HttpStatusClass.CLIENT_ERROR) {
-      HttpResponseStatus status = refusal.status();
+    if (answer instanceof HttpResponse response) {
+      HttpResponseStatus status = response.status();
       ReferenceCountUtil.release(answer);
-      refuse(status);
-      return Unpooled.EMPTY_BUFFER;
+      if (status.codeClass() == HttpStatusClass.CLIENT_ERROR) {
+        refuse(status);
+        return Unpooled.EMPTY_BUFFER;
+      }
+      context.fireChannelRead(new Continue(context));
+      return null;
     }
     return answer;
   }
@@ -78,6 +85,28 @@ final class BoundedAggregator extends HttpObjectAggregator {
    */
   private void refuse(HttpResponseStatus status) {
     context.fireChannelRead(new Refusal(context, status, problems));
+  }
+
+  /**
+   * The {@code 100 Continue} of a request that announced its body with {@code Expect:
+   * 100-continue}, passed on as a message in the request's place, so that it is written only once
+   * every request before it has been answered: an interim answer written earlier would be read as
+   * one to the request still being decided. Event loop only.
+   */
+  static final class Continue {
+    private final ChannelHandlerContext context;
+
+    private Continue(ChannelHandlerContext context) {
+      this.context = context;
+    }
+
+    /** Writes {@code 100 Continue}: the client may send the body now. */
+    void send() {
+      var unused =
+          context.writeAndFlush(
+              new DefaultFullHttpResponse(
+                  HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER));
+    }
   }
 
   /**

@@ -42,7 +42,8 @@ import java.util.function.Consumer;
  * over 8 KiB get 431 or 400, a body over {@value Json#MAX_BODY_BYTES} bytes 413 (also when {@code
  * Expect: 100-continue} announces it), another {@code Expect} 417. A request being decided is
  * always answered: neither timeout ends its connection meanwhile, and a 408, 413 or 417 of a
- * request pipelined behind it waits for its answer and follows it. Each connection serves one
+ * request pipelined behind it waits for its answer and follows it, as does the {@code 100 Continue}
+ * of one that announced its body with {@code Expect: 100-continue}. Each connection serves one
  * request at a time, in order (pipelined requests wait their turn, and so do their answers);
  * requests pipelined behind one that closes the connection ({@code Connection: close}, HTTP/1.0,
  * 408, 413, 417) are dropped, neither decided nor counted, as their answers could not be sent. Each
@@ -222,8 +223,9 @@ public final class HttpPort {
     private boolean busy;
 
     /**
-     * Takes the aggregator's refusal (413, 417) of a request in that request's turn, after the
-     * answers of the requests before it, as any request is taken.
+     * Takes the aggregator's refusal (413, 417) of a request, or the {@code 100 Continue} it owes
+     * one, in that request's turn, after the answers of the requests before it, as any request is
+     * taken; after a {@code 100 Continue}, reads on for the request's body.
      */
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
@@ -231,6 +233,11 @@ public final class HttpPort {
         if (!closing) { // else behind an answer that closes the connection: never to be sent
           closing = true;
           refusal.send();
+        }
+      } else if (msg instanceof BoundedAggregator.Continue interim) {
+        if (!closing) { // else behind an answer that closes the connection: never to be sent
+          interim.send();
+          ctx.read();
         }
       } else {
         super.channelRead(ctx, msg);

@@ -1,0 +1,92 @@
+package io.slidingwindow.server;
+
+import static io.slidingwindow.server.RawSockets.DECIDE;
+import static io.slidingwindow.server.RawSockets.readResponse;
+import static io.slidingwindow.server.RawSockets.request;
+import static io.slidingwindow.server.RawSockets.send;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code Expect: 100-continue} on a request pipelined behind one still being decided (Redis
+ * paused), over raw sockets: its {@code 100 Continue} comes in its turn, after the earlier
+ * request's answer (written before, a client reads it as an interim answer to that request), and a
+ * decision slower than the read timeout does not cost the request behind it a 408.
+ */
+class HttpContinueOrderIT {
+
+  /** The head of a decision on {@link RawSockets#DECIDE} that waits for {@code 100 Continue}. */
+  private static final String EXPECTING =
+      "POST /v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+          + "Expect: 100-continue\r\nContent-Length: "
+          + DECIDE.length()
+          + "\r\n\r\n";
+
+  @TempDir Path dir;
+  private final ServiceOnSockets service = new ServiceOnSockets();
+
+  @AfterEach
+  void stop() throws IOException {
+    service.close();
+  }
+
+  @Test
+  void slowDecision_expect100ContinueBehindIt_continueFollowsTheEarlierAnswer() throws Exception {
+    start(Duration.ofMinutes(1));
+    Socket socket = service.open();
+    service.redis().cli("CLIENT", "PAUSE", "1500", "ALL");
+
+    send(socket, request(DECIDE) + EXPECTING);
+
+    assertThat(readResponse(socket))
+        .as("the slow request's answer comes before the 100 Continue of the one behind it")
+        .startsWith("HTTP/1.1 200")
+        .contains("\"remaining\":998");
+    assertThat(readResponse(socket)).startsWith("HTTP/1.1 100 Continue");
+    send(socket, DECIDE);
+    assertThat(readResponse(socket)).startsWith("HTTP/1.1 200").contains("\"remaining\":997");
+  }
+
+  @Test
+  void slowDecisionPastTheReadTimeout_expect100ContinueBehindIt_bodyStillRead() throws Exception {
+    start(Duration.ofMillis(300));
+    Socket socket = service.open();
+    service.redis().cli("CLIENT", "PAUSE", "1500", "ALL");
+
+    send(socket, request(DECIDE) + EXPECTING);
+
+    assertThat(readResponse(socket)).startsWith("HTTP/1.1 200").contains("\"remaining\":998");
+    assertThat(readResponse(socket))
+        .as("no 408 for a body its client could not send before the 100 Continue")
+        .startsWith("HTTP/1.1 100 Continue");
+    send(socket, DECIDE);
+    assertThat(readResponse(socket)).startsWith("HTTP/1.1 200").contains("\"remaining\":997");
+  }
+
+  @Test
+  void expect100Continue_nothingBefore_continueAtOnce_thenInTurnBehindADecision() throws Exception {
+    start(Duration.ofMinutes(1));
+    Socket socket = service.open();
+
+    send(socket, EXPECTING);
+
+    assertThat(readResponse(socket)).startsWith("HTTP/1.1 100 Continue");
+    send(socket, DECIDE + EXPECTING);
+    assertThat(readResponse(socket)).startsWith("HTTP/1.1 200").contains("\"remaining\":998");
+    assertThat(readResponse(socket)).startsWith("HTTP/1.1 100 Continue");
+    send(socket, DECIDE);
+    assertThat(readResponse(socket)).startsWith("HTTP/1.1 200").contains("\"remaining\":997");
+  }
+
+  private void start(Duration readTimeout) throws Exception {
+    assertThat(service.startOnRedis(dir, b -> b.httpReadTimeout(readTimeout)))
+        .contains("\"remaining\":999");
+  }
+}

@@ -1,0 +1,60 @@
+package io.slidingwindow.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** A {@code 100 Continue} is passed on in its request's place, never written by the aggregator. */
+class BoundedAggregatorTest {
+
+  private final List<String> problems = new ArrayList<>();
+  private final EmbeddedChannel channel =
+      new EmbeddedChannel(
+          new HttpServerCodec(4096, 8192, 8192), new BoundedAggregator(problems::add));
+
+  @Test
+  void expect100Continue_passedOnAheadOfItsRequest_notWritten() {
+    receive(
+        "POST /v1/decide HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n");
+
+    assertThat(written()).as("the 100 waits for its turn").isEmpty();
+    receive("{}");
+    List<Object> in = inbound();
+    assertThat(in).hasSize(2);
+    assertThat(in.get(0)).isInstanceOf(BoundedAggregator.Continue.class);
+    assertThat(in.get(1).toString()).contains("POST /v1/decide");
+    assertThat(problems).isEmpty();
+  }
+
+  private void receive(String text) {
+    channel.writeInbound(Unpooled.copiedBuffer(text, StandardCharsets.US_ASCII));
+  }
+
+  private List<Object> inbound() {
+    List<Object> messages = new ArrayList<>();
+    for (Object m; (m = channel.readInbound()) != null; ) {
+      messages.add(m);
+      ReferenceCountUtil.release(m);
+    }
+    return messages;
+  }
+
+  private String written() {
+    StringBuilder text = new StringBuilder();
+    for (Object m; (m = channel.readOutbound()) != null; ) {
+      if (m instanceof ByteBuf bytes) {
+        text.append(bytes.toString(StandardCharsets.US_ASCII));
+      }
+      ReferenceCountUtil.release(m);
+    }
+    return text.toString();
+  }
+}
