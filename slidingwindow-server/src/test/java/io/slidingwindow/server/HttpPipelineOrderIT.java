@@ -113,6 +113,34 @@ class HttpPipelineOrderIT {
   }
 
   @Test
+  void slowDecision_closingTheConnection_refusalsBehindIt_countedThoughNeverAnswered()
+      throws Exception {
+    Socket socket = open();
+    service.redis().cli("CLIENT", "PAUSE", "1500", "ALL");
+
+    send(
+        socket,
+        request(DECIDE).replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n")
+            + "POST /v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + "Expect: 100-continue\r\nContent-Length: 100000000\r\n\r\n"
+            + request("").replace("\r\n\r\n", "\r\nExpect: something-else\r\n\r\n")
+            + "NOT HTTP AT ALL\r\n\r\n");
+
+    assertThat(readResponse(socket)).startsWith("HTTP/1.1 200").contains("\"remaining\":998");
+    assertThat(readUntilClosed(socket)).isEmpty();
+    assertThat(service.metrics())
+        .as("what the port refused to read is counted, though its answer was never sent")
+        .contains(errors("too_large") + " 1.0")
+        .contains(errors("malformed_http") + " 2.0");
+  }
+
+  private static String errors(String reason) {
+    return "slidingwindow_server_request_errors_total{reason=\""
+        + reason
+        + "\",transport=\"http\"}";
+  }
+
+  @Test
   void slowDecision_wholeRequestThenUnsupportedExpectationBehindIt_answeredInOrder()
       throws Exception {
     Socket socket = open();

@@ -56,6 +56,13 @@ final class ServiceOnSockets implements AutoCloseable {
     return readResponse(socket);
   }
 
+  /** The admin port's {@code /metrics}, its body read until the port closes the connection. */
+  String metrics() throws IOException {
+    Socket socket = sockets.open(server.adminPort());
+    send(socket, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    return RawSockets.readUntilClosed(socket, Duration.ofSeconds(5));
+  }
+
   @Override
   public void close() throws IOException {
     sockets.close();

@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -25,8 +26,12 @@ import java.util.function.Consumer;
  * passed on as a message in its request's place rather than written: the handler answering requests
  * sends it in its turn, once the answers of the requests before it have been, so that what the
  * client reads keeps the order of its requests. Sending a refusal closes the connection a second
- * later (what the client still sends is read and dropped meanwhile, never decided). One per
- * connection.
+ * later (what the client still sends is read and dropped meanwhile, never decided).
+ *
+ * <p>Each request refused here, and each the HTTP codec could not read, is reported to {@code
+ * problems} ({@code too_large}, {@code malformed_http}) as soon as it is recognised, whether or not
+ * its answer is ever sent: one pipelined behind an answer that closes the connection is dropped
+ * unanswered, and still counted. One per connection.
  */
 final class BoundedAggregator extends HttpObjectAggregator {
 
@@ -84,7 +89,21 @@ final class BoundedAggregator extends HttpObjectAggregator {
    * message, so that it waits behind the whole requests before it, and is answered after them.
    */
   private void refuse(HttpResponseStatus status) {
-    context.fireChannelRead(new Refusal(context, status, problems));
+    boolean tooLarge = status.code() == HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE.code();
+    problems.accept(tooLarge ? "too_large" : "malformed_http");
+    context.fireChannelRead(new Refusal(context, status));
+  }
+
+  /**
+   * Counts what the HTTP codec could not read (a request line, headers or chunk), as it comes: the
+   * codec reads nothing further on the connection, so once per connection.
+   */
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+    if (msg instanceof HttpObject object && object.decoderResult().isFailure()) {
+      problems.accept("malformed_http");
+    }
+    super.channelRead(ctx, msg);
   }
 
   /**
@@ -116,23 +135,19 @@ final class BoundedAggregator extends HttpObjectAggregator {
   static final class Refusal {
     private final ChannelHandlerContext context;
     private final HttpResponseStatus status;
-    private final Consumer<String> problems;
 
-    private Refusal(
-        ChannelHandlerContext context, HttpResponseStatus status, Consumer<String> problems) {
+    private Refusal(ChannelHandlerContext context, HttpResponseStatus status) {
       this.context = context;
       this.status = status;
-      this.problems = problems;
     }
 
     /**
-     * Counts the refusal, writes its answer with {@code Connection: close}, and reads and drops
-     * what the client still sends for a second, then closes, so that closing with unread bytes does
-     * not reset the connection before the client has read the answer.
+     * Writes the refusal's answer with {@code Connection: close} (it was counted when recognised),
+     * and reads and drops what the client still sends for a second, then closes, so that closing
+     * with unread bytes does not reset the connection before the client has read the answer.
      */
     void send() {
       boolean tooLarge = status.code() == HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE.code();
-      problems.accept(tooLarge ? "too_large" : "malformed_http");
       byte[] body =
           Json.error(
               tooLarge

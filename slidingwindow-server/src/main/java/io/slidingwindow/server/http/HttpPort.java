@@ -46,9 +46,10 @@ import java.util.function.Consumer;
  * of one that announced its body with {@code Expect: 100-continue}. Each connection serves one
  * request at a time, in order (pipelined requests wait their turn, and so do their answers);
  * requests pipelined behind one that closes the connection ({@code Connection: close}, HTTP/1.0,
- * 408, 413, 417) are dropped, neither decided nor counted, as their answers could not be sent. Each
- * bound that ends a connection is reported to {@code problems} with a word: {@code
- * too_many_connections}, {@code read_timeout}, {@code malformed_http}, {@code too_large}.
+ * 408, 413, 417) are dropped, neither decided nor counted as decisions, as their answers could not
+ * be sent. Each bound that ends a connection is reported to {@code problems} with a word: {@code
+ * too_many_connections}, {@code read_timeout}, {@code malformed_http}, {@code too_large}; the last
+ * two as soon as such a request is recognised, even one dropped unanswered behind a closing answer.
  *
  * <p>{@link #close(long)} stops accepting, answers new requests on open connections with 503, waits
  * for the requests in flight, then closes every connection. Thread-safe.
@@ -103,7 +104,7 @@ public final class HttpPort {
                     pipeline.addLast(new BoundedAggregator(problems));
                     pipeline.addLast(timeout.completions());
                     pipeline.addLast(new FlowControlHandler());
-                    pipeline.addLast(new Dispatcher(router, timeout, problems));
+                    pipeline.addLast(new Dispatcher(router, timeout));
                   }
                 });
     try {
@@ -173,13 +174,11 @@ public final class HttpPort {
   private final class Dispatcher extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final Router router;
     private final ReadTimeout timeout;
-    private final Consumer<String> problems;
 
-    Dispatcher(Router router, ReadTimeout timeout, Consumer<String> problems) {
+    Dispatcher(Router router, ReadTimeout timeout) {
       super(false);
       this.router = router;
       this.timeout = timeout;
-      this.problems = problems;
     }
 
     /** Run by each exchange once answered, on any thread; one per connection. */
@@ -258,8 +257,7 @@ public final class HttpPort {
       int query = uri.indexOf('?');
       String path = query < 0 ? uri : uri.substring(0, query);
       Exchange exchange = new Exchange(ctx, request, path, answered);
-      if (request.decoderResult().isFailure()) {
-        problems.accept("malformed_http");
+      if (request.decoderResult().isFailure()) { // counted by the aggregator, as it came
         Throwable cause = request.decoderResult().cause();
         boolean tooLong = cause instanceof TooLongFrameException;
         exchange.fail(

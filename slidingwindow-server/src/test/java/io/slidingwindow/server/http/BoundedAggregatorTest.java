@@ -12,13 +12,35 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** A {@code 100 Continue} is passed on in its request's place, never written by the aggregator. */
+/**
+ * What the aggregator refuses to read is counted as it is recognised, before (and whether or not)
+ * the refusal reaches its turn to be answered; a {@code 100 Continue} is passed on in its request's
+ * place, never written by the aggregator.
+ */
 class BoundedAggregatorTest {
 
   private final List<String> problems = new ArrayList<>();
   private final EmbeddedChannel channel =
       new EmbeddedChannel(
           new HttpServerCodec(4096, 8192, 8192), new BoundedAggregator(problems::add));
+
+  @Test
+  void refusedAndMalformedRequests_countedAsRecognised_noAnswerWritten() {
+    receive(
+        "POST /v1/decide HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\n"
+            + "Content-Length: 100000000\r\n\r\n"
+            + "POST /v1/decide HTTP/1.1\r\nHost: a\r\nExpect: something-else\r\n"
+            + "Content-Length: 0\r\n\r\n"
+            + "NOT HTTP AT ALL\r\n\r\n");
+
+    assertThat(problems).containsExactly("too_large", "malformed_http", "malformed_http");
+    assertThat(inbound())
+        .hasSize(3)
+        .allSatisfy(
+            m ->
+                assertThat(m.getClass().getSimpleName()).isIn("Refusal", "DefaultFullHttpRequest"));
+    assertThat(written()).isEmpty();
+  }
 
   @Test
   void expect100Continue_passedOnAheadOfItsRequest_notWritten() {
