@@ -28,8 +28,8 @@ final class EmbeddedJetty implements ServletServer {
   }
 
   /**
-   * {@code deployment} at the root context, as shipped; its error pages go to an {@link
-   * ErrorPageErrorHandler}, as Jetty reads {@code <error-page>} from {@code web.xml}.
+   * {@code deployment}, as shipped; its error pages go to an {@link ErrorPageErrorHandler}, as
+   * Jetty reads {@code <error-page>} from {@code web.xml}.
    */
   EmbeddedJetty(Deployment deployment) throws Exception {
     this(deployment, false);
@@ -44,11 +44,13 @@ final class EmbeddedJetty implements ServletServer {
     connector.setHost("127.0.0.1");
     connector.setPort(0);
     server.addConnector(connector);
-    ServletContextHandler context = new ServletContextHandler("/");
+    ServletContextHandler context =
+        new ServletContextHandler(
+            deployment.contextPath().isEmpty() ? "/" : deployment.contextPath());
     context.getServletHandler().setDecodeAmbiguousURIs(lenient);
     ServletHolder servlet = new ServletHolder(deployment.servlet());
     servlet.setAsyncSupported(deployment.async());
-    context.addServlet(servlet, "/*");
+    context.addServlet(servlet, deployment.mapping());
     FilterHolder filter = new FilterHolder(deployment.filter());
     filter.setName("rateLimit");
     filter.setAsyncSupported(deployment.async());

@@ -67,6 +67,20 @@ final class EmbeddedTomcat implements ServletServer {
       Consumer<Context> setUp,
       DispatcherType... dispatches)
       throws LifecycleException {
+    this(filter, servlet, lenient, contextPath, "/*", baseDir, setUp, dispatches);
+  }
+
+  /** As above, the servlet mapped at {@code mapping}. */
+  private EmbeddedTomcat(
+      Filter filter,
+      Servlet servlet,
+      boolean lenient,
+      String contextPath,
+      String mapping,
+      Path baseDir,
+      Consumer<Context> setUp,
+      DispatcherType... dispatches)
+      throws LifecycleException {
     tomcat.setBaseDir(baseDir.toString());
     connector.setPort(0);
     connector.setProperty("address", "127.0.0.1");
@@ -78,7 +92,7 @@ final class EmbeddedTomcat implements ServletServer {
     tomcat.setConnector(connector);
     Context context = tomcat.addContext(contextPath, null);
     Tomcat.addServlet(context, "ok", servlet);
-    context.addServletMappingDecoded("/*", "ok");
+    context.addServletMappingDecoded(mapping, "ok");
     FilterDef def = new FilterDef();
     def.setFilterName("rateLimit");
     def.setFilter(filter);
@@ -94,13 +108,14 @@ final class EmbeddedTomcat implements ServletServer {
     tomcat.start();
   }
 
-  /** {@code deployment} at the root context, its error pages declared as in {@code web.xml}. */
+  /** {@code deployment}, its error pages declared as in {@code web.xml}. */
   EmbeddedTomcat(Deployment deployment, Path baseDir) throws LifecycleException {
     this(
         deployment.filter(),
         deployment.servlet(),
         false,
-        "",
+        deployment.contextPath(),
+        deployment.mapping(),
         baseDir,
         context -> {
           deployment

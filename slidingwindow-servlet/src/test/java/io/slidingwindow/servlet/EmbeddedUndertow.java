@@ -1,5 +1,6 @@
 package io.slidingwindow.servlet;
 
+import io.undertow.Handlers;
 import io.undertow.Undertow;
 import io.undertow.UndertowOptions;
 import io.undertow.servlet.Servlets;
@@ -26,7 +27,7 @@ final class EmbeddedUndertow implements ServletServer {
     this(Deployment.of(filter, servlet), lenient);
   }
 
-  /** {@code deployment} at the root context, as shipped, its error pages in its deployment. */
+  /** {@code deployment}, as shipped, its error pages in its deployment. */
   EmbeddedUndertow(Deployment deployment) throws Exception {
     this(deployment, false);
   }
@@ -35,12 +36,12 @@ final class EmbeddedUndertow implements ServletServer {
     DeploymentInfo deployment =
         Servlets.deployment()
             .setClassLoader(EmbeddedUndertow.class.getClassLoader())
-            .setContextPath("/")
+            .setContextPath(app.contextPath().isEmpty() ? "/" : app.contextPath())
             .setDeploymentName("path-spelling")
             .addServlet(
                 Servlets.servlet(
                         "servlet", Servlet.class, new ImmediateInstanceFactory<>(app.servlet()))
-                    .addMapping("/*")
+                    .addMapping(app.mapping())
                     .setAsyncSupported(app.async()))
             .addFilter(
                 Servlets.filter(
@@ -53,8 +54,11 @@ final class EmbeddedUndertow implements ServletServer {
     app.exceptionPages().forEach((type, at) -> deployment.addErrorPage(new ErrorPage(at, type)));
     manager = Servlets.defaultContainer().addDeployment(deployment);
     manager.deploy();
+    String context = app.contextPath().isEmpty() ? "/" : app.contextPath();
     Undertow.Builder builder =
-        Undertow.builder().addHttpListener(0, "127.0.0.1").setHandler(manager.start());
+        Undertow.builder()
+            .addHttpListener(0, "127.0.0.1")
+            .setHandler(Handlers.path().addPrefixPath(context, manager.start()));
     if (lenient) {
       builder
           .setServerOption(UndertowOptions.ALLOW_ENCODED_SLASH, true)

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.slidingwindow.Limit;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.servlet.Deployment.Container;
 import io.slidingwindow.testkit.FakeTicker;
 import jakarta.servlet.Filter;
 import jakarta.servlet.ServletException;
@@ -15,14 +16,17 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * {@link RateLimitEnforcer#recheck} in a real Tomcat: the rate limit filter, then a method override
- * (the {@code X-HTTP-Method-Override} header turning a {@code POST} into its method), then a
- * servlet that enforces the filter's rules once more before it answers, as the Spring MVC
- * interceptor does before a handler.
+ * {@link RateLimitEnforcer#recheck} in a real Tomcat, Jetty and Undertow (each test on each): the
+ * rate limit filter, then a method override (the {@code X-HTTP-Method-Override} header turning a
+ * {@code POST} into its method), then a servlet that enforces the filter's rules once more before
+ * it answers, as the Spring MVC interceptor does before a handler. A path rewrite ({@code
+ * X-Rewrite-To}) changes the request URI and the servlet path, {@code X-Rewrite-Uri} the request
+ * URI alone.
  */
 class RecheckTest {
 
@@ -44,7 +48,8 @@ class RecheckTest {
           .build();
 
   /** The filter, then the method override, before a servlet that rechecks or not. */
-  private EmbeddedTomcat serve(HttpRule rule, boolean recheck) throws Exception {
+  private ServletServer serve(Container container, HttpRule rule, boolean recheck)
+      throws Exception {
     RateLimitFilter rateLimit =
         new RateLimitFilter(
             RateLimitEnforcer.builder()
@@ -60,8 +65,9 @@ class RecheckTest {
                   HttpServletRequest http = (HttpServletRequest) passed;
                   String method = http.getHeader("X-HTTP-Method-Override");
                   String path = http.getHeader("X-Rewrite-To");
+                  String uri = path != null ? path : http.getHeader("X-Rewrite-Uri");
                   chain.doFilter(
-                      method == null && path == null
+                      method == null && uri == null
                           ? passed
                           : new HttpServletRequestWrapper(http) {
                             @Override
@@ -71,7 +77,7 @@ class RecheckTest {
 
                             @Override
                             public String getRequestURI() {
-                              return path == null ? super.getRequestURI() : path;
+                              return uri == null ? super.getRequestURI() : uri;
                             }
 
                             @Override
@@ -102,12 +108,14 @@ class RecheckTest {
             resp.getWriter().write(req.getMethod());
           }
         };
-    return new EmbeddedTomcat(overrideAfterIt, servlet, false, "", baseDir);
+    return container.start(Deployment.of(overrideAfterIt, servlet), baseDir);
   }
 
-  @Test
-  void recheck_methodOverriddenAfterTheFilter_isCountedByTheRuleOfTheNewMethod() throws Exception {
-    try (EmbeddedTomcat server = serve(DELETES, true)) {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void recheck_methodOverriddenAfterTheFilter_isCountedByTheRuleOfTheNewMethod(Container container)
+      throws Exception {
+    try (ServletServer server = serve(container, DELETES, true)) {
       assertThat(server.send("POST", "/items/1", "X-HTTP-Method-Override", "DELETE").body())
           .isEqualTo("DELETE");
       var second = server.send("POST", "/items/1", "X-HTTP-Method-Override", "DELETE");
@@ -122,9 +130,11 @@ class RecheckTest {
     }
   }
 
-  @Test
-  void noRecheck_methodOverriddenAfterTheFilter_isNotSeenByTheRule() throws Exception {
-    try (EmbeddedTomcat server = serve(DELETES, false)) {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void noRecheck_methodOverriddenAfterTheFilter_isNotSeenByTheRule(Container container)
+      throws Exception {
+    try (ServletServer server = serve(container, DELETES, false)) {
       assertThat(server.send("POST", "/items/1", "X-HTTP-Method-Override", "DELETE").statusCode())
           .isEqualTo(200);
       assertThat(server.send("POST", "/items/1", "X-HTTP-Method-Override", "DELETE").statusCode())
@@ -133,9 +143,10 @@ class RecheckTest {
     }
   }
 
-  @Test
-  void recheck_ruleTheFilterApplied_isNotAppliedAgain() throws Exception {
-    try (EmbeddedTomcat server = serve(ITEMS, true)) {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void recheck_ruleTheFilterApplied_isNotAppliedAgain(Container container) throws Exception {
+    try (ServletServer server = serve(container, ITEMS, true)) {
       assertThat(server.send("POST", "/items/1", "X-HTTP-Method-Override", "DELETE").statusCode())
           .isEqualTo(200);
       assertThat(server.send("POST", "/items/1", "X-HTTP-Method-Override", "DELETE").statusCode())
@@ -146,10 +157,12 @@ class RecheckTest {
     }
   }
 
-  @Test
-  void recheck_pathRewrittenAfterTheFilterToAnOddSpelling_isCountedNotRefused() throws Exception {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void recheck_pathRewrittenAfterTheFilterToAnOddSpelling_isCountedNotRefused(Container container)
+      throws Exception {
     // The client's path passed the firewall; the application's own rewrite is not judged by it.
-    try (EmbeddedTomcat server = serve(ITEMS, true)) {
+    try (ServletServer server = serve(container, ITEMS, true)) {
       assertThat(server.send("GET", "/other", "X-Rewrite-To", "//items/1").statusCode())
           .isEqualTo(200);
       assertThat(server.send("GET", "/other", "X-Rewrite-To", "//items/1").statusCode())
@@ -160,9 +173,26 @@ class RecheckTest {
     }
   }
 
-  @Test
-  void recheck_forwardDispatch_isNotLookedAtAgain() throws Exception {
-    try (EmbeddedTomcat server = serve(ITEMS, true)) {
+  /** A wrapper that changes the request URI alone, which a dispatcher matching it reads. */
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void recheck_requestUriAloneRewrittenAfterTheFilter_isCountedByTheRuleOfTheNewUri(
+      Container container) throws Exception {
+    try (ServletServer server = serve(container, ITEMS, true)) {
+      for (int i = 0; i < 2; i++) {
+        assertThat(server.send("GET", "/other", "X-Rewrite-Uri", "/items/1").statusCode())
+            .isEqualTo(200);
+      }
+      assertThat(server.send("GET", "/other", "X-Rewrite-Uri", "/items/1").statusCode())
+          .as("the rewritten URI is under the rule's paths, over its 2")
+          .isEqualTo(429);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void recheck_forwardDispatch_isNotLookedAtAgain(Container container) throws Exception {
+    try (ServletServer server = serve(container, ITEMS, true)) {
       for (int i = 0; i < 3; i++) {
         assertThat(server.send("GET", "/forward/1").statusCode())
             .as("a forward inside the application is counted as the request it serves, not again")
