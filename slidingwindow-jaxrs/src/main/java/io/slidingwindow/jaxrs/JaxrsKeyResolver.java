@@ -42,6 +42,12 @@ public interface JaxrsKeyResolver {
    * Keys on the value of header {@code name}, or on the client address when the header is absent or
    * blank.
    *
+   * <p>Sent more than once, the header is keyed on its first value, the one a resource or filter
+   * reads with {@code @HeaderParam(name) String}; a field line holding commas is one value, as it
+   * is there. Keying on all the values joined ({@code getHeaderString}) would let a client send the
+   * key the application authenticates plus a second value that changes on every request, and have a
+   * fresh window each time.
+   *
    * @throws IllegalArgumentException if {@code name} is null or blank, or {@code addresses} is null
    */
   static JaxrsKeyResolver header(String name, ClientAddresses addresses) {
@@ -51,7 +57,7 @@ public interface JaxrsKeyResolver {
     requireNonNull(addresses, "addresses");
     String header = name.trim();
     return request -> {
-      String value = request.getHeaderString(header);
+      String value = request.getHeaders().getFirst(header);
       return value == null || value.isBlank()
           ? clientKey(addresses, request)
           : RequestKey.header(header, value.trim());
