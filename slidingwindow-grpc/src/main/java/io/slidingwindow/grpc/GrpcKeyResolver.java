@@ -62,6 +62,11 @@ public interface GrpcKeyResolver {
    * {@code addresses} when the call has none or a blank one. A client chooses its metadata: key on
    * an entry a proxy or an earlier interceptor has checked.
    *
+   * <p>An entry sent more than once is keyed on its last value, the one {@link Metadata#get} gives
+   * an application reading {@code headers.get(key)}: keyed on another, a client could send the key
+   * the application checks plus a second value new on every call, and have a fresh window each
+   * time. A value holding commas is one value, as it is to {@code Metadata.get}.
+   *
    * @throws IllegalArgumentException if {@code name} is not a valid ASCII metadata key (binary
    *     keys, ending in {@code -bin}, are refused), or {@code addresses} is null
    */
