@@ -64,26 +64,46 @@ public final class Settlement {
 
   /**
    * Gives back the permits of each rule that does not count {@code status}, waiting for its
-   * backend; never throws.
+   * backend. Throws nothing but an {@link Error} a backend threw (a class that failed to load), and
+   * that only once every other rule's refund was attempted, so that one rule's backend never keeps
+   * the other rules' permits counted; later errors are suppressed in the first.
    */
   public void settle(int status) {
+    Error first = null;
     for (Pending p : pending) {
       if (!p.rule().countStatuses().contains(status)) {
         try {
           p.reservation().refund();
         } catch (RuntimeException e) {
           p.calls().error(p.rule(), e, REFUND_FAILED);
+        } catch (Error e) {
+          first = first(first, e);
         }
       }
     }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  private static Error first(Error first, Error next) {
+    if (first == null) {
+      return next;
+    }
+    if (next != first) {
+      first.addSuppressed(next);
+    }
+    return first;
   }
 
   /**
    * As {@link #settle}, without blocking: the stage completes when every backend has answered, and
-   * never exceptionally.
+   * never exceptionally. As there, an {@link Error} a backend throws at once is thrown (no stage is
+   * returned), once every other rule's refund was asked for.
    */
   public CompletionStage<Void> settleAsync(int status) {
     CompletableFuture<?>[] refunds = new CompletableFuture<?>[pending.size()];
+    Error first = null;
     for (int i = 0; i < refunds.length; i++) {
       Pending p = pending.get(i);
       CompletionStage<Boolean> refund;
@@ -94,6 +114,9 @@ public final class Settlement {
           refund = p.reservation().refundAsync();
         } catch (RuntimeException e) {
           refund = CompletableFuture.failedFuture(e);
+        } catch (Error e) {
+          first = first(first, e);
+          refund = CompletableFuture.completedFuture(false);
         }
       }
       refunds[i] =
@@ -106,6 +129,9 @@ public final class Settlement {
                     return null;
                   })
               .toCompletableFuture();
+    }
+    if (first != null) {
+      throw first;
     }
     return CompletableFuture.allOf(refunds);
   }
