@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.grpc.CallOptions;
+import io.grpc.ForwardingServerCall;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
@@ -19,6 +20,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,10 +32,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * UNKNOWN} at once, as gRPC ends it without the limiter, count as {@code UNKNOWN} for a rule that
  * counts codes, and the handler must hear how the call ended. A call that hangs shows as the
  * client's short deadline passing ({@code DEADLINE_EXCEEDED}).
- *
- * <p>An {@link Error} that ends a call is thrown on to the thread that ran the step (as gRPC throws
- * a handler's on), so the waits here leave other threads' uncaught exceptions alone: Awaitility
- * would otherwise fail the test with them.
  */
 class HandlerErrorTest {
 
@@ -98,10 +96,7 @@ class HandlerErrorTest {
     Runnable release = remote.hold();
     int before = delivered.messages.get(); // read before sending: the message may pass at once
     stream.send("error");
-    await("the message held back")
-        .atMost(BOUND)
-        .dontCatchUncaughtExceptions()
-        .until(() -> delivered.messages.get() > before);
+    await("the message held back").atMost(BOUND).until(() -> delivered.messages.get() > before);
     release.run();
     return stream.awaitEnd();
   }
@@ -151,16 +146,29 @@ class HandlerErrorTest {
   private static final class ThrownToGrpc implements ServerInterceptor {
     final Queue<Throwable> thrown = new ConcurrentLinkedQueue<>();
 
+    /** For each throw, whether the call had been closed through this interceptor by then. */
+    final Queue<Boolean> closedWhenThrown = new ConcurrentLinkedQueue<>();
+
     @Override
     public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
         ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
+      AtomicBoolean closed = new AtomicBoolean();
+      ServerCall<ReqT, RespT> watched =
+          new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+            @Override
+            public void close(Status status, Metadata trailers) {
+              closed.set(true);
+              super.close(status, trailers);
+            }
+          };
       return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(
-          next.startCall(call, headers)) {
+          next.startCall(watched, headers)) {
         @Override
         public void onMessage(ReqT message) {
           try {
             super.onMessage(message);
           } catch (RuntimeException | Error e) {
+            closedWhenThrown.add(closed.get());
             thrown.add(e);
             throw e;
           }
@@ -186,18 +194,29 @@ class HandlerErrorTest {
         .isEqualTo(new Guesses(List.of("wrong password"), Status.Code.UNKNOWN));
     await("the Error reaches the executor's uncaught-exception handler")
         .atMost(BOUND)
-        .dontCatchUncaughtExceptions()
         .until(() -> !uncaught.isEmpty());
     assertThat(uncaught)
         .singleElement()
         .isInstanceOf(StackOverflowError.class)
         .extracting(Throwable::getMessage)
         .isEqualTo("the password parser overflowed its stack");
-    await("the handler hears its call's end")
+    assertThat(endsOnceShutDown(server)).containsExactly("complete");
+  }
+
+  /**
+   * What the login streams' handlers heard of their calls' ends, once at least {@code heard} did
+   * and the server has shut down, so that an end told twice would have arrived.
+   */
+  private static List<String> endsOnceShutDown(EchoServer server, int heard) {
+    await("the handlers hear their calls' ends")
         .atMost(BOUND)
-        .dontCatchUncaughtExceptions()
-        .until(() -> !server.loginStreamEnds.isEmpty());
-    assertThat(server.loginStreamEnds).containsExactly("complete");
+        .until(() -> server.loginStreamEnds.size() >= heard);
+    server.close();
+    return List.copyOf(server.loginStreamEnds);
+  }
+
+  private static List<String> endsOnceShutDown(EchoServer server) {
+    return endsOnceShutDown(server, 1);
   }
 
   /** On gRPC's thread, the handler's Error is thrown on to gRPC once the call is closed. */
@@ -210,22 +229,18 @@ class HandlerErrorTest {
 
     assertThat(guessThenError(server))
         .isEqualTo(new Guesses(List.of("wrong password"), Status.Code.UNKNOWN));
-    await("the Error thrown on to gRPC")
-        .atMost(BOUND)
-        .dontCatchUncaughtExceptions()
-        .until(() -> !outside.thrown.isEmpty());
+    await("the Error thrown on to gRPC").atMost(BOUND).until(() -> !outside.thrown.isEmpty());
     assertThat(outside.thrown)
         .as("what the limiter's listener threw to gRPC")
         .singleElement()
         .isInstanceOf(StackOverflowError.class);
-    await("the handler hears its call's end")
-        .atMost(BOUND)
-        .dontCatchUncaughtExceptions()
-        .until(() -> !server.loginStreamEnds.isEmpty());
-    assertThat(server.loginStreamEnds).containsExactly("complete");
+    assertThat(outside.closedWhenThrown).as("closed before the throw").containsExactly(true);
     assertThat(LoginStream.guessUntilEnded(server, 1))
         .as("settled as UNKNOWN: the permit was given back")
         .isEqualTo(new Guesses(List.of("wrong password"), Status.Code.UNAUTHENTICATED));
+    assertThat(endsOnceShutDown(server, 2))
+        .as("each handler told its end once")
+        .containsExactly("complete", "complete");
   }
 
   /** One wrong password, then the password that makes the handler throw. */
@@ -254,13 +269,8 @@ class HandlerErrorTest {
         .endsWith("calls");
     await("the handler hears its call's end")
         .atMost(BOUND)
-        .dontCatchUncaughtExceptions()
         .until(() -> !server.loginStreamEnds.isEmpty());
-    assertThat(server.loginStreamEnds).as("what the handler heard").containsExactly("complete");
-    await("the permit given back")
-        .atMost(BOUND)
-        .dontCatchUncaughtExceptions()
-        .until(() -> remote.refunds.size() == 1);
+    await("the permit given back").atMost(BOUND).until(() -> remote.refunds.size() == 1);
 
     assertThat(LoginStream.guessUntilEnded(server, 1))
         .as("UNKNOWN is not counted: the permit was given back")
@@ -268,6 +278,9 @@ class HandlerErrorTest {
     assertThat(LoginStream.guessUntilEnded(server, 1))
         .isEqualTo(new Guesses(List.of(), Status.Code.RESOURCE_EXHAUSTED));
     assertThat(limits.errors).isEmpty();
+    assertThat(endsOnceShutDown(server, 2))
+        .as("what the handlers heard, each once")
+        .containsExactly("complete", "complete");
   }
 
   @Test
@@ -303,7 +316,6 @@ class HandlerErrorTest {
         .isEqualTo(new Guesses(List.of("wrong password"), Status.Code.UNAUTHENTICATED));
     await("the handler hears its call's end")
         .atMost(BOUND)
-        .dontCatchUncaughtExceptions()
         .until(() -> server.loginStreamEnds.size() == 2);
     assertThat(server.loginStreamEnds)
         .as("what the handlers heard")
