@@ -13,6 +13,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -38,6 +39,10 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
 
   private static final System.Logger LOG = System.getLogger(GatedListener.class.getName());
 
+  /** How gRPC closes a call whose listener threw, and so how this one closes it. */
+  private static final Status APPLICATION_ERROR =
+      Status.UNKNOWN.withDescription("Application error processing RPC");
+
   /**
    * One event: an optional decision to wait for, then what to do with its outcome (or null); {@code
    * end} for the call's end ({@code onCancel}, {@code onComplete}).
@@ -57,6 +62,9 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
   private final Object lock = new Object();
   private final ArrayDeque<Step> steps = new ArrayDeque<>();
   private boolean draining;
+
+  /** Whether what closing the call threw was thrown on to gRPC: see {@link #submit}. */
+  private final AtomicBoolean closeFailureThrown = new AtomicBoolean();
 
   // Read and written only by the drain, which runs one step at a time.
   private ServerCall.Listener<ReqT> delegate;
@@ -154,8 +162,7 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
               if (outcome != null && !outcome.allowed()) {
                 ended = true;
                 call.refuse(outcome.refusal(), true);
-                heardEnd = true;
-                delegate.onCancel();
+                end(ServerCall.Listener::onCancel);
                 return;
               }
               delegate.onMessage(message);
@@ -199,15 +206,33 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
     submit(new Step(null, outcome -> delegate.onReady()));
   }
 
+  /**
+   * Queues {@code step}, an event gRPC delivered, and drains the queue here unless a drain runs.
+   *
+   * <p>Then, if closing the call threw (an interceptor outside this one whose {@code close} throws,
+   * perhaps before passing the close on), what it threw is thrown on to gRPC, once, even a {@link
+   * RuntimeException}: the call may never have been closed below, and gRPC, as for any listener
+   * that throws, then closes the stream itself, past the interceptors. That is during this event if
+   * the close threw during it, else during the first event gRPC delivers after a close that threw
+   * on the executor (the client's deadline ends the call if none comes).
+   */
   private void submit(Step step) {
+    boolean drainHere;
     synchronized (lock) {
       steps.add(step);
-      if (draining) {
-        return;
-      }
+      drainHere = !draining;
       draining = true;
     }
-    drain(null);
+    if (drainHere) {
+      drain(null);
+    }
+    Throwable closing = call.closeFailure();
+    if (closing != null && closeFailureThrown.compareAndSet(false, true)) {
+      if (closing instanceof Error error) {
+        throw error;
+      }
+      throw (RuntimeException) closing;
+    }
   }
 
   /**
@@ -261,18 +286,32 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
    * Resumes the drain on the executor; here if the executor will not take it (shut down with the
    * server, or failing in any other way, such as a thread it cannot start), since a drain never
    * resumed would leave the call open and its events queued for good. Resumed once either way.
+   *
+   * <p>An executor may also run the task on the thread that hands it over (a direct executor, a
+   * pool whose rejection policy runs it in the caller): an {@link Error} the drain throws on then
+   * comes out of {@code execute}, on the backend's thread, inside its future, where it would vanish
+   * if thrown on; it is logged at ERROR instead, as when the executor failed.
    */
   private void resumeLater(Step step, CompletableFuture<Outcome> decision) {
     AtomicBoolean resumed = new AtomicBoolean();
+    AtomicReference<Error> resumedThrew = new AtomicReference<>();
     try {
       executor.execute(
           () -> {
             if (resumed.compareAndSet(false, true)) {
-              resume(step, decision);
+              try {
+                resume(step, decision);
+              } catch (Error error) {
+                resumedThrew.set(error);
+                throw error;
+              }
             }
           });
     } catch (Throwable e) {
       if (!resumed.compareAndSet(false, true)) {
+        if (e == resumedThrew.get()) {
+          LOG.log(Level.ERROR, "gRPC call listener failed", e);
+        }
         return;
       }
       if (!(e instanceof RejectedExecutionException)) {
@@ -352,17 +391,12 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
         () -> {
           if (decided) {
             LOG.log(Level.WARNING, "rate limit decision failed; call ended", failure);
-            call.end(
-                Status.UNKNOWN.withDescription("Application error processing RPC"),
-                delegate != null);
+            call.end(APPLICATION_ERROR, delegate != null);
           } else {
             if (!(failure instanceof Error)) {
               LOG.log(Level.WARNING, "gRPC call listener failed", failure);
             }
-            call.fail(
-                Status.UNKNOWN
-                    .withDescription("Application error processing RPC")
-                    .withCause(failure));
+            call.fail(APPLICATION_ERROR.withCause(failure));
           }
         });
     if (delegate != null && !heardEnd && !step.end()) {
@@ -384,7 +418,9 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
       if (!(e instanceof Error)) {
         LOG.log(Level.WARNING, "ending a gRPC call failed", e);
       } else if (seen[0] instanceof Error first) {
-        first.addSuppressed(e);
+        if (e != first) {
+          first.addSuppressed(e);
+        }
       } else {
         seen[0] = e;
       }

@@ -34,6 +34,9 @@ final class LimitedCall<ReqT, RespT>
 
   private Settlement settlement = Settlement.none();
 
+  /** What the close of the call this one wraps threw, if it did: see {@link #close}. */
+  private volatile Throwable closeFailure;
+
   /** The call's context: cancelled by the client, the deadline or a shutdown before it closes. */
   private final Context context;
 
@@ -104,7 +107,10 @@ final class LimitedCall<ReqT, RespT>
    * Marks the call closed with {@code status}, settles it (or keeps its reservations counted
    * without settling if {@code keep}), then closes it, unless it was closed already. The close goes
    * on whatever settling throws (a backend's refund throwing an {@link Error} at once), which is
-   * thrown on after: a call marked closed but never closed would stay open until its deadline.
+   * thrown on after, with what the close threw, if anything, suppressed in it: a call marked closed
+   * but never closed would stay open until its deadline. What the close throws (an interceptor
+   * outside this one) is kept for {@link #closeFailure}: the call may never have been closed below,
+   * and only gRPC can then end the stream.
    */
   private void close(Status status, Metadata trailers, boolean keep) {
     if (closed) {
@@ -115,13 +121,36 @@ final class LimitedCall<ReqT, RespT>
     keptCounted = keep;
     Settlement reserved = settlement;
     settlement = Settlement.none();
-    try {
-      if (!keep) {
+    Throwable settling = null;
+    if (!keep) {
+      try {
         settle(reserved, closedWith);
+      } catch (RuntimeException | Error e) {
+        settling = e;
       }
-    } finally {
-      delegate().close(status, trailers);
     }
+    try {
+      delegate().close(status, trailers);
+    } catch (RuntimeException | Error e) {
+      closeFailure = e;
+      if (settling == null) {
+        throw e;
+      }
+      if (e != settling) {
+        settling.addSuppressed(e);
+      }
+    }
+    if (settling instanceof Error error) {
+      throw error;
+    }
+    if (settling != null) {
+      throw (RuntimeException) settling;
+    }
+  }
+
+  /** What closing the call threw (the close of an interceptor outside this one), or null. */
+  Throwable closeFailure() {
+    return closeFailure;
   }
 
   private static void settle(Settlement reserved, Status.Code code) {

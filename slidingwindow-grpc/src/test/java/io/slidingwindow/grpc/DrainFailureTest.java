@@ -14,6 +14,7 @@ import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.Reservation;
+import io.slidingwindow.Ticker;
 import io.slidingwindow.grpc.LoginStream.Guesses;
 import io.slidingwindow.http.RateLimiterFactory;
 import java.time.Duration;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -29,10 +31,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * backend whose refund throws an {@link Error} at once, an executor that cannot take the call, an
  * interceptor outside the limiter whose close throws. Each must end the call (never left open until
  * the client's deadline, shown as {@code DEADLINE_EXCEEDED}) and let the handler hear its end.
- *
- * <p>An {@link Error} that ends a call is thrown on to the thread that ran the step (as gRPC throws
- * a handler's on), so the waits here leave other threads' uncaught exceptions alone: Awaitility
- * would otherwise fail the test with them.
  */
 class DrainFailureTest {
 
@@ -54,8 +52,8 @@ class DrainFailureTest {
    * In-memory windows whose reservations' asynchronous refund throws {@code error} at once, as a
    * backend whose client class failed to load does.
    */
-  private RateLimiterFactory refundThrowing(Error error) {
-    RateLimiterFactory local = RateLimiterFactory.inMemory(limits.ticker, 1_000);
+  static RateLimiterFactory refundThrowing(Ticker ticker, Error error) {
+    RateLimiterFactory local = RateLimiterFactory.inMemory(ticker, 1_000);
     return (rule, ruleLimits, countRefused) -> {
       KeyedRateLimiter<String> windows = local.create(rule, ruleLimits, countRefused);
       return new KeyedRateLimiter<>() {
@@ -109,7 +107,8 @@ class DrainFailureTest {
         started.server(
             limits
                 .interceptor()
-                .limiterFactory(refundThrowing(new NoClassDefFoundError("the backend's client")))
+                .limiterFactory(
+                    refundThrowing(limits.ticker, new NoClassDefFoundError("the backend's client")))
                 .rule(
                     GrpcRateLimitRule.builder("logins")
                         .method("test.Auth/Login")
@@ -191,12 +190,117 @@ class DrainFailureTest {
         .isEqualTo(
             new Guesses(
                 List.of("wrong password", "wrong password"), Status.Code.RESOURCE_EXHAUSTED));
-    await("the handler hears its call's end")
-        .atMost(BOUND)
-        .dontCatchUncaughtExceptions()
-        .until(() -> !server.loginStreamEnds.isEmpty());
+    assertThat(endsOnceShutDown(server))
+        .as("told once, when gRPC tells of the end (the close threw before the refusal's cancel)")
+        .containsExactly("complete");
   }
 
+  /**
+   * What the login streams' handlers heard of their calls' ends, once at least one heard and the
+   * server has shut down, so that an end told twice would have arrived.
+   */
+  private static List<String> endsOnceShutDown(EchoServer server) {
+    await("the handler hears its call's end")
+        .atMost(BOUND)
+        .until(() -> !server.loginStreamEnds.isEmpty());
+    server.close();
+    return List.copyOf(server.loginStreamEnds);
+  }
+
+  /**
+   * An interceptor outside the limiter whose call's close throws before passing the close on (a
+   * hook that fails first); {@code threw} counts the closes it failed.
+   */
+  private static final class ThrowBeforeClose implements ServerInterceptor {
+    final AtomicInteger threw = new AtomicInteger();
+
+    @Override
+    public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
+        ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
+      return next.startCall(
+          new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+            @Override
+            public void close(Status status, Metadata trailers) {
+              threw.incrementAndGet();
+              throw new IllegalStateException("the close hook failed before closing");
+            }
+          },
+          headers);
+    }
+  }
+
+  /**
+   * The handler's close never reaches gRPC; what it threw is thrown on to gRPC, which closes the
+   * stream itself ({@code UNKNOWN}), as it does for a handler that throws without the limiter.
+   */
+  @Test
+  void closeThrowingBeforePassingItOn_theCallEndsUnknown_notAtTheDeadline() throws Exception {
+    EchoServer server =
+        started.server(
+            new ThrowBeforeClose(),
+            limits
+                .interceptor()
+                .rule(
+                    GrpcRateLimitRule.builder("logins")
+                        .method("test.Auth/Login")
+                        .limit("3/1h")
+                        .build())
+                .build());
+
+    assertThat(login(server, "good"))
+        .as("ended by gRPC, not left open until the client's deadline")
+        .isEqualTo(Status.Code.UNKNOWN);
+  }
+
+  /**
+   * The same when the handler ran on the executor after a remote decision, where gRPC cannot be
+   * reached: what the close threw is thrown on to gRPC from the next event it delivers, here the
+   * client's half-close. (A message the client sends is no such event: the call, closed, asks gRPC
+   * for no more.)
+   */
+  @Test
+  void closeThrowingBeforePassingItOn_onTheExecutor_theNextEventEndsTheCall() throws Exception {
+    ThrowBeforeClose outside = new ThrowBeforeClose();
+    RemoteLimiters remote = started.add(new RemoteLimiters(limits.ticker));
+    EchoServer server =
+        started.server(
+            outside,
+            limits
+                .interceptor()
+                .limiterFactory(remote)
+                .executor(started.executor("calls"))
+                .rule(
+                    GrpcRateLimitRule.builder("attempts")
+                        .method("test.Auth/LoginStream")
+                        .limit("10/1h")
+                        .perMessage()
+                        .build())
+                .build());
+
+    LoginStream stream = LoginStream.open(server, shortDeadline());
+    assertThat(stream.guess(List.of("guess-0"))).isTrue();
+    Runnable release = remote.hold();
+    stream.send("good");
+    await("the good password's decision asked for")
+        .atMost(BOUND)
+        .until(() -> remote.keys.size() == 2);
+    release.run();
+    await("the handler's close failed").atMost(BOUND).until(() -> outside.threw.get() == 1);
+    stream.sendHalfClose();
+
+    assertThat(stream.awaitEnd())
+        .as("ended by gRPC, not left open until the client's deadline")
+        .isEqualTo(new Guesses(List.of("wrong password", "welcome"), Status.Code.UNKNOWN));
+    assertThat(server.handlerThreads)
+        .as("the good password handled on the executor")
+        .endsWith("calls");
+  }
+
+  /**
+   * The second message's key fails while the first message's decision is still pending, with a
+   * third queued behind it: the drain goes on past the failure and drops the third, never deciding
+   * it nor handing it to the handler.
+   */
   @Test
   void closeThrowingWhenADecisionFails_theHandlerStillHearsTheEnd_andTheDrainGoesOn()
       throws Exception {
@@ -227,14 +331,20 @@ class DrainFailureTest {
                         .build())
                 .build());
 
+    Runnable release = remote.hold();
     LoginStream stream = LoginStream.open(server, shortDeadline());
-    stream.guess(LoginStream.wrongPasswords(2));
+    LoginStream.wrongPasswords(3).forEach(stream::send);
+    await("the first decision asked for").atMost(BOUND).until(() -> remote.keys.size() == 1);
+    release.run();
 
-    assertThat(stream.guesses())
+    assertThat(stream.awaitEnd())
         .isEqualTo(new Guesses(List.of("wrong password"), Status.Code.UNKNOWN));
-    await("the handler hears its call's end")
-        .atMost(BOUND)
-        .dontCatchUncaughtExceptions()
-        .until(() -> !server.loginStreamEnds.isEmpty());
+    assertThat(endsOnceShutDown(server)).as("told once, cancelled").containsExactly("cancel");
+    assertThat(server.received)
+        .as("the third message dropped")
+        .containsExactly("LoginStream:guess-0");
+    synchronized (calls) {
+      assertThat(calls[0]).as("keys resolved: the third message never decided").isEqualTo(2);
+    }
   }
 }

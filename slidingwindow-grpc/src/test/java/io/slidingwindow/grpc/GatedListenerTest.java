@@ -17,6 +17,7 @@ import io.slidingwindow.http.QuotaHeaders;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.testkit.LogCapture;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -27,6 +28,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
 import org.junit.jupiter.api.Test;
 
 /** The listener's ordering and hand-over, with decisions the test completes itself. */
@@ -247,6 +250,35 @@ class GatedListenerTest {
     gate.onComplete();
     gate.onMessage("c");
 
+    assertThat(app).containsExactly("message a", "complete");
+  }
+
+  /**
+   * An executor that runs the resumed drain on the thread handing it over (here the backend's that
+   * completed the decision): the Error comes out of {@code execute} inside the backend's future,
+   * where thrown on it would vanish, so it is logged at ERROR.
+   */
+  @Test
+  void applicationListenerThrowsAnError_onADirectExecutor_afterALaterDecision_isLoggedAtError()
+      throws Exception {
+    CompletableFuture<Outcome> decision = new CompletableFuture<>();
+    GatedListener<String> gate =
+        new GatedListener<>(Runnable::run, context, new LimitedCall<>(call, Context.ROOT), null);
+    gate.start(() -> decision, this::overflowingOnEachMessage);
+    gate.onMessage("a");
+
+    try (LogCapture log = LogCapture.of(GatedListener.class.getName())) {
+      completeOnAnotherThread(decision, ALLOWED);
+
+      assertThat(log.records())
+          .as("the handler's Error, logged at ERROR")
+          .filteredOn(record -> record.getLevel() == Level.SEVERE)
+          .singleElement()
+          .extracting(LogRecord::getThrown)
+          .isInstanceOf(StackOverflowError.class);
+    }
+    assertThat(call.closed.getCode()).isEqualTo(Status.Code.UNKNOWN);
+    gate.onComplete();
     assertThat(app).containsExactly("message a", "complete");
   }
 

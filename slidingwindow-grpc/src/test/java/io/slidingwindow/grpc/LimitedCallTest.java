@@ -1,8 +1,10 @@
 package io.slidingwindow.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.grpc.Context;
+import io.grpc.ForwardingServerCall;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.slidingwindow.Limit;
@@ -61,6 +63,46 @@ class LimitedCallTest {
     call.close(Status.CANCELLED, new Metadata());
 
     assertThat(login().allowed()).as("the cancelled call kept its permit").isFalse();
+  }
+
+  /**
+   * The backend's refund throws an Error at once and the close (an interceptor outside) throws too:
+   * the call is still closed, and the Error, not the close's exception, is thrown on.
+   */
+  @Test
+  void settlingThrowsAnError_andTheCloseThrows_theErrorIsThrownOn_withTheCloseSuppressed() {
+    NoClassDefFoundError backend = new NoClassDefFoundError("the backend's client");
+    EnforcementCore<String> failing =
+        EnforcementCore.<String>builder()
+            .limiterFactory(DrainFailureTest.refundThrowing(new FakeTicker(), backend))
+            .rule(
+                HttpRule.builder("logins")
+                    .limit(Limit.exact(1, Duration.ofHours(1)))
+                    .countStatuses(StatusRanges.parse("400-599"))
+                    .build(),
+                call -> RequestKey.global())
+            .build();
+    IllegalStateException hook = new IllegalStateException("the close hook failed");
+    GatedListenerTest.RecordingCall below = new GatedListenerTest.RecordingCall();
+    LimitedCall<String, String> wrapped =
+        new LimitedCall<>(
+            new ForwardingServerCall.SimpleForwardingServerCall<>(below) {
+              @Override
+              public void close(Status status, Metadata trailers) {
+                super.close(status, trailers);
+                throw hook;
+              }
+            },
+            context);
+    wrapped.settleOnClose(
+        failing
+            .enforce("call", "POST", List.of("/test.Auth/Login"), QuotaHeaders::new)
+            .settlement());
+
+    assertThatThrownBy(() -> wrapped.close(Status.OK, new Metadata()))
+        .isSameAs(backend)
+        .hasSuppressedException(hook);
+    assertThat(below.closed).as("closed all the same").isEqualTo(Status.OK);
   }
 
   @Test

@@ -84,6 +84,11 @@ final class LoginStream {
     passwords.onNext(StringValue.of(text));
   }
 
+  /** Half-closes the stream without waiting for anything. */
+  void sendHalfClose() {
+    passwords.onCompleted();
+  }
+
   /** Waits for the end of the call, keeping the answers until then: what the stream got. */
   Guesses awaitEnd() throws InterruptedException {
     while (end == null) {
