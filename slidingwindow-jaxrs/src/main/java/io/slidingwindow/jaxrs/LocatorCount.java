@@ -35,26 +35,26 @@ import java.util.function.BiFunction;
  * MethodRateLimitFilter} counts a request another filter ended: if one refuses, its 429 replaces
  * the answer. The locator is found from the matched URIs: the last one the runtime matched, less
  * the one before it, decoded or as sent (RESTEasy takes {@code guess%2F1} for one segment), is what
- * the locator's {@code @Path} took, among the locators of the matched resources; if the request's
- * path ends there and a resource method's {@code @Path} of the same class takes it that surely
- * comes first on Jersey and RESTEasy (see {@link PathTemplate#before}), the runtime chose that
- * method and no locator ran (a resource method matches the whole rest of the path, so a path that
- * goes on, {@code /shares/guess/items}, can only have been taken by the locator). What a locator
- * that declares no concrete class returns is learned from the requests that reach a method through
- * it. Whether a request reached a resource method is asked of the runtime, through the injected
- * {@link ResourceInfo} and of a {@link Marker}, a request filter of the lowest priority, either
- * being enough: so a request that a filter of the application ends after matching is not counted
- * here whatever its priority (the runtime says), nor one whose response is completed on another
- * thread (the marker says), as {@link MethodRateLimitFilter} counts them. An {@code OPTIONS}
- * request that the runtime answers itself, with no method of the application (RESTEasy below a
- * locator; Jersey has a resource method of its own for it), is no attempt on the resource and is
- * not counted, unless its answer is an error: the locator threw. Cost per request: one request
- * property per matched request, and on its response the matched resources and one {@code
- * ClassValue} look-up per sub-resource among them (URI matching only below a locator that declares
- * no concrete class, for a class not yet noted); one {@code ResourceInfo} call on the response of
- * an unmarked one (RESTEasy: a thread-local look-up); the lookup of the locator, and of the classes
- * it may have returned, only for a request that matched a resource and no method. No lock.
- * Thread-safe.
+ * the locator's {@code @Path} took, among the locators of the resource matched at the URI before it
+ * (not those of a class the locator returned, which Jersey lists too); if the request's path ends
+ * there and a resource method's {@code @Path} of the same class takes it that surely comes first on
+ * Jersey and RESTEasy (see {@link PathTemplate#before}), the runtime chose that method and no
+ * locator ran (a resource method matches the whole rest of the path, so a path that goes on, {@code
+ * /shares/guess/items}, can only have been taken by the locator). What a locator that declares no
+ * concrete class returns is learned from the requests that reach a method through it. Whether a
+ * request reached a resource method is asked of the runtime, through the injected {@link
+ * ResourceInfo} and of a {@link Marker}, a request filter of the lowest priority, either being
+ * enough: so a request that a filter of the application ends after matching is not counted here
+ * whatever its priority (the runtime says), nor one whose response is completed on another thread
+ * (the marker says), as {@link MethodRateLimitFilter} counts them. An {@code OPTIONS} request that
+ * the runtime answers itself, with no method of the application (RESTEasy below a locator; Jersey
+ * has a resource method of its own for it), is no attempt on the resource and is not counted,
+ * unless its answer is an error: the locator threw. Cost per request: one request property per
+ * matched request, and on its response the matched resources and one {@code ClassValue} look-up per
+ * sub-resource among them (URI matching only below a locator that declares no concrete class, for a
+ * class not yet noted); one {@code ResourceInfo} call on the response of an unmarked one (RESTEasy:
+ * a thread-local look-up); the lookup of the locator, and of the classes it may have returned, only
+ * for a request that matched a resource and no method. No lock. Thread-safe.
  */
 @Priority(Priorities.AUTHORIZATION + 100)
 final class LocatorCount implements ContainerResponseFilter {
@@ -144,28 +144,33 @@ final class LocatorCount implements ContainerResponseFilter {
     // A resource method matches the whole rest of the path: if the path goes on past what the
     // last match took, no method of that class can have taken it, only a locator.
     boolean pathGoesOn = !strip(uri.getPath()).equals(strip(uris.get(0)));
-    for (int i = 0; i < resources.size(); i++) {
-      Owner owner = owners.get(resources.get(i).getClass());
-      List<Locator> locators = new ArrayList<>(1);
-      addLocatorsTaking(locators, owner, taken, pathGoesOn);
-      if (sent != null && !sent.equals(taken)) {
-        addLocatorsTaking(locators, owner, sent, pathGoesOn);
-      }
-      if (!locators.isEmpty()) {
-        // The locator the runtime ran is the one whose template it prefers; where templates tie,
-        // each may be it: counted by the targets of all of them, so that a sibling declared to
-        // return Object never hides a limited one.
-        List<Object> levels = resources.subList(0, resources.size() - 1);
-        Map<Method, Method[]> byAnnotation = new LinkedHashMap<>();
-        for (Locator locator : locators) {
-          for (Method[] pair : targets.limited(locator.lead(), locator.seen(), levels)) {
-            byAnnotation.putIfAbsent(pair[1], pair);
-          }
-        }
-        count(byAnnotation.values(), request, response);
-        return;
+    // The last step was taken by a locator of the resource matched at the URI before it. Each
+    // matched resource has its URI, counted from the root, and a locator that returned adds its
+    // class (Jersey; RESTEasy not when it has no method for the request) but no URI: the owner is
+    // resources[0] if the locator threw, resources[1] if what it returned is listed. Trying the
+    // innermost first matched a returned class's own locators against the step that led to it.
+    // (A URI matched without its resource, which neither runtime does, leaves the innermost.)
+    int at = Math.max(0, resources.size() - uris.size() + 1);
+    Owner owner = owners.get(resources.get(at).getClass());
+    List<Locator> locators = new ArrayList<>(1);
+    addLocatorsTaking(locators, owner, taken, pathGoesOn);
+    if (sent != null && !sent.equals(taken)) {
+      addLocatorsTaking(locators, owner, sent, pathGoesOn);
+    }
+    if (locators.isEmpty()) {
+      return;
+    }
+    // The locator the runtime ran is the one whose template it prefers; where templates tie,
+    // each may be it: counted by the targets of all of them, so that a sibling declared to
+    // return Object never hides a limited one.
+    List<Object> levels = resources.subList(0, resources.size() - 1);
+    Map<Method, Method[]> byAnnotation = new LinkedHashMap<>();
+    for (Locator locator : locators) {
+      for (Method[] pair : targets.limited(locator.lead(), locator.seen(), levels)) {
+        byAnnotation.putIfAbsent(pair[1], pair);
       }
     }
+    count(byAnnotation.values(), request, response);
   }
 
   /**
