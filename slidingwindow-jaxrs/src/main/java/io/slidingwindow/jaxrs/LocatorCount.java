@@ -143,7 +143,7 @@ final class LocatorCount implements ContainerResponseFilter {
     }
     // A resource method matches the whole rest of the path: if the path goes on past what the
     // last match took, no method of that class can have taken it, only a locator.
-    boolean pathGoesOn = !strip(uri.getPath()).equals(strip(uris.get(0)));
+    boolean pathGoesOn = goesOn(uri.getPath(), uris.get(0));
     // The last step was taken by a locator of the resource matched at the URI before it. Each
     // matched resource has its URI, counted from the root, and a locator that returned adds its
     // class (Jersey; RESTEasy not when it has no method for the request) but no URI: the owner is
@@ -256,6 +256,19 @@ final class LocatorCount implements ContainerResponseFilter {
     String inner = strip(uris.get(k));
     String outer = strip(uris.get(k + 1));
     return inner.startsWith(outer) ? strip(inner.substring(outer.length())) : null;
+  }
+
+  /**
+   * Whether {@code path}, the request's, goes on past {@code matched}, the last URI matched: by
+   * more than slashes, or by two slashes or more (a resource method takes one past its template,
+   * and both runtimes run a locator for {@code guess//} beside a method {@code {name}}).
+   */
+  private static boolean goesOn(String path, String matched) {
+    if (!strip(path).equals(strip(matched))) {
+      return true;
+    }
+    int end = path.length();
+    return end > 1 && path.charAt(end - 1) == '/' && path.charAt(end - 2) == '/';
   }
 
   /**

@@ -7,7 +7,10 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -82,6 +85,58 @@ class JaxrsLocatorBesideMethodTest extends JaxrsServerCase {
     }
   }
 
+  /**
+   * A link by name, read by an unlimited method, and a share whose locator's template differs from
+   * the method's only by a trailing slash, which the runtimes do not count as a literal character:
+   * the two templates are one, and the method wins on a path both take. A resource method takes at
+   * most one slash past its template; a path that goes on by more is the locator's.
+   */
+  @Path("trail")
+  public static class Trail {
+    final AtomicInteger lookups = new AtomicInteger();
+
+    @GET
+    @Path("{name}")
+    @Produces(MediaType.TEXT_PLAIN)
+    public String byName(@PathParam("name") String name) {
+      return "link " + name;
+    }
+
+    @Path("{token}/")
+    public LimitedShare share(@PathParam("token") String token) {
+      lookups.incrementAndGet();
+      return LimitedShare.lookUp(token);
+    }
+  }
+
+  /** As {@link Trail}, the locator's template without the trailing slash: the same template. */
+  @Path("plain")
+  public static class Plain {
+    final AtomicInteger lookups = new AtomicInteger();
+
+    @GET
+    @Path("{name}")
+    @Produces(MediaType.TEXT_PLAIN)
+    public String byName(@PathParam("name") String name) {
+      return "link " + name;
+    }
+
+    @Path("{token}")
+    public LimitedShare share(@PathParam("token") String token) {
+      lookups.incrementAndGet();
+      return LimitedShare.lookUp(token);
+    }
+  }
+
+  /** The issued share, reached only through a locator of its own. */
+  @Path("direct")
+  public static class Direct {
+    @Path("{token}")
+    public LimitedShare share(@PathParam("token") String token) {
+      return LimitedShare.lookUp(token);
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(JaxrsServers.Implementation.class)
   void locatorTheRuntimesOrderApart_guessesCountWhereItRan(JaxrsServers.Implementation runtime) {
@@ -141,5 +196,41 @@ class JaxrsLocatorBesideMethodTest extends JaxrsServerCase {
             runtime == JaxrsServers.Implementation.JERSEY
                 ? new Integer[] {404, 404, 404, 429}
                 : new Integer[] {200, 200, 200, 200});
+  }
+
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void trailingSlashesBesideMethod_guessesCountedWheneverTheLocatorRan(
+      JaxrsServers.Implementation runtime) {
+    Trail trail = new Trail();
+    Plain plain = new Plain();
+    server = JaxrsServers.start(runtime, List.of(trail, plain, new Direct(), feature()));
+
+    List<String> walkedAround = new ArrayList<>();
+    List<String> ranLocator = new ArrayList<>();
+    for (String root : List.of("/trail", "/plain")) {
+      for (String rest : List.of("/guess", "/guess/", "/guess//", "/guess///", "/guess/more")) {
+        int before = trail.lookups.get() + plain.lookups.get();
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+          statuses.add(status(root + rest));
+        }
+        boolean ran = trail.lookups.get() + plain.lookups.get() > before;
+        if (ran) {
+          ranLocator.add(root + rest);
+        }
+        int issued = status("/direct/issued-1");
+        if (issued != (ran ? 429 : 200)) {
+          walkedAround.add(
+              root + rest + " " + statuses + (ran ? " ran the locator" : "") + ", then " + issued);
+        }
+        ticker.advance(Duration.ofHours(2));
+      }
+    }
+    assertThat(walkedAround).as("guesses counted other than as they ran the locator").isEmpty();
+    assertThat(ranLocator)
+        .as("a path that goes on is the locator's")
+        .contains("/trail/guess/more", "/plain/guess/more")
+        .doesNotContain("/trail/guess", "/trail/guess/", "/plain/guess", "/plain/guess/");
   }
 }
