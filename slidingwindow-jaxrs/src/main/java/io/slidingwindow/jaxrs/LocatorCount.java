@@ -134,13 +134,6 @@ final class LocatorCount implements ContainerResponseFilter {
     if (uris.size() < 2 || resources.isEmpty()) {
       return;
     }
-    // The runtime matched the path as sent (RESTEasy takes guess%2F1 for one segment): the
-    // templates are matched against what the last step took both decoded and as sent.
-    String taken = step(uris, 0);
-    String sent = step(uri.getMatchedURIs(false), 0);
-    if (taken == null && sent == null) {
-      return;
-    }
     // A resource method matches the whole rest of the path: if the path goes on past what the
     // last match took, no method of that class can have taken it, only a locator.
     boolean pathGoesOn = goesOn(uri.getPath(), uris.get(0));
@@ -153,10 +146,7 @@ final class LocatorCount implements ContainerResponseFilter {
     int at = Math.max(0, resources.size() - uris.size() + 1);
     Owner owner = owners.get(resources.get(at).getClass());
     List<Locator> locators = new ArrayList<>(1);
-    addLocatorsTaking(locators, owner, taken, pathGoesOn);
-    if (sent != null && !sent.equals(taken)) {
-      addLocatorsTaking(locators, owner, sent, pathGoesOn);
-    }
+    addLocatorsTaking(locators, owner, uris, uri.getMatchedURIs(false), 0, pathGoesOn);
     if (locators.isEmpty()) {
       return;
     }
@@ -194,8 +184,7 @@ final class LocatorCount implements ContainerResponseFilter {
       List<String> uris = uri.getMatchedURIs();
       List<String> sent = uri.getMatchedURIs(false);
       for (int k = 0; k + 1 < uris.size(); k++) {
-        addLocatorsTaking(locators, owner, step(uris, k), true);
-        addLocatorsTaking(locators, owner, step(sent, k), true);
+        addLocatorsTaking(locators, owner, uris, sent, k, true);
       }
       for (Locator locator : locators) {
         if (mayNote(locator, returned)) {
@@ -253,9 +242,9 @@ final class LocatorCount implements ContainerResponseFilter {
     if (k + 1 >= uris.size()) {
       return null;
     }
-    String inner = strip(uris.get(k));
-    String outer = strip(uris.get(k + 1));
-    return inner.startsWith(outer) ? strip(inner.substring(outer.length())) : null;
+    String inner = PathTemplate.strip(uris.get(k));
+    String outer = PathTemplate.strip(uris.get(k + 1));
+    return inner.startsWith(outer) ? PathTemplate.strip(inner.substring(outer.length())) : null;
   }
 
   /**
@@ -264,11 +253,32 @@ final class LocatorCount implements ContainerResponseFilter {
    * and both runtimes run a locator for {@code guess//} beside a method {@code {name}}).
    */
   private static boolean goesOn(String path, String matched) {
-    if (!strip(path).equals(strip(matched))) {
+    if (!PathTemplate.strip(path).equals(PathTemplate.strip(matched))) {
       return true;
     }
     int end = path.length();
     return end > 1 && path.charAt(end - 1) == '/' && path.charAt(end - 2) == '/';
+  }
+
+  /**
+   * Adds to {@code out} the locators of {@code owner} that may have taken the step from the matched
+   * URI at {@code k + 1} to the one at {@code k}, {@code decoded} or as {@code sent}: the runtime
+   * matched the path as sent (RESTEasy takes {@code guess%2F1} for one segment), so the templates
+   * are matched against both spellings of what the step took.
+   */
+  private static void addLocatorsTaking(
+      List<Locator> out,
+      Owner owner,
+      List<String> decoded,
+      List<String> sent,
+      int k,
+      boolean pathGoesOn) {
+    String taken = step(decoded, k);
+    addLocatorsTaking(out, owner, taken, pathGoesOn);
+    String asSent = step(sent, k);
+    if (asSent != null && !asSent.equals(taken)) {
+      addLocatorsTaking(out, owner, asSent, pathGoesOn);
+    }
   }
 
   /**
@@ -379,17 +389,5 @@ final class LocatorCount implements ContainerResponseFilter {
       pending.addAll(List.of(current.getInterfaces()));
     }
     return null;
-  }
-
-  static String strip(String path) {
-    int from = 0;
-    int to = path.length();
-    while (from < to && path.charAt(from) == '/') {
-      from++;
-    }
-    while (to > from && path.charAt(to - 1) == '/') {
-      to--;
-    }
-    return path.substring(from, to);
   }
 }

@@ -35,7 +35,7 @@ record PathTemplate(Pattern pattern, int literals, int variables, int ownRegex) 
    * {@code {name}} one segment, each {@code {name: regex}} its regex; null if a regex is invalid.
    */
   static PathTemplate of(String path) {
-    String text = LocatorCount.strip(path);
+    String text = strip(path);
     StringBuilder regex = new StringBuilder();
     int literals = 0;
     int variables = 0;
@@ -70,5 +70,18 @@ record PathTemplate(Pattern pattern, int literals, int variables, int ownRegex) 
     } catch (PatternSyntaxException e) {
       return null;
     }
+  }
+
+  /** {@code path} without its leading and trailing slashes. */
+  static String strip(String path) {
+    int from = 0;
+    int to = path.length();
+    while (from < to && path.charAt(from) == '/') {
+      from++;
+    }
+    while (to > from && path.charAt(to - 1) == '/') {
+      to--;
+    }
+    return path.substring(from, to);
   }
 }
