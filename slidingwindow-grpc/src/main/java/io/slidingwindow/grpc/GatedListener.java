@@ -30,10 +30,11 @@ import java.util.function.Supplier;
  * dropped. After the application's listener threw (a {@link RuntimeException} or an {@link Error}),
  * or anything else in a step did (closing the call, a decision), the call is closed with {@code
  * UNKNOWN} and only the call's end ({@code onCancel} or {@code onComplete}) still reaches the
- * listener, as under gRPC; an {@link Error} is then thrown on to whoever ran the step, as gRPC's
- * own listener throws it on to its executor, once the call is closed and the queue let go of. The
- * application's listener is always called with the call's {@link Context} attached, one event at a
- * time, in order.
+ * listener, as under gRPC; an {@link Error} is then thrown on, once the call is closed and the
+ * queue let go of, to the interceptor's executor that ran the step (as gRPC's own listener throws
+ * it on to its executor), but only logged at ERROR on gRPC's thread, whose serializing executor an
+ * escaping Error stops without running the call's end queued meanwhile. The application's listener
+ * is always called with the call's {@link Context} attached, one event at a time, in order.
  */
 final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
 
@@ -207,7 +208,9 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
   }
 
   /**
-   * Queues {@code step}, an event gRPC delivered, and drains the queue here unless a drain runs.
+   * Queues {@code step}, an event gRPC delivered, and drains the queue here unless a drain runs. An
+   * {@link Error} that ends the call here, on gRPC's thread, is logged at ERROR, not thrown on (see
+   * above); thrown on the interceptor's executor, after a remote decision, it is thrown on.
    *
    * <p>Then, if closing the call threw (an interceptor outside this one whose {@code close} throws,
    * perhaps before passing the close on), what it threw is thrown on to gRPC, once, even a {@link
@@ -224,7 +227,14 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
       draining = true;
     }
     if (drainHere) {
-      drain(null);
+      try {
+        drain(null);
+      } catch (Error error) {
+        // Thrown on here, it would end gRPC's serializing executor's run of this call's events
+        // without its usual look for events queued meanwhile: the call's end, queued while this
+        // step closed the call, could then wait for good, and the handler never hear it.
+        LOG.log(Level.ERROR, "gRPC call listener failed", error);
+      }
     }
     Throwable closing = call.closeFailure();
     if (closing != null && closeFailureThrown.compareAndSet(false, true)) {
