@@ -109,6 +109,7 @@ public final class RateLimitServer implements AutoCloseable {
       grpc =
           GrpcPort.open(
               new InetSocketAddress(ports.host(), ports.grpc()),
+              settings.grpc(),
               settings.tls(),
               decider,
               metrics,

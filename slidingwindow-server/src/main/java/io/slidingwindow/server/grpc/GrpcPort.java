@@ -5,6 +5,7 @@ import io.grpc.Server;
 import io.grpc.ServerCredentials;
 import io.grpc.TlsServerCredentials;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.netty.shaded.io.grpc.netty.InternalNettyServerBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
@@ -25,7 +26,15 @@ import java.util.concurrent.TimeUnit;
  * <p>Health: the service {@code ""} and {@code envoy.service.ratelimit.v3.RateLimitService} tell
  * readiness, SERVING or NOT_SERVING as {@link ServiceHealth#ready()} changes; the service {@value
  * #LIVENESS} is SERVING while the process runs, whatever Redis does. With TLS the port speaks TLS
- * only, and with a client CA it requires a client certificate that chains to it. Thread-safe.
+ * only, and with a client CA it requires a client certificate that chains to it.
+ *
+ * <p>Bounds ({@link Settings.Grpc}): at most so many open connections (further ones are closed as
+ * they are accepted, counted as {@code too_many_connections}); at most so many calls in flight per
+ * connection (HTTP/2's {@code SETTINGS_MAX_CONCURRENT_STREAMS}); a connection without calls for the
+ * idle time is ended gracefully; keepalive pings are allowed at the configured interval with or
+ * without calls in flight (gRPC's default, one every five minutes and none without a call, would
+ * answer Envoy's {@code connection_keepalive} pings with GOAWAY {@code too_many_pings}); a
+ * message's size is at most 1 MiB, and its metadata at most gRPC's default 8 KiB. Thread-safe.
  */
 public final class GrpcPort {
 
@@ -39,20 +48,34 @@ public final class GrpcPort {
 
   private GrpcPort(
       InetSocketAddress address,
+      Settings.Grpc bounds,
       Settings.Tls tls,
       Decider decider,
       DecisionEvents events,
       ServiceHealth serviceHealth)
       throws IOException {
-    server =
-        NettyServerBuilder.forAddress(address, credentials(tls))
-            .directExecutor()
-            .addService(EnvoyRateLimitService.definition(decider, events))
-            .addService(health.getHealthService())
-            .addService(ProtoReflectionServiceV1.newInstance())
-            .addService(reflectionV1Alpha())
-            .maxInboundMessageSize(MAX_MESSAGE_BYTES)
-            .build();
+    ConnectionLimit limit =
+        new ConnectionLimit(
+            bounds.maxConnections(),
+            () -> events.refused(DecisionEvents.GRPC, ConnectionLimit.TOO_MANY_CONNECTIONS));
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(address, credentials(tls));
+    // NIO, as the limit's listening channel is; with gRPC's shared NIO event loops.
+    InternalNettyServerBuilder.useNioTransport(builder);
+    builder
+        .channelFactory(limit.listeners())
+        .directExecutor()
+        .addService(EnvoyRateLimitService.definition(decider, events))
+        .addService(health.getHealthService())
+        .addService(ProtoReflectionServiceV1.newInstance())
+        .addService(reflectionV1Alpha())
+        .maxInboundMessageSize(MAX_MESSAGE_BYTES)
+        .maxConcurrentCallsPerConnection(bounds.maxConcurrentCalls())
+        .permitKeepAliveTime(bounds.permitKeepAliveTime().toNanos(), TimeUnit.NANOSECONDS)
+        .permitKeepAliveWithoutCalls(true);
+    if (!bounds.maxConnectionIdle().isZero()) {
+      builder.maxConnectionIdle(bounds.maxConnectionIdle().toNanos(), TimeUnit.NANOSECONDS);
+    }
+    server = builder.build();
     health.setStatus(LIVENESS, ServingStatus.SERVING);
     Runnable update =
         () -> {
@@ -73,12 +96,13 @@ public final class GrpcPort {
    */
   public static GrpcPort open(
       InetSocketAddress address,
+      Settings.Grpc bounds,
       Settings.Tls tls,
       Decider decider,
       DecisionEvents events,
       ServiceHealth health)
       throws IOException {
-    return new GrpcPort(address, tls, decider, events, health);
+    return new GrpcPort(address, bounds, tls, decider, events, health);
   }
 
   /** The bound port. */

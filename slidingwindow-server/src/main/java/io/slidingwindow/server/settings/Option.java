@@ -80,6 +80,31 @@ public enum Option {
       "N",
       "most open connections per HTTP port",
       (b, v) -> b.httpMaxConnections(number(v))),
+  GRPC_MAX_CONNECTIONS(
+      "grpc-max-connections",
+      "1024",
+      "N",
+      "most open connections to the gRPC port",
+      (b, v) -> b.grpcMaxConnections(number(v))),
+  GRPC_MAX_CONCURRENT_CALLS(
+      "grpc-max-concurrent-calls",
+      "1000",
+      "N",
+      "most calls in flight on one gRPC connection (HTTP/2 max concurrent streams)",
+      (b, v) -> b.grpcMaxConcurrentCalls(number(v))),
+  GRPC_MAX_CONNECTION_IDLE(
+      "grpc-max-connection-idle",
+      "1h",
+      "DURATION",
+      "a gRPC connection without calls for this long is ended gracefully (GOAWAY); 0: never",
+      (b, v) -> b.grpcMaxConnectionIdle(v.equals("0") ? Duration.ZERO : duration(v))),
+  GRPC_PERMIT_KEEPALIVE_TIME(
+      "grpc-permit-keepalive-time",
+      "5s",
+      "DURATION",
+      "shortest interval allowed between a gRPC client's keepalive pings, with or without calls;"
+          + " pings more often end the connection (GOAWAY too_many_pings)",
+      (b, v) -> b.grpcPermitKeepAliveTime(duration(v))),
   REDIS(
       "redis",
       null,

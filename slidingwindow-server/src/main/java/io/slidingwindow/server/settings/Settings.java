@@ -13,6 +13,7 @@ import java.util.List;
  * @param config the configuration: a YAML file, or a directory of them; null for the sample
  * @param ports where the service listens
  * @param http the HTTP servers' connection bounds
+ * @param grpc the gRPC port's bounds on connections, calls and keepalive pings
  * @param store where counts live
  * @param tls TLS of the gRPC and HTTP ports
  * @param requests what requests may ask
@@ -23,6 +24,7 @@ public record Settings(
     Path config,
     Ports ports,
     Http http,
+    Grpc grpc,
     Store store,
     Tls tls,
     Requests requests,
@@ -67,6 +69,25 @@ public record Settings(
    * @param maxConnections the most open connections per HTTP port; further ones are closed at once
    */
   public record Http(Duration readTimeout, Duration idleTimeout, int maxConnections) {}
+
+  /**
+   * The gRPC port's bounds on connections, calls and keepalive pings.
+   *
+   * @param maxConnections the most open connections; further ones are closed as they are accepted
+   * @param maxConcurrentCalls the most calls in flight on one connection, told to the client as
+   *     HTTP/2's {@code SETTINGS_MAX_CONCURRENT_STREAMS}: a client holds further calls until one
+   *     ends, or opens another connection (Envoy does)
+   * @param maxConnectionIdle how long a connection without a call in flight is kept before the
+   *     service ends it gracefully (GOAWAY); zero: never
+   * @param permitKeepAliveTime the shortest interval allowed between a client's keepalive pings,
+   *     with or without calls in flight; a client that pings more often is sent GOAWAY {@code
+   *     too_many_pings} and its connection closed
+   */
+  public record Grpc(
+      int maxConnections,
+      int maxConcurrentCalls,
+      Duration maxConnectionIdle,
+      Duration permitKeepAliveTime) {}
 
   /**
    * Where counts live: in memory when {@code redis} is null.

@@ -32,6 +32,10 @@ public abstract class SettingsBuilder<B extends SettingsBuilder<B>>
   Duration httpReadTimeout;
   Duration httpIdleTimeout;
   int httpMaxConnections;
+  int grpcMaxConnections;
+  int grpcMaxConcurrentCalls;
+  Duration grpcMaxConnectionIdle;
+  Duration grpcPermitKeepAliveTime;
   Path tlsCert;
   Path tlsKey;
   Path tlsClientCa;
@@ -153,6 +157,64 @@ public abstract class SettingsBuilder<B extends SettingsBuilder<B>>
           "httpMaxConnections must be positive, was " + maxConnections);
     }
     this.httpMaxConnections = maxConnections;
+    return self();
+  }
+
+  /**
+   * The most open connections to the gRPC port, 1024 by default; further ones are closed as they
+   * are accepted.
+   */
+  public B grpcMaxConnections(int maxConnections) {
+    if (maxConnections <= 0) {
+      throw new IllegalArgumentException(
+          "grpcMaxConnections must be positive, was " + maxConnections);
+    }
+    this.grpcMaxConnections = maxConnections;
+    return self();
+  }
+
+  /**
+   * The most calls in flight on one gRPC connection, 1000 by default: HTTP/2's {@code
+   * SETTINGS_MAX_CONCURRENT_STREAMS}, so a client holds further calls until one ends, or opens
+   * another connection (Envoy does).
+   */
+  public B grpcMaxConcurrentCalls(int maxCalls) {
+    if (maxCalls <= 0) {
+      throw new IllegalArgumentException(
+          "grpcMaxConcurrentCalls must be positive, was " + maxCalls);
+    }
+    this.grpcMaxConcurrentCalls = maxCalls;
+    return self();
+  }
+
+  /**
+   * How long a gRPC connection without a call in flight is kept, 1 h by default, then ended
+   * gracefully (GOAWAY: its client reconnects when it next calls); zero: never. Keepalive pings do
+   * not count as calls.
+   *
+   * @throws IllegalArgumentException if it is negative, or between zero and one second (gRPC's
+   *     least)
+   */
+  public B grpcMaxConnectionIdle(Duration idle) {
+    if (idle == null
+        || idle.isNegative()
+        || (!idle.isZero() && idle.compareTo(Duration.ofSeconds(1)) < 0)) {
+      throw new IllegalArgumentException(
+          "grpcMaxConnectionIdle must be zero (never) or at least 1s, was " + idle);
+    }
+    this.grpcMaxConnectionIdle = idle;
+    return self();
+  }
+
+  /**
+   * The shortest interval allowed between a gRPC client's keepalive pings, 5 s by default, with or
+   * without calls in flight: Envoy's {@code connection_keepalive} pings at its {@code interval}
+   * (plus jitter) also on a connection without calls, so this must stay below that interval. A
+   * client that pings more often (three times too early) is sent GOAWAY {@code too_many_pings} and
+   * its connection is closed; gRPC's own default allows a ping every five minutes only.
+   */
+  public B grpcPermitKeepAliveTime(Duration interval) {
+    this.grpcPermitKeepAliveTime = positive(interval, "grpcPermitKeepAliveTime");
     return self();
   }
 
@@ -314,6 +376,11 @@ public abstract class SettingsBuilder<B extends SettingsBuilder<B>>
         config,
         new Settings.Ports(host, grpcPort, httpPort, adminPort, adminToken, adminAllowedHosts),
         new Settings.Http(httpReadTimeout, httpIdleTimeout, httpMaxConnections),
+        new Settings.Grpc(
+            grpcMaxConnections,
+            grpcMaxConcurrentCalls,
+            grpcMaxConnectionIdle,
+            grpcPermitKeepAliveTime),
         storeSettings(),
         new Settings.Tls(tlsCert, tlsKey, tlsClientCa),
         new Settings.Requests(

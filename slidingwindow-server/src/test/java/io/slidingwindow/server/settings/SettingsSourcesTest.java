@@ -34,6 +34,8 @@ class SettingsSourcesTest {
     assertThat(settings.ports().adminAllowedHosts()).isEmpty();
     assertThat(settings.http())
         .isEqualTo(new Settings.Http(Duration.ofSeconds(10), Duration.ofSeconds(60), 1024));
+    assertThat(settings.grpc())
+        .isEqualTo(new Settings.Grpc(1024, 1000, Duration.ofHours(1), Duration.ofSeconds(5)));
     assertThat(settings.store().inMemory()).isTrue();
     assertThat(settings.store().commandTimeout()).isEqualTo(Duration.ofMillis(50));
     assertThat(settings.store().breakerFailures()).isEqualTo(3);
@@ -153,6 +155,37 @@ class SettingsSourcesTest {
     assertThatThrownBy(() -> read("--redis-timeout", "1s"))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("need a Redis store");
+  }
+
+  @Test
+  void read_grpcBounds_fromArgumentsAndEnvironment_zeroIdleMeansNever() {
+    environment.put("SLIDINGWINDOW_GRPC_MAX_CONNECTIONS", "64");
+    environment.put("SLIDINGWINDOW_GRPC_PERMIT_KEEPALIVE_TIME", "10s");
+
+    Settings settings =
+        read("--grpc-max-concurrent-calls", "200", "--grpc-max-connection-idle", "0");
+
+    assertThat(settings.grpc())
+        .isEqualTo(new Settings.Grpc(64, 200, Duration.ZERO, Duration.ofSeconds(10)));
+    assertThat(read("--grpc-max-connection-idle", "15m").grpc().maxConnectionIdle())
+        .isEqualTo(Duration.ofMinutes(15));
+  }
+
+  @Test
+  void read_grpcBounds_badValues_refusedNamingWhereAndWhy() {
+    assertThatThrownBy(() -> read("--grpc-max-connections", "0"))
+        .hasMessage("--grpc-max-connections '0': grpcMaxConnections must be positive, was 0");
+    assertThatThrownBy(() -> read("--grpc-max-concurrent-calls", "-1"))
+        .hasMessage(
+            "--grpc-max-concurrent-calls '-1': grpcMaxConcurrentCalls must be positive, was -1");
+    assertThatThrownBy(() -> read("--grpc-max-connection-idle", "500ms"))
+        .hasMessage(
+            "--grpc-max-connection-idle '500ms': grpcMaxConnectionIdle must be zero (never) or at"
+                + " least 1s, was PT0.5S");
+    environment.put("SLIDINGWINDOW_GRPC_PERMIT_KEEPALIVE_TIME", "0s");
+    assertThatThrownBy(this::read)
+        .hasMessageStartingWith("SLIDINGWINDOW_GRPC_PERMIT_KEEPALIVE_TIME '0s': the duration")
+        .hasMessageContaining("must be positive");
   }
 
   @Test
