@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpStatusClass;
@@ -36,11 +37,13 @@ import java.util.function.Consumer;
 final class BoundedAggregator extends HttpObjectAggregator {
 
   private final Consumer<String> problems;
+  private final Router router;
   private ChannelHandlerContext context;
 
-  BoundedAggregator(Consumer<String> problems) {
+  BoundedAggregator(Consumer<String> problems, Router router) {
     super(Json.MAX_BODY_BYTES);
     this.problems = problems;
+    this.router = router;
   }
 
   @Override
@@ -60,7 +63,9 @@ final class BoundedAggregator extends HttpObjectAggregator {
    * buffer in its place (nothing on the wire) and drops the body that follows. Its {@code 100
    * Continue}, which it would write at once, ahead of the answers still owed to the requests before
    * this one, becomes a {@link Continue} passed on in the request's place, and Netty writes nothing
-   * and gathers the body as it comes.
+   * and gathers the body as it comes; unless the router refuses the request on its head alone (the
+   * admin token missing or wrong, a {@code Host} not answered): then its refusal (401, 403) becomes
+   * a {@link Refusal}, and the body, never asked for, is dropped unread into no buffer.
    */
   @Override
   protected Object newContinueResponse(
@@ -71,6 +76,17 @@ final class BoundedAggregator extends HttpObjectAggregator {
       ReferenceCountUtil.release(answer);
       if (status.codeClass() == HttpStatusClass.CLIENT_ERROR) {
         refuse(status);
+        return Unpooled.EMPTY_BUFFER;
+      }
+      Router.Denial denial =
+          start instanceof HttpRequest request ? router.screen(context, request) : null;
+      if (denial != null) {
+        context.fireChannelRead(
+            new Refusal(
+                context,
+                HttpResponseStatus.valueOf(denial.status()),
+                denial.message(),
+                denial.headers()));
         return Unpooled.EMPTY_BUFFER;
       }
       context.fireChannelRead(new Continue(context));
@@ -91,7 +107,13 @@ final class BoundedAggregator extends HttpObjectAggregator {
   private void refuse(HttpResponseStatus status) {
     boolean tooLarge = status.code() == HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE.code();
     problems.accept(tooLarge ? "too_large" : "malformed_http");
-    context.fireChannelRead(new Refusal(context, status));
+    context.fireChannelRead(
+        new Refusal(
+            context,
+            status,
+            tooLarge
+                ? "the body must be at most " + Json.MAX_BODY_BYTES + " bytes"
+                : "the only Expect this service meets is 100-continue"));
   }
 
   /**
@@ -129,16 +151,25 @@ final class BoundedAggregator extends HttpObjectAggregator {
   }
 
   /**
-   * A closing answer (413 or 417) to a request that will never be decided, passed on as a message
-   * in the request's place: the connection reads no further request. Event loop only.
+   * A closing answer (413 or 417; 401 or 403 of the router) to a request that will never be
+   * decided, passed on as a message in the request's place: the connection reads no further
+   * request. Event loop only.
    */
   static final class Refusal {
     private final ChannelHandlerContext context;
     private final HttpResponseStatus status;
+    private final String message;
+    private final String[] headers;
 
-    private Refusal(ChannelHandlerContext context, HttpResponseStatus status) {
+    private Refusal(
+        ChannelHandlerContext context,
+        HttpResponseStatus status,
+        String message,
+        String... headers) {
       this.context = context;
       this.status = status;
+      this.message = message;
+      this.headers = headers;
     }
 
     /**
@@ -147,14 +178,12 @@ final class BoundedAggregator extends HttpObjectAggregator {
      * with unread bytes does not reset the connection before the client has read the answer.
      */
     void send() {
-      boolean tooLarge = status.code() == HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE.code();
-      byte[] body =
-          Json.error(
-              tooLarge
-                  ? "the body must be at most " + Json.MAX_BODY_BYTES + " bytes"
-                  : "the only Expect this service meets is 100-continue");
+      byte[] body = Json.error(message);
       FullHttpResponse response =
           new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
+      for (int i = 0; i + 1 < headers.length; i += 2) {
+        response.headers().set(headers[i], headers[i + 1]);
+      }
       response.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json");
       response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
       response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);

@@ -4,11 +4,14 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
@@ -36,6 +39,26 @@ public final class Exchange {
     this.path = path;
     this.keepAlive = HttpUtil.isKeepAlive(request);
     this.onDone = onDone;
+  }
+
+  /**
+   * An exchange of a request of which only {@code head} has come, to be told about, never answered
+   * (its answer goes another way).
+   */
+  static Exchange ofHead(ChannelHandlerContext context, HttpRequest head) {
+    String uri = head.uri();
+    int query = uri.indexOf('?');
+    return new Exchange(
+        context,
+        new DefaultFullHttpRequest(
+            head.protocolVersion(),
+            head.method(),
+            uri,
+            Unpooled.EMPTY_BUFFER,
+            head.headers(),
+            EmptyHttpHeaders.INSTANCE),
+        query < 0 ? uri : uri.substring(0, query),
+        () -> {});
   }
 
   /** The request line's method, such as {@code GET}. */

@@ -101,7 +101,7 @@ public final class HttpPort {
                         new IdleStateHandler(
                             0, 0, bounds.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
                     pipeline.addLast(new HttpServerCodec(4096, 8192, 8192));
-                    pipeline.addLast(new BoundedAggregator(problems));
+                    pipeline.addLast(new BoundedAggregator(problems, router));
                     pipeline.addLast(timeout.completions());
                     pipeline.addLast(new FlowControlHandler());
                     pipeline.addLast(new Dispatcher(router, timeout));

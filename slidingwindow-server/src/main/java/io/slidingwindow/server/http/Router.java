@@ -1,5 +1,8 @@
 package io.slidingwindow.server.http;
 
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
 import io.slidingwindow.server.settings.Secret;
 import java.lang.System.Logger.Level;
 import java.util.HashMap;
@@ -71,19 +74,54 @@ public final class Router {
     return this;
   }
 
-  void dispatch(Exchange exchange) {
-    if (token != null && !authorized(exchange.header("Authorization"))) {
-      refuse(
-          exchange,
+  /**
+   * How a request is refused before its path is looked at: for {@code reason}, with {@code status},
+   * {@code {"error": message}} and header name/value pairs.
+   */
+  record Denial(String reason, int status, String message, String... headers) {}
+
+  /**
+   * The refusal of a request with these {@code Authorization} and {@code Host} headers (each may be
+   * null) before its path is looked at, or null if it passes: without the token 401, at a {@code
+   * Host} not answered 403.
+   */
+  private Denial denial(String authorization, String host) {
+    if (token != null && !authorized(authorization)) {
+      return new Denial(
           UNAUTHORIZED,
           401,
           "this port wants Authorization: Bearer <token>",
           "WWW-Authenticate",
           "Bearer");
-      return;
     }
-    if (hosts != null && !hosts.serves(exchange)) {
-      refuse(exchange, HOST_NOT_ALLOWED, 403, AllowedHosts.REFUSED);
+    if (hosts != null && host != null && !hosts.admits(host)) {
+      return new Denial(HOST_NOT_ALLOWED, 403, AllowedHosts.REFUSED);
+    }
+    return null;
+  }
+
+  /**
+   * The refusal of a request of which only the head has come, waiting for {@code 100 Continue}
+   * before it sends its body, told to the router's {@link Refusals} now; null if it may send its
+   * body. So a caller without the token, or at a {@code Host} not answered, cannot make the port
+   * read and hold a body it will refuse. Event loop only.
+   */
+  Denial screen(ChannelHandlerContext ctx, HttpRequest head) {
+    Denial denial =
+        denial(
+            head.headers().get(HttpHeaderNames.AUTHORIZATION),
+            head.headers().get(HttpHeaderNames.HOST));
+    if (denial != null) {
+      refusals.refused(
+          Exchange.ofHead(ctx, head), denial.reason(), denial.status(), denial.message());
+    }
+    return denial;
+  }
+
+  void dispatch(Exchange exchange) {
+    Denial denial = denial(exchange.header("Authorization"), exchange.header("Host"));
+    if (denial != null) {
+      refuse(exchange, denial.reason(), denial.status(), denial.message(), denial.headers());
       return;
     }
     Map<String, Route> methods = routes.get(exchange.path());

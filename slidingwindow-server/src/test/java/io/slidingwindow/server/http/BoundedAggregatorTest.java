@@ -22,7 +22,8 @@ class BoundedAggregatorTest {
   private final List<String> problems = new ArrayList<>();
   private final EmbeddedChannel channel =
       new EmbeddedChannel(
-          new HttpServerCodec(4096, 8192, 8192), new BoundedAggregator(problems::add));
+          new HttpServerCodec(4096, 8192, 8192),
+          new BoundedAggregator(problems::add, new Router(null)));
 
   @Test
   void refusedAndMalformedRequests_countedAsRecognised_noAnswerWritten() {
