@@ -239,7 +239,9 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
     Throwable closing = call.closeFailure();
     if (closing != null && closeFailureThrown.compareAndSet(false, true)) {
       if (closing instanceof Error error) {
-        throw error;
+        // Not thrown on as it is, for the reason above; gRPC ends the stream for any exception.
+        LOG.log(Level.ERROR, "closing a gRPC call failed", error);
+        throw new IllegalStateException("closing the call failed", error);
       }
       throw (RuntimeException) closing;
     }
@@ -319,8 +321,9 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
           });
     } catch (Throwable e) {
       if (!resumed.compareAndSet(false, true)) {
-        if (e == resumedThrew.get()) {
-          LOG.log(Level.ERROR, "gRPC call listener failed", e);
+        Error threw = resumedThrew.get();
+        if (threw != null) { // came back out of execute, as it is or wrapped
+          LOG.log(Level.ERROR, "gRPC call listener failed", threw);
         }
         return;
       }
