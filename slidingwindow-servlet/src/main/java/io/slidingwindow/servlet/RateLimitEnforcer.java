@@ -225,7 +225,8 @@ public final class RateLimitEnforcer {
    * {@link RateLimitFilter} after the chain and by the {@code @RateLimit} interceptor after the
    * handler; an application that calls {@link #enforce} itself calls this once its answer is
    * written. A request never settled keeps its permits counted. Only the first call for a request
-   * acts; it never throws.
+   * acts; it throws nothing but an {@link Error} a backend threw, once every rule's refund was
+   * asked for.
    *
    * @param failure what escaped the handling, or null
    */

@@ -102,7 +102,14 @@ public final class RateLimitFilter implements Filter {
       failure = e;
       throw e;
     } finally {
-      RateLimitEnforcer.settle(http, httpResponse, failure);
+      try {
+        RateLimitEnforcer.settle(http, httpResponse, failure);
+      } catch (Error e) {
+        if (failure == null) {
+          throw e;
+        }
+        failure.addSuppressed(e); // the chain's own failure goes on, not lost behind a refund's
+      }
     }
   }
 }

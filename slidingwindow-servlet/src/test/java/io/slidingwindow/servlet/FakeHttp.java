@@ -64,6 +64,11 @@ final class FakeHttp {
                     attributes.put((String) args[0], args[1]);
                     yield null;
                   }
+                  case "removeAttribute" -> {
+                    attributes.remove((String) args[0]);
+                    yield null;
+                  }
+                  case "isAsyncStarted" -> false;
                   case "toString" -> "FakeRequest " + remoteAddr + " " + path;
                   case "hashCode" -> System.identityHashCode(proxy);
                   case "equals" -> proxy == args[0];
@@ -90,6 +95,7 @@ final class FakeHttp {
                         headers.put((String) args[0], (String) args[1]);
                         yield null;
                       }
+                      case "getStatus" -> status;
                       case "setContentType", "setCharacterEncoding", "setContentLength" -> null;
                       case "getOutputStream" -> DISCARD;
                       case "hashCode" -> System.identityHashCode(proxy);
