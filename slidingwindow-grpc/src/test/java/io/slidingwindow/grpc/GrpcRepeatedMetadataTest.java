@@ -12,12 +12,10 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.MetadataUtils;
-import io.slidingwindow.Decision;
-import io.slidingwindow.KeyedRateLimiter;
-import io.slidingwindow.Limit;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.testkit.RecordingLimiter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,27 +45,8 @@ class GrpcRepeatedMetadataTest {
   /** The in-memory backend, recording every key it is asked for. */
   private RateLimiterFactory recording() {
     RateLimiterFactory memory = RateLimiterFactory.inMemory(ticker, 10_000);
-    return (name, limits, countRefused) -> {
-      KeyedRateLimiter<String> windows = memory.create(name, limits, countRefused);
-      return new KeyedRateLimiter<>() {
-        @Override
-        public boolean tryAcquire(String key, long permits) {
-          stored.add(key);
-          return windows.tryAcquire(key, permits);
-        }
-
-        @Override
-        public Decision decide(String key, long permits) {
-          stored.add(key);
-          return windows.decide(key, permits);
-        }
-
-        @Override
-        public List<Limit> limits() {
-          return windows.limits();
-        }
-      };
-    };
+    return (name, limits, countRefused) ->
+        new RecordingLimiter(memory.create(name, limits, countRefused), stored);
   }
 
   /**

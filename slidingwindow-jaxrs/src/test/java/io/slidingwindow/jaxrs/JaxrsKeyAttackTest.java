@@ -2,68 +2,29 @@ package io.slidingwindow.jaxrs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.slidingwindow.Decision;
-import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.LimiterKeys;
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.http.RequestKey;
-import io.slidingwindow.testkit.FakeTicker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** Keys a client chooses: rotated, forged, long; over HTTP on both runtimes. */
-class JaxrsKeyAttackTest {
+class JaxrsKeyAttackTest extends JaxrsServerCase {
 
-  private final FakeTicker ticker = new FakeTicker();
   private final ConcurrentLinkedQueue<String> stored = new ConcurrentLinkedQueue<>();
   private final Api api = new Api();
-  private JaxrsServers.Running server;
-
-  @AfterEach
-  void stop() {
-    if (server != null) {
-      server.close();
-    }
-  }
-
-  /** The in-memory backend, recording every key it is asked for. */
-  private RateLimiterFactory recording() {
-    RateLimiterFactory memory = RateLimiterFactory.inMemory(ticker, 100_000);
-    return (name, limits, countRefused) -> {
-      KeyedRateLimiter<String> windows = memory.create(name, limits, countRefused);
-      return new KeyedRateLimiter<>() {
-        @Override
-        public boolean tryAcquire(String key, long permits) {
-          stored.add(key);
-          return windows.tryAcquire(key, permits);
-        }
-
-        @Override
-        public Decision decide(String key, long permits) {
-          stored.add(key);
-          return windows.decide(key, permits);
-        }
-
-        @Override
-        public List<Limit> limits() {
-          return windows.limits();
-        }
-      };
-    };
-  }
 
   private void start(JaxrsServers.Implementation runtime) {
     RateLimitFeature feature =
         RateLimitFeature.builder()
-            .limiterFactory(recording())
+            .limiterFactory(recording(stored))
             .keyResolver(
                 "issued",
                 request -> {

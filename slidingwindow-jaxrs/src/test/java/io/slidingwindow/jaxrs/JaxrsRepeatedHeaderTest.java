@@ -3,14 +3,11 @@ package io.slidingwindow.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 
-import io.slidingwindow.Decision;
-import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.http.RequestKey;
-import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.testkit.http.RawHttp;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
@@ -25,7 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -35,7 +31,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * String} parameter takes the first value), or a client sends the key it authenticates with plus a
  * second value that changes on every request and lands each request in a fresh window.
  */
-class JaxrsRepeatedHeaderTest {
+class JaxrsRepeatedHeaderTest extends JaxrsServerCase {
 
   private static final String HEADER = "X-Api-Key";
 
@@ -67,49 +63,14 @@ class JaxrsRepeatedHeaderTest {
     }
   }
 
-  private final FakeTicker ticker = new FakeTicker();
   private final ConcurrentLinkedQueue<String> stored = new ConcurrentLinkedQueue<>();
   private final Keyed keyed = new Keyed();
-  private JaxrsServers.Running server;
-
-  @AfterEach
-  void stop() {
-    if (server != null) {
-      server.close();
-    }
-  }
-
-  /** The in-memory backend, recording every key it is asked for. */
-  private RateLimiterFactory recording() {
-    RateLimiterFactory memory = RateLimiterFactory.inMemory(ticker, 100_000);
-    return (name, limits, countRefused) -> {
-      KeyedRateLimiter<String> windows = memory.create(name, limits, countRefused);
-      return new KeyedRateLimiter<>() {
-        @Override
-        public boolean tryAcquire(String key, long permits) {
-          stored.add(key);
-          return windows.tryAcquire(key, permits);
-        }
-
-        @Override
-        public Decision decide(String key, long permits) {
-          stored.add(key);
-          return windows.decide(key, permits);
-        }
-
-        @Override
-        public List<Limit> limits() {
-          return windows.limits();
-        }
-      };
-    };
-  }
 
   /**
    * Serves {@link Keyed}: {@code /annotated} by its annotation, {@code /filtered} by the filter.
    */
   private void start(JaxrsServers.Implementation runtime) {
-    RateLimiterFactory backend = recording();
+    RateLimiterFactory backend = recording(stored);
     RateLimitFilter filter =
         RateLimitFilter.builder()
             .limiterFactory(backend)

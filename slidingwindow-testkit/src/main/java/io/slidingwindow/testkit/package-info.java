@@ -5,7 +5,8 @@
  * io.slidingwindow.testkit.RateLimiterConformance}) and every implementation of rolling counters
  * ({@link io.slidingwindow.testkit.RollingCountersConformance}), threads that call together ({@link
  * io.slidingwindow.testkit.CallerThreads}), a limiter that fails on purpose ({@link
- * io.slidingwindow.testkit.FailingLimiter}) and the log records a test looks at ({@link
+ * io.slidingwindow.testkit.FailingLimiter}), one that records the keys it counts ({@link
+ * io.slidingwindow.testkit.RecordingLimiter}) and the log records a test looks at ({@link
  * io.slidingwindow.testkit.LogCapture}). For tests only.
  *
  * <p>What is supported for an application's own tests: {@link io.slidingwindow.testkit.FakeTicker},
@@ -17,7 +18,8 @@
  * io.slidingwindow.testkit.RollingCountersConformance}. The rest is the project's own test
  * infrastructure and may change without notice in any release: {@link
  * io.slidingwindow.testkit.ForkBound}, {@link io.slidingwindow.testkit.CallerThreads}, {@link
- * io.slidingwindow.testkit.FailingLimiter}, {@link io.slidingwindow.testkit.LogCapture}, and the
- * packages {@code browser}, {@code http} and {@code redis}.
+ * io.slidingwindow.testkit.FailingLimiter}, {@link io.slidingwindow.testkit.RecordingLimiter},
+ * {@link io.slidingwindow.testkit.LogCapture}, and the packages {@code browser}, {@code http} and
+ * {@code redis}.
  */
 package io.slidingwindow.testkit;
