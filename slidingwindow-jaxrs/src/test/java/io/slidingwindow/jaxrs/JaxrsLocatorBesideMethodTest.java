@@ -137,18 +137,30 @@ class JaxrsLocatorBesideMethodTest extends JaxrsServerCase {
     }
   }
 
+  /** The statuses of three GETs of {@code path}, in order. */
+  private List<Integer> thrice(String path) {
+    return List.of(status(path), status(path), status(path));
+  }
+
+  /**
+   * The statuses of GETs of {@code guesses} followed by {@code guess-1}, {@code guess-2} and {@code
+   * guess-3}, then of {@code issued}, in that order.
+   */
+  private List<Integer> guessesThenIssued(String guesses, String issued) {
+    return List.of(
+        status(guesses + "guess-1"),
+        status(guesses + "guess-2"),
+        status(guesses + "guess-3"),
+        status(issued));
+  }
+
   @ParameterizedTest
   @EnumSource(JaxrsServers.Implementation.class)
   void locatorTheRuntimesOrderApart_guessesCountWhereItRan(JaxrsServers.Implementation runtime) {
     server = JaxrsServers.start(runtime, List.of(new Handles(), feature()));
 
     boolean jersey = runtime == JaxrsServers.Implementation.JERSEY;
-    assertThat(
-            List.of(
-                status("/handles/@ann/guess-1"),
-                status("/handles/@ann/guess-2"),
-                status("/handles/@ann/guess-3"),
-                status("/handles/@issued-1")))
+    assertThat(guessesThenIssued("/handles/@ann/", "/handles/@issued-1"))
         .as("where the runtime ran the locator, three guesses spent Share's 3/1h")
         .containsExactly(
             jersey ? new Integer[] {200, 200, 200, 200} : new Integer[] {404, 404, 404, 429});
@@ -160,15 +172,10 @@ class JaxrsLocatorBesideMethodTest extends JaxrsServerCase {
       JaxrsServers.Implementation runtime) {
     server = JaxrsServers.start(runtime, List.of(new Links(), feature()));
 
-    assertThat(List.of(status("/links/readme"), status("/links/readme"), status("/links/readme")))
+    assertThat(thrice("/links/readme"))
         .as("names the locator's template does not take reach the unlimited method")
         .containsExactly(200, 200, 200);
-    assertThat(
-            List.of(
-                status("/links/guess-1"),
-                status("/links/guess-2"),
-                status("/links/guess-3"),
-                status("/links/issued-1")))
+    assertThat(guessesThenIssued("/links/", "/links/issued-1"))
         .as("the runtime ran the locator for each guess: three spent Share's 3/1h")
         .containsExactly(404, 404, 404, 429);
     assertThat(status("/links/readme")).as("the method is not limited").isEqualTo(200);
@@ -180,17 +187,12 @@ class JaxrsLocatorBesideMethodTest extends JaxrsServerCase {
       JaxrsServers.Implementation runtime) {
     server = JaxrsServers.start(runtime, List.of(new People(), feature()));
 
-    assertThat(List.of(status("/people/@ann"), status("/people/@ann"), status("/people/@ann")))
+    assertThat(thrice("/people/@ann"))
         .as("one segment: only the unlimited method takes it")
         .containsExactly(200, 200, 200);
     // RESTEasy orders templates by literal characters, then by variables with a regular
     // expression of their own, never by variables: it runs the method, which serves them all.
-    assertThat(
-            List.of(
-                status("/people/@ann/guess-1"),
-                status("/people/@ann/guess-2"),
-                status("/people/@ann/guess-3"),
-                status("/people/@ann/issued-1")))
+    assertThat(guessesThenIssued("/people/@ann/", "/people/@ann/issued-1"))
         .as("where the runtime ran the locator, three guesses spent Share's 3/1h")
         .containsExactly(
             runtime == JaxrsServers.Implementation.JERSEY
