@@ -149,10 +149,28 @@ class DrainFailureTest {
   }
 
   /**
-   * An interceptor outside the limiter whose call's close passes the close on, then throws (a
-   * metrics hook that fails).
+   * An interceptor outside the limiter whose call's close throws: after passing the close on (a
+   * metrics hook that fails), or before (a hook that fails first, so the close never goes on);
+   * {@code threw} counts the closes it failed.
    */
-  private static final class CloseThenThrow implements ServerInterceptor {
+  private static final class ThrowingCloseHook implements ServerInterceptor {
+    final AtomicInteger threw = new AtomicInteger();
+    private final boolean passesCloseOn;
+
+    private ThrowingCloseHook(boolean passesCloseOn) {
+      this.passesCloseOn = passesCloseOn;
+    }
+
+    /** Passes the close on, then throws. */
+    static ThrowingCloseHook afterClosing() {
+      return new ThrowingCloseHook(true);
+    }
+
+    /** Throws before passing the close on. */
+    static ThrowingCloseHook beforeClosing() {
+      return new ThrowingCloseHook(false);
+    }
+
     @Override
     public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
         ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
@@ -160,27 +178,47 @@ class DrainFailureTest {
           new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
             @Override
             public void close(Status status, Metadata trailers) {
-              super.close(status, trailers);
-              throw new IllegalStateException("the close hook failed");
+              if (passesCloseOn) {
+                super.close(status, trailers);
+              }
+              threw.incrementAndGet();
+              throw new IllegalStateException(
+                  passesCloseOn ? "the close hook failed" : "the close hook failed before closing");
             }
           },
           headers);
     }
   }
 
+  /** A server behind {@code hook}, then the limiter counting in memory by {@code rule}. */
+  private EchoServer behind(ThrowingCloseHook hook, GrpcRateLimitRule rule) {
+    return started.server(hook, limits.interceptor().rule(rule).build());
+  }
+
+  /**
+   * A server behind {@code hook}, then the limiter deciding by {@code rule} on {@code remote}, the
+   * handlers run on an executor of its own (thread {@code calls}).
+   */
+  private EchoServer behind(ThrowingCloseHook hook, RemoteLimiters remote, GrpcRateLimitRule rule) {
+    return started.server(
+        hook,
+        limits
+            .interceptor()
+            .limiterFactory(remote)
+            .executor(started.executor("calls"))
+            .rule(rule)
+            .build());
+  }
+
   @Test
   void closeThrowingWhenALaterMessageIsRefused_theHandlerStillHearsTheEnd() throws Exception {
     EchoServer server =
-        started.server(
-            new CloseThenThrow(),
-            limits
-                .interceptor()
-                .rule(
-                    GrpcRateLimitRule.builder("attempts")
-                        .method("test.Auth/LoginStream")
-                        .limit("2/1h")
-                        .perMessage()
-                        .build())
+        behind(
+            ThrowingCloseHook.afterClosing(),
+            GrpcRateLimitRule.builder("attempts")
+                .method("test.Auth/LoginStream")
+                .limit("2/1h")
+                .perMessage()
                 .build());
 
     LoginStream stream = LoginStream.open(server, shortDeadline());
@@ -208,44 +246,15 @@ class DrainFailureTest {
   }
 
   /**
-   * An interceptor outside the limiter whose call's close throws before passing the close on (a
-   * hook that fails first); {@code threw} counts the closes it failed.
-   */
-  private static final class ThrowBeforeClose implements ServerInterceptor {
-    final AtomicInteger threw = new AtomicInteger();
-
-    @Override
-    public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
-        ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
-      return next.startCall(
-          new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
-            @Override
-            public void close(Status status, Metadata trailers) {
-              threw.incrementAndGet();
-              throw new IllegalStateException("the close hook failed before closing");
-            }
-          },
-          headers);
-    }
-  }
-
-  /**
    * The handler's close never reaches gRPC; what it threw is thrown on to gRPC, which closes the
    * stream itself ({@code UNKNOWN}), as it does for a handler that throws without the limiter.
    */
   @Test
   void closeThrowingBeforePassingItOn_theCallEndsUnknown_notAtTheDeadline() throws Exception {
     EchoServer server =
-        started.server(
-            new ThrowBeforeClose(),
-            limits
-                .interceptor()
-                .rule(
-                    GrpcRateLimitRule.builder("logins")
-                        .method("test.Auth/Login")
-                        .limit("3/1h")
-                        .build())
-                .build());
+        behind(
+            ThrowingCloseHook.beforeClosing(),
+            GrpcRateLimitRule.builder("logins").method("test.Auth/Login").limit("3/1h").build());
 
     assertThat(login(server, "good"))
         .as("ended by gRPC, not left open until the client's deadline")
@@ -260,21 +269,16 @@ class DrainFailureTest {
    */
   @Test
   void closeThrowingBeforePassingItOn_onTheExecutor_theNextEventEndsTheCall() throws Exception {
-    ThrowBeforeClose outside = new ThrowBeforeClose();
+    ThrowingCloseHook outside = ThrowingCloseHook.beforeClosing();
     RemoteLimiters remote = started.add(new RemoteLimiters(limits.ticker));
     EchoServer server =
-        started.server(
+        behind(
             outside,
-            limits
-                .interceptor()
-                .limiterFactory(remote)
-                .executor(started.executor("calls"))
-                .rule(
-                    GrpcRateLimitRule.builder("attempts")
-                        .method("test.Auth/LoginStream")
-                        .limit("10/1h")
-                        .perMessage()
-                        .build())
+            remote,
+            GrpcRateLimitRule.builder("attempts")
+                .method("test.Auth/LoginStream")
+                .limit("10/1h")
+                .perMessage()
                 .build());
 
     LoginStream stream = LoginStream.open(server, shortDeadline());
@@ -316,19 +320,14 @@ class DrainFailureTest {
           return io.slidingwindow.http.RequestKey.global();
         };
     EchoServer server =
-        started.server(
-            new CloseThenThrow(),
-            limits
-                .interceptor()
-                .limiterFactory(remote)
-                .executor(started.executor("calls"))
-                .rule(
-                    GrpcRateLimitRule.builder("attempts")
-                        .method("test.Auth/LoginStream")
-                        .limit("10/1h")
-                        .key(failingOnTheSecond)
-                        .perMessage()
-                        .build())
+        behind(
+            ThrowingCloseHook.afterClosing(),
+            remote,
+            GrpcRateLimitRule.builder("attempts")
+                .method("test.Auth/LoginStream")
+                .limit("10/1h")
+                .key(failingOnTheSecond)
+                .perMessage()
                 .build());
 
     Runnable release = remote.hold();
