@@ -16,6 +16,7 @@ import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
 import io.slidingwindow.server.settings.Settings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -70,10 +71,10 @@ public final class GrpcPort {
         .addService(reflectionV1Alpha())
         .maxInboundMessageSize(MAX_MESSAGE_BYTES)
         .maxConcurrentCallsPerConnection(bounds.maxConcurrentCalls())
-        .permitKeepAliveTime(bounds.permitKeepAliveTime().toNanos(), TimeUnit.NANOSECONDS)
+        .permitKeepAliveTime(nanos(bounds.permitKeepAliveTime()), TimeUnit.NANOSECONDS)
         .permitKeepAliveWithoutCalls(true);
     if (!bounds.maxConnectionIdle().isZero()) {
-      builder.maxConnectionIdle(bounds.maxConnectionIdle().toNanos(), TimeUnit.NANOSECONDS);
+      builder.maxConnectionIdle(nanos(bounds.maxConnectionIdle()), TimeUnit.NANOSECONDS);
     }
     server = builder.build();
     health.setStatus(LIVENESS, ServingStatus.SERVING);
@@ -87,6 +88,15 @@ public final class GrpcPort {
     serviceHealth.onChange(update);
     update.run();
     server.start();
+  }
+
+  /**
+   * {@code duration} in nanoseconds, at most {@link Long#MAX_VALUE} (which gRPC takes as never).
+   */
+  private static long nanos(Duration duration) {
+    return duration.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0
+        ? Long.MAX_VALUE
+        : duration.toNanos();
   }
 
   /**

@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.BiConsumer;
+import java.util.regex.Pattern;
 
 /**
  * Every setting that text can give, with its default: the one table that {@code --help}, the
@@ -82,7 +83,7 @@ public enum Option {
       (b, v) -> b.httpMaxConnections(number(v))),
   GRPC_MAX_CONNECTIONS(
       "grpc-max-connections",
-      "1024",
+      "10000",
       "N",
       "most open connections to the gRPC port",
       (b, v) -> b.grpcMaxConnections(number(v))),
@@ -97,7 +98,7 @@ public enum Option {
       "1h",
       "DURATION",
       "a gRPC connection without calls for this long is ended gracefully (GOAWAY); 0: never",
-      (b, v) -> b.grpcMaxConnectionIdle(v.equals("0") ? Duration.ZERO : duration(v))),
+      (b, v) -> b.grpcMaxConnectionIdle(durationOrNever(v))),
   GRPC_PERMIT_KEEPALIVE_TIME(
       "grpc-permit-keepalive-time",
       "5s",
@@ -343,6 +344,15 @@ public enum Option {
 
   private static Duration duration(String text) {
     return DurationText.parse(text.trim(), "the duration");
+  }
+
+  /** A zero in any spelling ({@code 0}, {@code 0s}, {@code PT0S}...) for never. */
+  private static final Pattern ZERO =
+      Pattern.compile("0+(ns|us|ms|s|m|h|d)?|P(T0+[HMS])+|P0+D", Pattern.CASE_INSENSITIVE);
+
+  /** A duration, or {@link Duration#ZERO} (never) for a zero in any spelling. */
+  private static Duration durationOrNever(String text) {
+    return ZERO.matcher(text.trim()).matches() ? Duration.ZERO : duration(text);
   }
 
   private static boolean bool(String text) {

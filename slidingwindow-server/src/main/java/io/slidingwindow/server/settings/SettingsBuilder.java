@@ -161,8 +161,9 @@ public abstract class SettingsBuilder<B extends SettingsBuilder<B>>
   }
 
   /**
-   * The most open connections to the gRPC port, 1024 by default; further ones are closed as they
-   * are accepted.
+   * The most open connections to the gRPC port, 10 000 by default; further ones are closed as they
+   * are accepted. Envoy opens connections per worker thread, so a replica sees about Envoy
+   * instances times their workers.
    */
   public B grpcMaxConnections(int maxConnections) {
     if (maxConnections <= 0) {

@@ -35,7 +35,7 @@ class SettingsSourcesTest {
     assertThat(settings.http())
         .isEqualTo(new Settings.Http(Duration.ofSeconds(10), Duration.ofSeconds(60), 1024));
     assertThat(settings.grpc())
-        .isEqualTo(new Settings.Grpc(1024, 1000, Duration.ofHours(1), Duration.ofSeconds(5)));
+        .isEqualTo(new Settings.Grpc(10_000, 1000, Duration.ofHours(1), Duration.ofSeconds(5)));
     assertThat(settings.store().inMemory()).isTrue();
     assertThat(settings.store().commandTimeout()).isEqualTo(Duration.ofMillis(50));
     assertThat(settings.store().breakerFailures()).isEqualTo(3);
@@ -169,6 +169,11 @@ class SettingsSourcesTest {
         .isEqualTo(new Settings.Grpc(64, 200, Duration.ZERO, Duration.ofSeconds(10)));
     assertThat(read("--grpc-max-connection-idle", "15m").grpc().maxConnectionIdle())
         .isEqualTo(Duration.ofMinutes(15));
+    for (String never : List.of("0s", "PT0S", " 0 ", "0ms")) {
+      assertThat(read("--grpc-max-connection-idle", never).grpc().maxConnectionIdle())
+          .as("'%s' is a zero, so never", never)
+          .isEqualTo(Duration.ZERO);
+    }
   }
 
   @Test
