@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
+import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -68,6 +69,51 @@ class HttpContinueOrderIT {
         .startsWith("HTTP/1.1 100 Continue");
     send(socket, DECIDE);
     assertThat(readResponse(socket)).startsWith("HTTP/1.1 200").contains("\"remaining\":997");
+  }
+
+  @Test
+  void overTls_slowDecisionPastTheReadTimeout_expect100ContinueInItsOwnRecord_noTimeoutWhileHeld()
+      throws Exception {
+    TestCertificates certificates = TestCertificates.write(dir);
+    service.startOnRedisUntried(
+        dir,
+        b ->
+            b.tls(certificates.serverCert(), certificates.serverKey())
+                .httpReadTimeout(Duration.ofMillis(300)));
+    Socket plain = service.open();
+    SSLSocket socket =
+        (SSLSocket)
+            certificates
+                .clientContext(false)
+                .getSocketFactory()
+                .createSocket(plain, "127.0.0.1", plain.getPort(), true);
+    socket.startHandshake();
+    service.redis().cli("CLIENT", "PAUSE", "1500", "ALL");
+
+    // Two writes at once: two TLS records, which the server decrypts into two reads even when one
+    // socket read brings both, the second once the first request is whole.
+    send(socket, request(DECIDE));
+    send(socket, EXPECTING);
+
+    assertHeldContinueThenAnswered(socket, 999); // no decision before on this service
+  }
+
+  /**
+   * The slow first decision's answer, then (not a 408) the 100 Continue held behind it, then the
+   * second decision's answer once its body is sent; {@code remaining} is what the first leaves.
+   */
+  private static void assertHeldContinueThenAnswered(Socket socket, int remaining)
+      throws IOException {
+    assertThat(readResponse(socket))
+        .startsWith("HTTP/1.1 200")
+        .contains("\"remaining\":" + remaining + ",");
+    assertThat(readResponse(socket))
+        .as("no 408 while the 100 Continue was held behind the slow decision")
+        .startsWith("HTTP/1.1 100 Continue");
+    send(socket, DECIDE);
+    assertThat(readResponse(socket))
+        .startsWith("HTTP/1.1 200")
+        .contains("\"remaining\":" + (remaining - 1) + ",");
   }
 
   @Test

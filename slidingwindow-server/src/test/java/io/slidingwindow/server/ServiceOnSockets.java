@@ -33,10 +33,19 @@ final class ServiceOnSockets implements AutoCloseable {
    * once (which connects and loads the script): returns that answer.
    */
   String startOnRedis(Path dir, UnaryOperator<RateLimitServer.Builder> settings) throws Exception {
+    startOnRedisUntried(dir, settings);
+    return decideOnce();
+  }
+
+  /**
+   * Starts the service as {@link #startOnRedis} does, without deciding (for a port this class does
+   * not speak, such as one with TLS).
+   */
+  void startOnRedisUntried(Path dir, UnaryOperator<RateLimitServer.Builder> settings)
+      throws Exception {
     redis = RedisServerProcess.start();
     start(
         dir, b -> settings.apply(b.redis(redis.uri()).redisCommandTimeout(Duration.ofSeconds(20))));
-    return decideOnce();
   }
 
   /** The Redis of {@link #startOnRedis}. */

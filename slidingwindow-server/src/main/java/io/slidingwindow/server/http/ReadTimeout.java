@@ -21,8 +21,10 @@ import java.util.function.Consumer;
  * timeout, and when a request has been arriving for longer than the timeout it ends the connection,
  * else it sleeps until that request's time is up. While the connection's request in flight is being
  * decided, or whole requests wait behind it, the 408 waits for their answers, which come first: a
- * request decided and counted is always answered, and answers keep the order of requests. One per
- * connection, used on its event loop only.
+ * request decided and counted is always answered, and answers keep the order of requests. The clock
+ * of a request whose {@code 100 Continue} waits behind them stands still: its client was told
+ * nothing yet, so it holds its body back; it starts again when the last answer before it is sent,
+ * just before that {@code 100 Continue} is. One per connection, used on its event loop only.
  */
 final class ReadTimeout extends ChannelDuplexHandler {
 
@@ -42,6 +44,12 @@ final class ReadTimeout extends ChannelDuplexHandler {
 
   /** How many whole requests wait to be answered behind the one being answered. */
   private int waiting;
+
+  /**
+   * Whether the request now arriving has its {@code 100 Continue} held behind the answers still
+   * owed to the requests before it: its clock does not run meanwhile.
+   */
+  private boolean held;
 
   /** Whether the connection is closing (408, or a refusal on its way): nothing more to time. */
   private boolean ended;
@@ -75,8 +83,10 @@ final class ReadTimeout extends ChannelDuplexHandler {
 
   /**
    * A handler, after the aggregator, that stops a request's clock as soon as it is whole (and
-   * counts it as waiting to be answered), and that ends the timing when a request is refused there
-   * (413, 417: that answer comes in the request's turn, and closes the connection).
+   * counts it as waiting to be answered), that holds it while the request's {@code 100 Continue}
+   * waits behind the answers owed to requests before it (else the continue is sent at once, and the
+   * clock runs on), and that ends the timing when a request is refused there (413, 417: that answer
+   * comes in the request's turn, and closes the connection).
    */
   ChannelInboundHandlerAdapter completions() {
     return new ChannelInboundHandlerAdapter() {
@@ -84,7 +94,10 @@ final class ReadTimeout extends ChannelDuplexHandler {
       public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof FullHttpRequest) {
           requestStart = 0; // the next byte starts the next request's clock
+          held = false;
           waiting++;
+        } else if (msg instanceof BoundedAggregator.Continue) {
+          held = answering || waiting > 0;
         } else if (msg instanceof BoundedAggregator.Refusal) {
           ended = true; // answered in its turn, closing: no 408 ahead of it
         }
@@ -101,14 +114,19 @@ final class ReadTimeout extends ChannelDuplexHandler {
 
   /**
    * The request being answered was: if no whole request waits behind it and the request arriving is
-   * past its time, that one is answered 408 now and the connection closes.
+   * past its time, that one is answered 408 now and the connection closes. If instead that
+   * request's {@code 100 Continue} was held, it is the next thing sent, now: its clock starts
+   * again.
    *
    * @return whether it answered 408 and the connection is closing, so that no further request may
    *     be decided (a refusal waiting its turn is still to be taken)
    */
   boolean answered() {
     answering = false;
-    if (!ended
+    if (held && waiting == 0) {
+      held = false;
+      requestStart = started(System.nanoTime());
+    } else if (!ended
         && waiting == 0
         && requestStart != 0
         && System.nanoTime() - requestStart >= timeoutNanos) {
@@ -131,7 +149,7 @@ final class ReadTimeout extends ChannelDuplexHandler {
     if (ended || !context.channel().isActive()) {
       return;
     }
-    long start = requestStart;
+    long start = held ? 0 : requestStart;
     long waited = start == 0 ? 0 : System.nanoTime() - start;
     if (waited < timeoutNanos) {
       timer = context.executor().schedule(this::check, timeoutNanos - waited, TimeUnit.NANOSECONDS);
