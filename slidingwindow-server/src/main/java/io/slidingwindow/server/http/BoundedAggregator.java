@@ -63,9 +63,17 @@ final class BoundedAggregator extends HttpObjectAggregator {
    * buffer in its place (nothing on the wire) and drops the body that follows. Its {@code 100
    * Continue}, which it would write at once, ahead of the answers still owed to the requests before
    * this one, becomes a {@link Continue} passed on in the request's place, and Netty writes nothing
-   * and gathers the body as it comes; unless the router refuses the request on its head alone (the
-   * admin token missing or wrong, a {@code Host} not answered): then its refusal (401, 403) becomes
-   * a {@link Refusal}, and the body, never asked for, is dropped unread into no buffer.
+   * and gathers the body as it comes.
+   *
+   * <p>Netty asks this of every request's head, with or without {@code Expect}, before it gathers
+   * any of the body: so here the router screens each request on its head alone (the admin token
+   * missing or wrong, a {@code Host} not answered), after the 413 and 417 above and a {@code
+   * Content-Length} over the bound (413, left to Netty). A request it refuses becomes a {@link
+   * Refusal} (401, 403) in place of its {@code 100 Continue} or of its gathering, and Netty writes
+   * an empty buffer and drops its body into no buffer: never asked for after {@code Expect:
+   * 100-continue}, else dropped as it comes, and not read on for meanwhile (the refusal, in its
+   * turn, reads and drops for a second and closes). So a caller without the token cannot make the
+   * port hold a body it will refuse.
    */
   @Override
   protected Object newContinueResponse(
@@ -78,21 +86,35 @@ final class BoundedAggregator extends HttpObjectAggregator {
         refuse(status);
         return Unpooled.EMPTY_BUFFER;
       }
-      Router.Denial denial =
-          start instanceof HttpRequest request ? router.screen(context, request) : null;
-      if (denial != null) {
-        context.fireChannelRead(
-            new Refusal(
-                context,
-                HttpResponseStatus.valueOf(denial.status()),
-                denial.message(),
-                denial.headers()));
+      if (screened(start)) {
         return Unpooled.EMPTY_BUFFER;
       }
       context.fireChannelRead(new Continue(context));
       return null;
     }
+    if (answer == null && !isContentLengthInvalid(start, maxContentLength) && screened(start)) {
+      return Unpooled.EMPTY_BUFFER;
+    }
     return answer;
+  }
+
+  /**
+   * Whether the router refuses the request of head {@code start} on its head alone; if so its
+   * refusal is passed on in the request's place, after the router has told its refusals.
+   */
+  private boolean screened(HttpMessage start) {
+    Router.Denial denial =
+        start instanceof HttpRequest request ? router.screen(context, request) : null;
+    if (denial == null) {
+      return false;
+    }
+    context.fireChannelRead(
+        new Refusal(
+            context,
+            HttpResponseStatus.valueOf(denial.status()),
+            denial.message(),
+            denial.headers()));
+    return true;
   }
 
   @Override

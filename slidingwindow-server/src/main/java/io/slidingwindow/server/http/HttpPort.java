@@ -40,16 +40,18 @@ import java.util.function.Consumer;
  * its first byte, else 408 and the connection closes; a connection that waits longer than {@link
  * Settings.Http#idleTimeout()} for its next request is closed; a request line over 4 KiB or headers
  * over 8 KiB get 431 or 400, a body over {@value Json#MAX_BODY_BYTES} bytes 413 (also when {@code
- * Expect: 100-continue} announces it), another {@code Expect} 417. A request being decided is
- * always answered: neither timeout ends its connection meanwhile, and a 408, 413 or 417 of a
- * request pipelined behind it waits for its answer and follows it, as does the {@code 100 Continue}
- * of one that announced its body with {@code Expect: 100-continue}. Each connection serves one
- * request at a time, in order (pipelined requests wait their turn, and so do their answers);
- * requests pipelined behind one that closes the connection ({@code Connection: close}, HTTP/1.0,
- * 408, 413, 417) are dropped, neither decided nor counted as decisions, as their answers could not
- * be sent. Each bound that ends a connection is reported to {@code problems} with a word: {@code
- * too_many_connections}, {@code read_timeout}, {@code malformed_http}, {@code too_large}; the last
- * two as soon as such a request is recognised, even one dropped unanswered behind a closing answer.
+ * Expect: 100-continue} announces it), another {@code Expect} 417. A request the router refuses on
+ * its head (401, 403: see {@code Router.screen}) is answered so before any of its body is gathered.
+ * A request being decided is always answered: neither timeout ends its connection meanwhile, and a
+ * 408, 413, 417 or head refusal of a request pipelined behind it waits for its answer and follows
+ * it, as does the {@code 100 Continue} of one that announced its body with {@code Expect:
+ * 100-continue}. Each connection serves one request at a time, in order (pipelined requests wait
+ * their turn, and so do their answers); requests pipelined behind one that closes the connection
+ * ({@code Connection: close}, HTTP/1.0, 408, 413, 417, a head refusal) are dropped, neither decided
+ * nor counted as decisions, as their answers could not be sent. Each bound that ends a connection
+ * is reported to {@code problems} with a word: {@code too_many_connections}, {@code read_timeout},
+ * {@code malformed_http}, {@code too_large}; the last two as soon as such a request is recognised,
+ * even one dropped unanswered behind a closing answer.
  *
  * <p>{@link #close(long)} stops accepting, answers new requests on open connections with 503, waits
  * for the requests in flight, then closes every connection. Thread-safe.
@@ -213,8 +215,9 @@ public final class HttpPort {
     }
 
     /**
-     * Whether the connection is closing (a request asked to, or it was answered 408, 413 or 417):
-     * later requests are dropped unread. Event loop only, as is {@link #busy}.
+     * Whether the connection is closing (a request asked to, or it was answered 408, 413, 417 or
+     * refused on its head): later requests are dropped unread. Event loop only, as is {@link
+     * #busy}.
      */
     private boolean closing;
 
@@ -222,9 +225,9 @@ public final class HttpPort {
     private boolean busy;
 
     /**
-     * Takes the aggregator's refusal (413, 417) of a request, or the {@code 100 Continue} it owes
-     * one, in that request's turn, after the answers of the requests before it, as any request is
-     * taken; after a {@code 100 Continue}, reads on for the request's body.
+     * Takes the aggregator's refusal (413, 417; 401, 403 on its head) of a request, or the {@code
+     * 100 Continue} it owes one, in that request's turn, after the answers of the requests before
+     * it, as any request is taken; after a {@code 100 Continue}, reads on for the request's body.
      */
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {

@@ -85,8 +85,8 @@ final class ReadTimeout extends ChannelDuplexHandler {
    * A handler, after the aggregator, that stops a request's clock as soon as it is whole (and
    * counts it as waiting to be answered), that holds it while the request's {@code 100 Continue}
    * waits behind the answers owed to requests before it (else the continue is sent at once, and the
-   * clock runs on), and that ends the timing when a request is refused there (413, 417: that answer
-   * comes in the request's turn, and closes the connection).
+   * clock runs on), and that ends the timing when a request is refused there (413, 417, or 401, 403
+   * on its head: that answer comes in the request's turn, and closes the connection).
    */
   ChannelInboundHandlerAdapter completions() {
     return new ChannelInboundHandlerAdapter() {

@@ -101,10 +101,11 @@ public final class Router {
   }
 
   /**
-   * The refusal of a request of which only the head has come, waiting for {@code 100 Continue}
-   * before it sends its body, told to the router's {@link Refusals} now; null if it may send its
-   * body. So a caller without the token, or at a {@code Host} not answered, cannot make the port
-   * read and hold a body it will refuse. Event loop only.
+   * The refusal of a request of which only the head has come, told to the router's {@link Refusals}
+   * now; null if its body may be gathered (or, after {@code Expect: 100-continue}, asked for).
+   * Every request's head is screened so, before any of its body is read: a caller without the
+   * token, or at a {@code Host} not answered, cannot make the port read and hold a body it will
+   * refuse. Event loop only.
    */
   Denial screen(ChannelHandlerContext ctx, HttpRequest head) {
     Denial denial =

@@ -7,6 +7,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.ReferenceCountUtil;
+import io.slidingwindow.server.settings.Secret;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,11 +58,43 @@ class BoundedAggregatorTest {
     assertThat(problems).isEmpty();
   }
 
+  @Test
+  void aRequestTheRouterRefuses_refusedOnItsHead_itsBodyDroppedAsItComes() {
+    EmbeddedChannel admin =
+        new EmbeddedChannel(
+            new HttpServerCodec(4096, 8192, 8192),
+            new BoundedAggregator(
+                problems::add, new Router(Secret.of("t0ken".toCharArray(), "admin token"))));
+
+    receive(
+        admin,
+        "PUT /v1/overrides HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer guess\r\n"
+            + "Content-Length: 1048576\r\n\r\n"
+            + " ".repeat(20_000));
+
+    assertThat(inbound(admin))
+        .as("the refusal alone, in the request's place: no body gathered")
+        .singleElement()
+        .isInstanceOf(BoundedAggregator.Refusal.class);
+    receive(admin, " ".repeat(20_000));
+    assertThat(inbound(admin)).as("the body still coming is dropped").isEmpty();
+    assertThat(written(admin)).isEmpty();
+    assertThat(problems).isEmpty();
+  }
+
   private void receive(String text) {
+    receive(channel, text);
+  }
+
+  private static void receive(EmbeddedChannel channel, String text) {
     channel.writeInbound(Unpooled.copiedBuffer(text, StandardCharsets.US_ASCII));
   }
 
   private List<Object> inbound() {
+    return inbound(channel);
+  }
+
+  private static List<Object> inbound(EmbeddedChannel channel) {
     List<Object> messages = new ArrayList<>();
     for (Object m; (m = channel.readInbound()) != null; ) {
       messages.add(m);
@@ -71,6 +104,10 @@ class BoundedAggregatorTest {
   }
 
   private String written() {
+    return written(channel);
+  }
+
+  private static String written(EmbeddedChannel channel) {
     StringBuilder text = new StringBuilder();
     for (Object m; (m = channel.readOutbound()) != null; ) {
       if (m instanceof ByteBuf bytes) {
