@@ -226,6 +226,7 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
       drainHere = !draining;
       draining = true;
     }
+    Error logged = null;
     if (drainHere) {
       try {
         drain(null);
@@ -234,13 +235,16 @@ final class GatedListener<ReqT> extends ServerCall.Listener<ReqT> {
         // without its usual look for events queued meanwhile: the call's end, queued while this
         // step closed the call, could then wait for good, and the handler never hear it.
         LOG.log(Level.ERROR, "gRPC call listener failed", error);
+        logged = error;
       }
     }
     Throwable closing = call.closeFailure();
     if (closing != null && closeFailureThrown.compareAndSet(false, true)) {
       if (closing instanceof Error error) {
         // Not thrown on as it is, for the reason above; gRPC ends the stream for any exception.
-        LOG.log(Level.ERROR, "closing a gRPC call failed", error);
+        if (error != logged) {
+          LOG.log(Level.ERROR, "closing a gRPC call failed", error);
+        }
         throw new IllegalStateException("closing the call failed", error);
       }
       throw (RuntimeException) closing;

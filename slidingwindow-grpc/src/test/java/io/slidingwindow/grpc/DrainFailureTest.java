@@ -17,12 +17,15 @@ import io.slidingwindow.Reservation;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.grpc.LoginStream.Guesses;
 import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.testkit.LogCapture;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -156,19 +159,26 @@ class DrainFailureTest {
   private static final class ThrowingCloseHook implements ServerInterceptor {
     final AtomicInteger threw = new AtomicInteger();
     private final boolean passesCloseOn;
+    private final Error error;
 
-    private ThrowingCloseHook(boolean passesCloseOn) {
+    private ThrowingCloseHook(boolean passesCloseOn, Error error) {
       this.passesCloseOn = passesCloseOn;
+      this.error = error;
     }
 
     /** Passes the close on, then throws. */
     static ThrowingCloseHook afterClosing() {
-      return new ThrowingCloseHook(true);
+      return new ThrowingCloseHook(true, null);
     }
 
     /** Throws before passing the close on. */
     static ThrowingCloseHook beforeClosing() {
-      return new ThrowingCloseHook(false);
+      return new ThrowingCloseHook(false, null);
+    }
+
+    /** Throws {@code error} before passing the close on. */
+    static ThrowingCloseHook beforeClosing(Error error) {
+      return new ThrowingCloseHook(false, error);
     }
 
     @Override
@@ -182,6 +192,9 @@ class DrainFailureTest {
                 super.close(status, trailers);
               }
               threw.incrementAndGet();
+              if (error != null) {
+                throw error;
+              }
               throw new IllegalStateException(
                   passesCloseOn ? "the close hook failed" : "the close hook failed before closing");
             }
@@ -259,6 +272,33 @@ class DrainFailureTest {
     assertThat(login(server, "good"))
         .as("ended by gRPC, not left open until the client's deadline")
         .isEqualTo(Status.Code.UNKNOWN);
+  }
+
+  /**
+   * An Error from that close reaches gRPC wrapped (thrown on as it is, it could leave the call's
+   * end queued in gRPC's serializing executor), so gRPC still ends the stream, and it is logged at
+   * ERROR once.
+   */
+  @Test
+  void closeThrowingAnErrorBeforePassingItOn_theCallEndsUnknown_theErrorLoggedOnce()
+      throws Exception {
+    NoClassDefFoundError error = new NoClassDefFoundError("the close hook's class");
+    EchoServer server =
+        behind(
+            ThrowingCloseHook.beforeClosing(error),
+            GrpcRateLimitRule.builder("logins").method("test.Auth/Login").limit("3/1h").build());
+
+    try (LogCapture log = LogCapture.of(GatedListener.class.getName())) {
+      assertThat(login(server, "good"))
+          .as("ended by gRPC, not left open until the client's deadline")
+          .isEqualTo(Status.Code.UNKNOWN);
+      assertThat(log.records())
+          .as("the close's Error, logged at ERROR once")
+          .filteredOn(record -> record.getThrown() == error)
+          .singleElement()
+          .extracting(LogRecord::getLevel)
+          .isEqualTo(Level.SEVERE);
+    }
   }
 
   /**
