@@ -108,7 +108,9 @@ public final class RateLimitFilter implements Filter {
         if (failure == null) {
           throw e;
         }
-        failure.addSuppressed(e); // the chain's own failure goes on, not lost behind a refund's
+        if (e != failure) {
+          failure.addSuppressed(e); // the chain's own failure goes on, not lost behind a refund's
+        }
       }
     }
   }
