@@ -3,6 +3,7 @@ package io.slidingwindow.server.settings;
 import io.slidingwindow.DurationText;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -343,16 +344,37 @@ public enum Option {
   }
 
   private static Duration duration(String text) {
-    return DurationText.parse(text.trim(), "the duration");
+    Duration parsed = DurationText.parse(text.trim(), "the duration");
+    if (parsed.compareTo(LONGEST) > 0) {
+      // timers count in nanoseconds: a longer one would fail on its first use, not here
+      throw new IllegalArgumentException(
+          "the duration is too long (at most about 292 years), was '" + text.trim() + "'");
+    }
+    return parsed;
   }
 
-  /** A zero in any spelling ({@code 0}, {@code 0s}, {@code PT0S}...) for never. */
-  private static final Pattern ZERO =
-      Pattern.compile("0+(ns|us|ms|s|m|h|d)?|P(T0+[HMS])+|P0+D", Pattern.CASE_INSENSITIVE);
+  private static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE);
 
-  /** A duration, or {@link Duration#ZERO} (never) for a zero in any spelling. */
+  /** A zero of the short form ({@code 0}, {@code 0s}, {@code 00ms}...). */
+  private static final Pattern SHORT_ZERO = Pattern.compile("0+(ns|us|ms|s|m|h|d)?");
+
+  /**
+   * A duration, or {@link Duration#ZERO} (never) for a zero in any spelling: {@code 0}, {@code 0s},
+   * or an ISO-8601 zero such as {@code PT0S} or {@code PT0M0S}.
+   */
   private static Duration durationOrNever(String text) {
-    return ZERO.matcher(text.trim()).matches() ? Duration.ZERO : duration(text);
+    String trimmed = text.trim();
+    if (SHORT_ZERO.matcher(trimmed).matches()) {
+      return Duration.ZERO;
+    }
+    try {
+      if (Duration.parse(trimmed.toUpperCase(Locale.ROOT)).isZero()) {
+        return Duration.ZERO;
+      }
+    } catch (DateTimeParseException e) {
+      // not ISO-8601: the short form's parse below says what is wrong
+    }
+    return duration(trimmed);
   }
 
   private static boolean bool(String text) {

@@ -169,7 +169,7 @@ class SettingsSourcesTest {
         .isEqualTo(new Settings.Grpc(64, 200, Duration.ZERO, Duration.ofSeconds(10)));
     assertThat(read("--grpc-max-connection-idle", "15m").grpc().maxConnectionIdle())
         .isEqualTo(Duration.ofMinutes(15));
-    for (String never : List.of("0s", "PT0S", " 0 ", "0ms")) {
+    for (String never : List.of("0s", "PT0S", " 0 ", "0ms", "PT0M0S", "P0DT0S", "pt0.0s")) {
       assertThat(read("--grpc-max-connection-idle", never).grpc().maxConnectionIdle())
           .as("'%s' is a zero, so never", never)
           .isEqualTo(Duration.ZERO);
@@ -187,6 +187,10 @@ class SettingsSourcesTest {
         .hasMessage(
             "--grpc-max-connection-idle '500ms': grpcMaxConnectionIdle must be zero (never) or at"
                 + " least 1s, was PT0.5S");
+    assertThatThrownBy(() -> read("--http-read-timeout", "106752d"))
+        .hasMessage(
+            "--http-read-timeout '106752d': the duration is too long (at most about 292 years),"
+                + " was '106752d'");
     environment.put("SLIDINGWINDOW_GRPC_PERMIT_KEEPALIVE_TIME", "0s");
     assertThatThrownBy(this::read)
         .hasMessageStartingWith("SLIDINGWINDOW_GRPC_PERMIT_KEEPALIVE_TIME '0s': the duration")
