@@ -55,11 +55,20 @@ class HttpContinueOrderIT {
     assertThat(readResponse(socket)).startsWith("HTTP/1.1 200").contains("\"remaining\":997");
   }
 
+  /**
+   * The read timeout of the slow-decision cases, and the Redis pause that outlasts it: long enough
+   * that the client's own steps after the 100 Continue (read two answers, send a body) never take
+   * it on a loaded machine, as 300 ms could.
+   */
+  private static final Duration READ_TIMEOUT = Duration.ofSeconds(2);
+
+  private static final String PAUSE_MS = "4000";
+
   @Test
   void slowDecisionPastTheReadTimeout_expect100ContinueBehindIt_bodyStillRead() throws Exception {
-    start(Duration.ofMillis(300));
+    start(READ_TIMEOUT);
     Socket socket = service.open();
-    service.redis().cli("CLIENT", "PAUSE", "1500", "ALL");
+    service.redis().cli("CLIENT", "PAUSE", PAUSE_MS, "ALL");
 
     send(socket, request(DECIDE) + EXPECTING);
 
@@ -79,7 +88,7 @@ class HttpContinueOrderIT {
         dir,
         b ->
             b.tls(certificates.serverCert(), certificates.serverKey())
-                .httpReadTimeout(Duration.ofMillis(300)));
+                .httpReadTimeout(READ_TIMEOUT));
     Socket plain = service.open();
     SSLSocket socket =
         (SSLSocket)
@@ -88,7 +97,7 @@ class HttpContinueOrderIT {
                 .getSocketFactory()
                 .createSocket(plain, "127.0.0.1", plain.getPort(), true);
     socket.startHandshake();
-    service.redis().cli("CLIENT", "PAUSE", "1500", "ALL");
+    service.redis().cli("CLIENT", "PAUSE", PAUSE_MS, "ALL");
 
     // Two writes at once: two TLS records, which the server decrypts into two reads even when one
     // socket read brings both, the second once the first request is whole.
