@@ -10,18 +10,13 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
-import io.slidingwindow.Decision;
-import io.slidingwindow.KeyedRateLimiter;
-import io.slidingwindow.Limit;
-import io.slidingwindow.Reservation;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.grpc.LoginStream.Guesses;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.testkit.LogCapture;
+import io.slidingwindow.testkit.RefundFailingLimiter;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
@@ -57,51 +52,9 @@ class DrainFailureTest {
    */
   static RateLimiterFactory refundThrowing(Ticker ticker, Error error) {
     RateLimiterFactory local = RateLimiterFactory.inMemory(ticker, 1_000);
-    return (rule, ruleLimits, countRefused) -> {
-      KeyedRateLimiter<String> windows = local.create(rule, ruleLimits, countRefused);
-      return new KeyedRateLimiter<>() {
-        @Override
-        public boolean tryAcquire(String key, long permits) {
-          return windows.tryAcquire(key, permits);
-        }
-
-        @Override
-        public Decision decide(String key, long permits) {
-          return windows.decide(key, permits);
-        }
-
-        @Override
-        public List<Limit> limits() {
-          return windows.limits();
-        }
-
-        @Override
-        public Reservation reserve(String key, String group, long permits) {
-          Reservation reserved = windows.reserve(key, group, permits);
-          if (!reserved.isRefundable()) {
-            return reserved;
-          }
-          return Reservation.refundable(
-              reserved.decision(),
-              new Reservation.Refunder() {
-                @Override
-                public void refund() {
-                  throw error;
-                }
-
-                @Override
-                public CompletionStage<Void> refundAsync() {
-                  throw error;
-                }
-              });
-        }
-
-        @Override
-        public CompletionStage<Reservation> reserveAsync(String key, String group, long permits) {
-          return CompletableFuture.completedFuture(reserve(key, group, permits));
-        }
-      };
-    };
+    return (rule, ruleLimits, countRefused) ->
+        new RefundFailingLimiter(
+            local.create(rule, ruleLimits, countRefused), error, RefundFailingLimiter.Async.THROWN);
   }
 
   @Test

@@ -3,18 +3,13 @@ package io.slidingwindow.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.slidingwindow.Decision;
-import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
-import io.slidingwindow.Reservation;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.http.StatusRanges;
 import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.testkit.RefundFailingLimiter;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,45 +24,11 @@ class SettleFailureTest {
   /** The in-memory backend, except that every refund throws {@code error}. */
   private RateLimiterFactory refundThrowing(Error error) {
     RateLimiterFactory memory = RateLimiterFactory.inMemory(ticker, 100);
-    return (name, limits, countRefused) -> {
-      KeyedRateLimiter<String> windows = memory.create(name, limits, countRefused);
-      return new KeyedRateLimiter<>() {
-        @Override
-        public boolean tryAcquire(String key, long permits) {
-          return windows.tryAcquire(key, permits);
-        }
-
-        @Override
-        public Decision decide(String key, long permits) {
-          return windows.decide(key, permits);
-        }
-
-        @Override
-        public List<Limit> limits() {
-          return windows.limits();
-        }
-
-        @Override
-        public Reservation reserve(String key, String group, long permits) {
-          Reservation reserved = windows.reserve(key, group, permits);
-          return !reserved.isRefundable()
-              ? reserved
-              : Reservation.refundable(
-                  reserved.decision(),
-                  new Reservation.Refunder() {
-                    @Override
-                    public void refund() {
-                      throw error;
-                    }
-
-                    @Override
-                    public CompletionStage<Void> refundAsync() {
-                      return CompletableFuture.failedFuture(error);
-                    }
-                  });
-        }
-      };
-    };
+    return (name, limits, countRefused) ->
+        new RefundFailingLimiter(
+            memory.create(name, limits, countRefused),
+            error,
+            RefundFailingLimiter.Async.FAILED_STAGE);
   }
 
   @Test
