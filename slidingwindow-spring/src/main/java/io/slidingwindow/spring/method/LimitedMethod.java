@@ -172,7 +172,9 @@ final class LimitedMethod {
    * permits, if any, settled before the answer returns. A result that is still to come (a method
    * declared to return {@code Object} that returns a {@code Future} or a publisher) keeps them: how
    * that call ends is not seen, and the error is toward counting. The method runs as a call counted
-   * under {@code marked} ({@link Nesting}), unless that is null.
+   * under {@code marked} ({@link Nesting}), unless that is null. An {@link Error} the settling
+   * throws (a backend's class that failed to load) is thrown, as {@link #ended} says: behind what
+   * the method threw, never instead of it.
    */
   static Object plain(
       LimitedMethod limited,
@@ -187,37 +189,83 @@ final class LimitedMethod {
     try {
       result = Nesting.run(marked, invocation::proceed);
     } catch (Throwable e) {
-      settlement.settle(limited.statusOf(e));
-      throw e;
+      throw ended(e, settle(settlement, limited.statusOf(e)));
     }
-    settlement.settle(
-        Returns.pending(result) ? RateLimitAnnotations.THREW : RateLimitAnnotations.RETURNED);
+    Throwable failed =
+        settle(
+            settlement,
+            Returns.pending(result) ? RateLimitAnnotations.THREW : RateLimitAnnotations.RETURNED);
+    if (failed != null) {
+      throw failed;
+    }
     return result;
+  }
+
+  /** Settles {@code settlement} with {@code status}; what that threw, or null. */
+  private static Throwable settle(Settlement settlement, int status) {
+    try {
+      settlement.settle(status);
+      return null;
+    } catch (Throwable e) { // an Error, thrown once every rule's refund was attempted
+      return e;
+    }
+  }
+
+  /**
+   * What a call that ended in {@code error} (null for a normal end) ends in once settling it threw
+   * {@code failed} (null for nothing): the call's own failure, {@code failed} added to it (to the
+   * cause a {@code CompletionException} wraps) as suppressed, so that a refund never hides how the
+   * method ended nor changes what a caller's {@code countOn} sees; {@code failed} after a normal
+   * end.
+   */
+  static Throwable ended(Throwable error, Throwable failed) {
+    if (error == null || failed == null) {
+      return error == null ? failed : error;
+    }
+    Throwable cause = unwrap(error);
+    if (failed != cause && failed != error) {
+      cause.addSuppressed(failed);
+    }
+    return error;
   }
 
   /**
    * Settles {@code settlement} without blocking, as a call that ended in {@code error} (null for a
    * normal end): kept if the error is one of {@link io.slidingwindow.spring.RateLimit#countOn()},
-   * given back otherwise.
+   * given back otherwise. Never throws: returns what the call then ends in, as {@link #ended} says
+   * ({@code error} unless asking for a refund threw).
    */
-  void settleAsync(Settlement settlement, Throwable error) {
-    if (!settlement.isEmpty()) {
-      var unused = settlement.settleAsync(statusOf(error));
+  Throwable settleAsync(Settlement settlement, Throwable error) {
+    if (settlement.isEmpty()) {
+      return error;
     }
+    Throwable failed = null;
+    try {
+      var unused = settlement.settleAsync(statusOf(error));
+    } catch (Throwable e) { // an Error, thrown once every rule's refund was asked for
+      failed = e;
+    }
+    return ended(error, failed);
   }
 
   /** The status a call that ended in {@code error} (null for none) is settled with. */
   int statusOf(Throwable error) {
-    Throwable cause = error;
-    while (cause instanceof CompletionException && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
+    Throwable cause = unwrap(error);
     for (Class<? extends Throwable> type : countOn) {
       if (type.isInstance(cause)) {
         return RateLimitAnnotations.THREW;
       }
     }
     return RateLimitAnnotations.RETURNED;
+  }
+
+  /** {@code error} without the {@code CompletionException}s that wrap it. */
+  private static Throwable unwrap(Throwable error) {
+    Throwable cause = error;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
   }
 
   /** The exception of a refused {@code outcome}. */
@@ -265,8 +313,9 @@ final class LimitedMethod {
    * The answer of a call to a method that returns a {@code CompletionStage}: decided without
    * blocking; once granted, the method is called on the thread that completed the decision (the
    * caller's, with the in-memory backend) and its stage's result passed on; refused, the fallback's
-   * stage or the refusal as the error. Never throws. The method runs as a call counted under {@code
-   * marked} ({@link Nesting}), unless that is null.
+   * stage or the refusal as the error. Never throws, and the stage it returns always completes once
+   * the method's does, even when settling throws (as {@link #ended} says). The method runs as a
+   * call counted under {@code marked} ({@link Nesting}), unless that is null.
    */
   CompletableFuture<Object> stage(
       EnforcementCore<Object[]> core,
@@ -291,25 +340,25 @@ final class LimitedMethod {
                     ? Nesting.run(marked, invocation::proceed)
                     : refused(target, args, refusal(outcome));
             if (answer == null) {
-              settleAsync(settlement, null);
-              result.complete(null);
+              end(result, null, settleAsync(settlement, null));
             } else {
               ((CompletionStage<?>) answer)
                   .whenComplete(
-                      (value, failure) -> {
-                        settleAsync(settlement, failure);
-                        if (failure != null) {
-                          result.completeExceptionally(failure);
-                        } else {
-                          result.complete(value);
-                        }
-                      });
+                      (value, failure) -> end(result, value, settleAsync(settlement, failure)));
             }
           } catch (Throwable e) {
-            settleAsync(settlement, e);
-            result.completeExceptionally(e);
+            end(result, null, settleAsync(settlement, e));
           }
         });
     return result;
+  }
+
+  /** Completes {@code result} with {@code value}, or with {@code error} unless that is null. */
+  private static void end(CompletableFuture<Object> result, Object value, Throwable error) {
+    if (error != null) {
+      result.completeExceptionally(error);
+    } else {
+      result.complete(value);
+    }
   }
 }

@@ -3,6 +3,7 @@ package io.slidingwindow.spring.method;
 import io.slidingwindow.http.EnforcementCore;
 import io.slidingwindow.http.Settlement;
 import org.aopalliance.intercept.MethodInvocation;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -12,9 +13,9 @@ import reactor.core.publisher.Mono;
  * blocking, and only a granted one calls the method (a fresh copy of the invocation each time) and
  * subscribes to what it returns; a refused one gets the fallback's publisher, or the refusal as its
  * error signal. Nothing is thrown at assembly. With {@code countOn}, the reservation is settled
- * when the publisher completes or fails; a subscription cancelled first keeps it counted. The
- * method runs as a call counted under the given declaration ({@link Nesting}), unless that is null.
- * Stateless.
+ * when the publisher completes or fails (or the method throws); a subscription cancelled first
+ * keeps it counted. The method runs as a call counted under the given declaration ({@link
+ * Nesting}), unless that is null. Stateless.
  */
 final class ReactiveCalls {
 
@@ -29,12 +30,11 @@ final class ReactiveCalls {
     return answer(limited, core, invocation, target, marked)
         .flatMap(
             answer -> {
-              Mono<Object> mono = asMono(answer.publisher());
+              Mono<Object> mono = Mono.from(asPublisher(answer.publisher()));
               Settlement settlement = answer.settlement();
               return settlement.isEmpty()
                   ? mono
-                  : mono.doOnSuccess(value -> limited.settleAsync(settlement, null))
-                      .doOnError(error -> limited.settleAsync(settlement, error));
+                  : settled(limited, settlement, mono.flux()).singleOrEmpty();
             });
   }
 
@@ -47,13 +47,28 @@ final class ReactiveCalls {
     return answer(limited, core, invocation, target, marked)
         .flatMapMany(
             answer -> {
-              Flux<Object> flux = asFlux(answer.publisher());
+              Flux<Object> flux = Flux.from(asPublisher(answer.publisher()));
               Settlement settlement = answer.settlement();
-              return settlement.isEmpty()
-                  ? flux
-                  : flux.doOnComplete(() -> limited.settleAsync(settlement, null))
-                      .doOnError(error -> limited.settleAsync(settlement, error));
+              return settlement.isEmpty() ? flux : settled(limited, settlement, flux);
             });
+  }
+
+  /**
+   * {@code flux}, settling {@code settlement} when it completes or fails, before that end is passed
+   * on. An {@link Error} the settling throws ends it as {@link LimitedMethod#ended} says, as a
+   * signal of a source of its own: Reactor throws a JVM-fatal error (a {@code LinkageError}) that
+   * an operator's function throws or returns as a ready-made error, which would leave the
+   * subscriber waiting forever.
+   */
+  private static Flux<Object> settled(
+      LimitedMethod limited, Settlement settlement, Flux<Object> flux) {
+    return flux.onErrorResume(error -> Mono.error(limited.settleAsync(settlement, error)))
+        .concatWith(
+            Mono.defer(
+                () -> {
+                  Throwable failed = limited.settleAsync(settlement, null);
+                  return failed == null ? Mono.empty() : Mono.error(failed);
+                }));
   }
 
   /** The publisher that answers a call, and what its end settles. */
@@ -71,33 +86,23 @@ final class ReactiveCalls {
       Nesting.Mark marked) {
     Object[] args = invocation.getArguments();
     return Mono.fromCompletionStage(() -> limited.decideAsync(core, args))
-        .flatMap(
+        .map(
             outcome -> {
-              Settlement settlement = outcome.settlement();
+              Object publisher;
               try {
-                Object publisher =
+                publisher =
                     outcome.allowed()
                         ? LimitedMethod.proceed(invocation, marked)
                         : limited.refused(target, args, limited.refusal(outcome));
-                if (publisher == null) {
-                  limited.settleAsync(settlement, null);
-                  return Mono.empty();
-                }
-                return Mono.just(new Answer(publisher, settlement));
               } catch (Throwable e) {
-                limited.settleAsync(settlement, e);
-                return Mono.error(e);
+                publisher = Mono.error(e);
               }
+              return new Answer(publisher == null ? Mono.empty() : publisher, outcome.settlement());
             });
   }
 
   @SuppressWarnings("unchecked")
-  private static Mono<Object> asMono(Object publisher) {
-    return (Mono<Object>) publisher;
-  }
-
-  @SuppressWarnings("unchecked")
-  private static Flux<Object> asFlux(Object publisher) {
-    return (Flux<Object>) publisher;
+  private static Publisher<Object> asPublisher(Object publisher) {
+    return (Publisher<Object>) publisher;
   }
 }

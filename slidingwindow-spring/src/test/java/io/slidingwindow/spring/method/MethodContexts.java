@@ -40,6 +40,9 @@ final class MethodContexts {
 
   private boolean proxyTargetClass;
 
+  /** The backend the post-processor decides through; null for the in-memory one on the ticker. */
+  RateLimiterFactory factory;
+
   /**
    * What {@code call} gave: its value as text, or the simple name of what it threw (the cause of a
    * {@code CompletionException}).
@@ -77,7 +80,8 @@ final class MethodContexts {
         () -> {
           RateLimitMethodPostProcessor processor =
               new RateLimitMethodPostProcessor(
-                  () -> RateLimiterFactory.inMemory(ticker, 10_000), () -> listener);
+                  () -> factory != null ? factory : RateLimiterFactory.inMemory(ticker, 10_000),
+                  () -> listener);
           processor.setProxyTargetClass(proxyTargetClass);
           return processor;
         });

@@ -1,0 +1,233 @@
+package io.slidingwindow.spring.method;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.slidingwindow.Decision;
+import io.slidingwindow.KeyedRateLimiter;
+import io.slidingwindow.Limit;
+import io.slidingwindow.Quota;
+import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.spring.RateLimit;
+import io.slidingwindow.spring.RateLimitExceededException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * With {@code countOn}, a call's reservation is given back when the call ends in anything else;
+ * when that refund throws an {@link Error} (a backend's class that failed to load), the call still
+ * ends, on every kind of return: in the method's own failure, the refund's Error suppressed in it,
+ * or, if the method returned normally, in the refund's Error. The permits stay counted.
+ */
+class SettleFailureTest {
+
+  /** What every refund of a rule named {@code refund-fails...} throws. */
+  private static final NoClassDefFoundError REFUND_ERROR =
+      new NoClassDefFoundError("the backend's client");
+
+  private final MethodContexts contexts = new MethodContexts();
+  private AnnotationConfigApplicationContext context;
+
+  /** The in-memory backend, except that the rules named {@code refund-fails...} cannot refund. */
+  private RateLimiterFactory refundFailing() {
+    RateLimiterFactory memory = RateLimiterFactory.inMemory(contexts.ticker, 10_000);
+    return (name, limits, countRefused) -> {
+      KeyedRateLimiter<String> windows = memory.create(name, limits, countRefused);
+      if (!name.startsWith("refund-fails")) {
+        return windows;
+      }
+      return new KeyedRateLimiter<>() {
+        @Override
+        public boolean tryAcquire(String key, long permits) {
+          return windows.tryAcquire(key, permits);
+        }
+
+        @Override
+        public Decision decide(String key, long permits) {
+          return windows.decide(key, permits);
+        }
+
+        @Override
+        public List<Limit> limits() {
+          return windows.limits();
+        }
+
+        @Override
+        public Quota refund(String key, long permits) {
+          throw REFUND_ERROR; // at once, from refundAsync too (its default calls this)
+        }
+      };
+    };
+  }
+
+  @AfterEach
+  void close() {
+    if (context != null) {
+      context.close();
+    }
+  }
+
+  private <T> T start(Class<T> bean, Class<?>... others) {
+    contexts.factory = refundFailing();
+    Class<?>[] beans = new Class<?>[others.length + 1];
+    beans[0] = bean;
+    System.arraycopy(others, 0, beans, 1, others.length);
+    context = contexts.start(beans);
+    return context.getBean(bean);
+  }
+
+  /** Each kind of return, counting only {@link Logins.BadPassword}; the refunds all throw. */
+  public static class Accounts {
+
+    @RateLimit(name = "refund-fails-plain", limits = "2/10s", countOn = Logins.BadPassword.class)
+    public String plain(String password) {
+      return Logins.check("ann", password);
+    }
+
+    @RateLimit(name = "refund-fails-stage", limits = "2/10s", countOn = Logins.BadPassword.class)
+    public CompletionStage<String> stage(String password) {
+      return CompletableFuture.supplyAsync(() -> Logins.check("ann", password));
+    }
+
+    /** Throws when called instead of returning a failed stage. */
+    @RateLimit(
+        name = "refund-fails-stage-throws",
+        limits = "2/10s",
+        countOn = Logins.BadPassword.class)
+    public CompletableFuture<String> stageThrows(String password) {
+      return CompletableFuture.completedFuture(Logins.check("ann", password));
+    }
+
+    @RateLimit(name = "refund-fails-mono", limits = "2/10s", countOn = Logins.BadPassword.class)
+    public Mono<String> mono(String password) {
+      return Mono.fromCallable(() -> Logins.check("ann", password));
+    }
+
+    /** Throws when called instead of returning a failing Mono. */
+    @RateLimit(
+        name = "refund-fails-mono-throws",
+        limits = "2/10s",
+        countOn = Logins.BadPassword.class)
+    public Mono<String> monoThrows(String password) {
+      return Mono.just(Logins.check("ann", password));
+    }
+
+    @RateLimit(name = "refund-fails-flux", limits = "2/10s", countOn = Logins.BadPassword.class)
+    public Flux<String> flux(String password) {
+      return Flux.just("checking")
+          .concatWith(Mono.fromCallable(() -> Logins.check("ann", password)));
+    }
+
+    /** Throws when called instead of returning a failing Flux. */
+    @RateLimit(
+        name = "refund-fails-flux-throws",
+        limits = "2/10s",
+        countOn = Logins.BadPassword.class)
+    public Flux<String> fluxThrows(String password) {
+      return Flux.just(Logins.check("ann", password));
+    }
+  }
+
+  /**
+   * What a call of {@code kind} ended in: its value, or what it threw (the cause of a {@code
+   * CompletionException} or {@code ExecutionException}); an asynchronous end is waited for 10 s.
+   */
+  private static Object outcome(Accounts accounts, String kind, String password) {
+    try {
+      return switch (kind) {
+        case "plain" -> accounts.plain(password);
+        case "stage" -> accounts.stage(password).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        case "stageThrows" -> accounts.stageThrows(password).get(10, TimeUnit.SECONDS);
+        case "mono" -> accounts.mono(password).block(Duration.ofSeconds(10));
+        case "monoThrows" -> accounts.monoThrows(password).block(Duration.ofSeconds(10));
+        case "flux" ->
+            String.join(",", accounts.flux(password).collectList().block(Duration.ofSeconds(10)));
+        case "fluxThrows" ->
+            String.join(
+                ",", accounts.fluxThrows(password).collectList().block(Duration.ofSeconds(10)));
+        default -> throw new IllegalArgumentException(kind);
+      };
+    } catch (ExecutionException | CompletionException e) {
+      return e.getCause();
+    } catch (Throwable e) {
+      return e;
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {"plain", "stage", "stageThrows", "mono", "monoThrows", "flux", "fluxThrows"})
+  void methodFails_andTheRefundThrowsAnError_theMethodsFailureIsTheOutcome_theErrorSuppressed(
+      String kind) {
+    Accounts accounts = start(Accounts.class);
+
+    Object outcome = outcome(accounts, kind, "down"); // not counted: its permit is given back
+
+    assertThat(outcome).as("what the call ended in").isInstanceOf(IllegalStateException.class);
+    assertThat((Throwable) outcome).hasMessage("the user store is down");
+    assertThat(((Throwable) outcome).getSuppressed()).contains(REFUND_ERROR);
+    assertThat(((Throwable) outcome).getSuppressed()).doesNotContain((Throwable) outcome);
+    // the refund failed, so the permit stays counted
+    assertThat(outcome(accounts, kind, "down")).isInstanceOf(IllegalStateException.class);
+    assertThat(outcome(accounts, kind, "down")).isInstanceOf(RateLimitExceededException.class);
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {"plain", "stage", "stageThrows", "mono", "monoThrows", "flux", "fluxThrows"})
+  void methodReturns_andTheRefundThrowsAnError_theCallEndsInTheError(String kind) {
+    Accounts accounts = start(Accounts.class);
+
+    assertThat(outcome(accounts, kind, "good")).as("what the call ended in").isSameAs(REFUND_ERROR);
+    assertThat(outcome(accounts, kind, "good")).isSameAs(REFUND_ERROR);
+    assertThat(outcome(accounts, kind, "good")).isInstanceOf(RateLimitExceededException.class);
+  }
+
+  /** Counts only BadPassword; its refunds throw. */
+  public static class Store {
+    @RateLimit(name = "refund-fails-store", limits = "100/10s", countOn = Logins.BadPassword.class)
+    public String read(String password) {
+      return Logins.check("ann", password);
+    }
+  }
+
+  /** Counts the store's outages, through the store's own limited method. */
+  public static class Front {
+    private final Store store;
+
+    public Front(Store store) {
+      this.store = store;
+    }
+
+    @RateLimit(name = "outages", limits = "1/10s", countOn = IllegalStateException.class)
+    public String read(String password) {
+      return store.read(password);
+    }
+  }
+
+  @Test
+  void innerRefundThrowsAnError_theOuterMethodSeesTheInnerFailure_andCountsIt() {
+    Front front = start(Front.class, Store.class);
+
+    Throwable first = catchThrowable(() -> front.read("down"));
+    Throwable second = catchThrowable(() -> front.read("down"));
+
+    assertThat(first).isInstanceOf(IllegalStateException.class);
+    assertThat(first.getSuppressed()).contains(REFUND_ERROR);
+    assertThat(second)
+        .as("the outage the outer rule counts, not passed on as the inner refund's Error")
+        .isInstanceOf(RateLimitExceededException.class);
+  }
+}
