@@ -15,10 +15,13 @@ import io.slidingwindow.spring.boot.internal.Listeners;
 import io.slidingwindow.spring.internal.RateLimitAnnotations;
 import io.slidingwindow.webmvc.RateLimitInterceptor;
 import io.slidingwindow.webmvc.internal.RateLimitInterceptors;
+import jakarta.servlet.DispatcherType;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -121,10 +124,14 @@ public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
   }
 
   /**
-   * Registers the filter on every path, for requests (not error or forward dispatches), over the
-   * enforcer bean: the starter's follows the reloaded rules, an application's own is applied as it
-   * is. Backs off for a {@link RateLimitFilter} bean or a registration of one (what Boot's
+   * Registers the filter on every path, for the dispatches of {@code filter-dispatcher-types}
+   * (requests alone by default), over the enforcer bean: the starter's follows the reloaded rules,
+   * an application's own is applied as it is; either counts a request once by each rule across its
+   * dispatches. Backs off for a {@link RateLimitFilter} bean or a registration of one (what Boot's
    * {@code @ConditionalOnMissingFilterBean} checks; that annotation moved package in Boot 4).
+   *
+   * @throws IllegalArgumentException naming the property and its value if the dispatches leave out
+   *     REQUEST, the client's own request
    */
   @Bean
   @ConditionalOnMissingBean(
@@ -137,7 +144,26 @@ public class SlidingWindowAutoConfiguration extends SlidingWindowWebBeans {
     registration.setName("slidingWindowRateLimitFilter");
     registration.addUrlPatterns("/*");
     registration.setOrder(properties.getFilterOrder());
+    registration.setDispatcherTypes(dispatcherTypes(properties.getFilterDispatcherTypes()));
     return registration;
+  }
+
+  /** {@code types} as the servlet API names them; REQUEST must be one. */
+  static EnumSet<DispatcherType> dispatcherTypes(
+      Set<org.springframework.boot.web.servlet.DispatcherType> types) {
+    EnumSet<DispatcherType> servlet = EnumSet.noneOf(DispatcherType.class);
+    if (types != null) {
+      types.forEach(type -> servlet.add(DispatcherType.valueOf(type.name())));
+    }
+    if (!servlet.contains(DispatcherType.REQUEST)) {
+      throw new IllegalArgumentException(
+          SlidingWindowHttpProperties.PREFIX
+              + ".filter-dispatcher-types must include REQUEST, the client's own request, or no"
+              + " request is limited; was "
+              + types
+              + ". List the other dispatches beside it, such as [REQUEST, ERROR]");
+    }
+    return servlet;
   }
 
   /** Warns at start-up when forwarded headers are believed from any peer. */

@@ -29,11 +29,12 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *           - { permits: 10000, window: 60s }
  * }</pre>
  *
- * <p>Values are checked when the application starts; a bad one stops it with a message naming the
- * property. Mutable, as Spring binding needs; read only at start-up.
+ * <p>The filter's order and dispatches are in {@link FilterProperties}. Values are checked when the
+ * application starts; a bad one stops it with a message naming the property. Mutable, as Spring
+ * binding needs; read only at start-up.
  */
 @ConfigurationProperties(prefix = SlidingWindowHttpProperties.PREFIX)
-public class SlidingWindowHttpProperties {
+public class SlidingWindowHttpProperties extends FilterProperties {
 
   /** The prefix of every property here. */
   public static final String PREFIX = "slidingwindow.http";
@@ -77,11 +78,6 @@ public class SlidingWindowHttpProperties {
    * taken by a flood of made-up keys comes back without new traffic; 0 turns it off.
    */
   private Duration cleanupInterval = Duration.ofSeconds(30);
-
-  /**
-   * The order of the filter among the servlet filters; after Spring Security's (-100) by default.
-   */
-  private int filterOrder = 0;
 
   /** The rules by name, applied in the order written. */
   private Map<String, Rule> rules = new LinkedHashMap<>();
@@ -154,14 +150,6 @@ public class SlidingWindowHttpProperties {
 
   public void setCleanupInterval(Duration cleanupInterval) {
     this.cleanupInterval = cleanupInterval;
-  }
-
-  public int getFilterOrder() {
-    return filterOrder;
-  }
-
-  public void setFilterOrder(int filterOrder) {
-    this.filterOrder = filterOrder;
   }
 
   public PathFirewallSpec getPathFirewall() {

@@ -19,6 +19,7 @@ import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.boot.internal.CleaningRateLimiterFactory;
 import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.webmvc.RateLimitInterceptor;
+import jakarta.servlet.DispatcherType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -490,6 +491,49 @@ class SlidingWindowAutoConfigurationTest {
               assertThat(messages(context.getStartupFailure()))
                   .contains("the filter's rule 'product'")
                   .contains("@RateLimit on " + ProductController.class.getName() + ".product()");
+            });
+  }
+
+  @Test
+  void filterDispatcherTypes_default_requestsAlone_andAsConfigured() {
+    runner
+        .withPropertyValues(RULE + ".limits[0].permits=1", RULE + ".limits[0].window=1m")
+        .run(
+            context ->
+                assertThat(
+                        context
+                            .getBean("slidingWindowRateLimitFilter", FilterRegistrationBean.class)
+                            .determineDispatcherTypes())
+                    .containsExactly(DispatcherType.REQUEST));
+    runner
+        .withPropertyValues(
+            RULE + ".limits[0].permits=1",
+            RULE + ".limits[0].window=1m",
+            "slidingwindow.http.filter-dispatcher-types=request,error,async")
+        .run(
+            context ->
+                assertThat(
+                        context
+                            .getBean("slidingWindowRateLimitFilter", FilterRegistrationBean.class)
+                            .determineDispatcherTypes())
+                    .containsExactlyInAnyOrder(
+                        DispatcherType.REQUEST, DispatcherType.ERROR, DispatcherType.ASYNC));
+  }
+
+  @Test
+  void filterDispatcherTypes_withoutRequest_stopStartUpNamingTheProperty() {
+    runner
+        .withPropertyValues(
+            RULE + ".limits[0].permits=1",
+            RULE + ".limits[0].window=1m",
+            "slidingwindow.http.filter-dispatcher-types=error")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(messages(context.getStartupFailure()))
+                  .contains(
+                      "slidingwindow.http.filter-dispatcher-types must include REQUEST, the"
+                          + " client's own request, or no request is limited; was [ERROR]");
             });
   }
 
