@@ -3,15 +3,12 @@ package io.slidingwindow.spring.method;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
-import io.slidingwindow.Limit;
-import io.slidingwindow.Quota;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.RateLimitExceededException;
+import io.slidingwindow.testkit.RefundFailingLimiter;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -48,27 +45,7 @@ class SettleFailureTest {
       if (!name.startsWith("refund-fails")) {
         return windows;
       }
-      return new KeyedRateLimiter<>() {
-        @Override
-        public boolean tryAcquire(String key, long permits) {
-          return windows.tryAcquire(key, permits);
-        }
-
-        @Override
-        public Decision decide(String key, long permits) {
-          return windows.decide(key, permits);
-        }
-
-        @Override
-        public List<Limit> limits() {
-          return windows.limits();
-        }
-
-        @Override
-        public Quota refund(String key, long permits) {
-          throw REFUND_ERROR; // at once, from refundAsync too (its default calls this)
-        }
-      };
+      return new RefundFailingLimiter(windows, REFUND_ERROR, RefundFailingLimiter.Async.THROWN);
     };
   }
 
