@@ -10,7 +10,6 @@ import io.slidingwindow.http.RateLimitListener;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.http.RefusalReplies;
 import io.slidingwindow.http.RequestPaths;
-import io.slidingwindow.http.Settlement;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.webflux.internal.FilterHandover;
 import io.slidingwindow.webflux.internal.ReactiveKeySource;
@@ -49,7 +48,8 @@ import reactor.core.scheduler.Schedulers;
  * also without blocking. A refusal ends the exchange with the core's answer; a request let through
  * carries the draft-10 headers (when turned on) and goes down the chain. A rule that counts only
  * some statuses ({@link HttpRule#countStatuses()}) is settled when the response is committed, with
- * its status; an exchange cancelled before that keeps its permits counted.
+ * its status ({@code CommitSettlement}); an exchange cancelled before that keeps its permits
+ * counted.
  *
  * <p>{@link #builder()} makes a filter of rules keyed by the client address or a {@link
  * ReactiveKeyResolver}; the Spring Boot starter makes the filter of {@code
@@ -58,8 +58,6 @@ import reactor.core.scheduler.Schedulers;
 public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
 
   private static final String REPORT = ReactiveRateLimitFilter.class.getName() + ".report";
-
-  private static final String SETTLEMENT = ReactiveRateLimitFilter.class.getName() + ".settlement";
 
   private static final Mono<Boolean> GO_ON = Mono.just(true);
 
@@ -142,7 +140,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
                 return write(exchange, outcome.refusal());
               }
               setHeaders(exchange.getResponse(), outcome.headers());
-              return chain.filter(exchange);
+              return CommitSettlement.watch(exchange, chain.filter(exchange));
             });
   }
 
@@ -234,34 +232,7 @@ public final class ReactiveRateLimitFilter implements WebFilter, Ordered {
                 applied == null
                     ? core.enforceAsync(source, method, paths, report)
                     : core.enforceAsync(source, method, paths, report, applied))
-        .doOnNext(outcome -> settleOnCommit(source.exchange(), outcome.settlement()));
-  }
-
-  /**
-   * Settles the exchange's reservations when its response is committed, with its status then: the
-   * handler's, its error handling's (500 for an error nothing handled) or a refusal's. The refunds
-   * go through the limiters' asynchronous API and the commit does not wait for them. An exchange
-   * cancelled before its response is committed (the client went away) is never settled, and so
-   * counts.
-   */
-  private static void settleOnCommit(ServerWebExchange exchange, Settlement settlement) {
-    if (settlement.isEmpty()) {
-      return;
-    }
-    Settlement[] held = exchange.getAttribute(SETTLEMENT);
-    if (held != null) {
-      held[0] = held[0].and(settlement);
-      return;
-    }
-    Settlement[] holder = {settlement};
-    exchange.getAttributes().put(SETTLEMENT, holder);
-    ServerHttpResponse response = exchange.getResponse();
-    response.beforeCommit(
-        () -> {
-          HttpStatusCode status = response.getStatusCode();
-          var unused = holder[0].settleAsync(status == null ? 200 : status.value());
-          return Mono.empty();
-        });
+        .doOnNext(outcome -> CommitSettlement.add(source.exchange(), outcome.settlement()));
   }
 
   /** The headers found so far for the exchange, shared by the rules and an annotated method's. */
