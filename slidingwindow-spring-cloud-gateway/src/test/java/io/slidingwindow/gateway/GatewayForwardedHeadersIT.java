@@ -258,43 +258,56 @@ class GatewayForwardedHeadersIT {
 
   /**
    * Behind a load balancer that speaks the PROXY protocol, every connection comes from the
-   * balancer; each client is the source it names. Two clients each get their own permits, and one
-   * that writes X-Forwarded-For gets no fresh key for it (the balancer is no trusted proxy).
+   * balancer; each client is the source it names. Two clients each get their own permits; one that
+   * has spent them gets no more by writing X-Forwarded-For (not the balancer's key either: the
+   * balancer is no trusted proxy and writes no such header), whether or not the server believes
+   * forwarded headers; one that writes a new X-Forwarded-For each time gets no fresh key for it.
    */
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"/address/p", "/ruled/p"})
   void behindAProxyProtocolBalancer_eachClientIsItsOwnKey(String path) throws Exception {
-    try (LoopbackBackend backend = LoopbackBackend.start();
-        ConfigurableApplicationContext gateway =
-            start(
-                List.of(Gateway.class, ProxyProtocol.class),
-                backend.uri().toString(),
-                "server.forward-headers-strategy",
-                "native",
-                "slidingwindow.http.trusted-proxies",
-                "192.0.2.1")) {
-      int port = GatewayTestApplication.uri(gateway).getPort();
-      List<Integer> first = new ArrayList<>();
-      List<Integer> second = new ArrayList<>();
-      for (int i = 0; i < PERMITS + 1; i++) {
-        first.add(behindLoadBalancer(port, "198.51.100.7", path, null));
-      }
-      for (int i = 0; i < PERMITS + 1; i++) {
-        second.add(behindLoadBalancer(port, "198.51.100.8", path, null));
-      }
-      assertThat(first).as("the first client, %s", path).containsExactly(200, 200, 429);
-      assertThat(second)
-          .as("the second client, its own key, %s", path)
-          .containsExactly(200, 200, 429);
+    for (String strategy : List.of("native", "none")) {
+      try (LoopbackBackend backend = LoopbackBackend.start();
+          ConfigurableApplicationContext gateway =
+              start(
+                  List.of(Gateway.class, ProxyProtocol.class),
+                  backend.uri().toString(),
+                  "server.forward-headers-strategy",
+                  strategy,
+                  "slidingwindow.http.trusted-proxies",
+                  "192.0.2.1")) {
+        int port = GatewayTestApplication.uri(gateway).getPort();
+        List<Integer> first = new ArrayList<>();
+        List<Integer> second = new ArrayList<>();
+        for (int i = 0; i < PERMITS + 1; i++) {
+          first.add(behindLoadBalancer(port, "198.51.100.7", path, null));
+        }
+        for (int i = 0; i < PERMITS + 1; i++) {
+          second.add(behindLoadBalancer(port, "198.51.100.8", path, null));
+        }
+        assertThat(first)
+            .as("the first client, %s, %s", path, strategy)
+            .containsExactly(200, 200, 429);
+        assertThat(second)
+            .as("the second client, its own key, %s, %s", path, strategy)
+            .containsExactly(200, 200, 429);
+        List<Integer> spent = new ArrayList<>();
+        for (String forwarded : List.of("198.51.100.7", "203.0.113.1", "192.0.2.1")) {
+          spent.add(behindLoadBalancer(port, "198.51.100.7", path, forwarded));
+        }
+        assertThat(spent)
+            .as("the first client once spent, writing X-Forwarded-For, %s, %s", path, strategy)
+            .containsExactly(429, 429, 429);
 
-      int rotating = 0;
-      for (int i = 0; i < 4 * PERMITS; i++) {
-        rotating +=
-            behindLoadBalancer(port, "198.51.100.9", path, "203.0.113." + (i + 1)) == 200 ? 1 : 0;
+        int rotating = 0;
+        for (int i = 0; i < 4 * PERMITS; i++) {
+          rotating +=
+              behindLoadBalancer(port, "198.51.100.9", path, "203.0.113." + (i + 1)) == 200 ? 1 : 0;
+        }
+        assertThat(rotating)
+            .as("a client writing a new X-Forwarded-For each time, %s, %s", path, strategy)
+            .isLessThanOrEqualTo(PERMITS);
       }
-      assertThat(rotating)
-          .as("a client writing a new X-Forwarded-For each time, %s", path)
-          .isLessThanOrEqualTo(PERMITS);
     }
   }
 }
