@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A limiter that decides as the one it wraps, but whose reservations cannot be given back: every
@@ -27,6 +28,7 @@ public final class RefundFailingLimiter implements KeyedRateLimiter<String> {
   private final KeyedRateLimiter<String> windows;
   private final Error error;
   private final Async async;
+  private final AtomicInteger refundsAsked = new AtomicInteger();
 
   /** Decides as {@code windows}; every refund of its reservations fails with {@code error}. */
   public RefundFailingLimiter(KeyedRateLimiter<String> windows, Error error, Async async) {
@@ -61,17 +63,24 @@ public final class RefundFailingLimiter implements KeyedRateLimiter<String> {
         new Reservation.Refunder() {
           @Override
           public void refund() {
+            refundsAsked.incrementAndGet();
             throw error;
           }
 
           @Override
           public CompletionStage<Void> refundAsync() {
+            refundsAsked.incrementAndGet();
             if (async == Async.THROWN) {
               throw error;
             }
             return CompletableFuture.failedFuture(error);
           }
         });
+  }
+
+  /** How many times a reservation of this limiter was asked to give its permits back. */
+  public int refundsAsked() {
+    return refundsAsked.get();
   }
 
   /** The reservation of {@link #reserve}, answered at once. */

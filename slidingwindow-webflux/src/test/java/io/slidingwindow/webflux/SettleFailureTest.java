@@ -2,15 +2,14 @@ package io.slidingwindow.webflux;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.slidingwindow.Decision;
 import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Limit;
-import io.slidingwindow.Reservation;
 import io.slidingwindow.http.HttpRule;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.http.StatusRanges;
 import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.testkit.LogCapture;
+import io.slidingwindow.testkit.RefundFailingLimiter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,8 +17,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -43,7 +40,7 @@ class SettleFailureTest {
 
   private final FakeTicker ticker = new FakeTicker();
   private final RateLimiterFactory memory = RateLimiterFactory.inMemory(ticker, 100);
-  private final AtomicInteger brokenRefunds = new AtomicInteger();
+  private volatile RefundFailingLimiter broken;
   private final HttpClient client = HttpClient.newBuilder().connectTimeout(PATIENCE).build();
   private DisposableServer server;
 
@@ -58,58 +55,16 @@ class SettleFailureTest {
   private RateLimiterFactory backends() {
     return (name, limits, countRefused) -> {
       KeyedRateLimiter<String> windows = memory.create(name, limits, countRefused);
-      return !name.equals("broken") ? windows : refundThrowing(windows);
+      if (!name.equals("broken")) {
+        return windows;
+      }
+      broken =
+          new RefundFailingLimiter(
+              windows,
+              new NoClassDefFoundError("the backend's client"),
+              RefundFailingLimiter.Async.THROWN);
+      return broken;
     };
-  }
-
-  private KeyedRateLimiter<String> refundThrowing(KeyedRateLimiter<String> windows) {
-    return new KeyedRateLimiter<>() {
-      @Override
-      public boolean tryAcquire(String key, long permits) {
-        return windows.tryAcquire(key, permits);
-      }
-
-      @Override
-      public Decision decide(String key, long permits) {
-        return windows.decide(key, permits);
-      }
-
-      @Override
-      public List<Limit> limits() {
-        return windows.limits();
-      }
-
-      @Override
-      public Reservation reserve(String key, String group, long permits) {
-        return broken(windows.reserve(key, group, permits));
-      }
-
-      @Override
-      public CompletionStage<Reservation> reserveAsync(String key, String group, long permits) {
-        return windows.reserveAsync(key, group, permits).thenApply(reserved -> broken(reserved));
-      }
-    };
-  }
-
-  /** {@code reserved}, whose refund throws NoClassDefFoundError at once, in either form. */
-  private Reservation broken(Reservation reserved) {
-    return !reserved.isRefundable()
-        ? reserved
-        : Reservation.refundable(
-            reserved.decision(),
-            new Reservation.Refunder() {
-              @Override
-              public void refund() {
-                brokenRefunds.incrementAndGet();
-                throw new NoClassDefFoundError("the backend's client");
-              }
-
-              @Override
-              public CompletionStage<Void> refundAsync() {
-                brokenRefunds.incrementAndGet();
-                throw new NoClassDefFoundError("the backend's client");
-              }
-            });
   }
 
   private static HttpRule failuresOnly(String name, int permits) {
@@ -166,7 +121,7 @@ class SettleFailureTest {
     assertThat(statuses(port, 3))
         .as("each failure answered 500; rule 'refunds' (1 a minute) gave each permit back")
         .containsExactly(500, 500, 500);
-    assertThat(brokenRefunds).as("the broken backend was asked each time").hasValue(3);
+    assertThat(broken.refundsAsked()).as("the broken backend was asked each time").isEqualTo(3);
   }
 
   @Test
@@ -179,7 +134,7 @@ class SettleFailureTest {
       assertThat(statuses(port, 3))
           .as("each failure answered 500; rule 'refunds' (1 a minute) gave each permit back")
           .containsExactly(500, 500, 500);
-      assertThat(brokenRefunds).hasValue(3);
+      assertThat(broken.refundsAsked()).isEqualTo(3);
       assertThat(log.records())
           .as("each refund's Error logged with the handler's failure it is suppressed in")
           .hasSize(3)
