@@ -179,7 +179,8 @@ public final class LettuceBackends {
       throw new IllegalArgumentException("client must not be null");
     }
     StatefulRedisConnection<String, String> connection = LettuceConnects.connect(client::connect);
-    return backend(connection, connection.async(), connection::close, "client " + client, null);
+    return backend(
+        client, connection, connection.async(), connection::close, "client " + client, null);
   }
 
   /**
@@ -197,6 +198,7 @@ public final class LettuceBackends {
     StatefulRedisClusterConnection<String, String> connection =
         LettuceConnects.connect(client::connect);
     return backend(
+        client,
         connection,
         connection.async(),
         connection::close,
@@ -204,14 +206,29 @@ public final class LettuceBackends {
         () -> client.getResources().eventExecutorGroup().execute(client::refreshPartitionsAsync));
   }
 
+  /**
+   * The backend over {@code connection} of {@code client}, whose drops fail the calls waiting on it
+   * (see {@link LettuceScriptClient}): {@link RedisBackend#close()} closes {@code resources} and
+   * then stops listening to {@code client}.
+   */
   private static RedisBackend backend(
+      AbstractRedisClient client,
       StatefulConnection<String, String> connection,
       RedisScriptingAsyncCommands<String, String> commands,
       AutoCloseable resources,
       String description,
       Runnable topologyRefresh) {
-    return RedisBackend.of(
-        new LettuceScriptClient(connection, commands, topologyRefresh), resources, description);
+    LettuceScriptClient scripts = new LettuceScriptClient(connection, commands, topologyRefresh);
+    client.addListener(scripts.lostConnections);
+    AutoCloseable closeAll =
+        () -> {
+          try {
+            resources.close();
+          } finally {
+            client.removeListener(scripts.lostConnections);
+          }
+        };
+    return RedisBackend.of(scripts, closeAll, description);
   }
 
   /**
@@ -249,7 +266,8 @@ public final class LettuceBackends {
             shutdown.run();
           }
         };
-    return backend(connection, commands.apply(connection), closeAll, description, topologyRefresh);
+    return backend(
+        client, connection, commands.apply(connection), closeAll, description, topologyRefresh);
   }
 
   private static ClientResources resources() {

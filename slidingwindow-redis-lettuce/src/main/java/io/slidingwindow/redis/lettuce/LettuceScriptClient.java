@@ -1,18 +1,34 @@
 package io.slidingwindow.redis.lettuce;
 
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.slidingwindow.redis.ScriptClient;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@link ScriptClient} over Lettuce's asynchronous scripting commands. Lettuce answers MULTI
  * replies with Longs and Strings, and reports every error reply of Redis as a {@link
  * RedisCommandExecutionException}; anything else is a call without an answer. Thread-safe.
+ *
+ * <p>A call is written once. Lettuce, when a connection drops, keeps the commands that were on the
+ * wire and writes them again once it has reconnected (its "at least once" mode, the one that comes
+ * with reconnecting): a script that ran before the connection dropped would then run twice, and a
+ * refund give its permits back twice. So the client registers {@link #lostConnections} with the
+ * Lettuce client, and when one of its connections drops, every call still waiting for its reply
+ * fails at once with a {@link RedisConnectionException} (a call without an answer, which the caller
+ * treats as one that may have run); Lettuce drops a failed command instead of writing it again.
+ * Lettuce tells the drop before it starts to reconnect, on the connection's event loop. On Cluster
+ * a drop of any node connection of the client's cluster connections fails every call waiting, on
+ * any node: which node a call went to is not known here.
  */
 final class LettuceScriptClient implements ScriptClient {
 
@@ -21,6 +37,23 @@ final class LettuceScriptClient implements ScriptClient {
 
   /** Starts a refresh of the Cluster client's topology in the background; null when not Cluster. */
   private final Runnable topologyRefresh;
+
+  /** The calls written and not yet answered. */
+  private final Set<CompletableFuture<List<Object>>> waiting = ConcurrentHashMap.newKeySet();
+
+  /**
+   * To be registered with the Lettuce client ({@code addListener}): fails every call waiting for a
+   * reply when the connection (on Cluster, a node connection) drops, so that none is written again.
+   */
+  final RedisConnectionStateListener lostConnections =
+      new RedisConnectionStateListener() {
+        @Override
+        public void onRedisDisconnected(RedisChannelHandler<?, ?> handler) {
+          if (handler == connection || (isCluster() && isClusterNode(handler))) {
+            failWaiting();
+          }
+        }
+      };
 
   /**
    * Scripts sent through {@code commands} of {@code connection}; {@code topologyRefresh} starts a
@@ -37,16 +70,48 @@ final class LettuceScriptClient implements ScriptClient {
 
   @Override
   public CompletableFuture<List<Object>> evalsha(String sha1, String[] keys, String[] args) {
-    return commands
-        .<List<Object>>evalsha(sha1, ScriptOutputType.MULTI, keys, args)
-        .toCompletableFuture();
+    return tracked(
+        commands
+            .<List<Object>>evalsha(sha1, ScriptOutputType.MULTI, keys, args)
+            .toCompletableFuture());
   }
 
   @Override
   public CompletableFuture<List<Object>> eval(String script, String[] keys, String[] args) {
-    return commands
-        .<List<Object>>eval(script, ScriptOutputType.MULTI, keys, args)
-        .toCompletableFuture();
+    return tracked(
+        commands
+            .<List<Object>>eval(script, ScriptOutputType.MULTI, keys, args)
+            .toCompletableFuture());
+  }
+
+  private CompletableFuture<List<Object>> tracked(CompletableFuture<List<Object>> call) {
+    waiting.add(call);
+    var unused = call.whenComplete((reply, error) -> waiting.remove(call));
+    return call;
+  }
+
+  /** Fails every call waiting for its reply: their connection dropped, and they may have run. */
+  void failWaiting() {
+    if (waiting.isEmpty()) {
+      return;
+    }
+    RedisConnectionException lost =
+        new RedisConnectionException(
+            "the connection dropped before Redis answered; the call may have run, so it is not"
+                + " sent again");
+    for (CompletableFuture<List<Object>> call : waiting) {
+      call.completeExceptionally(lost);
+    }
+  }
+
+  /**
+   * Whether {@code handler} is a node connection of a cluster connection (whose commands Lettuce
+   * writes again after a reconnect), not one of the short-lived connections a topology refresh
+   * opens and closes. Lettuce names no public type for it, so its endpoint's class name tells.
+   */
+  private static boolean isClusterNode(RedisChannelHandler<?, ?> handler) {
+    return handler.getChannelWriter() != null
+        && handler.getChannelWriter().getClass().getSimpleName().equals("ClusterNodeEndpoint");
   }
 
   @Override
