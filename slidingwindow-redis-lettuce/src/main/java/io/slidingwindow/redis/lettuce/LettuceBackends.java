@@ -36,6 +36,10 @@ import java.util.function.Supplier;
  * client down. Backends made by {@link #of(RedisClient)} or {@link #of(RedisClusterClient)} use the
  * caller's client as configured and close only their connection.
  *
+ * <p>Every backend here, on the caller's client too, listens to its client's connections: when one
+ * drops, the calls still waiting for a reply fail at once rather than being written again after the
+ * reconnect (which Lettuce would do, and a call that ran before the drop would then run twice).
+ *
  * <p>On Cluster, calls that fail without an answer also start a topology refresh in the background,
  * at most one a second (the rule is the backend's, see {@link RedisBackend}): after a master fails
  * over, calls for its slots reach the promoted replica soon after the nodes agree on it (within

@@ -27,8 +27,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * fails at once with a {@link RedisConnectionException} (a call without an answer, which the caller
  * treats as one that may have run); Lettuce drops a failed command instead of writing it again.
  * Lettuce tells the drop before it starts to reconnect, on the connection's event loop. On Cluster
- * a drop of any node connection of the client's cluster connections fails every call waiting, on
- * any node: which node a call went to is not known here.
+ * the drop of any connection of the client (each node has its own) fails every call waiting, on any
+ * node: which node a call went to is not known here.
  */
 final class LettuceScriptClient implements ScriptClient {
 
@@ -43,13 +43,15 @@ final class LettuceScriptClient implements ScriptClient {
 
   /**
    * To be registered with the Lettuce client ({@code addListener}): fails every call waiting for a
-   * reply when the connection (on Cluster, a node connection) drops, so that none is written again.
+   * reply when the connection (on Cluster, any connection of the client) drops. A connection closed
+   * on purpose (by its owner, or by Lettuce after a topology refresh) is skipped: Lettuce cancels
+   * what it held and writes nothing of it again.
    */
   final RedisConnectionStateListener lostConnections =
       new RedisConnectionStateListener() {
         @Override
         public void onRedisDisconnected(RedisChannelHandler<?, ?> handler) {
-          if (handler == connection || (isCluster() && isClusterNode(handler))) {
+          if (!handler.isClosed() && (handler == connection || isCluster())) {
             failWaiting();
           }
         }
@@ -102,16 +104,6 @@ final class LettuceScriptClient implements ScriptClient {
     for (CompletableFuture<List<Object>> call : waiting) {
       call.completeExceptionally(lost);
     }
-  }
-
-  /**
-   * Whether {@code handler} is a node connection of a cluster connection (whose commands Lettuce
-   * writes again after a reconnect), not one of the short-lived connections a topology refresh
-   * opens and closes. Lettuce names no public type for it, so its endpoint's class name tells.
-   */
-  private static boolean isClusterNode(RedisChannelHandler<?, ?> handler) {
-    return handler.getChannelWriter() != null
-        && handler.getChannelWriter().getClass().getSimpleName().equals("ClusterNodeEndpoint");
   }
 
   @Override
