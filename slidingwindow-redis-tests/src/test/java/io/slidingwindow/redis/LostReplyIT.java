@@ -6,7 +6,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.slidingwindow.FailurePolicy;
 import io.slidingwindow.Limit;
+import io.slidingwindow.testkit.redis.RedisClusterProcesses;
+import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -67,6 +71,59 @@ class LostReplyIT {
       assertThat(limiter.tryAcquire("r", 1)).as("the limit holds after the refund").isFalse();
       assertThat(cutter.connections()).as("the client connected again").isGreaterThan(connections);
     }
+  }
+
+  /**
+   * On a Cluster of three masters of this test's own, each announcing the port of a relay in front
+   * of it, so that the client reaches every node through one: a refund whose reply is lost gives
+   * back once. Every relay loses the next reply it sees, the refund's among them, and stops losing
+   * replies as soon as the refund has returned.
+   */
+  @ParameterizedTest
+  @EnumSource(Client.class)
+  void refundWhoseReplyIsLost_onCluster_givesBackOnce(Client client) throws Exception {
+    try (RedisClusterProcesses cluster = RedisClusterProcesses.start(3, 0)) {
+      List<ReplyCutter> cutters = new ArrayList<>();
+      try {
+        for (RedisServerProcess node : cluster.masters()) {
+          ReplyCutter cutter = new ReplyCutter(node.port());
+          cutters.add(cutter);
+          node.cli("CONFIG", "SET", "cluster-announce-port", Integer.toString(cutter.port()));
+        }
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> everyNodeAnnouncesItsRelay(cluster, cutters));
+        try (RedisBackend backend = client.cluster(List.of(cutters.get(0).uri()), TIMEOUT)) {
+          RedisRateLimiter limiter = limiter(backend);
+          for (int i = 0; i < 3; i++) {
+            assertThat(limiter.tryAcquire("k", 1)).isTrue();
+          }
+          cutters.forEach(ReplyCutter::cutNextReply);
+          Throwable thrown = catchThrowable(() -> limiter.refund("k", 1));
+          cutters.forEach(ReplyCutter::stopCutting);
+          assertThat(cutters.stream().mapToInt(ReplyCutter::cuts).sum()).isGreaterThanOrEqualTo(1);
+          assertThat(used(limiter, "k")).as("one permit given back, not two").isEqualTo(2);
+          assertThat(thrown).isInstanceOf(RedisCallException.class);
+        }
+      } finally {
+        for (ReplyCutter cutter : cutters) {
+          cutter.close();
+        }
+      }
+    }
+  }
+
+  private static boolean everyNodeAnnouncesItsRelay(
+      RedisClusterProcesses cluster, List<ReplyCutter> cutters) {
+    for (RedisServerProcess node : cluster.masters()) {
+      String nodes = node.cli("CLUSTER", "NODES");
+      for (ReplyCutter cutter : cutters) {
+        if (!nodes.contains(":" + cutter.port() + "@")) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   @ParameterizedTest

@@ -45,6 +45,16 @@ final class ReplyCutter implements AutoCloseable {
     armed.set(true);
   }
 
+  /** Passes every reply on again, if none was lost since {@link #cutNextReply()}. */
+  void stopCutting() {
+    armed.set(false);
+  }
+
+  /** The port clients connect to. */
+  int port() {
+    return listener.getLocalPort();
+  }
+
   /** How many replies were lost so far. */
   int cuts() {
     return cuts.get();

@@ -8,7 +8,6 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -21,7 +20,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -73,13 +71,7 @@ public final class LettuceBackends {
     ClientResources resources = resources();
     RedisClient client = RedisClient.create(resources, redisUri);
     client.setOptions(clientOptions());
-    return connectOwned(
-        client,
-        resources,
-        "standalone " + uri,
-        client::connect,
-        StatefulRedisConnection::async,
-        null);
+    return connectOwned(client, resources, "standalone " + uri, client::connect, null);
   }
 
   /**
@@ -130,7 +122,6 @@ public final class LettuceBackends {
             + RedisUris.mask(sentinelUris.toString())
             + (username != null ? " as " + username : ""),
         client::connect,
-        StatefulRedisConnection::async,
         null);
   }
 
@@ -165,7 +156,6 @@ public final class LettuceBackends {
         resources,
         "cluster " + seedUris,
         client::connect,
-        StatefulRedisClusterConnection::async,
         // Off the caller's thread: starting a refresh resolves every node's address.
         () -> resources.eventExecutorGroup().execute(client::refreshPartitionsAsync));
   }
@@ -183,8 +173,7 @@ public final class LettuceBackends {
       throw new IllegalArgumentException("client must not be null");
     }
     StatefulRedisConnection<String, String> connection = LettuceConnects.connect(client::connect);
-    return backend(
-        client, connection, connection.async(), connection::close, "client " + client, null);
+    return backend(client, connection, connection::close, "client " + client, null);
   }
 
   /**
@@ -204,7 +193,6 @@ public final class LettuceBackends {
     return backend(
         client,
         connection,
-        connection.async(),
         connection::close,
         "cluster client " + client,
         () -> client.getResources().eventExecutorGroup().execute(client::refreshPartitionsAsync));
@@ -218,11 +206,10 @@ public final class LettuceBackends {
   private static RedisBackend backend(
       AbstractRedisClient client,
       StatefulConnection<String, String> connection,
-      RedisScriptingAsyncCommands<String, String> commands,
       AutoCloseable resources,
       String description,
       Runnable topologyRefresh) {
-    LettuceScriptClient scripts = new LettuceScriptClient(connection, commands, topologyRefresh);
+    LettuceScriptClient scripts = new LettuceScriptClient(connection, topologyRefresh);
     client.addListener(scripts.lostConnections);
     AutoCloseable closeAll =
         () -> {
@@ -248,7 +235,6 @@ public final class LettuceBackends {
       ClientResources resources,
       String description,
       Supplier<C> connect,
-      Function<C, RedisScriptingAsyncCommands<String, String>> commands,
       Runnable topologyRefresh) {
     Runnable shutdown =
         () -> {
@@ -270,8 +256,7 @@ public final class LettuceBackends {
             shutdown.run();
           }
         };
-    return backend(
-        client, connection, commands.apply(connection), closeAll, description, topologyRefresh);
+    return backend(client, connection, closeAll, description, topologyRefresh);
   }
 
   private static ClientResources resources() {

@@ -4,20 +4,27 @@ import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisConnectionStateListener;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.protocol.AsyncCommand;
+import io.lettuce.core.protocol.Command;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import io.netty.buffer.ByteBuf;
 import io.slidingwindow.redis.ScriptClient;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * {@link ScriptClient} over Lettuce's asynchronous scripting commands. Lettuce answers MULTI
- * replies with Longs and Strings, and reports every error reply of Redis as a {@link
- * RedisCommandExecutionException}; anything else is a call without an answer. Thread-safe.
+ * {@link ScriptClient} over Lettuce: {@code EVAL} and {@code EVALSHA} dispatched as Lettuce's
+ * asynchronous scripting commands are. Lettuce answers MULTI replies with Longs and Strings, and
+ * reports every error reply of Redis as a {@link RedisCommandExecutionException}; anything else is
+ * a call without an answer. Thread-safe.
  *
  * <p>A call is written once. Lettuce, when a connection drops, keeps the commands that were on the
  * wire and writes them again once it has reconnected (its "at least once" mode, the one that comes
@@ -25,15 +32,20 @@ import java.util.concurrent.ConcurrentHashMap;
  * refund give its permits back twice. So the client registers {@link #lostConnections} with the
  * Lettuce client, and when one of its connections drops, every call still waiting for its reply
  * fails at once with a {@link RedisConnectionException} (a call without an answer, which the caller
- * treats as one that may have run); Lettuce drops a failed command instead of writing it again.
- * Lettuce tells the drop before it starts to reconnect, on the connection's event loop. On Cluster
- * the drop of any connection of the client (each node has its own) fails every call waiting, on any
- * node: which node a call went to is not known here.
+ * treats as one that may have run); Lettuce drops a failed command instead of writing it again, and
+ * where it writes one anyway (on Cluster) the command writes {@code PING} in its place ({@link
+ * Once}). Lettuce tells the drop before it starts to reconnect, on the connection's event loop. On
+ * Cluster the drop of any connection of the client (each node has its own) fails every call
+ * waiting, on any node: which node a call went to is not known here.
  */
 final class LettuceScriptClient implements ScriptClient {
 
+  /**
+   * What a call writes in place of its script once it has ended: a command that changes nothing.
+   */
+  private static final byte[] PING = "*1\r\n$4\r\nPING\r\n".getBytes(StandardCharsets.US_ASCII);
+
   private final StatefulConnection<String, String> connection;
-  private final RedisScriptingAsyncCommands<String, String> commands;
 
   /** Starts a refresh of the Cluster client's topology in the background; null when not Cluster. */
   private final Runnable topologyRefresh;
@@ -58,38 +70,75 @@ final class LettuceScriptClient implements ScriptClient {
       };
 
   /**
-   * Scripts sent through {@code commands} of {@code connection}; {@code topologyRefresh} starts a
-   * refresh of a Cluster client's topology, null when not Cluster.
+   * Scripts sent on {@code connection}; {@code topologyRefresh} starts a refresh of a Cluster
+   * client's topology, null when not Cluster.
    */
-  LettuceScriptClient(
-      StatefulConnection<String, String> connection,
-      RedisScriptingAsyncCommands<String, String> commands,
-      Runnable topologyRefresh) {
+  LettuceScriptClient(StatefulConnection<String, String> connection, Runnable topologyRefresh) {
     this.connection = connection;
-    this.commands = commands;
     this.topologyRefresh = topologyRefresh;
   }
 
   @Override
   public CompletableFuture<List<Object>> evalsha(String sha1, String[] keys, String[] args) {
-    return tracked(
-        commands
-            .<List<Object>>evalsha(sha1, ScriptOutputType.MULTI, keys, args)
-            .toCompletableFuture());
+    return send(CommandType.EVALSHA, sha1, keys, args);
   }
 
   @Override
   public CompletableFuture<List<Object>> eval(String script, String[] keys, String[] args) {
-    return tracked(
-        commands
-            .<List<Object>>eval(script, ScriptOutputType.MULTI, keys, args)
-            .toCompletableFuture());
+    return send(CommandType.EVAL, script, keys, args);
   }
 
-  private CompletableFuture<List<Object>> tracked(CompletableFuture<List<Object>> call) {
+  /**
+   * Dispatches {@code EVAL} or {@code EVALSHA} as Lettuce's scripting commands do (a reply of Longs
+   * and Strings), as a {@link Once}, and tracks it until it completes.
+   */
+  private CompletableFuture<List<Object>> send(
+      CommandType type, String script, String[] keys, String[] args) {
+    CommandArgs<String, String> commandArgs =
+        new CommandArgs<>(StringCodec.UTF8)
+            .add(script)
+            .add(keys.length)
+            .addKeys(keys)
+            .addValues(args);
+    Once command = new Once(type, commandArgs);
+    AsyncCommand<String, String, List<Object>> call = new AsyncCommand<>(command);
+    command.call = call;
     waiting.add(call);
     var unused = call.whenComplete((reply, error) -> waiting.remove(call));
+    try {
+      connection.dispatch(call);
+    } catch (RuntimeException e) { // refused before it was written (closed, or not connected)
+      call.completeExceptionally(e);
+    }
     return call;
+  }
+
+  /**
+   * A script command that runs at most once. Lettuce encodes a command each time it writes it; once
+   * the caller's call has ended (answered, failed because its connection dropped, timed out or
+   * cancelled), a write is a replay after a reconnect and writes {@code PING} instead, which
+   * changes nothing: the reply goes to a call already complete. This covers Cluster, where Lettuce
+   * wraps the command in one of its own whose completion it tracks apart from the call's, and
+   * writes it again after a reconnect even when the call has ended.
+   */
+  private static final class Once extends Command<String, String, List<Object>> {
+
+    /** The call this command answers; set before it is dispatched. */
+    volatile AsyncCommand<String, String, List<Object>> call;
+
+    Once(CommandType type, CommandArgs<String, String> args) {
+      super(type, new NestedMultiOutput<>(StringCodec.UTF8), args);
+    }
+
+    @Override
+    public void encode(ByteBuf buf) {
+      AsyncCommand<String, String, List<Object>> c = call;
+      if (c != null && c.isDone()) {
+        buf.writeBytes(PING);
+        return;
+      }
+      super.encode(buf);
+    }
   }
 
   /** Fails every call waiting for its reply: their connection dropped, and they may have run. */

@@ -16,7 +16,7 @@ class LettuceScriptClientTest {
 
   @Test
   void errorReply_commandExecutionExceptionsAreRedisReplies_othersAreNoAnswer() {
-    LettuceScriptClient client = new LettuceScriptClient(null, null, null);
+    LettuceScriptClient client = new LettuceScriptClient(null, null);
     assertThat(client.errorReply(new RedisNoScriptException("NOSCRIPT No matching script.")))
         .startsWith("NOSCRIPT");
     assertThat(client.errorReply(new RedisCommandExecutionException("TRYAGAIN Multiple keys")))
@@ -30,8 +30,8 @@ class LettuceScriptClientTest {
   @Test
   void refreshTopology_onClusterOnly_runsTheRefreshEachTime() {
     List<String> refreshes = new ArrayList<>();
-    LettuceScriptClient cluster = new LettuceScriptClient(null, null, () -> refreshes.add("r"));
-    LettuceScriptClient standalone = new LettuceScriptClient(null, null, null);
+    LettuceScriptClient cluster = new LettuceScriptClient(null, () -> refreshes.add("r"));
+    LettuceScriptClient standalone = new LettuceScriptClient(null, null);
     assertThat(cluster.isCluster()).isTrue();
     assertThat(standalone.isCluster()).isFalse();
     cluster.refreshTopology();
