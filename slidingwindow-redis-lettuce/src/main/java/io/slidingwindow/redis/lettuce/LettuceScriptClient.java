@@ -121,7 +121,7 @@ final class LettuceScriptClient implements ScriptClient {
    * wraps the command in one of its own whose completion it tracks apart from the call's, and
    * writes it again after a reconnect even when the call has ended.
    */
-  private static final class Once extends Command<String, String, List<Object>> {
+  static final class Once extends Command<String, String, List<Object>> {
 
     /** The call this command answers; set before it is dispatched. */
     volatile AsyncCommand<String, String, List<Object>> call;

@@ -7,6 +7,13 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.AsyncCommand;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -38,5 +45,34 @@ class LettuceScriptClientTest {
     cluster.refreshTopology();
     standalone.refreshTopology();
     assertThat(refreshes).as("the backend throttles, the adapter does not").hasSize(2);
+  }
+
+  /**
+   * A script command is written as itself while its call waits, and as PING once the call has
+   * ended, so that a write after a reconnect (which Lettuce makes on Cluster whatever became of the
+   * call) changes nothing.
+   */
+  @Test
+  void once_writesTheScriptWhileItsCallWaits_andPingOnceItHasEnded() {
+    LettuceScriptClient.Once command =
+        new LettuceScriptClient.Once(
+            CommandType.EVALSHA,
+            new CommandArgs<>(StringCodec.UTF8).add("abc").add(1).addKeys("k").addValues("v"));
+    AsyncCommand<String, String, List<Object>> call = new AsyncCommand<>(command);
+    command.call = call;
+    assertThat(encoded(command))
+        .isEqualTo("*5\r\n$7\r\nEVALSHA\r\n$3\r\nabc\r\n$1\r\n1\r\n$1\r\nk\r\n$1\r\nv\r\n");
+    call.completeExceptionally(new RedisConnectionException("dropped"));
+    assertThat(encoded(command)).isEqualTo("*1\r\n$4\r\nPING\r\n");
+  }
+
+  private static String encoded(LettuceScriptClient.Once command) {
+    ByteBuf buf = Unpooled.buffer();
+    try {
+      command.encode(buf);
+      return buf.toString(StandardCharsets.US_ASCII);
+    } finally {
+      buf.release();
+    }
   }
 }
