@@ -110,8 +110,9 @@ public final class Reservation {
    *
    * @return whether this call gave them back
    * @throws RuntimeException what the backend throws when it cannot (the Redis limiter's {@code
-   *     RedisCallException}); the permits then stay recorded, which never grants more, and the
-   *     reservation counts as spent, since a call that failed may have run
+   *     RedisCallException}); the permits may then stay recorded (which never grants more) or have
+   *     been given back by a call that ran before its reply was lost, never twice: the reservation
+   *     counts as spent, and the backend does not send a failed call again
    */
   public boolean refund() {
     if (!claim()) {
