@@ -79,6 +79,36 @@ class HttpBoundsIT {
   }
 
   @Test
+  void requestBegunInTheReadThatEndedThePrevious_timedFromThoseBytes_408BeforeTheIdleTimeout()
+      throws Exception {
+    start(b -> b.httpReadTimeout(Duration.ofMillis(1500)).httpIdleTimeout(Duration.ofMinutes(2)));
+    Socket wholeLines = open();
+    Socket partLine = open();
+
+    // one write each: a whole request, then the start of the next, and nothing more
+    send(wholeLines, request(DECIDE) + "POST /v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    send(partLine, request(DECIDE) + "POST /v1/dec");
+
+    for (Socket socket : new Socket[] {wholeLines, partLine}) {
+      assertThat(readResponse(socket)).startsWith("HTTP/1.1 200");
+      String rest = readUntilClosed(socket, Duration.ofSeconds(20));
+      assertThat(rest).startsWith("HTTP/1.1 408").contains("took too long to arrive");
+    }
+    assertThat(metrics()).contains(errors("read_timeout") + " 2.0");
+  }
+
+  @Test
+  void blankLinesAfterARequest_noClockStarted_closedOnlyByTheIdleTimeout() throws Exception {
+    start(b -> b.httpReadTimeout(Duration.ofMillis(300)).httpIdleTimeout(Duration.ofSeconds(3)));
+    Socket socket = open();
+
+    send(socket, request(DECIDE) + "\r\n");
+
+    assertThat(readResponse(socket)).startsWith("HTTP/1.1 200");
+    assertThat(readUntilClosed(socket, Duration.ofSeconds(20))).isEmpty();
+  }
+
+  @Test
   void connectionsBeyondTheLimit_closedAtOnce() throws Exception {
     start(b -> b.httpMaxConnections(3));
     for (int i = 0; i < 3; i++) {

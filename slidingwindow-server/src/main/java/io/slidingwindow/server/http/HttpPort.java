@@ -16,7 +16,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.ssl.SslContext;
@@ -97,12 +96,13 @@ public final class HttpPort {
                     if (ssl != null) {
                       pipeline.addLast(ssl.newHandler(channel.alloc()));
                     }
-                    ReadTimeout timeout = new ReadTimeout(bounds.readTimeout(), problems);
+                    HttpCodec codec = new HttpCodec();
+                    ReadTimeout timeout = new ReadTimeout(bounds.readTimeout(), problems, codec);
                     pipeline.addLast(timeout);
                     pipeline.addLast(
                         new IdleStateHandler(
                             0, 0, bounds.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
-                    pipeline.addLast(new HttpServerCodec(4096, 8192, 8192));
+                    pipeline.addLast(codec);
                     pipeline.addLast(new BoundedAggregator(problems, router));
                     pipeline.addLast(timeout.completions());
                     pipeline.addLast(new FlowControlHandler());

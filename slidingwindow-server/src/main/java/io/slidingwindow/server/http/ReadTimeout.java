@@ -17,14 +17,16 @@ import java.util.function.Consumer;
  * Closes a connection whose request does not arrive whole within the read timeout of its first
  * byte, answering 408. Sits before the HTTP codec, so it sees bytes, even of a request line that
  * never ends; {@link #completions} tells it when a request is whole (as soon as it is, even if it
- * must wait behind another). One timer per connection, not per request: it wakes at most once a
- * timeout, and when a request has been arriving for longer than the timeout it ends the connection,
- * else it sleeps until that request's time is up. While the connection's request in flight is being
- * decided, or whole requests wait behind it, the 408 waits for their answers, which come first: a
- * request decided and counted is always answered, and answers keep the order of requests. The clock
- * of a request whose {@code 100 Continue} waits behind them stands still: its client was told
- * nothing yet, so it holds its body back; it starts again when the last answer before it is sent,
- * just before that {@code 100 Continue} is. One per connection, used on its event loop only.
+ * must wait behind another), and the codec whether the bytes that ended it also began the next
+ * request, whose clock then starts with them. One timer per connection, not per request: it wakes
+ * at most once a timeout, and when a request has been arriving for longer than the timeout it ends
+ * the connection, else it sleeps until that request's time is up. While the connection's request in
+ * flight is being decided, or whole requests wait behind it, the 408 waits for their answers, which
+ * come first: a request decided and counted is always answered, and answers keep the order of
+ * requests. The clock of a request whose {@code 100 Continue} waits behind them stands still: its
+ * client was told nothing yet, so it holds its body back; it starts again when the last answer
+ * before it is sent, just before that {@code 100 Continue} is. One per connection, used on its
+ * event loop only.
  */
 final class ReadTimeout extends ChannelDuplexHandler {
 
@@ -33,6 +35,7 @@ final class ReadTimeout extends ChannelDuplexHandler {
 
   private final long timeoutNanos;
   private final Consumer<String> problems;
+  private final HttpCodec codec;
   private ChannelHandlerContext context;
   private ScheduledFuture<?> timer;
 
@@ -57,9 +60,11 @@ final class ReadTimeout extends ChannelDuplexHandler {
   /** Whether this handler answered 408 and is closing the connection. */
   private boolean timedOut;
 
-  ReadTimeout(Duration timeout, Consumer<String> problems) {
+  /** Times the requests that {@code codec}, the connection's, reads. */
+  ReadTimeout(Duration timeout, Consumer<String> problems, HttpCodec codec) {
     this.timeoutNanos = timeout.toNanos();
     this.problems = problems;
+    this.codec = codec;
   }
 
   @Override
@@ -79,6 +84,10 @@ final class ReadTimeout extends ChannelDuplexHandler {
       requestStart = started(System.nanoTime());
     }
     ctx.fireChannelRead(msg);
+    if (requestStart == 0 && codec.midRequest()) {
+      // these bytes ended a request and began the next: its clock starts with them
+      requestStart = started(System.nanoTime());
+    }
   }
 
   /**

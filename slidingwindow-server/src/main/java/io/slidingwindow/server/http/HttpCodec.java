@@ -1,0 +1,95 @@
+package io.slidingwindow.server.http;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.CombinedChannelDuplexHandler;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseEncoder;
+import io.netty.handler.codec.http.LastHttpContent;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Queue;
+
+/**
+ * The HTTP/1.1 server codec (a request line up to 4 KiB, headers up to 8 KiB, chunks read 8 KiB at
+ * a time; an answer to {@code HEAD} without its body), which also tells whether a request has begun
+ * to arrive and is not yet whole: {@link ReadTimeout} asks it after each read, as the bytes that
+ * end one request can begin the next, and that one's clock starts with them. Netty's own server
+ * codec keeps that to itself. One per connection, used on its event loop only.
+ */
+final class HttpCodec extends CombinedChannelDuplexHandler<HttpCodec.Requests, HttpCodec.Answers> {
+
+  /** The methods of the requests read and not yet answered, in order. */
+  private final Queue<HttpMethod> methods = new ArrayDeque<>();
+
+  /** Whether the last request read was whole, and nothing of another has come since. */
+  private boolean between = true;
+
+  HttpCodec() {
+    init(new Requests(), new Answers());
+  }
+
+  /**
+   * Whether some of a request has come (more than the blank lines a client may send between
+   * requests) and the request is not yet whole.
+   */
+  boolean midRequest() {
+    return !between;
+  }
+
+  /** Reads requests, noting their methods and whether one is part way. */
+  final class Requests extends HttpRequestDecoder {
+    private Requests() {
+      super(
+          new HttpDecoderConfig()
+              .setMaxInitialLineLength(4096)
+              .setMaxHeaderSize(8192)
+              .setMaxChunkSize(8192));
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf buffer, List<Object> out)
+        throws Exception {
+      int from = buffer.readerIndex();
+      int before = out.size();
+      super.decode(ctx, buffer, out);
+      int after = out.size();
+      for (int i = before; i < after; i++) {
+        if (out.get(i) instanceof HttpRequest request) {
+          methods.add(request.method());
+        }
+      }
+      if (after > before && out.get(after - 1) instanceof LastHttpContent) {
+        between = true; // the decoder returns once a request is whole
+      } else if (after > before || buffer.isReadable() || !blank(buffer, from)) {
+        between = false; // a part of a request read, or a line of one waiting for its end
+      }
+    }
+
+    /** Whether the bytes of {@code buffer} from {@code from} to its reader index are blank. */
+    private static boolean blank(ByteBuf buffer, int from) {
+      for (int i = from; i < buffer.readerIndex(); i++) {
+        int c = buffer.getUnsignedByte(i);
+        if (!Character.isISOControl(c) && !Character.isWhitespace(c)) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  /** Writes answers; one to {@code HEAD} without its body, as Netty's server codec does. */
+  final class Answers extends HttpResponseEncoder {
+    private Answers() {}
+
+    @Override
+    protected boolean isContentAlwaysEmpty(HttpResponse msg) {
+      HttpMethod method = methods.poll();
+      return HttpMethod.HEAD.equals(method) || super.isContentAlwaysEmpty(msg);
+    }
+  }
+}
