@@ -195,6 +195,14 @@ final class BoundedAggregator extends HttpObjectAggregator {
     }
 
     /**
+     * A refusal with {@code status} and {@code {"error": message}} of the request now arriving on
+     * the connection of {@code context}, to be sent in its turn.
+     */
+    static Refusal of(ChannelHandlerContext context, HttpResponseStatus status, String message) {
+      return new Refusal(context, status, message);
+    }
+
+    /**
      * Writes the refusal's answer with {@code Connection: close} (it was counted when recognised),
      * and reads and drops what the client still sends for a second, then closes, so that closing
      * with unread bytes does not reset the connection before the client has read the answer.

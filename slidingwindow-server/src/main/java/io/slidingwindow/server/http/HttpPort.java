@@ -16,6 +16,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.ssl.SslContext;
@@ -52,10 +53,13 @@ import java.util.function.Consumer;
  * {@code malformed_http}, {@code too_large}; the last two as soon as such a request is recognised,
  * even one dropped unanswered behind a closing answer.
  *
- * <p>{@link #close(long)} stops accepting, answers new requests on open connections with 503, waits
+ * <p>{@link #close(long)} stops accepting, answers new requests on open connections with 503 (one
+ * that announced its body with {@code Expect: 100-continue} too, instead of asking for it), waits
  * for the requests in flight, then closes every connection. Thread-safe.
  */
 public final class HttpPort {
+
+  private static final String SHUTTING_DOWN = "the rate limit service is shutting down";
 
   private final Channel server;
   private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
@@ -228,6 +232,8 @@ public final class HttpPort {
      * Takes the aggregator's refusal (413, 417; 401, 403 on its head) of a request, or the {@code
      * 100 Continue} it owes one, in that request's turn, after the answers of the requests before
      * it, as any request is taken; after a {@code 100 Continue}, reads on for the request's body.
+     * While the port drains, a request's {@code 100 Continue} becomes 503 and closes the
+     * connection, as a new request's answer does: its body is never asked for.
      */
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
@@ -237,7 +243,15 @@ public final class HttpPort {
           refusal.send();
         }
       } else if (msg instanceof BoundedAggregator.Continue interim) {
-        if (!closing) { // else behind an answer that closes the connection: never to be sent
+        if (closing) { // behind an answer that closes the connection: never to be sent
+          return;
+        }
+        if (draining) { // its body is not asked for: answered as any new request is
+          closing = true;
+          timeout.refused();
+          BoundedAggregator.Refusal.of(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, SHUTTING_DOWN)
+              .send();
+        } else {
           interim.send();
           ctx.read();
         }
@@ -270,7 +284,7 @@ public final class HttpPort {
             "close");
         var unused = ctx.close();
       } else if (draining) {
-        exchange.fail(503, "the rate limit service is shutting down", "Connection", "close");
+        exchange.fail(503, SHUTTING_DOWN, "Connection", "close");
       } else {
         router.dispatch(exchange);
       }

@@ -115,6 +115,14 @@ final class ReadTimeout extends ChannelDuplexHandler {
     };
   }
 
+  /**
+   * The request now arriving is refused in its turn, before it is whole, and the connection closes
+   * with that answer: nothing more to time.
+   */
+  void refused() {
+    ended = true;
+  }
+
   /** A whole request of this connection is being answered: a 408 waits until it is. */
   void answering() {
     answering = true;
