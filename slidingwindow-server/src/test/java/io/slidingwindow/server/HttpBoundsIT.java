@@ -109,6 +109,88 @@ class HttpBoundsIT {
   }
 
   @Test
+  void transferEncodingBesideContentLengthOrNotChunkedAlone_answered400AndClosed_nothingSmuggled()
+      throws Exception {
+    start(b -> b);
+    String hidden = request(DECIDE); // a proxy going by Content-Length: 4 would see it as a request
+    String chunked = Integer.toHexString(DECIDE.length()) + "\r\n" + DECIDE + "\r\n0\r\n\r\n";
+    String[] heads = {
+      "POST /v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+          + "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+          + hidden,
+      "POST /v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+          + "Transfer-Encoding: gzip, chunked\r\n\r\n"
+          + chunked,
+      "POST /v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+          + "Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n\r\n"
+          + chunked,
+      "POST /v1/decide HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+          + "Connection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n"
+          + chunked,
+    };
+
+    for (String head : heads) {
+      Socket socket = open();
+      send(socket, head);
+      String answers = readUntilClosed(socket, Duration.ofSeconds(10));
+      assertThat(answers).as(head).startsWith("HTTP/1.1 400").contains("malformed HTTP request");
+      assertThat(answers.split("HTTP/1.1 ", -1)).as(head).hasSize(2); // one answer, then closed
+    }
+
+    HttpResponse<String> next = post("/v1/decide", DECIDE.getBytes(StandardCharsets.UTF_8));
+    assertThat(next.body()).as("nothing was decided before").contains("\"remaining\":999");
+    assertThat(metrics()).contains(errors("malformed_http") + " 4.0");
+  }
+
+  @Test
+  void chunkedBody_decided_andOneOverTheBound_answered413() throws Exception {
+    start(b -> b);
+    Socket small = open();
+    send(
+        small,
+        "POST /v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + "Transfer-Encoding: chunked\r\n\r\n"
+            + Integer.toHexString(DECIDE.length())
+            + "\r\n"
+            + DECIDE
+            + "\r\n0\r\n\r\n");
+    assertThat(readResponse(small)).startsWith("HTTP/1.1 200");
+
+    Socket large = open();
+    String chunk = "x".repeat(8000);
+    StringBuilder body = new StringBuilder();
+    for (int i = 0; i < 140; i++) { // 1.12 MB in chunks, no length announced
+      body.append(Integer.toHexString(chunk.length())).append("\r\n").append(chunk).append("\r\n");
+    }
+    try {
+      send(
+          large,
+          "POST /v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+              + "Transfer-Encoding: chunked\r\n\r\n"
+              + body
+              + "0\r\n\r\n");
+    } catch (SocketException e) {
+      // refused and closed before the whole body was written: read what was answered
+    }
+    assertThat(readUntilClosed(large, Duration.ofSeconds(10))).startsWith("HTTP/1.1 413");
+  }
+
+  @Test
+  void headAnswer_hasNoBody_nextAnswerOnTheConnectionReadsWhole() throws Exception {
+    start(b -> b);
+    Socket socket = open();
+
+    send(
+        socket,
+        "HEAD /healthcheck HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            + "GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+
+    String answers = readUntilClosed(socket, Duration.ofSeconds(10));
+    assertThat(answers).startsWith("HTTP/1.1 405").doesNotContain("{\"error\"");
+    assertThat(answers).contains("\r\n\r\nHTTP/1.1 200 OK").endsWith("\r\n\r\nOK");
+  }
+
+  @Test
   void connectionsBeyondTheLimit_closedAtOnce() throws Exception {
     start(b -> b.httpMaxConnections(3));
     for (int i = 0; i < 3; i++) {
