@@ -133,6 +133,27 @@ class HostileInputIT {
     assertError(
         post("/json", "{\"domain\": \"web\", \"descriptors\": " + entries + "} {}"),
         "not a RateLimitRequest in JSON: text after the object");
+    // protobuf reads both spellings of a field; it would take the 5 here and refuse the reverse
+    assertError(
+        post(
+            "/json",
+            "{\"domain\": \"web\", \"hits_addend\": 0, \"hitsAddend\": 5, \"descriptors\": "
+                + entries
+                + "}"),
+        "not a RateLimitRequest in JSON: Duplicate field 'hitsAddend' in two spellings");
+    assertError(
+        post(
+            "/json",
+            "{\"domain\": \"web\", \"descriptors\": [{\"entries\": [{\"key\": \"client\","
+                + " \"value\": \"j\"}], \"hitsAddend\": 0, \"hits_addend\": 2}]}"),
+        "not a RateLimitRequest in JSON: Duplicate field 'hits_addend' in two spellings");
+    HttpResponse<String> valid =
+        post(
+            "/json", "{\"domain\": \"web\", \"hits_addend\": 1, \"descriptors\": " + entries + "}");
+    assertThat(valid.statusCode()).isEqualTo(200);
+    assertThat(json.readTree(valid.body()).get("statuses").get(0).get("limitRemaining").asLong())
+        .as("nothing counted by the refused bodies")
+        .isEqualTo(2);
   }
 
   /**

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.InvalidProtocolBufferException;
@@ -26,6 +27,8 @@ import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -111,9 +114,10 @@ public final class DecisionRoutes {
     }
     try (JsonParser parser = Json.mapper().createParser(text)) {
       // protobuf's reader takes the last of two same fields and ignores what follows the object;
-      // one streaming pass of the strict reader, which builds nothing, refuses both first.
+      // one streaming pass of the strict reader, which builds nothing, refuses both first, and a
+      // field named in both of protobuf's spellings (hits_addend and hitsAddend).
       if (parser.nextToken() != null) {
-        parser.skipChildren();
+        onceEach(parser);
       }
       if (parser.nextToken() != null) {
         throw new JsonParseException(parser, "text after the object");
@@ -153,6 +157,46 @@ public final class DecisionRoutes {
             throw new IllegalStateException("a RateLimitResponse prints as JSON", e);
           }
         });
+  }
+
+  /**
+   * Reads the value at {@code parser}'s token to its end, refusing an object that names a field
+   * twice in protobuf's two spellings of it, its own and its JSON name ({@code hits_addend} and
+   * {@code hitsAddend}): protobuf's reader would take the one not zero, or refuse when both are, so
+   * which counts would hang on their values and order.
+   */
+  private static void onceEach(JsonParser parser) throws IOException {
+    if (parser.currentToken() == JsonToken.START_OBJECT) {
+      Set<String> names = new HashSet<>();
+      while (parser.nextToken() == JsonToken.FIELD_NAME) {
+        String name = parser.currentName();
+        if (!names.add(jsonName(name))) {
+          throw new JsonParseException(parser, "Duplicate field '" + name + "' in two spellings");
+        }
+        parser.nextToken();
+        onceEach(parser);
+      }
+    } else if (parser.currentToken() == JsonToken.START_ARRAY) {
+      while (parser.nextToken() != JsonToken.END_ARRAY) {
+        onceEach(parser);
+      }
+    }
+  }
+
+  /** A field's name as protobuf's JSON name of it: {@code hits_addend} as {@code hitsAddend}. */
+  private static String jsonName(String name) {
+    StringBuilder json = new StringBuilder(name.length());
+    boolean upper = false;
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (c == '_') {
+        upper = true;
+      } else {
+        json.append(upper ? Character.toUpperCase(c) : c);
+        upper = false;
+      }
+    }
+    return json.toString();
   }
 
   /** Checks every string of {@code request}, read from JSON, with {@link Json#checkText}. */
