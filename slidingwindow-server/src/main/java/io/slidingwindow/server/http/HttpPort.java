@@ -39,10 +39,11 @@ import java.util.function.Consumer;
  * closed as they come); a request must arrive whole within {@link Settings.Http#readTimeout()} of
  * its first byte, else 408 and the connection closes; a connection that waits longer than {@link
  * Settings.Http#idleTimeout()} for its next request is closed; a request line over 4 KiB or headers
- * over 8 KiB get 431 or 400, a body over {@value Json#MAX_BODY_BYTES} bytes 413 (also when {@code
- * Expect: 100-continue} announces it), another {@code Expect} 417. A request the router refuses on
- * its head (401, 403: see {@code Router.screen}) is answered so before any of its body is gathered.
- * A request being decided is always answered: neither timeout ends its connection meanwhile, and a
+ * over 8 KiB get 431 or 400, a body whose length is ambiguous 400 (see {@link HttpCodec}), a body
+ * over {@value Json#MAX_BODY_BYTES} bytes 413 (also when {@code Expect: 100-continue} announces it,
+ * and however it is framed), another {@code Expect} 417. A request the router refuses on its head
+ * (401, 403: see {@code Router.screen}) is answered so before any of its body is gathered. A
+ * request being decided is always answered: neither timeout ends its connection meanwhile, and a
  * 408, 413, 417 or head refusal of a request pipelined behind it waits for its answer and follows
  * it, as does the {@code 100 Continue} of one that announced its body with {@code Expect:
  * 100-continue}. Each connection serves one request at a time, in order (pipelined requests wait
