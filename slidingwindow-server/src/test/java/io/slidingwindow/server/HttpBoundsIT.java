@@ -191,6 +191,26 @@ class HttpBoundsIT {
   }
 
   @Test
+  void headAnswerBehindA100Continue_hasNoBody_theDecisionBeforeItKeepsItsBody() throws Exception {
+    start(b -> b);
+    Socket socket = open();
+
+    send(
+        socket,
+        request(DECIDE).replace("\r\n\r\n", "\r\nExpect: 100-continue\r\n\r\n")
+            + "HEAD /healthcheck HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            + "GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+
+    String answers = readUntilClosed(socket, Duration.ofSeconds(10));
+    assertThat(answers.split("HTTP/1.1 ", -1))
+        .as("100, the decision with its body, 405 without one, then 200 OK: %s", answers)
+        .hasSize(5);
+    assertThat(answers).startsWith("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200");
+    assertThat(answers).contains("\"remaining\":999");
+    assertThat(answers).doesNotContain("{\"error\"").endsWith("\r\n\r\nOK");
+  }
+
+  @Test
   void connectionsBeyondTheLimit_closedAtOnce() throws Exception {
     start(b -> b.httpMaxConnections(3));
     for (int i = 0; i < 3; i++) {
