@@ -56,8 +56,8 @@ final class LettuceScriptClient implements ScriptClient {
   /**
    * To be registered with the Lettuce client ({@code addListener}): fails every call waiting for a
    * reply when the connection (on Cluster, any connection of the client) drops. A connection closed
-   * on purpose (by its owner, or by Lettuce after a topology refresh) is skipped: Lettuce cancels
-   * what it held and writes nothing of it again.
+   * on purpose (by its owner, or by Lettuce after a topology refresh) is skipped: Lettuce routes
+   * what it held again, and a command whose call has ended writes {@code PING} ({@link Once}).
    */
   final RedisConnectionStateListener lostConnections =
       new RedisConnectionStateListener() {
@@ -146,12 +146,13 @@ final class LettuceScriptClient implements ScriptClient {
     if (waiting.isEmpty()) {
       return;
     }
-    RedisConnectionException lost =
-        new RedisConnectionException(
-            "the connection dropped before Redis answered; the call may have run, so it is not"
-                + " sent again");
-    for (CompletableFuture<List<Object>> call : waiting) {
-      call.completeExceptionally(lost);
+    // A copy: failing a call runs its callers' callbacks here, and a call they dispatch meanwhile
+    // has not met the drop.
+    for (CompletableFuture<List<Object>> call : List.copyOf(waiting)) {
+      call.completeExceptionally( // one each: a caller may add to it as its own
+          new RedisConnectionException(
+              "the connection dropped before Redis answered; the call may have run, so it is not"
+                  + " sent again"));
     }
   }
 
