@@ -13,14 +13,17 @@ import io.slidingwindow.server.decide.Decisions.BadRequest;
 /**
  * The bounds every request must keep, checked before anything is counted: a domain that is
  * configured and at most {@value Decider#MAX_DOMAIN_CHARS} characters, 1 to {@value
- * Decider#MAX_DESCRIPTORS} descriptors of 1 to {@value Decider#MAX_ENTRIES} entries, keys that are
- * not empty, keys of at most {@value Decider#MAX_TEXT_CHARS} characters, hits_addend at most
+ * Decider#MAX_DESCRIPTORS} descriptors of at most {@value Decider#MAX_ENTRIES} entries, keys that
+ * are not empty, keys of at most {@value Decider#MAX_TEXT_CHARS} characters, hits_addend at most
  * {@value Decider#MAX_UINT32}, and an override with a named unit. A value may be of any length (the
  * request's size bounds it): it often comes from a client's header, and a request refused for it
  * would answer Envoy with an error, which Envoy, unless its {@code failure_mode_deny} is set, takes
  * as leave to let the request through without any of its descriptors counted. A long value is
  * counted under its digest ({@code LimiterKeys.bounded}), as every value over 256 characters is.
- * Stateless.
+ * For the same reason a descriptor without entries is no fault: Envoy sends one when each of its
+ * rate limit's actions is a {@code request_headers} with {@code skip_if_absent} whose header the
+ * client left out; it selects no rule (answered OK, as envoyproxy/ratelimit answers it) and the
+ * request's other descriptors are decided and counted. Stateless.
  */
 final class RequestChecks {
 
@@ -62,10 +65,7 @@ final class RequestChecks {
   }
 
   private static void checkDescriptor(DecisionRequest request, int d, boolean overrides) {
-    int entries = request.entries(d);
-    if (entries == 0) {
-      throw BadRequest.invalid("descriptor " + d + " has no entries");
-    }
+    int entries = request.entries(d); // none: it selects no rule (see the class comment)
     if (entries > MAX_ENTRIES) {
       throw BadRequest.invalid(
           "descriptor " + d + " has " + entries + " entries, at most " + MAX_ENTRIES);
