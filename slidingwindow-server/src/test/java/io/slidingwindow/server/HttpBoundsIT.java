@@ -257,6 +257,37 @@ class HttpBoundsIT {
   }
 
   @Test
+  void requestLineOver4KiB_answered414_headersOver8KiB_answered431_onBothPorts() throws Exception {
+    start(b -> b);
+    String longLine = "GET /v1/stats?" + "q".repeat(5000) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    String longHeaders =
+        "GET /v1/stats HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + "p".repeat(9000) + "\r\n\r\n";
+
+    for (int port : new int[] {server.httpPort(), server.adminPort()}) {
+      Socket line = sockets.open(port);
+      send(line, longLine);
+      assertThat(readUntilClosed(line, Duration.ofSeconds(10)))
+          .startsWith("HTTP/1.1 414")
+          .contains("the request line is longer than 4096 bytes");
+      Socket headers = sockets.open(port);
+      send(headers, longHeaders);
+      assertThat(readUntilClosed(headers, Duration.ofSeconds(10)))
+          .startsWith("HTTP/1.1 431")
+          .contains("the headers are longer than 8192 bytes");
+    }
+    Socket chunk = open(); // Netty reads a chunk's size line with the request line's bound
+    send(
+        chunk,
+        "POST /v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + "Transfer-Encoding: chunked\r\n\r\n1;"
+            + "x".repeat(5000)
+            + "\r\n{\r\n0\r\n\r\n");
+    assertThat(readUntilClosed(chunk, Duration.ofSeconds(10)))
+        .startsWith("HTTP/1.1 400")
+        .contains("malformed HTTP request");
+  }
+
+  @Test
   void decide_bodyNotUtf8_answered400WithWhereAndCounted() throws Exception {
     start(b -> b);
     byte[] body = DECIDE.replace("\"c\"", "\"c?\"").getBytes(StandardCharsets.UTF_8);

@@ -3,6 +3,8 @@ package io.slidingwindow.server.http;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.CombinedChannelDuplexHandler;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -14,17 +16,19 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Queue;
 
 /**
  * The HTTP/1.1 server codec (a request line up to 4 KiB, headers up to 8 KiB, chunks read 8 KiB at
- * a time; an answer to {@code HEAD} without its body; a request whose body's length is ambiguous
- * refused as malformed, see {@link Requests#isContentAlwaysEmpty}), which also tells whether a
- * request has begun to arrive and is not yet whole: {@link ReadTimeout} asks it after each read, as
- * the bytes that end one request can begin the next, and that one's clock starts with them. Netty's
- * own server codec keeps that to itself. One per connection, used on its event loop only.
+ * a time, a chunk size line over 4 KiB malformed rather than a request line too long; an answer to
+ * {@code HEAD} without its body; a request whose body's length is ambiguous refused as malformed,
+ * see {@link Requests#isContentAlwaysEmpty}), which also tells whether a request has begun to
+ * arrive and is not yet whole: {@link ReadTimeout} asks it after each read, as the bytes that end
+ * one request can begin the next, and that one's clock starts with them. Netty's own server codec
+ * keeps that to itself. One per connection, used on its event loop only.
  */
 final class HttpCodec extends CombinedChannelDuplexHandler<HttpCodec.Requests, HttpCodec.Answers> {
 
@@ -66,6 +70,13 @@ final class HttpCodec extends CombinedChannelDuplexHandler<HttpCodec.Requests, H
       for (int i = before; i < after; i++) {
         if (out.get(i) instanceof HttpRequest request) {
           methods.add(request.method());
+        } else if (out.get(i) instanceof HttpContent chunk
+            && chunk.decoderResult().cause() instanceof TooLongHttpLineException) {
+          // A chunk's size line, which Netty reads with the request line's bound: malformed (400),
+          // not a request line too long (414).
+          chunk.setDecoderResult(
+              DecoderResult.failure(
+                  new IllegalArgumentException("a chunk size line over 4096 bytes")));
         }
       }
       if (after > before && out.get(after - 1) instanceof LastHttpContent) {

@@ -18,6 +18,7 @@ import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -38,21 +39,21 @@ import java.util.function.Consumer;
  * <p>Bounds: at most {@link Settings.Http#maxConnections()} open connections (further ones are
  * closed as they come); a request must arrive whole within {@link Settings.Http#readTimeout()} of
  * its first byte, else 408 and the connection closes; a connection that waits longer than {@link
- * Settings.Http#idleTimeout()} for its next request is closed; a request line over 4 KiB or headers
- * over 8 KiB get 431 or 400, a body whose length is ambiguous 400 (see {@link HttpCodec}), a body
- * over {@value Json#MAX_BODY_BYTES} bytes 413 (also when {@code Expect: 100-continue} announces it,
- * and however it is framed), another {@code Expect} 417. A request the router refuses on its head
- * (401, 403: see {@code Router.screen}) is answered so before any of its body is gathered. A
- * request being decided is always answered: neither timeout ends its connection meanwhile, and a
- * 408, 413, 417 or head refusal of a request pipelined behind it waits for its answer and follows
- * it, as does the {@code 100 Continue} of one that announced its body with {@code Expect:
- * 100-continue}. Each connection serves one request at a time, in order (pipelined requests wait
- * their turn, and so do their answers); requests pipelined behind one that closes the connection
- * ({@code Connection: close}, HTTP/1.0, 408, 413, 417, a head refusal) are dropped, neither decided
- * nor counted as decisions, as their answers could not be sent. Each bound that ends a connection
- * is reported to {@code problems} with a word: {@code too_many_connections}, {@code read_timeout},
- * {@code malformed_http}, {@code too_large}; the last two as soon as such a request is recognised,
- * even one dropped unanswered behind a closing answer.
+ * Settings.Http#idleTimeout()} for its next request is closed; a request line over 4 KiB gets 414,
+ * headers over 8 KiB 431, a body whose length is ambiguous 400 (see {@link HttpCodec}), a body over
+ * {@value Json#MAX_BODY_BYTES} bytes 413 (also when {@code Expect: 100-continue} announces it, and
+ * however it is framed), another {@code Expect} 417. A request the router refuses on its head (401,
+ * 403: see {@code Router.screen}) is answered so before any of its body is gathered. A request
+ * being decided is always answered: neither timeout ends its connection meanwhile, and a 408, 413,
+ * 417 or head refusal of a request pipelined behind it waits for its answer and follows it, as does
+ * the {@code 100 Continue} of one that announced its body with {@code Expect: 100-continue}. Each
+ * connection serves one request at a time, in order (pipelined requests wait their turn, and so do
+ * their answers); requests pipelined behind one that closes the connection ({@code Connection:
+ * close}, HTTP/1.0, 408, 413, 417, a head refusal) are dropped, neither decided nor counted as
+ * decisions, as their answers could not be sent. Each bound that ends a connection is reported to
+ * {@code problems} with a word: {@code too_many_connections}, {@code read_timeout}, {@code
+ * malformed_http}, {@code too_large}; the last two as soon as such a request is recognised, even
+ * one dropped unanswered behind a closing answer.
  *
  * <p>{@link #close(long)} stops accepting, answers new requests on open connections with 503 (one
  * that announced its body with {@code Expect: 100-continue} too, instead of asking for it), waits
@@ -277,12 +278,13 @@ public final class HttpPort {
       Exchange exchange = new Exchange(ctx, request, path, answered);
       if (request.decoderResult().isFailure()) { // counted by the aggregator, as it came
         Throwable cause = request.decoderResult().cause();
-        boolean tooLong = cause instanceof TooLongFrameException;
-        exchange.fail(
-            tooLong ? 431 : 400,
-            tooLong ? "the request line or headers are too long" : "malformed HTTP request",
-            "Connection",
-            "close");
+        if (cause instanceof TooLongHttpLineException) { // the URI, as a rule: 414 says so
+          exchange.fail(414, "the request line is longer than 4096 bytes", "Connection", "close");
+        } else if (cause instanceof TooLongFrameException) {
+          exchange.fail(431, "the headers are longer than 8192 bytes", "Connection", "close");
+        } else {
+          exchange.fail(400, "malformed HTTP request", "Connection", "close");
+        }
         var unused = ctx.close();
       } else if (draining) {
         exchange.fail(503, SHUTTING_DOWN, "Connection", "close");
