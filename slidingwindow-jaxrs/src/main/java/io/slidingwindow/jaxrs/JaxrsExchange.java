@@ -29,6 +29,12 @@ final class JaxrsExchange {
   private static final String HEADERS = JaxrsExchange.class.getName() + ".headers";
   private static final String SETTLEMENT = JaxrsExchange.class.getName() + ".settlement";
 
+  private static final System.Logger LOG = System.getLogger(RateLimitFilter.class.getName());
+
+  private static final String REFUND_ERROR =
+      "slidingwindow: a limiter threw an Error giving a reservation back (every rule's refund was"
+          + " asked for; that rule's permits stay counted); the request's answer goes on";
+
   /**
    * The headers of an answer that a refusal replaces which it drops: they describe that answer's
    * body or freshness, point elsewhere, ask for credentials or set cookies, none of which a 429
@@ -171,7 +177,24 @@ final class JaxrsExchange {
     }
     if (request.getProperty(SETTLEMENT) instanceof Settlement settlement) {
       request.removeProperty(SETTLEMENT);
-      settlement.settle(response.getStatus());
+      settle(settlement, response.getStatus());
+    }
+  }
+
+  /**
+   * Settles {@code settlement} with {@code status}. A backend whose refund throws an {@link Error}
+   * (a class of its client that failed to load) does so once every other rule's refund was asked
+   * for; it is logged at ERROR and goes no further: thrown from a response filter, it would keep
+   * the response filters after this one from running (those that count on its response a request
+   * another filter ended, {@link MethodRateLimitFilter}, and one that ran a sub-resource locator,
+   * {@link LocatorCount}), and the runtime would answer 500 in place of the application's answer.
+   * The permits of that rule stay counted, which never grants more.
+   */
+  private static void settle(Settlement settlement, int status) {
+    try {
+      settlement.settle(status);
+    } catch (Error e) {
+      LOG.log(System.Logger.Level.ERROR, REFUND_ERROR, e);
     }
   }
 }

@@ -1,0 +1,235 @@
+package io.slidingwindow.jaxrs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.slidingwindow.Limit;
+import io.slidingwindow.http.HttpRule;
+import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.http.StatusRanges;
+import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.testkit.RefundFailingLimiter;
+import jakarta.annotation.Priority;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.NotAuthorizedException;
+import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.container.AsyncResponse;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.Suspended;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Settlement of the filter's rules that count only some statuses, on real servers: with the final
+ * status of the answer, once, whichever way the answer is made (returned, mapped from an exception,
+ * an asynchronous resume, cancel or time-out), and without breaking the answer or the other
+ * response filters when a backend's refund throws an Error.
+ */
+class JaxrsSettlementTest {
+
+  private static final NoClassDefFoundError REFUND_ERROR =
+      new NoClassDefFoundError("the backend's client");
+
+  private final FakeTicker ticker = new FakeTicker();
+  private final ExecutorService later = Executors.newFixedThreadPool(2);
+  private final Desk desk = new Desk(later);
+  private volatile RefundFailingLimiter broken;
+  private JaxrsServers.Running server;
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    if (server != null) {
+      server.close();
+    }
+    later.shutdownNow();
+    later.awaitTermination(10, TimeUnit.SECONDS);
+  }
+
+  /** The resources: a limited method, failures and asynchronous answers. */
+  @Path("/")
+  @Produces(MediaType.TEXT_PLAIN)
+  public static class Desk {
+    private final ExecutorService later;
+
+    Desk(ExecutorService later) {
+      this.later = later;
+    }
+
+    @GET
+    @Path("vault")
+    @RateLimit(limits = "2/1h", name = "vault")
+    public String vault() {
+      return "opened";
+    }
+
+    @GET
+    @Path("missing")
+    public String missing() {
+      throw new NotFoundException();
+    }
+
+    @GET
+    @Path("ok")
+    public String ok() {
+      return "ok";
+    }
+
+    @GET
+    @Path("later")
+    public void later(@QueryParam("how") String how, @Suspended AsyncResponse async) {
+      if ("timeout".equals(how)) {
+        async.setTimeout(50, TimeUnit.MILLISECONDS); // the runtime answers 503
+        return;
+      }
+      later.execute(
+          () -> {
+            switch (how) {
+              case "fail" -> async.resume(new NotAuthorizedException("Bearer"));
+              case "cancel" -> async.cancel();
+              default -> async.resume("later");
+            }
+          });
+    }
+
+    @GET
+    @Path("staged")
+    public CompletionStage<String> staged(@QueryParam("how") String how) {
+      return CompletableFuture.supplyAsync(
+          () -> {
+            if ("fail".equals(how)) {
+              throw new NotAuthorizedException("Bearer");
+            }
+            return "staged";
+          },
+          later);
+    }
+  }
+
+  /** A credentials check after matching, before the method's rule: 401 without the token. */
+  @Priority(Priorities.AUTHENTICATION)
+  public static class TokenCheck implements ContainerRequestFilter {
+    @Override
+    public void filter(ContainerRequestContext request) {
+      if (request.getUriInfo().getPath().endsWith("vault")
+          && !"t".equals(request.getHeaderString("X-Token"))) {
+        request.abortWith(Response.status(401).entity("bad token").build());
+      }
+    }
+  }
+
+  /** The in-memory backend; the rule named {@code errors} cannot give permits back. */
+  private RateLimiterFactory refundFailingForErrors() {
+    RateLimiterFactory memory = RateLimiterFactory.inMemory(ticker, 1_000);
+    return (name, limits, countRefused) -> {
+      var windows = memory.create(name, limits, countRefused);
+      if (!name.equals("errors")) {
+        return windows;
+      }
+      broken = new RefundFailingLimiter(windows, REFUND_ERROR, RefundFailingLimiter.Async.THROWN);
+      return broken;
+    };
+  }
+
+  private static HttpRule rule(String name, String path, String limit, String statuses) {
+    return HttpRule.builder(name)
+        .path(path)
+        .limit(Limit.parse(limit))
+        .countStatuses(StatusRanges.parse(statuses))
+        .build();
+  }
+
+  private void start(JaxrsServers.Implementation runtime, RateLimitFilter filter) {
+    List<Object> singletons = new ArrayList<>();
+    singletons.add(desk);
+    singletons.add(new TokenCheck());
+    singletons.add(filter);
+    singletons.add(
+        RateLimitFeature.builder()
+            .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
+            .build());
+    server = JaxrsServers.start(runtime, singletons);
+  }
+
+  private int get(String path, String... headers) {
+    return Http.get(server.uri(path), headers).statusCode();
+  }
+
+  /**
+   * A refund that throws an Error, once every rule's refund was asked for, is logged and goes no
+   * further: the application's answer goes on (a failure's 404, a good 200), and the response
+   * filters after the filter's still run, so the method's rule counts wrong tokens that a filter
+   * answered 401 and refuses the third. Before, the Error left the response filter: the runtime
+   * answered 500 in place of every answer, and the method's rule counted nothing on the response.
+   */
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void refundThrowsAnError_answersGoOn_otherRulesRefunded_methodRuleStillCountsOnTheResponse(
+      JaxrsServers.Implementation runtime) {
+    start(
+        runtime,
+        RateLimitFilter.builder()
+            .limiterFactory(refundFailingForErrors())
+            .rule(rule("errors", "/**", "100/1h", "500-599"))
+            .rule(rule("misses", "/missing", "1/1h", "500-599"))
+            .build());
+
+    List<Integer> guesses = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      guesses.add(get("/vault", "X-Token", "guess-" + i));
+    }
+    List<Integer> misses = List.of(get("/missing"), get("/missing"), get("/missing"));
+    var ok = Http.get(server.uri("/ok"));
+
+    assertThat(guesses).as("wrong tokens").containsExactly(401, 401, 429);
+    assertThat(misses)
+        .as("the failure's own answer; 'misses' gave its permits back")
+        .containsOnly(404);
+    assertThat(ok.statusCode()).isEqualTo(200);
+    assertThat(ok.body()).isEqualTo("ok");
+    assertThat(broken.refundsAsked()).isEqualTo(7);
+  }
+
+  /**
+   * Asynchronous answers are counted once and settled with their final status: resumed with a value
+   * (200, given back), with an exception (401), cancelled (503), timed out (503), a completion
+   * stage completed with a value or an exception.
+   */
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void asynchronousAnswers_countedOnce_settledWithTheFinalStatus(
+      JaxrsServers.Implementation runtime) {
+    start(
+        runtime,
+        RateLimitFilter.builder()
+            .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
+            .rule(rule("later", "/later", "3/1h", "400-599"))
+            .rule(rule("staged", "/staged", "1/1h", "400-599"))
+            .build());
+
+    List<Integer> resumed = new ArrayList<>();
+    for (String how : List.of("ok", "ok", "ok", "fail", "cancel", "timeout", "ok")) {
+      resumed.add(get("/later?how=" + how));
+    }
+    List<Integer> staged = new ArrayList<>();
+    for (String how : List.of("ok", "ok", "fail", "ok")) {
+      staged.add(get("/staged?how=" + how));
+    }
+
+    assertThat(resumed).containsExactly(200, 200, 200, 401, 503, 503, 429);
+    assertThat(staged).containsExactly(200, 200, 401, 429);
+  }
+}
