@@ -12,6 +12,7 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
+import jakarta.ws.rs.ext.InterceptorContext;
 import java.lang.annotation.Annotation;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -28,6 +29,7 @@ final class JaxrsExchange {
   private static final String REPORT = JaxrsExchange.class.getName() + ".report";
   private static final String HEADERS = JaxrsExchange.class.getName() + ".headers";
   private static final String SETTLEMENT = JaxrsExchange.class.getName() + ".settlement";
+  private static final String ANSWER = JaxrsExchange.class.getName() + ".answer";
 
   private static final System.Logger LOG = System.getLogger(RateLimitFilter.class.getName());
 
@@ -166,17 +168,41 @@ final class JaxrsExchange {
   /**
    * Sets the headers of the grants of {@code request}, if any, on its response, and settles the
    * permits its rules that count only some answers reserved ({@link HttpRule#countStatuses()}) with
-   * the response's status: response filters run after the exception mappers, so that is the
-   * application's answer (a refusal's 429 included). An exception that no mapper answers never
-   * reaches a response filter, and its request stays counted. The first filter to answer settles
-   * every rule's reservation, once.
+   * the response's final status: response filters run after the exception mappers, so that is the
+   * application's answer (a refusal's 429 included). An answer without an entity is settled here;
+   * one with an entity once the entity is written ({@link #written}), with the status the answer
+   * has then (after every response filter): an entity that fails to be written before the answer is
+   * committed (a {@code StreamingOutput} that throws {@code NotAuthorizedException}) is answered by
+   * the exception's mapper, whose answer the response filters see again and which is the one
+   * settled; one that fails after the answer is committed, or whose client went away, is never
+   * settled and stays counted. An exception that no mapper answers never reaches a response filter,
+   * and its request stays counted. The first filter to answer settles every rule's reservation,
+   * once.
    */
   static void answer(ContainerRequestContext request, ContainerResponseContext response) {
     if (request.getProperty(HEADERS) instanceof Map<?, ?> headers) {
       headers.forEach((name, value) -> response.getHeaders().putSingle((String) name, value));
     }
     if (request.getProperty(SETTLEMENT) instanceof Settlement settlement) {
-      request.removeProperty(SETTLEMENT);
+      if (response.hasEntity()) {
+        request.setProperty(ANSWER, response);
+      } else {
+        request.removeProperty(SETTLEMENT);
+        request.removeProperty(ANSWER);
+        settle(settlement, response.getStatus());
+      }
+    }
+  }
+
+  /**
+   * Settles the reservations of the request whose answer's entity {@code context} has just written
+   * without failing, with that answer's status; nothing if it has none to settle.
+   */
+  static void written(InterceptorContext context) {
+    if (context.getProperty(ANSWER) instanceof ContainerResponseContext response
+        && context.getProperty(SETTLEMENT) instanceof Settlement settlement) {
+      context.removeProperty(SETTLEMENT);
+      context.removeProperty(ANSWER);
       settle(settlement, response.getStatus());
     }
   }
@@ -187,8 +213,9 @@ final class JaxrsExchange {
    * for; it is logged at ERROR and goes no further: thrown from a response filter, it would keep
    * the response filters after this one from running (those that count on its response a request
    * another filter ended, {@link MethodRateLimitFilter}, and one that ran a sub-resource locator,
-   * {@link LocatorCount}), and the runtime would answer 500 in place of the application's answer.
-   * The permits of that rule stay counted, which never grants more.
+   * {@link LocatorCount}), and the runtime would answer 500 in place of the application's answer;
+   * thrown once the entity was written, it would fail an answer that was given. The permits of that
+   * rule stay counted, which never grants more.
    */
   private static void settle(Settlement settlement, int status) {
     try {

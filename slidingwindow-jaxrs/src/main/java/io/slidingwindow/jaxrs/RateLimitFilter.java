@@ -14,6 +14,11 @@ import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.container.PreMatching;
+import jakarta.ws.rs.core.Feature;
+import jakarta.ws.rs.core.FeatureContext;
+import jakarta.ws.rs.ext.WriterInterceptor;
+import jakarta.ws.rs.ext.WriterInterceptorContext;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -58,11 +63,14 @@ import java.util.function.Consumer;
  * share of the table (see {@link io.slidingwindow.KeyOverflow}). A backend that fails lets the
  * request through and tells the listener. A rule that counts only some answers ({@link
  * HttpRule#countStatuses()}, such as failed logins) reserves its permits here and gives them back
- * in the response filter when the status, after the exception mappers, is not one it counts.
- * Response filters run in descending priority, so this one runs first among them and reads the
- * status that the resource, an exception mapper or an aborting filter gave, before other response
- * filters. All of this is {@link EnforcementCore}'s, shared with the servlet and reactive filters;
- * this class only reads the request and writes the answer.
+ * when the status, after the exception mappers, is not one it counts: in the response filter for an
+ * answer without an entity, else once the entity is written (the filter is also a {@link Feature}
+ * that registers the last {@link WriterInterceptor} for that), so that an entity whose writing
+ * fails and is answered by a mapper is settled by that answer, and one that fails after the answer
+ * was committed stays counted. Response filters run in descending priority, so this one runs first
+ * among them and reads the status that the resource, an exception mapper or an aborting filter
+ * gave, before other response filters. All of this is {@link EnforcementCore}'s, shared with the
+ * servlet and reactive filters; this class only reads the request and writes the answer.
  *
  * <p>Decisions are synchronous ({@code KeyedRateLimiter.decide}), on the request's thread, as
  * JAX-RS filters run. Instances are immutable and thread-safe if the key resolvers, the limiters
@@ -70,7 +78,8 @@ import java.util.function.Consumer;
  */
 @PreMatching
 @Priority(Integer.MAX_VALUE)
-public final class RateLimitFilter implements ContainerRequestFilter, ContainerResponseFilter {
+public final class RateLimitFilter
+    implements ContainerRequestFilter, ContainerResponseFilter, Feature {
 
   /** The request property that says the request side decided the request. */
   private static final String DECIDED = RateLimitFilter.class.getName() + ".decided";
@@ -100,10 +109,39 @@ public final class RateLimitFilter implements ContainerRequestFilter, ContainerR
   @Override
   public void filter(ContainerRequestContext request, ContainerResponseContext response) {
     if (request.getProperty(DECIDED) == null) {
-      // Another pre-matching filter ended the request before this one's turn: count it now.
+      // Another pre-matching filter ended the request before this one's turn: count it now, once
+      // (the runtime runs the response filters again when writing the answer fails before it was
+      // committed, on the answer an exception mapper gives in its place).
+      request.setProperty(DECIDED, Boolean.TRUE);
       decide(request, reply -> JaxrsExchange.refuse(request, response, reply));
     }
     JaxrsExchange.answer(request, response);
+  }
+
+  /**
+   * Registers, beside this filter, the writer interceptor that settles the reservations of an
+   * answer with an entity once the entity is written ({@code SettleOnWrite}); this filter is no
+   * writer interceptor itself, as RESTEasy takes a {@link PreMatching} class's interceptors for the
+   * pre-matching stage, where none runs.
+   */
+  @Override
+  public boolean configure(FeatureContext context) {
+    context.register(new SettleOnWrite());
+    return true;
+  }
+
+  /**
+   * Writes the answer's entity, then settles the request's reservations with the answer's status
+   * (an entity that fails to be written settles nothing). The last of the writer interceptors (its
+   * priority is the highest), so that what it proceeds to is the entity provider's writing.
+   */
+  @Priority(Integer.MAX_VALUE)
+  static final class SettleOnWrite implements WriterInterceptor {
+    @Override
+    public void aroundWriteTo(WriterInterceptorContext context) throws IOException {
+      context.proceed();
+      JaxrsExchange.written(context);
+    }
   }
 
   /** Applies the firewall and the rules to {@code request}, ending it through {@code end}. */

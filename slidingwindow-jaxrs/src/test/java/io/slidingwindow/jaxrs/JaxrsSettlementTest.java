@@ -10,6 +10,7 @@ import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.testkit.RefundFailingLimiter;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.NotAuthorizedException;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.Path;
@@ -19,9 +20,13 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.container.AsyncResponse;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.PreMatching;
 import jakarta.ws.rs.container.Suspended;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.StreamingOutput;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -36,8 +41,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Settlement of the filter's rules that count only some statuses, on real servers: with the final
  * status of the answer, once, whichever way the answer is made (returned, mapped from an exception,
- * an asynchronous resume, cancel or time-out), and without breaking the answer or the other
- * response filters when a backend's refund throws an Error.
+ * an entity that fails to be written, an asynchronous resume, cancel or time-out), and without
+ * breaking the answer or the other response filters when a backend's refund throws an Error.
  */
 class JaxrsSettlementTest {
 
@@ -59,7 +64,7 @@ class JaxrsSettlementTest {
     later.awaitTermination(10, TimeUnit.SECONDS);
   }
 
-  /** The resources: a limited method, failures and asynchronous answers. */
+  /** The resources: a limited method, failures, streamed answers and asynchronous ones. */
   @Path("/")
   @Produces(MediaType.TEXT_PLAIN)
   public static class Desk {
@@ -86,6 +91,29 @@ class JaxrsSettlementTest {
     @Path("ok")
     public String ok() {
       return "ok";
+    }
+
+    /** A download that checks the token as it starts to write, as a streamed answer may. */
+    @GET
+    @Path("download")
+    public StreamingOutput download(@HeaderParam("X-Token") String token) {
+      return out -> {
+        if (!"t".equals(token)) {
+          throw new NotAuthorizedException("Bearer");
+        }
+        out.write("file".getBytes(StandardCharsets.UTF_8));
+      };
+    }
+
+    /** A stream that fails once much of it was sent: the answer is committed with 200. */
+    @GET
+    @Path("broken")
+    public StreamingOutput broken() {
+      return out -> {
+        out.write(new byte[300_000]);
+        out.flush();
+        throw new IllegalStateException("the disk went away");
+      };
     }
 
     @GET
@@ -131,6 +159,25 @@ class JaxrsSettlementTest {
     }
   }
 
+  /**
+   * A check before matching that ends requests to {@code /gate} with an answer whose entity fails
+   * as it starts to be written, with an exception that a mapper answers 401.
+   */
+  @PreMatching
+  @Priority(Priorities.AUTHENTICATION)
+  public static class StreamedRefusal implements ContainerRequestFilter {
+    @Override
+    public void filter(ContainerRequestContext request) {
+      if (request.getUriInfo().getPath().endsWith("gate")) {
+        StreamingOutput refusal =
+            out -> {
+              throw new NotAuthorizedException("Bearer");
+            };
+        request.abortWith(Response.ok(refusal, MediaType.TEXT_PLAIN_TYPE).build());
+      }
+    }
+  }
+
   /** The in-memory backend; the rule named {@code errors} cannot give permits back. */
   private RateLimiterFactory refundFailingForErrors() {
     RateLimiterFactory memory = RateLimiterFactory.inMemory(ticker, 1_000);
@@ -156,6 +203,7 @@ class JaxrsSettlementTest {
     List<Object> singletons = new ArrayList<>();
     singletons.add(desk);
     singletons.add(new TokenCheck());
+    singletons.add(new StreamedRefusal());
     singletons.add(filter);
     singletons.add(
         RateLimitFeature.builder()
@@ -201,6 +249,81 @@ class JaxrsSettlementTest {
     assertThat(ok.statusCode()).isEqualTo(200);
     assertThat(ok.body()).isEqualTo("ok");
     assertThat(broken.refundsAsked()).isEqualTo(7);
+  }
+
+  /**
+   * A streamed answer whose writing fails before anything was sent, with an exception a mapper
+   * answers 401, is settled with that 401, not with the 200 it had when the response filters first
+   * ran: the third wrong token is refused. Good downloads, GET and HEAD, give their permits back.
+   * Before, the permit was given back at 200 and every wrong token got 401.
+   */
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void streamedAnswerFailsBeforeCommit_settledWithTheMappedStatus(
+      JaxrsServers.Implementation runtime) {
+    start(
+        runtime,
+        RateLimitFilter.builder()
+            .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
+            .rule(rule("downloads", "/download", "2/1h", "400-499"))
+            .build());
+
+    List<Integer> good = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      good.add(get("/download", "X-Token", "t"));
+      good.add(Http.send("HEAD", server.uri("/download"), "X-Token", "t").statusCode());
+    }
+    List<Integer> wrong = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      wrong.add(get("/download", "X-Token", "guess-" + i));
+    }
+
+    assertThat(good).as("good downloads").containsOnly(200);
+    assertThat(wrong).as("wrong tokens").containsExactly(401, 401, 429);
+    assertThat(get("/download", "X-Token", "t")).as("the window is full").isEqualTo(429);
+  }
+
+  /**
+   * A request that a filter before this one ended, counted on its response, is counted once even
+   * when the runtime runs the response filters a second time: its answer's entity failed before the
+   * answer was committed, and a mapper answered 401 in its place. Before, the filter counted it on
+   * each run: the second request was refused.
+   */
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void endedByAnEarlierFilter_answerRewrittenAfterAFailedWrite_countedOnce(
+      JaxrsServers.Implementation runtime) {
+    start(
+        runtime,
+        RateLimitFilter.builder()
+            .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
+            .rule(HttpRule.builder("gate").path("/gate").limit(Limit.parse("2/1h")).build())
+            .build());
+
+    assertThat(List.of(get("/gate"), get("/gate"), get("/gate"))).containsExactly(401, 401, 429);
+  }
+
+  /**
+   * A streamed answer that fails after its 200 was committed is never settled (its final status is
+   * no answer the server could give), and stays counted, as a request whose client went away.
+   * Before, it was settled at 200 when the response filters ran, and given back.
+   */
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void streamedAnswerFailsAfterCommit_staysCounted(JaxrsServers.Implementation runtime) {
+    start(
+        runtime,
+        RateLimitFilter.builder()
+            .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
+            .rule(rule("streams", "/broken", "1/1h", "500-599"))
+            .build());
+    try {
+      get("/broken"); // a cut answer, or a 200 whose body ends early
+    } catch (UncheckedIOException cut) {
+      // the connection was closed under the client: as expected
+    }
+
+    assertThat(get("/broken")).isEqualTo(429);
   }
 
   /**
