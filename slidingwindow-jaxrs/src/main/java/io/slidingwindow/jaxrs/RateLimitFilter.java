@@ -120,9 +120,9 @@ public final class RateLimitFilter
 
   /**
    * Registers, beside this filter, the writer interceptor that settles the reservations of an
-   * answer with an entity once the entity is written ({@code SettleOnWrite}); this filter is no
-   * writer interceptor itself, as RESTEasy takes a {@link PreMatching} class's interceptors for the
-   * pre-matching stage, where none runs.
+   * answer with an entity once the entity is written ({@code SettleOnWrite}). This filter is no
+   * writer interceptor itself: RESTEasy never ran this class's {@code aroundWriteTo} when it was
+   * one (JaxrsSettlementTest), presumably because the class is {@link PreMatching}.
    */
   @Override
   public boolean configure(FeatureContext context) {
