@@ -8,6 +8,7 @@ import java.lang.reflect.Field;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -34,12 +35,22 @@ import reactor.netty.http.server.HttpServerRequest;
  * a request that carries {@code X-Forwarded-For} or {@code Forwarded} is keyed by the connection's
  * own peer ({@code connectionRemoteAddress()}, which behind a PROXY protocol balancer is the
  * balancer), any other by Reactor Netty's remote address.
+ *
+ * <p>A Reactor Netty peer that is no IP address is never replaced by the request's remote address
+ * either (which a server believing forwarded headers would take from them): a peer on a Unix domain
+ * socket (a reverse proxy on the same host) is {@code 127.0.0.1}, as Tomcat reports such a peer, so
+ * that its {@code X-Forwarded-For} is read only if {@code addresses} trusts {@code 127.0.0.1}; any
+ * other, or none, is the empty address, one key for every such request and never a trusted proxy. A
+ * request that is not Reactor Netty's is keyed by its remote address.
  */
 public final class ReactiveClientKeys {
 
   private static final boolean REACTOR_NETTY =
       ClassUtils.isPresent(
           "reactor.netty.http.server.HttpServerRequest", ReactiveClientKeys.class.getClassLoader());
+
+  /** The address of a peer on a Unix domain socket, a process on the same host. */
+  static final String LOCAL_PEER = "127.0.0.1";
 
   private ReactiveClientKeys() {}
 
@@ -58,10 +69,12 @@ public final class ReactiveClientKeys {
 
   /** The peer's address as text, as a servlet container reports it; empty if unknown. */
   static String remoteAddress(ServerHttpRequest request) {
-    InetSocketAddress remote = REACTOR_NETTY ? NettyPeer.of(request) : null;
-    if (remote == null) {
-      remote = request.getRemoteAddress();
-    }
+    String peer = REACTOR_NETTY ? NettyPeer.of(request) : null;
+    return peer != null ? peer : text(request.getRemoteAddress());
+  }
+
+  /** The address of {@code remote} as text; empty if null. */
+  private static String text(InetSocketAddress remote) {
     if (remote == null) {
       return "";
     }
@@ -100,17 +113,19 @@ public final class ReactiveClientKeys {
         new ConcurrentHashMap<>();
 
     /**
-     * The peer of {@code request} as Reactor Netty saw it before any forwarded header, or null if
-     * {@code request} is not Reactor Netty's. First the peer that Reactor Netty's HTTP handler took
-     * for the connection before reading any header: the client a load balancer speaking the PROXY
-     * protocol names, or else the connection's own peer. Where that cannot be read, a request that
-     * carries {@code Forwarded} or {@code X-Forwarded-For} gets the connection's own peer ({@code
-     * connectionRemoteAddress()}), since a server that believes those headers reports their first
-     * value as the remote address, whoever wrote it; any other request gets Reactor Netty's remote
-     * address (then the client a PROXY protocol header names). The headers are read on Reactor
-     * Netty's own request, which Spring's {@code ForwardedHeaderTransformer} does not change.
+     * The address of the peer of {@code request} as Reactor Netty saw it before any forwarded
+     * header: {@code 127.0.0.1} for a Unix domain socket, empty for any other peer that is no IP
+     * address, or none; null only if {@code request} is not Reactor Netty's. First the peer that
+     * Reactor Netty's HTTP handler took for the connection before reading any header: the client a
+     * load balancer speaking the PROXY protocol names, or else the connection's own peer. Where
+     * that cannot be read, a request that carries {@code Forwarded} or {@code X-Forwarded-For} gets
+     * the connection's own peer ({@code connectionRemoteAddress()}), since a server that believes
+     * those headers reports their first value as the remote address, whoever wrote it; any other
+     * request gets Reactor Netty's remote address (then the client a PROXY protocol header names),
+     * or, if that is none, the connection's own peer. The headers are read on Reactor Netty's own
+     * request, which Spring's {@code ForwardedHeaderTransformer} does not change.
      */
-    static InetSocketAddress of(ServerHttpRequest request) {
+    static String of(ServerHttpRequest request) {
       Object served;
       try {
         served = ServerHttpRequestDecorator.getNativeRequest(request);
@@ -125,8 +140,30 @@ public final class ReactiveClientKeys {
         HttpHeaders headers = netty.requestHeaders();
         boolean forwarded = headers.contains("Forwarded") || headers.contains("X-Forwarded-For");
         peer = forwarded ? netty.connectionRemoteAddress() : netty.remoteAddress();
+        if (peer == null) {
+          peer = netty.connectionRemoteAddress(); // no IP peer, as on a Unix domain socket
+        }
       }
-      return peer instanceof InetSocketAddress address ? address : null;
+      if (peer instanceof InetSocketAddress address) {
+        return text(address);
+      }
+      return isUnixDomainSocket(peer) ? LOCAL_PEER : "";
+    }
+
+    /**
+     * Whether {@code peer} is the address of a Unix domain socket: Netty's own (native transports)
+     * or the JDK's (NIO), told by class name since Netty's may not be on the class path.
+     */
+    private static boolean isUnixDomainSocket(SocketAddress peer) {
+      for (Class<?> type = peer == null ? null : peer.getClass();
+          type != null;
+          type = type.getSuperclass()) {
+        if (type == UnixDomainSocketAddress.class
+            || type.getName().equals("io.netty.channel.unix.DomainSocketAddress")) {
+          return true;
+        }
+      }
+      return false;
     }
 
     /**
