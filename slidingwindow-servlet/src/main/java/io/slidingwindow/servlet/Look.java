@@ -76,6 +76,15 @@ record Look(
   }
 
   /**
+   * Whether {@code request} is in a forward or include dispatch: one that a dispatch of the same
+   * request runs inside, which ends after it with the final status.
+   */
+  static boolean isNested(HttpServletRequest request) {
+    DispatcherType type = request.getDispatcherType();
+    return type == DispatcherType.FORWARD || type == DispatcherType.INCLUDE;
+  }
+
+  /**
    * Whether {@code request} is in an error dispatch for the status an enforcer refused it with (a
    * 429, or a 400 for its path), in that dispatch or an earlier one that no handler ran after: the
    * error page that the container shows for the refusal, part of a refused request, which no rule

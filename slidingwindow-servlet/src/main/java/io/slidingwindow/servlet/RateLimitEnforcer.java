@@ -221,18 +221,20 @@ public final class RateLimitEnforcer {
    * Settles the permits that rules counting only some statuses ({@link HttpRule#countStatuses()})
    * reserved for {@code request}, by every enforcer that ran on it, with the answer's status: now
    * if the answer is written, or when the asynchronous processing the request started completes,
-   * with the status then. An exception that escaped the handling counts as status 500. Called by
-   * {@link RateLimitFilter} after the chain and by the {@code @RateLimit} interceptor after the
-   * handler; an application that calls {@link #enforce} itself calls this once its answer is
-   * written. A request never settled keeps its permits counted. Only the first call for a request
-   * acts; it throws nothing but an {@link Error} a backend threw, once every rule's refund was
-   * asked for.
+   * with the status then. An exception that escaped the handling counts as status 500. A call in a
+   * forward or include dispatch does nothing: the dispatch around it, whose handler may still fail
+   * (say with 500 after an include answered 200), settles with the final status. Called by {@link
+   * RateLimitFilter} after the chain and by the {@code @RateLimit} interceptor after the handler;
+   * an application that calls {@link #enforce} itself calls this once its answer is written. A
+   * request never settled keeps its permits counted. Only the first call for a request acts; it
+   * throws nothing but an {@link Error} a backend threw, once every rule's refund was asked for.
    *
    * @param failure what escaped the handling, or null
    */
   public static void settle(
       HttpServletRequest request, HttpServletResponse response, Throwable failure) {
-    if (!(request.getAttribute(SETTLEMENT) instanceof Settlement settlement)) {
+    if (Look.isNested(request)
+        || !(request.getAttribute(SETTLEMENT) instanceof Settlement settlement)) {
       return;
     }
     request.removeAttribute(SETTLEMENT);

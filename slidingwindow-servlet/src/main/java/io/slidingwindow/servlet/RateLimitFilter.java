@@ -28,7 +28,8 @@ import java.util.function.Supplier;
  * <p>A rule that counts only some statuses ({@link io.slidingwindow.http.HttpRule#countStatuses()})
  * is settled when the chain returns, with the response's status (500 if an exception escaped it),
  * or, for a request that started asynchronous processing, when that completes ({@link
- * RateLimitEnforcer#settle}).
+ * RateLimitEnforcer#settle}); in a forward or include dispatch, by the dispatch around it, whose
+ * handler may still change the status.
  *
  * <p>The rules see the request as it reaches this filter. A filter after it that changes the
  * request's method or path (a method override, a path rewrite) can take it past a rule that applies

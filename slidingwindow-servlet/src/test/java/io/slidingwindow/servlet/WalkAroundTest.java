@@ -12,9 +12,11 @@ import io.slidingwindow.testkit.FakeTicker;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
+import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,9 +34,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Ways a client might take a limited handler past its rule, each on a real Tomcat, Jetty and
  * Undertow: a servlet mapped at a prefix under a context path, the case of the path, an
- * asynchronous request that times out, and the error page that a filter before the rate limit
- * filter sends a request to. The measure is how often the limited handler runs, never more than its
- * rule allows.
+ * asynchronous request that times out, the error page that a filter before the rate limit filter
+ * sends a request to, and a handler that fails after an include under a rule counting failures. The
+ * measure is how often the limited handler runs, never more than its rule allows.
  */
 class WalkAroundTest {
 
@@ -339,6 +341,51 @@ class WalkAroundTest {
           container.start(Deployment.of(filter(failures), servlet).withAsync(), baseDir)) {
         assertThat(statuses(server, 3, "/login/x", "k")).as(how).containsExactly(401, 429, 429);
         assertThat(runsOf("k")).as(how).isEqualTo(1);
+      }
+    }
+  }
+
+  /**
+   * A handler that includes a page, which answers 200, and then answers 500 itself, by its status
+   * or by an exception, with the filter registered for include dispatches too: a rule counting only
+   * 500-599 keeps the permit, settled with the request's final status, never with the 200 the
+   * response had when the include's pass of the filter returned. Two a minute run the handler twice
+   * of three.
+   */
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void includeThenFailure_keepsThePermit(Container container) throws Exception {
+    for (String how : List.of("status", "exception")) {
+      runs.clear();
+      HttpRule failures =
+          HttpRule.builder("failures")
+              .path("/page/**")
+              .limit(Limit.exact(2, Duration.ofSeconds(60)))
+              .countStatuses(StatusRanges.parse("500-599"))
+              .build();
+      HttpServlet servlet =
+          new HttpServlet() {
+            @Override
+            protected void service(HttpServletRequest req, HttpServletResponse resp)
+                throws ServletException, IOException {
+              if (req.getDispatcherType() == DispatcherType.INCLUDE) {
+                resp.getWriter().write("part"); // no flush: the status may still change
+                return;
+              }
+              ran(req);
+              req.getRequestDispatcher("/page/part").include(req, resp);
+              if (how.equals("status")) {
+                resp.setStatus(500);
+              } else {
+                throw new IllegalStateException("failed after the include");
+              }
+            }
+          };
+      Deployment deployment =
+          Deployment.of(filter(failures), servlet, DispatcherType.REQUEST, DispatcherType.INCLUDE);
+      try (ServletServer server = container.start(deployment, baseDir)) {
+        assertThat(statuses(server, 3, "/page/x", "k")).as(how).containsExactly(500, 500, 429);
+        assertThat(runsOf("k")).as(how).isEqualTo(2);
       }
     }
   }
