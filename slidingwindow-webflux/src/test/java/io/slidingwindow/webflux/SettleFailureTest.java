@@ -157,5 +157,8 @@ class SettleFailureTest {
     assertThat(statuses(port, 1))
         .as("the refund's Error answered as a server error, not a connection closed unanswered")
         .containsExactly(500);
+    assertThat(broken.refundsAsked())
+        .as("the broken backend was asked for the refund")
+        .isEqualTo(1);
   }
 }
