@@ -27,13 +27,17 @@ import org.springframework.web.servlet.AsyncHandlerInterceptor;
  * Enforces {@link RateLimit} on Spring MVC handler methods: one rule and one keyed limiter per
  * annotated method, created through the same {@link RateLimiterFactory} as the filter's rules.
  *
- * <p>Only the request dispatch is counted: async, error and forward dispatches pass. Keys are
- * written in the same language as rules' keys in {@code application.yml}: shorthands ({@code ip},
- * {@code principal}, {@code header:NAME}, {@code global}, {@code bean:NAME}) or an expression over
- * {@link RateLimitKeyContext} in a restricted context; see {@link RateLimit#key()}. A key that is
- * null or throws counts the request under its client's address. A rule that counts only some
- * statuses ({@link RateLimit#countStatuses()}) is settled after the handler's answer is rendered,
- * or when its asynchronous processing completes.
+ * <p>An annotated method counts a request once, in whichever dispatch of it the method is reached
+ * first: the request dispatch, or a forward (a view name {@code forward:...}, a view controller, a
+ * filter or servlet that forwards), include, error or async dispatch of it; a later dispatch of the
+ * same request to the same method (the async dispatch of a method that returned a {@code Callable}
+ * or {@code DeferredResult}) counts it no more. Keys are written in the same language as rules'
+ * keys in {@code application.yml}: shorthands ({@code ip}, {@code principal}, {@code header:NAME},
+ * {@code global}, {@code bean:NAME}) or an expression over {@link RateLimitKeyContext} in a
+ * restricted context; see {@link RateLimit#key()}. A key that is null or throws counts the request
+ * under its client's address. A rule that counts only some statuses ({@link
+ * RateLimit#countStatuses()}) is settled after the handler's answer is rendered, or when its
+ * asynchronous processing completes.
  *
  * <p>Before every handler (annotated or not), it also enforces once more the rules of the rate
  * limit filters that let the request through ({@link RateLimitEnforcer#recheck}): a filter after
@@ -92,9 +96,8 @@ public final class RateLimitInterceptor implements AsyncHandlerInterceptor {
   @Override
   public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler)
       throws Exception {
-    if (request.getDispatcherType() != DispatcherType.REQUEST) {
-      return true; // an async, error or forward dispatch of a request already counted
-    }
+    // Rechecks the filter's rules in the request dispatch only: forward, include, error and async
+    // dispatches are left to the filter's own dispatcher types.
     if (!RateLimitEnforcer.recheck(request, response)) {
       return false; // a filter's rule that applies to the request as a later filter changed it
     }
@@ -102,18 +105,23 @@ public final class RateLimitInterceptor implements AsyncHandlerInterceptor {
       return true;
     }
     RateLimitEnforcer enforcer = enforcerFor(handlerMethod.getMethod());
+    // In any dispatch: a forward to the method must not pass uncounted. The enforcer counts a
+    // request once over all its dispatches, and the error page of a refusal not at all.
     return enforcer == null || enforcer.enforce(request, response);
   }
 
   /**
    * Settles the request's reservations ({@link RateLimitEnforcer#settle}) once its answer is
-   * rendered: with its status, or 500 for an exception no handler resolved.
+   * rendered: with its status, or 500 for an exception no handler resolved while the answer was
+   * still open. An exception thrown after the answer was committed settles it with the status the
+   * client was sent: a handler that wrote its answer and then failed (or lost its client while
+   * writing) has been served. An include dispatch settles nothing (its status is not the answer's).
    */
   @Override
   public void afterCompletion(
       HttpServletRequest request, HttpServletResponse response, Object handler, Exception ex) {
-    if (request.getDispatcherType() == DispatcherType.REQUEST) {
-      RateLimitEnforcer.settle(request, response, ex);
+    if (request.getDispatcherType() != DispatcherType.INCLUDE) {
+      RateLimitEnforcer.settle(request, response, response.isCommitted() ? null : ex);
     }
   }
 
