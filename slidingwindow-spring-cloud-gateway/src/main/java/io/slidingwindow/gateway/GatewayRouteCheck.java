@@ -13,6 +13,7 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.cloud.gateway.config.GatewayProperties;
 import org.springframework.cloud.gateway.filter.FilterDefinition;
+import org.springframework.cloud.gateway.handler.predicate.PredicateDefinition;
 import org.springframework.cloud.gateway.route.RouteDefinition;
 
 /**
@@ -20,8 +21,9 @@ import org.springframework.cloud.gateway.route.RouteDefinition;
  * and default filters written in the gateway's properties once every bean exists, so that bad
  * limits or plans stop start-up naming the route and the argument; the gateway itself builds a
  * route's filters only when it loads its routes, and logs a failure there without stopping.
- * Arguments written as SpEL expressions are left to that later check. Routes from other sources
- * (the Java DSL, discovery, the actuator) are checked when the gateway defines them.
+ * Arguments written as SpEL expressions are left to that later check. A {@code Host} predicate with
+ * a capital letter in a pattern stops start-up too (see {@link #checkHost}). Routes from other
+ * sources (the Java DSL, discovery, the actuator) are checked when the gateway defines them.
  */
 final class GatewayRouteCheck implements SmartInitializingSingleton {
 
@@ -30,6 +32,9 @@ final class GatewayRouteCheck implements SmartInitializingSingleton {
 
   /** A list index written as a name element: {@code .0} followed by a dot or the end. */
   private static final Pattern INDEX = Pattern.compile("\\.(\\d+)(?=\\.|$)");
+
+  /** A template variable of a pattern, {@code {subDomain}}: its name may have capitals. */
+  private static final Pattern VARIABLE = Pattern.compile("\\{[^}]*}");
 
   private final ObjectProvider<GatewayProperties> properties;
   private final Function<String, PlanResolver<?>> resolverBeans;
@@ -58,6 +63,38 @@ final class GatewayRouteCheck implements SmartInitializingSingleton {
     for (RouteDefinition route : gateway.getRoutes()) {
       for (FilterDefinition filter : route.getFilters()) {
         check(route.getId(), filter);
+      }
+      for (PredicateDefinition predicate : route.getPredicates()) {
+        checkHost(route.getId(), predicate);
+      }
+    }
+  }
+
+  /**
+   * A {@code Host} predicate's patterns must be in lower case: {@link GatewayHostName} lower-cases
+   * the {@code Host} header before routing, so a pattern with a capital letter would match no
+   * request. Template variables ({@code {subDomain}.example.com}) may have any name.
+   *
+   * @throws IllegalArgumentException naming the route and the pattern
+   */
+  static void checkHost(String routeId, PredicateDefinition predicate) {
+    if (!"Host".equals(predicate.getName())) {
+      return;
+    }
+    for (String pattern : predicate.getArgs().values()) {
+      if (pattern == null || pattern.contains("#{")) {
+        continue; // an expression is read when the gateway builds the route
+      }
+      String literal = VARIABLE.matcher(pattern).replaceAll("");
+      if (!GatewayHostName.lowerAscii(literal).equals(literal)) {
+        throw new IllegalArgumentException(
+            "route "
+                + routeId
+                + ": Host pattern '"
+                + pattern
+                + "' has capital letters, but the Host header is lower-cased before routing (so"
+                + " that a host in another case cannot take another route past a limit): write"
+                + " the pattern in lower case");
       }
     }
   }

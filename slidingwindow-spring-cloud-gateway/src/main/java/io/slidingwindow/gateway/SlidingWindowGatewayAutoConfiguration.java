@@ -149,6 +149,17 @@ public class SlidingWindowGatewayAutoConfiguration {
         Listeners.of(listeners, registry));
   }
 
+  /**
+   * Writes the {@code Host} header in lower case and without a trailing dot before routing (see
+   * {@link GatewayHostName}), so that a limited route's {@code Host} predicate takes the host
+   * however it is spelled.
+   */
+  @Bean
+  @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+  WebFilter slidingWindowGatewayHostName() {
+    return new GatewayHostName();
+  }
+
   /** The firewall of {@code slidingwindow.http.path-firewall.*}, read without the starter. */
   private static PathFirewall configuredFirewall(Binder binder) {
     String prefix = "slidingwindow.http.path-firewall.";
