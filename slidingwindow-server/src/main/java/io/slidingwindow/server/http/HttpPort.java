@@ -49,11 +49,11 @@ import java.util.function.Consumer;
  * the {@code 100 Continue} of one that announced its body with {@code Expect: 100-continue}. Each
  * connection serves one request at a time, in order (pipelined requests wait their turn, and so do
  * their answers); requests pipelined behind one that closes the connection ({@code Connection:
- * close}, HTTP/1.0, 408, 413, 417, a head refusal) are dropped, neither decided nor counted as
- * decisions, as their answers could not be sent. Each bound that ends a connection is reported to
- * {@code problems} with a word: {@code too_many_connections}, {@code read_timeout}, {@code
- * malformed_http}, {@code too_large}; the last two as soon as such a request is recognised, even
- * one dropped unanswered behind a closing answer.
+ * close}, HTTP/1.0 without {@code Connection: keep-alive}, 408, 413, 417, a head refusal) are
+ * dropped, neither decided nor counted as decisions, as their answers could not be sent. Each bound
+ * that ends a connection is reported to {@code problems} with a word: {@code too_many_connections},
+ * {@code read_timeout}, {@code malformed_http}, {@code too_large}; the last two as soon as such a
+ * request is recognised, even one dropped unanswered behind a closing answer.
  *
  * <p>{@link #close(long)} stops accepting, answers new requests on open connections with 503 (one
  * that announced its body with {@code Expect: 100-continue} too, instead of asking for it), waits
