@@ -180,11 +180,22 @@ final class JaxrsExchange {
    * once.
    */
   static void answer(ContainerRequestContext request, ContainerResponseContext response) {
+    answer(request, response, true);
+  }
+
+  /**
+   * As {@link #answer(ContainerRequestContext, ContainerResponseContext)}, but an answer with an
+   * entity is settled here too, at once, unless {@code settleOnWrite}: the filter whose writer
+   * interceptor would settle it was never configured as a {@code Feature}, so none was registered
+   * (the status is the one the answer has before the other response filters and the writing).
+   */
+  static void answer(
+      ContainerRequestContext request, ContainerResponseContext response, boolean settleOnWrite) {
     if (request.getProperty(HEADERS) instanceof Map<?, ?> headers) {
       headers.forEach((name, value) -> response.getHeaders().putSingle((String) name, value));
     }
     if (request.getProperty(SETTLEMENT) instanceof Settlement settlement) {
-      if (response.hasEntity()) {
+      if (settleOnWrite && response.hasEntity()) {
         request.setProperty(ANSWER, response);
       } else {
         request.removeProperty(SETTLEMENT);

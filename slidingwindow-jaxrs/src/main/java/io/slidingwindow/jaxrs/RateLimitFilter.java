@@ -73,8 +73,8 @@ import java.util.function.Consumer;
  * servlet and reactive filters; this class only reads the request and writes the answer.
  *
  * <p>Decisions are synchronous ({@code KeyedRateLimiter.decide}), on the request's thread, as
- * JAX-RS filters run. Instances are immutable and thread-safe if the key resolvers, the limiters
- * and the listener are.
+ * JAX-RS filters run. Instances are thread-safe if the key resolvers, the limiters and the listener
+ * are; the only state they change is whether {@link #configure} registered the writer interceptor.
  */
 @PreMatching
 @Priority(Integer.MAX_VALUE)
@@ -85,6 +85,14 @@ public final class RateLimitFilter
   private static final String DECIDED = RateLimitFilter.class.getName() + ".decided";
 
   private final EnforcementCore<ContainerRequestContext> core;
+
+  /**
+   * Whether the runtime configured this filter as a {@link Feature}, which registered {@code
+   * SettleOnWrite}: until then (registered with explicit contracts, {@code register(filter,
+   * ContainerRequestFilter.class, ContainerResponseFilter.class)}, or on a runtime that does not
+   * configure features that are also providers), the response filter settles every answer at once.
+   */
+  private volatile boolean settlesOnWrite;
 
   private RateLimitFilter(EnforcementCore<ContainerRequestContext> core) {
     this.core = core;
@@ -115,18 +123,22 @@ public final class RateLimitFilter
       request.setProperty(DECIDED, Boolean.TRUE);
       decide(request, reply -> JaxrsExchange.refuse(request, response, reply));
     }
-    JaxrsExchange.answer(request, response);
+    JaxrsExchange.answer(request, response, settlesOnWrite);
   }
 
   /**
    * Registers, beside this filter, the writer interceptor that settles the reservations of an
    * answer with an entity once the entity is written ({@code SettleOnWrite}). This filter is no
    * writer interceptor itself: RESTEasy never ran this class's {@code aroundWriteTo} when it was
-   * one (JaxrsSettlementTest), presumably because the class is {@link PreMatching}.
+   * one (JaxrsSettlementTest), presumably because the class is {@link PreMatching}. Notes that the
+   * interceptor is registered; a filter the runtime never configures settles an answer with an
+   * entity in its response filter, with the status it has then (as does one shared by two
+   * applications of which only one configured it).
    */
   @Override
   public boolean configure(FeatureContext context) {
     context.register(new SettleOnWrite());
+    settlesOnWrite = true;
     return true;
   }
 

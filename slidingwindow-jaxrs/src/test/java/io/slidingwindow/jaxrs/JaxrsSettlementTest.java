@@ -20,8 +20,11 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.container.AsyncResponse;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.container.PreMatching;
 import jakarta.ws.rs.container.Suspended;
+import jakarta.ws.rs.core.Feature;
+import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.StreamingOutput;
@@ -354,5 +357,51 @@ class JaxrsSettlementTest {
 
     assertThat(resumed).containsExactly(200, 200, 200, 401, 503, 503, 429);
     assertThat(staged).containsExactly(200, 200, 401, 429);
+  }
+
+  /**
+   * Registers a filter as a request and a response filter only, never as a {@link Feature}, so that
+   * the runtime does not call its {@code configure}: as {@code register(filter,
+   * ContainerRequestFilter.class, ContainerResponseFilter.class)} does, or a runtime that does not
+   * configure features that are also providers.
+   */
+  public static class ContractsOnly implements Feature {
+    private final RateLimitFilter filter;
+
+    ContractsOnly(RateLimitFilter filter) {
+      this.filter = filter;
+    }
+
+    @Override
+    public boolean configure(FeatureContext context) {
+      context.register(filter, ContainerRequestFilter.class, ContainerResponseFilter.class);
+      return true;
+    }
+  }
+
+  /**
+   * A filter registered without its {@code Feature} side has no writer interceptor to settle an
+   * answer with an entity once written: it settles it in its response filter, at once. A rule
+   * counting only 4xx gives the permit of each 200 back, so requests beyond the limit still get
+   * 200. Before, the reservation of every answer with an entity stayed pending, never settled, and
+   * counted: the second request was refused.
+   */
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void registeredWithoutItsFeature_answersWithAnEntitySettledInTheResponseFilter(
+      JaxrsServers.Implementation runtime) {
+    RateLimitFilter filter =
+        RateLimitFilter.builder()
+            .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
+            .rule(rule("ok", "/ok", "1/1h", "400-499"))
+            .build();
+    server = JaxrsServers.start(runtime, List.of(desk, new ContractsOnly(filter)));
+
+    List<Integer> answers = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      answers.add(get("/ok"));
+    }
+
+    assertThat(answers).as("200s, given back").containsExactly(200, 200, 200);
   }
 }
