@@ -73,8 +73,8 @@ import java.util.function.Consumer;
  * servlet and reactive filters; this class only reads the request and writes the answer.
  *
  * <p>Decisions are synchronous ({@code KeyedRateLimiter.decide}), on the request's thread, as
- * JAX-RS filters run. Instances are thread-safe if the key resolvers, the limiters and the listener
- * are; the only state they change is whether {@link #configure} registered the writer interceptor.
+ * JAX-RS filters run. Instances are immutable and thread-safe if the key resolvers, the limiters
+ * and the listener are.
  */
 @PreMatching
 @Priority(Integer.MAX_VALUE)
@@ -84,15 +84,16 @@ public final class RateLimitFilter
   /** The request property that says the request side decided the request. */
   private static final String DECIDED = RateLimitFilter.class.getName() + ".decided";
 
-  private final EnforcementCore<ContainerRequestContext> core;
-
   /**
-   * Whether the runtime configured this filter as a {@link Feature}, which registered {@code
-   * SettleOnWrite}: until then (registered with explicit contracts, {@code register(filter,
-   * ContainerRequestFilter.class, ContainerResponseFilter.class)}, or on a runtime that does not
-   * configure features that are also providers), the response filter settles every answer at once.
+   * The request property that says the application has {@code SettleOnWrite}, which {@code
+   * WriteMark} sets: without it (the filter registered with explicit contracts, {@code
+   * register(filter, ContainerRequestFilter.class, ContainerResponseFilter.class)}, or on a runtime
+   * that does not configure features that are also providers), the response filter settles every
+   * answer at once.
    */
-  private volatile boolean settlesOnWrite;
+  private static final String SETTLES_ON_WRITE = RateLimitFilter.class.getName() + ".onWrite";
+
+  private final EnforcementCore<ContainerRequestContext> core;
 
   private RateLimitFilter(EnforcementCore<ContainerRequestContext> core) {
     this.core = core;
@@ -123,23 +124,33 @@ public final class RateLimitFilter
       request.setProperty(DECIDED, Boolean.TRUE);
       decide(request, reply -> JaxrsExchange.refuse(request, response, reply));
     }
-    JaxrsExchange.answer(request, response, settlesOnWrite);
+    JaxrsExchange.answer(request, response, request.getProperty(SETTLES_ON_WRITE) != null);
   }
 
   /**
    * Registers, beside this filter, the writer interceptor that settles the reservations of an
    * answer with an entity once the entity is written ({@code SettleOnWrite}). This filter is no
    * writer interceptor itself: RESTEasy never ran this class's {@code aroundWriteTo} when it was
-   * one (JaxrsSettlementTest), presumably because the class is {@link PreMatching}. Notes that the
-   * interceptor is registered; a filter the runtime never configures settles an answer with an
-   * entity in its response filter, with the status it has then (as does one shared by two
-   * applications of which only one configured it).
+   * one (JaxrsSettlementTest), presumably because the class is {@link PreMatching}. Registers also
+   * {@code WriteMark}, which notes on each request of this application that the interceptor is
+   * there; in an application where the runtime never configured this filter, the response filter
+   * settles an answer with an entity at once, with the status it has then.
    */
   @Override
   public boolean configure(FeatureContext context) {
     context.register(new SettleOnWrite());
-    settlesOnWrite = true;
+    context.register(new WriteMark());
     return true;
+  }
+
+  /** Notes on each request, before any other filter, that {@code SettleOnWrite} is registered. */
+  @PreMatching
+  @Priority(Integer.MIN_VALUE)
+  static final class WriteMark implements ContainerRequestFilter {
+    @Override
+    public void filter(ContainerRequestContext request) {
+      request.setProperty(SETTLES_ON_WRITE, Boolean.TRUE);
+    }
   }
 
   /**
