@@ -404,4 +404,37 @@ class JaxrsSettlementTest {
 
     assertThat(answers).as("200s, given back").containsExactly(200, 200, 200);
   }
+
+  /**
+   * One filter instance in two applications, the first configuring it as a {@code Feature}, the
+   * second registering it with explicit contracts only: the second settles its 200s at once, so
+   * requests beyond the limit still get 200 there, while the first still counts its wrong tokens at
+   * the status a failed write is answered with. A mark per filter instance deferred in both: the
+   * second application's 200s were never given back.
+   */
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void oneFilterInTwoApplications_onlyTheConfiguredOneDefers(JaxrsServers.Implementation runtime) {
+    RateLimitFilter filter =
+        RateLimitFilter.builder()
+            .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
+            .rule(rule("ok", "/ok", "1/1h", "400-499"))
+            .rule(rule("downloads", "/download", "2/1h", "400-499"))
+            .build();
+    try (JaxrsServers.Running configured = JaxrsServers.start(runtime, List.of(desk, filter))) {
+      server = JaxrsServers.start(runtime, List.of(desk, new ContractsOnly(filter)));
+
+      List<Integer> answers = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        answers.add(get("/ok"));
+      }
+      List<Integer> wrong = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        wrong.add(Http.get(configured.uri("/download"), "X-Token", "guess-" + i).statusCode());
+      }
+
+      assertThat(answers).as("200s, given back").containsExactly(200, 200, 200);
+      assertThat(wrong).as("wrong tokens, settled on writing").containsExactly(401, 401, 429);
+    }
+  }
 }
