@@ -15,14 +15,16 @@ import reactor.core.publisher.Mono;
  *
  * <p>A host name means the same in any case and with or without its final dot, and servers take it
  * so, but the gateway's {@code Host} predicate matches it as sent: with a limited route {@code
- * Host=api.example.com} and another route to the same backend for every other host, {@code Host:
- * API.example.com} and {@code Host: api.example.com.} take the other route and the backend serves
- * them, never counted by the limited route. With the header rewritten, every spelling takes the
- * route the plain name takes. Only {@code A} to {@code Z} change case (a non-ASCII letter such as
- * the Kelvin sign, which Java lower-cases to {@code k}, stays as it is), and a port stays as sent.
- * A request whose host is already so spelled is passed on as it is, allocating nothing. The
- * header's first value is the one the predicate reads; a request that repeats the header goes on
- * with that value alone, rewritten.
+ * Host=api.example.com} and a sibling route to the same backend such as {@code
+ * Host=**.example.com}, {@code Host: API.example.com} and {@code Host: api.example.com.} take the
+ * other route and the backend serves them, never counted by the limited route (a sibling with no
+ * {@code Host} predicate is walked around by any host at all). With the header rewritten, every
+ * spelling takes the route the plain name takes. Only {@code A} to {@code Z} change case (a
+ * non-ASCII letter such as the Kelvin sign, which Java lower-cases to {@code k}, stays as it is),
+ * and a port stays as sent ({@link GatewayHostPredicate} matches a route whose patterns name no
+ * port without it). A request whose host is already so spelled is passed on as it is, allocating
+ * nothing. The header's first value is the one the predicate reads; a request that repeats the
+ * header goes on with that value alone, rewritten.
  */
 final class GatewayHostName implements WebFilter, Ordered {
 

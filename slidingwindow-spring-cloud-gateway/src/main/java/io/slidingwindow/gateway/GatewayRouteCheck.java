@@ -23,7 +23,8 @@ import org.springframework.cloud.gateway.route.RouteDefinition;
  * route's filters only when it loads its routes, and logs a failure there without stopping.
  * Arguments written as SpEL expressions are left to that later check. A {@code Host} predicate with
  * a capital letter in a pattern stops start-up too (see {@link #checkHost}). Routes from other
- * sources (the Java DSL, discovery, the actuator) are checked when the gateway defines them.
+ * sources (the Java DSL, discovery, the actuator) are checked when the gateway defines them; their
+ * {@code Host} patterns are matched in lower case (see {@link GatewayHostPredicate}).
  */
 final class GatewayRouteCheck implements SmartInitializingSingleton {
 

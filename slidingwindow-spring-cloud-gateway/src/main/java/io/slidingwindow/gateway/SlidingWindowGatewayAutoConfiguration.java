@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -158,6 +159,16 @@ public class SlidingWindowGatewayAutoConfiguration {
   @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
   WebFilter slidingWindowGatewayHostName() {
     return new GatewayHostName();
+  }
+
+  /**
+   * The gateway's {@code Host} predicate with its patterns in lower case and, for a route whose
+   * patterns name no port, the header's port ignored (see {@link GatewayHostPredicate}), for routes
+   * from every source.
+   */
+  @Bean
+  static BeanPostProcessor slidingWindowGatewayHostPredicate() {
+    return GatewayHostPredicate.replacing();
   }
 
   /** The firewall of {@code slidingwindow.http.path-firewall.*}, read without the starter. */

@@ -21,7 +21,11 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.context.WebServerApplicationContext;
 import org.springframework.cloud.gateway.handler.predicate.PredicateDefinition;
+import org.springframework.cloud.gateway.route.RouteLocator;
+import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * A route's limit cannot be walked around by spelling the host in another case. The gateway routes
@@ -37,6 +41,29 @@ class GatewayHostNameTest {
   @SpringBootConfiguration
   @EnableAutoConfiguration
   static class Gateway {}
+
+  /** A route of the Java DSL whose Host pattern has capitals: it answers 418 from the backend. */
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  static class DslGateway {
+    @Bean
+    RouteLocator shouting(RouteLocatorBuilder routes, Environment environment) {
+      return routes
+          .routes()
+          .route(
+              "shouting",
+              r ->
+                  r.order(-1)
+                      .host("Shouting.{sub}.Test")
+                      .and()
+                      .path("/login")
+                      .filters(f -> f.setStatus(418))
+                      .uri(environment.getProperty("test.backend")))
+          .build();
+    }
+  }
+
+  private Class<?> application = Gateway.class;
 
   private HttpServer backend;
   private final AtomicInteger logins = new AtomicInteger();
@@ -68,8 +95,9 @@ class GatewayHostNameTest {
     String routes = "spring.cloud.gateway.server.webflux.routes";
     String limits = routes + "[0].filters[0].args.sliding-window-rate-limiter.limits[0]";
     gateway =
-        new SpringApplicationBuilder(Gateway.class)
+        new SpringApplicationBuilder(application)
             .properties(
+                "test.backend=" + uri,
                 "spring.config.name=gateway-host-case",
                 "spring.main.web-application-type=reactive",
                 "spring.main.banner-mode=off",
@@ -153,6 +181,82 @@ class GatewayHostNameTest {
         .isEqualTo(200);
     assertThat(login(client(1), port, "WWW.example.test")).isEqualTo(200);
     assertThat(logins.get()).isEqualTo(3);
+  }
+
+  /**
+   * With the gateway's default {@code include-port: true}, a port (any, or an empty one) made the
+   * host miss {@code Host=api.example.test} and take the unlimited route, uncounted.
+   */
+  @Test
+  void hostWithAPort_takesTheLimitedRoute() throws IOException {
+    int port = start();
+    List<String> spellings =
+        List.of("api.example.test:443", "api.example.test:", "api.example.test:1", "API.test.:80");
+
+    for (int i = 0; i < spellings.size(); i++) {
+      String host = spellings.get(i);
+      if (host.endsWith(":")) {
+        int before = logins.get();
+        assertThat(login(client(i), port, host))
+            .as("Host: %s (empty port)", host)
+            .isNotEqualTo(200);
+        assertThat(logins.get()).as("Host: %s reached the login", host).isEqualTo(before);
+        continue;
+      }
+      if (host.startsWith("API.test")) {
+        assertThat(login(client(i), port, host)).as("another host, with a port").isEqualTo(200);
+        continue;
+      }
+      int before = logins.get();
+      assertThat(login(client(i), port, host)).as("Host: %s", host).isEqualTo(200);
+      assertThat(logins.get()).as("Host: %s reached the login", host).isEqualTo(before + 1);
+      assertThat(login(client(i), port, "api.example.test"))
+          .as("after Host: %s reached the login, the client's one login of the hour is spent", host)
+          .isEqualTo(429);
+      assertThat(login(client(i), port, host)).as("Host: %s, again", host).isEqualTo(429);
+    }
+  }
+
+  /** A route whose Host pattern names a port keeps matching the port as sent. */
+  @Test
+  void hostPatternWithAPort_matchesThatPortOnly() throws IOException {
+    String routes = "spring.cloud.gateway.server.webflux.routes";
+    int port =
+        start(
+            routes + "[2].id=ported",
+            routes + "[2].uri=${test.backend}",
+            routes + "[2].order=-1",
+            routes + "[2].predicates[0]=Host=ported.test:8443",
+            routes + "[2].filters[0]=SetStatus=418");
+
+    assertThat(login(client(0), port, "ported.test:8443")).isEqualTo(418);
+    assertThat(login(client(0), port, "ported.test:1")).isEqualTo(200);
+    assertThat(login(client(0), port, "ported.test")).isEqualTo(200);
+  }
+
+  /**
+   * A Java DSL route's Host pattern with capitals matches the lower-cased header; before, the route
+   * matched no request at all.
+   */
+  @Test
+  void dslHostPatternWithCapitals_matches() throws IOException {
+    application = DslGateway.class;
+    int port = start();
+
+    assertThat(login(client(0), port, "shouting.dsl.test")).isEqualTo(418);
+    assertThat(login(client(0), port, "SHOUTING.dsl.test:8080")).isEqualTo(418);
+    assertThat(login(client(0), port, "quiet.dsl.test")).isEqualTo(200);
+  }
+
+  @Test
+  void hostPatterns_areLoweredOutsideVariables_andPortsFound() {
+    assertThat(GatewayHostPredicate.lowered("API.{subDomain}.Test"))
+        .isEqualTo("api.{subDomain}.test");
+    assertThat(GatewayHostPredicate.namesPort("api.test:8443")).isTrue();
+    assertThat(GatewayHostPredicate.namesPort("{sub}.test")).isFalse();
+    assertThat(GatewayHostPredicate.withoutPort("api.test:")).isEqualTo("api.test");
+    assertThat(GatewayHostPredicate.withoutPort("[::1]:80")).isEqualTo("[::1]");
+    assertThat(GatewayHostPredicate.withoutPort("[::1]")).isEqualTo("[::1]");
   }
 
   /**

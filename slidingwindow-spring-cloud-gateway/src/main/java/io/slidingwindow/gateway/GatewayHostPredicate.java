@@ -1,0 +1,130 @@
+package io.slidingwindow.gateway;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.cloud.gateway.handler.predicate.GatewayPredicate;
+import org.springframework.cloud.gateway.handler.predicate.HostRoutePredicateFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.web.server.ServerWebExchange;
+
+/**
+ * The gateway's {@code Host} predicate as every route source builds it (properties, the Java DSL's
+ * {@code .host(...)}, discovery, the actuator), in the spelling {@link GatewayHostName} gives the
+ * header: its patterns are matched in lower case, and a route none of whose patterns names a port
+ * matches the host whatever port the header carries.
+ *
+ * <p>{@link GatewayHostName} lower-cases the {@code Host} header before routing, so a pattern with
+ * a capital letter ({@code .host("API.example.com")} in the Java DSL) would match no request and
+ * its route would go dead; the patterns' letters outside template variables are lower-cased here.
+ * With the gateway's default {@code include-port: true} the predicate matches the header's port as
+ * sent, so {@code Host: api.example.com:443}, {@code :1} or {@code :} (an empty port) missed {@code
+ * Host=api.example.com} and could take another route to the same backend past the limit. A route
+ * whose patterns name no port now matches the header without its port; one with a pattern that
+ * names a port ({@code api.example.com:8443}) keeps matching the header as sent. The header itself
+ * is left as sent, so {@code X-Forwarded-Host} keeps its port.
+ */
+final class GatewayHostPredicate extends HostRoutePredicateFactory {
+
+  /** A template variable of a pattern, {@code {subDomain}}: its name may have capitals. */
+  private static final Pattern VARIABLE = Pattern.compile("\\{[^}]*}");
+
+  private final HostRoutePredicateFactory gateway;
+
+  private GatewayHostPredicate(HostRoutePredicateFactory gateway) {
+    this.gateway = gateway;
+  }
+
+  /** Puts this predicate in place of the gateway's {@link HostRoutePredicateFactory} bean. */
+  static BeanPostProcessor replacing() {
+    return new BeanPostProcessor() {
+      @Override
+      public Object postProcessAfterInitialization(Object bean, String beanName) {
+        return bean instanceof HostRoutePredicateFactory host
+                && !(bean instanceof GatewayHostPredicate)
+            ? new GatewayHostPredicate(host)
+            : bean;
+      }
+    };
+  }
+
+  /** {@code Host}, the name routes use, as the gateway's factory has it. */
+  @Override
+  public String name() {
+    return gateway.name();
+  }
+
+  @Override
+  public Predicate<ServerWebExchange> apply(Config config) {
+    List<String> patterns = new ArrayList<>();
+    boolean port = false;
+    for (String pattern : config.getPatterns()) {
+      patterns.add(lowered(pattern));
+      port |= namesPort(pattern);
+    }
+    Config lowered = new Config();
+    lowered.setPatterns(patterns);
+    Predicate<ServerWebExchange> matches = gateway.apply(lowered);
+    if (port) {
+      return matches;
+    }
+    return new GatewayPredicate() {
+      @Override
+      public boolean test(ServerWebExchange exchange) {
+        String host = exchange.getRequest().getHeaders().getFirst(HttpHeaders.HOST);
+        String name = host == null ? null : withoutPort(host);
+        if (name == null || name.equals(host)) {
+          return matches.test(exchange);
+        }
+        // The mutated exchange shares the attributes, where the predicate puts template variables.
+        return matches.test(
+            exchange
+                .mutate()
+                .request(r -> r.headers(headers -> headers.set(HttpHeaders.HOST, name)))
+                .build());
+      }
+
+      @Override
+      public Object getConfig() {
+        return lowered;
+      }
+
+      @Override
+      public String toString() {
+        return matches.toString();
+      }
+    };
+  }
+
+  /** {@code pattern} with {@code A} to {@code Z} in lower case outside template variables. */
+  static String lowered(String pattern) {
+    StringBuilder out = new StringBuilder(pattern.length());
+    var variables = VARIABLE.matcher(pattern);
+    int from = 0;
+    while (variables.find()) {
+      out.append(GatewayHostName.lowerAscii(pattern.substring(from, variables.start())));
+      out.append(variables.group());
+      from = variables.end();
+    }
+    return out.append(GatewayHostName.lowerAscii(pattern.substring(from))).toString();
+  }
+
+  /** Whether {@code pattern} has a colon outside template variables: it names a port. */
+  static boolean namesPort(String pattern) {
+    return VARIABLE.matcher(pattern).replaceAll("").indexOf(':') >= 0;
+  }
+
+  /**
+   * {@code host} (a {@code Host} header's value) without its port, empty or not; an IPv6 address in
+   * brackets keeps its own colons.
+   */
+  static String withoutPort(String host) {
+    int colon = host.lastIndexOf(':');
+    if (colon < 0 || colon < host.lastIndexOf(']')) {
+      return host;
+    }
+    return host.substring(0, colon);
+  }
+}
