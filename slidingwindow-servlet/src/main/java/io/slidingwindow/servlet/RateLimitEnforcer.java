@@ -221,7 +221,8 @@ public final class RateLimitEnforcer {
    * Settles the permits that rules counting only some statuses ({@link HttpRule#countStatuses()})
    * reserved for {@code request}, by every enforcer that ran on it, with the answer's status: now
    * if the answer is written, or when the asynchronous processing the request started completes,
-   * with the status then. An exception that escaped the handling counts as status 500. A call in a
+   * with the status then. An exception that escaped the handling while the answer was still open
+   * counts as status 500; once the answer was committed, the status sent counts. A call in a
    * forward or include dispatch does nothing: the dispatch around it, whose handler may still fail
    * (say with 500 after an include answered 200), settles with the final status. Called by {@link
    * RateLimitFilter} after the chain and by the {@code @RateLimit} interceptor after the handler;
@@ -242,7 +243,7 @@ public final class RateLimitEnforcer {
       request.getAsyncContext().addListener(new SettleOnCompletion(settlement, response));
       return;
     }
-    settlement.settle(failure != null ? 500 : response.getStatus());
+    settlement.settle(failure != null && !response.isCommitted() ? 500 : response.getStatus());
   }
 
   /**

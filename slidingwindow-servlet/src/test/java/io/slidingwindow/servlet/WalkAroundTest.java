@@ -389,4 +389,42 @@ class WalkAroundTest {
       }
     }
   }
+
+  /**
+   * A handler that writes and flushes its 200 and then fails, as a write does once the client hung
+   * up in the middle of the download: the client was served, so a rule counting successful answers
+   * ({@code 200-299}) keeps the permit, settled with the status sent, never as a 500. One a minute
+   * runs the handler once of two.
+   */
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Container.class)
+  void failureAfterTheAnswerWasCommitted_keepsThePermitOfASuccess(Container container)
+      throws Exception {
+    HttpRule successes =
+        HttpRule.builder("successes")
+            .path("/download/**")
+            .limit(Limit.exact(1, Duration.ofSeconds(60)))
+            .countStatuses(StatusRanges.parse("200-299"))
+            .build();
+    HttpServlet servlet =
+        new HttpServlet() {
+          @Override
+          protected void service(HttpServletRequest req, HttpServletResponse resp)
+              throws IOException {
+            ran(req);
+            resp.setContentLength(4);
+            resp.getWriter().write("file");
+            resp.flushBuffer();
+            throw new IOException("the client went away");
+          }
+        };
+    try (ServletServer server =
+        container.start(Deployment.of(filter(successes), servlet), baseDir)) {
+      assertThat(server.get("/download/x", "X-Key", "k").statusCode()).isEqualTo(200);
+      assertThat(server.get("/download/x", "X-Key", "k").statusCode())
+          .as("the committed 200 was counted, not given back as a 500")
+          .isEqualTo(429);
+      assertThat(runsOf("k")).isEqualTo(1);
+    }
+  }
 }

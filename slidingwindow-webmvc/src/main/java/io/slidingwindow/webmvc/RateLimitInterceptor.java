@@ -121,7 +121,7 @@ public final class RateLimitInterceptor implements AsyncHandlerInterceptor {
   public void afterCompletion(
       HttpServletRequest request, HttpServletResponse response, Object handler, Exception ex) {
     if (request.getDispatcherType() != DispatcherType.INCLUDE) {
-      RateLimitEnforcer.settle(request, response, response.isCommitted() ? null : ex);
+      RateLimitEnforcer.settle(request, response, ex);
     }
   }
 
