@@ -52,6 +52,8 @@ record Look(
 
   private static final String REFUSED = Look.class.getName() + ".refused";
 
+  private static final String SETTLER = Look.class.getName() + ".settler";
+
   /**
    * Marks {@code request} as refused by an enforcer with {@code status}, unless in an include
    * dispatch (whose status the container ignores, so that the request goes on and is not refused).
@@ -82,6 +84,32 @@ record Look(
   static boolean isNested(HttpServletRequest request) {
     DispatcherType type = request.getDispatcherType();
     return type == DispatcherType.FORWARD || type == DispatcherType.INCLUDE;
+  }
+
+  /**
+   * Marks {@code request} as having a settler around what runs now ({@code mark} true: a rate limit
+   * filter in a dispatch that is not nested, which settles once its chain returns) or restores the
+   * mark as it was.
+   *
+   * @return the mark as it was, for the restoring call
+   */
+  static Object settlerAround(HttpServletRequest request, Object mark) {
+    Object previous = request.getAttribute(SETTLER);
+    request.setAttribute(SETTLER, mark);
+    return previous;
+  }
+
+  /**
+   * Whether a settling call in the dispatch {@code request} is in leaves the settling to the
+   * dispatch around it: an include always (its status is not the answer's; the dispatch around it
+   * settles, or nothing does and the permits stay counted), a forward only when a rate limit filter
+   * is around it (otherwise the forward settles itself: its answer is closed when it returns, with
+   * its status final).
+   */
+  static boolean defersSettling(HttpServletRequest request) {
+    DispatcherType type = request.getDispatcherType();
+    return type == DispatcherType.INCLUDE
+        || type == DispatcherType.FORWARD && request.getAttribute(SETTLER) != null;
   }
 
   /**

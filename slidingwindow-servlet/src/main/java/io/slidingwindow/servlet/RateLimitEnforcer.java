@@ -222,19 +222,20 @@ public final class RateLimitEnforcer {
    * reserved for {@code request}, by every enforcer that ran on it, with the answer's status: now
    * if the answer is written, or when the asynchronous processing the request started completes,
    * with the status then. An exception that escaped the handling while the answer was still open
-   * counts as status 500; once the answer was committed, the status sent counts. A call in a
-   * forward or include dispatch does nothing: the dispatch around it, whose handler may still fail
-   * (say with 500 after an include answered 200), settles with the final status. Called by {@link
-   * RateLimitFilter} after the chain and by the {@code @RateLimit} interceptor after the handler;
-   * an application that calls {@link #enforce} itself calls this once its answer is written. A
-   * request never settled keeps its permits counted. Only the first call for a request acts; it
-   * throws nothing but an {@link Error} a backend threw, once every rule's refund was asked for.
+   * counts as status 500; once the answer was committed, the status sent counts. A call in an
+   * include dispatch, or a forward one inside a {@link RateLimitFilter}, does nothing: the dispatch
+   * around it settles with the final status (say 500 after an include answered 200). Called by
+   * {@link RateLimitFilter} after the chain and by the {@code @RateLimit} interceptor after the
+   * handler; an application that calls {@link #enforce} itself calls this once its answer is
+   * written. A request never settled keeps its permits counted. Only the first call for a request
+   * acts; it throws nothing but an {@link Error} a backend threw, once every rule's refund was
+   * asked for.
    *
    * @param failure what escaped the handling, or null
    */
   public static void settle(
       HttpServletRequest request, HttpServletResponse response, Throwable failure) {
-    if (Look.isNested(request)
+    if (Look.defersSettling(request)
         || !(request.getAttribute(SETTLEMENT) instanceof Settlement settlement)) {
       return;
     }

@@ -28,8 +28,9 @@ import java.util.function.Supplier;
  * <p>A rule that counts only some statuses ({@link io.slidingwindow.http.HttpRule#countStatuses()})
  * is settled when the chain returns, with the response's status (500 if an exception escaped it),
  * or, for a request that started asynchronous processing, when that completes ({@link
- * RateLimitEnforcer#settle}); in a forward or include dispatch, by the dispatch around it, whose
- * handler may still change the status.
+ * RateLimitEnforcer#settle}); in an include dispatch, by the dispatch around it, whose handler may
+ * still change the status; in a forward dispatch, by this filter's dispatch around it if there is
+ * one, else by the forward itself when it returns (a filter ordered before this one forwarded).
  *
  * <p>The rules see the request as it reaches this filter. A filter after it that changes the
  * request's method or path (a method override, a path rewrite) can take it past a rule that applies
@@ -96,6 +97,8 @@ public final class RateLimitFilter implements Filter {
     if (!enforcer.enforce(http, httpResponse)) {
       return;
     }
+    boolean around = !Look.isNested(http); // a forward inside then leaves settling to this one
+    Object mark = around ? Look.settlerAround(http, Boolean.TRUE) : null;
     Throwable failure = null;
     try {
       chain.doFilter(request, response);
@@ -103,6 +106,9 @@ public final class RateLimitFilter implements Filter {
       failure = e;
       throw e;
     } finally {
+      if (around) {
+        Look.settlerAround(http, mark);
+      }
       try {
         RateLimitEnforcer.settle(http, httpResponse, failure);
       } catch (Error e) {

@@ -101,8 +101,9 @@ class MvcAnnotationDispatchesHttpTest {
 
     /**
      * A filter before Spring MVC that forwards {@code /alias/report} to {@code /report}, so that
-     * the dispatcher sees only the forward; and one that answers 401 to {@code /private/**} with
-     * {@code sendError}, whose error page is the annotated {@code /sign-in}.
+     * the dispatcher sees only the forward (and {@code /alias/log-in} to {@code /log-in}); and one
+     * that answers 401 to {@code /private/**} with {@code sendError}, whose error page is the
+     * annotated {@code /sign-in}.
      */
     @Bean
     FilterRegistrationBean<Filter> aliasAndAuthentication() {
@@ -111,6 +112,10 @@ class MvcAnnotationDispatchesHttpTest {
             HttpServletRequest http = (HttpServletRequest) request;
             if (http.getRequestURI().equals("/alias/report")) {
               request.getRequestDispatcher("/report").forward(request, response);
+              return;
+            }
+            if (http.getRequestURI().equals("/alias/log-in")) {
+              request.getRequestDispatcher("/log-in").forward(request, response);
               return;
             }
             if (http.getRequestURI().startsWith("/private/")) {
@@ -194,6 +199,14 @@ class MvcAnnotationDispatchesHttpTest {
       String signIn() {
         runs.ran("sign-in");
         return "sign in";
+      }
+
+      /** Counts failed log-ins only; this one always succeeds. */
+      @GetMapping("/log-in")
+      @RateLimit(limits = "1/1m", key = "global", countStatuses = "400-599", name = "log-in")
+      String logIn() {
+        runs.ran("log-in");
+        return "welcome";
       }
 
       @GetMapping("/price")
@@ -284,6 +297,20 @@ class MvcAnnotationDispatchesHttpTest {
   void filterThatForwards_isCountedByTheAnnotationOfTheMethodItReaches() throws Exception {
     assertThat(statuses("/alias/report", 3)).containsExactly(200, 200, 429);
     assertThat(runs.of("report")).as("under 2 a minute").isEqualTo(2);
+  }
+
+  /**
+   * A forward from a filter ordered before the rate limit filter: no dispatch of the filter is
+   * around the forward, so the forward settles its own reservation, with the status its handler
+   * answered; a success under {@code countStatuses = "400-599"} gets its permit back.
+   */
+  @Test
+  void filterThatForwards_toAMethodCountingFailures_givesTheSuccessItsPermitBack()
+      throws Exception {
+    assertThat(statuses("/alias/log-in", 3))
+        .as("successes, not counted under 400-599 at one a minute")
+        .containsExactly(200, 200, 200);
+    assertThat(runs.of("log-in")).isEqualTo(3);
   }
 
   @Test
