@@ -96,6 +96,7 @@ final class FakeHttp {
                         yield null;
                       }
                       case "getStatus" -> status;
+                      case "isCommitted" -> false; // the body is discarded, never sent
                       case "setContentType", "setCharacterEncoding", "setContentLength" -> null;
                       case "getOutputStream" -> DISCARD;
                       case "hashCode" -> System.identityHashCode(proxy);
