@@ -12,7 +12,6 @@ import io.slidingwindow.spring.RateLimitKeyContext;
 import io.slidingwindow.spring.internal.RateLimitAnnotations;
 import io.slidingwindow.webmvc.internal.InterceptorHandover;
 import io.slidingwindow.webmvc.internal.ServletKeys;
-import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.lang.reflect.Method;
@@ -115,14 +114,13 @@ public final class RateLimitInterceptor implements AsyncHandlerInterceptor {
    * rendered: with its status, or 500 for an exception no handler resolved while the answer was
    * still open. An exception thrown after the answer was committed settles it with the status the
    * client was sent: a handler that wrote its answer and then failed (or lost its client while
-   * writing) has been served. An include dispatch settles nothing (its status is not the answer's).
+   * writing) has been served. An include dispatch settles nothing (its status is not the answer's):
+   * {@code settle} leaves it to the dispatch around it.
    */
   @Override
   public void afterCompletion(
       HttpServletRequest request, HttpServletResponse response, Object handler, Exception ex) {
-    if (request.getDispatcherType() != DispatcherType.INCLUDE) {
-      RateLimitEnforcer.settle(request, response, ex);
-    }
+    RateLimitEnforcer.settle(request, response, ex);
   }
 
   /** Settles the request's reservations when its asynchronous processing completes. */
