@@ -225,4 +225,40 @@ class CalendarQuotaIT {
     ticker.advance(Duration.ofHours(1));
     assertThat(grants(limiter, id, 10)).as("August").isEqualTo(3);
   }
+
+  @ParameterizedTest
+  @EnumSource(Client.class)
+  void zoneSpellings_ofUtcAndOfAnOffset_shareOneQuotaPerId(Client client) {
+    Instant noon = Instant.parse("2026-06-15T12:00:00Z");
+    FakeTicker ticker = new FakeTicker(42);
+    for (List<String> spellings :
+        List.of(
+            List.of("UTC", "Etc/UTC", "Z", "GMT", "UTC+00:00"),
+            List.of("+01:00", "Etc/GMT-1", "UTC+1", "GMT+01:00"))) {
+      String id = freshId();
+      int granted = 0;
+      for (String zone : spellings) {
+        RedisRateLimiter limiter =
+            builder(client, ticker, noon).limit(Limit.parse("4/day@" + zone)).build();
+        granted += grants(limiter, id, 3);
+      }
+      assertThat(granted).as("one day's quota for %s", spellings).isEqualTo(4);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Client.class)
+  void regionAliases_keepTheirOwnKeys(Client client) {
+    Instant noon = Instant.parse("2026-06-15T12:00:00Z");
+    FakeTicker ticker = new FakeTicker(42);
+    RedisRateLimiter eastern =
+        builder(client, ticker, noon).limit(Limit.parse("2/day@US/Eastern")).build();
+    RedisRateLimiter newYork =
+        builder(client, ticker, noon).limit(Limit.parse("2/day@America/New_York")).build();
+    String id = freshId();
+    assertThat(eastern.keysOf(id)).isNotEqualTo(newYork.keysOf(id));
+    assertThat(grants(eastern, id, 3) + grants(newYork, id, 3))
+        .as("documented in docs/redis.md: configure one spelling of a region on all instances")
+        .isEqualTo(4);
+  }
 }

@@ -163,9 +163,17 @@ final class LimiterScript {
     return (byWindow ? "w" : permits) + windowMicros(limit) + ":" + precisionMicros(limit);
   }
 
-  /** A zone's id, with {@code UTC} for {@link ZoneOffset#UTC}, as limit text writes it. */
-  private static String zoneText(ZoneId zone) {
-    return zone.equals(ZoneOffset.UTC) ? "UTC" : zone.getId();
+  /**
+   * The text that names {@code zone} in a key. A zone of fixed rules is named by its offset, so
+   * every spelling of it names one key: {@code UTC} for the UTC offset, as limit text writes it
+   * ({@code Z}, {@code GMT}, {@code Etc/UTC}, {@code UTC+00:00}), {@code +01:00} for {@code
+   * Etc/GMT-1} or {@code UTC+1}. A region is named by its id as written: aliases such as {@code
+   * US/Eastern} and {@code America/New_York} name two keys (docs/redis.md, "Keys and memory", says
+   * why they are not merged).
+   */
+  static String zoneText(ZoneId zone) {
+    ZoneId normal = zone.normalized();
+    return normal.equals(ZoneOffset.UTC) ? "UTC" : normal.getId();
   }
 
   /** A copy of the template of {@code length} elements, with the calendar quotas' periods now. */

@@ -101,4 +101,38 @@ class LimiterScriptCalendarTest {
     assertThat(Long.parseLong(parts[0])).isEqualTo(LocalDate.of(2011, 12, 29).toEpochDay());
     assertThat(parts[3]).as("30 December 2011 lasts no time").isEqualTo(parts[4]);
   }
+
+  /** The key suffix of a daily quota of 5 in {@code zone}, without and with plans. */
+  private static List<String> keysIn(String zone) {
+    Limit daily = Limit.parse("5/day@" + zone);
+    ScriptTime time = new ScriptTime(null, Clock.systemUTC());
+    return List.of(
+        new LimiterScript(List.of(daily), false, time, false).keys("p:{t}:")[0],
+        new LimiterScript(List.of(daily), false, time, true).keys("p:{t}:")[0]);
+  }
+
+  @Test
+  void zoneSpellings_ofOneZonesRules_nameOneKey() {
+    for (String utc :
+        List.of("UTC", "Etc/UTC", "Z", "GMT", "UTC+00:00", "Etc/GMT", "Zulu", "UCT", "+00:00")) {
+      assertThat(keysIn(utc)).as(utc).containsExactly("p:{t}:5:day@UTC", "p:{t}:day@UTC");
+    }
+    for (String plusOne : List.of("+01:00", "Etc/GMT-1", "UTC+1", "GMT+01:00", "+01")) {
+      assertThat(keysIn(plusOne))
+          .as(plusOne)
+          .containsExactly("p:{t}:5:day@+01:00", "p:{t}:day@+01:00");
+    }
+  }
+
+  @Test
+  void regions_keepTheirIdsAsWritten_aliasesIncluded() {
+    assertThat(keysIn("Europe/Paris"))
+        .containsExactly("p:{t}:5:day@Europe/Paris", "p:{t}:day@Europe/Paris");
+    assertThat(keysIn("Europe/Berlin"))
+        .containsExactly("p:{t}:5:day@Europe/Berlin", "p:{t}:day@Europe/Berlin");
+    assertThat(keysIn("+01:00")).isNotEqualTo(keysIn("Europe/Paris"));
+    assertThat(keysIn("US/Eastern"))
+        .as("an alias of America/New_York: not merged, see docs/redis.md")
+        .containsExactly("p:{t}:5:day@US/Eastern", "p:{t}:day@US/Eastern");
+  }
 }
