@@ -500,6 +500,9 @@ for r = 1, #KEYS / n do
     -- in locals rather than in S (each slot read or written is one more Lua instruction, and the
     -- script's own instructions cost Redis as much as its commands; see Cost). Runs are read only
     -- by trim and, for a refusal's figures, by wait_for, which work on S.
+    -- It repeats the loops below on purpose, for speed: with this path Redis spends 7.2-7.4 us of
+    -- CPU per request of one limit instead of 8.3 (isolated benchmark), and this is the hot path.
+    -- A change to one path must be made to the other; the conformance ITs run both.
     local key = KEYS[r]
     local oldest = floor((now - window + 1) / precision)
     local h = redis.pcall('LINDEX', key, '0')
