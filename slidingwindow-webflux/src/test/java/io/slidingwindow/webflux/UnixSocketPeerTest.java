@@ -26,6 +26,7 @@ import org.springframework.web.server.adapter.WebHttpHandlerBuilder;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
+import reactor.netty.resources.LoopResources;
 
 /**
  * A Reactor Netty server bound to a Unix domain socket (as behind a reverse proxy on the same
@@ -33,8 +34,9 @@ import reactor.netty.http.server.HttpServer;
  * with {@code framework} the request's remote address is the first {@code X-Forwarded-For} value,
  * and the client keys never take it. The peer is {@code 127.0.0.1}, as Tomcat reports such a peer:
  * one key for every client unless {@code 127.0.0.1} is a trusted proxy, whose {@code
- * X-Forwarded-For} is then read right to left. A real server on the native transport and a real
- * client (the JDK's Unix domain socket channel) speaking HTTP/1.1.
+ * X-Forwarded-For} is then read right to left. A real server on the native transport (and on NIO,
+ * whose peer is the JDK's {@code UnixDomainSocketAddress}) and a real client (the JDK's Unix domain
+ * socket channel) speaking HTTP/1.1.
  */
 class UnixSocketPeerTest {
 
@@ -56,6 +58,15 @@ class UnixSocketPeerTest {
    */
   private List<String> keys(
       ClientAddresses addresses, Strategy strategy, List<String> forwardedFor) {
+    return keys(addresses, strategy, forwardedFor, false);
+  }
+
+  /**
+   * As {@link #keys(ClientAddresses, Strategy, List)}; with {@code jdk}, on Netty's NIO transport,
+   * whose Unix domain socket peer is the JDK's {@code UnixDomainSocketAddress}, not Netty's.
+   */
+  private List<String> keys(
+      ClientAddresses addresses, Strategy strategy, List<String> forwardedFor, boolean jdk) {
     Path socket = dir.resolve("peer.sock");
     WebHttpHandlerBuilder handler =
         WebHttpHandlerBuilder.webHandler(
@@ -72,9 +83,15 @@ class UnixSocketPeerTest {
       handler.forwardedHeaderTransformer(new ForwardedHeaderTransformer());
     }
     HttpHandler keys = handler.build();
+    LoopResources nio = jdk ? LoopResources.create("uds-nio", 1, true) : null;
+    HttpServer bound =
+        jdk
+            ? HttpServer.create()
+                .runOn(nio, false)
+                .bindAddress(() -> UnixDomainSocketAddress.of(socket))
+            : HttpServer.create().bindAddress(() -> new DomainSocketAddress(socket.toString()));
     DisposableServer server =
-        HttpServer.create()
-            .bindAddress(() -> new DomainSocketAddress(socket.toString()))
+        bound
             .forwarded(strategy == Strategy.NATIVE)
             .handle(new ReactorHttpHandlerAdapter(keys))
             .bindNow(Duration.ofSeconds(10));
@@ -88,6 +105,9 @@ class UnixSocketPeerTest {
       return found;
     } finally {
       server.disposeNow(Duration.ofSeconds(10));
+      if (nio != null) {
+        nio.disposeLater().block(Duration.ofSeconds(10));
+      }
     }
   }
 
@@ -139,5 +159,14 @@ class UnixSocketPeerTest {
     assertThat(keys(addresses, strategy, each(2, i -> "198.51.100." + i + ", 203.0.113.5")))
         .as("the hop the local proxy appended, not the one the client wrote")
         .containsExactly("ip:203.0.113.5", "ip:203.0.113.5");
+  }
+
+  /** The JDK's peer address (NIO transport) is the local peer too, as Netty's native one is. */
+  @ParameterizedTest
+  @EnumSource(Strategy.class)
+  void jdkUnixSocketPeer_noTrustedProxy_everyXForwardedForIsKeyedAsTheLocalPeer(Strategy strategy) {
+    assertThat(keys(ClientAddresses.direct(), strategy, each(2, i -> "203.0.113." + i), true))
+        .as("on NIO the peer is a java.net.UnixDomainSocketAddress, keyed as 127.0.0.1")
+        .containsExactly("ip:127.0.0.1", "ip:127.0.0.1");
   }
 }
