@@ -21,7 +21,8 @@ import java.util.Set;
  * decoded) that holds any of:
  *
  * <ul>
- *   <li>a {@code ;} (path parameters, {@code ;jsessionid=}, {@code ..;}) — {@link
+ *   <li>a {@code ;} (path parameters, {@code ;jsessionid=}, {@code ..;}), raw or encoded ({@code
+ *       %3B}: a reader that decodes before it drops path parameters drops what follows it) — {@link
  *       Allowance#SEMICOLON};
  *   <li>an encoded period {@code %2E} — {@link Allowance#ENCODED_PERIOD};
  *   <li>an encoded slash or backslash {@code %2F}, {@code %5C} — {@link Allowance#ENCODED_SLASH};
@@ -30,10 +31,10 @@ import java.util.Set;
  *   <li>a backslash — {@link Allowance#BACKSLASH};
  *   <li>an empty segment {@code //} — {@link Allowance#DOUBLE_SLASH};
  *   <li>always, whatever is allowed: a dot segment ({@code .} or {@code ..}, however spelled:
- *       plain, encoded, or with path parameters), a {@code %} not followed by two hex digits,
- *       percent-encoded bytes that are not UTF-8 (overlong forms such as {@code %C0%AE} included),
- *       an encoded control character, and any raw character that is not printable ASCII (controls,
- *       spaces, non-ASCII).
+ *       plain, encoded, or with path parameters, raw or encoded: {@code ..%3B}), a {@code %} not
+ *       followed by two hex digits, percent-encoded bytes that are not UTF-8 (overlong forms such
+ *       as {@code %C0%AE} included), an encoded control character, and any raw character that is
+ *       not printable ASCII (controls, spaces, non-ASCII).
  * </ul>
  *
  * <p>Hex digits match in either case. Allowing something trades safety for compatibility: each
@@ -51,9 +52,11 @@ public final class PathFirewall {
   /** A spelling the strict firewall refuses and a relaxed one lets through. */
   public enum Allowance {
     /**
-     * {@code ;} in the path: URL-rewritten sessions ({@code ;jsessionid=}) and matrix variables.
-     * Risk: containers drop path parameters before they pick a servlet, and dispatchers differ in
-     * which they drop; dot segments with parameters ({@code ..;}) stay refused.
+     * {@code ;} in the path, raw or encoded ({@code %3B}): URL-rewritten sessions ({@code
+     * ;jsessionid=}) and matrix variables. Risk: containers drop path parameters before they pick a
+     * servlet, dispatchers differ in which they drop, and a reader that decodes first takes {@code
+     * %3B} for a parameter where one that drops parameters first takes it for data; dot segments
+     * with parameters ({@code ..;}, {@code ..%3B}) stay refused.
      */
     SEMICOLON,
     /**
@@ -189,6 +192,9 @@ public final class PathFirewall {
         if (b == '%' && !allowed.contains(Allowance.ENCODED_PERCENT)) {
           return Optional.of("an encoded percent sign (%25)");
         }
+        if (b == ';' && !allowed.contains(Allowance.SEMICOLON)) {
+          return Optional.of("an encoded path parameter (%3B)");
+        }
         if (b < 0x20 || b == 0x7f) {
           return Optional.of("an encoded control character");
         }
@@ -198,12 +204,26 @@ public final class PathFirewall {
       return Optional.of("percent-encoded bytes that are not UTF-8");
     }
     // Not normalized: the path as a dispatcher reads it (parameters dropped, decoded, backslashes
-    // as slashes) changes when its dot segments are resolved, however they were spelled.
-    String decoded = RequestPaths.dispatcherReading(path);
-    if (!RequestPaths.resolveDots(decoded).equals(decoded)) {
+    // as slashes) changes when its dot segments are resolved, however they were spelled, also to a
+    // reader that decodes %3B before it drops parameters.
+    if (hasDotSegment(path) || hasDotSegment(decodedSemicolons(path))) {
       return Optional.of("a dot segment ('.' or '..')");
     }
     return Optional.empty();
+  }
+
+  /** Whether the dispatcher's reading of {@code path} changes when its dot segments resolve. */
+  private static boolean hasDotSegment(String path) {
+    String decoded = RequestPaths.dispatcherReading(path);
+    return !RequestPaths.resolveDots(decoded).equals(decoded);
+  }
+
+  /**
+   * {@code path} with {@code %3B} decoded, as a reader that decodes before it drops path parameters
+   * sees its parameters: {@code ..%3Bx} is the dot segment {@code ..} to it.
+   */
+  private static String decodedSemicolons(String path) {
+    return path.replace("%3B", ";").replace("%3b", ";");
   }
 
   /** Whether the percent-encoded bytes of {@code path} (checked to be well formed) are UTF-8. */
