@@ -62,6 +62,8 @@ class GatewayPathSpellingBoot4IT {
           "/api/x\\..\\login",
           "/api;x=1/login",
           "/api/login;jsessionid=1",
+          "/api/login%3Bjsessionid=1",
+          "/api%3bx=1/login",
           "/api/%252e%252e/login");
 
   @SpringBootConfiguration
