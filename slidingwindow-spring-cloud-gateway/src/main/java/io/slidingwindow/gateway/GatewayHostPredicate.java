@@ -13,18 +13,19 @@ import org.springframework.web.server.ServerWebExchange;
 /**
  * The gateway's {@code Host} predicate as every route source builds it (properties, the Java DSL's
  * {@code .host(...)}, discovery, the actuator), in the spelling {@link GatewayHostName} gives the
- * header: its patterns are matched in lower case, and a route none of whose patterns names a port
- * matches the host whatever port the header carries.
+ * header: its patterns are matched in lower case, and a pattern that names no port matches the host
+ * whatever port the header carries.
  *
  * <p>{@link GatewayHostName} lower-cases the {@code Host} header before routing, so a pattern with
  * a capital letter ({@code .host("API.example.com")} in the Java DSL) would match no request and
  * its route would go dead; the patterns' letters outside template variables are lower-cased here.
  * With the gateway's default {@code include-port: true} the predicate matches the header's port as
  * sent, so {@code Host: api.example.com:443}, {@code :1} or {@code :} (an empty port) missed {@code
- * Host=api.example.com} and could take another route to the same backend past the limit. A route
- * whose patterns name no port now matches the header without its port; one with a pattern that
- * names a port ({@code api.example.com:8443}) keeps matching the header as sent. The header itself
- * is left as sent, so {@code X-Forwarded-Host} keeps its port.
+ * Host=api.example.com} and could take another route to the same backend past the limit. Each
+ * pattern is judged on its own: one that names no port matches the header without its port, one
+ * that names a port ({@code api.example.com:8443}) keeps matching the header as sent, so {@code
+ * Host=api.example.com,admin.example.com:8443} takes {@code api.example.com:443} too. The header
+ * itself is left as sent, so {@code X-Forwarded-Host} keeps its port.
  */
 final class GatewayHostPredicate extends HostRoutePredicateFactory {
 
@@ -56,30 +57,40 @@ final class GatewayHostPredicate extends HostRoutePredicateFactory {
     return gateway.name();
   }
 
+  /**
+   * Patterns that name a port are matched against the header as sent, the others against the header
+   * without its port (those with a port first, when a host could match both).
+   */
   @Override
   public Predicate<ServerWebExchange> apply(Config config) {
-    List<String> patterns = new ArrayList<>();
-    boolean port = false;
+    List<String> all = new ArrayList<>();
+    List<String> ported = new ArrayList<>();
+    List<String> portless = new ArrayList<>();
     for (String pattern : config.getPatterns()) {
-      patterns.add(lowered(pattern));
-      port |= namesPort(pattern);
+      all.add(lowered(pattern));
+      (namesPort(pattern) ? ported : portless).add(lowered(pattern));
     }
-    Config lowered = new Config();
-    lowered.setPatterns(patterns);
+    Config lowered = patterns(all);
     Predicate<ServerWebExchange> matches = gateway.apply(lowered);
-    if (port) {
+    if (portless.isEmpty()) {
       return matches;
     }
+    Predicate<ServerWebExchange> withPort =
+        ported.isEmpty() ? exchange -> false : gateway.apply(patterns(ported));
+    Predicate<ServerWebExchange> anyPort = gateway.apply(patterns(portless));
     return new GatewayPredicate() {
       @Override
       public boolean test(ServerWebExchange exchange) {
+        if (withPort.test(exchange)) {
+          return true;
+        }
         String host = exchange.getRequest().getHeaders().getFirst(HttpHeaders.HOST);
         String name = host == null ? null : withoutPort(host);
         if (name == null || name.equals(host)) {
-          return matches.test(exchange);
+          return anyPort.test(exchange);
         }
         // The mutated exchange shares the attributes, where the predicate puts template variables.
-        return matches.test(
+        return anyPort.test(
             exchange
                 .mutate()
                 .request(r -> r.headers(headers -> headers.set(HttpHeaders.HOST, name)))
@@ -96,6 +107,13 @@ final class GatewayHostPredicate extends HostRoutePredicateFactory {
         return matches.toString();
       }
     };
+  }
+
+  /** The gateway's configuration of a {@code Host} predicate with {@code patterns}. */
+  private static Config patterns(List<String> patterns) {
+    Config config = new Config();
+    config.setPatterns(patterns);
+    return config;
   }
 
   /** {@code pattern} with {@code A} to {@code Z} in lower case outside template variables. */

@@ -3,7 +3,6 @@ package io.slidingwindow.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,12 +17,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.context.WebServerApplicationContext;
 import org.springframework.cloud.gateway.handler.predicate.PredicateDefinition;
 import org.springframework.cloud.gateway.route.RouteLocator;
 import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
@@ -65,57 +61,43 @@ class GatewayHostNameTest {
 
   private Class<?> application = Gateway.class;
 
-  private HttpServer backend;
   private final AtomicInteger logins = new AtomicInteger();
-  private ConfigurableApplicationContext gateway;
+  private BackendAndGateway servers;
 
   @AfterEach
   void stop() {
-    if (gateway != null) {
-      gateway.close();
-    }
-    if (backend != null) {
-      backend.stop(0);
+    if (servers != null) {
+      servers.close();
     }
   }
 
   private int start(String... properties) throws IOException {
-    backend = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    backend.createContext(
-        "/",
-        exchange -> {
-          if (exchange.getRequestURI().getRawPath().equals("/login")) {
-            logins.incrementAndGet();
-          }
-          exchange.sendResponseHeaders(200, -1);
-          exchange.close();
-        });
-    backend.start();
-    String uri = "http://127.0.0.1:" + backend.getAddress().getPort();
+    servers =
+        new BackendAndGateway(
+            exchange -> {
+              if (exchange.getRequestURI().getRawPath().equals("/login")) {
+                logins.incrementAndGet();
+              }
+            });
+    String uri = servers.backendUri();
     String routes = "spring.cloud.gateway.server.webflux.routes";
     String limits = routes + "[0].filters[0].args.sliding-window-rate-limiter.limits[0]";
-    gateway =
-        new SpringApplicationBuilder(application)
-            .properties(
-                "test.backend=" + uri,
-                "spring.config.name=gateway-host-case",
-                "spring.main.web-application-type=reactive",
-                "spring.main.banner-mode=off",
-                "server.address=127.0.0.1",
-                "server.port=0",
-                routes + "[0].id=login",
-                routes + "[0].uri=" + uri,
-                routes + "[0].predicates[0]=Host=api.example.test",
-                routes + "[0].predicates[1]=Path=/login",
-                routes + "[0].filters[0].name=RequestRateLimiter",
-                limits + ".permits=1",
-                limits + ".window=1h",
-                routes + "[1].id=site",
-                routes + "[1].uri=" + uri,
-                routes + "[1].predicates[0]=Path=/**")
-            .properties(properties)
-            .run();
-    return ((WebServerApplicationContext) gateway).getWebServer().getPort();
+    return servers.startGateway(
+        application,
+        "gateway-host-case",
+        List.of(
+            "test.backend=" + uri,
+            routes + "[0].id=login",
+            routes + "[0].uri=" + uri,
+            routes + "[0].predicates[0]=Host=api.example.test",
+            routes + "[0].predicates[1]=Path=/login",
+            routes + "[0].filters[0].name=RequestRateLimiter",
+            limits + ".permits=1",
+            limits + ".window=1h",
+            routes + "[1].id=site",
+            routes + "[1].uri=" + uri,
+            routes + "[1].predicates[0]=Path=/**"),
+        properties);
   }
 
   private static InetAddress client(int i) throws IOException {
@@ -232,6 +214,32 @@ class GatewayHostNameTest {
     assertThat(login(client(0), port, "ported.test:8443")).isEqualTo(418);
     assertThat(login(client(0), port, "ported.test:1")).isEqualTo(200);
     assertThat(login(client(0), port, "ported.test")).isEqualTo(200);
+  }
+
+  /**
+   * A route whose Host patterns mix names with and without a port judges each on its own: the one
+   * without a port matches the host whatever its port; before, the port named by the other made
+   * both match the header as sent, and {@code Host: api.example.test:443} took the unlimited route.
+   */
+  @Test
+  void hostPatternsWithAndWithoutAPort_eachJudgedOnItsOwn() throws IOException {
+    String routes = "spring.cloud.gateway.server.webflux.routes";
+    int port = start(routes + "[0].predicates[0]=Host=api.example.test,admin.example.test:8443");
+
+    int before = logins.get();
+    assertThat(login(client(0), port, "api.example.test:443")).isEqualTo(200);
+    assertThat(logins.get()).isEqualTo(before + 1);
+    assertThat(login(client(0), port, "api.example.test"))
+        .as("after Host: api.example.test:443 reached the login, the hour's one login is spent")
+        .isEqualTo(429);
+    assertThat(login(client(1), port, "admin.example.test:8443")).isEqualTo(200);
+    assertThat(login(client(1), port, "admin.example.test:8443"))
+        .as("the pattern with a port still takes its port")
+        .isEqualTo(429);
+    assertThat(login(client(2), port, "admin.example.test:1"))
+        .as("another port misses the pattern that names one, and takes the unlimited route")
+        .isEqualTo(200);
+    assertThat(login(client(2), port, "admin.example.test:1")).isEqualTo(200);
   }
 
   /**
