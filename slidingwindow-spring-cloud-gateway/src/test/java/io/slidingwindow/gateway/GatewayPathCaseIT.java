@@ -2,11 +2,9 @@ package io.slidingwindow.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
 import io.slidingwindow.testkit.http.RawHttp;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,10 +19,8 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.web.reactive.WebFluxProperties;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.boot.web.context.WebServerApplicationContext;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.cloud.gateway.handler.predicate.PathRoutePredicateFactory;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -133,17 +129,14 @@ class GatewayPathCaseIT {
           "spring.cloud.gateway.server.webflux.routes[0].filters[1].args"
               + ".sliding-window-rate-limiter.limits[0].window=1h");
 
-  private HttpServer backend;
   private final AtomicReference<String> reached = new AtomicReference<>();
+  private BackendAndGateway servers;
   private ConfigurableApplicationContext gateway;
 
   @AfterEach
   void stop() {
-    if (gateway != null) {
-      gateway.close();
-    }
-    if (backend != null) {
-      backend.stop(0);
+    if (servers != null) {
+      servers.close();
     }
   }
 
@@ -153,28 +146,20 @@ class GatewayPathCaseIT {
 
   private int start(Class<?> application, String loginPredicate, List<String> properties)
       throws IOException {
-    backend = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    backend.createContext(
-        "/",
-        exchange -> {
-          reached.set(
-              exchange.getRequestHeaders().getFirst("X-Route")
-                  + " "
-                  + exchange.getRequestURI().getRawPath());
-          exchange.sendResponseHeaders(200, -1);
-          exchange.close();
-        });
-    backend.start();
-    String uri = "http://127.0.0.1:" + backend.getAddress().getPort();
+    servers =
+        new BackendAndGateway(
+            exchange ->
+                reached.set(
+                    exchange.getRequestHeaders().getFirst("X-Route")
+                        + " "
+                        + exchange.getRequestURI().getRawPath()));
+    String uri = servers.backendUri();
     String routes = "spring.cloud.gateway.server.webflux.routes";
-    List<String> all =
-        new ArrayList<>(
+    int port =
+        servers.startGateway(
+            application,
+            "gateway-path-case",
             List.of(
-                "spring.config.name=gateway-path-case",
-                "spring.main.web-application-type=reactive",
-                "spring.main.banner-mode=off",
-                "server.address=127.0.0.1",
-                "server.port=0",
                 routes + "[0].id=login",
                 routes + "[0].uri=" + uri,
                 routes + "[0].predicates[0]=" + loginPredicate,
@@ -182,11 +167,10 @@ class GatewayPathCaseIT {
                 routes + "[1].id=api",
                 routes + "[1].uri=" + uri,
                 routes + "[1].predicates[0]=Path=/api/**",
-                routes + "[1].filters[0]=AddRequestHeader=X-Route, api"));
-    all.addAll(properties);
-    gateway =
-        new SpringApplicationBuilder(application).properties(all.toArray(String[]::new)).run();
-    return ((WebServerApplicationContext) gateway).getWebServer().getPort();
+                routes + "[1].filters[0]=AddRequestHeader=X-Route, api"),
+            properties.toArray(String[]::new));
+    gateway = servers.gateway();
+    return port;
   }
 
   private static InetAddress client(int i) throws IOException {
