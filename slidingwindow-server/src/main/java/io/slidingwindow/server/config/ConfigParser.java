@@ -41,6 +41,9 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * {@code allow} or {@code refuse}: {@link FailurePolicy}; {@code open} and {@code closed} are read
  * as {@code allow} and {@code refuse}) says what answers while Redis fails, when counts live there.
  *
+ * <p>Refused beyond what envoyproxy/ratelimit refuses: {@code replaces} that form a cycle ({@link
+ * ReplacesCycles}), which would leave a request matching every rule of it counted by none.
+ *
  * <p>Errors name the file and the line. Not thread-safe; use one parser per load.
  */
 public final class ConfigParser {
@@ -126,7 +129,9 @@ public final class ConfigParser {
             "failure_policy must be local, allow or refuse, was '" + policy + "'");
       }
     }
+    int first = rules.size();
     DescriptorNode tree = descriptors(domain, "", "", new String[0], fields.get("descriptors"));
+    ReplacesCycles.check(rules.subList(first, rules.size()));
     domains.put(domain, tree);
     failurePolicies.put(domain, failurePolicy);
   }

@@ -204,6 +204,72 @@ class ConfigParserTest {
   }
 
   @Test
+  void parse_replacesInACycle_isRefusedNamingEveryRuleOfIt() {
+    assertFault(
+        """
+        domain: d
+        descriptors:
+          - key: a
+            rate_limit: {name: ra, replaces: [{name: rb}], unit: second, requests_per_unit: 1}
+          - key: b
+            rate_limit: {name: rb, replaces: [{name: ra}], unit: second, requests_per_unit: 1}
+        """,
+        "test.yaml line 4: replaces form a cycle, so a request matching all of its rules is"
+            + " counted by none: 'ra' (test.yaml line 4) replaces 'rb', 'rb' (test.yaml line 6)"
+            + " replaces 'ra'; break the cycle");
+    // Through a third rule, and with a rule of the cycle replacing one outside it too.
+    assertFault(
+        """
+        domain: d
+        descriptors:
+          - key: a
+            rate_limit: {name: ra, replaces: [{name: rb}], unit: second, requests_per_unit: 1}
+          - key: b
+            rate_limit: {name: rb, replaces: [{name: rx}, {name: rc}], unit: second, requests_per_unit: 1}
+          - key: c
+            rate_limit: {name: rc, replaces: [{name: ra}], unit: second, requests_per_unit: 1}
+          - key: x
+            rate_limit: {name: rx, unit: second, requests_per_unit: 1}
+        """,
+        "test.yaml line 4: replaces form a cycle, so a request matching all of its rules is"
+            + " counted by none: 'ra' (test.yaml line 4) replaces 'rb', 'rb' (test.yaml line 6)"
+            + " replaces 'rc', 'rc' (test.yaml line 8) replaces 'ra'");
+    // Two rules of one name: the one replacing the other's replacer closes a cycle.
+    assertFault(
+        """
+        domain: d
+        descriptors:
+          - key: a
+            rate_limit: {name: shared, unit: second, requests_per_unit: 1}
+          - key: b
+            rate_limit: {name: other, replaces: [{name: shared}], unit: second, requests_per_unit: 1}
+          - key: c
+            rate_limit: {name: shared, replaces: [{name: other}], unit: second, requests_per_unit: 1}
+        """,
+        "test.yaml line 6: replaces form a cycle");
+  }
+
+  @Test
+  void parse_replacesInAChainOrFromSeveralRules_loads() throws ConfigException {
+    RateLimitConfig config =
+        Configs.parse(
+            """
+            domain: d
+            descriptors:
+              - key: a
+                rate_limit: {name: ra, replaces: [{name: rb}, {name: rc}], unit: second, requests_per_unit: 1}
+              - key: b
+                rate_limit: {name: rb, replaces: [{name: rc}], unit: second, requests_per_unit: 1}
+              - key: c
+                rate_limit: {name: rc, replaces: [{name: elsewhere}], unit: second, requests_per_unit: 1}
+              - key: e
+                rate_limit: {name: re, replaces: [{name: rc}], unit: second, requests_per_unit: 1}
+            """);
+
+    assertThat(match(config, "d", "c", "1").replaces()).containsExactly("elsewhere");
+  }
+
+  @Test
   void parse_sameDomainInTwoFiles_isRefused() {
     assertThatThrownBy(
             () ->

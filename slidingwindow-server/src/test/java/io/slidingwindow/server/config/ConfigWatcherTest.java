@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.slidingwindow.server.ConfigException;
 import io.slidingwindow.server.decide.Decider;
 import io.slidingwindow.server.decide.Decisions.Code;
+import io.slidingwindow.server.decide.Decisions.Outcome;
 import io.slidingwindow.server.decide.TestRequest;
 import io.slidingwindow.testkit.FakeTicker;
 import java.io.IOException;
@@ -76,6 +77,39 @@ class ConfigWatcherTest {
     assertThat(watcher.check()).isTrue();
     assertThat(watcher.lastError()).isNull();
     assertThat(decide(decider, "a")).isEqualTo(Code.OVER_LIMIT);
+  }
+
+  /**
+   * Rules that replace each other would leave a request matching both counted by neither: before
+   * the reload was refused, every such request was answered OK, however many came.
+   */
+  @Test
+  void check_replacesMadeACycle_keepsTheLastGoodConfigSoTheRequestIsStillCounted()
+      throws IOException, ConfigException {
+    String rule = "  - key: %s\n    rate_limit: {name: r%s, %sunit: hour, requests_per_unit: 2}\n";
+    String good =
+        "domain: d\ndescriptors:\n"
+            + rule.formatted("a", "a", "replaces: [{name: rb}], ")
+            + rule.formatted("b", "b", "");
+    Path file = dir.resolve("d.yaml");
+    Files.writeString(file, good);
+    ConfigWatcher watcher = new ConfigWatcher(file);
+    Decider decider = TestRequest.decider(watcher.load(), new FakeTicker(), 100);
+    watcher.attach(listener(decider));
+
+    Files.writeString(file, good.replace("rb, unit", "rb, replaces: [{name: ra}], unit"));
+    assertThat(watcher.check()).isFalse();
+
+    assertThat(watcher.lastError())
+        .startsWith("d.yaml line 4: replaces form a cycle")
+        .contains("'ra' (d.yaml line 4) replaces 'rb', 'rb' (d.yaml line 6) replaces 'ra'");
+    TestRequest both =
+        TestRequest.of("d", TestRequest.descriptor("a", "x"), TestRequest.descriptor("b", "x"));
+    assertThat(decider.decide(both).overall()).isEqualTo(Code.OK);
+    assertThat(decider.decide(both).overall()).isEqualTo(Code.OK);
+    assertThat(decider.decide(both).overall()).isEqualTo(Code.OVER_LIMIT);
+    assertThat(decider.decide(both).status(1).outcome()).isEqualTo(Outcome.UNMATCHED);
+    assertThat(reloads).containsExactly(false);
   }
 
   private ConfigWatcher.Listener listener(Decider decider) {
