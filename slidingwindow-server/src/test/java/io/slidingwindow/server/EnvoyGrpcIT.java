@@ -354,6 +354,43 @@ class EnvoyGrpcIT {
         .isEqualTo(RateLimitResponse.RateLimit.Unit.HOUR);
   }
 
+  /**
+   * A limit override without a unit failed the whole call with INVALID_ARGUMENT, which Envoy,
+   * without failure_mode_deny, takes as leave to pass the request uncounted: now that descriptor
+   * alone is answered OVER_LIMIT, the others are counted, and the metric says so.
+   */
+  @Test
+  void shouldRateLimit_overrideWithoutAUnit_overLimitForThatDescriptorAlone() throws Exception {
+    RateLimitRequest request =
+        RateLimitRequest.newBuilder()
+            .setDomain("api")
+            .addDescriptors(
+                descriptor("x", "y").toBuilder()
+                    .setLimit(
+                        RateLimitDescriptor.RateLimitOverride.newBuilder().setRequestsPerUnit(3)))
+            .addDescriptors(descriptor("client", "unit-less"))
+            .build();
+
+    RateLimitResponse response = stub().shouldRateLimit(request);
+
+    assertThat(response.getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+    assertThat(response.getStatuses(0).getCode()).isEqualTo(Code.OVER_LIMIT);
+    assertThat(response.getStatuses(0).getCurrentLimit().getUnit())
+        .isEqualTo(RateLimitResponse.RateLimit.Unit.UNKNOWN);
+    assertThat(response.getStatuses(1).getCode()).isEqualTo(Code.OK);
+    HttpResponse<String> metrics =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + server.adminPort() + "/metrics"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(metrics.body())
+        .contains(
+            "slidingwindow_server_decisions_total{descriptor=\"override\",domain=\"api\","
+                + "outcome=\"bad_override\"} 1.0");
+  }
+
   @Test
   void shouldRateLimit_badInput_failsWithAClearStatusAndTheServiceStaysUp() {
     assertStatus(
@@ -387,16 +424,6 @@ class EnvoyGrpcIT {
       many.addDescriptors(descriptor("client", "c" + i));
     }
     assertStatus(many.build(), Status.Code.INVALID_ARGUMENT, "at most 64 descriptors, had 65");
-    assertStatus(
-        RateLimitRequest.newBuilder()
-            .setDomain("api")
-            .addDescriptors(
-                descriptor("x", "y").toBuilder()
-                    .setLimit(
-                        RateLimitDescriptor.RateLimitOverride.newBuilder().setRequestsPerUnit(3)))
-            .build(),
-        Status.Code.INVALID_ARGUMENT,
-        "descriptor limit override needs a unit");
 
     assertThat(stub().shouldRateLimit(request("client", "c")).getOverallCode()).isEqualTo(Code.OK);
   }

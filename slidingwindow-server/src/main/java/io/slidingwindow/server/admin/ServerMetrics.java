@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  *       descriptor; {@code descriptor} is the matched rule's path in the configuration (empty when
  *       none matched, {@code override} for a descriptor's own limit), so its values are bounded by
  *       the configuration, never by requests; {@code outcome} is ok, over_limit, shadow_over_limit,
- *       unlimited or unmatched.
+ *       unlimited, unmatched or bad_override (a limit of its own that cannot be counted, answered
+ *       OVER_LIMIT).
  *   <li>{@code slidingwindow_server_requests_seconds{transport}}: a latency histogram of decided
  *       requests, per transport (grpc, http).
  *   <li>{@code slidingwindow_server_request_errors_total{transport, reason}}: requests refused

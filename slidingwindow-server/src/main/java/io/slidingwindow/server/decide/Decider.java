@@ -17,7 +17,6 @@ import io.slidingwindow.server.decide.Decisions.ReportedLimit;
 import io.slidingwindow.server.decide.Decisions.Status;
 import io.slidingwindow.server.decide.Decisions.Verdict;
 import io.slidingwindow.server.settings.Settings;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -175,7 +174,8 @@ public final class Decider implements ConfigWatcher.Listener {
                 new ReportedLimit(
                     rule.name(), 0, rule.blockedUnit(), rule.blockedUnit().length())));
       } else {
-        reported.add(rule.limits().stream().map(limit -> report(rule.name(), limit)).toList());
+        reported.add(
+            rule.limits().stream().map(limit -> Answers.report(rule.name(), limit)).toList());
       }
       if (rule.kind() == Rule.Kind.LIMITED) {
         Counting counting = old.get(countsOf(rule));
@@ -218,7 +218,10 @@ public final class Decider implements ConfigWatcher.Listener {
     Rule[] rules = planned.rules;
     Status[] statuses = new Status[rules.length];
     for (int d = 0; d < rules.length; d++) {
-      statuses[d] = decideNow(current, request, d, rules[d], planned.own(d));
+      statuses[d] =
+          planned.unusable(d)
+              ? Answers.badOverride(request, d)
+              : decideNow(current, request, d, rules[d], planned.own(d));
     }
     return new Verdict(statuses);
   }
@@ -231,6 +234,9 @@ public final class Decider implements ConfigWatcher.Listener {
       return status;
     }
     KeyedRateLimiter<String> limiter = own != null ? own : limiter(current, request, d, rule);
+    if (limiter == null) {
+      return Answers.badOverride(request, d);
+    }
     Decision decision = limiter.decide(id(current, request, d, rule), hits(request, d));
     return status(current, request, d, rule, decision);
   }
@@ -249,7 +255,10 @@ public final class Decider implements ConfigWatcher.Listener {
     Status[] statuses = new Status[rules.length];
     Join join = null;
     for (int d = 0; d < rules.length; d++) {
-      Status status = immediate(current, request, d, rules[d]);
+      Status status =
+          planned.unusable(d)
+              ? Answers.badOverride(request, d)
+              : immediate(current, request, d, rules[d]);
       if (status != null) {
         statuses[d] = status;
         continue;
@@ -285,8 +294,8 @@ public final class Decider implements ConfigWatcher.Listener {
   /**
    * Validates the request and matches each descriptor: its rule, or null. Every descriptor that
    * carries a limit of its own gets that limit's limiter here, once, before any descriptor is
-   * counted, so that a domain full of override limits refuses the whole request without counting a
-   * part of it.
+   * counted; one whose domain holds its most override limits is marked {@link Planned#unusable} and
+   * answered OVER_LIMIT, while the request's other descriptors are decided as ever.
    */
   private Planned plan(State current, DecisionRequest request) {
     RequestChecks.check(current.config(), request, overrides != null);
@@ -297,8 +306,15 @@ public final class Decider implements ConfigWatcher.Listener {
     for (int d = 0; d < n; d++) {
       if (overrides != null && request.hasOverride(d)) {
         long requests = request.overrideRequests(d);
-        if (requests > 0 && hits(request, d) <= requests) { // else answered without a limiter
-          planned.own(d, limiter(current, request, d, null));
+        if (request.overrideUnit(d) != TimeUnitName.UNKNOWN
+            && requests > 0
+            && hits(request, d) <= requests) { // else answered without a limiter
+          KeyedRateLimiter<String> own = limiter(current, request, d, null);
+          if (own == null) {
+            planned.markUnusable(d);
+          } else {
+            planned.own(d, own);
+          }
         }
         continue;
       }
@@ -330,6 +346,10 @@ public final class Decider implements ConfigWatcher.Listener {
     if (isOverride(request, d)) {
       long requests = request.overrideRequests(d);
       TimeUnitName unit = request.overrideUnit(d);
+      if (unit == TimeUnitName.UNKNOWN) {
+        overrides.unknownUnit(request.domain());
+        return Answers.badOverride(request, d);
+      }
       if (requests == 0) {
         ReportedLimit blocked = new ReportedLimit("", 0, unit, unit.length());
         return new Status(
@@ -348,31 +368,39 @@ public final class Decider implements ConfigWatcher.Listener {
     return switch (rule.kind()) {
       case UNLIMITED ->
           new Status(Code.OK, null, MAX_UINT32, null, rule, rule.path(), Outcome.UNLIMITED);
-      case BLOCKED -> refusal(rule, current.reported().get(rule.index()).get(0), 0, null);
+      case BLOCKED -> Answers.refusal(rule, current.reported().get(rule.index()).get(0), 0, null);
       case LIMITED -> {
         Plan plan = current.plans().get(rule.index()).planOf(current, request, d, rule);
         List<Limit> limits = plan == null ? rule.limits() : plan.limits();
-        int smallest = smallest(limits);
+        int smallest = Answers.smallest(limits);
         if (hits(request, d) > limits.get(smallest).permits()) {
           // No interval can ever hold these permits; refuse without counting.
           ReportedLimit limit =
               plan == null
                   ? current.reported().get(rule.index()).get(smallest)
-                  : report(rule.name(), limits.get(smallest));
-          yield refusal(rule, limit, 0, null);
+                  : Answers.report(rule.name(), limits.get(smallest));
+          yield Answers.refusal(rule, limit, 0, null);
         }
         yield null;
       }
     };
   }
 
+  /**
+   * The limiter of {@code rule}, or of descriptor {@code d}'s own limit when {@code rule} is null:
+   * null then if its domain holds its most override limits (which {@link OverrideLimits} logs).
+   */
   private KeyedRateLimiter<String> limiter(
       State current, DecisionRequest request, int d, Rule rule) {
     if (rule == null) {
-      return overrides.limiter(
-          request.domain(),
-          overrideLimit(request, d),
-          current.config().failurePolicy(request.domain()));
+      try {
+        return overrides.limiter(
+            request.domain(),
+            overrideLimit(request, d),
+            current.config().failurePolicy(request.domain()));
+      } catch (BadRequest full) {
+        return null;
+      }
     }
     return current.limiters().get(rule.index());
   }
@@ -391,13 +419,13 @@ public final class Decider implements ConfigWatcher.Listener {
       State current, DecisionRequest request, int d, Rule rule, Decision decision) {
     ReportedLimit limit;
     if (rule == null) {
-      limit = report("", overrideLimit(request, d));
+      limit = Answers.report("", overrideLimit(request, d));
     } else {
       int at = rule.limits().indexOf(decision.limit());
       if (at >= 0 || decision.limit() == null) {
         limit = current.reported().get(rule.index()).get(Math.max(0, at));
       } else { // a limit of the descriptor's admin override
-        limit = report(rule.name(), decision.limit());
+        limit = Answers.report(rule.name(), decision.limit());
       }
     }
     long remaining = Math.min(decision.remaining(), MAX_UINT32);
@@ -409,36 +437,7 @@ public final class Decider implements ConfigWatcher.Listener {
       return new Status(
           Code.OVER_LIMIT, limit, remaining, decision.retryAfter(), null, tag, Outcome.OVER_LIMIT);
     }
-    return refusal(rule, limit, remaining, decision.retryAfter());
-  }
-
-  private static Status refusal(
-      Rule rule, ReportedLimit limit, long remaining, Duration retryAfter) {
-    if (rule.shadowMode()) {
-      return new Status(
-          Code.OK, limit, remaining, retryAfter, rule, rule.path(), Outcome.SHADOW_OVER_LIMIT);
-    }
-    return new Status(
-        Code.OVER_LIMIT, limit, remaining, retryAfter, rule, rule.path(), Outcome.OVER_LIMIT);
-  }
-
-  private static ReportedLimit report(String name, Limit limit) {
-    TimeUnitName unit = TimeUnitName.of(limit.window());
-    String reported = name;
-    if (reported.isEmpty() && unit == TimeUnitName.UNKNOWN) {
-      reported = limit.permits() + " per " + limit.window();
-    }
-    return new ReportedLimit(reported, limit.permits(), unit, limit.window());
-  }
-
-  private static int smallest(List<Limit> limits) {
-    int smallest = 0;
-    for (int i = 1; i < limits.size(); i++) {
-      if (limits.get(i).permits() < limits.get(smallest).permits()) {
-        smallest = i;
-      }
-    }
-    return smallest;
+    return Answers.refusal(rule, limit, remaining, decision.retryAfter());
   }
 
   /** The permits descriptor {@code d} takes: its own hits_addend, else the request's; 0 means 1. */

@@ -27,7 +27,12 @@ public final class Decisions {
     /** Matched an unlimited rule. */
     UNLIMITED,
     /** Matched no rule (or a replaced one), so answered OK without counting. */
-    UNMATCHED;
+    UNMATCHED,
+    /**
+     * Carried a limit of its own that cannot be counted (it names no unit, or its domain holds its
+     * most such limits), so answered OVER_LIMIT; nothing was counted.
+     */
+    BAD_OVERRIDE;
 
     private final String tag = name().toLowerCase(Locale.ROOT);
 

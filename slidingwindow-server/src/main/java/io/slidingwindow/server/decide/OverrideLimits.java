@@ -29,9 +29,10 @@ import java.util.concurrent.TimeUnit;
  * and without it limits of a day or a year sent once would fill the table for that long. A WARNING
  * says so, at most once per {@link #WARNING_INTERVAL} and domain. In memory a limit's counts live
  * only in its limiter, so it keeps its place for as long as it counts anything: letting it go
- * earlier would let a caller who churns limits reset its count. If no limit can make room, the
- * descriptor is refused as INVALID_ARGUMENT, with a message that names the bound and the setting
- * that raises it, and a WARNING as often.
+ * earlier would let a caller who churns limits reset its count. If no limit can make room, {@link
+ * #limiter} throws, with a message that names the bound and the setting that raises it, and a
+ * WARNING as often; {@link Decider} answers that descriptor OVER_LIMIT. A limit without a unit is
+ * answered the same way, and {@link #unknownUnit} warns of it as often.
  *
  * <p>A limiter is handed out only once its entry is marked used at the time {@link #limiter} read,
  * atomically against eviction; so it stays in the table for its window and precision after that
@@ -157,6 +158,8 @@ final class OverrideLimits {
     long evictionWarnedAt;
     boolean warnedOfRefusal;
     long refusalWarnedAt;
+    volatile boolean warnedOfUnit;
+    volatile long unitWarnedAt;
   }
 
   private final LimiterStore store;
@@ -177,7 +180,8 @@ final class OverrideLimits {
   /**
    * The limiter of {@code limit} in {@code domain}, made if needed.
    *
-   * @throws BadRequest if the domain holds its most limits and none can make room
+   * @throws BadRequest if the domain holds its most limits and none can make room ({@link Decider}
+   *     answers the descriptor OVER_LIMIT)
    */
   KeyedRateLimiter<String> limiter(String domain, Limit limit, FailurePolicy policy) {
     Table table = domains.computeIfAbsent(domain, d -> new Table());
@@ -193,6 +197,33 @@ final class OverrideLimits {
       // Evicted since the lookup, to make room or for another policy; its evictor takes it out.
       table.entries.remove(limit, entry);
     }
+  }
+
+  /**
+   * Warns, at most once per {@link #WARNING_INTERVAL} and domain, that a descriptor of {@code
+   * domain} carried a limit without a unit and was answered OVER_LIMIT. Takes no lock between two
+   * warnings.
+   */
+  void unknownUnit(String domain) {
+    Table table = domains.computeIfAbsent(domain, d -> new Table());
+    long now = ticker.read();
+    if (table.warnedOfUnit && now - table.unitWarnedAt < WARNING_INTERVAL.toNanos()) {
+      return;
+    }
+    synchronized (this) {
+      if (table.warnedOfUnit && now - table.unitWarnedAt < WARNING_INTERVAL.toNanos()) {
+        return;
+      }
+      table.unitWarnedAt = now;
+      table.warnedOfUnit = true;
+    }
+    LOG.log(
+        Level.WARNING,
+        "domain '"
+            + domain
+            + "': a descriptor carried a limit override (Envoy's RateLimitOverride) without a"
+            + " unit, which cannot be counted; it was answered OVER_LIMIT (metric outcome"
+            + " bad_override; this warning repeats at most once a minute)");
   }
 
   /**
@@ -232,7 +263,11 @@ final class OverrideLimits {
       if (!table.warnedOfRefusal || now - table.refusalWarnedAt >= WARNING_INTERVAL.toNanos()) {
         table.warnedOfRefusal = true;
         table.refusalWarnedAt = now;
-        LOG.log(Level.WARNING, message + "; a descriptor with a new limit was refused");
+        LOG.log(
+            Level.WARNING,
+            message
+                + "; a descriptor with a new limit was refused: answered OVER_LIMIT (metric"
+                + " outcome bad_override; this warning repeats at most once a minute)");
       }
       throw BadRequest.invalid(message);
     }

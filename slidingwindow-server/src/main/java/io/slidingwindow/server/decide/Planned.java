@@ -15,6 +15,7 @@ final class Planned {
   final Rule[] rules;
 
   private KeyedRateLimiter<String>[] own;
+  private boolean[] unusable;
 
   Planned(Rule[] rules) {
     this.rules = rules;
@@ -27,6 +28,19 @@ final class Planned {
       own = (KeyedRateLimiter<String>[]) new KeyedRateLimiter<?>[rules.length];
     }
     own[d] = limiter;
+  }
+
+  /** Descriptor {@code d}'s own limit has no limiter: its domain holds its most such limits. */
+  void markUnusable(int d) {
+    if (unusable == null) {
+      unusable = new boolean[rules.length];
+    }
+    unusable[d] = true;
+  }
+
+  /** Whether descriptor {@code d}'s own limit has no limiter, to be answered OVER_LIMIT. */
+  boolean unusable(int d) {
+    return unusable != null && unusable[d];
   }
 
   /** The limiter of descriptor {@code d}'s own limit, or null. */

@@ -7,7 +7,6 @@ import static io.slidingwindow.server.decide.Decider.MAX_TEXT_CHARS;
 import static io.slidingwindow.server.decide.Decider.MAX_UINT32;
 
 import io.slidingwindow.server.config.RateLimitConfig;
-import io.slidingwindow.server.config.TimeUnitName;
 import io.slidingwindow.server.decide.Decisions.BadRequest;
 
 /**
@@ -15,15 +14,15 @@ import io.slidingwindow.server.decide.Decisions.BadRequest;
  * configured and at most {@value Decider#MAX_DOMAIN_CHARS} characters, 1 to {@value
  * Decider#MAX_DESCRIPTORS} descriptors of at most {@value Decider#MAX_ENTRIES} entries, keys that
  * are not empty, keys of at most {@value Decider#MAX_TEXT_CHARS} characters, hits_addend at most
- * {@value Decider#MAX_UINT32}, and an override with a named unit. A value may be of any length (the
- * request's size bounds it): it often comes from a client's header, and a request refused for it
- * would answer Envoy with an error, which Envoy, unless its {@code failure_mode_deny} is set, takes
- * as leave to let the request through without any of its descriptors counted. A long value is
- * counted under its digest ({@code LimiterKeys.bounded}), as every value over 256 characters is.
- * For the same reason a descriptor without entries is no fault: Envoy sends one when each of its
- * rate limit's actions is a {@code request_headers} with {@code skip_if_absent} whose header the
- * client left out; it selects no rule (answered OK, as envoyproxy/ratelimit answers it) and the
- * request's other descriptors are decided and counted. Stateless.
+ * {@value Decider#MAX_UINT32}. A value may be of any length (the request's size bounds it): it
+ * often comes from a client's header, and a request refused for it would answer Envoy with an
+ * error, which Envoy, unless its {@code failure_mode_deny} is set, takes as leave to let the
+ * request through without any of its descriptors counted. A long value is counted under its digest
+ * ({@code LimiterKeys.bounded}), as every value over 256 characters is. For the same reason a
+ * descriptor without entries is no fault: Envoy sends one when each of its rate limit's actions is
+ * a {@code request_headers} with {@code skip_if_absent} whose header the client left out; it
+ * selects no rule (answered OK, as envoyproxy/ratelimit answers it) and the request's other
+ * descriptors are decided and counted. Stateless.
  */
 final class RequestChecks {
 
@@ -90,9 +89,7 @@ final class RequestChecks {
           "descriptor " + d + " hits_addend must be from 0 to " + MAX_UINT32 + ", was " + hits);
     }
     if (overrides && request.hasOverride(d)) {
-      if (request.overrideUnit(d) == TimeUnitName.UNKNOWN) {
-        throw BadRequest.invalid("descriptor limit override needs a unit, was UNKNOWN");
-      }
+      // An override without a unit is no fault of the request: Decider answers it OVER_LIMIT.
       if (request.overrideRequests(d) < 0 || request.overrideRequests(d) > MAX_UINT32) {
         throw BadRequest.invalid("descriptor " + d + " limit override is too large");
       }

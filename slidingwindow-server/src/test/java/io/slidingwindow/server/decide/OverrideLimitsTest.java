@@ -15,6 +15,8 @@ import io.slidingwindow.server.config.RateLimitConfig;
 import io.slidingwindow.server.config.TimeUnitName;
 import io.slidingwindow.server.decide.Decisions.BadRequest;
 import io.slidingwindow.server.decide.Decisions.Code;
+import io.slidingwindow.server.decide.Decisions.Outcome;
+import io.slidingwindow.server.decide.Decisions.Verdict;
 import io.slidingwindow.server.settings.Settings;
 import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.testkit.LogCapture;
@@ -114,6 +116,10 @@ class OverrideLimitsTest {
         .isEqualTo(1);
   }
 
+  /**
+   * A new limit in a full domain is answered OVER_LIMIT for its descriptor alone, once warned and
+   * counted as bad_override: failing the call would let Envoy pass the whole request uncounted.
+   */
   @Test
   void decide_domainFullOfOverridesInUse_refusesNewOnesUntilOneIsIdleForItsWindow()
       throws ConfigException {
@@ -121,10 +127,22 @@ class OverrideLimitsTest {
     for (int limit = 1; limit <= 4; limit++) {
       decider.decide(TestRequest.of("a", override("u", limit)));
     }
+    captureWarnings();
 
-    assertThatThrownBy(() -> decider.decide(TestRequest.of("a", override("u", 5))))
-        .isInstanceOf(BadRequest.class)
-        .hasMessageContaining("holds 4 distinct descriptor limit overrides in use");
+    Verdict full = decider.decide(TestRequest.of("a", override("u", 5)));
+    assertThat(full.overall()).isEqualTo(Code.OVER_LIMIT);
+    assertThat(full.status(0).outcome()).isEqualTo(Outcome.BAD_OVERRIDE);
+    assertThat(full.status(0).limit().requestsPerUnit()).isEqualTo(5);
+    Verdict mixed = decider.decide(TestRequest.of("a", override("u", 6), descriptor("user", "w")));
+    assertThat(mixed.status(0).outcome()).isEqualTo(Outcome.BAD_OVERRIDE);
+    assertThat(mixed.status(1).outcome())
+        .as("the other descriptor is decided")
+        .isEqualTo(Outcome.OK);
+    assertThat(warnings())
+        .singleElement()
+        .satisfies(
+            m -> assertThat(m).contains("holds 4 distinct descriptor limit overrides in use"))
+        .satisfies(m -> assertThat(m).contains("answered OVER_LIMIT"));
     assertThat(decider.decide(TestRequest.of("a", override("u", 4))).overall())
         .as("a limit it holds still answers")
         .isIn(Code.OK, Code.OVER_LIMIT);
@@ -162,13 +180,18 @@ class OverrideLimitsTest {
         .isEqualTo(Code.OVER_LIMIT);
 
     ticker.advance(Duration.ofSeconds(31));
-    assertThatThrownBy(() -> decider.decide(TestRequest.of("a", override("u", 5))))
+    captureWarnings();
+    assertThat(decider.decide(TestRequest.of("a", override("u", 5))).status(0).outcome())
         .as("limits of a year unused for 61 s still hold the table")
-        .isInstanceOf(BadRequest.class)
-        .hasMessageContaining("holds 4 distinct descriptor limit overrides in use")
-        .hasMessageContaining("--max-override-limits, SLIDINGWINDOW_MAX_OVERRIDE_LIMITS")
-        .hasMessageContaining("once unused for its window")
-        .hasMessageNotContaining("60 s");
+        .isEqualTo(Outcome.BAD_OVERRIDE);
+    assertThat(warnings())
+        .singleElement()
+        .satisfies(
+            m -> assertThat(m).contains("holds 4 distinct descriptor limit overrides in use"))
+        .satisfies(
+            m -> assertThat(m).contains("--max-override-limits, SLIDINGWINDOW_MAX_OVERRIDE_LIMITS"))
+        .satisfies(m -> assertThat(m).contains("once unused for its window"))
+        .satisfies(m -> assertThat(m).doesNotContain("60 s"));
     assertThat(decider.decide(TestRequest.of("a", override("u", 1, TimeUnitName.YEAR))).overall())
         .isEqualTo(Code.OVER_LIMIT);
     for (int limit = 2; limit <= 4; limit++) {
@@ -194,6 +217,42 @@ class OverrideLimitsTest {
         .isEqualTo(Code.OVER_LIMIT);
     assertThat(decider.decide(TestRequest.of("a", descriptor("user", "u-new"))).overall())
         .isEqualTo(Code.OK);
+  }
+
+  /**
+   * A limit without a unit cannot be counted: its descriptor alone is answered OVER_LIMIT, the
+   * other descriptors are decided, and a WARNING says so at most once a minute per domain. It
+   * failed the whole call with INVALID_ARGUMENT before, which Envoy takes as leave to pass.
+   */
+  @Test
+  void decide_overrideWithoutAUnit_overLimitForItsDescriptorAlone_warnedOnceAMinute()
+      throws ConfigException {
+    Decider decider = decider(true, 16);
+    captureWarnings();
+
+    for (int i = 0; i < 3; i++) {
+      Verdict verdict =
+          decider.decide(
+              TestRequest.of(
+                  "a", override("u", 100, TimeUnitName.UNKNOWN), descriptor("user", "v")));
+      assertThat(verdict.overall()).isEqualTo(Code.OVER_LIMIT);
+      assertThat(verdict.status(0).outcome()).isEqualTo(Outcome.BAD_OVERRIDE);
+      assertThat(verdict.status(0).limit().unit()).isEqualTo(TimeUnitName.UNKNOWN);
+      assertThat(verdict.status(1).outcome())
+          .isEqualTo(i < 2 ? Outcome.OK : Outcome.OVER_LIMIT); // 2 a minute: it was counted
+    }
+    assertThat(
+            decider
+                .decide(TestRequest.of("a", override("u", 100, TimeUnitName.UNKNOWN)))
+                .status(0)
+                .outcome())
+        .as("alone, on the path of one descriptor")
+        .isEqualTo(Outcome.BAD_OVERRIDE);
+    assertThat(warnings()).hasSize(1);
+    assertThat(warnings().get(0)).contains("domain 'a'").contains("without a unit");
+    ticker.advance(Duration.ofSeconds(61));
+    decider.decide(TestRequest.of("a", override("u", 100, TimeUnitName.UNKNOWN)));
+    assertThat(warnings()).hasSize(2);
   }
 
   /** In memory a failure policy has no effect: a reload that changes it keeps the counts. */

@@ -2,13 +2,12 @@ package io.slidingwindow.server.redis;
 
 import static io.slidingwindow.server.decide.TestRequest.descriptor;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.slidingwindow.server.config.Configs;
 import io.slidingwindow.server.config.TimeUnitName;
 import io.slidingwindow.server.decide.Decider;
-import io.slidingwindow.server.decide.Decisions.BadRequest;
 import io.slidingwindow.server.decide.Decisions.Code;
+import io.slidingwindow.server.decide.Decisions.Outcome;
 import io.slidingwindow.server.decide.Decisions.Verdict;
 import io.slidingwindow.server.decide.TestRequest;
 import io.slidingwindow.server.settings.Settings;
@@ -80,11 +79,9 @@ class OverrideEvictionIT {
     assertThat(decide(decider, oncePerYear).overall()).isEqualTo(Code.OK);
     ticker.advance(Duration.ofSeconds(1));
     assertThat(decide(decider, twicePerYear).overall()).isEqualTo(Code.OK);
-    assertThatThrownBy(() -> decide(decider, perSecond))
-        .as("both limits of a year were just used")
-        .isInstanceOf(BadRequest.class)
-        .hasMessageContaining("holds 2 distinct descriptor limit overrides in use")
-        .hasMessageContaining("or for 60 s if that is longer");
+    assertThat(decide(decider, perSecond).status(0).outcome())
+        .as("both limits of a year were just used: refused, not counted")
+        .isEqualTo(Outcome.BAD_OVERRIDE);
 
     ticker.advance(Duration.ofSeconds(61));
     assertThat(decide(decider, perSecond).overall())
