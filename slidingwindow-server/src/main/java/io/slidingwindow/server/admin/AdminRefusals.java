@@ -82,7 +82,7 @@ final class AdminRefusals implements Router.Refusals {
 
   @Override
   public void refused(Exchange exchange, String reason, int status, String message) {
-    refused(reason, exchange.header("Host"), exchange.clientAddress(), status, message);
+    refused(reason, exchange.host(), exchange.clientAddress(), status, message);
   }
 
   /**

@@ -169,7 +169,7 @@ final class OverrideRoutes {
 
   /** Runs {@code route} with a token, or for a Host of loopback or an allowed name; else 403. */
   private void fromLoopbackName(Exchange exchange, Router.Route route) {
-    String host = exchange.header("Host");
+    String host = exchange.host();
     if (!token && !loopbackHost(host) && !hosts.allowedName(host)) {
       router.refuse(
           exchange,

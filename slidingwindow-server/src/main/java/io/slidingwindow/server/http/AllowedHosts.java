@@ -45,9 +45,12 @@ public final class AllowedHosts {
     this.names = Set.copyOf(names.stream().map(n -> n.toLowerCase(Locale.ROOT)).toList());
   }
 
-  /** Whether {@code exchange} may be served: it has no {@code Host}, or one this rule admits. */
+  /**
+   * Whether {@code exchange} may be served: it names no host, or one this rule admits ({@link
+   * Exchange#host()}: the {@code Host}, or an absolute-form target's authority in its place).
+   */
   public boolean serves(Exchange exchange) {
-    String host = exchange.header("Host");
+    String host = exchange.host();
     return host == null || admits(host);
   }
 

@@ -28,15 +28,19 @@ public final class Exchange {
 
   private final ChannelHandlerContext context;
   private final FullHttpRequest request;
-  private final String path;
+  private final RequestTarget target;
   private final boolean keepAlive;
   private final Runnable onDone;
   private final AtomicBoolean answered = new AtomicBoolean();
 
-  Exchange(ChannelHandlerContext context, FullHttpRequest request, String path, Runnable onDone) {
+  Exchange(
+      ChannelHandlerContext context,
+      FullHttpRequest request,
+      RequestTarget target,
+      Runnable onDone) {
     this.context = context;
     this.request = request;
-    this.path = path;
+    this.target = target;
     this.keepAlive = HttpUtil.isKeepAlive(request);
     this.onDone = onDone;
   }
@@ -46,18 +50,16 @@ public final class Exchange {
    * (its answer goes another way).
    */
   static Exchange ofHead(ChannelHandlerContext context, HttpRequest head) {
-    String uri = head.uri();
-    int query = uri.indexOf('?');
     return new Exchange(
         context,
         new DefaultFullHttpRequest(
             head.protocolVersion(),
             head.method(),
-            uri,
+            head.uri(),
             Unpooled.EMPTY_BUFFER,
             head.headers(),
             EmptyHttpHeaders.INSTANCE),
-        query < 0 ? uri : uri.substring(0, query),
+        RequestTarget.of(head.uri()),
         () -> {});
   }
 
@@ -66,9 +68,25 @@ public final class Exchange {
     return request.method().name();
   }
 
-  /** The path, without the query. */
+  /**
+   * The path, without the query: of the origin-form target or of the absolute-form's URI; null for
+   * a target that is not served ({@link RequestTarget}).
+   */
   public String path() {
-    return path;
+    return target.path();
+  }
+
+  /** Why the request's target is not served, or null if it is. */
+  String targetProblem() {
+    return target.problem();
+  }
+
+  /**
+   * The host the request is for: the authority of an absolute-form target, which RFC 9112 §3.2.2
+   * puts before the {@code Host} header, else that header; null if neither.
+   */
+  public String host() {
+    return target.host(request.headers().get(HttpHeaderNames.HOST));
   }
 
   /** The client's address, as text (without the port), or empty if unknown. */

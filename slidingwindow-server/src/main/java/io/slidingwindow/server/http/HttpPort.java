@@ -272,10 +272,7 @@ public final class HttpPort {
       busy = true;
       timeout.answering();
       inFlight.incrementAndGet();
-      String uri = request.uri();
-      int query = uri.indexOf('?');
-      String path = query < 0 ? uri : uri.substring(0, query);
-      Exchange exchange = new Exchange(ctx, request, path, answered);
+      Exchange exchange = new Exchange(ctx, request, RequestTarget.of(request.uri()), answered);
       if (request.decoderResult().isFailure()) { // counted by the aggregator, as it came
         Throwable cause = request.decoderResult().cause();
         if (cause instanceof TooLongHttpLineException) { // the URI, as a rule: 414 says so

@@ -13,11 +13,12 @@ import java.util.Map;
  * Sends each request to the route of its exact path: 404 for a path without one, 405 (with {@code
  * Allow}) for another method. With a token, every request must carry {@code Authorization: Bearer
  * TOKEN} first, or gets 401 whatever its path, so that no path is revealed. Without a token, a
- * router given {@link AllowedHosts} answers a request whose {@code Host} they do not admit 403,
- * also before its path is looked at, so that no spelling of a path escapes. Each such refusal, and
- * each a route makes through {@link #refuse}, is told to the router's {@link Refusals} first. A
- * route that throws is answered 500 and logged in one line. Routes are added before the port opens;
- * then thread-safe.
+ * router given {@link AllowedHosts} answers a request whose host they do not admit 403, also before
+ * its path is looked at, so that no spelling of a path escapes: its {@code Host}, or the authority
+ * of an absolute-form target, which takes its place ({@link RequestTarget}). A target that is not
+ * served (asterisk-form, authority-form) is answered 400. Each such refusal, and each a route makes
+ * through {@link #refuse}, is told to the router's {@link Refusals} first. A route that throws is
+ * answered 500 and logged in one line. Routes are added before the port opens; then thread-safe.
  */
 public final class Router {
 
@@ -111,7 +112,7 @@ public final class Router {
     Denial denial =
         denial(
             head.headers().get(HttpHeaderNames.AUTHORIZATION),
-            head.headers().get(HttpHeaderNames.HOST));
+            RequestTarget.of(head.uri()).host(head.headers().get(HttpHeaderNames.HOST)));
     if (denial != null) {
       refusals.refused(
           Exchange.ofHead(ctx, head), denial.reason(), denial.status(), denial.message());
@@ -120,9 +121,13 @@ public final class Router {
   }
 
   void dispatch(Exchange exchange) {
-    Denial denial = denial(exchange.header("Authorization"), exchange.header("Host"));
+    Denial denial = denial(exchange.header("Authorization"), exchange.host());
     if (denial != null) {
       refuse(exchange, denial.reason(), denial.status(), denial.message(), denial.headers());
+      return;
+    }
+    if (exchange.targetProblem() != null) {
+      exchange.fail(400, exchange.targetProblem());
       return;
     }
     Map<String, Route> methods = routes.get(exchange.path());
