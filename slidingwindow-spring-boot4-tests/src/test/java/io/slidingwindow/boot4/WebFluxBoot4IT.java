@@ -10,10 +10,12 @@ import java.net.URI;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -158,6 +160,7 @@ class WebFluxBoot4IT {
    * 4361); this module runs on 1.3.8.
    */
   @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
   void keptAliveConnection_asyncGrantsBetweenLocalRefusals_answersEveryRequest() {
     assertThat(Http.get(uri, "/api/spent/1", null).statusCode()).isEqualTo(200);
     for (int i = 0; i < 300; i++) {

@@ -90,12 +90,13 @@ class UnixSocketPeerTest {
                 .runOn(nio, false)
                 .bindAddress(() -> UnixDomainSocketAddress.of(socket))
             : HttpServer.create().bindAddress(() -> new DomainSocketAddress(socket.toString()));
-    DisposableServer server =
-        bound
-            .forwarded(strategy == Strategy.NATIVE)
-            .handle(new ReactorHttpHandlerAdapter(keys))
-            .bindNow(Duration.ofSeconds(10));
+    DisposableServer server = null;
     try {
+      server =
+          bound
+              .forwarded(strategy == Strategy.NATIVE)
+              .handle(new ReactorHttpHandlerAdapter(keys))
+              .bindNow(Duration.ofSeconds(10));
       List<String> found = new ArrayList<>();
       for (String hops : forwardedFor) {
         found.add(
@@ -104,7 +105,9 @@ class UnixSocketPeerTest {
       }
       return found;
     } finally {
-      server.disposeNow(Duration.ofSeconds(10));
+      if (server != null) {
+        server.disposeNow(Duration.ofSeconds(10));
+      }
       if (nio != null) {
         nio.disposeLater().block(Duration.ofSeconds(10));
       }
