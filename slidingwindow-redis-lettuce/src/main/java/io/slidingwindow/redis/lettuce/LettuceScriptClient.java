@@ -1,6 +1,8 @@
 package io.slidingwindow.redis.lettuce;
 
+import io.lettuce.core.CommandListenerWriter;
 import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisChannelWriter;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisConnectionStateListener;
@@ -11,7 +13,9 @@ import io.lettuce.core.output.NestedMultiOutput;
 import io.lettuce.core.protocol.AsyncCommand;
 import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandExpiryWriter;
 import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.protocol.DefaultEndpoint;
 import io.netty.buffer.ByteBuf;
 import io.slidingwindow.redis.ScriptClient;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +23,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * {@link ScriptClient} over Lettuce: {@code EVAL} and {@code EVALSHA} dispatched as Lettuce's
@@ -37,6 +44,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * Once}). Lettuce tells the drop before it starts to reconnect, on the connection's event loop. On
  * Cluster the drop of any connection of the client (each node has its own) fails every call
  * waiting, on any node: which node a call went to is not known here.
+ *
+ * <p>A {@code READONLY} reply (not on Cluster) means the connection reaches a replica: a master
+ * demoted by {@code REPLICAOF} keeps its clients connected, and Lettuce asks Sentinel for the
+ * master only when it connects. The client then drops the connection's channel ({@link
+ * DefaultEndpoint#disconnect()}, which leaves the connection open), so that Lettuce reconnects
+ * (through Sentinel where configured, to the current master); at most once per {@link
+ * #READONLY_DROP_INTERVAL_NANOS}, so that a Redis that stays read-only is not reconnected to at
+ * full rate. The call that got the reply fails as it is (it did not run) and is not sent again.
  */
 final class LettuceScriptClient implements ScriptClient {
 
@@ -45,7 +60,18 @@ final class LettuceScriptClient implements ScriptClient {
    */
   private static final byte[] PING = "*1\r\n$4\r\nPING\r\n".getBytes(StandardCharsets.US_ASCII);
 
+  /** How long after dropping the connection for a READONLY reply the next such drop waits. */
+  static final long READONLY_DROP_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
   private final StatefulConnection<String, String> connection;
+
+  /** Drops the connection's channel so that Lettuce reconnects. */
+  private final Runnable dropChannel;
+
+  private final LongSupplier nanoTime;
+
+  /** When the connection was last dropped for a READONLY reply, in {@link #nanoTime}'s terms. */
+  private final AtomicLong lastReadOnlyDrop;
 
   /** Starts a refresh of the Cluster client's topology in the background; null when not Cluster. */
   private final Runnable topologyRefresh;
@@ -74,8 +100,20 @@ final class LettuceScriptClient implements ScriptClient {
    * client's topology, null when not Cluster.
    */
   LettuceScriptClient(StatefulConnection<String, String> connection, Runnable topologyRefresh) {
+    this(connection, topologyRefresh, () -> dropChannel(connection), System::nanoTime);
+  }
+
+  /** As above, with how the channel is dropped and the clock of the READONLY drops given. */
+  LettuceScriptClient(
+      StatefulConnection<String, String> connection,
+      Runnable topologyRefresh,
+      Runnable dropChannel,
+      LongSupplier nanoTime) {
     this.connection = connection;
     this.topologyRefresh = topologyRefresh;
+    this.dropChannel = dropChannel;
+    this.nanoTime = nanoTime;
+    this.lastReadOnlyDrop = new AtomicLong(nanoTime.getAsLong() - READONLY_DROP_INTERVAL_NANOS);
   }
 
   @Override
@@ -104,7 +142,14 @@ final class LettuceScriptClient implements ScriptClient {
     AsyncCommand<String, String, List<Object>> call = new AsyncCommand<>(command);
     command.call = call;
     waiting.add(call);
-    var unused = call.whenComplete((reply, error) -> waiting.remove(call));
+    var unused =
+        call.whenComplete(
+            (reply, error) -> {
+              waiting.remove(call);
+              if (error != null) {
+                readOnlyCheck(error);
+              }
+            });
     try {
       connection.dispatch(call);
     } catch (RuntimeException e) { // refused before it was written (closed, or not connected)
@@ -138,6 +183,50 @@ final class LettuceScriptClient implements ScriptClient {
         return;
       }
       super.encode(buf);
+    }
+  }
+
+  /**
+   * Drops the connection's channel if {@code failure} is a {@code READONLY} reply, not on Cluster
+   * (whose client follows the slots' masters itself), and the last such drop is at least {@link
+   * #READONLY_DROP_INTERVAL_NANOS} ago.
+   */
+  void readOnlyCheck(Throwable failure) {
+    if (isCluster()) {
+      return;
+    }
+    String reply = errorReply(failure);
+    if (reply == null || !reply.startsWith("READONLY")) {
+      return;
+    }
+    long now = nanoTime.getAsLong();
+    long last = lastReadOnlyDrop.get();
+    if (now - last >= READONLY_DROP_INTERVAL_NANOS && lastReadOnlyDrop.compareAndSet(last, now)) {
+      dropChannel.run();
+    }
+  }
+
+  /**
+   * Closes the channel of {@code connection} through its endpoint (Lettuce's {@link
+   * DefaultEndpoint}, under the writers that wrap it for command timeouts and listeners); the
+   * connection stays open and its watchdog reconnects. Does nothing for a writer of another kind.
+   */
+  private static void dropChannel(StatefulConnection<String, String> connection) {
+    if (!(connection instanceof RedisChannelHandler<?, ?> handler)) {
+      return;
+    }
+    RedisChannelWriter writer = handler.getChannelWriter();
+    while (true) {
+      if (writer instanceof CommandExpiryWriter expiry) {
+        writer = expiry.getDelegate();
+      } else if (writer instanceof CommandListenerWriter listeners) {
+        writer = listeners.getDelegate();
+      } else {
+        break;
+      }
+    }
+    if (writer instanceof DefaultEndpoint endpoint) {
+      endpoint.disconnect();
     }
   }
 

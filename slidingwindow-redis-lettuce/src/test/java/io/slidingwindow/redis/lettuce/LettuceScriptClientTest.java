@@ -34,6 +34,37 @@ class LettuceScriptClientTest {
     assertThat(client.errorReply(new IllegalStateException("reply"))).isNull();
   }
 
+  /**
+   * A READONLY reply drops the channel, at most once per interval of the fake clock; other replies
+   * and failures do not, nor does READONLY on Cluster.
+   */
+  @Test
+  void readOnlyReply_dropsTheChannel_atMostOncePerInterval_notOnCluster() {
+    long[] now = {5};
+    int[] drops = {0};
+    LettuceScriptClient client =
+        new LettuceScriptClient(null, null, () -> drops[0]++, () -> now[0]);
+    RedisCommandExecutionException readOnly =
+        new RedisCommandExecutionException("READONLY You can't write against a read only replica.");
+    client.readOnlyCheck(new RedisCommandExecutionException("TRYAGAIN Multiple keys"));
+    client.readOnlyCheck(new RedisCommandTimeoutException("Command timed out"));
+    assertThat(drops[0]).isZero();
+    client.readOnlyCheck(readOnly);
+    assertThat(drops[0]).isEqualTo(1);
+    now[0] += LettuceScriptClient.READONLY_DROP_INTERVAL_NANOS - 1;
+    client.readOnlyCheck(readOnly);
+    assertThat(drops[0]).as("within the interval").isEqualTo(1);
+    now[0] += 1;
+    client.readOnlyCheck(readOnly);
+    assertThat(drops[0]).isEqualTo(2);
+
+    int[] clusterDrops = {0};
+    LettuceScriptClient cluster =
+        new LettuceScriptClient(null, () -> {}, () -> clusterDrops[0]++, () -> now[0]);
+    cluster.readOnlyCheck(readOnly);
+    assertThat(clusterDrops[0]).isZero();
+  }
+
   @Test
   void refreshTopology_onClusterOnly_runsTheRefreshEachTime() {
     List<String> refreshes = new ArrayList<>();

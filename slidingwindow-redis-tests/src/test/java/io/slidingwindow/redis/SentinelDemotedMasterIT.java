@@ -1,0 +1,67 @@
+package io.slidingwindow.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.slidingwindow.FailurePolicy;
+import io.slidingwindow.Limit;
+import io.slidingwindow.testkit.redis.RedisSentinelProcesses;
+import io.slidingwindow.testkit.redis.RedisServerProcess;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A Sentinel-managed master demoted by hand ({@code REPLICAOF}, as an operator or a tool other than
+ * Sentinel does it), with Sentinel told of the new master by {@code SENTINEL REMOVE} and {@code
+ * MONITOR}: no failover, so no {@code CLIENT KILL} and no {@code +switch-master}. The client's
+ * connection to the old master stays open and every script call is answered {@code READONLY}; the
+ * Lettuce backend drops that connection, and Lettuce reconnects through Sentinel to the new master.
+ *
+ * <p>Lettuce only: Jedis's Sentinel client moves its pool on {@code +switch-master} alone, so a
+ * dropped connection would come back to the old master (see docs/redis.md).
+ */
+class SentinelDemotedMasterIT {
+
+  @Test
+  void lettuceSentinel_masterDemotedByHand_callsReachTheNewMaster() {
+    Duration timeout = Duration.ofMillis(500);
+    try (RedisSentinelProcesses group = RedisSentinelProcesses.start("demoted", 1, 1);
+        RedisBackend backend = Client.LETTUCE.sentinel(group.sentinelUris(), "demoted", timeout)) {
+      RedisRateLimiter limiter =
+          RedisRateLimiter.builder(backend)
+              .limit(Limit.of(3, Duration.ofMinutes(10)))
+              .commandTimeout(timeout)
+              .circuitBreaker(3, Duration.ofMillis(200))
+              .failurePolicy(FailurePolicy.REFUSE)
+              .build();
+      assertThat(limiter.decide("demoted", 1).remaining()).isEqualTo(2);
+      RedisServerProcess oldMaster = group.master();
+      RedisServerProcess newMaster = group.replicas().get(0);
+      assertThat(oldMaster.cli("WAIT", "1", "5000"))
+          .as("replicas that have the grant")
+          .isEqualTo("1");
+
+      RedisServerProcess sentinel = group.sentinels().get(0);
+      sentinel.cli("SENTINEL", "REMOVE", "demoted");
+      newMaster.cli("REPLICAOF", "NO", "ONE");
+      oldMaster.cli("REPLICAOF", newMaster.host(), String.valueOf(newMaster.port()));
+      sentinel.cli(
+          "SENTINEL",
+          "MONITOR",
+          "demoted",
+          newMaster.host(),
+          String.valueOf(newMaster.port()),
+          "1");
+      assertThat(oldMaster.cli("ROLE")).startsWith("slave");
+      assertThat(sentinel.cli("SENTINEL", "get-master-addr-by-name", "demoted"))
+          .contains(String.valueOf(newMaster.port()));
+
+      // REFUSE refuses while the calls fail; a grant is the new master answering. It holds the
+      // grant made before the move (WAIT above), so it grants 2 more and no more.
+      await().atMost(Duration.ofSeconds(10)).until(() -> limiter.decide("demoted", 1).allowed());
+      assertThat(limiter.decide("demoted", 1).remaining()).isZero();
+      assertThat(limiter.decide("demoted", 1).allowed()).isFalse();
+      assertThat(oldMaster.cli("ROLE")).as("the old master is still a replica").startsWith("slave");
+    }
+  }
+}
