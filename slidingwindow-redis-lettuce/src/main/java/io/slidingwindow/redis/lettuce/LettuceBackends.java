@@ -71,7 +71,7 @@ public final class LettuceBackends {
     ClientResources resources = resources();
     RedisClient client = RedisClient.create(resources, redisUri);
     client.setOptions(clientOptions());
-    return connectOwned(client, resources, "standalone " + uri, client::connect, null);
+    return connectOwned(client, resources, "standalone " + uri, client::connect, null, false);
   }
 
   /**
@@ -122,7 +122,8 @@ public final class LettuceBackends {
             + RedisUris.mask(sentinelUris.toString())
             + (username != null ? " as " + username : ""),
         client::connect,
-        null);
+        null,
+        true);
   }
 
   /**
@@ -157,7 +158,8 @@ public final class LettuceBackends {
         "cluster " + seedUris,
         client::connect,
         // Off the caller's thread: starting a refresh resolves every node's address.
-        () -> resources.eventExecutorGroup().execute(client::refreshPartitionsAsync));
+        () -> resources.eventExecutorGroup().execute(client::refreshPartitionsAsync),
+        false);
   }
 
   /**
@@ -173,7 +175,7 @@ public final class LettuceBackends {
       throw new IllegalArgumentException("client must not be null");
     }
     StatefulRedisConnection<String, String> connection = LettuceConnects.connect(client::connect);
-    return backend(client, connection, connection::close, "client " + client, null);
+    return backend(client, connection, connection::close, "client " + client, null, false);
   }
 
   /**
@@ -195,21 +197,27 @@ public final class LettuceBackends {
         connection,
         connection::close,
         "cluster client " + client,
-        () -> client.getResources().eventExecutorGroup().execute(client::refreshPartitionsAsync));
+        () -> client.getResources().eventExecutorGroup().execute(client::refreshPartitionsAsync),
+        false);
   }
 
   /**
    * The backend over {@code connection} of {@code client}, whose drops fail the calls waiting on it
    * (see {@link LettuceScriptClient}): {@link RedisBackend#close()} closes {@code resources} and
-   * then stops listening to {@code client}.
+   * then stops listening to {@code client}. {@code followMaster} (Sentinel) drops the connection on
+   * a {@code READONLY} reply, so that Lettuce reconnects to the master Sentinel names.
    */
   private static RedisBackend backend(
       AbstractRedisClient client,
       StatefulConnection<String, String> connection,
       AutoCloseable resources,
       String description,
-      Runnable topologyRefresh) {
-    LettuceScriptClient scripts = new LettuceScriptClient(connection, topologyRefresh);
+      Runnable topologyRefresh,
+      boolean followMaster) {
+    LettuceScriptClient scripts =
+        followMaster
+            ? LettuceScriptClient.followingMaster(connection)
+            : new LettuceScriptClient(connection, topologyRefresh);
     client.addListener(scripts.lostConnections);
     AutoCloseable closeAll =
         () -> {
@@ -235,7 +243,8 @@ public final class LettuceBackends {
       ClientResources resources,
       String description,
       Supplier<C> connect,
-      Runnable topologyRefresh) {
+      Runnable topologyRefresh,
+      boolean followMaster) {
     Runnable shutdown =
         () -> {
           client.shutdown();
@@ -256,7 +265,7 @@ public final class LettuceBackends {
             shutdown.run();
           }
         };
-    return backend(client, connection, closeAll, description, topologyRefresh);
+    return backend(client, connection, closeAll, description, topologyRefresh, followMaster);
   }
 
   private static ClientResources resources() {

@@ -45,9 +45,9 @@ import java.util.function.LongSupplier;
  * Cluster the drop of any connection of the client (each node has its own) fails every call
  * waiting, on any node: which node a call went to is not known here.
  *
- * <p>A {@code READONLY} reply (not on Cluster) means the connection reaches a replica: a master
- * demoted by {@code REPLICAOF} keeps its clients connected, and Lettuce asks Sentinel for the
- * master only when it connects. The client then drops the connection's channel ({@link
+ * <p>On Sentinel, a {@code READONLY} reply means the connection reaches a replica: a master demoted
+ * by {@code REPLICAOF} keeps its clients connected, and Lettuce asks Sentinel for the master only
+ * when it connects. The client then drops the connection's channel ({@link
  * DefaultEndpoint#disconnect()}, which leaves the connection open), so that Lettuce reconnects
  * (through Sentinel where configured, to the current master); at most once per {@link
  * #READONLY_DROP_INTERVAL_NANOS}, so that a Redis that stays read-only is not reconnected to at
@@ -65,7 +65,7 @@ final class LettuceScriptClient implements ScriptClient {
 
   private final StatefulConnection<String, String> connection;
 
-  /** Drops the connection's channel so that Lettuce reconnects. */
+  /** Drops the connection's channel so that Lettuce reconnects; null on other than Sentinel. */
   private final Runnable dropChannel;
 
   private final LongSupplier nanoTime;
@@ -100,10 +100,22 @@ final class LettuceScriptClient implements ScriptClient {
    * client's topology, null when not Cluster.
    */
   LettuceScriptClient(StatefulConnection<String, String> connection, Runnable topologyRefresh) {
-    this(connection, topologyRefresh, () -> dropChannel(connection), System::nanoTime);
+    this(connection, topologyRefresh, null, System::nanoTime);
   }
 
-  /** As above, with how the channel is dropped and the clock of the READONLY drops given. */
+  /**
+   * Scripts sent on {@code connection} of a Sentinel-managed master, which a {@code READONLY} reply
+   * drops so that Lettuce reconnects through Sentinel.
+   */
+  static LettuceScriptClient followingMaster(StatefulConnection<String, String> connection) {
+    return new LettuceScriptClient(
+        connection, null, () -> dropChannel(connection), System::nanoTime);
+  }
+
+  /**
+   * As above, with how the channel is dropped on a {@code READONLY} reply (null: never) and the
+   * clock of those drops given.
+   */
   LettuceScriptClient(
       StatefulConnection<String, String> connection,
       Runnable topologyRefresh,
@@ -187,12 +199,12 @@ final class LettuceScriptClient implements ScriptClient {
   }
 
   /**
-   * Drops the connection's channel if {@code failure} is a {@code READONLY} reply, not on Cluster
-   * (whose client follows the slots' masters itself), and the last such drop is at least {@link
+   * Drops the connection's channel if this client follows a Sentinel-managed master, {@code
+   * failure} is a {@code READONLY} reply, and the last such drop is at least {@link
    * #READONLY_DROP_INTERVAL_NANOS} ago.
    */
   void readOnlyCheck(Throwable failure) {
-    if (isCluster()) {
+    if (dropChannel == null || isCluster()) {
       return;
     }
     String reply = errorReply(failure);
