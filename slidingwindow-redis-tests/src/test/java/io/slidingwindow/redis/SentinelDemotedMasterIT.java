@@ -8,25 +8,26 @@ import io.slidingwindow.Limit;
 import io.slidingwindow.testkit.redis.RedisSentinelProcesses;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.time.Duration;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A Sentinel-managed master demoted by hand ({@code REPLICAOF}, as an operator or a tool other than
  * Sentinel does it), with Sentinel told of the new master by {@code SENTINEL REMOVE} and {@code
  * MONITOR}: no failover, so no {@code CLIENT KILL} and no {@code +switch-master}. The client's
  * connection to the old master stays open and every script call is answered {@code READONLY}; the
- * Lettuce backend drops that connection, and Lettuce reconnects through Sentinel to the new master.
- *
- * <p>Lettuce only: Jedis's Sentinel client moves its pool on {@code +switch-master} alone, so a
- * dropped connection would come back to the old master (see docs/redis.md).
+ * Lettuce backend drops that connection, and Lettuce reconnects through Sentinel to the new master;
+ * the Jedis backend builds its client again (Jedis's Sentinel client moves its pool only on {@code
+ * +switch-master}), which asks Sentinel for the master.
  */
 class SentinelDemotedMasterIT {
 
-  @Test
-  void lettuceSentinel_masterDemotedByHand_callsReachTheNewMaster() {
+  @ParameterizedTest
+  @EnumSource(Client.class)
+  void sentinel_masterDemotedByHand_callsReachTheNewMaster(Client client) {
     Duration timeout = Duration.ofMillis(500);
     try (RedisSentinelProcesses group = RedisSentinelProcesses.start("demoted", 1, 1);
-        RedisBackend backend = Client.LETTUCE.sentinel(group.sentinelUris(), "demoted", timeout)) {
+        RedisBackend backend = client.sentinel(group.sentinelUris(), "demoted", timeout)) {
       RedisRateLimiter limiter =
           RedisRateLimiter.builder(backend)
               .limit(Limit.of(3, Duration.ofMinutes(10)))

@@ -62,9 +62,11 @@ public final class JedisBackends {
   /**
    * Connects to the master named {@code masterName} through the given Sentinels, each a URI such as
    * {@code "redis://127.0.0.1:26379"}, with a pooled Jedis {@code RedisSentinelClient} whose
-   * connect and socket timeouts are {@code timeout}; after a failover it follows the new master.
-   * User, password and database of the master are taken from the first URI. {@link
-   * RedisBackend#close()} closes the client.
+   * connect and socket timeouts are {@code timeout}; after a failover it follows the new master. A
+   * {@code READONLY} reply (a master demoted by hand, which Sentinel has not failed over) builds
+   * the client again, which asks Sentinel for the master, at most once a second ({@link
+   * RenewingClient}). User, password and database of the master are taken from the first URI.
+   * {@link RedisBackend#close()} closes the client.
    *
    * @throws IllegalArgumentException if the list is null or empty or holds an invalid URI, {@code
    *     masterName} is null or empty, or {@code timeout} is invalid as in {@link #standalone}
@@ -77,17 +79,18 @@ public final class JedisBackends {
     }
     int millis = timeoutMillis(timeout);
     URI first = parse(sentinelUris.get(0), "sentinelUris");
-    UnifiedJedis client =
-        JedisClients.sentinel(
-            masterName,
-            sentinels,
-            config(first, millis),
-            DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis(millis)
-                .socketTimeoutMillis(millis)
-                .build());
+    DefaultJedisClientConfig config = config(first, millis);
+    DefaultJedisClientConfig sentinelConfig =
+        DefaultJedisClientConfig.builder()
+            .connectionTimeoutMillis(millis)
+            .socketTimeoutMillis(millis)
+            .build();
+    RenewingClient client =
+        new RenewingClient(
+            () -> JedisClients.sentinel(masterName, sentinels, config, sentinelConfig),
+            System::nanoTime);
     return RedisBackend.of(
-        JedisScriptClient.standalone(client),
+        JedisScriptClient.over(client),
         client,
         "jedis sentinel " + masterName + " via " + sentinelUris);
   }

@@ -50,6 +50,11 @@ final class JedisScriptClient implements ScriptClient {
     return new JedisScriptClient(command -> command.apply(jedis), false, null);
   }
 
+  /** Over connections to a standalone Redis or a Sentinel-managed master that run one command. */
+  static JedisScriptClient over(Connections connections) {
+    return new JedisScriptClient(connections, false, null);
+  }
+
   /** Over a client of a Redis Cluster whose slot map {@code slotRefresh} reads again, or null. */
   static JedisScriptClient cluster(UnifiedJedis jedis, Runnable slotRefresh) {
     return new JedisScriptClient(command -> command.apply(jedis), true, slotRefresh);
