@@ -114,6 +114,59 @@ class HttpApiIT {
     assertError(post("/json", "{\"domain\": \"web\"}"), 400, "descriptors must not be empty");
   }
 
+  /**
+   * Hits above 2^32 - 1, of a descriptor or (on /v1/decide) of the request, are more than any limit
+   * holds: that descriptor OVER_LIMIT, counting nothing, the others counted; /json's request-level
+   * hitsAddend is a uint32 in Envoy's schema, and one above is no RateLimitRequest (400).
+   */
+  @Test
+  void decide_hitsAboveUint32_overLimitForThoseDescriptorsAlone() throws Exception {
+    HttpResponse<String> decide =
+        post(
+            "/v1/decide",
+            "{\"domain\": \"web\", \"descriptors\": [{\"entries\": [{\"key\": \"client\","
+                + " \"value\": \"h\"}], \"hits\": 1099511627776}, {\"entries\": [{\"key\":"
+                + " \"client\", \"value\": \"n\"}]}]}");
+    HttpResponse<String> request =
+        post(
+            "/v1/decide",
+            "{\"domain\": \"web\", \"hits\": 100000000000000000000000, \"descriptors\":"
+                + " [{\"entries\": [{\"key\": \"client\", \"value\": \"h\"}]}, {\"entries\":"
+                + " [{\"key\": \"client\", \"value\": \"m\"}], \"hits\": 1}]}");
+    HttpResponse<String> envoy =
+        post(
+            "/json",
+            "{\"domain\": \"web\", \"descriptors\": [{\"entries\": [{\"key\": \"client\","
+                + " \"value\": \"h\"}], \"hitsAddend\": \"18446744073709551615\"}, {\"entries\":"
+                + " [{\"key\": \"client\", \"value\": \"j\"}]}]}");
+
+    for (HttpResponse<String> response : java.util.List.of(decide, request)) {
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(429);
+      JsonNode statuses = json.readTree(response.body()).get("statuses");
+      assertThat(statuses.get(0).get("code").asText()).isEqualTo("OVER_LIMIT");
+      assertThat(statuses.get(1).get("code").asText()).isEqualTo("OK");
+      assertThat(statuses.get(1).get("remaining").asLong()).isEqualTo(1);
+    }
+    assertThat(envoy.statusCode()).as(envoy.body()).isEqualTo(429);
+    JsonNode statuses = json.readTree(envoy.body()).get("statuses");
+    assertThat(statuses.get(0).get("code").asText()).isEqualTo("OVER_LIMIT");
+    assertThat(statuses.get(1).get("limitRemaining").asLong()).isEqualTo(1);
+    assertError(
+        post(
+            "/json",
+            "{\"domain\": \"web\", \"hitsAddend\": 4294967296, \"descriptors\": [{\"entries\":"
+                + " [{\"key\": \"client\", \"value\": \"j\"}]}]}"),
+        400,
+        "not a RateLimitRequest in JSON");
+    HttpResponse<String> after =
+        post(
+            "/v1/decide",
+            "{\"domain\": \"web\", \"descriptors\": [{\"entries\": [{\"key\": \"client\","
+                + " \"value\": \"h\"}]}]}");
+    assertThat(json.readTree(after.body()).get("statuses").get(0).get("remaining").asLong())
+        .isEqualTo(1);
+  }
+
   @Test
   void decide_badRequests_answer4xxWithTheReason() throws Exception {
     assertError(post("/v1/decide", "{\"domain\": \"web\", "), 400, "malformed JSON");
@@ -131,7 +184,7 @@ class HttpApiIT {
             "{\"domain\": \"web\", \"hits\": -1, \"descriptors\": [{\"entries\": [{\"key\":"
                 + " \"a\"}]}]}"),
         400,
-        "hits must be a whole number from 0 to 4294967295, was -1");
+        "hits must be a whole number from 0, was -1");
     assertError(
         post(
             "/v1/decide",

@@ -12,12 +12,15 @@ public interface DecisionRequest extends Descriptors {
   /** The configuration domain. */
   String domain();
 
-  /** The request's {@code hits_addend}, an unsigned 32-bit value; 0 means 1. */
+  /**
+   * The request's {@code hits_addend}, not negative; 0 means 1. Any size: one above 2^32 - 1 is
+   * more than any limit holds (a value above 2^63 - 1 reads as {@link Long#MAX_VALUE}).
+   */
   long hits();
 
   /**
    * Descriptor {@code d}'s own {@code hits_addend}, which replaces the request's, or -1 if it has
-   * none; a value above 2^63 - 1 reads as negative below -1, and is refused.
+   * none; of any size, as {@link #hits()}.
    */
   long hits(int d);
 

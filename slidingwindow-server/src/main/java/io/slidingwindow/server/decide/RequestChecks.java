@@ -13,12 +13,14 @@ import io.slidingwindow.server.decide.Decisions.BadRequest;
  * The bounds every request must keep, checked before anything is counted: a domain that is
  * configured and at most {@value Decider#MAX_DOMAIN_CHARS} characters, 1 to {@value
  * Decider#MAX_DESCRIPTORS} descriptors of at most {@value Decider#MAX_ENTRIES} entries, keys that
- * are not empty, keys of at most {@value Decider#MAX_TEXT_CHARS} characters, hits_addend at most
- * {@value Decider#MAX_UINT32}. A value may be of any length (the request's size bounds it): it
- * often comes from a client's header, and a request refused for it would answer Envoy with an
- * error, which Envoy, unless its {@code failure_mode_deny} is set, takes as leave to let the
- * request through without any of its descriptors counted. A long value is counted under its digest
- * ({@code LimiterKeys.bounded}), as every value over 256 characters is. For the same reason a
+ * are not empty, keys of at most {@value Decider#MAX_TEXT_CHARS} characters. A value may be of any
+ * length (the request's size bounds it): it often comes from a client's header, and a request
+ * refused for it would answer Envoy with an error, which Envoy, unless its {@code
+ * failure_mode_deny} is set, takes as leave to let the request through without any of its
+ * descriptors counted. A long value is counted under its digest ({@code LimiterKeys.bounded}), as
+ * every value over 256 characters is. For the same reason a hits_addend of any size is no fault:
+ * one above {@value Decider#MAX_UINT32} is more than any limit holds, and {@link Decider} answers
+ * its descriptor OVER_LIMIT without counting it, as it answers any hits above a limit's permits. A
  * descriptor without entries is no fault: Envoy sends one when each of its rate limit's actions is
  * a {@code request_headers} with {@code skip_if_absent} whose header the client left out; it
  * selects no rule (answered OK, as envoyproxy/ratelimit answers it) and the request's other
@@ -53,10 +55,8 @@ final class RequestChecks {
     if (n > MAX_DESCRIPTORS) {
       throw BadRequest.invalid("at most " + MAX_DESCRIPTORS + " descriptors, had " + n);
     }
-    long requestHits = request.hits();
-    if (requestHits < 0 || requestHits > MAX_UINT32) {
-      throw BadRequest.invalid(
-          "hits_addend must be from 0 to " + MAX_UINT32 + ", was " + requestHits);
+    if (request.hits() < 0) {
+      throw BadRequest.invalid("hits_addend must not be negative, was " + request.hits());
     }
     for (int d = 0; d < n; d++) {
       checkDescriptor(request, d, overrides);
@@ -83,10 +83,9 @@ final class RequestChecks {
             "descriptor " + d + " has an entry key longer than " + MAX_TEXT_CHARS + " characters");
       }
     }
-    long hits = request.hits(d);
-    if (hits < -1 || hits > MAX_UINT32) {
+    if (request.hits(d) < -1) { // -1: none; any size above is more than a limit holds
       throw BadRequest.invalid(
-          "descriptor " + d + " hits_addend must be from 0 to " + MAX_UINT32 + ", was " + hits);
+          "descriptor " + d + " hits_addend must not be negative, was " + request.hits(d));
     }
     if (overrides && request.hasOverride(d)) {
       // An override without a unit is no fault of the request: Decider answers it OVER_LIMIT.

@@ -133,14 +133,11 @@ final class JsonRequest implements DecisionRequest {
     if (node == null || node.isNull()) {
       return 0;
     }
-    if (!node.isIntegralNumber()
-        || !node.canConvertToLong()
-        || node.longValue() < 0
-        || node.longValue() > Decider.MAX_UINT32) {
-      throw BadRequest.invalid(
-          where + " must be a whole number from 0 to " + Decider.MAX_UINT32 + ", was " + node);
+    if (!node.isIntegralNumber() || node.bigIntegerValue().signum() < 0) {
+      throw BadRequest.invalid(where + " must be a whole number from 0, was " + node);
     }
-    return node.longValue();
+    // Any size: more than a limit holds is refused by the decision, not failed (RequestChecks).
+    return node.canConvertToLong() ? node.longValue() : Long.MAX_VALUE;
   }
 
   @Override
