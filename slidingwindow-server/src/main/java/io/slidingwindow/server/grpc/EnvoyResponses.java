@@ -11,12 +11,18 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Verdicts as Envoy's {@code RateLimitResponse}. The {@code current_limit} message of each reported
- * limit is built once and reused (protobuf messages are immutable). Thread-safe.
+ * Verdicts as Envoy's {@code RateLimitResponse}. The {@code current_limit} message of each limit a
+ * configured rule reports is built once and reused (protobuf messages are immutable); that of a
+ * descriptor's own limit is built each time, since the request chose it. Thread-safe.
  */
 public final class EnvoyResponses {
 
-  /** Limits as reported: bounded by the configuration, plus the overrides' few. */
+  /**
+   * Limits that configured rules report (their own and their admin overrides'): a bound against
+   * configurations that keep changing. A descriptor's own limit is never kept: its
+   * requests_per_unit and unit are the client's or route's choice, any of 2^32 (also when answered
+   * OVER_LIMIT as a bad override), and a stream of them would fill the cache for good.
+   */
   private static final int MAX_CACHED = 10_000;
 
   private static final Map<ReportedLimit, RateLimitResponse.RateLimit> LIMITS =
@@ -37,7 +43,7 @@ public final class EnvoyResponses {
               .setCode(code(status.code()))
               .setLimitRemaining((int) status.remaining());
       if (status.limit() != null) {
-        out.setCurrentLimit(limit(status.limit()));
+        out.setCurrentLimit(limit(status.limit(), status.rule() != null));
       }
       if (status.untilReset() != null) {
         out.setDurationUntilReset(
@@ -50,8 +56,8 @@ public final class EnvoyResponses {
     return response.build();
   }
 
-  private static RateLimitResponse.RateLimit limit(ReportedLimit limit) {
-    RateLimitResponse.RateLimit cached = LIMITS.get(limit);
+  private static RateLimitResponse.RateLimit limit(ReportedLimit limit, boolean configured) {
+    RateLimitResponse.RateLimit cached = configured ? LIMITS.get(limit) : null;
     if (cached != null) {
       return cached;
     }
@@ -71,7 +77,7 @@ public final class EnvoyResponses {
                   case UNKNOWN -> RateLimitResponse.RateLimit.Unit.UNKNOWN;
                 })
             .build();
-    if (LIMITS.size() < MAX_CACHED) {
+    if (configured && LIMITS.size() < MAX_CACHED) {
       LIMITS.put(limit, built);
     }
     return built;
