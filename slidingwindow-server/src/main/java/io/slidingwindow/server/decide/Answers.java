@@ -27,6 +27,11 @@ final class Answers {
         Code.OVER_LIMIT, limit, 0, null, null, Decisions.OVERRIDE_TAG, Outcome.BAD_OVERRIDE);
   }
 
+  /** Descriptor {@code d}'s own limit, of a unit known. */
+  static Limit overrideLimit(DecisionRequest request, int d) {
+    return Limit.of(request.overrideRequests(d), request.overrideUnit(d).length());
+  }
+
   /** A refusal by {@code rule}: OVER_LIMIT, or OK in shadow mode. */
   static Status refusal(Rule rule, ReportedLimit limit, long remaining, Duration retryAfter) {
     if (rule.shadowMode()) {

@@ -265,6 +265,10 @@ public final class Decider implements ConfigWatcher.Listener {
       }
       KeyedRateLimiter<String> own = planned.own(d);
       KeyedRateLimiter<String> limiter = own != null ? own : limiter(current, request, d, rules[d]);
+      if (limiter == null) { // as in decideNow: failing the call would pass the request uncounted
+        statuses[d] = Answers.badOverride(request, d);
+        continue;
+      }
       CompletableFuture<Decision> decision =
           limiter
               .decideAsync(id(current, request, d, rules[d]), hits(request, d))
@@ -396,7 +400,7 @@ public final class Decider implements ConfigWatcher.Listener {
       try {
         return overrides.limiter(
             request.domain(),
-            overrideLimit(request, d),
+            Answers.overrideLimit(request, d),
             current.config().failurePolicy(request.domain()));
       } catch (BadRequest full) {
         return null;
@@ -411,15 +415,11 @@ public final class Decider implements ConfigWatcher.Listener {
         : LimiterIds.ofRule(current.idPrefixes().get(rule.index()), rule, request, d);
   }
 
-  private static Limit overrideLimit(DecisionRequest request, int d) {
-    return Limit.of(request.overrideRequests(d), request.overrideUnit(d).length());
-  }
-
   private Status status(
       State current, DecisionRequest request, int d, Rule rule, Decision decision) {
     ReportedLimit limit;
     if (rule == null) {
-      limit = Answers.report("", overrideLimit(request, d));
+      limit = Answers.report("", Answers.overrideLimit(request, d));
     } else {
       int at = rule.limits().indexOf(decision.limit());
       if (at >= 0 || decision.limit() == null) {
