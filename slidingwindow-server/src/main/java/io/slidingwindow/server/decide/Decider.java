@@ -351,7 +351,7 @@ public final class Decider implements ConfigWatcher.Listener {
       long requests = request.overrideRequests(d);
       TimeUnitName unit = request.overrideUnit(d);
       if (unit == TimeUnitName.UNKNOWN) {
-        overrides.unknownUnit(request.domain());
+        overrides.unknownUnit(request.domain(), request.overrideUnitNumber(d));
         return Answers.badOverride(request, d);
       }
       if (requests == 0) {

@@ -41,4 +41,12 @@ public interface DecisionRequest extends Descriptors {
   default TimeUnitName overrideUnit(int d) {
     return TimeUnitName.UNKNOWN;
   }
+
+  /**
+   * The override's unit as its number in Envoy's {@code RateLimitUnit}, for the warning of a unit
+   * {@link #overrideUnit} does not know (a newer Envoy's); 0, {@code UNKNOWN}, by default.
+   */
+  default int overrideUnitNumber(int d) {
+    return 0;
+  }
 }

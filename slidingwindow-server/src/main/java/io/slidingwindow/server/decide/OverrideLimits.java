@@ -201,10 +201,10 @@ final class OverrideLimits {
 
   /**
    * Warns, at most once per {@link #WARNING_INTERVAL} and domain, that a descriptor of {@code
-   * domain} carried a limit without a unit and was answered OVER_LIMIT. Takes no lock between two
-   * warnings.
+   * domain} carried a limit without a unit, or of unit {@code number} unknown to this build, and
+   * was answered OVER_LIMIT. Takes no lock between two warnings.
    */
-  void unknownUnit(String domain) {
+  void unknownUnit(String domain, int number) {
     Table table = domains.computeIfAbsent(domain, d -> new Table());
     long now = ticker.read();
     if (table.warnedOfUnit && now - table.unitWarnedAt < WARNING_INTERVAL.toNanos()) {
@@ -221,8 +221,11 @@ final class OverrideLimits {
         Level.WARNING,
         "domain '"
             + domain
-            + "': a descriptor carried a limit override (Envoy's RateLimitOverride) without a"
-            + " unit, which cannot be counted; it was answered OVER_LIMIT (metric outcome"
+            + "': a descriptor carried a limit override (Envoy's RateLimitOverride) "
+            + (number == 0
+                ? "without a unit"
+                : "of unit number " + number + ", which this build does not know")
+            + ", which cannot be counted; it was answered OVER_LIMIT (metric outcome"
             + " bad_override; this warning repeats at most once a minute)");
   }
 

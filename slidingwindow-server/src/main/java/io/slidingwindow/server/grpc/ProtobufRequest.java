@@ -77,4 +77,9 @@ public final class ProtobufRequest implements DecisionRequest {
       default -> TimeUnitName.UNKNOWN;
     };
   }
+
+  @Override
+  public int overrideUnitNumber(int d) {
+    return request.getDescriptors(d).getLimit().getUnitValue();
+  }
 }

@@ -17,6 +17,9 @@ import io.slidingwindow.server.decide.Decisions.BadRequest;
 import io.slidingwindow.server.decide.Decisions.Code;
 import io.slidingwindow.server.decide.Decisions.Outcome;
 import io.slidingwindow.server.decide.Decisions.Verdict;
+import io.slidingwindow.server.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
+import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitRequest;
+import io.slidingwindow.server.grpc.ProtobufRequest;
 import io.slidingwindow.server.settings.Settings;
 import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.testkit.LogCapture;
@@ -253,6 +256,35 @@ class OverrideLimitsTest {
     ticker.advance(Duration.ofSeconds(61));
     decider.decide(TestRequest.of("a", override("u", 100, TimeUnitName.UNKNOWN)));
     assertThat(warnings()).hasSize(2);
+  }
+
+  /**
+   * A unit a newer Envoy numbers but this build does not know is read as UNKNOWN: the warning names
+   * its number, not "without a unit", which sent operators to look for a limit that had none.
+   */
+  @Test
+  void decide_overrideOfAUnitNumberUnknownHere_warningNamesTheNumber() throws ConfigException {
+    Decider decider = decider(true, 16);
+    captureWarnings();
+    RateLimitRequest request =
+        RateLimitRequest.newBuilder()
+            .setDomain("a")
+            .addDescriptors(
+                RateLimitDescriptor.newBuilder()
+                    .addEntries(RateLimitDescriptor.Entry.newBuilder().setKey("user").setValue("u"))
+                    .setLimit(
+                        RateLimitDescriptor.RateLimitOverride.newBuilder()
+                            .setRequestsPerUnit(10)
+                            .setUnitValue(9)))
+            .build();
+
+    Verdict verdict = decider.decide(new ProtobufRequest(request));
+
+    assertThat(verdict.status(0).outcome()).isEqualTo(Outcome.BAD_OVERRIDE);
+    assertThat(warnings())
+        .singleElement()
+        .satisfies(m -> assertThat(m).contains("domain 'a'").contains("unit number 9"))
+        .satisfies(m -> assertThat(m).doesNotContain("without a unit"));
   }
 
   /** In memory a failure policy has no effect: a reload that changes it keeps the counts. */
