@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The request line's target on the real ports, written by hand: the absolute-form, which a server
@@ -86,6 +88,49 @@ class RequestTargetIT {
       assertThat(send(port, "GET", "http://user@127.0.0.1/livez", "127.0.0.1", null))
           .startsWith("HTTP/1.1 400 ")
           .contains("no user information");
+    }
+  }
+
+  /**
+   * Odd authorities on the admin port's host rule, pinned as answered: a loopback name in another
+   * spelling is served; anything that could name a foreign host fails closed (403, or 400 for a
+   * target not served), never an admin action.
+   */
+  @ParameterizedTest(name = "{0} {1} (Host {2})")
+  @CsvSource(
+      delimiter = '|',
+      nullValues = "none",
+      value = {
+        "HTTP/1.1 | http://[::1]:PORT/v1/stats      | rebound.test | 200",
+        "HTTP/1.1 | http://LOCALHOST:PORT/v1/stats  | rebound.test | 200",
+        "HTTP/1.1 | http://localhost.:PORT/v1/stats | 127.0.0.1    | 403",
+        "HTTP/1.1 | http://127%2E0.0.1:PORT/v1/stats | 127.0.0.1   | 403",
+        "HTTP/1.1 | http://rebound%2Etest/v1/stats  | 127.0.0.1    | 403",
+        "HTTP/1.1 | ftp://127.0.0.1:PORT/v1/stats   | 127.0.0.1    | 400",
+        "HTTP/1.0 | http://rebound.test/v1/stats    | 127.0.0.1    | 403",
+        "HTTP/1.0 | http://rebound.test/v1/stats    | none         | 403",
+        "HTTP/1.0 | http://127.0.0.1:PORT/v1/stats  | rebound.test | 200",
+      })
+  void admin_oddAuthorities_failClosed(String version, String target, String host, int status)
+      throws Exception {
+    server = TestServers.onLoopback(TestServers.clientConfig(dir, "minute", 2)).start();
+    int port = server.adminPort();
+    try (Socket socket = new Socket("127.0.0.1", port)) {
+      socket.setSoTimeout(10_000);
+      OutputStream out = socket.getOutputStream();
+      out.write(
+          ("GET "
+                  + target.replace("PORT", String.valueOf(port))
+                  + " "
+                  + version
+                  + "\r\n"
+                  + (host == null ? "" : "Host: " + host + "\r\n")
+                  + "Connection: close\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(answer).matches("(?s)HTTP/1\\.[01] " + status + " .*");
+      assertThat(answer.contains("\"rules\"")).as("the stats served").isEqualTo(status == 200);
     }
   }
 
