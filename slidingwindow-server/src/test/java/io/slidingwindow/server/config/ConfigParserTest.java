@@ -1,10 +1,17 @@
 package io.slidingwindow.server.config;
 
+import static io.slidingwindow.server.decide.TestRequest.descriptor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.slidingwindow.Limit;
 import io.slidingwindow.server.ConfigException;
+import io.slidingwindow.server.decide.Decider;
+import io.slidingwindow.server.decide.Decisions.Code;
+import io.slidingwindow.server.decide.Decisions.Outcome;
+import io.slidingwindow.server.decide.Decisions.Verdict;
+import io.slidingwindow.server.decide.TestRequest;
+import io.slidingwindow.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -267,6 +274,28 @@ class ConfigParserTest {
             """);
 
     assertThat(match(config, "d", "c", "1").replaces()).containsExactly("elsewhere");
+    // Decided: the heads of the chain (ra, re) count; rb and rc, replaced, count nothing.
+    Decider decider = TestRequest.decider(config, new FakeTicker(), 1000);
+    TestRequest all =
+        TestRequest.of(
+            "d",
+            descriptor("a", "1"),
+            descriptor("b", "1"),
+            descriptor("c", "1"),
+            descriptor("e", "1"));
+    Verdict first = decider.decide(all);
+    Verdict second = decider.decide(all);
+    assertThat(first.overall()).isEqualTo(Code.OK);
+    assertThat(List.of(0, 1, 2, 3).stream().map(d -> first.status(d).outcome()))
+        .containsExactly(Outcome.OK, Outcome.UNMATCHED, Outcome.UNMATCHED, Outcome.OK);
+    assertThat(List.of(0, 1, 2, 3).stream().map(d -> second.status(d).outcome()))
+        .containsExactly(
+            Outcome.OVER_LIMIT, Outcome.UNMATCHED, Outcome.UNMATCHED, Outcome.OVER_LIMIT);
+    for (String key : List.of("b", "c")) {
+      assertThat(decider.decide(TestRequest.of("d", descriptor(key, "1"))).status(0).outcome())
+          .as("%s alone, never counted while replaced", key)
+          .isEqualTo(Outcome.OK);
+    }
   }
 
   @Test
