@@ -205,8 +205,10 @@ public final class PathFirewall {
     }
     // Not normalized: the path as a dispatcher reads it (parameters dropped, decoded, backslashes
     // as slashes) changes when its dot segments are resolved, however they were spelled, also to a
-    // reader that decodes %3B before it drops parameters.
-    if (hasDotSegment(path) || hasDotSegment(decodedSemicolons(path))) {
+    // reader that decodes %3B before it drops parameters (checked only when the path holds %3B,
+    // which the loop above let through only if SEMICOLON is allowed).
+    String semicolons = RequestPaths.decodedSemicolons(path);
+    if (hasDotSegment(path) || (semicolons != path && hasDotSegment(semicolons))) {
       return Optional.of("a dot segment ('.' or '..')");
     }
     return Optional.empty();
@@ -216,14 +218,6 @@ public final class PathFirewall {
   private static boolean hasDotSegment(String path) {
     String decoded = RequestPaths.dispatcherReading(path);
     return !RequestPaths.resolveDots(decoded).equals(decoded);
-  }
-
-  /**
-   * {@code path} with {@code %3B} decoded, as a reader that decodes before it drops path parameters
-   * sees its parameters: {@code ..%3Bx} is the dot segment {@code ..} to it.
-   */
-  private static String decodedSemicolons(String path) {
-    return path.replace("%3B", ";").replace("%3b", ";");
   }
 
   /** Whether the percent-encoded bytes of {@code path} (checked to be well formed) are UTF-8. */

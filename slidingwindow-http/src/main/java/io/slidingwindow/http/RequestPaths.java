@@ -23,7 +23,10 @@ import java.util.List;
  *       context path: path parameters dropped, percent-decoded once, backslashes read as slashes,
  *       slashes collapsed, dot segments kept as they are;
  *   <li>the {@linkplain #normalizedReading normalized reading}: the dispatcher reading with its dot
- *       segments resolved.
+ *       segments resolved;
+ *   <li>if the raw path holds {@code %3B}, the last two readings of it with {@code %3B} decoded
+ *       first, as a backend that decodes before it drops path parameters reads it: {@code
+ *       /api/login%3Bx=1} is {@code /api/login} to it.
  * </ol>
  *
  * <p>Under a context path other than the root, the last two are taken for each way of stripping it:
@@ -69,6 +72,12 @@ public final class RequestPaths {
         if (hasEncodedSeparator(raw)) {
           addDistinct(paths, segmentReading(raw));
         }
+        String semicolons = decodedSemicolons(raw);
+        if (semicolons != raw) {
+          String decodedFirst = dispatcherReading(semicolons);
+          addDistinct(paths, decodedFirst);
+          addDistinct(paths, resolveDots(decodedFirst));
+        }
       }
     }
     if (paths.isEmpty()) {
@@ -98,6 +107,18 @@ public final class RequestPaths {
       end = fragment;
     }
     return path.substring(0, end);
+  }
+
+  /**
+   * {@code rawPath} with {@code %3B} and {@code %3b} decoded to {@code ;}, as a reader that decodes
+   * before it drops path parameters sees its parameters; {@code rawPath} itself if it holds none.
+   */
+  static String decodedSemicolons(String rawPath) {
+    if (rawPath.indexOf('%') < 0) {
+      return rawPath;
+    }
+    String decoded = rawPath.replace("%3B", ";").replace("%3b", ";");
+    return decoded.equals(rawPath) ? rawPath : decoded;
   }
 
   /** How many segment boundaries of a spelled-out context path are tried. */

@@ -207,6 +207,26 @@ class PathFirewallTest {
     }
   }
 
+  @Test
+  void allowing_semicolons_letsAnEncodedOneThroughOnlyWhereTheRulesSeeTheParameterDropped() {
+    PathFirewall semicolons = PathFirewall.allowing(Allowance.SEMICOLON);
+    PathPattern login = PathPattern.of("/api/login");
+    for (String path : List.of("/api/login%3Bx=1", "/api/login%3bx=1", "/api/login%3B")) {
+      assertThat(semicolons.check(path)).as(path).isEmpty();
+      assertThat(RequestPaths.readings(null, path, "")).as(path).anyMatch(login::matches);
+    }
+  }
+
+  @Property(tries = 3000)
+  void check_withSemicolonsAllowed_letsThroughOnlyPathsWhoseDecodedFirstReadingIsARuleReading(
+      @ForAll("pathLike") String path) {
+    if (PathFirewall.allowing(Allowance.values()).check(path).isEmpty()) {
+      String decodedFirst = path.replace("%3B", ";").replace("%3b", ";");
+      assertThat(RequestPaths.readings(null, path, ""))
+          .contains(RequestPaths.dispatcherReading(decodedFirst));
+    }
+  }
+
   @Property
   void check_ofAnyString_neverThrows(@ForAll String path) {
     assertThat(STRICT.check(path)).isNotNull();

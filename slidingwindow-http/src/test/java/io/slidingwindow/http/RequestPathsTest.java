@@ -92,6 +92,26 @@ class RequestPathsTest {
   }
 
   @Test
+  void readings_ofAnEncodedSemicolon_includeThePathWithItsParametersDropped() {
+    PathPattern login = PathPattern.of("/api/login");
+    for (String raw : new String[] {"/api/login%3Bx=1", "/api/login%3bx=1", "/api/login%3B"}) {
+      assertThat(RequestPaths.readings("/api/login;x=1", raw, ""))
+          .as(raw)
+          .contains("/api/login")
+          .anyMatch(login::matches);
+    }
+    assertThat(RequestPaths.readings(null, "/api/%2e%2e%3B/login", ""))
+        .as("dot segments of the decoded-first reading are resolved too")
+        .contains("/api/../login", "/login");
+    assertThat(RequestPaths.readings(null, "/app%3Bx/api/login", "/app"))
+        .as("only the path within the context; the context itself is stripped as before")
+        .contains("/app/api/login");
+    assertThat(RequestPaths.decodedSemicolons("/a%3Bx/b%3by;z")).isEqualTo("/a;x/b;y;z");
+    String plain = "/api/login;x=1";
+    assertThat(RequestPaths.decodedSemicolons(plain)).isSameAs(plain);
+  }
+
+  @Test
   void readings_ofAnAbsoluteFormTarget_useItsPath() {
     assertThat(RequestPaths.readings(null, "http://127.0.0.1:8080/v1/product/..", ""))
         .containsExactly("/v1/product/..", "/v1/");
