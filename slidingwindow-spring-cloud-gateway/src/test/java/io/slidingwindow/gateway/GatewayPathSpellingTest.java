@@ -159,6 +159,35 @@ class GatewayPathSpellingTest {
     assertThat(forwarded.get()).isEqualTo("/api/c%23/what%3F");
   }
 
+  /**
+   * With semicolons allowed, an encoded one goes through and is forwarded as sent; a backend that
+   * decodes before it drops path parameters serves {@code /api/login%3Bx=1} as the login, so a
+   * starter rule on {@code /api/login} must count it.
+   */
+  @Test
+  void semicolonsAllowed_anEncodedOneIsCountedByTheRuleOnThePathBeforeIt() throws IOException {
+    int port =
+        start(
+            "slidingwindow.http.path-firewall.allow=semicolon",
+            "slidingwindow.http.rules.login.paths=/api/login",
+            "slidingwindow.http.rules.login.limits[0].permits=1",
+            "slidingwindow.http.rules.login.limits[0].window=1h");
+
+    List<String> spellings = List.of("/api/login%3Bx=1", "/api/login%3b");
+    for (int i = 0; i < spellings.size(); i++) {
+      String spelling = spellings.get(i);
+      assertThat(RawHttp.send(client(i), port, "GET", spelling, List.of()).status())
+          .as("GET %s", spelling)
+          .isEqualTo(200);
+      assertThat(forwarded.getAndSet(null)).isEqualTo(spelling);
+      assertThat(RawHttp.send(client(i), port, "GET", "/api/login", List.of()).status())
+          .as(
+              "GET %s reads /api/login to the backend: the client's one login of the hour",
+              spelling)
+          .isEqualTo(429);
+    }
+  }
+
   @Test
   void firewallTurnedOff_aDoubledSlashTakesTheUnlimitedRouteToTheLogin() throws IOException {
     int port = start("slidingwindow.http.path-firewall.enabled=false");
