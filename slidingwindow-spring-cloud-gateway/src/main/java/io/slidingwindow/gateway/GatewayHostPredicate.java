@@ -129,20 +129,28 @@ final class GatewayHostPredicate extends HostRoutePredicateFactory {
     return out.append(GatewayHostName.lowerAscii(pattern.substring(from))).toString();
   }
 
-  /** Whether {@code pattern} has a colon outside template variables: it names a port. */
+  /**
+   * Whether {@code pattern} names a port: it has a colon outside template variables and, for an
+   * IPv6 literal in brackets, after the closing bracket.
+   */
   static boolean namesPort(String pattern) {
-    return VARIABLE.matcher(pattern).replaceAll("").indexOf(':') >= 0;
+    String plain = VARIABLE.matcher(pattern).replaceAll("");
+    return plain.indexOf(':', hostEnd(plain)) >= 0;
   }
 
   /**
-   * {@code host} (a {@code Host} header's value) without its port, empty or not; an IPv6 address in
-   * brackets keeps its own colons.
+   * {@code host} (a {@code Host} header's value) without its port, empty or not: from the first
+   * colon, or for an IPv6 address in brackets, which keeps its own colons, from the first colon
+   * after the closing bracket ({@code api.test:443:1} is {@code api.test}).
    */
   static String withoutPort(String host) {
-    int colon = host.lastIndexOf(':');
-    if (colon < 0 || colon < host.lastIndexOf(']')) {
-      return host;
-    }
-    return host.substring(0, colon);
+    int colon = host.indexOf(':', hostEnd(host));
+    return colon < 0 ? host : host.substring(0, colon);
+  }
+
+  /** Where a port may start in {@code host}: after the {@code ]} of a bracketed literal, else 0. */
+  private static int hostEnd(String host) {
+    int close = host.startsWith("[") ? host.indexOf(']') : -1;
+    return close < 0 ? 0 : close + 1;
   }
 }

@@ -200,6 +200,20 @@ class GatewayHostNameTest {
   }
 
   /** A route whose Host pattern names a port keeps matching the port as sent. */
+  /**
+   * A Host with two ports never reaches the login uncounted: Reactor Netty refuses it (the port
+   * {@code 443:1} is no number) before any route; the predicate would strip it from the first
+   * colon.
+   */
+  @Test
+  void hostWithTwoPorts_isRefusedBeforeAnyRoute() throws IOException {
+    int port = start();
+
+    assertThat(login(client(0), port, "api.example.test:443:1")).isEqualTo(400);
+    assertThat(logins.get()).as("forwarded to the login").isZero();
+    assertThat(login(client(0), port, "api.example.test")).isEqualTo(200);
+  }
+
   @Test
   void hostPatternWithAPort_matchesThatPortOnly() throws IOException {
     String routes = "spring.cloud.gateway.server.webflux.routes";
@@ -265,6 +279,16 @@ class GatewayHostNameTest {
     assertThat(GatewayHostPredicate.withoutPort("api.test:")).isEqualTo("api.test");
     assertThat(GatewayHostPredicate.withoutPort("[::1]:80")).isEqualTo("[::1]");
     assertThat(GatewayHostPredicate.withoutPort("[::1]")).isEqualTo("[::1]");
+  }
+
+  @Test
+  void hostPorts_areOnlyAfterABracketedLiteral_orFromTheFirstColonOfAName() {
+    assertThat(GatewayHostPredicate.namesPort("[::1]")).as("[::1]").isFalse();
+    assertThat(GatewayHostPredicate.namesPort("[::1]:8080")).as("[::1]:8080").isTrue();
+    assertThat(GatewayHostPredicate.withoutPort("api.example.test:443:1"))
+        .isEqualTo("api.example.test");
+    assertThat(GatewayHostPredicate.withoutPort("[::1]:8080")).isEqualTo("[::1]");
+    assertThat(GatewayHostPredicate.withoutPort("[::1]:80:1")).isEqualTo("[::1]");
   }
 
   /**
