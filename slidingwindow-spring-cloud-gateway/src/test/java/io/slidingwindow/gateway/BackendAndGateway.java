@@ -28,9 +28,12 @@ final class BackendAndGateway implements AutoCloseable {
     backend.createContext(
         "/",
         exchange -> {
-          seen.accept(exchange);
-          exchange.sendResponseHeaders(200, -1);
-          exchange.close();
+          try {
+            seen.accept(exchange);
+          } finally {
+            exchange.sendResponseHeaders(200, -1);
+            exchange.close();
+          }
         });
     backend.start();
   }
