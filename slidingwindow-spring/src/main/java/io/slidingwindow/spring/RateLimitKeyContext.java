@@ -119,13 +119,13 @@ public final class RateLimitKeyContext {
 
   /**
    * The request URI without the query, as the dispatcher reads it: path parameters ({@code ;...})
-   * dropped, each segment percent-decoded once, backslashes read as slashes, empty segments dropped
-   * and dot segments resolved. Those spellings of one path all read the same, so a condition, cost
-   * or key built on them cannot be stepped around that way. Two choices stay the client's: a
-   * trailing slash and the letters' case are kept as sent, so where the dispatcher accepts either
-   * (trailing-slash or case-insensitive matching, a {@code /**} handler) {@code /orders/7/} and
-   * {@code /Orders/7} read differently from {@code /orders/7}. To give one handler one key whatever
-   * the spelling, key on {@link #getPathVariables()} or on the handler alone.
+   * dropped, each segment percent-decoded once, backslashes read as slashes, empty segments inside
+   * the path dropped and dot segments resolved. Those spellings of one path all read the same, so a
+   * condition, cost or key built on them cannot be stepped around that way. Two choices stay the
+   * client's: a trailing slash and the letters' case are kept as sent, so where the dispatcher
+   * accepts either (trailing-slash or case-insensitive matching, a {@code /**} handler) {@code
+   * /orders/7/} and {@code /Orders/7} read differently from {@code /orders/7}. To give one handler
+   * one key whatever the spelling, key on {@link #getPathVariables()} or on the handler alone.
    */
   public String getPath() {
     if (path == null) {
