@@ -10,6 +10,7 @@ import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.http.Settlement;
 import io.slidingwindow.spring.RateLimitExceededException;
 import io.slidingwindow.spring.internal.RateLimitAnnotations;
+import java.lang.System.Logger.Level;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Arrays;
@@ -35,6 +36,8 @@ import org.springframework.aop.support.AopUtils;
  * exceptions, given back otherwise. Thread-safe.
  */
 final class LimitedMethod {
+
+  private static final System.Logger LOG = System.getLogger(LimitedMethod.class.getName());
 
   /** How a limited method returns, which decides when and how a call is decided. */
   enum Kind {
@@ -216,7 +219,8 @@ final class LimitedMethod {
    * {@code failed} (null for nothing): the call's own failure, {@code failed} added to it (to the
    * cause a {@code CompletionException} wraps) as suppressed, so that a refund never hides how the
    * method ended nor changes what a caller's {@code countOn} sees; {@code failed} after a normal
-   * end.
+   * end. A failure built to keep no suppressed exceptions cannot carry {@code failed}: it is then
+   * logged at WARNING, and the call still ends in the failure, unchanged.
    */
   static Throwable ended(Throwable error, Throwable failed) {
     if (error == null || failed == null) {
@@ -225,6 +229,14 @@ final class LimitedMethod {
     Throwable cause = unwrap(error);
     if (failed != cause && failed != error) {
       cause.addSuppressed(failed);
+      if (!Arrays.asList(cause.getSuppressed()).contains(failed)) {
+        LOG.log(
+            Level.WARNING,
+            "giving a rate-limited call's permits back failed, and the call's failure ("
+                + cause.getClass().getName()
+                + ") cannot carry that as suppressed",
+            failed);
+      }
     }
     return error;
   }

@@ -7,6 +7,7 @@ import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.http.RateLimiterFactory;
 import io.slidingwindow.spring.RateLimit;
 import io.slidingwindow.spring.RateLimitExceededException;
+import io.slidingwindow.testkit.LogCapture;
 import io.slidingwindow.testkit.RefundFailingLimiter;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -14,6 +15,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -170,6 +173,63 @@ class SettleFailureTest {
     assertThat(outcome(accounts, kind, "good")).as("what the call ended in").isSameAs(REFUND_ERROR);
     assertThat(outcome(accounts, kind, "good")).isSameAs(REFUND_ERROR);
     assertThat(outcome(accounts, kind, "good")).isInstanceOf(RateLimitExceededException.class);
+  }
+
+  /** What the methods of {@link Unsuppressing} fail with: it keeps no suppressed exceptions. */
+  private static final RuntimeException UNSUPPRESSING =
+      new RuntimeException("the user store is down", null, false, false) {};
+
+  /** Counts only BadPassword; its refunds throw; fails with {@link #UNSUPPRESSING}. */
+  public static class Unsuppressing {
+    @RateLimit(name = "refund-fails-plain", limits = "2/10s", countOn = Logins.BadPassword.class)
+    public String plain() {
+      throw UNSUPPRESSING;
+    }
+
+    @RateLimit(name = "refund-fails-stage", limits = "2/10s", countOn = Logins.BadPassword.class)
+    public CompletionStage<String> stage() {
+      return CompletableFuture.supplyAsync(
+          () -> {
+            throw UNSUPPRESSING;
+          });
+    }
+
+    @RateLimit(name = "refund-fails-mono", limits = "2/10s", countOn = Logins.BadPassword.class)
+    public Mono<String> mono() {
+      return Mono.error(UNSUPPRESSING);
+    }
+  }
+
+  /**
+   * A failure that keeps no suppressed exceptions (built with suppression disabled) cannot carry
+   * the refund's Error: the call still ends in it, unchanged, and the refund's Error is logged at
+   * WARNING instead of lost.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"plain", "stage", "mono"})
+  void methodFailsWithoutSuppression_andTheRefundThrows_theFailureUnchanged_theErrorLogged(
+      String kind) {
+    Unsuppressing methods = start(Unsuppressing.class);
+
+    try (LogCapture log = LogCapture.of(LimitedMethod.class.getName())) {
+      Object outcome =
+          switch (kind) {
+            case "plain" -> catchThrowable(methods::plain);
+            case "stage" ->
+                catchThrowable(() -> methods.stage().toCompletableFuture().join()).getCause();
+            case "mono" -> catchThrowable(() -> methods.mono().block(Duration.ofSeconds(10)));
+            default -> throw new IllegalArgumentException(kind);
+          };
+
+      assertThat(outcome).as("what the call ended in").isSameAs(UNSUPPRESSING);
+      assertThat(UNSUPPRESSING.getSuppressed()).isEmpty();
+      assertThat(log.records())
+          .as("the refund's Error, logged")
+          .filteredOn(record -> record.getThrown() == REFUND_ERROR)
+          .singleElement()
+          .extracting(LogRecord::getLevel)
+          .isEqualTo(Level.WARNING);
+    }
   }
 
   /** Counts only BadPassword; its refunds throw. */
