@@ -10,15 +10,23 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
+import io.slidingwindow.KeyedRateLimiter;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.grpc.LoginStream.Guesses;
 import io.slidingwindow.http.RateLimiterFactory;
+import io.slidingwindow.http.RequestKey;
 import io.slidingwindow.testkit.LogCapture;
 import io.slidingwindow.testkit.RefundFailingLimiter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import org.junit.jupiter.api.Test;
@@ -291,6 +299,110 @@ class DrainFailureTest {
     assertThat(server.handlerThreads)
         .as("the good password handled on the executor")
         .endsWith("calls");
+  }
+
+  /**
+   * In-memory windows of {@code limits}, each limiter created kept in {@code created} and each key
+   * it counted in {@code keys}, so that a test can read how many permits a key holds.
+   */
+  private static RateLimiterFactory watched(
+      ListenedLimits limits, List<KeyedRateLimiter<String>> created, Set<String> keys) {
+    RateLimiterFactory local = RateLimiterFactory.inMemory(limits.ticker, 1_000);
+    return (rule, ruleLimits, countRefused) -> {
+      KeyedRateLimiter<String> windows = local.create(rule, ruleLimits, countRefused);
+      created.add(windows);
+      @SuppressWarnings("unchecked")
+      KeyedRateLimiter<String> seen =
+          (KeyedRateLimiter<String>)
+              Proxy.newProxyInstance(
+                  KeyedRateLimiter.class.getClassLoader(),
+                  new Class<?>[] {KeyedRateLimiter.class},
+                  (proxy, method, args) -> {
+                    if (method.getName().startsWith("decide")
+                        || method.getName().startsWith("reserve")) {
+                      keys.add((String) args[0]);
+                    }
+                    try {
+                      return method.invoke(windows, args);
+                    } catch (InvocationTargetException e) {
+                      throw e.getCause();
+                    }
+                  });
+      return seen;
+    };
+  }
+
+  /**
+   * A close that throws before passing the close on, outside a rule counting failed logins: the
+   * handler's close (settled, then the close throws) and the refusal's close (before the handler)
+   * both end the call at once, never at the client's deadline; a granted call is settled once with
+   * the code the handler closed it with, and a refused call takes no permit.
+   */
+  @Test
+  void closeThrowingBeforePassingItOn_countingCodes_settledOnce_refusalEndsAtOnce()
+      throws Exception {
+    List<KeyedRateLimiter<String>> created = new CopyOnWriteArrayList<>();
+    Set<String> keys = ConcurrentHashMap.newKeySet();
+    ThrowingCloseHook hook = ThrowingCloseHook.beforeClosing();
+    EchoServer server =
+        started.server(
+            hook,
+            limits
+                .interceptor()
+                .limiterFactory(watched(limits, created, keys))
+                .rule(
+                    GrpcRateLimitRule.builder("logins")
+                        .method("test.Auth/Login")
+                        .limit("2/1h")
+                        .key((call, headers, context) -> RequestKey.global())
+                        .countCodes(Status.Code.UNAUTHENTICATED)
+                        .build())
+                .build());
+    Supplier<Long> remaining =
+        () -> keys.stream().mapToLong(key -> created.get(0).peek(key).remaining()).min().orElse(2);
+
+    assertThat(login(server, "bad"))
+        .as("ended by gRPC, not left open until the client's deadline")
+        .isEqualTo(Status.Code.UNKNOWN);
+    assertThat(remaining.get()).as("the failed login kept").isEqualTo(1);
+    for (int i = 0; i < 3; i++) {
+      assertThat(login(server, "good")).isEqualTo(Status.Code.UNKNOWN);
+      await("the good login given back")
+          .atMost(BOUND)
+          .untilAsserted(
+              () -> assertThat(remaining.get()).as("given back once, no more").isEqualTo(1));
+    }
+    assertThat(login(server, "bad")).isEqualTo(Status.Code.UNKNOWN);
+    assertThat(remaining.get()).isZero();
+
+    assertThat(login(server, "bad"))
+        .as("refused, and its close's failure ends it at once, not at the deadline")
+        .isEqualTo(Status.Code.UNKNOWN);
+    assertThat(login(server, "good")).isEqualTo(Status.Code.UNKNOWN);
+    assertThat(server.received)
+        .as("the refused logins never handled")
+        .containsExactly("Login:bad", "Login:good", "Login:good", "Login:good", "Login:bad");
+    assertThat(remaining.get()).as("the refusals took nothing, gave nothing back").isZero();
+    assertThat(hook.threw).as("every close failed").hasValue(7);
+    assertThat(limits.errors).isEmpty();
+  }
+
+  /**
+   * A close that passes the close on, then throws, around a refusal: the client has the refusal's
+   * {@code RESOURCE_EXHAUSTED} at once, and nothing is handed to the handler.
+   */
+  @Test
+  void closeThrowingAfterPassingItOn_theRefusalReachesTheClient() throws Exception {
+    ThrowingCloseHook hook = ThrowingCloseHook.afterClosing();
+    EchoServer server =
+        behind(
+            hook,
+            GrpcRateLimitRule.builder("logins").method("test.Auth/Login").limit("1/1h").build());
+
+    assertThat(login(server, "good")).isEqualTo(Status.Code.OK);
+    assertThat(login(server, "good")).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(server.received).containsExactly("Login:good");
+    assertThat(hook.threw).hasValue(2);
   }
 
   /**
