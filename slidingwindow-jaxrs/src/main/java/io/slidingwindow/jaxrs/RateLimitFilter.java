@@ -65,12 +65,13 @@ import java.util.function.Consumer;
  * HttpRule#countStatuses()}, such as failed logins) reserves its permits here and gives them back
  * when the status, after the exception mappers, is not one it counts: in the response filter for an
  * answer without an entity, else once the entity is written (the filter is also a {@link Feature}
- * that registers the last {@link WriterInterceptor} for that), so that an entity whose writing
- * fails and is answered by a mapper is settled by that answer, and one that fails after the answer
- * was committed stays counted. Response filters run in descending priority, so this one runs first
- * among them and reads the status that the resource, an exception mapper or an aborting filter
- * gave, before other response filters. All of this is {@link EnforcementCore}'s, shared with the
- * servlet and reactive filters; this class only reads the request and writes the answer.
+ * that registers the first {@link WriterInterceptor} for that, outside the application's), so that
+ * an entity whose writing fails, or that a writer interceptor fails after it was written, and is
+ * answered by a mapper is settled by that answer, and one that fails after the answer was committed
+ * stays counted. Response filters run in descending priority, so this one runs first among them and
+ * reads the status that the resource, an exception mapper or an aborting filter gave, before other
+ * response filters. All of this is {@link EnforcementCore}'s, shared with the servlet and reactive
+ * filters; this class only reads the request and writes the answer.
  *
  * <p>Decisions are synchronous ({@code KeyedRateLimiter.decide}), on the request's thread, as
  * JAX-RS filters run. Instances are immutable and thread-safe if the key resolvers, the limiters
@@ -155,10 +156,15 @@ public final class RateLimitFilter
 
   /**
    * Writes the answer's entity, then settles the request's reservations with the answer's status
-   * (an entity that fails to be written settles nothing). The last of the writer interceptors (its
-   * priority is the highest), so that what it proceeds to is the entity provider's writing.
+   * (an entity that fails to be written settles nothing). The first of the writer interceptors (its
+   * priority is the lowest), so that what it proceeds to is every other one and the entity
+   * provider's writing: an application's interceptor that fails the answer after the entity was
+   * written (the runtime then answers the exception's mapper's status in its place) settles
+   * nothing, and the mapper's answer is the one settled. Before, this one was the last, and such an
+   * answer was settled as written: a rule counting 401s gave back every 401 that an outer
+   * interceptor gave.
    */
-  @Priority(Integer.MAX_VALUE)
+  @Priority(Integer.MIN_VALUE)
   static final class SettleOnWrite implements WriterInterceptor {
     @Override
     public void aroundWriteTo(WriterInterceptorContext context) throws IOException {

@@ -28,6 +28,9 @@ import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.StreamingOutput;
+import jakarta.ws.rs.ext.WriterInterceptor;
+import jakarta.ws.rs.ext.WriterInterceptorContext;
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -119,6 +122,13 @@ class JaxrsSettlementTest {
       };
     }
 
+    /** An answer that {@link SignatureCheck} fails after writing unless {@code token} is t. */
+    @GET
+    @Path("signed")
+    public Response signed(@QueryParam("token") String token) {
+      return Response.ok("signed").header("X-Check", String.valueOf(token)).build();
+    }
+
     @GET
     @Path("later")
     public void later(@QueryParam("how") String how, @Suspended AsyncResponse async) {
@@ -181,6 +191,23 @@ class JaxrsSettlementTest {
     }
   }
 
+  /**
+   * An application's writer interceptor that runs outside the filter's (a lower priority): it lets
+   * the entity be written, then fails an answer whose {@code X-Check} is there and not t, with an
+   * exception that a mapper answers 401.
+   */
+  @Priority(Priorities.ENTITY_CODER)
+  public static class SignatureCheck implements WriterInterceptor {
+    @Override
+    public void aroundWriteTo(WriterInterceptorContext context) throws IOException {
+      context.proceed();
+      Object check = context.getHeaders().getFirst("X-Check");
+      if (check != null && !"t".equals(check)) {
+        throw new NotAuthorizedException("Bearer");
+      }
+    }
+  }
+
   /** The in-memory backend; the rule named {@code errors} cannot give permits back. */
   private RateLimiterFactory refundFailingForErrors() {
     RateLimiterFactory memory = RateLimiterFactory.inMemory(ticker, 1_000);
@@ -207,6 +234,7 @@ class JaxrsSettlementTest {
     singletons.add(desk);
     singletons.add(new TokenCheck());
     singletons.add(new StreamedRefusal());
+    singletons.add(new SignatureCheck());
     singletons.add(filter);
     singletons.add(
         RateLimitFeature.builder()
@@ -304,6 +332,35 @@ class JaxrsSettlementTest {
             .build());
 
     assertThat(List.of(get("/gate"), get("/gate"), get("/gate"))).containsExactly(401, 401, 429);
+  }
+
+  /**
+   * A writer interceptor of the application's, outside the filter's, that fails an answer after its
+   * entity was written: the runtime answers the mapper's 401 in its place. The request is counted
+   * once, and settled by the status the client receives: the third wrong token is refused.
+   */
+  @ParameterizedTest
+  @EnumSource(JaxrsServers.Implementation.class)
+  void outerWriterInterceptorFailsAfterTheEntityWasWritten_settledWithTheAnswerGiven(
+      JaxrsServers.Implementation runtime) {
+    start(
+        runtime,
+        RateLimitFilter.builder()
+            .limiterFactory(RateLimiterFactory.inMemory(ticker, 1_000))
+            .rule(rule("signed", "/signed", "2/1h", "400-499"))
+            .build());
+
+    List<Integer> good = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      good.add(get("/signed?token=t"));
+    }
+    List<Integer> wrong = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      wrong.add(get("/signed?token=guess-" + i));
+    }
+
+    assertThat(good).as("good tokens, given back").containsExactly(200, 200, 200);
+    assertThat(wrong).as("wrong tokens").containsExactly(401, 401, 429);
   }
 
   /**
