@@ -23,6 +23,11 @@ import java.util.logging.Logger;
  */
 final class LogLines extends Formatter {
 
+  /** The lines {@link #install} set up, and from which level; null before. */
+  private static volatile LogLines installed;
+
+  private static volatile Level threshold = Level.INFO;
+
   private final boolean json;
 
   private LogLines(boolean json) {
@@ -40,15 +45,38 @@ final class LogLines extends Formatter {
           case "trace" -> Level.FINEST;
           default -> Level.INFO;
         };
+    LogLines lines = new LogLines(logs.format() == Settings.LogFormat.JSON);
     ConsoleHandler handler = new ConsoleHandler();
     handler.setLevel(Level.ALL);
-    handler.setFormatter(new LogLines(logs.format() == Settings.LogFormat.JSON));
+    handler.setFormatter(lines);
     Logger root = Logger.getLogger("");
     root.setLevel(level);
     root.addHandler(handler);
     // A client that resets its own streams (a timeout in Envoy, a benchmark that stops) is logged
     // there as a WARNING per stream: the client's doing, not an event of this service.
     QUIET.setLevel(level.intValue() > Level.SEVERE.intValue() ? level : Level.SEVERE);
+    threshold = level;
+    installed = lines;
+  }
+
+  /**
+   * Writes one line as {@code logger} would, straight to standard error: for lines written while
+   * the process ends, which a logger could lose, since {@code java.util.logging}'s own shutdown
+   * hook takes every logger's handlers away, racing the hook that stops the service. Nothing before
+   * {@link #install}, or below its level.
+   */
+  static void writeDirectly(String logger, Level level, String message) {
+    LogLines lines = installed;
+    if (lines == null || level.intValue() < threshold.intValue()) {
+      return;
+    }
+    LogRecord record = new LogRecord(level, message);
+    record.setLoggerName(logger);
+    String line = lines.format(record);
+    synchronized (System.err) {
+      System.err.print(line);
+      System.err.flush();
+    }
   }
 
   /** Kept referenced, so that its level holds (the log manager keeps loggers weakly). */

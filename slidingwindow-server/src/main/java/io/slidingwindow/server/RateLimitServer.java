@@ -55,6 +55,9 @@ public final class RateLimitServer implements AutoCloseable {
 
   private static final System.Logger LOG = System.getLogger(RateLimitServer.class.getName());
 
+  /** The log line that ends a stop. */
+  static final String STOPPED = "Rate limit service stopped";
+
   private final Settings settings;
   private final List<AutoCloseable> opened = new ArrayList<>();
   private final ConfigWatcher watcher;
@@ -223,8 +226,20 @@ public final class RateLimitServer implements AutoCloseable {
    */
   @Override
   public synchronized void close() {
+    if (stop()) {
+      LOG.log(Level.INFO, STOPPED);
+    }
+  }
+
+  /**
+   * Does what {@link #close()} does but write its last log line, {@link #STOPPED}: the command line
+   * writes that itself, past {@code java.util.logging}'s own shutdown hook.
+   *
+   * @return whether this call stopped the service (false: stopped before)
+   */
+  synchronized boolean stop() {
     if (closed) {
-      return;
+      return false;
     }
     closed = true;
     long drain = settings.lifecycle().drainTimeout().toNanos();
@@ -241,7 +256,7 @@ public final class RateLimitServer implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     closeAll();
-    LOG.log(Level.INFO, "Rate limit service stopped");
+    return true;
   }
 
   private void closeAll() {

@@ -5,21 +5,28 @@ import io.slidingwindow.server.settings.SettingsSources;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import sun.misc.Signal;
 
 /**
  * Runs the rate limit service until the process is stopped (SIGTERM or Ctrl-C drain the calls in
- * flight): {@code java -jar slidingwindow-server-VERSION.jar [--OPTION VALUE]...}. Every option
- * also comes from the environment ({@code SLIDINGWINDOW_GRPC_PORT} for {@code --grpc-port}) or a
- * system property ({@code -Dslidingwindow.server.grpcPort}); secrets (passwords, the admin token)
- * only from the environment, or a file that {@code SLIDINGWINDOW_..._FILE} names. {@code --help}
- * lists them all with their defaults, {@code --version} prints the version.
+ * flight; a second one while they drain stops at once): {@code java -jar
+ * slidingwindow-server-VERSION.jar [--OPTION VALUE]...}. Every option also comes from the
+ * environment ({@code SLIDINGWINDOW_GRPC_PORT} for {@code --grpc-port}) or a system property
+ * ({@code -Dslidingwindow.server.grpcPort}); secrets (passwords, the admin token) only from the
+ * environment, or a file that {@code SLIDINGWINDOW_..._FILE} names. {@code --help} lists them all
+ * with their defaults, {@code --version} prints the version.
  *
- * <p>Exit status: 0 after {@code --help}, {@code --version} or a stop; 2 for bad settings or a bad
- * configuration; 1 when a port cannot be bound, a TLS file read, or Redis reached.
+ * <p>Exit status: 0 after {@code --help}, {@code --version} or a stop by SIGTERM or SIGINT; 143 or
+ * 130 when a second SIGTERM or SIGINT cuts the drain short; 2 for bad settings or a bad
+ * configuration; 1 when a port cannot be bound, a TLS file read, or Redis reached. Other signals
+ * that end the JVM (SIGHUP) still stop the service gracefully, with the JVM's status (128 + the
+ * signal's number).
  */
 public final class RateLimitServerMain {
 
@@ -65,16 +72,66 @@ public final class RateLimitServerMain {
       System.exit(1);
       return;
     }
-    CountDownLatch stopped = new CountDownLatch(1);
+    stopOnSignals(server, settings.lifecycle().drainTimeout());
+  }
+
+  /**
+   * Waits for SIGTERM or SIGINT, then stops {@code server} and exits 0; a second one while it
+   * drains exits at once, 128 + the signal's number (143, 130). Any other end of the JVM that runs
+   * its shutdown hooks (SIGHUP, {@code System.exit}) stops it in a hook, with the JVM's status.
+   */
+  private static void stopOnSignals(RateLimitServer server, Duration drain)
+      throws InterruptedException {
+    AtomicBoolean stopping = new AtomicBoolean();
+    CountDownLatch asked = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
-                  server.close();
-                  stopped.countDown();
+                  stopping.set(true);
+                  stop(server);
                 },
                 "slidingwindow-server-shutdown"));
-    stopped.await();
+    for (String name : List.of("TERM", "INT")) {
+      try {
+        Signal.handle(
+            new Signal(name),
+            signal -> {
+              if (stopping.compareAndSet(false, true)) {
+                LOG.log(
+                    Level.INFO,
+                    "SIG{0}: stopping; calls in flight have up to {1} to end (a second SIGTERM or"
+                        + " SIGINT stops at once)",
+                    name,
+                    drain);
+                asked.countDown();
+              } else {
+                // A halt: an exit would wait for the shutdown hook, which waits for the drain.
+                LogLines.writeDirectly(
+                    RateLimitServerMain.class.getName(),
+                    java.util.logging.Level.WARNING,
+                    "SIG"
+                        + name
+                        + " while stopping: exiting at once, without waiting for the calls in"
+                        + " flight");
+                Runtime.getRuntime().halt(128 + signal.getNumber());
+              }
+            });
+      } catch (IllegalArgumentException e) {
+        LOG.log(Level.WARNING, "SIG" + name + " cannot be handled here: " + e.getMessage());
+      }
+    }
+    asked.await();
+    stop(server);
+    System.exit(0);
+  }
+
+  /** Stops {@code server}, if not stopped before, and writes the line that says so. */
+  private static void stop(RateLimitServer server) {
+    if (server.stop()) {
+      LogLines.writeDirectly(
+          RateLimitServer.class.getName(), java.util.logging.Level.INFO, RateLimitServer.STOPPED);
+    }
   }
 
   /** The usage text: every option, its variable and its default. */

@@ -1,9 +1,22 @@
 package io.slidingwindow.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitRequest;
+import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitResponse;
+import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,8 +27,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The service's command line, run as a process of its own: help and version, and settings refused
- * with a message that names them, before anything starts.
+ * The service's command line, run as a process of its own: help and version, settings refused with
+ * a message that names them, before anything starts, and a service stopped by a signal.
  */
 class RateLimitServerMainIT {
 
@@ -67,6 +80,135 @@ class RateLimitServerMainIT {
         .contains("SLIDINGWINDOW_TLS_CLIENT_CA", "SLIDINGWINDOW_LOG_FORMAT");
     assertThat(version.exit()).isZero();
     assertThat(version.output()).matches("slidingwindow-server \\d+\\.\\d+\\.\\d+.*\\s*");
+  }
+
+  @Test
+  void main_sigterm_stopsGracefullyAndExitsZeroWithTheStopLine() throws Exception {
+    Running service = start("--drain-timeout", "30s");
+
+    service.process().destroy(); // SIGTERM
+
+    assertThat(service.process().waitFor(60, TimeUnit.SECONDS)).as("stops").isTrue();
+    String output = Files.readString(service.output());
+    assertThat(service.process().exitValue()).as(output).isZero();
+    assertThat(output).contains("SIGTERM: stopping", "Rate limit service stopped");
+  }
+
+  @Test
+  void main_secondSigtermWhileACallHoldsTheDrain_exits143AtOnce() throws Exception {
+    Running service = start("--drain-timeout", "5m");
+    ManagedChannel channel =
+        NettyChannelBuilder.forAddress("127.0.0.1", service.grpc()).usePlaintext().build();
+    try {
+      ClientCall<RateLimitRequest, RateLimitResponse> held =
+          channel.newCall(
+              RateLimitServiceGrpc.getShouldRateLimitMethod(),
+              CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.MINUTES));
+      held.start(new ClientCall.Listener<>() {}, new Metadata());
+      held.request(1);
+      held.sendMessage(EnvoyGrpcIT.request("client", "held"));
+      // Never half-closed: the call stays in flight, and the drain waits for it. A call answered
+      // on the same connection after it shows that the service has it.
+      assertThat(
+              RateLimitServiceGrpc.newBlockingStub(channel)
+                  .withDeadlineAfter(10, TimeUnit.SECONDS)
+                  .shouldRateLimit(EnvoyGrpcIT.request("client", "answered"))
+                  .getOverallCode())
+          .isEqualTo(RateLimitResponse.Code.OK);
+
+      service.process().destroy();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> Files.readString(service.output()).contains("SIGTERM: stopping"));
+      assertThat(service.process().isAlive()).as("draining").isTrue();
+      service.process().destroy();
+
+      assertThat(service.process().waitFor(30, TimeUnit.SECONDS)).as("stops at once").isTrue();
+      String output = Files.readString(service.output());
+      assertThat(service.process().exitValue()).as(output).isEqualTo(143);
+      assertThat(output)
+          .contains("SIGTERM while stopping: exiting at once")
+          .doesNotContain("Rate limit service stopped");
+    } finally {
+      channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+      service.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void main_sighup_stopsInTheShutdownHookAndStillWritesTheStopLine() throws Exception {
+    Running service = start("--drain-timeout", "30s");
+
+    Process kill =
+        new ProcessBuilder("kill", "-HUP", Long.toString(service.process().pid()))
+            .inheritIO()
+            .start();
+    assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(service.process().waitFor(60, TimeUnit.SECONDS)).as("stops").isTrue();
+    String output = Files.readString(service.output());
+    assertThat(service.process().exitValue()).as(output).isEqualTo(129);
+    assertThat(output).contains("Rate limit service stopped");
+  }
+
+  /** A service running in a process of its own, in memory, on free loopback ports. */
+  private record Running(Process process, Path output, int grpc) {}
+
+  private Running start(String... settings) throws Exception {
+    Path config = TestServers.clientConfig(dir, "second", 5);
+    int grpc = freePort();
+    List<String> args = new ArrayList<>(List.of(settings));
+    args.addAll(
+        List.of(
+            "--config",
+            config.toString(),
+            "--host",
+            "127.0.0.1",
+            "--grpc-port",
+            Integer.toString(grpc),
+            "--http-port",
+            Integer.toString(freePort()),
+            "--admin-port",
+            Integer.toString(freePort()),
+            "--reload-seconds",
+            "0"));
+    Path output = dir.resolve("service-" + grpc + ".log");
+    Process process =
+        command(args).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+    try {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () -> {
+                if (!process.isAlive()) {
+                  throw new AssertionError("the service exited: " + Files.readString(output));
+                }
+                return Files.readString(output).contains("Rate limit service: gRPC on");
+              });
+    } catch (RuntimeException | Error e) {
+      process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      throw e;
+    }
+    return new Running(process, output, grpc);
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    }
+  }
+
+  private static ProcessBuilder command(List<String> args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-cp");
+    command.add(
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
+    command.add(RateLimitServerMain.class.getName());
+    command.addAll(args);
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().keySet().removeIf(name -> name.startsWith("SLIDINGWINDOW_"));
+    return builder;
   }
 
   private record Result(int exit, String output) {}
