@@ -151,15 +151,39 @@ final class OverrideLimits {
     }
   }
 
-  /** One domain's limits, and when a WARNING about them was last written (under the lock). */
+  /** One domain's limits, and when each kind of WARNING about them was last written. */
   private static final class Table {
     final Map<Limit, Entry> entries = new ConcurrentHashMap<>();
-    boolean warnedOfEviction;
-    long evictionWarnedAt;
-    boolean warnedOfRefusal;
-    long refusalWarnedAt;
-    volatile boolean warnedOfUnit;
-    volatile long unitWarnedAt;
+    final Throttle evictionWarnings = new Throttle();
+    final Throttle refusalWarnings = new Throttle();
+    final Throttle unitWarnings = new Throttle();
+  }
+
+  /**
+   * When a WARNING of one kind about one domain's table was last written: at most one per {@link
+   * #WARNING_INTERVAL}.
+   */
+  private static final class Throttle {
+    private volatile boolean written;
+    private volatile long writtenAt;
+
+    /** Whether one may be written at {@code now}: none was, or the last was an interval before. */
+    boolean due(long now) {
+      return !written || now - writtenAt >= WARNING_INTERVAL.toNanos();
+    }
+
+    /**
+     * Whether one may be written at {@code now}, and if so counts it as written then. Under the
+     * lock of the {@link OverrideLimits} that holds it.
+     */
+    boolean take(long now) {
+      if (!due(now)) {
+        return false;
+      }
+      written = true;
+      writtenAt = now;
+      return true;
+    }
   }
 
   private final LimiterStore store;
@@ -207,15 +231,13 @@ final class OverrideLimits {
   void unknownUnit(String domain, int number) {
     Table table = domains.computeIfAbsent(domain, d -> new Table());
     long now = ticker.read();
-    if (table.warnedOfUnit && now - table.unitWarnedAt < WARNING_INTERVAL.toNanos()) {
+    if (!table.unitWarnings.due(now)) {
       return;
     }
     synchronized (this) {
-      if (table.warnedOfUnit && now - table.unitWarnedAt < WARNING_INTERVAL.toNanos()) {
+      if (!table.unitWarnings.take(now)) {
         return;
       }
-      table.unitWarnedAt = now;
-      table.warnedOfUnit = true;
     }
     LOG.log(
         Level.WARNING,
@@ -263,9 +285,7 @@ final class OverrideLimits {
               + (policyMatters
                   ? ", or for " + LONG_WINDOW_GRACE.toSeconds() + " s if that is longer"
                   : ", however long: in memory its counts would go with it");
-      if (!table.warnedOfRefusal || now - table.refusalWarnedAt >= WARNING_INTERVAL.toNanos()) {
-        table.warnedOfRefusal = true;
-        table.refusalWarnedAt = now;
+      if (table.refusalWarnings.take(now)) {
         LOG.log(
             Level.WARNING,
             message
@@ -321,11 +341,9 @@ final class OverrideLimits {
   }
 
   private void warnOfEviction(String domain, Table table, Limit limit, long unused, long now) {
-    if (table.warnedOfEviction && now - table.evictionWarnedAt < WARNING_INTERVAL.toNanos()) {
+    if (!table.evictionWarnings.take(now)) {
       return;
     }
-    table.warnedOfEviction = true;
-    table.evictionWarnedAt = now;
     LOG.log(
         Level.WARNING,
         "domain '"
