@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import sun.misc.Signal;
 
 /**
@@ -56,6 +57,9 @@ public final class RateLimitServerMain {
       return;
     }
     LogLines.install(settings.logs());
+    // Before the start, so that a signal in any moment after the ports open stops gracefully.
+    AtomicReference<RateLimitServer> started = new AtomicReference<>();
+    CountDownLatch asked = onSignals(started, settings.lifecycle().drainTimeout());
     RateLimitServer server;
     try {
       server = RateLimitServer.start(settings);
@@ -72,16 +76,29 @@ public final class RateLimitServerMain {
       System.exit(1);
       return;
     }
-    stopOnSignals(server, settings.lifecycle().drainTimeout());
+    started.set(server);
+    asked.await();
+    int status = 0;
+    try {
+      stop(server);
+    } catch (RuntimeException e) {
+      LogLines.writeDirectly(
+          RateLimitServerMain.class.getName(),
+          java.util.logging.Level.SEVERE,
+          "Stopping failed: " + e);
+      status = 1;
+    }
+    System.exit(status);
   }
 
   /**
-   * Waits for SIGTERM or SIGINT, then stops {@code server} and exits 0; a second one while it
-   * drains exits at once, 128 + the signal's number (143, 130). Any other end of the JVM that runs
-   * its shutdown hooks (SIGHUP, {@code System.exit}) stops it in a hook, with the JVM's status.
+   * Makes SIGTERM and SIGINT count down the latch returned, on which the main thread stops the
+   * service and exits 0; a second one while it drains exits at once, 128 + the signal's number
+   * (143, 130). Any other end of the JVM that runs its shutdown hooks (SIGHUP, {@code System.exit})
+   * stops the service in a hook, once {@code started} holds it, with the JVM's status.
    */
-  private static void stopOnSignals(RateLimitServer server, Duration drain)
-      throws InterruptedException {
+  private static CountDownLatch onSignals(
+      AtomicReference<RateLimitServer> started, Duration drain) {
     AtomicBoolean stopping = new AtomicBoolean();
     CountDownLatch asked = new CountDownLatch(1);
     Runtime.getRuntime()
@@ -89,7 +106,10 @@ public final class RateLimitServerMain {
             new Thread(
                 () -> {
                   stopping.set(true);
-                  stop(server);
+                  RateLimitServer server = started.get();
+                  if (server != null) {
+                    stop(server);
+                  }
                 },
                 "slidingwindow-server-shutdown"));
     for (String name : List.of("TERM", "INT")) {
@@ -103,7 +123,7 @@ public final class RateLimitServerMain {
                     "SIG{0}: stopping; calls in flight have up to {1} to end (a second SIGTERM or"
                         + " SIGINT stops at once)",
                     name,
-                    drain);
+                    text(drain));
                 asked.countDown();
               } else {
                 // A halt: an exit would wait for the shutdown hook, which waits for the drain.
@@ -121,9 +141,13 @@ public final class RateLimitServerMain {
         LOG.log(Level.WARNING, "SIG" + name + " cannot be handled here: " + e.getMessage());
       }
     }
-    asked.await();
-    stop(server);
-    System.exit(0);
+    return asked;
+  }
+
+  /** {@code drain} as the settings spell it: {@code 10s}, {@code 500ms}. */
+  private static String text(Duration drain) {
+    long millis = drain.toMillis();
+    return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
   }
 
   /** Stops {@code server}, if not stopped before, and writes the line that says so. */
