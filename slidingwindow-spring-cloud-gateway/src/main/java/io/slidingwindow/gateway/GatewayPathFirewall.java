@@ -26,6 +26,14 @@ import reactor.core.publisher.Mono;
  * (every servlet container) serves the second as the login as well: the login's limit never counted
  * them. With the firewall, only spellings that every reader takes alike are routed.
  *
+ * <p>An encoded semicolon ({@code %3B}) is refused whatever the firewall allows: its {@code
+ * SEMICOLON} allowance is for path parameters ({@code ;jsessionid=}, matrix variables), which the
+ * gateway's {@code Path} predicate drops as a backend does. The predicate reads {@code %3B} as
+ * data, so {@code /api/login%3Bx=1} misses {@code Path=/api/login} and takes a sibling route such
+ * as {@code Path=/api/**}, while a backend that decodes before it drops path parameters serves it
+ * as {@code /api/login}: the login route's limit never counted it, and no rule can follow a route's
+ * predicate. Only a firewall turned off lets it through.
+ *
  * <p>Runs first among the web filters. Its firewall is the application's {@link PathFirewall} bean
  * ({@code slidingwindow.http.path-firewall.*}; strict unless told otherwise). Refusals are logged
  * at DEBUG and told to the listener, never quoting the path in the answer.
@@ -50,12 +58,27 @@ final class GatewayPathFirewall implements WebFilter, Ordered {
     ServerHttpRequest request = exchange.getRequest();
     String rawPath = request.getURI().getRawPath();
     Optional<String> refusal = firewall.check(rawPath);
+    if (refusal.isEmpty() && hasEncodedSemicolon(rawPath)) {
+      refusal = Optional.of("an encoded path parameter (%3B), refused by the gateway");
+    }
     if (refusal.isEmpty()) {
       return chain.filter(exchange);
     }
     LOG.debug("request path refused before routing: {}", refusal.get());
     listener.onRejectedPath(request.getMethod().name(), rawPath, refusal.get());
     return ReactiveFilters.write(exchange, RefusalReplies.badRequestPath());
+  }
+
+  /** Whether {@code rawPath} holds {@code %3B} or {@code %3b}. */
+  static boolean hasEncodedSemicolon(String rawPath) {
+    for (int i = rawPath.indexOf('%'); i >= 0; i = rawPath.indexOf('%', i + 1)) {
+      if (i + 2 < rawPath.length()
+          && rawPath.charAt(i + 1) == '3'
+          && (rawPath.charAt(i + 2) == 'B' || rawPath.charAt(i + 2) == 'b')) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** First: before Spring Security's chain and before routing. */

@@ -160,12 +160,13 @@ class GatewayPathSpellingTest {
   }
 
   /**
-   * With semicolons allowed, an encoded one goes through and is forwarded as sent; a backend that
-   * decodes before it drops path parameters serves {@code /api/login%3Bx=1} as the login, so a
-   * starter rule on {@code /api/login} must count it.
+   * With semicolons allowed, an encoded one is still refused before any rule counts (see {@link
+   * #semicolonsAllowed_noSpellingReachesTheLoginPastItsRoute} for why): a starter rule on {@code
+   * /api/login}, one request an hour per client, shows that the refused requests were not counted,
+   * and a literal {@code ;} goes through and is forwarded as sent.
    */
   @Test
-  void semicolonsAllowed_anEncodedOneIsCountedByTheRuleOnThePathBeforeIt() throws IOException {
+  void semicolonsAllowed_anEncodedOneIsStillRefusedBeforeAnyRuleCounts() throws IOException {
     int port =
         start(
             "slidingwindow.http.path-firewall.allow=semicolon",
@@ -173,19 +174,63 @@ class GatewayPathSpellingTest {
             "slidingwindow.http.rules.login.limits[0].permits=1",
             "slidingwindow.http.rules.login.limits[0].window=1h");
 
-    List<String> spellings = List.of("/api/login%3Bx=1", "/api/login%3b");
+    for (String spelling : List.of("/api/login%3Bx=1", "/api/login%3b", "/api/other%3B")) {
+      RawHttp.Response refused = RawHttp.send(client(0), port, "GET", spelling, List.of());
+      assertThat(refused.status()).as("GET %s", spelling).isEqualTo(400);
+      assertThat(refused.isProblemJson()).as("GET %s: %s", spelling, refused.head()).isTrue();
+    }
+    assertThat(forwarded.get()).as("nothing forwarded").isNull();
+    assertThat(RawHttp.send(client(0), port, "GET", "/api/login;x=1", List.of()).status())
+        .as("the refused requests spent none of the client's one login of the hour")
+        .isEqualTo(200);
+    assertThat(forwarded.get()).isEqualTo("/api/login;x=1");
+    assertThat(RawHttp.send(client(0), port, "GET", "/api/login", List.of()).status())
+        .isEqualTo(429);
+  }
+
+  /**
+   * With semicolons allowed, the login route's own limiter must count every spelling that a backend
+   * serves as the login. The gateway's {@code Path} predicate drops path parameters that start with
+   * a raw {@code ;}, so {@code /api/login;x=1} takes the login's route; it reads {@code %3B} as
+   * data ({@code login;x=1} is not {@code login}), so {@code /api/login%3Bx=1} takes the unlimited
+   * route, and a backend that decodes before it drops path parameters serves it as the login. Each
+   * spelling is sent twice by a client of its own: whenever the backend got a path that reads as
+   * the login (to a backend that drops parameters first or to one that decodes first), the second
+   * must be refused, 429 by the route's limit; the gateway answers the encoded spellings 400.
+   */
+  @Test
+  void semicolonsAllowed_noSpellingReachesTheLoginPastItsRoute() throws IOException {
+    int port = start("slidingwindow.http.path-firewall.allow=semicolon");
+
+    List<String> spellings =
+        List.of(
+            "/api/login%3Bx=1",
+            "/api/login%3b", "/api%3Bx=1/login", "/api/login;x=1", "/api;x/login");
     for (int i = 0; i < spellings.size(); i++) {
       String spelling = spellings.get(i);
-      assertThat(RawHttp.send(client(i), port, "GET", spelling, List.of()).status())
-          .as("GET %s", spelling)
-          .isEqualTo(200);
-      assertThat(forwarded.getAndSet(null)).isEqualTo(spelling);
-      assertThat(RawHttp.send(client(i), port, "GET", "/api/login", List.of()).status())
-          .as(
-              "GET %s reads /api/login to the backend: the client's one login of the hour",
-              spelling)
-          .isEqualTo(429);
+      RawHttp.Response first = RawHttp.send(client(i), port, "GET", spelling, List.of());
+      String reached = forwarded.getAndSet(null);
+      if (reached != null && readsAsLogin(reached)) {
+        assertThat(RawHttp.send(client(i), port, "GET", spelling, List.of()).status())
+            .as(
+                "GET %s (%d) reached the backend as %s, which reads it as the limited /api/login:"
+                    + " the client's second request of the hour",
+                spelling, first.status(), reached)
+            .isEqualTo(429);
+      }
+      assertThat(first.status())
+          .as("GET %s: %s", spelling, first.head())
+          .isEqualTo(spelling.contains("%3") ? 400 : 200);
     }
+  }
+
+  /**
+   * Whether a backend reads {@code rawPath} as {@code /api/login}: one that drops path parameters
+   * before it decodes, or one that decodes {@code %3B} first.
+   */
+  private static boolean readsAsLogin(String rawPath) {
+    return RequestPaths.normalizedReading(rawPath).equals("/api/login")
+        || RequestPaths.normalizedReading(rawPath.replaceAll("%3[Bb]", ";")).equals("/api/login");
   }
 
   @Test
