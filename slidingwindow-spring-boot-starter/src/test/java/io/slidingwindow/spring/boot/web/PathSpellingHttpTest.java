@@ -102,6 +102,12 @@ class PathSpellingHttpTest {
               "/;x/v1/product/1",
               "/v1/admin;x=1",
               "/v1/annotated/1;x=y",
+              // Encoded path parameters: data to Spring MVC, a parameter to a reader that decodes
+              // first.
+              "/v1/admin%3Bx=1",
+              "/v1/product/1%3Bx=y",
+              "/v1%3bx/product/1",
+              "/v1/annotated/1%3Bx=y",
               // Repeated slashes.
               "//v1/product/1",
               "/v1//product/1",
