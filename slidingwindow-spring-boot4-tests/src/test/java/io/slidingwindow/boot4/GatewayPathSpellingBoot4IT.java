@@ -268,6 +268,43 @@ class GatewayPathSpellingBoot4IT {
         .isEqualTo(400);
   }
 
+  /**
+   * With semicolons allowed, a literal {@code ;} takes the login's route and is counted by it, and
+   * {@code %3B}, which the {@code Path} predicate reads as data (so it would take the unlimited
+   * route to a backend that may decode it first and serve the login), is refused 400. Each spelling
+   * is sent twice by a client of its own: whenever the backend got a path that reads as the login,
+   * to a backend that drops parameters first or to one that decodes first, the second is refused.
+   */
+  @Test
+  void semicolonsAllowed_noSpellingReachesTheLoginPastItsRoute() throws IOException {
+    int port = start("slidingwindow.http.path-firewall.allow=semicolon");
+
+    List<String> spellings =
+        List.of(
+            "/api/login%3Bx=1",
+            "/api/login%3b", "/api%3Bx=1/login", "/api/login;x=1", "/api;x/login");
+    for (int i = 0; i < spellings.size(); i++) {
+      String spelling = spellings.get(i);
+      forwarded.set(null);
+      RawHttp.Response first = get(i, port, spelling);
+      String reached = forwarded.getAndSet(null);
+      if (reached != null
+          && (RequestPaths.normalizedReading(reached).equals("/api/login")
+              || RequestPaths.normalizedReading(reached.replaceAll("%3[Bb]", ";"))
+                  .equals("/api/login"))) {
+        assertThat(get(i, port, spelling).status())
+            .as(
+                "GET %s (%d) reached the backend as %s, the limited /api/login: the client's"
+                    + " second request of the hour",
+                spelling, first.status(), reached)
+            .isEqualTo(429);
+      }
+      assertThat(first.status())
+          .as("GET %s: %s", spelling, first.head())
+          .isEqualTo(spelling.contains("%3") ? 400 : 200);
+    }
+  }
+
   @Test
   void starterWebBeansOff_firewallStillTakesItsProperties() throws IOException {
     int port =
