@@ -3,8 +3,6 @@ package io.slidingwindow.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.slidingwindow.FailurePolicy;
-import io.slidingwindow.Limit;
 import io.slidingwindow.testkit.redis.RedisSentinelProcesses;
 import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,13 +21,7 @@ class SentinelIT {
     Duration timeout = Duration.ofMillis(200);
     try (RedisSentinelProcesses group = RedisSentinelProcesses.start("mymaster", 2, 3);
         RedisBackend backend = client.sentinel(group.sentinelUris(), "mymaster", timeout)) {
-      RedisRateLimiter limiter =
-          RedisRateLimiter.builder(backend)
-              .limit(Limit.of(3, Duration.ofMinutes(10)))
-              .commandTimeout(timeout)
-              .circuitBreaker(3, Duration.ofMillis(200))
-              .failurePolicy(FailurePolicy.REFUSE)
-              .build();
+      RedisRateLimiter limiter = SentinelLimiters.threeInTenMinutes(backend, timeout);
       assertThat(limiter.decide("sentinel", 1).remaining()).isEqualTo(2);
       assertThat(limiter.tryAcquireAsync("sentinel", 1).toCompletableFuture().join()).isTrue();
       assertThat(limiter.decideAsync("sentinel", 1).toCompletableFuture().join().remaining())
