@@ -3,11 +3,11 @@ package io.slidingwindow.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.slidingwindow.FailurePolicy;
-import io.slidingwindow.Limit;
+import io.slidingwindow.testkit.LogCapture;
 import io.slidingwindow.testkit.redis.RedisSentinelProcesses;
 import io.slidingwindow.testkit.redis.RedisServerProcess;
 import java.time.Duration;
+import java.util.logging.Level;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -18,7 +18,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * connection to the old master stays open and every script call is answered {@code READONLY}; the
  * Lettuce backend drops that connection, and Lettuce reconnects through Sentinel to the new master;
  * the Jedis backend builds its client again (Jedis's Sentinel client moves its pool only on {@code
- * +switch-master}), which asks Sentinel for the master.
+ * +switch-master}), which asks Sentinel for the master. The backend says so in a warning, not in
+ * the error that tells a limiter pointed at a replica to point it at the master.
  */
 class SentinelDemotedMasterIT {
 
@@ -26,15 +27,10 @@ class SentinelDemotedMasterIT {
   @EnumSource(Client.class)
   void sentinel_masterDemotedByHand_callsReachTheNewMaster(Client client) {
     Duration timeout = Duration.ofMillis(500);
-    try (RedisSentinelProcesses group = RedisSentinelProcesses.start("demoted", 1, 1);
+    try (LogCapture logged = LogCapture.atConfiguredLevel("io.slidingwindow.redis");
+        RedisSentinelProcesses group = RedisSentinelProcesses.start("demoted", 1, 1);
         RedisBackend backend = client.sentinel(group.sentinelUris(), "demoted", timeout)) {
-      RedisRateLimiter limiter =
-          RedisRateLimiter.builder(backend)
-              .limit(Limit.of(3, Duration.ofMinutes(10)))
-              .commandTimeout(timeout)
-              .circuitBreaker(3, Duration.ofMillis(200))
-              .failurePolicy(FailurePolicy.REFUSE)
-              .build();
+      RedisRateLimiter limiter = SentinelLimiters.threeInTenMinutes(backend, timeout);
       assertThat(limiter.decide("demoted", 1).remaining()).isEqualTo(2);
       RedisServerProcess oldMaster = group.master();
       RedisServerProcess newMaster = group.replicas().get(0);
@@ -63,6 +59,16 @@ class SentinelDemotedMasterIT {
       assertThat(limiter.decide("demoted", 1).remaining()).isZero();
       assertThat(limiter.decide("demoted", 1).allowed()).isFalse();
       assertThat(oldMaster.cli("ROLE")).as("the old master is still a replica").startsWith("slave");
+
+      // Not the advice to point the limiter at the master, which it is: it says what happens.
+      assertThat(logged.messages(Level.SEVERE)).isEmpty();
+      assertThat(logged.messages(Level.WARNING))
+          .singleElement()
+          .asString()
+          .contains("READONLY")
+          .contains("demoted")
+          .contains("asks Sentinel for the master again")
+          .doesNotContain(RedisProblem.READ_ONLY_REPLICA.explanation());
     }
   }
 }

@@ -34,7 +34,8 @@ public final class RedisBackend implements AutoCloseable {
   private RedisBackend(ScriptClient client, AutoCloseable resources, String description) {
     this.client = client;
     this.description = RedisUris.mask(description);
-    this.calls = new ScriptCalls(client, new ProblemReport(this.description));
+    this.calls =
+        new ScriptCalls(client, new ProblemReport(this.description, client.findsMasterAgain()));
     this.resources = resources;
   }
 
@@ -98,7 +99,9 @@ public final class RedisBackend implements AutoCloseable {
    * The lasting problem that the latest failed calls of this backend's limiters and counters met (a
    * replica, no scripting, credentials, ACL rights), or null if none, or if a call succeeded since.
    * Costs nothing: it reads what the calls reported. The first occurrence of each problem is also
-   * logged at ERROR on the logger {@code io.slidingwindow.redis}.
+   * logged at ERROR on the logger {@code io.slidingwindow.redis}; a {@link
+   * RedisProblem#READ_ONLY_REPLICA} at WARNING instead where the client finds the master again
+   * ({@link ScriptClient#findsMasterAgain()}, Sentinel), saying that the master was demoted.
    */
   public RedisProblem latestProblem() {
     return calls.problems().latest();

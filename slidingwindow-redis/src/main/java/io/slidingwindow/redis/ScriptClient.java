@@ -42,4 +42,14 @@ public interface ScriptClient {
 
   /** Whether this is a Redis Cluster, where one call may only hold keys of one slot. */
   boolean isCluster();
+
+  /**
+   * Whether this client finds the master again by itself after a {@code READONLY} reply, as the
+   * Sentinel clients of this library's adapters do (they ask Sentinel): such a reply then means a
+   * master demoted since, not a limiter pointed at a replica, and the backend logs a warning that
+   * says so instead of an error asking to point the limiter at the master. False unless overridden.
+   */
+  default boolean findsMasterAgain() {
+    return false;
+  }
 }

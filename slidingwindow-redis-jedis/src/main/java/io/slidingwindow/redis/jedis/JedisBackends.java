@@ -90,7 +90,7 @@ public final class JedisBackends {
             () -> JedisClients.sentinel(masterName, sentinels, config, sentinelConfig),
             System::nanoTime);
     return RedisBackend.of(
-        JedisScriptClient.over(client),
+        JedisScriptClient.followingMaster(client),
         client,
         "jedis sentinel " + masterName + " via " + sentinelUris);
   }

@@ -39,10 +39,19 @@ final class JedisScriptClient implements ScriptClient {
 
   private final boolean cluster;
 
+  /** Whether {@link #connections} finds the master again on a READONLY reply. */
+  private final boolean findsMasterAgain;
+
   private JedisScriptClient(Connections connections, boolean cluster, Runnable slotRefresh) {
+    this(connections, cluster, slotRefresh, false);
+  }
+
+  private JedisScriptClient(
+      Connections connections, boolean cluster, Runnable slotRefresh, boolean findsMasterAgain) {
     this.connections = connections;
     this.cluster = cluster;
     this.slotRefresh = slotRefresh;
+    this.findsMasterAgain = findsMasterAgain;
   }
 
   /** Over a client of a standalone Redis or a Sentinel-managed master. */
@@ -50,9 +59,12 @@ final class JedisScriptClient implements ScriptClient {
     return new JedisScriptClient(command -> command.apply(jedis), false, null);
   }
 
-  /** Over connections to a standalone Redis or a Sentinel-managed master that run one command. */
-  static JedisScriptClient over(Connections connections) {
-    return new JedisScriptClient(connections, false, null);
+  /**
+   * Over connections to a Sentinel-managed master that find the master again after a {@code
+   * READONLY} reply ({@link RenewingClient}).
+   */
+  static JedisScriptClient followingMaster(Connections connections) {
+    return new JedisScriptClient(connections, false, null, true);
   }
 
   /** Over a client of a Redis Cluster whose slot map {@code slotRefresh} reads again, or null. */
@@ -126,6 +138,11 @@ final class JedisScriptClient implements ScriptClient {
   @Override
   public boolean isCluster() {
     return cluster;
+  }
+
+  @Override
+  public boolean findsMasterAgain() {
+    return findsMasterAgain;
   }
 
   /**

@@ -288,6 +288,12 @@ final class LettuceScriptClient implements ScriptClient {
     return topologyRefresh != null;
   }
 
+  /** On Sentinel: a {@code READONLY} reply drops the connection, which reconnects to the master. */
+  @Override
+  public boolean findsMasterAgain() {
+    return dropChannel != null && !isCluster();
+  }
+
   /** For diagnostics: on Cluster, the client's view of the slots and nodes. */
   @Override
   public String toString() {
