@@ -3,9 +3,13 @@ package io.slidingwindow.redis.lettuce;
 import io.lettuce.core.RedisURI;
 import io.slidingwindow.redis.RedisUris;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /** Lettuce {@link RedisURI}s from the strings users give, with messages naming the argument. */
 final class LettuceUris {
+
+  /** A URI with user info (a password, with or without a user, as Lettuce reads it). */
+  private static final Pattern USER_INFO = Pattern.compile("^[^:/]+://[^/]*@");
 
   private LettuceUris() {}
 
@@ -55,8 +59,12 @@ final class LettuceUris {
     RedisURI.Builder builder = RedisURI.builder().withSentinelMasterId(masterName);
     for (String uri : sentinelUris) {
       RedisURI sentinel = parse(uri, "sentinelUris");
-      if (sentinel.getPassword() == null && sentinelPassword != null) {
-        sentinel.setPassword(sentinelPassword);
+      if (sentinelPassword != null && !USER_INFO.matcher(uri).find()) {
+        // Not RedisURI's getPassword and setPassword(char[]): Lettuce 7 has neither.
+        sentinel.applyAuthentication(
+            RedisURI.Builder.redis(sentinel.getHost(), sentinel.getPort())
+                .withPassword(sentinelPassword)
+                .build());
       }
       builder.withSentinel(sentinel);
     }
