@@ -201,15 +201,7 @@ class RateLimitServerMainIT {
     Process process =
         command(args).redirectErrorStream(true).redirectOutput(output.toFile()).start();
     try {
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .until(
-              () -> {
-                if (!process.isAlive()) {
-                  throw new AssertionError("the service exited: " + Files.readString(output));
-                }
-                return Files.readString(output).contains("Rate limit service: gRPC on");
-              });
+      TestServers.awaitStartLine(process, output);
     } catch (RuntimeException | Error e) {
       process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       throw e;

@@ -298,15 +298,7 @@ class ServiceJarIT {
             .start();
     Service started = new Service(process, output, grpc, http, admin);
     try {
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .until(
-              () -> {
-                if (!process.isAlive()) {
-                  throw new AssertionError("the jar exited: " + Files.readString(output));
-                }
-                return Files.readString(output).contains("Rate limit service: gRPC on");
-              });
+      TestServers.awaitStartLine(process, output);
     } catch (RuntimeException | Error e) {
       stopJar(started);
       throw e;

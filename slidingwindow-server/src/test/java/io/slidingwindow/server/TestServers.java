@@ -1,5 +1,7 @@
 package io.slidingwindow.server;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -64,5 +66,21 @@ public final class TestServers {
   /** {@link #request} with {@code body}, if not null, as JSON. */
   public static HttpRequest.Builder jsonRequest(int port, String method, String path, String body) {
     return request(port, method, path, body, body == null ? null : "application/json");
+  }
+
+  /**
+   * Waits (a minute at most) for the service that {@code process} runs to write its start line to
+   * {@code output}; fails at once, quoting the output, if the process ends first.
+   */
+  public static void awaitStartLine(Process process, Path output) {
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              if (!process.isAlive()) {
+                throw new AssertionError("the service exited: " + Files.readString(output));
+              }
+              return Files.readString(output).contains("Rate limit service: gRPC on");
+            });
   }
 }
