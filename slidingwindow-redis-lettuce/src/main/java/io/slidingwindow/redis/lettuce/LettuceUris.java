@@ -1,15 +1,12 @@
 package io.slidingwindow.redis.lettuce;
 
+import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 import io.slidingwindow.redis.RedisUris;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /** Lettuce {@link RedisURI}s from the strings users give, with messages naming the argument. */
 final class LettuceUris {
-
-  /** A URI with user info (a password, with or without a user, as Lettuce reads it). */
-  private static final Pattern USER_INFO = Pattern.compile("^[^:/]+://[^/]*@");
 
   private LettuceUris() {}
 
@@ -59,12 +56,12 @@ final class LettuceUris {
     RedisURI.Builder builder = RedisURI.builder().withSentinelMasterId(masterName);
     for (String uri : sentinelUris) {
       RedisURI sentinel = parse(uri, "sentinelUris");
-      if (sentinelPassword != null && !USER_INFO.matcher(uri).find()) {
-        // Not RedisURI's getPassword and setPassword(char[]): Lettuce 7 has neither.
+      if (sentinelPassword != null && !hasPassword(sentinel)) {
+        // Not RedisURI's getPassword and setPassword(char[]): Lettuce 7 has neither. The URI built
+        // here only carries the credentials (a socket Sentinel has no host); the copy keeps them
+        // from a caller that wipes its array (Lettuce 7 keeps the array given).
         sentinel.applyAuthentication(
-            RedisURI.Builder.redis(sentinel.getHost(), sentinel.getPort())
-                .withPassword(sentinelPassword)
-                .build());
+            RedisURI.Builder.redis("localhost").withPassword(sentinelPassword.clone()).build());
       }
       builder.withSentinel(sentinel);
     }
@@ -74,5 +71,11 @@ final class LettuceUris {
       builder.withPassword(password);
     }
     return builder.build();
+  }
+
+  /** Whether {@code uri} carries a password of its own (Lettuce ignores an empty one). */
+  private static boolean hasPassword(RedisURI uri) {
+    RedisCredentials credentials = uri.getCredentialsProvider().resolveCredentials().block();
+    return credentials != null && credentials.hasPassword();
   }
 }

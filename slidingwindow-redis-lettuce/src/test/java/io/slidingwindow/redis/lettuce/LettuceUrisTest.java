@@ -44,4 +44,26 @@ class LettuceUrisTest {
 
     assertThat(credentials(target.getSentinels().get(0)).hasPassword()).isFalse();
   }
+
+  @Test
+  void sentinelTarget_sentinelPassword_readsTheParsedUriNotItsSpelling() {
+    char[] shared = "shared".toCharArray();
+    RedisURI target =
+        LettuceUris.sentinelTarget(
+            List.of(
+                "redis://127.0.0.1:26379?clientName=a@b",
+                "redis://user:@127.0.0.1:26380",
+                "redis-socket:///tmp/sentinel.sock"),
+            "mymaster",
+            null,
+            null,
+            shared);
+    java.util.Arrays.fill(shared, 'x'); // a caller that wipes its array once the factory returns
+
+    assertThat(target.getSentinels())
+        .allSatisfy(
+            sentinel ->
+                assertThat(credentials(sentinel).getPassword())
+                    .containsExactly("shared".toCharArray()));
+  }
 }
