@@ -46,6 +46,7 @@ class SentinelDemotionUnderLoadIT {
       throws Exception {
     Duration timeout = Duration.ofMillis(500);
     ExecutorService threads = Executors.newFixedThreadPool(THREADS);
+    AtomicBoolean stop = new AtomicBoolean();
     try (RedisSentinelProcesses group = RedisSentinelProcesses.start("loaded", 1, 1);
         RedisBackend backend = client.sentinel(group.sentinelUris(), "loaded", timeout)) {
       // Never refuses while Redis answers: a refusal is the failure policy's answer.
@@ -56,7 +57,6 @@ class SentinelDemotionUnderLoadIT {
               .circuitBreaker(3, Duration.ofMillis(200))
               .failurePolicy(FailurePolicy.REFUSE)
               .build();
-      AtomicBoolean stop = new AtomicBoolean();
       AtomicLong grants = new AtomicLong();
       AtomicLong policyAnswers = new AtomicLong();
       AtomicLong longestNanos = new AtomicLong();
@@ -127,8 +127,12 @@ class SentinelDemotionUnderLoadIT {
                       .as("the backend's connections to the old master")
                       .isEmpty());
     } finally {
+      // First, so that a failure above ends the loops at once and stays the failure reported.
+      stop.set(true);
       threads.shutdownNow();
-      assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).as("threads ended").isTrue();
+      if (!threads.awaitTermination(10, TimeUnit.SECONDS)) {
+        throw new AssertionError("deciding threads still running 10 s after the test");
+      }
     }
   }
 
