@@ -102,6 +102,9 @@ class ServiceJarIT {
     if (redis != null) {
       redis.close();
     }
+    if (service != null) {
+      assertThat(service.process().exitValue()).as("the jar's status after SIGTERM").isZero();
+    }
   }
 
   @Test
@@ -276,6 +279,7 @@ class ServiceJarIT {
       } finally {
         stopJar(tls);
       }
+      assertThat(tls.process().exitValue()).as("the jar's status after SIGTERM").isZero();
     }
   }
 
