@@ -19,6 +19,7 @@ import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.WriterInterceptor;
 import jakarta.ws.rs.ext.WriterInterceptorContext;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -163,13 +164,32 @@ public final class RateLimitFilter
    * nothing, and the mapper's answer is the one settled. Before, this one was the last, and such an
    * answer was settled as written: a rule counting 401s gave back every 401 that an outer
    * interceptor gave.
+   *
+   * <p>Being the first, it no longer sees every failure of the writing: an application's
+   * interceptor that ignores a client gone catches the {@link IOException} and returns normally. So
+   * the entity is written through a {@link WatchedOutput} (given back after, unless an inner
+   * interceptor set a stream of its own over it), and an answer any write, flush or close of which
+   * failed is not settled, and stays counted, however its failure was handled.
    */
   @Priority(Integer.MIN_VALUE)
   static final class SettleOnWrite implements WriterInterceptor {
     @Override
     public void aroundWriteTo(WriterInterceptorContext context) throws IOException {
-      context.proceed();
-      JaxrsExchange.written(context);
+      OutputStream out = context.getOutputStream();
+      WatchedOutput watched = new WatchedOutput(out);
+      context.setOutputStream(watched);
+      try {
+        context.proceed();
+      } finally {
+        if (context.getOutputStream() == watched) {
+          // else an inner interceptor's stream, over this one, that the runtime is to close (a
+          // compressing one still to write its end): left in place
+          context.setOutputStream(out);
+        }
+      }
+      if (!watched.failed()) {
+        JaxrsExchange.written(context);
+      }
     }
   }
 
