@@ -192,9 +192,9 @@ class JaxrsSettlementTest {
   }
 
   /**
-   * An application's writer interceptor that runs outside the filter's (a lower priority): it lets
-   * the entity be written, then fails an answer whose {@code X-Check} is there and not t, with an
-   * exception that a mapper answers 401.
+   * An application's writer interceptor, which runs inside the filter's (the filter's has the
+   * lowest priority, so it is the first): it lets the entity be written, then fails an answer whose
+   * {@code X-Check} is there and not t, with an exception that a mapper answers 401.
    */
   @Priority(Priorities.ENTITY_CODER)
   public static class SignatureCheck implements WriterInterceptor {
@@ -335,13 +335,13 @@ class JaxrsSettlementTest {
   }
 
   /**
-   * A writer interceptor of the application's, outside the filter's, that fails an answer after its
+   * A writer interceptor of the application's, inside the filter's, that fails an answer after its
    * entity was written: the runtime answers the mapper's 401 in its place. The request is counted
    * once, and settled by the status the client receives: the third wrong token is refused.
    */
   @ParameterizedTest
   @EnumSource(JaxrsServers.Implementation.class)
-  void outerWriterInterceptorFailsAfterTheEntityWasWritten_settledWithTheAnswerGiven(
+  void applicationWriterInterceptorFailsAfterTheEntityWasWritten_settledWithTheAnswerGiven(
       JaxrsServers.Implementation runtime) {
     start(
         runtime,
