@@ -220,25 +220,52 @@ final class LimitedMethod {
    * cause a {@code CompletionException} wraps) as suppressed, so that a refund never hides how the
    * method ended nor changes what a caller's {@code countOn} sees; {@code failed} after a normal
    * end. A failure built to keep no suppressed exceptions cannot carry {@code failed}: it is then
-   * logged at WARNING, and the call still ends in the failure, unchanged.
+   * logged at WARNING (a logging that throws is ignored), and the call still ends in the failure,
+   * unchanged. A failure that already suppresses that very {@code failed} (the same instance thrown
+   * and settled again) is left as it is.
    */
   static Throwable ended(Throwable error, Throwable failed) {
     if (error == null || failed == null) {
       return error == null ? failed : error;
     }
     Throwable cause = unwrap(error);
-    if (failed != cause && failed != error) {
+    if (failed != cause && failed != error && !suppresses(cause, failed)) {
       cause.addSuppressed(failed);
-      if (!Arrays.asList(cause.getSuppressed()).contains(failed)) {
-        LOG.log(
-            Level.WARNING,
-            "giving a rate-limited call's permits back failed, and the call's failure ("
-                + cause.getClass().getName()
-                + ") cannot carry that as suppressed",
-            failed);
+      if (!suppresses(cause, failed)) {
+        warn(cause, failed);
       }
     }
     return error;
+  }
+
+  /**
+   * Whether {@code failed}, that very instance, is among what {@code cause} suppresses: a failure
+   * thrown anew on each call (a constant) then carries a refund's failure once, not once a call.
+   */
+  private static boolean suppresses(Throwable cause, Throwable failed) {
+    for (Throwable suppressed : cause.getSuppressed()) {
+      if (suppressed == failed) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Logs at WARNING that {@code failed} could not be added to {@code cause}; what the logging
+   * throws (a failing handler) goes no further, as settling never throws.
+   */
+  private static void warn(Throwable cause, Throwable failed) {
+    try {
+      LOG.log(
+          Level.WARNING,
+          "giving a rate-limited call's permits back failed, and the call's failure ("
+              + cause.getClass().getName()
+              + ") cannot carry that as suppressed",
+          failed);
+    } catch (Throwable ignored) {
+      // nowhere left to report it: the refund's failure is lost, the call's own goes on
+    }
   }
 
   /**

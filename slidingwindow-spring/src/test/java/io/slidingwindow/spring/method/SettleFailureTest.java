@@ -15,8 +15,11 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -230,6 +233,118 @@ class SettleFailureTest {
           .extracting(LogRecord::getLevel)
           .isEqualTo(Level.WARNING);
     }
+  }
+
+  /**
+   * A logging handler that fails (a full disk, a broken appender) while the refund's Error is
+   * logged: the call still ends in the method's failure, unchanged. Before, what the handler threw
+   * left the settling, in place of the method's failure (a plain call ended in it).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"plain", "stage", "mono"})
+  void methodFailsWithoutSuppression_refundThrows_andTheLogFails_theFailureUnchanged(String kind) {
+    Unsuppressing methods = start(Unsuppressing.class);
+    Logger logger = Logger.getLogger(LimitedMethod.class.getName());
+    AtomicInteger published = new AtomicInteger();
+    Handler failing =
+        new Handler() {
+          @Override
+          public void publish(LogRecord record) {
+            published.incrementAndGet();
+            throw new IllegalStateException("the log's disk is full");
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    logger.addHandler(failing);
+    try {
+      Object outcome =
+          switch (kind) {
+            case "plain" -> catchThrowable(methods::plain);
+            case "stage" ->
+                catchThrowable(
+                        () -> methods.stage().toCompletableFuture().get(10, TimeUnit.SECONDS))
+                    .getCause();
+            case "mono" -> catchThrowable(() -> methods.mono().block(Duration.ofSeconds(10)));
+            default -> throw new IllegalArgumentException(kind);
+          };
+
+      assertThat(published).as("the handler was asked to publish").hasPositiveValue();
+      assertThat(outcome).as("what the call ended in").isSameAs(UNSUPPRESSING);
+    } finally {
+      logger.removeHandler(failing);
+    }
+  }
+
+  /**
+   * Logging that throws an Error while {@code ended} logs a refund failure it cannot attach: {@code
+   * ended} still returns the method's failure, as {@code settleAsync} promises never to throw.
+   */
+  @Test
+  void loggingThatThrows_endedStillReturnsTheFailure() {
+    Logger logger = Logger.getLogger(LimitedMethod.class.getName());
+    Handler failing =
+        new Handler() {
+          @Override
+          public void publish(LogRecord record) {
+            throw new NoClassDefFoundError("the log's appender");
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    logger.addHandler(failing);
+    try {
+      assertThat(LimitedMethod.ended(UNSUPPRESSING, REFUND_ERROR)).isSameAs(UNSUPPRESSING);
+    } finally {
+      logger.removeHandler(failing);
+    }
+  }
+
+  /** Fails each call with the same instance, which keeps suppressed exceptions. */
+  public static class Shared {
+    static final RuntimeException DOWN = new IllegalStateException("the user store is down");
+
+    @RateLimit(name = "refund-fails-shared", limits = "5/10s", countOn = Logins.BadPassword.class)
+    public String plain() {
+      throw DOWN;
+    }
+  }
+
+  /**
+   * A failure instance that the method throws on each call (a constant) carries the refund's Error
+   * once, however often its refund fails with that same Error. Before, it gained one more copy of
+   * the Error on each call: [REFUND_ERROR, REFUND_ERROR] after two.
+   */
+  @Test
+  void sharedFailure_sameRefundErrorTwice_keepsOneSuppressed() {
+    Shared methods = start(Shared.class);
+
+    Throwable first = catchThrowable(methods::plain);
+    Throwable second = catchThrowable(methods::plain);
+
+    assertThat(first).isSameAs(Shared.DOWN);
+    assertThat(second).isSameAs(Shared.DOWN);
+    assertThat(Shared.DOWN.getSuppressed()).containsExactly(REFUND_ERROR);
+  }
+
+  /** Settling the same failure twice with the same refund Error keeps one suppressed. */
+  @Test
+  void settlingTwice_keepsOneSuppressed() {
+    RuntimeException down = new IllegalStateException("down");
+    NoClassDefFoundError refund = new NoClassDefFoundError("client");
+
+    LimitedMethod.ended(down, refund);
+    LimitedMethod.ended(new CompletionException(down), refund);
+
+    assertThat(down.getSuppressed()).containsExactly(refund);
   }
 
   /** Counts only BadPassword; its refunds throw. */
