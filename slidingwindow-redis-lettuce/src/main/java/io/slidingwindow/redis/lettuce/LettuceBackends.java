@@ -12,6 +12,7 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import io.slidingwindow.redis.RedisBackend;
@@ -156,7 +157,7 @@ public final class LettuceBackends {
         client,
         resources,
         "cluster " + seedUris,
-        client::connect,
+        () -> connectMasters(client.connect()),
         // Off the caller's thread: starting a refresh resolves every node's address.
         () -> resources.eventExecutorGroup().execute(client::refreshPartitionsAsync),
         false);
@@ -191,7 +192,7 @@ public final class LettuceBackends {
       throw new IllegalArgumentException("client must not be null");
     }
     StatefulRedisClusterConnection<String, String> connection =
-        LettuceConnects.connect(client::connect);
+        LettuceConnects.connect(() -> connectMasters(client.connect()));
     return backend(
         client,
         connection,
@@ -266,6 +267,30 @@ public final class LettuceBackends {
           }
         };
     return backend(client, connection, closeAll, description, topologyRefresh, followMaster);
+  }
+
+  /**
+   * Opens {@code connection}'s connections to the masters (the nodes that hold slots) now, and
+   * returns it. Lettuce opens a node's connection on the first command for its slots; Lettuce 7
+   * (7.7) rejects that command at once under {@link
+   * ClientOptions.DisconnectedBehavior#REJECT_COMMANDS}, the mode of the clients built here
+   * (Lettuce 6 waited for the connection), so the first call on each master would fail. A master
+   * that cannot be reached now is left to that first call.
+   */
+  private static StatefulRedisClusterConnection<String, String> connectMasters(
+      StatefulRedisClusterConnection<String, String> connection) {
+    for (RedisClusterNode node : connection.getPartitions()) {
+      if (!node.getSlots().isEmpty()) {
+        RedisURI uri = node.getUri();
+        try {
+          // Keyed by host and port, as Lettuce keys the connection it routes a slot's commands to.
+          var unused = connection.getConnection(uri.getHost(), uri.getPort());
+        } catch (RuntimeException e) {
+          // Not reachable now: the first call for its slots fails as it would have.
+        }
+      }
+    }
+    return connection;
   }
 
   private static ClientResources resources() {
