@@ -5,6 +5,7 @@ import static io.slidingwindow.server.RawSockets.readUntilClosed;
 import static io.slidingwindow.server.RawSockets.send;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * close}) rather than told to send its body (up to 1 MiB, read and held before the token was looked
  * at); a request with the token is still answered {@code 100 Continue}.
  */
+@WithoutRedisServer
 class AdminContinueIT {
 
   private static final String TOKEN = "s3cret-admin-token";

@@ -6,6 +6,7 @@ import static io.slidingwindow.server.RawSockets.send;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.testkit.LogCapture;
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code Connection: close}) while its body is still coming, rather than gathered whole (up to 1
  * MiB) before the token is looked at. The refusal still keeps its turn behind earlier requests.
  */
+@WithoutRedisServer
 class AdminHeadRefusalIT {
 
   private static final String TOKEN = "s3cret-admin-token";

@@ -2,6 +2,7 @@ package io.slidingwindow.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * token, the token alone decides. Requests are written by hand, so that the test chooses the {@code
  * Host}.
  */
+@WithoutRedisServer
 class AdminHostsIT {
 
   private static final List<String> READS =

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The admin port: its paths are answered there only, never on the decision port; without a token it
  * listens on the loopback address; with one, every path wants it.
  */
+@WithoutRedisServer
 class AdminPortIT {
 
   private static final List<String> ADMIN_PATHS =

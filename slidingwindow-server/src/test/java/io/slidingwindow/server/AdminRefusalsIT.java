@@ -3,6 +3,7 @@ package io.slidingwindow.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.testkit.LogCapture;
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * so that the test chooses the {@code Host}; log records are captured from {@code
  * java.util.logging}, which {@code System.Logger} writes to.
  */
+@WithoutRedisServer
 class AdminRefusalsIT {
 
   private static final String AUDIT = "io.slidingwindow.server.admin.audit";

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -33,6 +34,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * ({@code Origin}, {@code Sec-Fetch-*}), which no service client sends: such requests are refused
  * too. Real service, real HTTP client.
  */
+@WithoutRedisServer
 class ContentTypeIT {
 
   private static final String CONFIG =

@@ -12,6 +12,7 @@ import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitResponse.Code;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
 import io.slidingwindow.testkit.FakeTicker;
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code GET /v1/dashboard} and the page's files, over loopback, with traffic over gRPC. */
+@WithoutRedisServer
 class DashboardApiIT {
 
   private static final String CONFIG =

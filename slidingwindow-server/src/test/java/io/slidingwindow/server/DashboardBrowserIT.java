@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.slidingwindow.dashboard.DecisionRecorder;
 import io.slidingwindow.testkit.browser.HeadlessChromium;
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Chromium resolves two made-up names to 127.0.0.1: {@value #REBOUND}, as a page whose owner
  * rebinds its name would, and {@value #ALLOWED}, a name the service allows.
  */
+@WithoutRedisServer
 class DashboardBrowserIT {
 
   private static final String CONFIG =

@@ -18,6 +18,7 @@ import io.slidingwindow.server.envoy.type.v3.RateLimitUnit;
 import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.testkit.LogCapture;
 import io.slidingwindow.testkit.SlidingLogOracle;
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@WithoutRedisServer
 class EnvoyGrpcIT {
 
   private static final String CONFIG =

@@ -13,6 +13,7 @@ import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import io.slidingwindow.Ticker;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@WithoutRedisServer
 class GracefulShutdownIT {
 
   /** A clock that, once armed, holds every reader until released: a decision in flight. */

@@ -14,6 +14,7 @@ import io.grpc.health.v1.HealthGrpc;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * are still ended with GOAWAY {@code too_many_pings}; calls beyond the per-connection bound wait;
  * an idle connection is ended; connections beyond the limit are closed at once.
  */
+@WithoutRedisServer
 class GrpcBoundsIT {
 
   @TempDir Path dir;

@@ -8,6 +8,7 @@ import static io.slidingwindow.server.RawSockets.send;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketException;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * closed with 408 after the read timeout; connections beyond the limit and idle ones are closed; a
  * body that is not UTF-8 is refused. Each bound is counted.
  */
+@WithoutRedisServer
 class HttpBoundsIT {
 
   private static final String HALF =

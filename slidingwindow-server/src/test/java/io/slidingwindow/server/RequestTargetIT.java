@@ -2,6 +2,7 @@ package io.slidingwindow.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -19,6 +20,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * {@code Host} header, on the admin port's host rule too; the asterisk-form and the authority-form
  * are answered 400, not a 404 for a path nobody sent.
  */
+@WithoutRedisServer
 class RequestTargetIT {
 
   private static final String DECIDE =

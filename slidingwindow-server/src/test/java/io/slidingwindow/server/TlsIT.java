@@ -12,6 +12,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.TlsChannelCredentials;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitResponse.Code;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * TLS with client certificates (mTLS) on gRPC and HTTP, TLS on admin: a client that trusts the CA
  * and presents its certificate is served; one without a certificate, or speaking plaintext, is not.
  */
+@WithoutRedisServer
 class TlsIT {
 
   private static final String DECIDE =

@@ -2,6 +2,7 @@ package io.slidingwindow.boot4;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -24,6 +25,7 @@ import org.springframework.context.annotation.Bean;
  * under a rule of one a minute, is counted (the second such request gets 429) when the list has
  * ERROR, and never seen by the filter (401 every time) with the default, request dispatches alone.
  */
+@WithoutRedisServer
 class FilterDispatcherTypesBoot4IT {
 
   @SpringBootConfiguration

@@ -6,6 +6,7 @@ import io.slidingwindow.gateway.GatewayKeys;
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.testkit.http.LoopbackBackend;
 import io.slidingwindow.testkit.http.RawHttp;
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,6 +37,7 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * server reports the peer there and that case proves nothing here. Windows live in the gateway's
  * memory.
  */
+@WithoutRedisServer
 class GatewayForwardedHeadersBoot4IT {
 
   private static final int PERMITS = 2;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpServer;
 import io.slidingwindow.http.RequestPaths;
 import io.slidingwindow.testkit.http.RawHttp;
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -44,6 +45,7 @@ import org.springframework.web.util.pattern.PathPatternParser;
  * /api/login} must then be refused 429. Windows live in the gateway's memory.
  */
 @ExtendWith(OutputCaptureExtension.class)
+@WithoutRedisServer
 class GatewayPathSpellingBoot4IT {
 
   /** The spellings of {@code GatewayPathSpellingTest}, byte for byte. */

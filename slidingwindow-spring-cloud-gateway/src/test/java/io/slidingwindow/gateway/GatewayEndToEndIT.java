@@ -3,6 +3,7 @@ package io.slidingwindow.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.testkit.http.LoopbackBackend;
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.util.Map;
@@ -15,6 +16,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * A real gateway (Reactor Netty on a loopback port) in front of a real backend, with the in-memory
  * backend of the limiter, driven by a real HTTP client.
  */
+@WithoutRedisServer
 class GatewayEndToEndIT {
 
   private static LoopbackBackend backend;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.slidingwindow.http.ClientAddresses;
 import io.slidingwindow.testkit.http.LoopbackBackend;
 import io.slidingwindow.testkit.http.RawHttp;
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
@@ -45,6 +46,7 @@ import reactor.netty.http.server.ProxyProtocolSupportType;
  * trusted-proxies}: a client that writes a new address into the header each time gets no quota for
  * it.
  */
+@WithoutRedisServer
 class GatewayForwardedHeadersIT {
 
   private static final int PERMITS = 2;

@@ -3,6 +3,7 @@ package io.slidingwindow.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.testkit.http.RawHttp;
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -45,6 +46,7 @@ import org.springframework.web.util.pattern.PathPatternParser;
  * default; percent-encoded letters, decoded; path parameters, dropped) are counted by the rule.
  */
 @ExtendWith(OutputCaptureExtension.class)
+@WithoutRedisServer
 class GatewayPathCaseIT {
 
   /** A gateway as configured by properties. */

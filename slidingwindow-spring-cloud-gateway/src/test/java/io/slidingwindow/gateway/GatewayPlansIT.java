@@ -2,12 +2,14 @@ package io.slidingwindow.gateway;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.net.URI;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /** The plans of {@link GatewayPlansContract} with the windows in the gateway's memory. */
+@WithoutRedisServer
 class GatewayPlansIT extends GatewayPlansContract {
 
   @Override

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.slidingwindow.server.RateLimitServer;
 import io.slidingwindow.server.TestServers;
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * exports: its expressions' metric names, checked against a scrape of a service that decided,
  * refused, failed a request and reloaded its configuration.
  */
+@WithoutRedisServer
 class GrafanaDashboardIT {
 
   private static final Pattern METRIC = Pattern.compile("slidingwindow_server_[a-z_]+");

@@ -65,6 +65,7 @@ public final class RedisClusterProcesses implements AutoCloseable {
       throw new IllegalArgumentException(
           "replicasPerMaster must not be negative, was " + replicasPerMaster);
     }
+    RedisTools.refuseMarkedCaller();
     RedisTools.requireInstalled();
     int count = masters * (1 + replicasPerMaster);
     List<RedisServerProcess> started = new ArrayList<>();

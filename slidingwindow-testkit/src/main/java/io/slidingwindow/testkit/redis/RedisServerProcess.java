@@ -99,6 +99,7 @@ public final class RedisServerProcess implements AutoCloseable {
 
   /** As {@link #start(Kind, List)}, taking candidate ports from {@code ports}. */
   static RedisServerProcess start(Kind kind, List<String> extraConfig, IntSupplier ports) {
+    RedisTools.refuseMarkedCaller();
     RedisTools.requireInstalled();
     Path dir;
     try {

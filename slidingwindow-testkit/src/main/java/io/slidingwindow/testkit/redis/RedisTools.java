@@ -50,6 +50,37 @@ final class RedisTools {
   static final ServerFlavor FLAVOR = ServerFlavor.current();
 
   /**
+   * Throws {@link IllegalStateException} when a class marked {@link WithoutRedisServer}, or one
+   * nested in such a class, is on the calling thread's stack: such a test is left out of the Valkey
+   * pass, so it must not start a server.
+   */
+  static void refuseMarkedCaller() {
+    StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE)
+        .walk(
+            frames ->
+                frames
+                    .map(StackWalker.StackFrame::getDeclaringClass)
+                    .filter(RedisTools::isMarked)
+                    .findFirst())
+        .ifPresent(
+            marked -> {
+              throw new IllegalStateException(
+                  marked.getName()
+                      + " is marked @WithoutRedisServer, which leaves it out of the Valkey pass,"
+                      + " but it starts a Redis server: remove the mark");
+            });
+  }
+
+  private static boolean isMarked(Class<?> type) {
+    for (Class<?> c = type; c != null; c = c.getEnclosingClass()) {
+      if (c.isAnnotationPresent(WithoutRedisServer.class)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * Throws {@link IllegalStateException} with the install command when the flavor's server or
    * client binary is not on the {@code PATH}.
    */

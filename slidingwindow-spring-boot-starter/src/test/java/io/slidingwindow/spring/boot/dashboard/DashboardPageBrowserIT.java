@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.slidingwindow.dashboard.DecisionRecorder;
 import io.slidingwindow.testkit.browser.HeadlessChromium;
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
@@ -37,6 +38,7 @@ import org.springframework.web.bind.annotation.RestController;
       "slidingwindow.http.rules.api.limits[0].window=1m",
       "management.endpoints.web.exposure.include=slidingwindow",
     })
+@WithoutRedisServer
 class DashboardPageBrowserIT {
 
   /** A client-chosen key that would run script if the page inserted it as HTML. */

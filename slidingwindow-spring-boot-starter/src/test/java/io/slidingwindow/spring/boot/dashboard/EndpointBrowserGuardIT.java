@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.slidingwindow.testkit.FakeTicker;
 import io.slidingwindow.testkit.browser.HeadlessChromium;
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -41,6 +42,7 @@ import org.springframework.context.annotation.Import;
  * Origin} on a read of the page's own origin). The endpoint's own page, opened at the loopback
  * address, still draws, reads and posts; a page at a host name the CORS properties allow reads.
  */
+@WithoutRedisServer
 class EndpointBrowserGuardIT {
 
   private static final String REBOUND = "rebound.test";
