@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slidingwindow.testkit.LogCapture;
 import io.slidingwindow.testkit.redis.WithoutRedisServer;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -169,8 +168,8 @@ class AdminRefusalsIT {
                   + "Content-Length: 0\r\nConnection: close\r\n\r\n")
               .getBytes(StandardCharsets.US_ASCII));
       out.flush();
-      InputStream in = socket.getInputStream();
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      // One answer, not everything until the close: a refusal's connection stays open a second.
+      return RawSockets.readResponse(socket);
     }
   }
 }
