@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs every test of the project: installs what the tests start (redis-server, redis-cli,
 # valkey-server, valkey-cli, headless chromium for the dashboard's browser test) from Debian's
-# packages when they are missing, then runs the Maven build on the default JDK (17), builds and
-# runs the service's container image (podman, installed when missing), checks that a release can
-# be published and consumed (scripts/release-check.sh, gnupg installed when missing), and runs the
-# library (core, Redis clients) again on JDK 25 when one is installed under /usr/lib/jvm.
+# packages when they are missing, then runs the Maven build on the default JDK (17); after it,
+# side by side, runs the library (core, Redis clients) again on JDK 25 when one is installed under
+# /usr/lib/jvm, builds and runs the service's container image (podman, installed when missing) and
+# checks that a release can be published and consumed (scripts/release-check.sh, gnupg installed
+# when missing).
 # Tests start their own servers on free loopback ports; nothing is started here.
 # Extra arguments go to Maven, e.g. scripts/test.sh -Dvalkey.skip=true
 set -euo pipefail
@@ -86,6 +87,26 @@ java -version 2>&1 | head -1
 # slidingwindow-spring-boot4-tests, the same starter and gateway on Boot 4 with Lettuce 7.
 ./mvnw -B -ntp clean verify "$@"
 
+# The library once more on the newest JDK where one is installed: core, testkit, the Redis
+# modules and both client adapters, unit tests and the Redis integration suite against Redis
+# (Valkey and formatting were checked above). It runs in the background, beside the image and the
+# release check below, which use copies of the tree and the server's jar, not these modules'
+# build output; its output is shown when it ends.
+jdk25=$(ls -d /usr/lib/jvm/*-25-* /usr/lib/jvm/*-25 2>/dev/null | head -1 || true)
+jdk25_pid=""
+jdk25_log=""
+if [ -n "$jdk25" ]; then
+  jdk25_log="$(mktemp "${TMPDIR:-/tmp}/slidingwindow-jdk25.XXXXXX")"
+  echo "The library on $("$jdk25/bin/java" -version 2>&1 | head -1), in the background (log: $jdk25_log)"
+  JAVA_HOME="$jdk25" ./mvnw -B -ntp -pl slidingwindow-core,slidingwindow-redis,slidingwindow-redis-lettuce,slidingwindow-redis-jedis,slidingwindow-redis-tests -am \
+    clean verify -Dvalkey.skip=true -Dspotless.check.skip=true "$@" >"$jdk25_log" 2>&1 &
+  jdk25_pid=$!
+  # A failure of a step below ends the script: take the background pass down with it.
+  trap '[ -n "$jdk25_pid" ] && kill "$jdk25_pid" 2>/dev/null; true' EXIT
+else
+  echo "NOTE: no JDK 25 under /usr/lib/jvm, so the library's Java 25 pass did not run." >&2
+fi
+
 # The service's container image, built from the jar just packaged, run on loopback ports and asked
 # for its health and a decision (slidingwindow-server/container/smoke-test.sh). Podman (with runc)
 # and curl are installed when missing; the step is skipped, saying so, only where no container
@@ -135,14 +156,12 @@ if ! have gpg && have apt-get; then
 fi
 scripts/release-check.sh
 
-# The library once more on the newest JDK where one is installed: core, testkit, the Redis
-# modules and both client adapters, unit tests and the Redis integration suite against Redis
-# (Valkey and formatting were checked above).
-jdk25=$(ls -d /usr/lib/jvm/*-25-* /usr/lib/jvm/*-25 2>/dev/null | head -1 || true)
-if [ -n "$jdk25" ]; then
-  echo "The library on $("$jdk25/bin/java" -version 2>&1 | head -1)"
-  JAVA_HOME="$jdk25" ./mvnw -B -ntp -pl slidingwindow-core,slidingwindow-redis,slidingwindow-redis-lettuce,slidingwindow-redis-jedis,slidingwindow-redis-tests -am \
-    clean verify -Dvalkey.skip=true -Dspotless.check.skip=true "$@"
-else
-  echo "NOTE: no JDK 25 under /usr/lib/jvm, so the library's Java 25 pass did not run." >&2
+if [ -n "$jdk25_pid" ]; then
+  status=0
+  wait "$jdk25_pid" || status=$?
+  jdk25_pid=""
+  echo "== The library on JDK 25 (from $jdk25_log)"
+  cat "$jdk25_log"
+  [ "$status" -eq 0 ] || fail "the library's Java 25 pass failed (exit $status)"
+  rm -f "$jdk25_log"
 fi
