@@ -11,6 +11,12 @@ import java.io.OutputStream;
  */
 final class WatchedOutput extends OutputStream {
 
+  // What pass() does to the stream below: one try/catch for all four, and nothing allocated.
+  private static final int WRITE_BYTE = 0;
+  private static final int WRITE = 1;
+  private static final int FLUSH = 2;
+  private static final int CLOSE = 3;
+
   private final OutputStream out;
   private volatile boolean failed;
 
@@ -25,38 +31,36 @@ final class WatchedOutput extends OutputStream {
 
   @Override
   public void write(int b) throws IOException {
-    try {
-      out.write(b);
-    } catch (IOException e) {
-      failed = true;
-      throw e;
-    }
+    pass(WRITE_BYTE, null, b, 0);
   }
 
   @Override
   public void write(byte[] b, int off, int len) throws IOException {
-    try {
-      out.write(b, off, len);
-    } catch (IOException e) {
-      failed = true;
-      throw e;
-    }
+    pass(WRITE, b, off, len);
   }
 
   @Override
   public void flush() throws IOException {
-    try {
-      out.flush();
-    } catch (IOException e) {
-      failed = true;
-      throw e;
-    }
+    pass(FLUSH, null, 0, 0);
   }
 
   @Override
   public void close() throws IOException {
+    pass(CLOSE, null, 0, 0);
+  }
+
+  /**
+   * Does {@code operation} on the stream below ({@code off} is the byte of {@link #WRITE_BYTE}),
+   * noting an {@link IOException} before passing it on.
+   */
+  private void pass(int operation, byte[] b, int off, int len) throws IOException {
     try {
-      out.close();
+      switch (operation) {
+        case WRITE_BYTE -> out.write(off);
+        case WRITE -> out.write(b, off, len);
+        case FLUSH -> out.flush();
+        default -> out.close();
+      }
     } catch (IOException e) {
       failed = true;
       throw e;
