@@ -170,6 +170,17 @@ public final class RateLimitFilter
    * the entity is written through a {@link WatchedOutput} (given back after, unless an inner
    * interceptor set a stream of its own over it), and an answer any write, flush or close of which
    * failed is not settled, and stays counted, however its failure was handled.
+   *
+   * <p>It sees only what fails before it returns. The runtime sends what its buffers still hold
+   * (the whole of an entity that fits in them, with the head) when it ends the answer, after every
+   * writer interceptor has returned, and a compressing interceptor that leaves its stream for the
+   * runtime to close (Jersey's {@code GZipEncoder}) writes the deflater's last bytes then too: a
+   * client gone by then is not seen, and its answer was settled as written, on Jersey and RESTEasy,
+   * compressed or not (JaxrsCompressedAnswerTest). RESTEasy's gzip interceptor ends its stream
+   * before it returns, into the runtime's buffers. No JAX-RS contract runs after that (a {@code
+   * CompletionCallback} needs an {@code AsyncResponse}, and is given an exception only if no mapper
+   * answered it), and flushing here would send every answer without its {@code Content-Length} and
+   * still not know that the client read the bytes the network took.
    */
   @Priority(Integer.MIN_VALUE)
   static final class SettleOnWrite implements WriterInterceptor {
