@@ -20,8 +20,9 @@ import sun.misc.Signal;
  * slidingwindow-server-VERSION.jar [--OPTION VALUE]...}. Every option also comes from the
  * environment ({@code SLIDINGWINDOW_GRPC_PORT} for {@code --grpc-port}) or a system property
  * ({@code -Dslidingwindow.server.grpcPort}); secrets (passwords, the admin token) only from the
- * environment, or a file that {@code SLIDINGWINDOW_..._FILE} names. {@code --help} lists them all
- * with their defaults, {@code --version} prints the version.
+ * environment, or a file that {@code SLIDINGWINDOW_..._FILE} names. A {@code SLIDINGWINDOW_}
+ * variable that names no setting stops the start, as an unknown option does. {@code --help} lists
+ * them all with their defaults, {@code --version} prints the version.
  *
  * <p>Exit status: 0 after {@code --help}, {@code --version} or a stop by SIGTERM or SIGINT; 143 or
  * 130 when a second SIGTERM or SIGINT cuts the drain short; 2 for bad settings or a bad
@@ -49,7 +50,8 @@ public final class RateLimitServerMain {
     Settings settings;
     try {
       settings =
-          SettingsSources.read(RateLimitServer.builder(), args, System::getProperty, System::getenv)
+          SettingsSources.read(
+                  RateLimitServer.builder(), args, System::getProperty, System.getenv())
               .settings();
     } catch (IllegalArgumentException | IllegalStateException e) {
       System.err.println("slidingwindow-server: " + e.getMessage() + " (see --help)");
@@ -167,7 +169,8 @@ public final class RateLimitServerMain {
         + "Each option may also be given as the environment variable shown, or as the system\n"
         + "property slidingwindow.server.<option in camelCase>; an argument wins over a property,\n"
         + "a property over the environment. Secrets come from the environment only, or from the\n"
-        + "file that VARIABLE_FILE names. Durations: 500ms, 10s, 5m, 1h, PT1M30S.\n\n"
+        + "file that VARIABLE_FILE names. A SLIDINGWINDOW_ variable that is none of these stops\n"
+        + "the start. Durations: 500ms, 10s, 5m, 1h, PT1M30S.\n\n"
         + SettingsSources.help()
         + "\n  --help                             this text\n"
         + "  --version                          the version\n";

@@ -70,6 +70,24 @@ class RateLimitServerMainIT {
   }
 
   @Test
+  void main_unknownVariable_refusedNamingItAndTheOneMeant() throws Exception {
+    // Without the check, the service would count in memory; the missing rules make that end.
+    Result result =
+        run(
+            Map.of("SLIDINGWINDOW_REDIS_URI", "redis://127.0.0.1:1"),
+            "--config",
+            dir.resolve("missing.yaml").toString());
+
+    assertThat(result.exit()).isEqualTo(2);
+    assertThat(result.output())
+        .startsWith(
+            "slidingwindow-server: unknown environment variable SLIDINGWINDOW_REDIS_URI (did you"
+                + " mean SLIDINGWINDOW_REDIS?); the service reads SLIDINGWINDOW_ADMIN_ALLOWED_HOSTS,")
+        .contains("SLIDINGWINDOW_REDIS, SLIDINGWINDOW_REDIS_BREAKER")
+        .doesNotContain("redis://127.0.0.1:1", "missing.yaml");
+  }
+
+  @Test
   void main_helpAndVersion_printAndExitZero() throws Exception {
     Result help = run(Map.of(), "--help");
     Result version = run(Map.of(), "--version");

@@ -13,28 +13,29 @@ import java.util.function.UnaryOperator;
  * and environment variables, in that order of precedence: an argument wins over a property, a
  * property over the environment, and each over the default. A secret ({@link Option#secret()}) is
  * read from its environment variable, or from the file its {@code _FILE} variable names, only: a
- * command line can be read by other users of the machine. Stateless.
+ * command line can be read by other users of the machine. A variable named like a setting that is
+ * none is refused ({@link EnvironmentNames}), as an unknown argument is. Stateless.
  */
 public final class SettingsSources {
 
   private SettingsSources() {}
 
   /**
-   * Sets on {@code builder} every option that {@code args}, {@code properties} or {@code
-   * environment} give (each function answers null for what is not set).
+   * Sets on {@code builder} every option that {@code args}, {@code properties} (which answers null
+   * for what is not set) or {@code environment} give.
    *
    * @param args {@code --name value} or {@code --name=value} pairs
+   * @param environment every variable of the process, such as {@link System#getenv()}
    * @return {@code builder}
    * @throws IllegalArgumentException naming the argument, property or variable whose value is bad,
-   *     an unknown argument, or a secret given as an argument or property
+   *     an unknown argument or {@code SLIDINGWINDOW_} variable, or a secret given as an argument or
+   *     property
    * @throws IllegalStateException if the settings conflict with each other
    */
   public static <B extends SettingsBuilder<B>> B read(
-      B builder,
-      String[] args,
-      UnaryOperator<String> properties,
-      UnaryOperator<String> environment) {
+      B builder, String[] args, UnaryOperator<String> properties, Map<String, String> environment) {
     Map<Option, String> arguments = arguments(args);
+    EnvironmentNames.check(environment);
     for (Option option : Option.values()) {
       String where;
       String text;
@@ -46,7 +47,7 @@ public final class SettingsSources {
         text = properties.apply(option.systemProperty());
       } else {
         where = option.environmentVariable();
-        text = fromEnvironment(option, environment);
+        text = fromEnvironment(option, environment::get);
       }
       if (option.secret()
           && (arguments.containsKey(option)

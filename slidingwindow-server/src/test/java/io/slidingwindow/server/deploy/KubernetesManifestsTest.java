@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.slidingwindow.server.ConfigException;
 import io.slidingwindow.server.config.ConfigParser;
+import io.slidingwindow.server.settings.EnvironmentNames;
 import io.slidingwindow.server.settings.Option;
 import java.io.IOException;
 import java.lang.reflect.Method;
@@ -164,6 +165,48 @@ class KubernetesManifestsTest {
       assertThat(known).as("a variable the service reads").contains(variable.getName());
       assertThat(secrets).as("secrets come from files").doesNotContain(variable.getName());
     }
+  }
+
+  @Test
+  void deployment_podEnvironment_withTheServicesLinksAndTheImagesVariables_passesTheNameCheck()
+      throws IOException {
+    Map<String, String> environment = new HashMap<>();
+    for (EnvVar variable :
+        loaded(Deployment.class)
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getContainers()
+            .get(0)
+            .getEnv()) {
+      environment.put(variable.getName(), "x");
+    }
+    // What Kubernetes adds for each Service of the namespace (enableServiceLinks is true by
+    // default)
+    Service service = loaded(Service.class);
+    String prefix = service.getMetadata().getName().toUpperCase(Locale.ROOT).replace('-', '_');
+    environment.put(prefix + "_SERVICE_HOST", "10.96.0.10");
+    environment.put(prefix + "_SERVICE_PORT", "1");
+    environment.put(prefix + "_PORT", "tcp://10.96.0.10:1");
+    for (ServicePort port : service.getSpec().getPorts()) {
+      String name = port.getName().toUpperCase(Locale.ROOT).replace('-', '_');
+      String tcp = prefix + "_PORT_" + port.getPort() + "_TCP";
+      environment.put(prefix + "_SERVICE_PORT_" + name, "1");
+      environment.put(tcp, "tcp://10.96.0.10:1");
+      environment.put(tcp + "_PROTO", "tcp");
+      environment.put(tcp + "_PORT", "1");
+      environment.put(tcp + "_ADDR", "10.96.0.10");
+    }
+    // And what the image sets
+    java.util.regex.Matcher image =
+        java.util.regex.Pattern.compile("\\b(SLIDINGWINDOW_[A-Z0-9_]+)=")
+            .matcher(Files.readString(Path.of("container", "Containerfile")));
+    while (image.find()) {
+      environment.put(image.group(1), "x");
+    }
+    assertThat(environment).containsKeys("SLIDINGWINDOW_HOST", "SLIDINGWINDOW_SERVER_SERVICE_HOST");
+
+    EnvironmentNames.check(environment);
   }
 
   @Test

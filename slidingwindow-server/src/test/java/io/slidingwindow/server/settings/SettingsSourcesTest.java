@@ -22,7 +22,7 @@ class SettingsSourcesTest {
   private final Map<String, String> environment = new HashMap<>();
 
   private Settings read(String... args) {
-    return SettingsSources.read(new Builder(), args, properties::get, environment::get).settings();
+    return SettingsSources.read(new Builder(), args, properties::get, environment).settings();
   }
 
   @Test
@@ -155,6 +155,24 @@ class SettingsSourcesTest {
     assertThatThrownBy(() -> read("--redis-timeout", "1s"))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("need a Redis store");
+  }
+
+  @Test
+  void read_unknownVariable_refusedNamingItAndTheOneMeant_otherVariablesLeftAlone() {
+    environment.put("SLIDINGWINDOW_REDIS_URI", "redis://r:6379");
+    environment.put("SLIDINGWINDOW_GRPC_PORT", "9081");
+    environment.put("JAVA_OPTS", "-Xmx1g");
+    environment.put("REDIS_URI", "redis://other:6379");
+
+    assertThatThrownBy(this::read)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(
+            "unknown environment variable SLIDINGWINDOW_REDIS_URI (did you mean"
+                + " SLIDINGWINDOW_REDIS?); the service reads SLIDINGWINDOW_ADMIN_ALLOWED_HOSTS,")
+        .hasMessageContaining("SLIDINGWINDOW_REDIS_PASSWORD_FILE")
+        .hasMessageNotContaining("redis://r:6379");
+    environment.remove("SLIDINGWINDOW_REDIS_URI");
+    assertThat(read().ports().grpc()).isEqualTo(9081);
   }
 
   @Test
