@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
@@ -12,16 +14,23 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,6 +41,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * a message that names them, before anything starts, and a service stopped by a signal.
  */
 class RateLimitServerMainIT {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir Path dir;
 
@@ -119,6 +130,52 @@ class RateLimitServerMainIT {
   }
 
   @Test
+  void main_sigtermWithJsonLogs_everyLineOneJsonObject_theStopLineToo() throws Exception {
+    Running service = start("--log-format", "json");
+    try {
+      service.process().destroy(); // SIGTERM
+
+      assertThat(service.process().waitFor(60, TimeUnit.SECONDS)).as("stops").isTrue();
+      String output = Files.readString(service.output());
+      assertThat(service.process().exitValue()).as(output).isZero();
+      List<JsonNode> lines = new ArrayList<>();
+      for (String line : output.lines().toList()) {
+        JsonNode node = JSON.readTree(line);
+        assertThat(node.isObject()).as(line).isTrue();
+        List<String> fields = new ArrayList<>();
+        node.fieldNames().forEachRemaining(fields::add);
+        assertThat(fields).as(line).containsExactly("time", "level", "logger", "thread", "message");
+        lines.add(node);
+      }
+      JsonNode last = lines.get(lines.size() - 1);
+      assertThat(last.get("message").asText()).isEqualTo("Rate limit service stopped");
+      assertThat(last.get("level").asText()).isEqualTo("INFO");
+      assertThat(last.get("logger").asText()).isEqualTo(RateLimitServer.class.getName());
+      assertThat(lines)
+          .anySatisfy(
+              line -> assertThat(line.get("message").asText()).startsWith("SIGTERM: stopping"));
+    } finally {
+      service.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void main_sigtermAtLogLevelWarn_noInfoLine_notTheStopLineEither() throws Exception {
+    Running service = start("--log-level", "warn");
+    try {
+      service.process().destroy(); // SIGTERM
+
+      assertThat(service.process().waitFor(60, TimeUnit.SECONDS)).as("stops").isTrue();
+      String output = Files.readString(service.output());
+      assertThat(service.process().exitValue()).as(output).isZero();
+      assertThat(output)
+          .doesNotContain("Rate limit service stopped", "SIGTERM: stopping", " INFO ");
+    } finally {
+      service.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
   void main_secondSigtermWhileACallHoldsTheDrain_exits143AtOnce() throws Exception {
     Running service = start("--drain-timeout", "5m");
     ManagedChannel channel =
@@ -200,6 +257,7 @@ class RateLimitServerMainIT {
   private Running start(String... settings) throws Exception {
     Path config = TestServers.clientConfig(dir, "second", 5);
     int grpc = freePort();
+    int http = freePort();
     List<String> args = new ArrayList<>(List.of(settings));
     args.addAll(
         List.of(
@@ -210,7 +268,7 @@ class RateLimitServerMainIT {
             "--grpc-port",
             Integer.toString(grpc),
             "--http-port",
-            Integer.toString(freePort()),
+            Integer.toString(http),
             "--admin-port",
             Integer.toString(freePort()),
             "--reload-seconds",
@@ -219,12 +277,35 @@ class RateLimitServerMainIT {
     Process process =
         command(args).redirectErrorStream(true).redirectOutput(output.toFile()).start();
     try {
-      TestServers.awaitStartLine(process, output);
+      if (args.contains("warn")) {
+        awaitHealthy(process, output, http); // the start line is INFO
+      } else {
+        TestServers.awaitStartLine(process, output);
+      }
     } catch (RuntimeException | Error e) {
       process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       throw e;
     }
     return new Running(process, output, grpc);
+  }
+
+  private static void awaitHealthy(Process process, Path output, int http) {
+    HttpClient client = HttpClient.newHttpClient();
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http + "/healthcheck"))
+            .timeout(Duration.ofSeconds(5))
+            .build();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptionsInstanceOf(IOException.class)
+        .until(
+            () -> {
+              if (!process.isAlive()) {
+                throw new AssertionError("the service exited: " + Files.readString(output));
+              }
+              return client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode()
+                  == 200;
+            });
   }
 
   private static int freePort() throws IOException {
@@ -237,13 +318,24 @@ class RateLimitServerMainIT {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");
-    command.add(
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
+    command.add(serviceClassPath());
     command.add(RateLimitServerMain.class.getName());
     command.addAll(args);
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().keySet().removeIf(name -> name.startsWith("SLIDINGWINDOW_"));
     return builder;
+  }
+
+  /**
+   * The tests' class path without SLF4J, which some test library brings and the service's {@code
+   * lib/} has not: without a provider, its API writes lines of its own to standard error.
+   */
+  private static String serviceClassPath() {
+    String path =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    return Arrays.stream(path.split(File.pathSeparator))
+        .filter(entry -> !Path.of(entry).getFileName().toString().startsWith("slf4j-"))
+        .collect(Collectors.joining(File.pathSeparator));
   }
 
   private record Result(int exit, String output) {}
