@@ -1,5 +1,6 @@
 package io.slidingwindow.server;
 
+import io.slidingwindow.server.settings.EnvironmentNames;
 import io.slidingwindow.server.settings.Settings;
 import io.slidingwindow.server.settings.SettingsSources;
 import java.io.IOException;
@@ -49,6 +50,7 @@ public final class RateLimitServerMain {
     }
     Settings settings;
     try {
+      EnvironmentNames.checkProperties(System.getProperties().stringPropertyNames());
       settings =
           SettingsSources.read(
                   RateLimitServer.builder(), args, System::getProperty, System.getenv())

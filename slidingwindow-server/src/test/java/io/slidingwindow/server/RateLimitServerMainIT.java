@@ -14,6 +14,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.slidingwindow.server.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import io.slidingwindow.testkit.redis.WithoutRedisServer;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -40,6 +41,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The service's command line, run as a process of its own: help and version, settings refused with
  * a message that names them, before anything starts, and a service stopped by a signal.
  */
+@WithoutRedisServer
 class RateLimitServerMainIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -95,6 +97,23 @@ class RateLimitServerMainIT {
             "slidingwindow-server: unknown environment variable SLIDINGWINDOW_REDIS_URI (did you"
                 + " mean SLIDINGWINDOW_REDIS?); the service reads SLIDINGWINDOW_ADMIN_ALLOWED_HOSTS,")
         .contains("SLIDINGWINDOW_REDIS, SLIDINGWINDOW_REDIS_BREAKER")
+        .doesNotContain("redis://127.0.0.1:1", "missing.yaml");
+  }
+
+  @Test
+  void main_unknownSystemProperty_refusedNamingItAndTheOneMeant() throws Exception {
+    Result result =
+        run(
+            Map.of(),
+            "-Dslidingwindow.server.redisUri=redis://127.0.0.1:1",
+            "--config",
+            dir.resolve("missing.yaml").toString());
+
+    assertThat(result.exit()).isEqualTo(2);
+    assertThat(result.output())
+        .startsWith(
+            "slidingwindow-server: unknown system property -Dslidingwindow.server.redisUri (did"
+                + " you mean -Dslidingwindow.server.redis?); the service reads ")
         .doesNotContain("redis://127.0.0.1:1", "missing.yaml");
   }
 

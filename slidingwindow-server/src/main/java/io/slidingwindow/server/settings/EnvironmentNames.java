@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 
@@ -15,12 +16,16 @@ import java.util.regex.Pattern;
  * its default (counting in memory, each instance on its own) without a word. Every variable whose
  * name starts with {@code SLIDINGWINDOW_}, in any case, must be one that {@link Option} lists (with
  * {@code _FILE} for a secret), except those Kubernetes sets for a Service (see {@link
- * #serviceLink}). Stateless.
+ * #serviceLink}). The same for system properties: every one whose name starts with {@code
+ * slidingwindow.server.} must be an option's ({@link #checkProperties}). Stateless.
  */
 public final class EnvironmentNames {
 
   /** The prefix of every setting's variable. */
   public static final String PREFIX = "SLIDINGWINDOW_";
+
+  /** The prefix of every setting's system property. */
+  public static final String PROPERTY_PREFIX = "slidingwindow.server.";
 
   /**
    * What Kubernetes appends to a Service's name (upper case, {@code _} for {@code -}) for its
@@ -64,6 +69,59 @@ public final class EnvironmentNames {
             + String.join(", ", each)
             + "; the service reads "
             + String.join(", ", new TreeSet<>(known)));
+  }
+
+  /**
+   * Checks every system property name in {@code names}: one starting with {@value
+   * #PROPERTY_PREFIX}, in any case, must be an option's, such as {@code slidingwindow.server.redis}
+   * (a secret's too: reading it refuses it with its own message).
+   *
+   * @throws IllegalArgumentException naming each unknown property, the known one it probably means,
+   *     and every known one
+   */
+  public static void checkProperties(Set<String> names) {
+    Map<String, String> byVariable = new TreeMap<>();
+    for (Option option : Option.values()) {
+      byVariable.put(option.environmentVariable(), option.systemProperty());
+    }
+    Set<String> known = new TreeSet<>(byVariable.values());
+    List<String> each = new ArrayList<>();
+    for (String name : new TreeSet<>(names)) {
+      if (!name.toLowerCase(Locale.ROOT).startsWith(PROPERTY_PREFIX) || known.contains(name)) {
+        continue;
+      }
+      // Spelt as a variable, the name meets the same rules of what it probably means.
+      String meant =
+          closestProperty(PREFIX + snake(name.substring(PROPERTY_PREFIX.length())), byVariable);
+      each.add("-D" + name + (meant == null ? "" : " (did you mean -D" + meant + "?)"));
+    }
+    if (each.isEmpty()) {
+      return;
+    }
+    throw new IllegalArgumentException(
+        "unknown system propert"
+            + (each.size() == 1 ? "y " : "ies ")
+            + String.join(", ", each)
+            + "; the service reads "
+            + String.join(", ", known));
+  }
+
+  private static String closestProperty(String variable, Map<String, String> byVariable) {
+    String meant = closest(variable, byVariable.keySet());
+    return meant == null ? null : byVariable.get(meant);
+  }
+
+  /** {@code redisBreaker} or {@code redis.breaker} as {@code REDIS_BREAKER}. */
+  static String snake(String property) {
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < property.length(); i++) {
+      char c = property.charAt(i);
+      if (Character.isUpperCase(c) && i > 0) {
+        text.append('_');
+      }
+      text.append(c == '.' || c == '-' ? '_' : Character.toUpperCase(c));
+    }
+    return text.toString();
   }
 
   /** Every variable a setting is read from: each option's, and {@code _FILE} for a secret. */

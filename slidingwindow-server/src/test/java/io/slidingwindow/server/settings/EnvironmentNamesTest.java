@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 class EnvironmentNamesTest {
@@ -118,5 +119,44 @@ class EnvironmentNamesTest {
             "unknown environment variables SLIDINGWINDOW_ADMIN_PORT_6070_TCP_PORT (did you mean"
                 + " SLIDINGWINDOW_ADMIN_PORT?), SLIDINGWINDOW_GPRC_PORT (did you mean"
                 + " SLIDINGWINDOW_GRPC_PORT?), SLIDINGWINDOW_METRICS_SERVICE_PORT;");
+  }
+
+  @Test
+  void checkProperties_everyOptionsPropertyAndOthers_accepted() {
+    Set<String> names = new TreeSet<>(Set.of("java.home", "user.dir", "slidingwindow"));
+    for (Option option : Option.values()) {
+      names.add(option.systemProperty());
+    }
+
+    assertThatCode(() -> EnvironmentNames.checkProperties(names)).doesNotThrowAnyException();
+  }
+
+  @Test
+  void checkProperties_unknownProperty_refusedNamingItAndTheOneMeant() {
+    assertThatThrownBy(
+            () ->
+                EnvironmentNames.checkProperties(
+                    Set.of("java.home", "slidingwindow.server.redisUri")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(
+            "unknown system property -Dslidingwindow.server.redisUri (did you mean"
+                + " -Dslidingwindow.server.redis?); the service reads ")
+        .hasMessageContaining("slidingwindow.server.grpcPort")
+        .hasMessageNotContaining("java.home");
+    assertThatThrownBy(
+            () ->
+                EnvironmentNames.checkProperties(
+                    Set.of("slidingwindow.server.GrpcPort", "Slidingwindow.Server.grpcprot")))
+        .hasMessageStartingWith(
+            "unknown system properties -DSlidingwindow.Server.grpcprot (did you mean"
+                + " -Dslidingwindow.server.grpcPort?), -Dslidingwindow.server.GrpcPort (did you"
+                + " mean -Dslidingwindow.server.grpcPort?)");
+  }
+
+  @Test
+  void snake_camelAndDottedNames_asVariableSuffixes() {
+    assertThat(EnvironmentNames.snake("redisBreaker")).isEqualTo("REDIS_BREAKER");
+    assertThat(EnvironmentNames.snake("redis.breaker")).isEqualTo("REDIS_BREAKER");
+    assertThat(EnvironmentNames.snake("GrpcPort")).isEqualTo("GRPC_PORT");
   }
 }
