@@ -20,7 +20,10 @@ import io.slidingwindow.redis.RedisUris;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -43,7 +46,10 @@ import java.util.function.Supplier;
  * at most one a second (the rule is the backend's, see {@link RedisBackend}): after a master fails
  * over, calls for its slots reach the promoted replica soon after the nodes agree on it (within
  * about a second in the failover test), even if Lettuce's own triggers do not fire, and even over a
- * caller's client with no refresh of its own.
+ * caller's client with no refresh of its own. A call for a master whose connection is still being
+ * opened (a promoted replica, a master added since) waits for that connect within its timeout,
+ * where Lettuce 7 would reject it; building a Cluster backend opens the connections to every master
+ * in parallel and waits for them at most {@link #MASTERS_BOUND} in all.
  */
 public final class LettuceBackends {
 
@@ -57,6 +63,12 @@ public final class LettuceBackends {
 
   /** How long the clients built here wait to connect. */
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
+
+  /**
+   * How long building a Cluster backend waits, in all, for its connections to the masters, opened
+   * in parallel: one node's connect timeout.
+   */
+  static final Duration MASTERS_BOUND = CONNECT_TIMEOUT;
 
   private LettuceBackends() {}
 
@@ -270,27 +282,45 @@ public final class LettuceBackends {
   }
 
   /**
-   * Opens {@code connection}'s connections to the masters (the nodes that hold slots) now, and
-   * returns it. Lettuce opens a node's connection on the first command for its slots; Lettuce 7
-   * (7.7) rejects that command at once under {@link
-   * ClientOptions.DisconnectedBehavior#REJECT_COMMANDS}, the mode of the clients built here
-   * (Lettuce 6 waited for the connection), so the first call on each master would fail. A master
-   * that cannot be reached now is left to that first call.
+   * Opens {@code connection}'s connections to the masters (the nodes that hold slots), all at once,
+   * and waits for them at most {@link #MASTERS_BOUND} in all; returns {@code connection}. Lettuce
+   * opens a node's connection on the first command for its slots, and Lettuce 7 (7.7) rejects that
+   * command at once under {@link ClientOptions.DisconnectedBehavior#REJECT_COMMANDS}, the mode of
+   * the clients built here (Lettuce 6 waited for the connection). The backend's calls wait for a
+   * connect still under way (see {@link LettuceScriptClient}), so this only spares the first calls
+   * that wait; a master not reachable now, or slower than the bound, is left to them.
    */
   private static StatefulRedisClusterConnection<String, String> connectMasters(
       StatefulRedisClusterConnection<String, String> connection) {
+    List<CompletableFuture<?>> connects = new ArrayList<>();
     for (RedisClusterNode node : connection.getPartitions()) {
       if (!node.getSlots().isEmpty()) {
         RedisURI uri = node.getUri();
         try {
           // Keyed by host and port, as Lettuce keys the connection it routes a slot's commands to.
-          var unused = connection.getConnection(uri.getHost(), uri.getPort());
+          connects.add(connection.getConnectionAsync(uri.getHost(), uri.getPort()));
         } catch (RuntimeException e) {
-          // Not reachable now: the first call for its slots fails as it would have.
+          // Not a node of the current view after all: its calls are routed as Lettuce sees fit.
         }
       }
     }
+    awaitAll(connects, MASTERS_BOUND);
     return connection;
+  }
+
+  /**
+   * Waits until every one of {@code futures} is complete, normally or not, or {@code bound} has
+   * passed, whichever is first; an interrupt ends the wait too (the thread stays interrupted).
+   */
+  static void awaitAll(List<? extends CompletableFuture<?>> futures, Duration bound) {
+    try {
+      CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
+          .get(bound.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      // A connect failed or is still under way: the first calls for that master wait for it.
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private static ClientResources resources() {

@@ -6,8 +6,12 @@ import io.lettuce.core.RedisChannelWriter;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.Partitions;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.NestedMultiOutput;
 import io.lettuce.core.protocol.AsyncCommand;
@@ -22,6 +26,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -52,6 +57,9 @@ import java.util.function.LongSupplier;
  * (through Sentinel where configured, to the current master); at most once per {@link
  * #READONLY_DROP_INTERVAL_NANOS}, so that a Redis that stays read-only is not reconnected to at
  * full rate. The call that got the reply fails as it is (it did not run) and is not sent again.
+ *
+ * <p>On Cluster, a call for a master whose connection is still being opened waits for that connect
+ * before it is dispatched ({@link #masterConnecting}), since Lettuce 7 rejects it otherwise.
  */
 final class LettuceScriptClient implements ScriptClient {
 
@@ -162,12 +170,68 @@ final class LettuceScriptClient implements ScriptClient {
                 readOnlyCheck(error);
               }
             });
+    CompletableFuture<?> connecting = masterConnecting(keys);
+    if (connecting == null) {
+      dispatch(call);
+    } else {
+      var unusedToo =
+          connecting.whenComplete(
+              (node, error) -> {
+                if (error != null) { // not written: the node cannot be reached
+                  call.completeExceptionally(
+                      error instanceof CompletionException && error.getCause() != null
+                          ? error.getCause()
+                          : error);
+                } else if (!call.isDone()) { // not timed out or cancelled meanwhile
+                  dispatch(call);
+                }
+              });
+    }
+    return call;
+  }
+
+  private void dispatch(AsyncCommand<String, String, List<Object>> call) {
     try {
       connection.dispatch(call);
     } catch (RuntimeException e) { // refused before it was written (closed, or not connected)
       call.completeExceptionally(e);
     }
-    return call;
+  }
+
+  /**
+   * On Cluster, the connect still under way to the master that the client's view names for the slot
+   * of {@code keys} (all of one slot), which starts it if none is open; null when there is none to
+   * wait for (the connection is open, the slot has no master in the view, or not Cluster).
+   *
+   * <p>Lettuce opens a node's connection on the first command routed to it, and Lettuce 7 (7.7)
+   * rejects that command at once under {@code REJECT_COMMANDS} while the connect is under way
+   * (Lettuce 6 waited for it): the first calls for a master that appeared after the backend was
+   * built (a replica promoted by a failover, a master added by a resharding) would fail. The call
+   * waits for that connect instead, within its own timeout, off the caller's thread: it is
+   * dispatched from the connect's completion, which Lettuce runs on an event loop, where dispatch
+   * does not block. Lettuce routes it again itself, so a view that changed meanwhile costs at most
+   * that rejection.
+   */
+  private CompletableFuture<?> masterConnecting(String[] keys) {
+    if (keys.length == 0
+        || !(connection instanceof StatefulRedisClusterConnection<String, String> cluster)) {
+      return null;
+    }
+    CompletableFuture<?> connect;
+    try {
+      Partitions view = cluster.getPartitions();
+      RedisClusterNode master =
+          view == null ? null : view.getMasterBySlot(SlotHash.getSlot(keys[0]));
+      if (master == null) {
+        return null; // Lettuce reports the slot as not covered
+      }
+      RedisURI uri = master.getUri();
+      // The connection Lettuce routes the slot's writes to: keyed by host and port.
+      connect = cluster.getConnectionAsync(uri.getHost(), uri.getPort());
+    } catch (RuntimeException e) {
+      return null; // the view changed under us (or is closed): Lettuce routes the call as it can
+    }
+    return connect.isDone() ? null : connect;
   }
 
   /**

@@ -2,6 +2,8 @@ package io.slidingwindow.redis.lettuce;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeout;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
@@ -9,8 +11,10 @@ import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -122,6 +126,41 @@ class LettuceBackendsTest {
       assertThat(connects).hasValue(2);
     } finally {
       client.shutdown();
+    }
+  }
+
+  @Test
+  void awaitAll_returnsOnceEveryConnectIsComplete_failedOnesToo() {
+    CompletableFuture<String> connected = CompletableFuture.completedFuture("node");
+    CompletableFuture<String> refused =
+        CompletableFuture.failedFuture(new RedisConnectionException("refused"));
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(10),
+        () -> LettuceBackends.awaitAll(List.of(connected, refused), Duration.ofHours(1)));
+  }
+
+  @Test
+  void awaitAll_aConnectThatNeverCompletes_endsTheWaitAtTheBound() {
+    CompletableFuture<String> connected = CompletableFuture.completedFuture("node");
+    CompletableFuture<String> hanging = new CompletableFuture<>();
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(10),
+        () -> LettuceBackends.awaitAll(List.of(connected, hanging), Duration.ofMillis(50)));
+    assertThat(hanging).isNotDone();
+  }
+
+  @Test
+  void awaitAll_interrupted_returnsAtOnceAndKeepsTheInterrupt() {
+    Thread.currentThread().interrupt();
+    try {
+      // On this thread (not preemptively, which would run it on another): without the interrupt
+      // the wait would take its whole bound.
+      assertTimeout(
+          Duration.ofSeconds(10),
+          () ->
+              LettuceBackends.awaitAll(List.of(new CompletableFuture<>()), Duration.ofSeconds(30)));
+    } finally {
+      assertThat(Thread.interrupted()).as("still interrupted").isTrue();
     }
   }
 }
