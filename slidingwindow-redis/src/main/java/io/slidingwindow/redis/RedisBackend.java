@@ -107,6 +107,17 @@ public final class RedisBackend implements AutoCloseable {
     return calls.problems().latest();
   }
 
+  /**
+   * Whether this backend's client finds the master again by itself after a {@code READONLY} reply
+   * (asking Sentinel, as the Sentinel backends of this library's adapters do): a {@link
+   * RedisProblem#READ_ONLY_REPLICA} then means a demoted master, not a limiter pointed at a
+   * replica. Health reports explain a problem with {@link RedisProblem#explanation(boolean)} of
+   * this.
+   */
+  public boolean findsMasterAgain() {
+    return client.findsMasterAgain();
+  }
+
   /** Whether this is a Cluster connection, where one call may only hold keys of one slot. */
   boolean isCluster() {
     return client.isCluster();

@@ -9,7 +9,11 @@ import java.util.Locale;
  * RedisBackend#health(java.time.Duration)}.
  */
 public enum RedisProblem {
-  /** {@code READONLY}: the server is a replica, which refuses writes. Point at the master. */
+  /**
+   * {@code READONLY}: the server is a replica, which refuses writes. Point at the master; with a
+   * client that follows the master (Sentinel), the master was demoted since (see {@link
+   * #explanation(boolean)}).
+   */
   READ_ONLY_REPLICA("the server is a read-only replica; point the limiter at the master"),
   /**
    * EVAL or EVALSHA is unknown or disabled: the server does not run Lua scripts (renamed commands,
@@ -27,8 +31,27 @@ public enum RedisProblem {
     this.explanation = explanation;
   }
 
-  /** One sentence saying what is wrong and what to do. */
+  /**
+   * One sentence saying what is wrong and what to do, for a client pointed at the server itself;
+   * {@link #explanation(boolean)} for a client that may follow the master.
+   */
   public String explanation() {
+    return explanation;
+  }
+
+  /**
+   * As {@link #explanation()}, for a client that does ({@code findsMasterAgain}, as {@link
+   * RedisBackend#findsMasterAgain()} says: Sentinel) or does not find the master again by itself
+   * after a {@code READONLY} reply. For such a client {@link #READ_ONLY_REPLICA} means a master
+   * demoted since, which the client leaves for the new one, not a limiter pointed at a replica: its
+   * explanation says so. Every other problem reads the same either way.
+   */
+  public String explanation(boolean findsMasterAgain) {
+    if (findsMasterAgain && this == READ_ONLY_REPLICA) {
+      return "the server was demoted to a read-only replica; the backend asks Sentinel for the"
+          + " master again (at most once a second), and this clears once a call reaches it; if it"
+          + " lasts, check that Sentinel names a reachable master";
+    }
     return explanation;
   }
 

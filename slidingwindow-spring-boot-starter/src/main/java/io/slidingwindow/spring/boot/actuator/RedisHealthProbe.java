@@ -53,7 +53,7 @@ final class RedisHealthProbe {
     Map<String, Object> details = new LinkedHashMap<>();
     if (probe.problem() != null) {
       details.put("problem", probe.problem().name());
-      details.put("explanation", probe.problem().explanation());
+      details.put("explanation", probe.problem().explanation(backend.findsMasterAgain()));
     }
     details.put("detail", RedisUris.mask(probe.detail()));
     RedisProblem latest = backend.latestProblem();
