@@ -32,4 +32,18 @@ class RedisProblemTest {
     assertThat(RedisProblem.of("WRONGTYPE Operation against a key holding the wrong kind of value"))
         .isNull();
   }
+
+  @Test
+  void explanation_forAClientThatFindsTheMasterAgain_differsForReadOnlyReplicaOnly() {
+    for (RedisProblem problem : RedisProblem.values()) {
+      assertThat(problem.explanation(false)).as("%s", problem).isEqualTo(problem.explanation());
+      if (problem != RedisProblem.READ_ONLY_REPLICA) {
+        assertThat(problem.explanation(true)).as("%s", problem).isEqualTo(problem.explanation());
+      }
+    }
+    assertThat(RedisProblem.READ_ONLY_REPLICA.explanation(true))
+        .contains("demoted")
+        .contains("Sentinel")
+        .doesNotContain("point the limiter at the master");
+  }
 }
