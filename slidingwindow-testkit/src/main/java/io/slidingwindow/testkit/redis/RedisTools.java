@@ -50,11 +50,18 @@ final class RedisTools {
   static final ServerFlavor FLAVOR = ServerFlavor.current();
 
   /**
-   * Throws {@link IllegalStateException} when a class marked {@link WithoutRedisServer}, or one
-   * nested in such a class, is on the calling thread's stack: such a test is left out of the Valkey
-   * pass, so it must not start a server.
+   * Throws {@link IllegalStateException} while a class marked {@link WithoutRedisServer} runs, and
+   * when such a class, or one nested in it, is on the calling thread's stack: such a test is left
+   * out of the Valkey pass, so it must not start a server.
    */
   static void refuseMarkedCaller() {
+    Class<?> running = markedRunning;
+    if (running != null) {
+      throw new IllegalStateException(
+          running.getName()
+              + " is marked @WithoutRedisServer, which leaves it out of the Valkey pass, but a Redis"
+              + " server is being started while it runs: remove the mark");
+    }
     StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE)
         .walk(
             frames ->
@@ -69,6 +76,23 @@ final class RedisTools {
                       + " is marked @WithoutRedisServer, which leaves it out of the Valkey pass,"
                       + " but it starts a Redis server: remove the mark");
             });
+  }
+
+  /** The outermost marked test class running now, or null; see {@link MarkedClassGuard}. */
+  private static volatile Class<?> markedRunning;
+
+  private static int markedDepth;
+
+  static synchronized void markedClassStarted(Class<?> testClass) {
+    if (markedDepth++ == 0) {
+      markedRunning = testClass;
+    }
+  }
+
+  static synchronized void markedClassEnded() {
+    if (markedDepth > 0 && --markedDepth == 0) {
+      markedRunning = null;
+    }
   }
 
   private static boolean isMarked(Class<?> type) {

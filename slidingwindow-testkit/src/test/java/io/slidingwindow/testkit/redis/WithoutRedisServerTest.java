@@ -8,10 +8,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 class WithoutRedisServerTest {
 
@@ -78,6 +80,29 @@ class WithoutRedisServerTest {
     assertThatThrownBy(MarkedByInheritance::startServer)
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining(MarkedByInheritance.class.getName());
+  }
+
+  @Test
+  void start_fromAnotherThreadWhileAMarkedClassRuns_refused() throws Exception {
+    MarkedClassGuard guard = new MarkedClassGuard();
+    RedisTools.markedClassStarted(Marked.class);
+    RedisTools.markedClassStarted(Marked.Nested.class); // a nested class's callbacks, inside
+    RedisTools.markedClassEnded();
+    try {
+      CompletableFuture<RedisServerProcess> started =
+          CompletableFuture.supplyAsync(RedisServerProcess::start);
+
+      assertThatThrownBy(started::join)
+          .hasCauseInstanceOf(IllegalStateException.class)
+          .hasMessageContaining(Marked.class.getName())
+          .hasMessageContaining("while it runs");
+    } finally {
+      RedisTools.markedClassEnded();
+    }
+    assertThatCode(Unmarked::check).doesNotThrowAnyException();
+    assertThat(guard).isInstanceOf(org.junit.jupiter.api.extension.BeforeAllCallback.class);
+    assertThat(WithoutRedisServer.class.getAnnotation(ExtendWith.class).value())
+        .containsExactly(MarkedClassGuard.class);
   }
 
   @Test
