@@ -8,7 +8,10 @@ import java.io.InputStream;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -53,7 +56,10 @@ public final class RateLimitServerMain {
       EnvironmentNames.checkProperties(System.getProperties().stringPropertyNames());
       settings =
           SettingsSources.read(
-                  RateLimitServer.builder(), args, System::getProperty, System.getenv())
+                  RateLimitServer.builder(),
+                  args,
+                  System::getProperty,
+                  environment(System.getenv(), System.getProperty("os.name", "")))
               .settings();
     } catch (IllegalArgumentException | IllegalStateException e) {
       System.err.println("slidingwindow-server: " + e.getMessage() + " (see --help)");
@@ -189,5 +195,19 @@ public final class RateLimitServerMain {
       return "unknown";
     }
     return properties.getProperty("version", "unknown");
+  }
+
+  /**
+   * The process's environment as the settings read it: on Windows, where a variable's name has no
+   * case ({@link System#getenv(String)} ignores it), every name in upper case, so that {@code
+   * Slidingwindow_Redis} is the setting's variable there as it is for the system.
+   */
+  static Map<String, String> environment(Map<String, String> variables, String osName) {
+    if (!osName.startsWith("Windows")) {
+      return variables;
+    }
+    Map<String, String> upper = new HashMap<>();
+    variables.forEach((name, value) -> upper.put(name.toUpperCase(Locale.ROOT), value));
+    return upper;
   }
 }

@@ -29,6 +29,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -341,7 +342,10 @@ class RateLimitServerMainIT {
     command.add(RateLimitServerMain.class.getName());
     command.addAll(args);
     ProcessBuilder builder = new ProcessBuilder(command);
-    builder.environment().keySet().removeIf(name -> name.startsWith("SLIDINGWINDOW_"));
+    builder
+        .environment()
+        .keySet()
+        .removeIf(name -> name.toUpperCase(Locale.ROOT).startsWith("SLIDINGWINDOW_"));
     return builder;
   }
 
@@ -377,7 +381,10 @@ class RateLimitServerMainIT {
     command.addAll(List.of(more));
     ProcessBuilder builder =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
-    builder.environment().keySet().removeIf(name -> name.startsWith("SLIDINGWINDOW_"));
+    builder
+        .environment()
+        .keySet()
+        .removeIf(name -> name.toUpperCase(Locale.ROOT).startsWith("SLIDINGWINDOW_"));
     builder.environment().putAll(environment);
     Process process = builder.start();
     boolean exited = process.waitFor(60, TimeUnit.SECONDS);

@@ -34,6 +34,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -334,7 +335,10 @@ class ServiceJarIT {
     command.add(jar.toString());
     command.addAll(args);
     ProcessBuilder builder = new ProcessBuilder(command);
-    builder.environment().keySet().removeIf(name -> name.startsWith("SLIDINGWINDOW_"));
+    builder
+        .environment()
+        .keySet()
+        .removeIf(name -> name.toUpperCase(Locale.ROOT).startsWith("SLIDINGWINDOW_"));
     builder.environment().putAll(environment);
     return builder;
   }

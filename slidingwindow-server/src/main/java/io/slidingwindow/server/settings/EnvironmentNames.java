@@ -80,20 +80,29 @@ public final class EnvironmentNames {
    *     and every known one
    */
   public static void checkProperties(Set<String> names) {
-    Map<String, String> byVariable = new TreeMap<>();
+    Map<String, Option> byVariable = new TreeMap<>();
+    Set<String> known = new TreeSet<>();
     for (Option option : Option.values()) {
-      byVariable.put(option.environmentVariable(), option.systemProperty());
+      byVariable.put(option.environmentVariable(), option);
+      known.add(option.systemProperty());
     }
-    Set<String> known = new TreeSet<>(byVariable.values());
     List<String> each = new ArrayList<>();
     for (String name : new TreeSet<>(names)) {
       if (!name.toLowerCase(Locale.ROOT).startsWith(PROPERTY_PREFIX) || known.contains(name)) {
         continue;
       }
       // Spelt as a variable, the name meets the same rules of what it probably means.
-      String meant =
-          closestProperty(PREFIX + snake(name.substring(PROPERTY_PREFIX.length())), byVariable);
-      each.add("-D" + name + (meant == null ? "" : " (did you mean -D" + meant + "?)"));
+      String variable = PREFIX + snake(name.substring(PROPERTY_PREFIX.length()));
+      String meant = closest(variable, known());
+      Option option = meant == null ? null : byVariable.get(meant.replaceFirst("_FILE$", ""));
+      each.add(
+          "-D"
+              + name
+              + (option == null
+                  ? ""
+                  : option.secret()
+                      ? " (did you mean " + meant + "? a secret is read from the environment only)"
+                      : " (did you mean -D" + option.systemProperty() + "?)"));
     }
     if (each.isEmpty()) {
       return;
@@ -106,17 +115,17 @@ public final class EnvironmentNames {
             + String.join(", ", known));
   }
 
-  private static String closestProperty(String variable, Map<String, String> byVariable) {
-    String meant = closest(variable, byVariable.keySet());
-    return meant == null ? null : byVariable.get(meant);
-  }
-
-  /** {@code redisBreaker} or {@code redis.breaker} as {@code REDIS_BREAKER}. */
+  /**
+   * {@code redisBreaker}, {@code redis.breaker} or {@code REDIS.BREAKER} as {@code REDIS_BREAKER}:
+   * a word starts at an upper-case letter after a lower-case one or a digit.
+   */
   static String snake(String property) {
     StringBuilder text = new StringBuilder();
     for (int i = 0; i < property.length(); i++) {
       char c = property.charAt(i);
-      if (Character.isUpperCase(c) && i > 0) {
+      char before = i == 0 ? '_' : property.charAt(i - 1);
+      if (Character.isUpperCase(c)
+          && (Character.isLowerCase(before) || Character.isDigit(before))) {
         text.append('_');
       }
       text.append(c == '.' || c == '-' ? '_' : Character.toUpperCase(c));

@@ -158,5 +158,21 @@ class EnvironmentNamesTest {
     assertThat(EnvironmentNames.snake("redisBreaker")).isEqualTo("REDIS_BREAKER");
     assertThat(EnvironmentNames.snake("redis.breaker")).isEqualTo("REDIS_BREAKER");
     assertThat(EnvironmentNames.snake("GrpcPort")).isEqualTo("GRPC_PORT");
+    assertThat(EnvironmentNames.snake("REDIS.BREAKER")).isEqualTo("REDIS_BREAKER");
+    assertThat(EnvironmentNames.snake("redisURI")).isEqualTo("REDIS_URI");
+  }
+
+  @Test
+  void checkProperties_secretsFile_pointedAtItsVariable() {
+    assertThatThrownBy(
+            () -> EnvironmentNames.checkProperties(Set.of("slidingwindow.server.adminTokenFile")))
+        .hasMessageStartingWith(
+            "unknown system property -Dslidingwindow.server.adminTokenFile (did you mean"
+                + " SLIDINGWINDOW_ADMIN_TOKEN_FILE? a secret is read from the environment only)");
+    assertThatThrownBy(
+            () -> EnvironmentNames.checkProperties(Set.of("SLIDINGWINDOW.SERVER.GRPC_PORT")))
+        .hasMessageStartingWith(
+            "unknown system property -DSLIDINGWINDOW.SERVER.GRPC_PORT (did you mean"
+                + " -Dslidingwindow.server.grpcPort?)");
   }
 }
