@@ -59,7 +59,8 @@ final class WatchedOutput extends OutputStream {
         case WRITE_BYTE -> out.write(off);
         case WRITE -> out.write(b, off, len);
         case FLUSH -> out.flush();
-        default -> out.close();
+        case CLOSE -> out.close();
+        default -> throw new AssertionError("operation " + operation);
       }
     } catch (IOException e) {
       failed = true;
